@@ -1,0 +1,114 @@
+# kevo: one non-recursive Makefile.
+#   make            build build/kevo (installs missing Debian packages first)
+#   make test       unit + CLI tests, no GPU needed          (SAN=1: ASan/UBSan)
+#   make gpu-test   GPU tests, run on a machine with an NVIDIA GPU
+#   make bundle     build/bundle/: kevo + the non-system .so files it needs
+#   make bench-engine   engine overhead per evaluation (population 1000)
+#   V=1 shows full commands, DEBUG=1 builds with -O0 -g and asserts.
+
+CUDA    ?= /usr/local/cuda
+CC      ?= cc
+WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow \
+           -Wstrict-prototypes -Wmissing-prototypes -Wvla
+CSTD    := -std=c11 -D_GNU_SOURCE
+INC     := -Isrc -Ifitness -Imutators -I$(CUDA)/include -I/usr/include/cjson
+ifeq ($(DEBUG),1)
+OPT     := -O0 -g
+else
+OPT     := -O2 -g -DNDEBUG
+endif
+BUILD   := build
+ifeq ($(SAN),1)
+OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+           -fno-sanitize-recover=undefined
+BUILD   := build/san
+endif
+CFLAGS  += $(CSTD) $(OPT) $(WARN) $(INC) -MMD -MP -pthread
+# RPATH (not RUNPATH) so that libraries copied next to the binary in the
+# bundle also resolve each other's dependencies from $ORIGIN.
+LDFLAGS += -pthread -L$(CUDA)/lib64 \
+           -Wl,--disable-new-dtags,-rpath,'$$ORIGIN',-rpath,$(CUDA)/lib64
+ifeq ($(SAN),1)
+LDFLAGS += -fsanitize=address,undefined
+endif
+LDLIBS  := -lnvrtc -lcjson -lpcre2-8 -lcurl -ldl -lm
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+LIB_SRC := $(filter-out src/main.c,$(wildcard src/*.c)) \
+           $(wildcard mutators/*.c) $(wildcard fitness/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+MAIN_OBJ := $(BUILD)/src/main.o
+SUPPORT_SRC := $(wildcard tests/support/*.c)
+SUPPORT_OBJ := $(SUPPORT_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC := $(wildcard tests/unit/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TOOL_SRC := $(wildcard tests/tools/*.c)
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
+KEVO    := $(BUILD)/kevo
+
+.PHONY: all deps test unit-test cli-test gpu-test bundle bench-engine clean format
+
+all: $(KEVO)
+
+# ---- Debian packages: installed when missing, so a fresh machine needs
+# only `make` / `make test`.
+DEPS_STAMP := build/.deps-ok
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP):
+	$(Q)scripts/install-deps.sh
+	$(Q)mkdir -p build && touch $@
+
+$(BUILD)/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libkevo.a: $(LIB_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(KEVO): $(MAIN_OBJ) $(BUILD)/libkevo.a
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(SUPPORT_OBJ) $(BUILD)/libkevo.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/tools/%.o $(SUPPORT_OBJ) $(BUILD)/libkevo.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+.SECONDARY:
+
+# ---- tests
+test: unit-test cli-test
+
+unit-test: $(TEST_BIN) $(TOOL_BIN) $(KEVO)
+	$(Q)KEVO=$(abspath $(KEVO)) BUILD=$(abspath $(BUILD)) \
+	    tests/run-unit.sh $(TEST_BIN)
+
+cli-test: $(KEVO) $(TOOL_BIN)
+	$(Q)KEVO=$(abspath $(KEVO)) BUILD=$(abspath $(BUILD)) \
+	    tests/run-cli.sh
+
+gpu-test: $(KEVO)
+	$(Q)KEVO=$(abspath $(KEVO)) tests/gpu/run.sh
+
+bench-engine: $(BUILD)/tests/bench_engine
+	$(Q)$(BUILD)/tests/bench_engine
+
+bundle: $(KEVO)
+	$(Q)scripts/bundle.sh $(KEVO) build/bundle
+
+format:
+	clang-format -i src/*.[ch] mutators/*.[ch] fitness/*.[ch] tests/*/*.[ch]
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

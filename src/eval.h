@@ -1,0 +1,113 @@
+/*
+ * eval.h - the evaluator interface the engine drives, and the record of one
+ * evaluation.
+ *
+ * The engine hands the evaluator batches of candidates and receives one
+ * struct eval_result per candidate, in submission order, through a
+ * callback, so that it can journal each result before it moves on. How the
+ * evaluator gets there (a GPU worker with a compile pool, or the
+ * deterministic test evaluator in tests/) is its own business.
+ *
+ * A bad candidate is an outcome, not an error: compile errors, wrong
+ * answers, crashes, hangs and cheats come back as outcomes inside KEVO_OK.
+ */
+#ifndef KEVO_EVAL_H
+#define KEVO_EVAL_H
+
+#include <stdint.h>
+
+#include "problem.h"
+#include "status.h"
+#include "tpl.h"
+
+enum eval_outcome {
+    EVAL_OK,            /* correct; timed */
+    EVAL_COMPILE_ERROR, /* NVRTC rejected it, or it cannot launch */
+    EVAL_WRONG,         /* output differs from the reference */
+    EVAL_CRASHED,       /* faulted (illegal address, trap, ...) */
+    EVAL_TIMEOUT,       /* did not finish before the watchdog */
+    EVAL_CHEAT,         /* wrote inputs or out of bounds, non-deterministic,
+                           faster than the speed of light, ... */
+    EVAL_UNSUPPORTED,   /* the template does not support this shape */
+    EVAL_OUTCOME_COUNT
+};
+
+/* "ok", "compile_error", "wrong", "crashed", "timeout", "cheat",
+ * "unsupported". */
+const char *eval_outcome_name(enum eval_outcome o);
+/* Parses the name back; -1 if unknown. */
+int eval_outcome_parse(const char *s, enum eval_outcome *out);
+
+/* One candidate: a template at a point, for the run's problem/dtype/shape. */
+struct candidate {
+    const struct tpl *tpl;     /* borrowed */
+    const int64_t *vals;       /* borrowed, tpl->n_params values */
+    uint64_t genome_hash;      /* identity (genome.h) */
+    const char *source;        /* instantiated source, borrowed */
+    uint64_t source_hash;      /* hash_final(hash_str(source)) */
+};
+
+/* Resources as compiled (from the cubin / cuFuncGetAttribute). */
+struct eval_resources {
+    int regs;            /* registers per thread (max over kernels) */
+    int smem_static;     /* static shared memory per block, bytes */
+    int local_bytes;     /* local memory per thread (spills, stack) */
+    int spill_bytes;     /* spill stores reported by ptxas, bytes */
+    int occupancy;       /* resident blocks per SM of launch 0 (0 = ?) */
+};
+
+struct eval_result {
+    enum eval_outcome outcome;
+    double fitness;          /* work / median_ns in work_unit; 0 if not ok */
+    double median_ns;        /* of the timed repetitions */
+    double min_ns;
+    double spread;           /* (p90 - p10) / median of repetitions */
+    int reps;                /* timed repetitions */
+    int cascaded;            /* 1: stopped early, clearly slower than best */
+    double ratio;            /* fitness / main baseline fitness (0: none) */
+    double roofline;         /* fraction of the problem's speed of light */
+    struct eval_resources res;
+    double compile_ms;       /* wall time spent on each phase */
+    double check_ms;
+    double time_ms;
+    char detail[512];        /* one line of evidence: the reason for a bad
+                                outcome, or notes for an ok one */
+    char *evidence_json;     /* (optional) JSON object text with details;
+                                owned, free with eval_result_release */
+};
+
+void eval_result_init(struct eval_result *r);
+void eval_result_release(struct eval_result *r);
+
+/* Called once per candidate, in submission order. Returning non-zero stops
+ * the batch early (the remaining results are not produced). */
+typedef int (*eval_cb)(void *ud, int index, const struct eval_result *r);
+
+struct evaluator_ops {
+    const char *name;
+    /* Evaluates cands[0..n) and calls cb for each, in order. Returns
+     * KEVO_OK, KEVO_ESTOPPED if cb asked to stop, or an error that makes
+     * further evaluation impossible (e.g. no GPU). */
+    int (*eval_batch)(void *self, const struct candidate *const *cands,
+                      int n, eval_cb cb, void *ud);
+    /* (optional) Noise-aware acceptance: re-measures challenger and
+     * incumbent interleaved; sets *accept to 1 if the challenger is faster
+     * by more than the measured noise. ratio = incumbent/challenger time. */
+    int (*confirm)(void *self, const struct candidate *challenger,
+                   const struct candidate *incumbent, int *accept,
+                   double *ratio, double *noise);
+    /* (optional) The best time known so far, for cascades: candidates far
+     * slower may stop timing early. */
+    void (*set_best)(void *self, double best_median_ns);
+    /* (optional) JSON object text describing the environment (GPU, driver,
+     * versions) for the manifest; new string, caller frees. */
+    char *(*environment)(void *self);
+    void (*destroy)(void *self);
+};
+
+struct evaluator {
+    const struct evaluator_ops *ops;
+    void *self;
+};
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * expr.h - integer expressions of template parameters and problem sizes.
+ *
+ * Used for constraints ("BM*BN/(TM*TN) <= 1024"), shape requirements
+ * ("K % BK == 0") and launch plans (grid, block, shared memory, workspace).
+ * Text is compiled once into a small stack program; evaluation is a loop
+ * over it with no allocation (the engine evaluates constraints for every
+ * mutation).
+ *
+ * Grammar (C precedence and semantics on int64_t):
+ *   || && | ^ & == != < <= > >= << >> + - * / % unary - ! ~ ?: (...)
+ *   functions: cdiv(a,b) (= (a+b-1)/b), min(a,b), max(a,b), log2(a) (floor),
+ *              ispow2(a), align(a,b) (= cdiv(a,b)*b)
+ *   identifiers: names passed to expr_compile (params, sizes, device facts)
+ *   integer literals: decimal or 0x hex
+ * Division or modulo by zero makes evaluation fail (never a crash).
+ */
+#ifndef KEVO_EXPR_H
+#define KEVO_EXPR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+struct expr;
+
+/*
+ * Compiles text. Identifiers are resolved against names[0..n_names); at
+ * evaluation, vals[i] is the value of names[i]. On error returns KEVO_EPARSE
+ * and writes a one-line reason naming the column and the offending token
+ * into err[errcap], e.g. "column 7: unknown name 'BQ'".
+ * On success *out is a new expression; free with expr_free().
+ */
+int expr_compile(const char *text, const char *const *names, int n_names,
+                 struct expr **out, char *err, size_t errcap) KEVO_WUR;
+/*
+ * Evaluates e. Returns 0 and the value in *out, or -1 on division by zero
+ * or overflow (then *out is untouched).
+ */
+int expr_eval(const struct expr *e, const int64_t *vals, int64_t *out);
+/* The source text e was compiled from (owned by e). */
+const char *expr_text(const struct expr *e);
+/* Bitmask of the names (indices < 64) that e reads. */
+uint64_t expr_uses(const struct expr *e);
+void expr_free(struct expr *e);
+
+#endif

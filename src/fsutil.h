@@ -1,0 +1,37 @@
+/*
+ * fsutil.h - small file-system helpers: whole-file reads, atomic writes,
+ * directory creation. Knows nothing of kevo's data.
+ *
+ * Atomic write = write to "<path>.tmp.<pid>", fsync, rename over path, fsync
+ * the directory: a reader (or a resume after kill -9) sees the old file or
+ * the new one, never a torn one.
+ */
+#ifndef KEVO_FSUTIL_H
+#define KEVO_FSUTIL_H
+
+#include <stddef.h>
+
+#include "status.h"
+
+/* Reads a whole file. Returns a new NUL-terminated buffer in *out (caller
+ * frees) and its length in *len (may be NULL). KEVO_ENOENT if missing. */
+int fs_read_file(const char *path, char **out, size_t *len) KEVO_WUR;
+/* Atomically replaces path with n bytes of data (see top comment). */
+int fs_write_atomic(const char *path, const void *data, size_t n) KEVO_WUR;
+/* Writes path only if it does not exist yet (O_EXCL), then fsyncs it.
+ * Returns KEVO_EEXIST if it exists (content is not compared). */
+int fs_write_new(const char *path, const void *data, size_t n) KEVO_WUR;
+/* mkdir -p. */
+int fs_mkdirs(const char *path) KEVO_WUR;
+/* 1 if path exists, else 0. */
+int fs_exists(const char *path);
+/* fsyncs a directory so that a rename or create in it is durable. */
+int fs_sync_dir(const char *dir) KEVO_WUR;
+/* Path join into out[cap]; returns KEVO_EINVAL if it does not fit. */
+int fs_join(char *out, size_t cap, const char *a, const char *b) KEVO_WUR;
+/* Monotonic clock in nanoseconds. */
+long long fs_now_ns(void);
+/* Wall clock, seconds since the epoch, as a double. */
+double fs_wall_s(void);
+
+#endif

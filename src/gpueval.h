@@ -1,0 +1,40 @@
+/*
+ * gpueval.h - the GPU evaluator: implements struct evaluator_ops (eval.h)
+ * on top of the NVRTC compile pool (jit.h) and the isolated GPU worker
+ * process (wrk.h). Compilation of the next candidates overlaps with the
+ * measurement of the current one.
+ */
+#ifndef KEVO_GPUEVAL_H
+#define KEVO_GPUEVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eval.h"
+#include "problem.h"
+#include "status.h"
+#include "tpl.h"
+
+struct gpueval_opts {
+    const struct problem *problem;
+    enum dtype dtype;
+    struct shape shape;
+    const char *arch;          /* NULL = read from the device, e.g. sm_90a */
+    int n_compilers;           /* 0 = number of CPUs */
+    int compile_timeout_ms;    /* 0 = 60000 */
+    int kernel_timeout_ms;     /* watchdog per launch batch; 0 = 10000 */
+    const char *cache_dir;     /* NULL = jit_cache_dir() default */
+    uint64_t harness_seed;     /* input seeds derive from it; never put into
+                                  a candidate's source */
+    int verbose;               /* 1: log worker restarts etc. to stderr */
+};
+
+/*
+ * Starts the compile pool and a GPU worker. Returns KEVO_ENODEV with a
+ * clear message in err when there is no usable GPU/driver. *out is filled
+ * with the evaluator; destroy with out->ops->destroy(out->self).
+ */
+int gpueval_new(const struct gpueval_opts *o, struct evaluator *out,
+                struct tpl_device *dev, char *err, size_t errcap) KEVO_WUR;
+
+#endif

@@ -1,0 +1,112 @@
+/*
+ * problem.h - what a problem (GEMM, softmax, ...) declares so that the
+ * engine, the compiler and the GPU evaluator can work on it without naming
+ * it. One `const struct problem` per file in fitness/; the registry array
+ * is in fitness/registry.c. Nothing in src/ names a problem.
+ *
+ * Every candidate kernel of a problem implements the problem's ABI: its
+ * arguments are the problem's buffers in declared order (inputs const),
+ * then each size as `int`, then `void *ws` (workspace, NULL when the launch
+ * plan declares none). The element type is `elem_t`, defined by the
+ * problem's prelude for the run's dtype.
+ */
+#ifndef KEVO_PROBLEM_H
+#define KEVO_PROBLEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+enum dtype { DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_COUNT };
+
+/* "fp32", "fp16", "bf16". */
+const char *dtype_name(enum dtype dt);
+/* Parses a dtype name; returns 0 or -1 if s names none. */
+int dtype_parse(const char *s, enum dtype *out);
+/* Bytes per element. */
+size_t dtype_size(enum dtype dt);
+
+#define PROB_MAX_DIMS 4
+#define PROB_MAX_BUFS 6
+
+struct shape {
+    int n_dims;                    /* == problem->n_dims */
+    int64_t d[PROB_MAX_DIMS];      /* sizes, in problem->dim_names order */
+};
+
+enum buf_role { BUF_IN, BUF_OUT };
+
+struct buf_desc {
+    const char *name;  /* as in the ABI, e.g. "A" */
+    enum buf_role role;
+    int64_t n_elems;   /* elements of dtype */
+    enum dtype dtype;  /* element type of this buffer */
+};
+
+#define PROB_MAX_BASELINES 4
+struct baseline_result {
+    int n;
+    const char *name[PROB_MAX_BASELINES]; /* "cublas", "copy", "naive" */
+    double median_ns[PROB_MAX_BASELINES]; /* median time of one call */
+    double fitness[PROB_MAX_BASELINES];   /* work / median, same unit */
+};
+
+struct hx; /* GPU harness context, see hx.h; only valid inside the worker */
+
+struct problem {
+    const char *name;     /* "gemm" */
+    const char *summary;  /* one line for `kevo list` */
+    const char *abi;      /* the kernel signature, as text for people/LLMs */
+    const char *work_unit; /* "FLOP/s" or "B/s": what fitness counts */
+    int n_dims;
+    const char *dim_names[PROB_MAX_DIMS]; /* "M","N","K"; usable in exprs */
+    unsigned dtype_mask;  /* 1u << DTYPE_x for each supported dtype */
+
+    /* Source placed before every candidate for dtype dt: typedef of
+     * elem_t, includes, conversion helpers. Static string. */
+    const char *(*prelude)(enum dtype dt);
+    /* Fills out[] with the buffers of shape s; returns their count. */
+    int (*buffers)(const struct shape *s, enum dtype dt,
+                   struct buf_desc *out);
+    /* Work done by one call: FLOPs (compute-bound problems) or minimum
+     * bytes moved (memory-bound ones); fitness = work / median time. */
+    double (*work)(const struct shape *s, enum dtype dt);
+    double (*flops)(const struct shape *s, enum dtype dt);
+    double (*min_bytes)(const struct shape *s, enum dtype dt);
+    /* Tolerance for shape s and dtype dt: an output element passes when
+     * |out - ref| <= atol + rtol * |ref| (NaN/Inf never pass). */
+    void (*tolerance)(const struct shape *s, enum dtype dt, double *atol,
+                      double *rtol);
+    /* Checks a shape; writes a reason and returns KEVO_EINVAL if bad. */
+    int (*check_shape)(const struct shape *s, char *err, size_t errcap);
+
+    /* ---- GPU side: called inside the worker process only. ---- */
+    /* CUDA source of the problem's own harness kernels (input generators,
+     * fp64 reference), compiled once per worker; may be NULL. */
+    const char *harness_src;
+    /* Fills the input buffers bufs[i] (device) with fresh random data
+     * drawn from seed; never zeros. */
+    int (*gen_inputs)(struct hx *h, const struct shape *s, enum dtype dt,
+                      uint64_t seed);
+    /* Computes the fp64 reference of the current (pristine) inputs into
+     * the device array ref (one double per output element, outputs in
+     * declared order). */
+    int (*reference)(struct hx *h, const struct shape *s, enum dtype dt,
+                     double *ref_dev);
+    /* Measures the problem's baselines (optional). Fills names/values. */
+    int (*baseline)(struct hx *h, const struct shape *s, enum dtype dt,
+                    struct baseline_result *out);
+};
+
+/* NULL-terminated registry (fitness/registry.c). */
+extern const struct problem *const kevo_problems[];
+/* Finds a problem by name; NULL if none. */
+const struct problem *problem_find(const char *name);
+/* Parses "4096x4096x4096" for problem p; writes a reason on error. */
+int problem_parse_shape(const struct problem *p, const char *text,
+                        struct shape *out, char *err, size_t errcap) KEVO_WUR;
+/* Formats a shape as "4096x4096x4096" into out[cap]. */
+void problem_format_shape(const struct shape *s, char *out, size_t cap);
+
+#endif

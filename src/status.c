@@ -1,0 +1,26 @@
+/*
+ * status.c - texts for enum kevo_status.
+ */
+#include "status.h"
+
+const char *kevo_strerror(int rc)
+{
+    switch (rc) {
+    case KEVO_OK: return "success";
+    case KEVO_ENOMEM: return "out of memory";
+    case KEVO_EIO: return "input/output error";
+    case KEVO_EPARSE: return "malformed input";
+    case KEVO_EINVAL: return "invalid argument";
+    case KEVO_ENOENT: return "not found";
+    case KEVO_EEXIST: return "already exists";
+    case KEVO_ENODEV: return "needs a GPU";
+    case KEVO_ECUDA: return "CUDA driver error";
+    case KEVO_ECOMPILE: return "compiler failure";
+    case KEVO_ETIMEOUT: return "timed out";
+    case KEVO_EHTTP: return "HTTP request failed";
+    case KEVO_ESTOPPED: return "stopped";
+    case KEVO_EDIVERGE: return "diverged from the record";
+    case KEVO_EINTERNAL: return "internal error";
+    }
+    return "unknown status";
+}

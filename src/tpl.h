@@ -1,0 +1,172 @@
+/*
+ * tpl.h - kernel templates: a CUDA source plus its declared parameter space,
+ * constraints, shape requirements and launch plan.
+ *
+ * A template is a .cu file whose directives are line comments starting with
+ * "// kevo:" (anywhere in the file, usually at the top):
+ *
+ *   // kevo: problem gemm                 problem it solves (required)
+ *   // kevo: dtypes fp32 fp16             dtypes it supports (required)
+ *   // kevo: param BM 32 64 128 default=64   a tunable: name, allowed values
+ *   // kevo: constraint (BM/TM)*(BN/TN) <= 1024   must hold for a valid point
+ *   // kevo: requires K % BK == 0         the shapes it supports (may use
+ *                                          params and the problem's sizes)
+ *   // kevo: launch sgemm_main            starts a launch of kernel
+ *                                          sgemm_main; launches run in order
+ *   // kevo: grid cdiv(N, BN), cdiv(M, BM)     1-3 expressions (default 1)
+ *   // kevo: block (BM/TM)*(BN/TN)             1-3 expressions
+ *   // kevo: smem 0                        dynamic shared memory, bytes
+ *   // kevo: cluster 2, 1, 1               (optional) cluster dims
+ *   // kevo: workspace M*N*4               (optional) bytes of workspace
+ *   // kevo: nondeterministic              (optional) output bits may vary
+ *                                          run to run (atomics)
+ *
+ * Expressions (expr.h) may use the params, the problem's size names, and
+ * the device facts SMS (multiprocessors), SMEM_OPTIN (max dynamic shared
+ * memory per block, bytes) and L2_BYTES.
+ *
+ * Instantiation yields plain CUDA C++: the problem's prelude for the dtype,
+ * one "#define NAME value" per parameter, then the template text.
+ */
+#ifndef KEVO_TPL_H
+#define KEVO_TPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "expr.h"
+#include "problem.h"
+#include "status.h"
+
+#define TPL_MAX_PARAMS 24
+#define TPL_MAX_VALUES 32
+#define TPL_MAX_LAUNCHES 4
+#define TPL_MAX_CONSTRAINTS 32
+#define TPL_NAME_MAX 64
+
+/* Device facts usable in expressions, appended after params and sizes. */
+#define TPL_N_DEVICE_VARS 3
+struct tpl_device {
+    int64_t sms;        /* SMS */
+    int64_t smem_optin; /* SMEM_OPTIN */
+    int64_t l2_bytes;   /* L2_BYTES */
+};
+/* The H100 facts, used when no GPU is present (e.g. counting spaces). */
+extern const struct tpl_device tpl_device_default;
+
+struct tpl_param {
+    char name[32];
+    int n_values;
+    int64_t values[TPL_MAX_VALUES]; /* in declared order (a "neighbour" is
+                                       the previous or next entry) */
+    int def;                        /* index of the default value */
+};
+
+struct tpl_cond {
+    struct expr *e; /* nonzero = holds */
+    int line;       /* 1-based line in the template file */
+};
+
+struct tpl_launch {
+    char kernel[64];        /* extern "C" __global__ function name */
+    struct expr *grid[3];   /* NULL = 1 */
+    struct expr *block[3];  /* NULL = 1 */
+    struct expr *smem;      /* NULL = 0 */
+    struct expr *cluster[3];/* NULL = no cluster attribute */
+    int line;
+};
+
+struct tpl {
+    char name[TPL_NAME_MAX]; /* file name without .cu, e.g. "sgemm_tiled" */
+    char path[512];          /* where it was loaded from ("" if text) */
+    char problem[32];
+    unsigned dtype_mask;     /* 1u << DTYPE_x */
+    char *text;              /* the file text, owned */
+    uint64_t hash;           /* hash_final of text */
+    int n_params;
+    struct tpl_param params[TPL_MAX_PARAMS];
+    int n_constraints;
+    struct tpl_cond constraints[TPL_MAX_CONSTRAINTS];
+    int n_requires;
+    struct tpl_cond requires_[TPL_MAX_CONSTRAINTS];
+    int n_launches;
+    struct tpl_launch launches[TPL_MAX_LAUNCHES];
+    struct expr *workspace;  /* NULL = none */
+    int nondeterministic;
+    /* Variable table for expressions: params, then the problem's sizes,
+     * then SMS, SMEM_OPTIN, L2_BYTES. */
+    int n_vars;
+    const char *var_names[TPL_MAX_PARAMS + PROB_MAX_DIMS + TPL_N_DEVICE_VARS];
+};
+
+/*
+ * Parses a template from text. name is used in messages and as tpl->name;
+ * path (may be NULL) is recorded and used in messages. problem p resolves
+ * the size names; when p is NULL the "problem" directive is looked up in
+ * the registry. On error returns KEVO_EPARSE with "<path>:<line>: <what>" in
+ * err[errcap]. Errors: unknown directive, missing problem/dtypes/launch,
+ * bad value list, duplicate param, default not in values, expression
+ * errors, a default point that violates a constraint, a launch kernel not
+ * defined as extern "C" __global__ in the text, a param never used in the
+ * text or an expression.
+ * On success *out is a new template; free with tpl_free().
+ */
+int tpl_parse(const char *name, const char *path, const char *text,
+              struct tpl **out, char *err, size_t errcap) KEVO_WUR;
+/* Reads and parses a file; name = basename without ".cu". */
+int tpl_load(const char *path, struct tpl **out, char *err,
+             size_t errcap) KEVO_WUR;
+/* Loads every templates/<problem>/*.cu under dir (sorted by path) into a
+ * new array *out of *n (caller frees each with tpl_free, then the array).
+ * Stops at the first bad template with its error. */
+int tpl_load_dir(const char *dir, struct tpl ***out, int *n, char *err,
+                 size_t errcap) KEVO_WUR;
+void tpl_free(struct tpl *t);
+
+/* Fills vals[0..n_params) with the default point. */
+void tpl_default_point(const struct tpl *t, int64_t *vals);
+/* 1 if vals satisfies every constraint (and every value is allowed). */
+int tpl_point_valid(const struct tpl *t, const int64_t *vals,
+                    const struct tpl_device *dev);
+/* 1 if the template supports the shape at point vals: dtype is in its
+ * mask, every "requires" holds and the launch plan evaluates to sane
+ * positive dims. Writes the reason to why[whycap] when it does not. */
+int tpl_supports(const struct tpl *t, const int64_t *vals, enum dtype dt,
+                 const struct shape *s, const struct tpl_device *dev,
+                 char *why, size_t whycap);
+/* Index of value v in param i, or -1. */
+int tpl_value_index(const struct tpl *t, int i, int64_t v);
+/* Number of valid points (constraints only, not shape), counted by
+ * enumeration; stops at limit and returns limit if the space is larger. */
+uint64_t tpl_space_size(const struct tpl *t, const struct tpl_device *dev,
+                        uint64_t limit);
+/* Product of the value-list lengths (the unconstrained space). */
+double tpl_space_raw(const struct tpl *t);
+
+/* Evaluated launch plan. */
+struct launch_dims {
+    char kernel[64];
+    uint32_t grid[3], block[3], cluster[3]; /* cluster all 0 = none */
+    uint32_t smem_bytes;
+};
+struct launch_plan {
+    int n;
+    struct launch_dims l[TPL_MAX_LAUNCHES];
+    uint64_t workspace_bytes;
+};
+/* Evaluates the launch plan at vals for shape s; KEVO_EINVAL with a reason
+ * if an expression fails or gives a non-positive or too large dim. */
+int tpl_plan(const struct tpl *t, const int64_t *vals, const struct shape *s,
+             const struct tpl_device *dev, struct launch_plan *out,
+             char *err, size_t errcap) KEVO_WUR;
+
+/*
+ * Returns plain CUDA source: "// kevo: <name> <params>" header line, the
+ * problem prelude for dt, "#define P v" per param, then t->text with a
+ * "#line 1" directive so compiler messages point into the template. New
+ * string; caller frees.
+ */
+char *tpl_instantiate(const struct tpl *t, const int64_t *vals,
+                      enum dtype dt);
+
+#endif
