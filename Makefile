@@ -9,9 +9,10 @@
 CUDA    ?= /usr/local/cuda
 CC      ?= cc
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow \
-           -Wstrict-prototypes -Wmissing-prototypes -Wvla
+           -Wstrict-prototypes -Wmissing-prototypes -Wvla \
+           -Wno-format-truncation
 CSTD    := -std=c11 -D_GNU_SOURCE
-INC     := -Isrc -Ifitness -Imutators -I$(CUDA)/include -I/usr/include/cjson
+INC     := -Isrc -Ifitness -Imutators -Itests/support -I$(CUDA)/include -I/usr/include/cjson
 ifeq ($(DEBUG),1)
 OPT     := -O0 -g
 else

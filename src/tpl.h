@@ -116,7 +116,7 @@ int tpl_parse(const char *name, const char *path, const char *text,
 /* Reads and parses a file; name = basename without ".cu". */
 int tpl_load(const char *path, struct tpl **out, char *err,
              size_t errcap) KEVO_WUR;
-/* Loads every templates/<problem>/*.cu under dir (sorted by path) into a
+/* Loads every templates/<problem>/<name>.cu under dir (sorted by path) into a
  * new array *out of *n (caller frees each with tpl_free, then the array).
  * Stops at the first bad template with its error. */
 int tpl_load_dir(const char *dir, struct tpl ***out, int *n, char *err,

@@ -1,0 +1,37 @@
+/*
+ * mutator.h - the operators that make children from parents. One file per
+ * operator in mutators/, each defining a `const struct mutator`; the
+ * registry is mutators/registry.c. A mutator only proposes: validity
+ * against constraints, shape support and duplicates are checked here via
+ * the context, and the engine retries when a proposal is rejected.
+ */
+#ifndef KEVO_MUTATOR_H
+#define KEVO_MUTATOR_H
+
+#include "genome.h"
+#include "rng.h"
+#include "tpl.h"
+
+struct mut_ctx {
+    struct rng *rng;                /* the run's PRNG */
+    struct tpl *const *tpls;        /* the run's templates */
+    int n_tpls;
+    const struct tpl_device *dev;   /* device facts for constraints */
+};
+
+struct mutator {
+    const char *name;      /* "tweak", "crossover" */
+    const char *summary;   /* one line for `kevo list` */
+    int n_parents;         /* 1 or 2 (2: parents share a template) */
+    /* Writes a child into *child (tpl and vals; the engine rehashes).
+     * Returns 0, or -1 if no valid child could be made from these
+     * parents (e.g. a single-point space). */
+    int (*apply)(const struct mut_ctx *ctx, const struct genome *const *par,
+                 struct genome *child);
+};
+
+/* NULL-terminated registry. */
+extern const struct mutator *const kevo_mutators[];
+const struct mutator *mutator_find(const char *name);
+
+#endif

@@ -1,0 +1,340 @@
+/*
+ * cmd_info.c - the read-only commands `kevo status <run-dir>` (where a run
+ * stands: generation, evaluations, outcomes, best so far, budget used) and
+ * `kevo list` (problems, templates with the size of their parameter
+ * space, mutators). Neither needs a GPU, neither writes anything.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "cmd_run.h"
+#include "eval.h"
+#include "jnl.h"
+#include "mutator.h"
+#include "progress.h"
+#include "record.h"
+#include "fsutil.h"
+#include "rundir.h"
+
+static int want_help(int argc, char **argv, int *json)
+{
+    *json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return 1;
+        if (!strcmp(argv[i], "--json"))
+            *json = 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ status */
+
+static const char status_usage[] =
+    "usage: kevo status <run-dir> [--json]\n"
+    "\n"
+    "Shows where a run stands: generation, evaluations and their outcomes,\n"
+    "the best kernel so far, budget used, and whether it is finished,\n"
+    "running, or resumable.\n";
+
+struct run_summary {
+    int gen;
+    long evals, outcomes[EVAL_OUTCOME_COUNT], confirms;
+    const cJSON *best_eval;   /* record of the best ok evaluation */
+    double last_t;
+};
+
+static void summarize(const cJSON *records, struct run_summary *s)
+{
+    const cJSON *r;
+    memset(s, 0, sizeof *s);
+    s->gen = -1;
+    cJSON_ArrayForEach(r, records)
+    {
+        const char *type = record_str(r, "type");
+        s->last_t = record_num(r, "t", s->last_t);
+        if (!type)
+            continue;
+        if (!strcmp(type, "gen")) {
+            s->gen = (int)record_num(r, "gen", s->gen);
+        } else if (!strcmp(type, "confirm")) {
+            s->confirms++;
+        } else if (!strcmp(type, "eval")) {
+            enum eval_outcome o;
+            const char *oc = record_str(r, "outcome");
+            s->evals++;
+            if (oc && !eval_outcome_parse(oc, &o))
+                s->outcomes[o]++;
+        }
+    }
+}
+
+static int run_is_locked(const char *dir)
+{
+    char path[4096];
+    if (rundir_path(path, sizeof path, dir, ".lock"))
+        return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    int locked = flock(fd, LOCK_EX | LOCK_NB) != 0;
+    close(fd);
+    return locked;
+}
+
+static cJSON *status_json(const char *dir, const struct spec *sp,
+                          const struct run_summary *s, const cJSON *best,
+                          const char *state)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "run", dir);
+    cJSON_AddStringToObject(o, "state", state);
+    cJSON_AddItemToObject(o, "spec", spec_to_json(sp));
+    cJSON_AddNumberToObject(o, "generation", s->gen);
+    cJSON_AddNumberToObject(o, "evaluations", (double)s->evals);
+    cJSON *oc = cJSON_AddObjectToObject(o, "outcomes");
+    for (int i = 0; i < EVAL_OUTCOME_COUNT; i++)
+        cJSON_AddNumberToObject(oc, eval_outcome_name(i),
+                                (double)s->outcomes[i]);
+    cJSON_AddNumberToObject(o, "elapsed_s", s->last_t);
+    if (best)
+        cJSON_AddItemToObject(o, "best", cJSON_Duplicate(best, 1));
+    return o;
+}
+
+static void print_budget(const struct spec *sp, const struct run_summary *s)
+{
+    printf("budget:      ");
+    if (!sp->max_generations && !sp->max_evals && sp->max_time_s <= 0)
+        printf("unlimited");
+    if (sp->max_generations)
+        printf("generations %d/%d  ", s->gen + 1, sp->max_generations);
+    if (sp->max_evals)
+        printf("evaluations %ld/%ld  ", s->evals, sp->max_evals);
+    if (sp->max_time_s > 0)
+        printf("time %.0f/%.0f s", s->last_t, sp->max_time_s);
+    printf("\n");
+}
+
+static void print_status(const char *dir, const struct spec *sp,
+                         const struct run_summary *s, const cJSON *best,
+                         const char *state)
+{
+    char shape[64], fit[64];
+    const struct problem *p = problem_find(sp->problem);
+    problem_format_shape(&sp->shape, shape, sizeof shape);
+    printf("run:         %s (%s)\n", dir, state);
+    printf("problem:     %s %s %s, seed %llu\n", sp->problem,
+           dtype_name(sp->dtype), shape, (unsigned long long)sp->seed);
+    printf("generation:  %d\n", s->gen);
+    printf("evaluations: %ld (", s->evals);
+    for (int i = 0, first = 1; i < EVAL_OUTCOME_COUNT; i++)
+        if (s->outcomes[i]) {
+            printf("%s%s %ld", first ? "" : ", ", eval_outcome_name(i),
+                   s->outcomes[i]);
+            first = 0;
+        }
+    printf(")\n");
+    if (best) {
+        progress_fmt_fitness(record_num(best, "fitness", 0),
+                             p ? p->work_unit : "", fit, sizeof fit);
+        char *params = cJSON_PrintUnformatted(
+            cJSON_GetObjectItemCaseSensitive(best, "params"));
+        printf("best:        %s  %s %s", fit, record_str(best, "template"),
+               params ? params : "");
+        double ratio = record_num(best, "ratio", 0);
+        if (ratio > 0)
+            printf("  (%.2fx baseline)", ratio);
+        printf("\n");
+        free(params);
+    } else {
+        printf("best:        none yet\n");
+    }
+    print_budget(sp, s);
+}
+
+static const char *run_state(const char *dir, const struct spec *sp,
+                             const struct run_summary *s)
+{
+    if (run_is_locked(dir))
+        return "running";
+    if ((sp->max_generations && s->gen + 1 >= sp->max_generations) ||
+        (sp->max_evals && s->evals >= sp->max_evals))
+        return "finished";
+    return "stopped, resumable";
+}
+
+/* best.json if the run wrote one, else the best ok journal record. */
+static cJSON *load_best(const char *dir, const cJSON *records)
+{
+    char path[4096], *text;
+    if (!rundir_path(path, sizeof path, dir, "best.json") &&
+        !fs_read_file(path, &text, NULL)) {
+        cJSON *b = cJSON_Parse(text);
+        free(text);
+        if (b)
+            return b;
+    }
+    const cJSON *r, *best = NULL;
+    cJSON_ArrayForEach(r, records)
+    {
+        const char *oc = record_str(r, "outcome");
+        if (oc && !strcmp(oc, "ok") &&
+            (!best || record_num(r, "fitness", 0) >
+                          record_num(best, "fitness", 0)))
+            best = r;
+    }
+    return best ? cJSON_Duplicate(best, 1) : NULL;
+}
+
+int cmd_status_main(int argc, char **argv)
+{
+    int json;
+    if (want_help(argc, argv, &json)) {
+        fputs(status_usage, stdout);
+        return EXIT_DONE;
+    }
+    const char *dir = NULL;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--json"))
+            dir = dir ? "" : argv[i];
+    if (!dir || !*dir) {
+        fprintf(stderr, "kevo status: expected one run directory (see "
+                "--help)\n");
+        return EXIT_USAGE;
+    }
+    struct spec sp;
+    cJSON *records = NULL;
+    char err[1024], path[4096];
+    int rc = rundir_load_manifest(dir, &sp, NULL, err, sizeof err);
+    if (!rc && !(rc = rundir_path(path, sizeof path, dir, "journal.jsonl")))
+        rc = jnl_read_all(path, &records, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "kevo status: %s\n", err);
+        return EXIT_ERROR;
+    }
+    struct run_summary s;
+    summarize(records, &s);
+    cJSON *best = load_best(dir, records);
+    const char *state = run_state(dir, &sp, &s);
+    if (json) {
+        cJSON *o = status_json(dir, &sp, &s, best, state);
+        char *t = cJSON_Print(o);
+        printf("%s\n", t);
+        free(t);
+        cJSON_Delete(o);
+    } else {
+        print_status(dir, &sp, &s, best, state);
+    }
+    cJSON_Delete(best);
+    cJSON_Delete(records);
+    return EXIT_DONE;
+}
+
+/* -------------------------------------------------------------- list */
+
+static const char list_usage[] =
+    "usage: kevo list [--templates-dir DIR] [--json]\n"
+    "\n"
+    "Lists the problems kevo can optimize, the templates with the size of\n"
+    "their parameter space (valid points / all combinations), and the\n"
+    "mutators.\n";
+
+#define SPACE_LIMIT 10000000ULL
+
+static void list_text(struct tpl **t, int n)
+{
+    printf("problems:\n");
+    for (int i = 0; kevo_problems[i]; i++) {
+        const struct problem *p = kevo_problems[i];
+        printf("  %-10s %s\n", p->name, p->summary);
+    }
+    printf("templates:\n");
+    for (int i = 0; i < n; i++) {
+        uint64_t valid = tpl_space_size(t[i], &tpl_device_default,
+                                        SPACE_LIMIT);
+        printf("  %-8s %-22s %2d params, %s%llu valid points of %.0f\n",
+               t[i]->problem, t[i]->name, t[i]->n_params,
+               valid >= SPACE_LIMIT ? ">=" : "", (unsigned long long)valid,
+               tpl_space_raw(t[i]));
+    }
+    printf("mutators:\n");
+    for (int i = 0; kevo_mutators[i]; i++)
+        printf("  %-10s %s\n", kevo_mutators[i]->name,
+               kevo_mutators[i]->summary);
+}
+
+static void list_json(struct tpl **t, int n)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *ps = cJSON_AddArrayToObject(o, "problems");
+    for (int i = 0; kevo_problems[i]; i++) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "name", kevo_problems[i]->name);
+        cJSON_AddStringToObject(p, "summary", kevo_problems[i]->summary);
+        cJSON_AddStringToObject(p, "abi", kevo_problems[i]->abi);
+        cJSON_AddItemToArray(ps, p);
+    }
+    cJSON *ts = cJSON_AddArrayToObject(o, "templates");
+    for (int i = 0; i < n; i++) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "name", t[i]->name);
+        cJSON_AddStringToObject(p, "problem", t[i]->problem);
+        cJSON_AddNumberToObject(p, "params", t[i]->n_params);
+        cJSON_AddNumberToObject(p, "valid_points",
+                                (double)tpl_space_size(t[i],
+                                                       &tpl_device_default,
+                                                       SPACE_LIMIT));
+        cJSON_AddNumberToObject(p, "all_points", tpl_space_raw(t[i]));
+        cJSON_AddItemToArray(ts, p);
+    }
+    cJSON *ms = cJSON_AddArrayToObject(o, "mutators");
+    for (int i = 0; kevo_mutators[i]; i++)
+        cJSON_AddItemToArray(ms, cJSON_CreateString(kevo_mutators[i]->name));
+    char *s = cJSON_Print(o);
+    printf("%s\n", s);
+    free(s);
+    cJSON_Delete(o);
+}
+
+int cmd_list_main(int argc, char **argv)
+{
+    int json;
+    const char *tdir = NULL;
+    if (want_help(argc, argv, &json)) {
+        fputs(list_usage, stdout);
+        return EXIT_DONE;
+    }
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--templates-dir") && i + 1 < argc)
+            tdir = argv[++i];
+        else if (strcmp(argv[i], "--json")) {
+            fprintf(stderr, "kevo list: unknown argument '%s'\n", argv[i]);
+            return EXIT_USAGE;
+        }
+    }
+    char dir[4096], err[1024];
+    struct tpl **t = NULL;
+    int n = 0;
+    if (cli_templates_dir(tdir, dir, sizeof dir)) {
+        fprintf(stderr, "kevo list: template directory not found\n");
+        return EXIT_ERROR;
+    }
+    if (tpl_load_dir(dir, &t, &n, err, sizeof err)) {
+        fprintf(stderr, "kevo list: %s\n", err);
+        return EXIT_ERROR;
+    }
+    if (json)
+        list_json(t, n);
+    else
+        list_text(t, n);
+    for (int i = 0; i < n; i++)
+        tpl_free(t[i]);
+    free(t);
+    return EXIT_DONE;
+}

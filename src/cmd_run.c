@@ -1,0 +1,691 @@
+/*
+ * cmd_run.c - `kevo run`, `kevo resume`, `kevo status`, `kevo list` (see
+ * cmd_run.h). Parses options into a spec, prepares templates, evaluator,
+ * run directory and journal, and hands over to the engine. Signals: the
+ * first SIGINT/SIGTERM asks the engine to stop after the current
+ * evaluation (everything is journaled, the run is resumable); a second
+ * one exits at once, which is still resumable because every finished
+ * record is already on disk.
+ */
+#include "cmd_run.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "fsutil.h"
+#include "genome.h"
+#include "hash.h"
+#include "jnl.h"
+#include "mutator.h"
+#include "record.h"
+#include "rundir.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    if (stop_requested) {
+        static const char msg[] = "\nkevo: stopped at once; the run is "
+                                  "resumable with 'kevo resume'\n";
+        ssize_t w = write(2, msg, sizeof msg - 1);
+        (void)w;
+        _exit(EXIT_STOPPED);
+    }
+    stop_requested = 1;
+    static const char msg[] = "\nkevo: stopping after the current evaluation "
+                              "(again to stop at once)\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int cli_templates_dir(const char *given, char *out, size_t cap)
+{
+    const char *env = getenv("KEVO_TEMPLATES");
+    char exe[PATH_MAX], cand[PATH_MAX + 32];
+    if (given || env) {
+        snprintf(out, cap, "%s", given ? given : env);
+        return fs_exists(out) ? KEVO_OK : KEVO_ENOENT;
+    }
+    if (fs_exists("templates")) {
+        snprintf(out, cap, "templates");
+        return KEVO_OK;
+    }
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return KEVO_ENOENT;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    static const char *const rel[] = {"templates", "../templates",
+                                      "../../templates"};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+        snprintf(cand, sizeof cand, "%s/%s", exe, rel[i]);
+        if (fs_exists(cand)) {
+            snprintf(out, cap, "%s", cand);
+            return KEVO_OK;
+        }
+    }
+    return KEVO_ENOENT;
+}
+
+static void free_tpls(struct tpl **t, int n)
+{
+    for (int i = 0; i < n; i++)
+        tpl_free(t[i]);
+    free(t);
+}
+
+/* Keeps the templates of the spec's problem (and names, if given). */
+static int select_templates(const struct spec *s, struct tpl ***tpls, int *n,
+                            char *err, size_t errcap)
+{
+    int k = 0;
+    for (int i = 0; i < *n; i++) {
+        struct tpl *t = (*tpls)[i];
+        int keep = !strcmp(t->problem, s->problem);
+        if (keep && s->n_templates) {
+            keep = 0;
+            for (int j = 0; j < s->n_templates; j++)
+                keep |= !strcmp(s->templates[j], t->name);
+        }
+        if (keep)
+            (*tpls)[k++] = t;
+        else
+            tpl_free(t);
+    }
+    *n = k;
+    for (int j = 0; j < s->n_templates; j++) {
+        int found = 0;
+        for (int i = 0; i < k; i++)
+            found |= !strcmp(s->templates[j], (*tpls)[i]->name);
+        if (!found) {
+            snprintf(err, errcap, "no template '%s' for problem %s",
+                     s->templates[j], s->problem);
+            return KEVO_ENOENT;
+        }
+    }
+    if (k == 0) {
+        snprintf(err, errcap, "no templates for problem %s", s->problem);
+        return KEVO_ENOENT;
+    }
+    return KEVO_OK;
+}
+
+static const struct evaluator_factory *
+find_factory(const struct evaluator_factory *f, const char *name)
+{
+    for (; f && f->name; f++)
+        if (!strcmp(f->name, name))
+            return f;
+    return NULL;
+}
+
+static int exit_for(int rc)
+{
+    switch (rc) {
+    case KEVO_OK: return EXIT_DONE;
+    case KEVO_ENODEV: return EXIT_NOGPU;
+    case KEVO_ESTOPPED: return EXIT_STOPPED;
+    case KEVO_EINVAL: return EXIT_USAGE;
+    default: return EXIT_ERROR;
+    }
+}
+
+/* ------------------------------------------------------------- session */
+
+struct session {
+    struct spec spec;
+    const struct problem *problem;
+    struct tpl **tpls;
+    int n_tpls;
+    struct tpl_device dev;
+    struct evaluator ev;
+    int have_ev;
+    char dir[4096];
+    struct jnl *jnl;
+    cJSON *existing;
+    cJSON *checkpoint;
+    struct progress prog;
+};
+
+static void session_release(struct session *ss)
+{
+    if (ss->have_ev)
+        ss->ev.ops->destroy(ss->ev.self);
+    free_tpls(ss->tpls, ss->n_tpls);
+    jnl_close(ss->jnl);
+    cJSON_Delete(ss->existing);
+    cJSON_Delete(ss->checkpoint);
+}
+
+static int make_evaluator(struct session *ss,
+                          const struct evaluator_factory *factories, char *err,
+                          size_t errcap)
+{
+    const struct evaluator_factory *f = find_factory(factories,
+                                                     ss->spec.evaluator);
+    if (!f) {
+        snprintf(err, errcap, "unknown evaluator '%s'", ss->spec.evaluator);
+        return KEVO_EINVAL;
+    }
+    ss->dev = tpl_device_default;
+    int rc = f->create(&ss->spec, ss->problem, &ss->ev, &ss->dev, err, errcap);
+    ss->have_ev = rc == KEVO_OK;
+    return rc;
+}
+
+static cJSON *best_record(struct session *ss, const struct engine_stats *st,
+                          char **source)
+{
+    const struct tpl *t = ss->tpls[st->best_tpl];
+    char hex[17];
+    cJSON *o = cJSON_CreateObject();
+    hash_hex(st->best_hash, hex);
+    cJSON_AddStringToObject(o, "hash", hex);
+    cJSON_AddStringToObject(o, "template", t->name);
+    cJSON *p = cJSON_AddObjectToObject(o, "params");
+    for (int i = 0; i < t->n_params; i++)
+        cJSON_AddNumberToObject(p, t->params[i].name,
+                                (double)st->best_vals[i]);
+    cJSON_AddNumberToObject(o, "fitness", st->best_fitness);
+    cJSON_AddStringToObject(o, "unit", ss->problem->work_unit);
+    cJSON_AddNumberToObject(o, "median_ns", st->best_median_ns);
+    cJSON_AddNumberToObject(o, "ratio", st->best_ratio);
+    cJSON_AddNumberToObject(o, "generation", st->best_gen);
+    *source = tpl_instantiate(t, st->best_vals, ss->spec.dtype);
+    return o;
+}
+
+static void print_summary(struct session *ss, const struct engine_stats *st,
+                          int rc)
+{
+    char line[1024], fit[64];
+    if (st->best_tpl >= 0) {
+        char params[256];
+        struct genome g = {.tpl = st->best_tpl};
+        memcpy(g.vals, st->best_vals, sizeof g.vals);
+        genome_format(&g, ss->tpls[st->best_tpl], params, sizeof params);
+        progress_fmt_fitness(st->best_fitness, ss->problem->work_unit, fit,
+                             sizeof fit);
+        snprintf(line, sizeof line, "best: %s  %s %s%s", fit,
+                 ss->tpls[st->best_tpl]->name, params,
+                 st->best_ratio > 0 ? "" : "");
+        progress_log(&ss->prog, "best", line);
+    }
+    snprintf(line, sizeof line, "%s: %ld evaluations, %d generations, %.1f s; "
+             "run directory %s", rc == KEVO_ESTOPPED ? "stopped"
+             : engine_stop_text(st->stop), st->evals, st->gen + 1,
+             st->elapsed_s, ss->dir);
+    progress_log(&ss->prog, "done", line);
+    if (rc == KEVO_ESTOPPED) {
+        snprintf(line, sizeof line, "resume with: kevo resume %s", ss->dir);
+        progress_log(&ss->prog, "resume", line);
+    }
+}
+
+static int run_engine(struct session *ss, char *err, size_t errcap)
+{
+    struct engine_env env = {
+        .spec = &ss->spec, .problem = ss->problem, .tpls = ss->tpls,
+        .n_tpls = ss->n_tpls, .dev = ss->dev, .ev = ss->ev,
+        .run_dir = ss->dir, .jnl = ss->jnl, .existing = ss->existing,
+        .stop = &stop_requested, .prog = &ss->prog};
+    struct engine *e;
+    int rc = engine_new(&env, ss->checkpoint, &e, err, errcap);
+    if (rc)
+        return rc;
+    install_signals();
+    rc = engine_run(e, err, errcap);
+    const struct engine_stats *st = engine_stats(e);
+    if (st->best_tpl >= 0 && (!rc || rc == KEVO_ESTOPPED)) {
+        char *src = NULL;
+        cJSON *b = best_record(ss, st, &src);
+        int wr = src ? rundir_write_best(ss->dir, b, src) : KEVO_ENOMEM;
+        if (wr && !rc) {
+            snprintf(err, errcap, "cannot write best.json: %s",
+                     kevo_strerror(wr));
+            rc = wr;
+        }
+        cJSON_Delete(b);
+        free(src);
+    }
+    if (!rc || rc == KEVO_ESTOPPED)
+        print_summary(ss, st, rc);
+    engine_free(e);
+    return rc;
+}
+
+/* ---------------------------------------------------------- kevo run */
+
+static const char run_usage[] =
+    "usage: kevo run --problem P --shape S [options]\n"
+    "\n"
+    "Evolves kernels for one problem, dtype and shape on the GPU and writes\n"
+    "a run directory (runs/<name>/) that 'kevo resume' can continue.\n"
+    "\n"
+    "  --spec FILE          read the run spec from a JSON file (flags override)\n"
+    "  --problem P          gemm | softmax (see 'kevo list')\n"
+    "  --dtype D            fp32 | fp16 | bf16 (default fp32)\n"
+    "  --shape S            e.g. 4096x4096x4096 (gemm MxNxK), 4096x4096\n"
+    "                       (softmax ROWSxCOLS)\n"
+    "  --name NAME          run name (default <problem>-<dtype>-<shape>-<time>)\n"
+    "  --runs-dir DIR       where run directories go (default runs)\n"
+    "  --template T         use template T (repeatable; default all)\n"
+    "  --templates-dir DIR  template library (default ./templates)\n"
+    "  --seed N             one seed fixes every random choice (default 1)\n"
+    "  --generations N      stop after N generations (default 20; 0 = none)\n"
+    "  --evals N            stop after N evaluations\n"
+    "  --time T             stop after T of run time: 90s, 30m, 8h\n"
+    "  --stagnation N       stop after N generations without a new best\n"
+    "  --islands N          islands (default 2)\n"
+    "  --population N       members per island (default 16)\n"
+    "  --offspring N        children per island per generation (default 16)\n"
+    "  --arch A             compile for A (default: read from the GPU)\n"
+    "  --compilers N        compiler processes (default: CPUs)\n"
+    "  --quiet              print nothing but errors\n"
+    "  --json               print progress as JSON lines\n"
+    "\n"
+    "Ctrl-C stops after the current evaluation; twice stops at once. Either\n"
+    "way 'kevo resume <run-dir>' continues with nothing lost or repeated.\n";
+
+enum {
+    OPT_SPEC = 256, OPT_PROBLEM, OPT_DTYPE, OPT_SHAPE, OPT_NAME, OPT_RUNS,
+    OPT_TEMPLATE, OPT_TDIR, OPT_SEED, OPT_GENS, OPT_EVALS, OPT_TIME,
+    OPT_STAG, OPT_ISL, OPT_POP, OPT_OFF, OPT_ARCH, OPT_COMP, OPT_QUIET,
+    OPT_JSON, OPT_EVALUATOR, OPT_HELP
+};
+
+static const struct option run_opts[] = {
+    {"spec", 1, 0, OPT_SPEC}, {"problem", 1, 0, OPT_PROBLEM},
+    {"dtype", 1, 0, OPT_DTYPE}, {"shape", 1, 0, OPT_SHAPE},
+    {"name", 1, 0, OPT_NAME}, {"runs-dir", 1, 0, OPT_RUNS},
+    {"template", 1, 0, OPT_TEMPLATE}, {"templates-dir", 1, 0, OPT_TDIR},
+    {"seed", 1, 0, OPT_SEED}, {"generations", 1, 0, OPT_GENS},
+    {"evals", 1, 0, OPT_EVALS}, {"time", 1, 0, OPT_TIME},
+    {"stagnation", 1, 0, OPT_STAG}, {"islands", 1, 0, OPT_ISL},
+    {"population", 1, 0, OPT_POP}, {"offspring", 1, 0, OPT_OFF},
+    {"arch", 1, 0, OPT_ARCH}, {"compilers", 1, 0, OPT_COMP},
+    {"quiet", 0, 0, OPT_QUIET}, {"json", 0, 0, OPT_JSON},
+    {"evaluator", 1, 0, OPT_EVALUATOR}, {"help", 0, 0, OPT_HELP},
+    {0, 0, 0, 0}};
+
+static int parse_long(const char *opt, const char *v, long lo, long hi,
+                      long *out, char *err, size_t errcap)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi) {
+        snprintf(err, errcap, "--%s: '%s' is not an integer in [%ld, %ld]",
+                 opt, v, lo, hi);
+        return KEVO_EINVAL;
+    }
+    *out = x;
+    return KEVO_OK;
+}
+
+struct run_flags {
+    const char *runs_dir, *tdir, *shape;
+    enum progress_mode mode;
+};
+
+/* Budget and output flags shared by run and resume. */
+static int common_flag(int c, const char *arg, struct spec *s,
+                       struct run_flags *f, char *err, size_t errcap)
+{
+    long v;
+    int rc = KEVO_OK;
+    switch (c) {
+    case OPT_GENS:
+        if (!(rc = parse_long("generations", arg, 0, INT_MAX, &v, err, errcap)))
+            s->max_generations = (int)v;
+        break;
+    case OPT_EVALS:
+        if (!(rc = parse_long("evals", arg, 0, LONG_MAX, &v, err, errcap)))
+            s->max_evals = v;
+        break;
+    case OPT_TIME:
+        if ((s->max_time_s = spec_parse_duration(arg)) < 0) {
+            snprintf(err, errcap, "--time: '%s' is not a duration (90s, 30m, "
+                     "8h)", arg);
+            rc = KEVO_EINVAL;
+        }
+        break;
+    case OPT_STAG:
+        if (!(rc = parse_long("stagnation", arg, 0, INT_MAX, &v, err, errcap)))
+            s->stagnation = (int)v;
+        break;
+    case OPT_QUIET: f->mode = PROG_QUIET; break;
+    case OPT_JSON: f->mode = PROG_JSON; break;
+    default:
+        snprintf(err, errcap, "unknown option (see --help)");
+        rc = KEVO_EINVAL;
+    }
+    return rc;
+}
+
+static int run_flag(int c, const char *arg, struct spec *s,
+                    struct run_flags *f, char *err, size_t errcap)
+{
+    long v;
+    int rc = KEVO_OK;
+    switch (c) {
+    case OPT_SPEC: return spec_load(s, arg, err, errcap);
+    case OPT_PROBLEM: snprintf(s->problem, sizeof s->problem, "%s", arg); break;
+    case OPT_DTYPE:
+        if (dtype_parse(arg, &s->dtype)) {
+            snprintf(err, errcap, "--dtype: '%s' is not fp32, fp16 or bf16",
+                     arg);
+            rc = KEVO_EINVAL;
+        }
+        break;
+    case OPT_SHAPE: f->shape = arg; break;
+    case OPT_NAME:
+        if (strchr(arg, '/') || !*arg || strlen(arg) >= sizeof s->name) {
+            snprintf(err, errcap, "--name: '%s' must be a plain name", arg);
+            rc = KEVO_EINVAL;
+        } else {
+            snprintf(s->name, sizeof s->name, "%s", arg);
+        }
+        break;
+    case OPT_RUNS: f->runs_dir = arg; break;
+    case OPT_TEMPLATE:
+        if (s->n_templates >= SPEC_MAX_TEMPLATES) {
+            snprintf(err, errcap, "--template: too many");
+            return KEVO_EINVAL;
+        }
+        snprintf(s->templates[s->n_templates++], 64, "%s", arg);
+        break;
+    case OPT_TDIR: f->tdir = arg; break;
+    case OPT_SEED:
+        if (!(rc = parse_long("seed", arg, 0, LONG_MAX, &v, err, errcap)))
+            s->seed = (uint64_t)v;
+        break;
+    case OPT_ISL:
+        if (!(rc = parse_long("islands", arg, 1, 64, &v, err, errcap)))
+            s->islands = (int)v;
+        break;
+    case OPT_POP:
+        if (!(rc = parse_long("population", arg, 1, 100000, &v, err, errcap)))
+            s->population = (int)v;
+        break;
+    case OPT_OFF:
+        if (!(rc = parse_long("offspring", arg, 1, 100000, &v, err, errcap)))
+            s->offspring = (int)v;
+        break;
+    case OPT_ARCH: snprintf(s->arch, sizeof s->arch, "%s", arg); break;
+    case OPT_COMP:
+        if (!(rc = parse_long("compilers", arg, 0, 1024, &v, err, errcap)))
+            s->compilers = (int)v;
+        break;
+    case OPT_EVALUATOR:
+        snprintf(s->evaluator, sizeof s->evaluator, "%s", arg);
+        break;
+    default: return common_flag(c, arg, s, f, err, errcap);
+    }
+    return rc;
+}
+
+static void default_name(struct spec *s)
+{
+    char shape[64], ts[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(ts, sizeof ts, "%Y%m%d-%H%M%S", &tm);
+    problem_format_shape(&s->shape, shape, sizeof shape);
+    snprintf(s->name, sizeof s->name, "%s-%s-%s-%s", s->problem,
+             dtype_name(s->dtype), shape, ts);
+}
+
+static int parse_run_args(int argc, char **argv, struct session *ss,
+                          struct run_flags *f, char *err, size_t errcap)
+{
+    int c, rc;
+    spec_defaults(&ss->spec);
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", run_opts, NULL)) != -1) {
+        if (c == OPT_HELP) {
+            fputs(run_usage, stdout);
+            return -1;
+        }
+        if (c == '?') {
+            snprintf(err, errcap, "unknown option '%s' (see kevo run --help)",
+                     argv[optind - 1]);
+            return KEVO_EINVAL;
+        }
+        if ((rc = run_flag(c, optarg, &ss->spec, f, err, errcap)))
+            return rc;
+    }
+    if (optind < argc) {
+        snprintf(err, errcap, "unexpected argument '%s'", argv[optind]);
+        return KEVO_EINVAL;
+    }
+    ss->problem = problem_find(ss->spec.problem);
+    if (f->shape && ss->problem &&
+        (rc = problem_parse_shape(ss->problem, f->shape, &ss->spec.shape, err,
+                                  errcap)))
+        return rc;
+    if (!ss->spec.name[0] && ss->problem &&
+        ss->spec.shape.n_dims == ss->problem->n_dims)
+        default_name(&ss->spec);
+    return spec_validate(&ss->spec, err, errcap);
+}
+
+static int load_library(struct session *ss, const char *tdir, char *err,
+                        size_t errcap)
+{
+    char dir[4096];
+    if (cli_templates_dir(tdir, dir, sizeof dir)) {
+        snprintf(err, errcap, "template directory '%s' not found",
+                 tdir ? tdir : "templates");
+        return KEVO_ENOENT;
+    }
+    int rc = tpl_load_dir(dir, &ss->tpls, &ss->n_tpls, err, errcap);
+    return rc ? rc : select_templates(&ss->spec, &ss->tpls, &ss->n_tpls, err,
+                                      errcap);
+}
+
+static int start_run(struct session *ss, const struct run_flags *f,
+                     const struct evaluator_factory *factories, char *err,
+                     size_t errcap)
+{
+    int rc = load_library(ss, f->tdir, err, errcap);
+    if (rc)
+        return rc;
+    snprintf(ss->dir, sizeof ss->dir, "%s/%s",
+             f->runs_dir ? f->runs_dir : "runs", ss->spec.name);
+    if (fs_exists(ss->dir)) {
+        /* refuse before starting the GPU: nothing there may be touched */
+        return rundir_create(ss->dir, &ss->spec, ss->tpls, ss->n_tpls, NULL,
+                             err, errcap);
+    }
+    if ((rc = make_evaluator(ss, factories, err, errcap)))
+        return rc;
+    char *env = ss->ev.ops->environment ? ss->ev.ops->environment(ss->ev.self)
+                                        : NULL;
+    rc = rundir_create(ss->dir, &ss->spec, ss->tpls, ss->n_tpls, env, err,
+                       errcap);
+    free(env);
+    char path[4096];
+    if (!rc && !(rc = rundir_lock(ss->dir, err, errcap)) &&
+        !(rc = rundir_path(path, sizeof path, ss->dir, "journal.jsonl")) &&
+        (rc = jnl_create(path, &ss->jnl)))
+        snprintf(err, errcap, "cannot create '%s': %s", path,
+                 kevo_strerror(rc));
+    if (!rc) {
+        char line[4200];
+        snprintf(line, sizeof line, "run %s: %d templates, seed %llu",
+                 ss->dir, ss->n_tpls, (unsigned long long)ss->spec.seed);
+        progress_log(&ss->prog, "start", line);
+        rc = run_engine(ss, err, errcap);
+    }
+    return rc;
+}
+
+int cmd_run_main(int argc, char **argv,
+                 const struct evaluator_factory *factories)
+{
+    struct session ss;
+    struct run_flags f = {.mode = PROG_AUTO};
+    char err[1024] = "";
+    memset(&ss, 0, sizeof ss);
+    int rc = parse_run_args(argc, argv, &ss, &f, err, sizeof err);
+    if (rc == -1)
+        return EXIT_DONE;
+    progress_init(&ss.prog, f.mode, f.mode == PROG_JSON ? stdout : stderr);
+    if (!rc)
+        rc = start_run(&ss, &f, factories, err, sizeof err);
+    if (rc && rc != KEVO_ESTOPPED)
+        fprintf(stderr, "kevo run: %s\n", err[0] ? err : kevo_strerror(rc));
+    session_release(&ss);
+    return exit_for(rc);
+}
+
+/* ------------------------------------------------------- kevo resume */
+
+static const char resume_usage[] =
+    "usage: kevo resume <run-dir> [--generations N] [--evals N] [--time T]\n"
+    "                   [--stagnation N] [--quiet | --json]\n"
+    "\n"
+    "Continues a run from its last checkpoint and journal after a stop, a\n"
+    "crash or kill -9: no finished evaluation is lost or repeated. Budget\n"
+    "flags replace the run's budgets for this session (e.g. to extend it).\n";
+
+static int parse_resume_args(int argc, char **argv, struct session *ss,
+                             struct run_flags *f, const char **dir,
+                             struct spec *over, char *err, size_t errcap)
+{
+    int c, rc;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", run_opts, NULL)) != -1) {
+        if (c == OPT_HELP) {
+            fputs(resume_usage, stdout);
+            return -1;
+        }
+        int budget = c == OPT_GENS || c == OPT_EVALS || c == OPT_TIME ||
+                     c == OPT_STAG || c == OPT_QUIET || c == OPT_JSON;
+        if (!budget) {
+            snprintf(err, errcap, "unknown option '%s' (see kevo resume "
+                     "--help)", argv[optind - 1]);
+            return KEVO_EINVAL;
+        }
+        if ((rc = common_flag(c, optarg, over, f, err, errcap)))
+            return rc;
+    }
+    if (optind != argc - 1) {
+        snprintf(err, errcap, "expected one run directory (see kevo resume "
+                 "--help)");
+        return KEVO_EINVAL;
+    }
+    *dir = argv[optind];
+    return KEVO_OK;
+}
+
+static int open_existing(struct session *ss, const char *dir, char *err,
+                         size_t errcap)
+{
+    char path[4096];
+    snprintf(ss->dir, sizeof ss->dir, "%s", dir);
+    int rc = rundir_load_manifest(dir, &ss->spec, NULL, err, errcap);
+    if (!rc && !(ss->problem = problem_find(ss->spec.problem))) {
+        snprintf(err, errcap, "run '%s' is for unknown problem '%s'", dir,
+                 ss->spec.problem);
+        rc = KEVO_EPARSE;
+    }
+    if (!rc)
+        rc = rundir_load_templates(dir, &ss->tpls, &ss->n_tpls, err, errcap);
+    if (!rc)
+        rc = rundir_load_checkpoint(dir, &ss->checkpoint, err, errcap);
+    if (!rc && !(rc = rundir_path(path, sizeof path, dir, "journal.jsonl")))
+        rc = jnl_read_all(path, &ss->existing, err, errcap);
+    return rc;
+}
+
+static void apply_overrides(struct spec *s, const struct spec *over,
+                            const struct spec *dflt)
+{
+    if (over->max_generations != dflt->max_generations)
+        s->max_generations = over->max_generations;
+    if (over->max_evals != dflt->max_evals)
+        s->max_evals = over->max_evals;
+    if (over->max_time_s != dflt->max_time_s)
+        s->max_time_s = over->max_time_s;
+    if (over->stagnation != dflt->stagnation)
+        s->stagnation = over->stagnation;
+}
+
+static int do_resume(struct session *ss, const char *dir,
+                     const struct spec *over,
+                     const struct evaluator_factory *factories, char *err,
+                     size_t errcap)
+{
+    struct spec dflt;
+    spec_defaults(&dflt);
+    int rc = rundir_lock(dir, err, errcap);
+    if (!rc)
+        rc = open_existing(ss, dir, err, errcap);
+    if (rc)
+        return rc;
+    apply_overrides(&ss->spec, over, &dflt);
+    if ((rc = make_evaluator(ss, factories, err, errcap)))
+        return rc;
+    /* reopen for appending: repairs a line torn by a crash */
+    char path[4096];
+    cJSON_Delete(ss->existing);
+    ss->existing = NULL;
+    if ((rc = rundir_path(path, sizeof path, dir, "journal.jsonl")) ||
+        (rc = jnl_open_resume(path, &ss->jnl, &ss->existing, err, errcap)))
+        return rc;
+    char line[4200];
+    snprintf(line, sizeof line, "resuming %s: %d records in the journal, "
+             "checkpoint at generation %d", dir,
+             cJSON_GetArraySize(ss->existing),
+             ss->checkpoint ? (int)record_num(ss->checkpoint, "gen", -1) : -1);
+    progress_log(&ss->prog, "resume", line);
+    return run_engine(ss, err, errcap);
+}
+
+int cmd_resume_main(int argc, char **argv,
+                    const struct evaluator_factory *factories)
+{
+    struct session ss;
+    struct run_flags f = {.mode = PROG_AUTO};
+    struct spec over;
+    const char *dir = NULL;
+    char err[1024] = "";
+    memset(&ss, 0, sizeof ss);
+    spec_defaults(&over);
+    int rc = parse_resume_args(argc, argv, &ss, &f, &dir, &over, err,
+                               sizeof err);
+    if (rc == -1)
+        return EXIT_DONE;
+    progress_init(&ss.prog, f.mode, f.mode == PROG_JSON ? stdout : stderr);
+    if (!rc)
+        rc = do_resume(&ss, dir, &over, factories, err, sizeof err);
+    if (rc && rc != KEVO_ESTOPPED)
+        fprintf(stderr, "kevo resume: %s\n", err[0] ? err : kevo_strerror(rc));
+    session_release(&ss);
+    return exit_for(rc);
+}

@@ -1,0 +1,1048 @@
+/*
+ * engine.c - the generation loop (see engine.h for the determinism and
+ * resume contract). Owns the islands, the archive, the set of genomes
+ * already evaluated and the journal position; knows nothing of GPUs.
+ *
+ * One generation: make children (mutators, or the initial points for
+ * generation 0) -> instantiate and store their sources -> results from the
+ * journal or the evaluator, journaled in order -> noise-aware confirmation
+ * of a new best -> (mu + lambda) survivors per island -> migration ->
+ * "gen" record -> checkpoint.
+ */
+#include "engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "archive.h"
+#include "fsutil.h"
+#include "genome.h"
+#include "hash.h"
+#include "mutator.h"
+#include "record.h"
+#include "rng.h"
+#include "seen.h"
+
+#define MAKE_TRIES 40     /* attempts to make one new child */
+#define RANDOM_TRIES 200  /* attempts to draw one random valid point */
+
+struct member {
+    struct genome g;
+    double fitness;    /* ok members only live on islands */
+    double median_ns;
+};
+
+struct island {
+    int n;
+    struct member *m;  /* capacity population + offspring + 1 */
+};
+
+struct child {
+    struct genome g;
+    int island;
+    const char *mutator;   /* static name */
+    int n_par;
+    uint64_t par[2];
+    char *source;          /* owned */
+    uint64_t src_hash;
+    struct eval_result r;  /* owned evidence */
+    struct archive_desc d;
+};
+
+struct engine {
+    struct engine_env env;
+    struct rng rng;
+    int n_isl, cap_members;
+    struct island *isl;
+    struct archive arc;
+    struct seen seen;
+    struct engine_stats st;
+    const cJSON **ex;      /* existing journal records, in order */
+    long n_ex;
+    long pos;              /* index of the next journal record */
+    struct child *kids;
+    int n_kids, cap_kids;
+    int gen;               /* generation being made */
+    long long t0_ns;       /* session start */
+    char best_what[256];
+    char errbuf[256];
+};
+
+const char *engine_stop_text(enum engine_stop s)
+{
+    switch (s) {
+    case STOP_NONE: return "running";
+    case STOP_GENERATIONS: return "generation budget reached";
+    case STOP_EVALS: return "evaluation budget reached";
+    case STOP_TIME: return "time budget reached";
+    case STOP_STAGNATION: return "stagnated (no new best)";
+    case STOP_EXHAUSTED: return "search space exhausted";
+    case STOP_SIGNAL: return "stopped by signal";
+    }
+    return "?";
+}
+
+const struct engine_stats *engine_stats(const struct engine *e)
+{
+    return &e->st;
+}
+
+/* ---------------------------------------------------------------- time */
+
+static double elapsed_s(const struct engine *e)
+{
+    return e->env.elapsed_before_s + (double)(fs_now_ns() - e->t0_ns) * 1e-9;
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static const struct tpl *tpl_of(const struct engine *e, const struct genome *g)
+{
+    return e->env.tpls[g->tpl];
+}
+
+static int supports(const struct engine *e, const struct genome *g)
+{
+    char why[8];
+    return tpl_supports(tpl_of(e, g), g->vals, e->env.spec->dtype,
+                        &e->env.spec->shape, &e->env.dev, why, sizeof why);
+}
+
+static int tpl_usable(const struct engine *e, int t)
+{
+    return (e->env.tpls[t]->dtype_mask & 1u << e->env.spec->dtype) != 0;
+}
+
+static void describe(const struct engine *e, const struct genome *g,
+                     char *out, size_t cap)
+{
+    char params[200];
+    genome_format(g, tpl_of(e, g), params, sizeof params);
+    snprintf(out, cap, "%s %s", tpl_of(e, g)->name, params);
+}
+
+/* A random valid, supported point of template t; -1 if none found. */
+static int random_point(struct engine *e, int t, struct genome *g)
+{
+    const struct tpl *tp = e->env.tpls[t];
+    memset(g, 0, sizeof *g);
+    g->tpl = t;
+    for (int tries = 0; tries < RANDOM_TRIES; tries++) {
+        for (int i = 0; i < tp->n_params; i++) {
+            const struct tpl_param *p = &tp->params[i];
+            g->vals[i] = p->values[rng_below(&e->rng, (uint64_t)p->n_values)];
+        }
+        if (tpl_point_valid(tp, g->vals, &e->env.dev) && supports(e, g)) {
+            genome_rehash(g, tp);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int add_child(struct engine *e, const struct child *c)
+{
+    if (e->n_kids == e->cap_kids) {
+        int cap = e->cap_kids ? e->cap_kids * 2 : 64;
+        void *p = realloc(e->kids, sizeof *e->kids * (size_t)cap);
+        if (!p)
+            return KEVO_ENOMEM;
+        e->kids = p;
+        e->cap_kids = cap;
+    }
+    e->kids[e->n_kids++] = *c;
+    return seen_add(&e->seen, c->g.hash);
+}
+
+static void clear_children(struct engine *e)
+{
+    for (int i = 0; i < e->n_kids; i++) {
+        free(e->kids[i].source);
+        eval_result_release(&e->kids[i].r);
+    }
+    e->n_kids = 0;
+}
+
+/* How many more evaluations the budget allows (LONG_MAX if none). */
+static long evals_left(const struct engine *e)
+{
+    long max = e->env.spec->max_evals;
+    return max > 0 ? max - e->st.evals : 1L << 62;
+}
+
+/* ------------------------------------------------- making generation 0 */
+
+static int offer_initial(struct engine *e, const struct genome *g, int *k)
+{
+    if (!supports(e, g) || seen_has(&e->seen, g->hash) ||
+        e->n_kids >= evals_left(e))
+        return KEVO_OK;
+    struct child c = {.g = *g, .island = (*k)++ % e->n_isl,
+                      .mutator = "init"};
+    return add_child(e, &c);
+}
+
+static int make_initial(struct engine *e)
+{
+    int k = 0, rc;
+    for (int t = 0; t < e->env.n_tpls; t++) {
+        if (!tpl_usable(e, t))
+            continue;
+        const struct tpl *tp = e->env.tpls[t];
+        struct genome g = {.tpl = t};
+        tpl_default_point(tp, g.vals);
+        genome_rehash(&g, tp);
+        if ((rc = offer_initial(e, &g, &k)))
+            return rc;
+        for (int r = 0; r < e->env.spec->init_random; r++) {
+            if (random_point(e, t, &g))
+                break;
+            if ((rc = offer_initial(e, &g, &k)))
+                return rc;
+        }
+    }
+    return KEVO_OK;
+}
+
+/* ---------------------------------------------- selection and mutation */
+
+static const struct member *tournament(struct engine *e, const struct island *is,
+                                       int tpl)
+{
+    const struct member *best = NULL;
+    int want = e->env.spec->tournament, got = 0;
+    for (int i = 0; i < want * 4 && got < want; i++) {
+        const struct member *m = &is->m[rng_below(&e->rng, (uint64_t)is->n)];
+        if (tpl >= 0 && m->g.tpl != tpl)
+            continue;
+        got++;
+        if (!best || m->fitness > best->fitness ||
+            (m->fitness == best->fitness && m->g.hash < best->g.hash))
+            best = m;
+    }
+    return best;
+}
+
+static int count_tpl(const struct island *is, int tpl)
+{
+    int n = 0;
+    for (int i = 0; i < is->n; i++)
+        n += is->m[i].g.tpl == tpl;
+    return n;
+}
+
+static const struct genome *pick_parent(struct engine *e, const struct island *is)
+{
+    if (e->arc.n > 0 && rng_unit(&e->rng) < e->env.spec->archive_prob)
+        return &archive_pick(&e->arc, &e->rng)->g;
+    return &tournament(e, is, -1)->g;
+}
+
+/* One attempt at a child of island i; 0 = made, -1 = try again. */
+static int try_child(struct engine *e, int i, struct child *c)
+{
+    const struct island *is = &e->isl[i];
+    struct mut_ctx ctx = {&e->rng, e->env.tpls, e->env.n_tpls, &e->env.dev};
+    memset(c, 0, sizeof *c);
+    c->island = i;
+    if (is->n == 0) {
+        int t = (int)rng_below(&e->rng, (uint64_t)e->env.n_tpls);
+        if (!tpl_usable(e, t) || random_point(e, t, &c->g))
+            return -1;
+        c->mutator = "random";
+        return seen_has(&e->seen, c->g.hash) ? -1 : 0;
+    }
+    const struct genome *par[2] = {pick_parent(e, is), NULL};
+    const struct mutator *m = kevo_mutators[0];
+    if (rng_unit(&e->rng) < e->env.spec->crossover_prob &&
+        count_tpl(is, par[0]->tpl) >= 2) {
+        const struct member *p2 = tournament(e, is, par[0]->tpl);
+        if (p2 && p2->g.hash != par[0]->hash) {
+            par[1] = &p2->g;
+            m = mutator_find("crossover");
+        }
+    }
+    if (m->apply(&ctx, par, &c->g))
+        return -1;
+    genome_rehash(&c->g, tpl_of(e, &c->g));
+    if (seen_has(&e->seen, c->g.hash) || !supports(e, &c->g))
+        return -1;
+    c->mutator = m->name;
+    c->n_par = m->n_parents;
+    c->par[0] = par[0]->hash;
+    c->par[1] = par[1] ? par[1]->hash : 0;
+    return 0;
+}
+
+static int make_offspring(struct engine *e)
+{
+    for (int i = 0; i < e->n_isl; i++)
+        for (int k = 0; k < e->env.spec->offspring; k++) {
+            if (e->n_kids >= evals_left(e))
+                return KEVO_OK;
+            struct child c;
+            for (int t = 0; t < MAKE_TRIES; t++)
+                if (try_child(e, i, &c) == 0) {
+                    int rc = add_child(e, &c);
+                    if (rc)
+                        return rc;
+                    break;
+                }
+        }
+    return KEVO_OK;
+}
+
+/* -------------------------------------------------------- evaluation */
+
+static void child_desc(struct engine *e, struct child *c)
+{
+    struct launch_plan plan;
+    char err[8];
+    c->d = (struct archive_desc){.tpl = c->g.tpl, .regs_bucket = -1};
+    if (!tpl_plan(tpl_of(e, &c->g), c->g.vals, &e->env.spec->shape,
+                  &e->env.dev, &plan, err, sizeof err)) {
+        const struct launch_dims *l = &plan.l[0];
+        uint32_t th = l->block[0] * l->block[1] * l->block[2];
+        c->d.threads_log2 = (int)log2((double)th);
+        int smem_kb = (int)((l->smem_bytes + (uint32_t)c->r.res.smem_static) >> 10);
+        c->d.smem_log2 = (int)log2(1.0 + smem_kb);
+    }
+    if (c->r.res.regs > 0)
+        c->d.regs_bucket = c->r.res.regs / 32;
+}
+
+static int write_source(struct engine *e, struct child *c)
+{
+    c->source = tpl_instantiate(tpl_of(e, &c->g), c->g.vals, e->env.spec->dtype);
+    if (!c->source)
+        return KEVO_ENOMEM;
+    c->src_hash = hash_final(hash_str(HASH_SEED, c->source));
+    if (!e->env.jnl)
+        return KEVO_OK;
+    char hex[17], rel[64], path[4096];
+    hash_hex(c->src_hash, hex);
+    snprintf(rel, sizeof rel, "sources/%s.cu", hex);
+    if (fs_join(path, sizeof path, e->env.run_dir, rel))
+        return KEVO_EINVAL;
+    int rc = fs_write_new(path, c->source, strlen(c->source));
+    return rc == KEVO_EEXIST ? KEVO_OK : rc;
+}
+
+static cJSON *eval_record(struct engine *e, int idx)
+{
+    const struct child *c = &e->kids[idx];
+    const struct tpl *t = tpl_of(e, &c->g);
+    char hex[17];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", "eval");
+    cJSON_AddNumberToObject(o, "gen", e->gen);
+    cJSON_AddNumberToObject(o, "idx", idx);
+    cJSON_AddNumberToObject(o, "island", c->island);
+    hash_hex(c->g.hash, hex);
+    cJSON_AddStringToObject(o, "hash", hex);
+    cJSON_AddStringToObject(o, "template", t->name);
+    cJSON *p = cJSON_AddObjectToObject(o, "params");
+    for (int i = 0; i < t->n_params; i++)
+        cJSON_AddNumberToObject(p, t->params[i].name, (double)c->g.vals[i]);
+    cJSON_AddStringToObject(o, "mutator", c->mutator);
+    cJSON *par = cJSON_AddArrayToObject(o, "parents");
+    for (int i = 0; i < c->n_par; i++) {
+        hash_hex(c->par[i], hex);
+        cJSON_AddItemToArray(par, cJSON_CreateString(hex));
+    }
+    hash_hex(c->src_hash, hex);
+    cJSON_AddStringToObject(o, "source", hex);
+    record_put_result(o, &c->r);
+    cJSON_AddNumberToObject(o, "t", elapsed_s(e));
+    return o;
+}
+
+static void progress_tick(struct engine *e, const struct child *c)
+{
+    if (!e->env.prog)
+        return;
+    double el = elapsed_s(e), sess = (double)(fs_now_ns() - e->t0_ns) * 1e-9;
+    struct progress_state s = {
+        .gen = e->gen, .evals = e->st.evals,
+        .evals_budget = e->env.spec->max_evals, .best = e->st.best_fitness,
+        .unit = e->env.problem->work_unit,
+        .best_what = e->st.best_tpl >= 0 ? e->best_what : NULL,
+        .best_ratio = e->st.best_ratio, .elapsed_s = el,
+        .rate_per_min = sess > 0 ? e->st.session_evals * 60.0 / sess : 0,
+        .left_s = e->env.spec->max_time_s > 0 ? e->env.spec->max_time_s - el
+                                              : -1,
+        .last = eval_outcome_name(c->r.outcome)};
+    progress_update(e->env.prog, &s);
+}
+
+/* Counts the result of kid idx and offers it to the archive. */
+static int take_result(struct engine *e, int idx)
+{
+    struct child *c = &e->kids[idx];
+    e->st.evals++;
+    e->st.outcomes[c->r.outcome]++;
+    child_desc(e, c);
+    if (c->r.outcome == EVAL_OK &&
+        archive_offer(&e->arc, &c->d, &c->g, c->r.fitness) < 0)
+        return KEVO_ENOMEM;
+    progress_tick(e, c);
+    return KEVO_OK;
+}
+
+static int diverged(struct engine *e, const char *what)
+{
+    snprintf(e->errbuf, sizeof e->errbuf,
+             "journal record %ld differs from what the engine produced: %s",
+             e->pos + 1, what);
+    return KEVO_EDIVERGE;
+}
+
+/* Takes the result of kid idx from existing record e->pos. */
+static int result_from_journal(struct engine *e, int idx)
+{
+    const cJSON *rec = e->ex[e->pos];
+    const char *type = record_str(rec, "type"), *h = record_str(rec, "hash");
+    uint64_t hash;
+    if (!type || strcmp(type, "eval") || !h || hash_parse(h, &hash) ||
+        hash != e->kids[idx].g.hash)
+        return diverged(e, "expected the evaluation of another genome");
+    if (record_get_result(rec, &e->kids[idx].r))
+        return diverged(e, "malformed evaluation record");
+    e->pos++;
+    return take_result(e, idx);
+}
+
+struct batch_ctx {
+    struct engine *e;
+    int base;   /* kid index of the batch's first candidate */
+    int rc;
+};
+
+static int copy_result(struct eval_result *dst, const struct eval_result *src)
+{
+    *dst = *src;
+    dst->evidence_json = NULL;
+    if (src->evidence_json && !(dst->evidence_json = strdup(src->evidence_json)))
+        return KEVO_ENOMEM;
+    return KEVO_OK;
+}
+
+static int on_result(void *ud, int index, const struct eval_result *r)
+{
+    struct batch_ctx *b = ud;
+    struct engine *e = b->e;
+    int idx = b->base + index;
+    if ((b->rc = copy_result(&e->kids[idx].r, r)))
+        return 1;
+    if (e->env.jnl) {
+        cJSON *rec = eval_record(e, idx);
+        b->rc = jnl_append(e->env.jnl, rec, 0);
+        cJSON_Delete(rec);
+        if (b->rc)
+            return 1;
+    }
+    e->pos++;
+    e->st.session_evals++;
+    if ((b->rc = take_result(e, idx)))
+        return 1;
+    if (e->env.stop && *e->env.stop) {
+        e->st.stop = STOP_SIGNAL;
+        return 1;
+    }
+    if (e->env.spec->max_time_s > 0 && elapsed_s(e) >= e->env.spec->max_time_s) {
+        e->st.stop = STOP_TIME;
+        return 1;
+    }
+    return 0;
+}
+
+static int evaluate_children(struct engine *e)
+{
+    int rc, i = 0;
+    for (int k = 0; k < e->n_kids; k++)
+        if ((rc = write_source(e, &e->kids[k])))
+            return rc;
+    for (; i < e->n_kids && e->pos < e->n_ex; i++)
+        if ((rc = result_from_journal(e, i)))
+            return rc;
+    if (i == e->n_kids)
+        return KEVO_OK;
+    int n = e->n_kids - i;
+    struct candidate *cands = calloc((size_t)n, sizeof *cands);
+    const struct candidate **ptrs = calloc((size_t)n, sizeof *ptrs);
+    if (!cands || !ptrs) {
+        free(cands);
+        free(ptrs);
+        return KEVO_ENOMEM;
+    }
+    for (int k = 0; k < n; k++) {
+        const struct child *c = &e->kids[i + k];
+        cands[k] = (struct candidate){tpl_of(e, &c->g), c->g.vals, c->g.hash,
+                                      c->source, c->src_hash};
+        ptrs[k] = &cands[k];
+    }
+    struct batch_ctx b = {e, i, KEVO_OK};
+    rc = e->env.ev.ops->eval_batch(e->env.ev.self, ptrs, n, on_result, &b);
+    free(cands);
+    free(ptrs);
+    if (b.rc)
+        return b.rc;
+    if (e->st.stop == STOP_SIGNAL || e->st.stop == STOP_TIME)
+        return KEVO_ESTOPPED;
+    return rc;
+}
+
+/* ------------------------------------------------ best and confirmation */
+
+static void set_best(struct engine *e, const struct child *c)
+{
+    e->st.best_fitness = c->r.fitness;
+    e->st.best_median_ns = c->r.median_ns;
+    e->st.best_hash = c->g.hash;
+    e->st.best_tpl = c->g.tpl;
+    memcpy(e->st.best_vals, c->g.vals, sizeof e->st.best_vals);
+    e->st.best_ratio = c->r.ratio;
+    e->st.best_gen = e->gen;
+    describe(e, &c->g, e->best_what, sizeof e->best_what);
+    if (e->env.ev.ops->set_best)
+        e->env.ev.ops->set_best(e->env.ev.self, c->r.median_ns);
+}
+
+static int best_child(const struct engine *e)
+{
+    int best = -1;
+    for (int i = 0; i < e->n_kids; i++) {
+        const struct child *c = &e->kids[i];
+        if (c->r.outcome != EVAL_OK)
+            continue;
+        if (best < 0 || c->r.fitness > e->kids[best].r.fitness ||
+            (c->r.fitness == e->kids[best].r.fitness &&
+             c->g.hash < e->kids[best].g.hash))
+            best = i;
+    }
+    return best;
+}
+
+static int confirm_live(struct engine *e, const struct child *c, int *accept)
+{
+    struct genome inc = {.tpl = e->st.best_tpl, .hash = e->st.best_hash};
+    memcpy(inc.vals, e->st.best_vals, sizeof inc.vals);
+    char *src = tpl_instantiate(tpl_of(e, &inc), inc.vals, e->env.spec->dtype);
+    if (!src)
+        return KEVO_ENOMEM;
+    struct candidate ch = {tpl_of(e, &c->g), c->g.vals, c->g.hash, c->source,
+                           c->src_hash};
+    struct candidate in = {tpl_of(e, &inc), inc.vals, inc.hash, src,
+                           hash_final(hash_str(HASH_SEED, src))};
+    double ratio = 0, noise = 0;
+    int rc = e->env.ev.ops->confirm(e->env.ev.self, &ch, &in, accept, &ratio,
+                                    &noise);
+    free(src);
+    if (rc || !e->env.jnl) {
+        e->pos += !rc;
+        return rc;
+    }
+    char hex[17];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", "confirm");
+    cJSON_AddNumberToObject(o, "gen", e->gen);
+    hash_hex(c->g.hash, hex);
+    cJSON_AddStringToObject(o, "challenger", hex);
+    hash_hex(inc.hash, hex);
+    cJSON_AddStringToObject(o, "incumbent", hex);
+    cJSON_AddBoolToObject(o, "accept", *accept);
+    cJSON_AddNumberToObject(o, "ratio", ratio);
+    cJSON_AddNumberToObject(o, "noise", noise);
+    cJSON_AddNumberToObject(o, "t", elapsed_s(e));
+    rc = jnl_append(e->env.jnl, o, 0);
+    cJSON_Delete(o);
+    e->pos++;
+    return rc;
+}
+
+static int confirm_from_journal(struct engine *e, const struct child *c,
+                                int *accept)
+{
+    const cJSON *rec = e->ex[e->pos];
+    const char *type = record_str(rec, "type");
+    const char *h = record_str(rec, "challenger");
+    uint64_t hash;
+    if (!type || strcmp(type, "confirm") || !h || hash_parse(h, &hash) ||
+        hash != c->g.hash)
+        return diverged(e, "expected a confirmation of the new best");
+    *accept = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "accept"));
+    e->pos++;
+    return KEVO_OK;
+}
+
+static int update_best(struct engine *e)
+{
+    int b = best_child(e);
+    if (b < 0 || e->kids[b].r.fitness <= e->st.best_fitness)
+        return KEVO_OK;
+    const struct child *c = &e->kids[b];
+    int accept = 1, rc = KEVO_OK;
+    if (e->st.best_tpl >= 0 && e->env.ev.ops->confirm) {
+        rc = e->pos < e->n_ex ? confirm_from_journal(e, c, &accept)
+                              : confirm_live(e, c, &accept);
+        if (rc)
+            return rc;
+    }
+    if (accept) {
+        set_best(e, c);
+        if (e->env.prog) {
+            char line[512], fit[64];
+            progress_fmt_fitness(c->r.fitness, e->env.problem->work_unit, fit,
+                                 sizeof fit);
+            snprintf(line, sizeof line, "new best: %s %s%s", fit, e->best_what,
+                     e->st.best_tpl >= 0 && c->r.ratio > 0 ? "" : "");
+            progress_log(e->env.prog, "best", line);
+        }
+    }
+    return KEVO_OK;
+}
+
+/* ---------------------------------------------------------- survivors */
+
+static int member_cmp(const void *a, const void *b)
+{
+    const struct member *x = a, *y = b;
+    if (x->fitness != y->fitness)
+        return x->fitness > y->fitness ? -1 : 1;
+    return x->g.hash < y->g.hash ? -1 : x->g.hash > y->g.hash;
+}
+
+static int island_has(const struct island *is, uint64_t hash)
+{
+    for (int i = 0; i < is->n; i++)
+        if (is->m[i].g.hash == hash)
+            return 1;
+    return 0;
+}
+
+static void select_survivors(struct engine *e)
+{
+    for (int i = 0; i < e->n_kids; i++) {
+        const struct child *c = &e->kids[i];
+        struct island *is = &e->isl[c->island];
+        if (c->r.outcome != EVAL_OK || is->n >= e->cap_members)
+            continue;
+        is->m[is->n++] = (struct member){c->g, c->r.fitness, c->r.median_ns};
+    }
+    for (int i = 0; i < e->n_isl; i++) {
+        struct island *is = &e->isl[i];
+        qsort(is->m, (size_t)is->n, sizeof *is->m, member_cmp);
+        if (is->n > e->env.spec->population)
+            is->n = e->env.spec->population;
+    }
+}
+
+/* Ring migration: each island's best replaces the next island's worst. */
+static void migrate(struct engine *e)
+{
+    int every = e->env.spec->migrate_every;
+    if (e->n_isl < 2 || every <= 0 || e->gen == 0 || e->gen % every)
+        return;
+    struct member *best = calloc((size_t)e->n_isl, sizeof *best);
+    if (!best)
+        return;
+    for (int i = 0; i < e->n_isl; i++)
+        if (e->isl[i].n)
+            best[i] = e->isl[i].m[0];
+    for (int i = 0; i < e->n_isl; i++) {
+        struct island *to = &e->isl[(i + 1) % e->n_isl];
+        if (!e->isl[i].n || island_has(to, best[i].g.hash))
+            continue;
+        if (to->n < e->env.spec->population)
+            to->n++;
+        to->m[to->n - 1] = best[i];
+        qsort(to->m, (size_t)to->n, sizeof *to->m, member_cmp);
+    }
+    free(best);
+}
+
+/* ------------------------------------------------ records, checkpoints */
+
+static cJSON *genome_json(const struct genome *g, double fitness, double ns)
+{
+    char hex[17];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "t", g->tpl);
+    cJSON *v = cJSON_AddArrayToObject(o, "v");
+    for (int k = 0; k < TPL_MAX_PARAMS; k++)
+        cJSON_AddItemToArray(v, cJSON_CreateNumber((double)g->vals[k]));
+    hash_hex(g->hash, hex);
+    cJSON_AddStringToObject(o, "h", hex);
+    cJSON_AddNumberToObject(o, "f", fitness);
+    cJSON_AddNumberToObject(o, "ns", ns);
+    return o;
+}
+
+static int genome_from_json(const cJSON *o, struct genome *g, double *f,
+                            double *ns)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "v");
+    const char *h = record_str(o, "h");
+    if (cJSON_GetArraySize(v) != TPL_MAX_PARAMS || !h)
+        return KEVO_EPARSE;
+    memset(g, 0, sizeof *g);
+    g->tpl = (int)record_num(o, "t", -1);
+    for (int k = 0; k < TPL_MAX_PARAMS; k++)
+        g->vals[k] = (int64_t)cJSON_GetArrayItem(v, k)->valuedouble;
+    *f = record_num(o, "f", 0);
+    *ns = record_num(o, "ns", 0);
+    return hash_parse(h, &g->hash) ? KEVO_EPARSE : KEVO_OK;
+}
+
+static cJSON *gen_record(struct engine *e)
+{
+    char hex[17];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", "gen");
+    cJSON_AddNumberToObject(o, "gen", e->gen);
+    cJSON_AddNumberToObject(o, "evals", (double)e->st.evals);
+    cJSON_AddNumberToObject(o, "children", e->n_kids);
+    if (e->st.best_tpl >= 0) {
+        hash_hex(e->st.best_hash, hex);
+        cJSON_AddStringToObject(o, "best", hex);
+        cJSON_AddNumberToObject(o, "best_fitness", e->st.best_fitness);
+    }
+    cJSON *isl = cJSON_AddArrayToObject(o, "islands");
+    for (int i = 0; i < e->n_isl; i++) {
+        cJSON *a = cJSON_CreateArray();
+        for (int k = 0; k < e->isl[i].n; k++) {
+            hash_hex(e->isl[i].m[k].g.hash, hex);
+            cJSON_AddItemToArray(a, cJSON_CreateString(hex));
+        }
+        cJSON_AddItemToArray(isl, a);
+    }
+    cJSON_AddNumberToObject(o, "archive_cells", e->arc.n);
+    cJSON_AddNumberToObject(o, "t", elapsed_s(e));
+    return o;
+}
+
+static cJSON *checkpoint_json(struct engine *e)
+{
+    char hex[17];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "gen", e->gen);
+    cJSON_AddNumberToObject(o, "journal_records", (double)e->pos);
+    cJSON *r = cJSON_AddArrayToObject(o, "rng");
+    for (int i = 0; i < 4; i++) {
+        hash_hex(e->rng.s[i], hex);
+        cJSON_AddItemToArray(r, cJSON_CreateString(hex));
+    }
+    cJSON *isl = cJSON_AddArrayToObject(o, "islands");
+    for (int i = 0; i < e->n_isl; i++) {
+        cJSON *a = cJSON_CreateArray();
+        for (int k = 0; k < e->isl[i].n; k++) {
+            const struct member *m = &e->isl[i].m[k];
+            cJSON_AddItemToArray(a, genome_json(&m->g, m->fitness, m->median_ns));
+        }
+        cJSON_AddItemToArray(isl, a);
+    }
+    cJSON_AddItemToObject(o, "archive", archive_to_json(&e->arc));
+    if (e->st.best_tpl >= 0) {
+        struct genome g = {.tpl = e->st.best_tpl, .hash = e->st.best_hash};
+        memcpy(g.vals, e->st.best_vals, sizeof g.vals);
+        cJSON *b = genome_json(&g, e->st.best_fitness, e->st.best_median_ns);
+        cJSON_AddNumberToObject(b, "ratio", e->st.best_ratio);
+        cJSON_AddNumberToObject(b, "gen", e->st.best_gen);
+        cJSON_AddItemToObject(o, "best", b);
+    }
+    cJSON_AddNumberToObject(o, "elapsed_s", elapsed_s(e));
+    return o;
+}
+
+static int write_checkpoint(struct engine *e)
+{
+    if (!e->env.jnl)
+        return KEVO_OK;
+    char path[4096];
+    if (fs_join(path, sizeof path, e->env.run_dir, "checkpoint.json"))
+        return KEVO_EINVAL;
+    cJSON *o = checkpoint_json(e);
+    char *s = cJSON_Print(o);
+    cJSON_Delete(o);
+    if (!s)
+        return KEVO_ENOMEM;
+    int rc = fs_write_atomic(path, s, strlen(s));
+    free(s);
+    return rc;
+}
+
+static void log_generation(struct engine *e)
+{
+    if (!e->env.prog)
+        return;
+    char line[768], fit[64] = "-";
+    if (e->st.best_tpl >= 0)
+        progress_fmt_fitness(e->st.best_fitness, e->env.problem->work_unit,
+                             fit, sizeof fit);
+    int n = snprintf(line, sizeof line, "gen %d: %d evaluated, %ld total (",
+                     e->gen, e->n_kids, e->st.evals);
+    for (int o = 0, first = 1; o < EVAL_OUTCOME_COUNT; o++)
+        if (e->st.outcomes[o]) {
+            n += snprintf(line + n, sizeof line - (size_t)n, "%s%s %ld",
+                          first ? "" : ", ", eval_outcome_name(o),
+                          e->st.outcomes[o]);
+            first = 0;
+        }
+    snprintf(line + n, sizeof line - (size_t)n, "); best %s%s%s", fit,
+             e->st.best_tpl >= 0 ? " " : "",
+             e->st.best_tpl >= 0 ? e->best_what : "");
+    progress_log(e->env.prog, "gen", line);
+}
+
+static int finish_generation(struct engine *e)
+{
+    int rc = KEVO_OK;
+    if (e->pos < e->n_ex) {
+        const char *type = record_str(e->ex[e->pos], "type");
+        if (!type || strcmp(type, "gen") ||
+            record_num(e->ex[e->pos], "gen", -1) != e->gen)
+            return diverged(e, "expected the end of a generation");
+    } else if (e->env.jnl) {
+        cJSON *rec = gen_record(e);
+        rc = jnl_append(e->env.jnl, rec, 1);
+        cJSON_Delete(rec);
+        if (rc)
+            return rc;
+    }
+    e->pos++;
+    e->st.gen = e->gen;
+    log_generation(e);
+    return write_checkpoint(e);
+}
+
+/* ----------------------------------------------------------- the loop */
+
+static enum engine_stop budget_reached(struct engine *e)
+{
+    const struct spec *s = e->env.spec;
+    if (e->env.stop && *e->env.stop)
+        return STOP_SIGNAL;
+    if (s->max_generations > 0 && e->st.gen + 1 >= s->max_generations)
+        return STOP_GENERATIONS;
+    if (s->max_evals > 0 && e->st.evals >= s->max_evals)
+        return STOP_EVALS;
+    if (s->max_time_s > 0 && elapsed_s(e) >= s->max_time_s)
+        return STOP_TIME;
+    if (s->stagnation > 0 && e->st.gen >= 0 &&
+        e->st.gen - e->st.best_gen >= s->stagnation)
+        return STOP_STAGNATION;
+    return STOP_NONE;
+}
+
+static int one_generation(struct engine *e)
+{
+    int rc;
+    clear_children(e);
+    e->gen = e->st.gen + 1;
+    rc = e->gen == 0 ? make_initial(e) : make_offspring(e);
+    if (rc)
+        return rc;
+    if (e->n_kids == 0) {
+        e->st.stop = STOP_EXHAUSTED;
+        return KEVO_OK;
+    }
+    if ((rc = evaluate_children(e)))
+        return rc;
+    if ((rc = update_best(e)))
+        return rc;
+    select_survivors(e);
+    migrate(e);
+    return finish_generation(e);
+}
+
+int engine_run(struct engine *e, char *err, size_t errcap)
+{
+    int rc = KEVO_OK;
+    e->t0_ns = fs_now_ns();
+    e->errbuf[0] = '\0';
+    while (!rc && e->st.stop == STOP_NONE) {
+        enum engine_stop s = budget_reached(e);
+        if (s != STOP_NONE) {
+            e->st.stop = s;
+            break;
+        }
+        rc = one_generation(e);
+    }
+    e->st.elapsed_s = elapsed_s(e);
+    if (e->st.stop == STOP_SIGNAL && !rc)
+        rc = KEVO_ESTOPPED;
+    if (e->st.stop == STOP_TIME && rc == KEVO_ESTOPPED)
+        rc = KEVO_OK; /* a budget, not an interruption */
+    if (rc && rc != KEVO_ESTOPPED)
+        snprintf(err, errcap, "%s",
+                 e->errbuf[0] ? e->errbuf : kevo_strerror(rc));
+    if (e->env.prog)
+        progress_finish(e->env.prog);
+    return rc;
+}
+
+/* ----------------------------------------------------- construction */
+
+static int restore_islands(struct engine *e, const cJSON *arr)
+{
+    if (cJSON_GetArraySize(arr) != e->n_isl)
+        return KEVO_EPARSE;
+    for (int i = 0; i < e->n_isl; i++) {
+        const cJSON *a = cJSON_GetArrayItem(arr, i), *m;
+        cJSON_ArrayForEach(m, a)
+        {
+            struct member *x = &e->isl[i].m[e->isl[i].n];
+            if (e->isl[i].n >= e->cap_members ||
+                genome_from_json(m, &x->g, &x->fitness, &x->median_ns) ||
+                x->g.tpl < 0 || x->g.tpl >= e->env.n_tpls)
+                return KEVO_EPARSE;
+            e->isl[i].n++;
+        }
+    }
+    return KEVO_OK;
+}
+
+static int restore_best(struct engine *e, const cJSON *b)
+{
+    struct genome g;
+    double f, ns;
+    if (!b)
+        return KEVO_OK;
+    if (genome_from_json(b, &g, &f, &ns) || g.tpl < 0 || g.tpl >= e->env.n_tpls)
+        return KEVO_EPARSE;
+    e->st.best_tpl = g.tpl;
+    e->st.best_hash = g.hash;
+    memcpy(e->st.best_vals, g.vals, sizeof g.vals);
+    e->st.best_fitness = f;
+    e->st.best_median_ns = ns;
+    e->st.best_ratio = record_num(b, "ratio", 0);
+    e->st.best_gen = (int)record_num(b, "gen", 0);
+    describe(e, &g, e->best_what, sizeof e->best_what);
+    if (e->env.ev.ops->set_best)
+        e->env.ev.ops->set_best(e->env.ev.self, ns);
+    return KEVO_OK;
+}
+
+static int restore(struct engine *e, const cJSON *ck)
+{
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(ck, "rng");
+    if (cJSON_GetArraySize(r) != 4)
+        return KEVO_EPARSE;
+    for (int i = 0; i < 4; i++) {
+        const cJSON *s = cJSON_GetArrayItem(r, i);
+        if (!cJSON_IsString(s) || hash_parse(s->valuestring, &e->rng.s[i]))
+            return KEVO_EPARSE;
+    }
+    e->st.gen = (int)record_num(ck, "gen", -2);
+    e->pos = (long)record_num(ck, "journal_records", -1);
+    e->env.elapsed_before_s = record_num(ck, "elapsed_s", 0);
+    if (e->st.gen < 0 || e->pos < 0 || e->pos > e->n_ex)
+        return KEVO_EPARSE;
+    int rc = restore_islands(e, cJSON_GetObjectItemCaseSensitive(ck, "islands"));
+    if (!rc)
+        rc = archive_from_json(&e->arc,
+                               cJSON_GetObjectItemCaseSensitive(ck, "archive"));
+    if (!rc)
+        rc = restore_best(e, cJSON_GetObjectItemCaseSensitive(ck, "best"));
+    return rc;
+}
+
+/* Counts the evaluations before the journal position and marks their
+ * genomes as seen. */
+static int replay_counts(struct engine *e)
+{
+    for (long i = 0; i < e->pos; i++) {
+        const char *type = record_str(e->ex[i], "type");
+        const char *h = record_str(e->ex[i], "hash");
+        const char *oc = record_str(e->ex[i], "outcome");
+        enum eval_outcome o;
+        uint64_t hash;
+        if (!type || strcmp(type, "eval"))
+            continue;
+        if (!h || hash_parse(h, &hash) || !oc || eval_outcome_parse(oc, &o))
+            return KEVO_EPARSE;
+        int rc = seen_add(&e->seen, hash);
+        if (rc)
+            return rc;
+        e->st.evals++;
+        e->st.outcomes[o]++;
+    }
+    return KEVO_OK;
+}
+
+static int alloc_engine(const struct engine_env *env, struct engine **out)
+{
+    struct engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return KEVO_ENOMEM;
+    e->env = *env;
+    e->n_isl = env->spec->islands;
+    e->cap_members = env->spec->population + env->spec->offspring *
+                     (env->spec->islands + 1) + env->n_tpls *
+                     (env->spec->init_random + 1) + 1;
+    e->isl = calloc((size_t)e->n_isl, sizeof *e->isl);
+    int rc = e->isl ? seen_init(&e->seen) : KEVO_ENOMEM;
+    for (int i = 0; !rc && i < e->n_isl; i++)
+        if (!(e->isl[i].m = calloc((size_t)e->cap_members, sizeof(struct member))))
+            rc = KEVO_ENOMEM;
+    archive_init(&e->arc);
+    e->st.gen = -1;
+    e->st.best_tpl = -1;
+    *out = e;
+    return rc;
+}
+
+static int index_existing(struct engine *e)
+{
+    const cJSON *arr = e->env.existing, *it;
+    e->n_ex = arr ? cJSON_GetArraySize(arr) : 0;
+    if (!e->n_ex)
+        return KEVO_OK;
+    e->ex = calloc((size_t)e->n_ex, sizeof *e->ex);
+    if (!e->ex)
+        return KEVO_ENOMEM;
+    long i = 0;
+    cJSON_ArrayForEach(it, arr) e->ex[i++] = it;
+    return KEVO_OK;
+}
+
+int engine_new(const struct engine_env *env, const cJSON *checkpoint,
+               struct engine **out, char *err, size_t errcap)
+{
+    struct engine *e = NULL;
+    int rc = alloc_engine(env, &e);
+    if (!e)
+        return KEVO_ENOMEM;
+    if (!rc)
+        rc = index_existing(e);
+    rng_seed(&e->rng, env->spec->seed);
+    if (!rc && checkpoint && (rc = restore(e, checkpoint)))
+        snprintf(err, errcap, "malformed checkpoint");
+    if (!rc && (rc = replay_counts(e)))
+        snprintf(err, errcap, "malformed journal record before the checkpoint");
+    if (rc) {
+        if (rc == KEVO_ENOMEM)
+            snprintf(err, errcap, "out of memory");
+        engine_free(e);
+        return rc;
+    }
+    *out = e;
+    return KEVO_OK;
+}
+
+void engine_free(struct engine *e)
+{
+    if (!e)
+        return;
+    clear_children(e);
+    free(e->kids);
+    for (int i = 0; e->isl && i < e->n_isl; i++)
+        free(e->isl[i].m);
+    free(e->isl);
+    archive_release(&e->arc);
+    seen_release(&e->seen);
+    free(e->ex);
+    free(e);
+}

@@ -1,0 +1,152 @@
+/*
+ * jnl.c - append-only JSON-lines journal (see jnl.h).
+ */
+#include "jnl.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+
+struct jnl {
+    int fd;        /* O_APPEND */
+    long n;        /* records in the file */
+};
+
+int jnl_create(const char *path, struct jnl **out)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0644);
+    if (fd < 0)
+        return fs_exists(path) ? KEVO_EEXIST : KEVO_EIO;
+    struct jnl *j = calloc(1, sizeof *j);
+    if (!j) {
+        close(fd);
+        return KEVO_ENOMEM;
+    }
+    j->fd = fd;
+    *out = j;
+    return KEVO_OK;
+}
+
+/* Parses complete lines of buf[0..len) into arr; *good = bytes up to and
+ * including the last complete, well-formed line. */
+static int parse_lines(const char *path, char *buf, size_t len, cJSON *arr,
+                       size_t *good, char *err, size_t errcap)
+{
+    size_t pos = 0;
+    int line = 0;
+    *good = 0;
+    while (pos < len) {
+        char *nl = memchr(buf + pos, '\n', len - pos);
+        line++;
+        if (!nl)
+            break; /* torn tail: no newline yet */
+        *nl = '\0';
+        cJSON *rec = cJSON_Parse(buf + pos);
+        if (!rec || !cJSON_IsObject(rec)) {
+            cJSON_Delete(rec);
+            if ((size_t)(nl - buf) + 1 == len)
+                break; /* last line garbled by a crash: treat as torn */
+            snprintf(err, errcap, "%s:%d: malformed journal record", path,
+                     line);
+            return KEVO_EPARSE;
+        }
+        cJSON_AddItemToArray(arr, rec);
+        pos = (size_t)(nl - buf) + 1;
+        *good = pos;
+    }
+    return KEVO_OK;
+}
+
+static int read_records(const char *path, cJSON **records, size_t *good,
+                        size_t *len, char *err, size_t errcap)
+{
+    char *buf;
+    int rc = fs_read_file(path, &buf, len);
+    if (rc) {
+        snprintf(err, errcap, "cannot read '%s': %s", path,
+                 kevo_strerror(rc));
+        return rc;
+    }
+    cJSON *arr = cJSON_CreateArray();
+    if (!arr) {
+        free(buf);
+        return KEVO_ENOMEM;
+    }
+    rc = parse_lines(path, buf, *len, arr, good, err, errcap);
+    free(buf);
+    if (rc) {
+        cJSON_Delete(arr);
+        return rc;
+    }
+    *records = arr;
+    return KEVO_OK;
+}
+
+int jnl_read_all(const char *path, cJSON **records, char *err, size_t errcap)
+{
+    size_t good, len;
+    return read_records(path, records, &good, &len, err, errcap);
+}
+
+int jnl_open_resume(const char *path, struct jnl **out, cJSON **records,
+                    char *err, size_t errcap)
+{
+    size_t good, len;
+    cJSON *arr;
+    int rc = read_records(path, &arr, &good, &len, err, errcap);
+    if (rc)
+        return rc;
+    int fd = open(path, O_WRONLY | O_APPEND);
+    if (fd < 0 || (good < len && ftruncate(fd, (off_t)good))) {
+        snprintf(err, errcap, "cannot open '%s' for appending", path);
+        if (fd >= 0)
+            close(fd);
+        cJSON_Delete(arr);
+        return KEVO_EIO;
+    }
+    struct jnl *j = calloc(1, sizeof *j);
+    if (!j) {
+        close(fd);
+        cJSON_Delete(arr);
+        return KEVO_ENOMEM;
+    }
+    j->fd = fd;
+    j->n = cJSON_GetArraySize(arr);
+    *out = j;
+    *records = arr;
+    return KEVO_OK;
+}
+
+int jnl_append(struct jnl *j, const cJSON *rec, int sync)
+{
+    char *s = cJSON_PrintUnformatted(rec);
+    if (!s)
+        return KEVO_ENOMEM;
+    size_t n = strlen(s);
+    s[n] = '\n'; /* replaces the NUL: one write for the whole line */
+    ssize_t w = write(j->fd, s, n + 1);
+    free(s);
+    if (w != (ssize_t)(n + 1))
+        return KEVO_EIO;
+    if (sync && fdatasync(j->fd))
+        return KEVO_EIO;
+    j->n++;
+    return KEVO_OK;
+}
+
+long jnl_count(const struct jnl *j)
+{
+    return j->n;
+}
+
+void jnl_close(struct jnl *j)
+{
+    if (!j)
+        return;
+    close(j->fd);
+    free(j);
+}

@@ -1,0 +1,82 @@
+/*
+ * record.c - eval_result <-> JSON (see record.h).
+ */
+#include "record.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+double record_num(const cJSON *o, const char *k, double dflt)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(it) ? it->valuedouble : dflt;
+}
+
+const char *record_str(const cJSON *o, const char *k)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(it) ? it->valuestring : NULL;
+}
+
+void record_put_result(cJSON *o, const struct eval_result *r)
+{
+    cJSON_AddStringToObject(o, "outcome", eval_outcome_name(r->outcome));
+    cJSON_AddNumberToObject(o, "fitness", r->fitness);
+    if (r->outcome == EVAL_OK) {
+        cJSON_AddNumberToObject(o, "median_ns", r->median_ns);
+        cJSON_AddNumberToObject(o, "min_ns", r->min_ns);
+        cJSON_AddNumberToObject(o, "spread", r->spread);
+        cJSON_AddNumberToObject(o, "reps", r->reps);
+        cJSON_AddBoolToObject(o, "cascaded", r->cascaded);
+        cJSON_AddNumberToObject(o, "ratio", r->ratio);
+        cJSON_AddNumberToObject(o, "roofline", r->roofline);
+    }
+    cJSON *res = cJSON_AddObjectToObject(o, "resources");
+    cJSON_AddNumberToObject(res, "regs", r->res.regs);
+    cJSON_AddNumberToObject(res, "smem_static", r->res.smem_static);
+    cJSON_AddNumberToObject(res, "local_bytes", r->res.local_bytes);
+    cJSON_AddNumberToObject(res, "spill_bytes", r->res.spill_bytes);
+    cJSON_AddNumberToObject(res, "occupancy", r->res.occupancy);
+    cJSON *ms = cJSON_AddObjectToObject(o, "ms");
+    cJSON_AddNumberToObject(ms, "compile", r->compile_ms);
+    cJSON_AddNumberToObject(ms, "check", r->check_ms);
+    cJSON_AddNumberToObject(ms, "time", r->time_ms);
+    cJSON_AddStringToObject(o, "detail", r->detail);
+    if (r->evidence_json) {
+        cJSON *ev = cJSON_Parse(r->evidence_json);
+        if (ev)
+            cJSON_AddItemToObject(o, "evidence", ev);
+    }
+}
+
+int record_get_result(const cJSON *o, struct eval_result *r)
+{
+    const char *oc = record_str(o, "outcome");
+    if (!oc || eval_outcome_parse(oc, &r->outcome))
+        return KEVO_EPARSE;
+    r->fitness = record_num(o, "fitness", 0);
+    r->median_ns = record_num(o, "median_ns", 0);
+    r->min_ns = record_num(o, "min_ns", 0);
+    r->spread = record_num(o, "spread", 0);
+    r->reps = (int)record_num(o, "reps", 0);
+    r->cascaded = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "cascaded"));
+    r->ratio = record_num(o, "ratio", 0);
+    r->roofline = record_num(o, "roofline", 0);
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(o, "resources");
+    r->res.regs = (int)record_num(res, "regs", 0);
+    r->res.smem_static = (int)record_num(res, "smem_static", 0);
+    r->res.local_bytes = (int)record_num(res, "local_bytes", 0);
+    r->res.spill_bytes = (int)record_num(res, "spill_bytes", 0);
+    r->res.occupancy = (int)record_num(res, "occupancy", 0);
+    const cJSON *ms = cJSON_GetObjectItemCaseSensitive(o, "ms");
+    r->compile_ms = record_num(ms, "compile", 0);
+    r->check_ms = record_num(ms, "check", 0);
+    r->time_ms = record_num(ms, "time", 0);
+    const char *d = record_str(o, "detail");
+    snprintf(r->detail, sizeof r->detail, "%s", d ? d : "");
+    const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "evidence");
+    if (ev)
+        r->evidence_json = cJSON_PrintUnformatted(ev);
+    return KEVO_OK;
+}

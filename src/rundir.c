@@ -1,0 +1,234 @@
+/*
+ * rundir.c - creating and reading run directories (see rundir.h).
+ */
+#include "rundir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+
+#ifndef KEVO_GIT_COMMIT
+#define KEVO_GIT_COMMIT "unknown"
+#endif
+
+const char *rundir_git_commit(void)
+{
+    return KEVO_GIT_COMMIT;
+}
+
+int rundir_path(char *out, size_t cap, const char *dir, const char *name)
+{
+    return fs_join(out, cap, dir, name);
+}
+
+static int dir_is_empty(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT;
+    struct dirent *de;
+    int empty = 1;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            empty = 0;
+    closedir(d);
+    return empty;
+}
+
+static cJSON *host_json(void)
+{
+    cJSON *o = cJSON_CreateObject();
+    struct utsname u;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    cJSON_AddStringToObject(o, "hostname", host);
+    if (!uname(&u)) {
+        cJSON_AddStringToObject(o, "os", u.sysname);
+        cJSON_AddStringToObject(o, "kernel", u.release);
+        cJSON_AddStringToObject(o, "machine", u.machine);
+    }
+    cJSON_AddNumberToObject(o, "cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
+    return o;
+}
+
+static cJSON *manifest_json(const struct spec *s, struct tpl *const *tpls,
+                            int n, const char *env_json)
+{
+    char hex[17];
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "kevo_version", KEVO_VERSION);
+    cJSON_AddStringToObject(m, "git_commit", rundir_git_commit());
+    cJSON_AddNumberToObject(m, "created", fs_wall_s());
+    cJSON_AddItemToObject(m, "spec", spec_to_json(s));
+    cJSON *t = cJSON_AddArrayToObject(m, "templates");
+    for (int i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", tpls[i]->name);
+        snprintf(hex, sizeof hex, "%016llx", (unsigned long long)tpls[i]->hash);
+        cJSON_AddStringToObject(o, "hash", hex);
+        cJSON_AddNumberToObject(o, "params", tpls[i]->n_params);
+        cJSON_AddItemToArray(t, o);
+    }
+    cJSON_AddItemToObject(m, "host", host_json());
+    cJSON *env = env_json ? cJSON_Parse(env_json) : NULL;
+    cJSON_AddItemToObject(m, "environment", env ? env : cJSON_CreateObject());
+    return m;
+}
+
+static int copy_templates(const char *dir, const struct spec *s,
+                          struct tpl *const *tpls, int n)
+{
+    char path[4096];
+    int rc = snprintf(path, sizeof path, "%s/templates/%s", dir, s->problem) <
+                     (int)sizeof path
+                 ? fs_mkdirs(path)
+                 : KEVO_EINVAL;
+    for (int i = 0; !rc && i < n; i++) {
+        if (snprintf(path, sizeof path, "%s/templates/%s/%s.cu", dir,
+                     s->problem, tpls[i]->name) >= (int)sizeof path)
+            return KEVO_EINVAL;
+        rc = fs_write_new(path, tpls[i]->text, strlen(tpls[i]->text));
+    }
+    return rc;
+}
+
+int rundir_create(const char *dir, const struct spec *s,
+                  struct tpl *const *tpls, int n_tpls, const char *env_json,
+                  char *err, size_t errcap)
+{
+    char path[4096];
+    if (!dir_is_empty(dir)) {
+        snprintf(err, errcap,
+                 "run directory '%s' already exists and is not empty "
+                 "(continue it with 'kevo resume %s', or pick another --name)",
+                 dir, dir);
+        return KEVO_EEXIST;
+    }
+    int rc = fs_mkdirs(dir);
+    if (!rc && !(rc = rundir_path(path, sizeof path, dir, "sources")))
+        rc = fs_mkdirs(path);
+    if (!rc)
+        rc = copy_templates(dir, s, tpls, n_tpls);
+    if (rc) {
+        snprintf(err, errcap, "cannot create run directory '%s': %s", dir,
+                 kevo_strerror(rc));
+        return rc;
+    }
+    cJSON *m = manifest_json(s, tpls, n_tpls, env_json);
+    char *text = cJSON_Print(m);
+    cJSON_Delete(m);
+    if (!text)
+        return KEVO_ENOMEM;
+    if (!(rc = rundir_path(path, sizeof path, dir, "manifest.json")))
+        rc = fs_write_new(path, text, strlen(text));
+    free(text);
+    if (rc)
+        snprintf(err, errcap, "cannot write '%s/manifest.json': %s", dir,
+                 kevo_strerror(rc));
+    return rc;
+}
+
+int rundir_lock(const char *dir, char *err, size_t errcap)
+{
+    char path[4096];
+    if (rundir_path(path, sizeof path, dir, ".lock"))
+        return KEVO_EINVAL;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errcap, "cannot open '%s': %s", path, strerror(errno));
+        return KEVO_EIO;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB)) {
+        close(fd);
+        snprintf(err, errcap, "run '%s' is in use by another kevo process",
+                 dir);
+        return KEVO_EEXIST;
+    }
+    return KEVO_OK; /* fd stays open: the lock lives as long as we do */
+}
+
+int rundir_load_manifest(const char *dir, struct spec *s, cJSON **manifest,
+                         char *err, size_t errcap)
+{
+    char path[4096], *text;
+    if (rundir_path(path, sizeof path, dir, "manifest.json"))
+        return KEVO_EINVAL;
+    int rc = fs_read_file(path, &text, NULL);
+    if (rc) {
+        snprintf(err, errcap, "'%s' is not a kevo run directory: cannot read "
+                 "'%s': %s", dir, path, kevo_strerror(rc));
+        return rc;
+    }
+    cJSON *m = cJSON_Parse(text);
+    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(m, "spec");
+    rc = KEVO_EPARSE;
+    if (!sp) {
+        snprintf(err, errcap, "%s: malformed manifest (no spec)", path);
+    } else {
+        char *st = cJSON_Print(sp);
+        spec_defaults(s);
+        rc = st ? spec_parse_json(s, st, path, err, errcap) : KEVO_ENOMEM;
+        free(st);
+    }
+    free(text);
+    if (!rc && manifest)
+        *manifest = m;
+    else
+        cJSON_Delete(m);
+    return rc;
+}
+
+int rundir_load_templates(const char *dir, struct tpl ***tpls, int *n,
+                          char *err, size_t errcap)
+{
+    char path[4096];
+    if (rundir_path(path, sizeof path, dir, "templates"))
+        return KEVO_EINVAL;
+    return tpl_load_dir(path, tpls, n, err, errcap);
+}
+
+int rundir_load_checkpoint(const char *dir, cJSON **ck, char *err,
+                           size_t errcap)
+{
+    char path[4096], *text;
+    *ck = NULL;
+    if (rundir_path(path, sizeof path, dir, "checkpoint.json"))
+        return KEVO_EINVAL;
+    int rc = fs_read_file(path, &text, NULL);
+    if (rc == KEVO_ENOENT)
+        return KEVO_OK;
+    if (rc) {
+        snprintf(err, errcap, "cannot read '%s': %s", path, kevo_strerror(rc));
+        return rc;
+    }
+    *ck = cJSON_Parse(text);
+    free(text);
+    if (!*ck) {
+        snprintf(err, errcap, "%s: malformed checkpoint", path);
+        return KEVO_EPARSE;
+    }
+    return KEVO_OK;
+}
+
+int rundir_write_best(const char *dir, const cJSON *record, const char *source)
+{
+    char path[4096];
+    char *text = cJSON_Print(record);
+    if (!text)
+        return KEVO_ENOMEM;
+    int rc = rundir_path(path, sizeof path, dir, "best.json");
+    if (!rc)
+        rc = fs_write_atomic(path, text, strlen(text));
+    free(text);
+    if (!rc && !(rc = rundir_path(path, sizeof path, dir, "best.cu")))
+        rc = fs_write_atomic(path, source, strlen(source));
+    return rc;
+}

@@ -1,0 +1,58 @@
+/*
+ * rundir.h - the run directory runs/<name>/:
+ *   manifest.json    full spec, seed, kevo version and commit, environment
+ *   journal.jsonl    one record per evaluation / confirmation / generation
+ *   checkpoint.json  engine state at the last generation end (atomic)
+ *   templates/       the templates the run uses, copied at creation, so a
+ *                    resume never depends on the repository changing
+ *   sources/<hash>.cu  every evaluated candidate's exact source
+ *   best.json, best.cu the accepted best so far
+ * Nothing here overwrites or truncates an existing file except the atomic
+ * replacement of checkpoint.json and best.*, and the repair of a journal
+ * line torn by a crash (jnl.h).
+ */
+#ifndef KEVO_RUNDIR_H
+#define KEVO_RUNDIR_H
+
+#include <cJSON.h>
+
+#include "spec.h"
+#include "status.h"
+#include "tpl.h"
+
+#ifndef KEVO_VERSION
+#define KEVO_VERSION "0.1.0"
+#endif
+
+/* The commit kevo was built from ("unknown" outside a git checkout). */
+const char *rundir_git_commit(void);
+
+/*
+ * Creates dir (which must not exist, or be empty) with manifest.json,
+ * templates/ and sources/. env_json (may be NULL) is the evaluator's
+ * environment object. KEVO_EEXIST if dir holds anything.
+ */
+int rundir_create(const char *dir, const struct spec *s,
+                  struct tpl *const *tpls, int n_tpls, const char *env_json,
+                  char *err, size_t errcap) KEVO_WUR;
+/* Takes an exclusive lock on dir (held until the process exits); fails
+ * with KEVO_EEXIST if another process holds it. */
+int rundir_lock(const char *dir, char *err, size_t errcap) KEVO_WUR;
+/* Reads manifest.json: the spec into *s and the whole object into
+ * *manifest (caller deletes; may be NULL). */
+int rundir_load_manifest(const char *dir, struct spec *s, cJSON **manifest,
+                         char *err, size_t errcap) KEVO_WUR;
+/* Loads the run's own copy of its templates. */
+int rundir_load_templates(const char *dir, struct tpl ***tpls, int *n,
+                          char *err, size_t errcap) KEVO_WUR;
+/* Reads checkpoint.json into *ck; *ck = NULL (and KEVO_OK) if absent. */
+int rundir_load_checkpoint(const char *dir, cJSON **ck, char *err,
+                           size_t errcap) KEVO_WUR;
+/* Writes best.json (record) and best.cu (source) atomically. */
+int rundir_write_best(const char *dir, const cJSON *record,
+                      const char *source) KEVO_WUR;
+/* dir + "/" + name into out[cap]. */
+int rundir_path(char *out, size_t cap, const char *dir,
+                const char *name) KEVO_WUR;
+
+#endif

@@ -1,0 +1,327 @@
+/*
+ * spec.c - run specification: defaults, JSON in and out, validation (see
+ * spec.h).
+ */
+#include "spec.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+
+void spec_defaults(struct spec *s)
+{
+    memset(s, 0, sizeof *s);
+    s->dtype = DTYPE_FP32;
+    s->seed = 1;
+    s->islands = 2;
+    s->population = 16;
+    s->offspring = 16;
+    s->tournament = 3;
+    s->migrate_every = 5;
+    s->init_random = 8;
+    s->archive_prob = 0.2;
+    s->crossover_prob = 0.3;
+    s->max_generations = 20;
+    snprintf(s->evaluator, sizeof s->evaluator, "gpu");
+    s->compile_timeout_ms = 60000;
+    s->kernel_timeout_ms = 10000;
+}
+
+/* Line number of the byte at off in text (1-based). */
+static int line_of(const char *text, size_t off)
+{
+    int line = 1;
+    for (size_t i = 0; i < off && text[i]; i++)
+        line += text[i] == '\n';
+    return line;
+}
+
+/* Line of member key in text: the first line where "key" appears
+ * followed by a colon; a good-enough locator for messages. */
+static int line_of_key(const char *text, const char *key)
+{
+    char pat[80];
+    snprintf(pat, sizeof pat, "\"%s\"", key);
+    const char *p = strstr(text, pat);
+    return p ? line_of(text, (size_t)(p - text)) : 1;
+}
+
+#define BAD(...)                                                             \
+    do {                                                                     \
+        int n_ = snprintf(err, errcap, "%s:%d: ", path,                      \
+                          line_of_key(text, it->string));                   \
+        snprintf(err + n_, errcap - (size_t)n_, __VA_ARGS__);                \
+        return KEVO_EPARSE;                                                  \
+    } while (0)
+
+static int get_int(const cJSON *it, long lo, long hi, long *out)
+{
+    if (!cJSON_IsNumber(it) || it->valuedouble != floor(it->valuedouble) ||
+        it->valuedouble < (double)lo || it->valuedouble > (double)hi)
+        return -1;
+    *out = (long)it->valuedouble;
+    return 0;
+}
+
+struct int_member {
+    const char *key;
+    size_t off;   /* offsetof in struct spec */
+    int is_long;
+    long lo, hi;
+};
+
+#define IM(k, f, lo, hi) {k, offsetof(struct spec, f), 0, lo, hi}
+static const struct int_member int_members[] = {
+    IM("islands", islands, 1, 64),
+    IM("population", population, 1, 100000),
+    IM("offspring", offspring, 1, 100000),
+    IM("tournament", tournament, 1, 64),
+    IM("migrate_every", migrate_every, 0, 1000000),
+    IM("init_random", init_random, 0, 100000),
+    IM("generations", max_generations, 0, 100000000),
+    IM("stagnation", stagnation, 0, 100000000),
+    IM("compilers", compilers, 0, 1024),
+    IM("compile_timeout_ms", compile_timeout_ms, 1, 3600000),
+    IM("kernel_timeout_ms", kernel_timeout_ms, 1, 3600000),
+    {"evals", offsetof(struct spec, max_evals), 1, 0, 1000000000L},
+};
+
+static int parse_int_member(struct spec *s, const cJSON *it, const char *text,
+                            const char *path, char *err, size_t errcap,
+                            int *matched)
+{
+    *matched = 0;
+    for (size_t i = 0; i < sizeof int_members / sizeof *int_members; i++) {
+        const struct int_member *m = &int_members[i];
+        if (strcmp(it->string, m->key))
+            continue;
+        long v;
+        *matched = 1;
+        if (get_int(it, m->lo, m->hi, &v))
+            BAD("'%s' must be an integer in [%ld, %ld]", m->key, m->lo,
+                m->hi);
+        if (m->is_long)
+            *(long *)((char *)s + m->off) = v;
+        else
+            *(int *)((char *)s + m->off) = (int)v;
+    }
+    return KEVO_OK;
+}
+
+static int copy_str(const cJSON *it, char *dst, size_t cap)
+{
+    if (!cJSON_IsString(it) || strlen(it->valuestring) >= cap ||
+        !it->valuestring[0])
+        return -1;
+    memcpy(dst, it->valuestring, strlen(it->valuestring) + 1);
+    return 0;
+}
+
+static int parse_templates(struct spec *s, const cJSON *it, const char *text,
+                           const char *path, char *err, size_t errcap)
+{
+    if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) > SPEC_MAX_TEMPLATES)
+        BAD("'templates' must be an array of at most %d names",
+            SPEC_MAX_TEMPLATES);
+    s->n_templates = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, it)
+    {
+        if (copy_str(e, s->templates[s->n_templates], 64))
+            BAD("'templates' entries must be template names");
+        s->n_templates++;
+    }
+    return KEVO_OK;
+}
+
+static int parse_member(struct spec *s, const cJSON *it, const char *text,
+                        const char *path, char *err, size_t errcap)
+{
+    const char *k = it->string;
+    int matched, rc;
+    if ((rc = parse_int_member(s, it, text, path, err, errcap, &matched)) ||
+        matched)
+        return rc;
+    if (!strcmp(k, "name")) {
+        if (copy_str(it, s->name, sizeof s->name) || strchr(it->valuestring, '/'))
+            BAD("'name' must be a non-empty string without '/'");
+    } else if (!strcmp(k, "problem")) {
+        if (copy_str(it, s->problem, sizeof s->problem))
+            BAD("'problem' must be a string");
+    } else if (!strcmp(k, "dtype")) {
+        if (!cJSON_IsString(it) || dtype_parse(it->valuestring, &s->dtype))
+            BAD("'dtype' must be one of fp32, fp16, bf16");
+    } else if (!strcmp(k, "shape")) {
+        const struct problem *p = problem_find(s->problem);
+        if (!p)
+            BAD("'shape' needs a known 'problem' before it");
+        char why[256];
+        if (!cJSON_IsString(it) ||
+            problem_parse_shape(p, it->valuestring, &s->shape, why,
+                                sizeof why))
+            BAD("%s", cJSON_IsString(it) ? why : "'shape' must be a string");
+    } else if (!strcmp(k, "templates")) {
+        return parse_templates(s, it, text, path, err, errcap);
+    } else if (!strcmp(k, "seed")) {
+        long v;
+        if (get_int(it, 0, 1L << 53, &v))
+            BAD("'seed' must be a non-negative integer");
+        s->seed = (uint64_t)v;
+    } else if (!strcmp(k, "time")) {
+        double t = cJSON_IsString(it) ? spec_parse_duration(it->valuestring)
+                   : cJSON_IsNumber(it) ? it->valuedouble : -1;
+        if (t < 0)
+            BAD("'time' must be a duration such as \"8h\", \"30m\" or 90");
+        s->max_time_s = t;
+    } else if (!strcmp(k, "archive_prob") || !strcmp(k, "crossover_prob")) {
+        if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble > 1)
+            BAD("'%s' must be a number in [0, 1]", k);
+        *(k[0] == 'a' ? &s->archive_prob : &s->crossover_prob) =
+            it->valuedouble;
+    } else if (!strcmp(k, "evaluator")) {
+        if (copy_str(it, s->evaluator, sizeof s->evaluator))
+            BAD("'evaluator' must be a string");
+    } else if (!strcmp(k, "arch")) {
+        if (copy_str(it, s->arch, sizeof s->arch))
+            BAD("'arch' must be a string such as \"sm_90a\"");
+    } else {
+        BAD("unknown member '%s'", k);
+    }
+    return KEVO_OK;
+}
+
+int spec_parse_json(struct spec *s, const char *text, const char *path,
+                    char *err, size_t errcap)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (!root) {
+        const char *at = cJSON_GetErrorPtr();
+        size_t off = at && at >= text ? (size_t)(at - text) : 0;
+        snprintf(err, errcap, "%s:%d: malformed JSON near '%.20s'", path,
+                 line_of(text, off), at ? at : "");
+        return KEVO_EPARSE;
+    }
+    int rc = KEVO_OK;
+    if (!cJSON_IsObject(root)) {
+        snprintf(err, errcap, "%s:1: a spec must be a JSON object", path);
+        rc = KEVO_EPARSE;
+    }
+    /* problem first: shape parsing depends on it */
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(root, "problem");
+    if (!rc && p)
+        rc = parse_member(s, p, text, path, err, errcap);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, root)
+    {
+        if (rc)
+            break;
+        if (it != p)
+            rc = parse_member(s, it, text, path, err, errcap);
+    }
+    cJSON_Delete(root);
+    return rc;
+}
+
+int spec_load(struct spec *s, const char *path, char *err, size_t errcap)
+{
+    char *text;
+    int rc = fs_read_file(path, &text, NULL);
+    if (rc) {
+        snprintf(err, errcap, "cannot read spec '%s': %s", path,
+                 kevo_strerror(rc));
+        return rc;
+    }
+    rc = spec_parse_json(s, text, path, err, errcap);
+    free(text);
+    return rc;
+}
+
+int spec_validate(const struct spec *s, char *err, size_t errcap)
+{
+    const struct problem *p = problem_find(s->problem);
+    if (!s->problem[0]) {
+        snprintf(err, errcap, "no problem given (--problem gemm|softmax)");
+        return KEVO_EINVAL;
+    }
+    if (!p) {
+        snprintf(err, errcap, "unknown problem '%s' (see 'kevo list')",
+                 s->problem);
+        return KEVO_EINVAL;
+    }
+    if (!(p->dtype_mask & 1u << s->dtype)) {
+        snprintf(err, errcap, "problem %s does not support dtype %s",
+                 p->name, dtype_name(s->dtype));
+        return KEVO_EINVAL;
+    }
+    if (s->shape.n_dims != p->n_dims) {
+        snprintf(err, errcap, "no shape given for %s (--shape, e.g. %s)",
+                 p->name, p->n_dims == 3 ? "4096x4096x4096" : "4096x4096");
+        return KEVO_EINVAL;
+    }
+    if (s->tournament > s->population) {
+        snprintf(err, errcap, "tournament (%d) larger than population (%d)",
+                 s->tournament, s->population);
+        return KEVO_EINVAL;
+    }
+    if (!s->name[0]) {
+        snprintf(err, errcap, "no run name given (--name)");
+        return KEVO_EINVAL;
+    }
+    return KEVO_OK;
+}
+
+cJSON *spec_to_json(const struct spec *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    char shape[64];
+    problem_format_shape(&s->shape, shape, sizeof shape);
+    cJSON_AddStringToObject(o, "name", s->name);
+    cJSON_AddStringToObject(o, "problem", s->problem);
+    cJSON_AddStringToObject(o, "dtype", dtype_name(s->dtype));
+    cJSON_AddStringToObject(o, "shape", shape);
+    if (s->n_templates) {
+        cJSON *a = cJSON_AddArrayToObject(o, "templates");
+        for (int i = 0; i < s->n_templates; i++)
+            cJSON_AddItemToArray(a, cJSON_CreateString(s->templates[i]));
+    }
+    cJSON_AddNumberToObject(o, "seed", (double)s->seed);
+    for (size_t i = 0; i < sizeof int_members / sizeof *int_members; i++) {
+        const struct int_member *m = &int_members[i];
+        const char *base = (const char *)s + m->off;
+        double v = m->is_long ? (double)*(const long *)base
+                              : (double)*(const int *)base;
+        cJSON_AddNumberToObject(o, m->key, v);
+    }
+    cJSON_AddNumberToObject(o, "time", s->max_time_s);
+    cJSON_AddNumberToObject(o, "archive_prob", s->archive_prob);
+    cJSON_AddNumberToObject(o, "crossover_prob", s->crossover_prob);
+    cJSON_AddStringToObject(o, "evaluator", s->evaluator);
+    if (s->arch[0])
+        cJSON_AddStringToObject(o, "arch", s->arch);
+    return o;
+}
+
+double spec_parse_duration(const char *text)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || v < 0 || !isfinite(v))
+        return -1;
+    double mul = 1;
+    if (!strcmp(end, "h"))
+        mul = 3600;
+    else if (!strcmp(end, "m"))
+        mul = 60;
+    else if (!strcmp(end, "s") || !*end)
+        mul = 1;
+    else if (!strcmp(end, "d"))
+        mul = 86400;
+    else
+        return -1;
+    return v * mul;
+}

@@ -1,0 +1,67 @@
+/*
+ * spec.h - the full specification of a run: what to optimize, how to
+ * search, and when to stop. Comes from a JSON spec file and/or command
+ * line flags; written whole into the run's manifest.json so that resume,
+ * status and replay need nothing else.
+ */
+#ifndef KEVO_SPEC_H
+#define KEVO_SPEC_H
+
+#include <cJSON.h>
+#include <stdint.h>
+
+#include "problem.h"
+#include "status.h"
+
+#define SPEC_MAX_TEMPLATES 64
+
+struct spec {
+    char name[128];          /* run name: runs/<name> */
+    char problem[32];
+    enum dtype dtype;
+    struct shape shape;
+    int n_templates;         /* 0 = every template of the problem */
+    char templates[SPEC_MAX_TEMPLATES][64];
+    uint64_t seed;
+    /* search */
+    int islands;             /* number of islands */
+    int population;          /* members per island */
+    int offspring;           /* children per island per generation */
+    int tournament;          /* tournament size */
+    int migrate_every;       /* generations between migrations (0: never) */
+    int init_random;         /* random initial points per template */
+    double archive_prob;     /* chance a parent comes from the archive */
+    double crossover_prob;   /* chance of crossover instead of tweak */
+    /* budgets (0 = unlimited) */
+    int max_generations;
+    long max_evals;
+    double max_time_s;
+    int stagnation;          /* stop after this many gens without a new best */
+    /* evaluation */
+    char evaluator[32];      /* "gpu" (tests register others) */
+    char arch[16];           /* "" = from the device */
+    int compilers;           /* compile processes, 0 = CPUs */
+    int compile_timeout_ms;
+    int kernel_timeout_ms;
+};
+
+/* Defaults for everything (problem/dtype/shape left empty). */
+void spec_defaults(struct spec *s);
+/*
+ * Overlays the members present in JSON text (from path, for messages) on
+ * *s. Errors name the file, line and member: "<path>:<line>: <what>".
+ */
+int spec_parse_json(struct spec *s, const char *text, const char *path,
+                    char *err, size_t errcap) KEVO_WUR;
+/* Reads and parses a spec file. */
+int spec_load(struct spec *s, const char *path, char *err,
+              size_t errcap) KEVO_WUR;
+/* Completes and checks a spec: problem exists, dtype supported, shape
+ * given and valid, numbers in range. */
+int spec_validate(const struct spec *s, char *err, size_t errcap) KEVO_WUR;
+/* The spec as a new JSON object. */
+cJSON *spec_to_json(const struct spec *s);
+/* Parses "8h", "30m", "90s", "1.5h", "45" (seconds). -1 on error. */
+double spec_parse_duration(const char *text);
+
+#endif

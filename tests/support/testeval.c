@@ -1,0 +1,125 @@
+/*
+ * testeval.c - deterministic evaluator for tests (see testeval.h).
+ */
+#include "testeval.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hash.h"
+
+struct testeval {
+    struct testeval_stats *stats;
+    long delay_us;
+};
+
+double testeval_fitness(const struct tpl *t, const int64_t *vals,
+                        uint64_t genome_hash, enum eval_outcome *outcome)
+{
+    *outcome = EVAL_OK;
+    if (genome_hash % 17 == 0)
+        *outcome = EVAL_WRONG;
+    else if (genome_hash % 23 == 0)
+        *outcome = EVAL_COMPILE_ERROR;
+    else if (genome_hash % 29 == 0)
+        *outcome = EVAL_CRASHED;
+    if (*outcome != EVAL_OK)
+        return 0;
+    double score = 0;
+    for (int i = 0; i < t->n_params; i++) {
+        const struct tpl_param *p = &t->params[i];
+        int at = tpl_value_index(t, i, vals[i]);
+        int target = (int)(hash_final(hash_str(HASH_SEED, p->name)) %
+                           (uint64_t)p->n_values);
+        score -= (double)(at - target) * (at - target);
+    }
+    return 1e12 * exp(0.15 * score) * (1.0 + (double)(t->hash % 7) * 0.05);
+}
+
+static int te_batch(void *self, const struct candidate *const *c, int n,
+                    eval_cb cb, void *ud)
+{
+    struct testeval *te = self;
+    for (int i = 0; i < n; i++) {
+        struct eval_result r;
+        eval_result_init(&r);
+        r.fitness = testeval_fitness(c[i]->tpl, c[i]->vals, c[i]->genome_hash,
+                                     &r.outcome);
+        if (r.outcome == EVAL_OK) {
+            r.median_ns = 1e12 / r.fitness * 1e3;
+            r.min_ns = r.median_ns * 0.99;
+            r.reps = 10;
+            r.ratio = r.fitness / 1e12;
+            r.res.regs = 32 + (int)(c[i]->genome_hash % 4) * 32;
+        } else {
+            snprintf(r.detail, sizeof r.detail, "synthetic %s",
+                     eval_outcome_name(r.outcome));
+        }
+        if (te->delay_us)
+            usleep((useconds_t)te->delay_us);
+        if (te->stats)
+            te->stats->evaluated++;
+        if (cb(ud, i, &r))
+            return KEVO_ESTOPPED;
+    }
+    return KEVO_OK;
+}
+
+static int te_confirm(void *self, const struct candidate *ch,
+                      const struct candidate *in, int *accept, double *ratio,
+                      double *noise)
+{
+    struct testeval *te = self;
+    enum eval_outcome o;
+    double a = testeval_fitness(ch->tpl, ch->vals, ch->genome_hash, &o);
+    double b = testeval_fitness(in->tpl, in->vals, in->genome_hash, &o);
+    *ratio = b > 0 ? a / b : 0;
+    *noise = 0.01;
+    *accept = *ratio > 1.0 + *noise;
+    if (te->stats)
+        te->stats->confirms++;
+    return KEVO_OK;
+}
+
+static char *te_environment(void *self)
+{
+    return strdup("{\"evaluator\":\"test\"}");
+}
+
+static void te_destroy(void *self)
+{
+    free(self);
+}
+
+static const struct evaluator_ops te_ops = {
+    .name = "test",
+    .eval_batch = te_batch,
+    .confirm = te_confirm,
+    .environment = te_environment,
+    .destroy = te_destroy,
+};
+
+int testeval_new(struct evaluator *out, struct testeval_stats *stats)
+{
+    struct testeval *te = calloc(1, sizeof *te);
+    if (!te)
+        return KEVO_ENOMEM;
+    te->stats = stats;
+    const char *d = getenv("KEVO_TEST_EVAL_US");
+    te->delay_us = d ? atol(d) : 0;
+    out->ops = &te_ops;
+    out->self = te;
+    return KEVO_OK;
+}
+
+static int te_create(const struct spec *s, const struct problem *p,
+                     struct evaluator *out, struct tpl_device *dev, char *err,
+                     size_t errcap)
+{
+    return testeval_new(out, NULL);
+}
+
+const struct evaluator_factory testeval_factory = {"test", te_create};

@@ -1,0 +1,27 @@
+/*
+ * testeval.h - the deterministic test evaluator (tests only): a synthetic
+ * fitness landscape over template parameters, with some genomes failing
+ * (wrong, compile_error, crashed) by hash, an optional delay per
+ * evaluation (env KEVO_TEST_EVAL_US) so runs can be killed mid-way, and a
+ * deterministic confirm(). Lets the engine be tested without a GPU.
+ */
+#ifndef KEVO_TESTEVAL_H
+#define KEVO_TESTEVAL_H
+
+#include "cmd_run.h"
+#include "eval.h"
+
+struct testeval_stats {
+    long evaluated;  /* candidates evaluated (not taken from a journal) */
+    long confirms;
+};
+
+/* Makes a test evaluator; stats (may be NULL) counts its work. */
+int testeval_new(struct evaluator *out, struct testeval_stats *stats);
+/* The factory entry named "test" for cmd_run. */
+extern const struct evaluator_factory testeval_factory;
+/* Fitness the test landscape gives (tpl, vals); 0 for failing genomes. */
+double testeval_fitness(const struct tpl *t, const int64_t *vals,
+                        uint64_t genome_hash, enum eval_outcome *outcome);
+
+#endif
