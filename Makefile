@@ -24,7 +24,9 @@ OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
            -fno-sanitize-recover=undefined
 BUILD   := build/san
 endif
-CFLAGS  += $(CSTD) $(OPT) $(WARN) $(INC) -MMD -MP -pthread
+GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+CFLAGS  += $(CSTD) $(OPT) $(WARN) $(INC) -MMD -MP -pthread \
+           -DKEVO_GIT_COMMIT='"$(GIT_COMMIT)"' 
 # RPATH (not RUNPATH) so that libraries copied next to the binary in the
 # bundle also resolve each other's dependencies from $ORIGIN.
 LDFLAGS += -pthread -L$(CUDA)/lib64 \

@@ -436,13 +436,23 @@ static int on_result(void *ud, int index, const struct eval_result *r)
     int idx = b->base + index;
     if ((b->rc = copy_result(&e->kids[idx].r, r)))
         return 1;
-    if (e->env.jnl) {
-        cJSON *rec = eval_record(e, idx);
-        b->rc = jnl_append(e->env.jnl, rec, 0);
-        cJSON_Delete(rec);
-        if (b->rc)
-            return 1;
-    }
+    /* The journal is the truth: the engine continues with the values as
+     * written (JSON keeps ~15 digits), exactly what a resume reads back. */
+    cJSON *rec = eval_record(e, idx);
+    char *text = cJSON_PrintUnformatted(rec);
+    cJSON_Delete(rec);
+    rec = text ? cJSON_Parse(text) : NULL;
+    if (!rec)
+        b->rc = KEVO_ENOMEM;
+    else if (e->env.jnl)
+        b->rc = jnl_append_text(e->env.jnl, text, 0);
+    eval_result_release(&e->kids[idx].r);
+    if (!b->rc && record_get_result(rec, &e->kids[idx].r))
+        b->rc = KEVO_EINTERNAL;
+    cJSON_Delete(rec);
+    free(text);
+    if (b->rc)
+        return 1;
     e->pos++;
     e->st.session_evals++;
     if ((b->rc = take_result(e, idx)))

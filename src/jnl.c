@@ -121,21 +121,32 @@ int jnl_open_resume(const char *path, struct jnl **out, cJSON **records,
     return KEVO_OK;
 }
 
-int jnl_append(struct jnl *j, const cJSON *rec, int sync)
+int jnl_append_text(struct jnl *j, const char *text, int sync)
 {
-    char *s = cJSON_PrintUnformatted(rec);
-    if (!s)
+    size_t n = strlen(text);
+    char *line = malloc(n + 1);
+    if (!line)
         return KEVO_ENOMEM;
-    size_t n = strlen(s);
-    s[n] = '\n'; /* replaces the NUL: one write for the whole line */
-    ssize_t w = write(j->fd, s, n + 1);
-    free(s);
+    memcpy(line, text, n);
+    line[n] = '\n'; /* one write for the whole line */
+    ssize_t w = write(j->fd, line, n + 1);
+    free(line);
     if (w != (ssize_t)(n + 1))
         return KEVO_EIO;
     if (sync && fdatasync(j->fd))
         return KEVO_EIO;
     j->n++;
     return KEVO_OK;
+}
+
+int jnl_append(struct jnl *j, const cJSON *rec, int sync)
+{
+    char *s = cJSON_PrintUnformatted(rec);
+    if (!s)
+        return KEVO_ENOMEM;
+    int rc = jnl_append_text(j, s, sync);
+    free(s);
+    return rc;
 }
 
 long jnl_count(const struct jnl *j)

@@ -32,6 +32,8 @@ int jnl_read_all(const char *path, cJSON **records, char *err,
                  size_t errcap) KEVO_WUR;
 /* Appends rec as one line. sync = 1 also fdatasyncs. */
 int jnl_append(struct jnl *j, const cJSON *rec, int sync) KEVO_WUR;
+/* Appends one record given as its JSON text (no newline in it). */
+int jnl_append_text(struct jnl *j, const char *text, int sync) KEVO_WUR;
 /* Number of records written through j plus those present at open. */
 long jnl_count(const struct jnl *j);
 void jnl_close(struct jnl *j);

@@ -1,0 +1,103 @@
+/*
+ * main.c - kevo's entry point: git-style command dispatch. The only file
+ * that exits. Wires the GPU evaluator into the search commands and runs
+ * the hidden `__worker` command that the GPU evaluator starts itself with.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd_gpu.h"
+#include "cmd_run.h"
+#include "gpueval.h"
+#include "hash.h"
+#include "jit.h"
+#include "rundir.h"
+#include "worker.h"
+
+static int gpu_create(const struct spec *s, const struct problem *p,
+                      struct evaluator *out, struct tpl_device *dev,
+                      char *err, size_t errcap)
+{
+    struct gpueval_opts o = {
+        .problem = p,
+        .dtype = s->dtype,
+        .shape = s->shape,
+        .arch = s->arch[0] ? s->arch : NULL,
+        .n_compilers = s->compilers,
+        .compile_timeout_ms = s->compile_timeout_ms,
+        .kernel_timeout_ms = s->kernel_timeout_ms,
+        /* derived from the run seed so a run is reproducible; it never
+         * reaches a candidate's source */
+        .harness_seed = hash_final(hash_u64(HASH_SEED ^ 0x6b65766fULL,
+                                            s->seed)),
+    };
+    return gpueval_new(&o, out, dev, err, errcap);
+}
+
+static const struct evaluator_factory factories[] = {
+    {"gpu", gpu_create},
+    {NULL, NULL},
+};
+
+struct command {
+    const char *name;
+    const char *summary;
+    int needs_gpu;
+    int (*run)(int argc, char **argv);
+};
+
+static int run_cmd(int argc, char **argv)
+{
+    return cmd_run_main(argc, argv, factories);
+}
+
+static int resume_cmd(int argc, char **argv)
+{
+    return cmd_resume_main(argc, argv, factories);
+}
+
+static const struct command commands[] = {
+    {"list", "problems, templates (with the size of their space), mutators",
+     0, cmd_list_main},
+    {"run", "evolve kernels for a problem and shape; writes runs/<name>/", 1,
+     run_cmd},
+    {"resume", "continue a stopped, crashed or killed run", 1, resume_cmd},
+    {"status", "where a run stands: generation, evaluations, best, budget",
+     0, cmd_status_main},
+    {"eval", "compile, check and time one kernel template", 1,
+     cmd_eval_main},
+    {"doctor", "check the GPU, driver, NVRTC, CUPTI and cuBLAS", 0,
+     cmd_doctor_main},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: kevo <command> [options]   (kevo <command> --help)\n\n"
+               "kevo evolves fast CUDA kernels for one GPU.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(f, "  %-8s %s%s\n", commands[i].name, commands[i].summary,
+                commands[i].needs_gpu ? " (needs a GPU)" : "");
+    fprintf(f, "\nkevo %s (%s), NVRTC %s\n", KEVO_VERSION, rundir_git_commit(),
+            jit_nvrtc_version());
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], "__worker"))
+        return worker_main(argc - 1, argv + 1);
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+        !strcmp(argv[1], "help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_USAGE : EXIT_DONE;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("kevo %s (%s)\n", KEVO_VERSION, rundir_git_commit());
+        return EXIT_DONE;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "kevo: '%s' is not a kevo command (see kevo --help)\n",
+            argv[1]);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,9 @@
+// expect: bad_default_value.cu:4: bad value list '32 64 default=big'
+// kevo: problem gemm
+// kevo: dtypes fp32
+// kevo: param BM 32 64 default=big
+// kevo: launch k
+// kevo: grid cdiv(N, 32), cdiv(M, 32)
+// kevo: block 256
+extern "C" __global__ void k(const elem_t *A, const elem_t *B, elem_t *C,
+                             int M, int N, int K, void *ws) { (void)BM; }

@@ -1,0 +1,10 @@
+// expect: block_before_launch.cu:5: 'block' before any 'launch'
+// kevo: problem gemm
+// kevo: dtypes fp32
+// kevo: param BM 32 64 default=64
+// kevo: block 128
+// kevo: launch k
+// kevo: grid cdiv(N, 32), cdiv(M, 32)
+// kevo: block 256
+extern "C" __global__ void k(const elem_t *A, const elem_t *B, elem_t *C,
+                             int M, int N, int K, void *ws) { (void)BM; }

@@ -1,0 +1,10 @@
+// expect: default_divides_by_zero.cu:5: constraint 'BM / (BM - 64) > 0' cannot be evaluated at the default point
+// kevo: problem gemm
+// kevo: dtypes fp32
+// kevo: param BM 32 64 default=64
+// kevo: constraint BM / (BM - 64) > 0
+// kevo: launch k
+// kevo: grid cdiv(N, 32), cdiv(M, 32)
+// kevo: block 256
+extern "C" __global__ void k(const elem_t *A, const elem_t *B, elem_t *C,
+                             int M, int N, int K, void *ws) { (void)BM; }

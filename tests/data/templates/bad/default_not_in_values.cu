@@ -1,0 +1,9 @@
+// expect: default_not_in_values.cu:4: default 48 of param 'BM' is not one of its values
+// kevo: problem gemm
+// kevo: dtypes fp32
+// kevo: param BM 32 64 default=48
+// kevo: launch k
+// kevo: grid cdiv(N, 32), cdiv(M, 32)
+// kevo: block 256
+extern "C" __global__ void k(const elem_t *A, const elem_t *B, elem_t *C,
+                             int M, int N, int K, void *ws) { (void)BM; }

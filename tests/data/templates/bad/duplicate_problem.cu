@@ -1,0 +1,10 @@
+// expect: duplicate_problem.cu:4: duplicate 'problem' directive (first on line 2)
+// kevo: problem gemm
+// kevo: dtypes fp32
+// kevo: problem softmax
+// kevo: param BM 32 64 default=64
+// kevo: launch k
+// kevo: grid cdiv(N, 32), cdiv(M, 32)
+// kevo: block 256
+extern "C" __global__ void k(const elem_t *A, const elem_t *B, elem_t *C,
+                             int M, int N, int K, void *ws) { (void)BM; }

@@ -1,0 +1,10 @@
+// expect: param_is_size.cu:5: param 'K' collides with a size of problem 'gemm'
+// kevo: problem gemm
+// kevo: dtypes fp32
+// kevo: param BM 32 64 default=64
+// kevo: param K 1 2
+// kevo: launch k
+// kevo: grid cdiv(N, 32), cdiv(M, 32)
+// kevo: block 256
+extern "C" __global__ void k(const elem_t *A, const elem_t *B, elem_t *C,
+                             int M, int N, int K, void *ws) { (void)BM; }

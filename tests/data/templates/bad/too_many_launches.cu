@@ -1,0 +1,19 @@
+// expect: too_many_launches.cu:17: too many launches (max 4)
+// kevo: problem gemm
+// kevo: dtypes fp32
+// kevo: param BM 32 64 default=64
+// kevo: launch k
+// kevo: grid cdiv(N, 32), cdiv(M, 32)
+// kevo: block 256
+// kevo: launch k
+// kevo: grid cdiv(N, 32), cdiv(M, 32)
+// kevo: block 256
+// kevo: launch k
+// kevo: grid cdiv(N, 32), cdiv(M, 32)
+// kevo: block 256
+// kevo: launch k
+// kevo: grid cdiv(N, 32), cdiv(M, 32)
+// kevo: block 256
+// kevo: launch k
+extern "C" __global__ void k(const elem_t *A, const elem_t *B, elem_t *C,
+                             int M, int N, int K, void *ws) { (void)BM; }

@@ -1,0 +1,402 @@
+/*
+ * test_jit.c - NVRTC compiles (no GPU needed): ptxas numbers, errors,
+ * source screening, the disk cache, and the process pool (parallel
+ * compiles, time limit, crashed compiler). Pool tests run first, before
+ * this process has called NVRTC, as kevo does; the later ones fork after.
+ */
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fsutil.h"
+#include "jit.h"
+
+#define ARCH "sm_90a"
+
+static const char small_src[] =
+    "extern \"C\" __global__ void scale(float *a, float s)\n"
+    "{\n"
+    "    a[blockIdx.x * blockDim.x + threadIdx.x] *= s;\n"
+    "}\n";
+
+/* Fully unrolled, 1000 dependent loads: 13.8 s to compile on the 2-core
+ * CPU host, the flow callback alone stops it only after 2.0 s when asked
+ * at 0.5 s (measured), so only the pool's kill keeps the limit. */
+static const char slow_src[] =
+    "#define S(i) acc = acc * a[(i + threadIdx.x) & 1023] + "
+    "a[(acc > 0.5f ? i : i * 3) & 1023];\n"
+    "extern \"C\" __global__ void slow(float *a)\n"
+    "{\n"
+    "    float acc = 1.f;\n"
+    "#pragma unroll 1000\n"
+    "    for (int i = 0; i < 1000; i++) { S(i) }\n"
+    "    a[threadIdx.x] = acc;\n"
+    "}\n";
+
+static char cache_dir[64];
+
+static double ms_since(long long t0)
+{
+    return (double)(fs_now_ns() - t0) / 1e6;
+}
+
+static int is_elf(const struct jit_output *o)
+{
+    return o->cubin && o->cubin_len > 4 && !memcmp(o->cubin, "\x7f" "ELF", 4);
+}
+
+static int contains(const struct jit_output *o, const char *s)
+{
+    return o->cubin && memmem(o->cubin, o->cubin_len, s, strlen(s));
+}
+
+static struct jit_pool *pool_start(int n_procs, int timeout_ms,
+                                   const char *dir)
+{
+    struct jit_pool_opts po = {.n_procs = n_procs, .timeout_ms = timeout_ms,
+                               .arch = ARCH, .cache_dir = dir};
+    struct jit_pool *p = NULL;
+    int rc = jit_pool_new(&po, &p);
+    CHECK_MSG(rc == KEVO_OK, "%s", kevo_strerror(rc));
+    return p;
+}
+
+/* Compiles src through p and waits; returns the wait's status. */
+static int pool_compile(struct jit_pool *p, const char *src,
+                        struct jit_output *o)
+{
+    int t = jit_pool_submit(p, src, "cand.cu");
+    if (t < 0)
+        return -t;
+    return jit_pool_wait(p, t, o);
+}
+
+/* Sends sig to every child of this process (the compilers). */
+static int signal_children(int sig)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d))) {
+        char path[300], buf[512];
+        int pid = atoi(e->d_name), ppid = 0;
+        if (pid <= 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/%d/stat", pid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = '\0';
+        char *close_paren = strrchr(buf, ')');
+        if (close_paren && sscanf(close_paren + 2, "%*c %d", &ppid) == 1 &&
+            ppid == getpid() && kill(pid, sig) == 0)
+            n++;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void test_pool_cache(void)
+{
+    struct jit_output a, b, e1, e2;
+    struct jit_pool *p = pool_start(1, 20000, cache_dir);
+    if (!p)
+        return;
+    CHECK(pool_compile(p, small_src, &a) == KEVO_OK);
+    CHECK(pool_compile(p, small_src, &b) == KEVO_OK);
+    CHECK(a.ok && !a.cached && a.compile_ms > 0 && is_elf(&a));
+    CHECK(b.ok && b.cached && b.compile_ms == 0);
+    CHECK(a.cubin_len == b.cubin_len && b.cubin &&
+          !memcmp(a.cubin, b.cubin, a.cubin_len));
+    CHECK(b.regs == a.regs && b.regs > 0 && !strcmp(a.log, b.log));
+    /* a compile error is cached too: a bad candidate compiles once */
+    CHECK(pool_compile(p, "extern \"C\" __global__ void e() { x; }\n",
+                       &e1) == KEVO_OK);
+    CHECK(pool_compile(p, "extern \"C\" __global__ void e() { x; }\n",
+                       &e2) == KEVO_OK);
+    CHECK(!e1.ok && !e1.cached && !e2.ok && e2.cached);
+    CHECK(strstr(e2.log, "identifier \"x\" is undefined") != NULL);
+    jit_output_release(&a);
+    jit_output_release(&b);
+    jit_output_release(&e1);
+    jit_output_release(&e2);
+    jit_pool_free(p);
+}
+
+static void test_pool_parallel(void)
+{
+    enum { N = 8 };
+    char src[N][256], name[32];
+    int t[N];
+    struct jit_pool *p = pool_start(2, 20000, NULL);
+    if (!p)
+        return;
+    for (int i = 0; i < N; i++)
+        snprintf(src[i], sizeof src[i],
+                 "extern \"C\" __global__ void kevo_k%d(int *a)\n"
+                 "{ a[threadIdx.x] += %d; }\n", i, i * 7);
+    long long t0 = fs_now_ns();
+    for (int i = 0; i < N; i++)
+        CHECK((t[i] = jit_pool_submit(p, src[i], "k.cu")) >= 0);
+    for (int i = N - 1; i >= 0; i--) { /* out of order on purpose */
+        struct jit_output o;
+        CHECK(jit_pool_wait(p, t[i], &o) == KEVO_OK);
+        snprintf(name, sizeof name, "kevo_k%d", i);
+        CHECK_MSG(o.ok && is_elf(&o) && contains(&o, name), "%s", name);
+        snprintf(name, sizeof name, "kevo_k%d", (i + 1) % N);
+        CHECK(!contains(&o, name));
+        jit_output_release(&o);
+    }
+    double ms = ms_since(t0);
+    printf("     pool of 2: %d compiles in %.0f ms (%.1f/s)\n", N, ms,
+           N * 1000.0 / ms);
+    struct jit_output o;
+    CHECK(jit_pool_wait(p, t[0], &o) == KEVO_EINVAL); /* collected */
+    jit_pool_free(p);
+}
+
+static void test_pool_timeout(void)
+{
+    struct jit_output o;
+    struct jit_pool *p = pool_start(1, 500, NULL);
+    if (!p)
+        return;
+    long long t0 = fs_now_ns();
+    CHECK(pool_compile(p, slow_src, &o) == KEVO_OK);
+    double ms = ms_since(t0);
+    CHECK_MSG(!o.ok && o.timed_out && ms < 3000, "%.0f ms", ms);
+    CHECK(o.log && strstr(o.log, "compile timed out after 500 ms"));
+    jit_output_release(&o);
+    CHECK(pool_compile(p, small_src, &o) == KEVO_OK);
+    CHECK(o.ok && is_elf(&o) && !o.timed_out);
+    jit_output_release(&o);
+    jit_pool_free(p);
+}
+
+static void test_pool_crash(void)
+{
+    struct jit_output o;
+    struct jit_pool *p = pool_start(1, 20000, NULL);
+    if (!p)
+        return;
+    CHECK(pool_compile(p, small_src, &o) == KEVO_OK); /* child is idle */
+    jit_output_release(&o);
+    int t = jit_pool_submit(p, slow_src, "slow.cu");
+    usleep(100 * 1000);
+    CHECK(signal_children(SIGSEGV) == 1);
+    CHECK(jit_pool_wait(p, t, &o) == KEVO_OK);
+    CHECK(!o.ok && !o.timed_out && o.log &&
+          !strncmp(o.log, "compiler process died: signal 11", 32));
+    jit_output_release(&o);
+    CHECK(pool_compile(p, small_src, &o) == KEVO_OK);
+    CHECK(o.ok && is_elf(&o));
+    jit_output_release(&o);
+    jit_pool_free(p);
+}
+
+static void test_pool_big(void)
+{
+    enum { N = 100000 };
+    size_t cap = (size_t)N * 8 + 256, n = 0;
+    char *src = malloc(cap);
+    struct jit_output o;
+    struct jit_pool *p = pool_start(1, 20000, NULL);
+    if (!p || !src)
+        goto out;
+    n += (size_t)snprintf(src + n, cap - n, "__device__ int table[%d] = {",
+                          N);
+    for (int i = 0; i < N; i++)
+        n += (size_t)snprintf(src + n, cap - n, "%d,", (i * 7919) % 100003);
+    snprintf(src + n, cap - n, "};\nextern \"C\" __global__ void big(int *o,"
+                               " int i) { o[0] = table[i]; }\n");
+    CHECK(pool_compile(p, src, &o) == KEVO_OK);
+    CHECK_MSG(o.ok && is_elf(&o) && o.cubin_len > (size_t)N * 4, "%zu",
+              o.cubin_len);
+    jit_output_release(&o);
+out:
+    free(src);
+    jit_pool_free(p);
+}
+
+static void test_compile_small(void)
+{
+    struct jit_output o;
+    long long t0 = fs_now_ns();
+    CHECK(jit_compile(small_src, "small.cu", ARCH, &o) == KEVO_OK);
+    double first = ms_since(t0);
+    CHECK(o.ok && is_elf(&o) && contains(&o, "scale"));
+    CHECK(o.regs > 0 && o.spill_stores == 0 && o.spill_loads == 0);
+    CHECK(o.smem_static == 0 && o.local_bytes == 0 && !o.cached);
+    CHECK(o.log && strstr(o.log, "Used ") && o.compile_ms > 0);
+    jit_output_release(&o);
+    t0 = fs_now_ns();
+    CHECK(jit_compile(small_src, "small.cu", ARCH, &o) == KEVO_OK);
+    printf("     in-process: first compile %.0f ms, warm %.0f ms\n", first,
+           ms_since(t0));
+    jit_output_release(&o);
+}
+
+static void test_compile_error(void)
+{
+    struct jit_output o;
+    const char *src = "extern \"C\" __global__ void bad(float *a)\n"
+                      "{\n"
+                      "    a[0] = undefined_thing;\n"
+                      "}\n";
+    CHECK(jit_compile(src, "bad.cu", ARCH, &o) == KEVO_OK);
+    CHECK(!o.ok && !o.cubin && o.cubin_len == 0 && o.regs == -1);
+    CHECK(o.log && strstr(o.log, "bad.cu(3): error") &&
+          strstr(o.log, "undefined_thing"));
+    jit_output_release(&o);
+}
+
+static void test_compile_local(void)
+{
+    struct jit_output o;
+    const char *src =
+        "extern \"C\" __global__ void loc(float *a, int n)\n"
+        "{\n"
+        "    float l[256]; /* indexed at run time: lives in local memory */\n"
+        "    for (int i = 0; i < 256; i++) l[i] = a[i * n + threadIdx.x];\n"
+        "    __shared__ float s[64];\n"
+        "    s[threadIdx.x & 63] = l[a[0] > 0 ? threadIdx.x & 255 : n & 255];\n"
+        "    __syncthreads();\n"
+        "    a[threadIdx.x] = s[(threadIdx.x + 1) & 63];\n"
+        "    int unused; // 999 registers, 9999 bytes smem\n"
+        "}\n";
+    CHECK(jit_compile(src, "loc.cu", ARCH, &o) == KEVO_OK);
+    CHECK(o.ok && o.local_bytes >= 1024 && o.smem_static == 256);
+    CHECK_MSG(o.regs > 0 && o.regs < 999, "regs %d", o.regs);
+    CHECK(strstr(o.log, "999 registers") != NULL); /* the echoed line */
+    jit_output_release(&o);
+}
+
+static void test_compile_sm90a(void)
+{
+    struct jit_output o;
+    const char *src = "extern \"C\" __global__ void wg(float *a)\n"
+                      "{\n"
+                      "    asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: "
+                      "\"memory\");\n"
+                      "    a[0] = 1.f;\n"
+                      "}\n";
+    CHECK(jit_compile(src, "wg.cu", ARCH, &o) == KEVO_OK);
+    CHECK(o.ok && is_elf(&o));
+    jit_output_release(&o);
+    /* the oracle: plain sm_90 must refuse it, or the test proves nothing */
+    CHECK(jit_compile(src, "wg.cu", "sm_90", &o) == KEVO_OK);
+    CHECK(!o.ok && strstr(o.log, "not supported on .target 'sm_90'"));
+    jit_output_release(&o);
+}
+
+static void test_reject_launch(void)
+{
+    struct jit_output o;
+    char why[128];
+    const char *dp = "extern \"C\" __global__ void c(float *a) { *a = 1; }\n"
+                     "extern \"C\" __global__ void p(float *a)\n"
+                     "{ c<<<1, 1>>>(a); }\n";
+    long long t0 = fs_now_ns();
+    CHECK(jit_compile(dp, "dp.cu", ARCH, &o) == KEVO_OK);
+    CHECK(!o.ok && strstr(o.log, "rejected") && strstr(o.log, "'<<<'"));
+    CHECK(ms_since(t0) < 5); /* never reached NVRTC */
+    jit_output_release(&o);
+    CHECK(jit_check_source("void *b = cudaGetParameterBufferV2(0);", why,
+                           sizeof why) == 1);
+    CHECK(strstr(why, "cudaGetParameterBuffer") != NULL);
+    CHECK(jit_check_source("int x = 1'000; /* k<<<1,1>>> */ // <<<\n"
+                           "const char *s = \"<<<\"; char c = '<';",
+                           why, sizeof why) == 0);
+    /* a name glued by the preprocessor gets past the screen, not through */
+    CHECK(jit_compile("#define C(a, b) a##b\n"
+                      "extern \"C\" __device__ int C(cudaLaunch, Device)"
+                      "(void *, void *);\n"
+                      "extern \"C\" __global__ void g(void *p)\n"
+                      "{ C(cudaLaunch, Device)(p, 0); }\n",
+                      "glue.cu", ARCH, &o) == KEVO_OK);
+    CHECK(!o.ok && !o.cubin);
+    jit_output_release(&o);
+}
+
+static void test_long_log(void)
+{
+    size_t cap = 40 * 3000 + 256, n = 0;
+    char *src = malloc(cap);
+    struct jit_output o;
+    if (!src)
+        return;
+    n += (size_t)snprintf(src, cap, "extern \"C\" __global__ void w(int *o)"
+                                    " {\n");
+    for (int i = 0; i < 3000; i++)
+        n += (size_t)snprintf(src + n, cap - n, "  int unused_%d;\n", i);
+    snprintf(src + n, cap - n, "  o[0] = 1;\n}\n");
+    CHECK(jit_compile(src, "warn.cu", ARCH, &o) == KEVO_OK);
+    CHECK(o.ok && strlen(o.log) < JIT_LOG_CAP);
+    CHECK(strstr(o.log, "[log cut at 64 KiB]") != NULL);
+    CHECK(o.regs > 0); /* parsed before the cut */
+    jit_output_release(&o);
+    free(src);
+}
+
+static void test_cache_key_and_dir(void)
+{
+    char dir[256];
+    const char *opts[16];
+    uint64_t k = jit_cache_key(small_src, ARCH);
+    CHECK(k == jit_cache_key(small_src, ARCH));
+    CHECK(k != jit_cache_key(small_src, "sm_90"));
+    CHECK(k != jit_cache_key("// other\n", ARCH));
+    CHECK(jit_default_options("compute_90a", opts, 16) < 0);
+    CHECK(jit_default_options("sm_90a", opts, 16) > 0);
+    CHECK(!strcmp(jit_nvrtc_version(), "13.0"));
+    setenv("KEVO_CACHE_DIR", "/x/y", 1);
+    jit_cache_dir(dir, sizeof dir);
+    CHECK(!strcmp(dir, "/x/y"));
+    unsetenv("KEVO_CACHE_DIR");
+}
+
+/* Removes dir and the files in it (the cache has no subdirectories). */
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[512];
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    snprintf(cache_dir, sizeof cache_dir, "/tmp/kevo-test-jit-XXXXXX");
+    if (!mkdtemp(cache_dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    RUN(test_pool_cache, "a repeat compile comes from the cache, same cubin");
+    RUN(test_pool_parallel, "a pool of 2 compiles 8 sources, each its own");
+    RUN(test_pool_timeout, "a compile past the limit is killed, pool goes on");
+    RUN(test_pool_crash, "a crashed compiler is reported and replaced");
+    RUN(test_pool_big, "a multi-megabyte source and cubin pass the pipes");
+    RUN(test_compile_small, "a small kernel gives an ELF cubin and registers");
+    RUN(test_compile_error, "a broken source gives the error and its line");
+    RUN(test_compile_local, "a local array shows as stack bytes, smem counted");
+    RUN(test_compile_sm90a, "wgmma compiles for sm_90a and not for sm_90");
+    RUN(test_reject_launch, "device-side launches are rejected");
+    RUN(test_long_log, "a huge log is cut at the cap after parsing");
+    RUN(test_cache_key_and_dir, "the cache key covers source and arch");
+    remove_dir(cache_dir);
+    TEST_DONE();
+}

@@ -1,0 +1,416 @@
+/*
+ * test_tpl.c - unit tests of src/tpl.c: parsing good templates, the
+ * launch plan, instantiation, space counting, shape support, and one
+ * data-driven case per malformed-template kind (tests/data/templates/bad,
+ * each file's first line is "// expect: <substring of the error>", where
+ * '*' stands for any text).
+ * Paths are relative to the repository root, where the tests run.
+ */
+#include <glob.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fsutil.h"
+#include "hash.h"
+#include "tpl.h"
+
+#define DATA "tests/data/templates"
+
+static char err[512];
+
+/* Loads a test template; NULL (and a failed check) if it does not parse. */
+static struct tpl *load(const char *path)
+{
+    struct tpl *t = NULL;
+    int rc = tpl_load(path, &t, err, sizeof err);
+    CHECK_MSG(rc == KEVO_OK, "%s", err);
+    return rc ? NULL : t;
+}
+
+/* Parses text as template "t"; NULL (and a failed check) on error. */
+static struct tpl *parse(const char *text)
+{
+    struct tpl *t = NULL;
+    int rc = tpl_parse("t", NULL, text, &t, err, sizeof err);
+    CHECK_MSG(rc == KEVO_OK, "%s", err);
+    return rc ? NULL : t;
+}
+
+static struct shape shape3(int64_t m, int64_t n, int64_t k)
+{
+    return (struct shape){.n_dims = 3, .d = {m, n, k}};
+}
+
+static void test_parse_good(void)
+{
+    struct tpl *t = load(DATA "/dir/gemm/tiled.cu");
+    if (!t)
+        return;
+    CHECK(!strcmp(t->name, "tiled"));
+    CHECK(!strcmp(t->path, DATA "/dir/gemm/tiled.cu"));
+    CHECK(!strcmp(t->problem, "gemm"));
+    CHECK(t->dtype_mask == (1u << DTYPE_FP32 | 1u << DTYPE_FP16));
+    CHECK(t->n_params == 5);
+    CHECK(!strcmp(t->params[0].name, "BM") && t->params[0].n_values == 3);
+    CHECK(t->params[0].values[2] == 128 && t->params[0].def == 1);
+    CHECK(!strcmp(t->params[4].name, "TN") && t->params[4].def == 0);
+    CHECK(t->n_constraints == 3 && t->constraints[0].line == 13);
+    CHECK(t->n_requires == 1 && t->requires_[0].line == 16);
+    CHECK(t->n_launches == 1 && !strcmp(t->launches[0].kernel, "gemm_tiled"));
+    CHECK(t->launches[0].line == 17 && t->launches[0].grid[2] == NULL);
+    CHECK(t->launches[0].cluster[0] == NULL && t->workspace == NULL);
+    CHECK(!t->nondeterministic);
+    CHECK(t->n_vars == 5 + 3 + 3);
+    CHECK(!strcmp(t->var_names[5], "M") && !strcmp(t->var_names[8], "SMS"));
+    CHECK(t->hash == hash_final(hash_str(HASH_SEED, t->text)));
+    CHECK(tpl_value_index(t, 2, 32) == 2 && tpl_value_index(t, 2, 33) == -1);
+    int64_t def[TPL_MAX_PARAMS];
+    tpl_default_point(t, def);
+    CHECK(def[0] == 64 && def[1] == 64 && def[2] == 16 && def[3] == 4 &&
+          def[4] == 4);
+    tpl_free(t);
+}
+
+static void test_parse_launches(void)
+{
+    struct tpl *t = load(DATA "/dir/gemm/splitk.cu");
+    if (!t)
+        return;
+    CHECK(t->n_launches == 2 && t->nondeterministic);
+    CHECK(!strcmp(t->launches[1].kernel, "splitk_reduce"));
+    CHECK(t->launches[0].cluster[2] != NULL && t->workspace != NULL);
+    int64_t vals[2] = {4, 256};
+    struct shape s = shape3(1000, 2000, 512);
+    struct launch_plan p;
+    int rc = tpl_plan(t, vals, &s, NULL, &p, err, sizeof err);
+    CHECK_MSG(rc == KEVO_OK, "%s", err);
+    CHECK(p.n == 2 && p.workspace_bytes == 4ull * 1000 * 2000 * 4);
+    CHECK(p.l[0].grid[0] == 63 && p.l[0].grid[1] == 32 && p.l[0].grid[2] == 4);
+    CHECK(p.l[0].block[0] == 32 && p.l[0].block[1] == 32);
+    CHECK(p.l[0].cluster[0] == 1 && p.l[0].cluster[2] == 4);
+    CHECK(p.l[1].grid[0] == 7813 && p.l[1].block[0] == 256);
+    CHECK(p.l[1].cluster[0] == 0 && p.l[1].smem_bytes == 0);
+    CHECK(!strcmp(p.l[0].kernel, "splitk_partial"));
+    tpl_free(t);
+}
+
+static void test_plan(void)
+{
+    struct tpl *t = load(DATA "/dir/gemm/tiled.cu");
+    if (!t)
+        return;
+    int64_t vals[5] = {128, 64, 32, 8, 4};
+    struct shape s = shape3(4096, 1000, 4096);
+    struct launch_plan p;
+    int rc = tpl_plan(t, vals, &s, NULL, &p, err, sizeof err);
+    CHECK_MSG(rc == KEVO_OK, "%s", err);
+    CHECK(p.n == 1 && !strcmp(p.l[0].kernel, "gemm_tiled"));
+    CHECK(p.l[0].grid[0] == 16 && p.l[0].grid[1] == 32 && p.l[0].grid[2] == 1);
+    CHECK(p.l[0].block[0] == 256 && p.l[0].block[1] == 1);
+    CHECK(p.l[0].smem_bytes == (128 * 32 + 32 * 64) * 4);
+    CHECK(p.l[0].cluster[0] == 0 && p.workspace_bytes == 0);
+    s = shape3(2 * 65536 * 128, 64, 64); /* grid.y = M / BM = 131072 */
+    rc = tpl_plan(t, vals, &s, NULL, &p, err, sizeof err);
+    CHECK(rc == KEVO_EINVAL);
+    CHECK_MSG(strstr(err, "launch 'gemm_tiled': grid.y = 131072 is outside "
+                          "[1, 65535]"),
+              "%s", err);
+    struct tpl_device small = {.sms = 8, .smem_optin = 4096, .l2_bytes = 1};
+    s = shape3(64, 64, 64);
+    rc = tpl_plan(t, vals, &s, &small, &p, err, sizeof err);
+    CHECK(rc == KEVO_EINVAL);
+    CHECK_MSG(strstr(err, "smem = 24576 is outside [0, 4096]"), "%s", err);
+    tpl_free(t);
+}
+
+/* Plan errors of inline templates: one launch k with the given lines. */
+static void plan_fails(const char *lines, const char *want)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "// kevo: problem softmax\n// kevo: dtypes fp32\n"
+             "// kevo: param P 0 1 2 default=1\n"
+             "// kevo: launch k\n%s"
+             "extern \"C\" __global__ void k(int P) {}\n",
+             lines);
+    struct tpl *t = parse(text);
+    if (!t)
+        return;
+    struct shape s = {.n_dims = 2, .d = {3, 4096}};
+    struct launch_plan p;
+    int64_t vals[1] = {0};
+    int rc = tpl_plan(t, vals, &s, NULL, &p, err, sizeof err);
+    CHECK_MSG(rc == KEVO_EINVAL && strstr(err, want), "'%s': %s", want, err);
+    tpl_free(t);
+}
+
+static void test_plan_limits(void)
+{
+    plan_fails("// kevo: grid ROWS * P\n", "grid.x = 0 is outside");
+    plan_fails("// kevo: grid 1, 65536\n", "grid.y = 65536 is outside");
+    plan_fails("// kevo: grid 1, 1, 70000\n", "grid.z = 70000 is outside");
+    plan_fails("// kevo: grid 1 << 31\n", "grid.x = 2147483648 is outside");
+    plan_fails("// kevo: block 64, 1, 65\n", "block.z = 65 is outside");
+    plan_fails("// kevo: block 2048\n", "block.x = 2048 is outside");
+    plan_fails("// kevo: block 64, 32\n", "block has 2048 threads (max 1024)");
+    plan_fails("// kevo: grid COLS / P\n",
+               "grid.x 'COLS / P' cannot be evaluated");
+    plan_fails("// kevo: smem P - 1\n", "smem = -1 is outside");
+    plan_fails("// kevo: grid 3\n// kevo: cluster 2\n",
+               "cluster 2x1x1 does not divide grid 3x1x1");
+    plan_fails("// kevo: grid 32, 32\n// kevo: cluster 8, 4\n",
+               "cluster 8x4x1 has more than 16 blocks");
+    plan_fails("// kevo: workspace P - 8\n", "workspace = -8 is outside");
+}
+
+static void test_instantiate(void)
+{
+    struct tpl *t = load(DATA "/dir/gemm/tiled.cu");
+    if (!t)
+        return;
+    int64_t vals[5] = {128, 64, 32, 8, 4};
+    char *src = tpl_instantiate(t, vals, DTYPE_FP16);
+    CHECK(src != NULL);
+    if (src) {
+        const char *head =
+            "// kevo: tiled BM=128 BN=64 BK=32 TM=8 TN=4 dtype=fp16\n";
+        CHECK(!strncmp(src, head, strlen(head)));
+        char *pre = strstr(src, "typedef __half elem_t;");
+        char *def = strstr(src, "#define BM 128\n#define BN 64\n"
+                                "#define BK 32\n#define TM 8\n#define TN 4\n"
+                                "#line 1 \"tiled.cu\"\n/*\n * tiled.cu");
+        CHECK(pre && def && pre < def);
+        CHECK(strstr(src, t->text) != NULL);
+        free(src);
+    }
+    tpl_free(t);
+}
+
+static void test_space_small(void)
+{
+    /*
+     * A in 1..4, B in 1..3, C in 1..2 with A+B <= 5, A != 2, C*SMS <= 200.
+     * (A,B): A=1: 3, A=3: 2, A=4: 1 -> 6 pairs; C=1 only on 132 SMs (6),
+     * both C on 100 SMs (12). Raw space 4*3*2 = 24.
+     */
+    struct tpl *t = parse("// kevo: problem softmax\n// kevo: dtypes fp32\n"
+                          "// kevo: param A 1 2 3 4\n"
+                          "// kevo: param B 1 2 3\n"
+                          "// kevo: param C 1 2\n"
+                          "// kevo: constraint C * SMS <= 200\n"
+                          "// kevo: constraint A + B <= 5\n"
+                          "// kevo: constraint A != 2\n"
+                          "// kevo: launch k\n// kevo: block A * B * C\n"
+                          "extern \"C\" __global__ void k() {}\n");
+    if (!t)
+        return;
+    struct tpl_device d100 = tpl_device_default;
+    d100.sms = 100;
+    CHECK(tpl_space_raw(t) == 24.0);
+    CHECK(tpl_space_size(t, NULL, 1000) == 6);
+    CHECK(tpl_space_size(t, &tpl_device_default, 1000) == 6);
+    CHECK(tpl_space_size(t, &d100, 1000) == 12);
+    CHECK(tpl_space_size(t, &d100, 5) == 5);
+    CHECK(tpl_space_size(t, &d100, 0) == 0);
+    int64_t ok[3] = {3, 2, 1}, sum[3] = {4, 2, 1}, two[3] = {2, 1, 1},
+            off[3] = {5, 1, 1}, c2[3] = {1, 1, 2};
+    CHECK(tpl_point_valid(t, ok, NULL));
+    CHECK(!tpl_point_valid(t, sum, NULL));
+    CHECK(!tpl_point_valid(t, two, NULL));
+    CHECK(!tpl_point_valid(t, off, NULL)); /* 5 is not an allowed value */
+    CHECK(!tpl_point_valid(t, c2, NULL));
+    CHECK(tpl_point_valid(t, c2, &d100));
+    tpl_free(t);
+}
+
+static void test_space_tiled(void)
+{
+    /*
+     * threads = (BM/TM)*(BN/TN) must lie in [64, 256]. BM/TM takes the six
+     * values 8 4 16 8 32 16 (BM 32/64/128 x TM 4/8), so do BN/TN. Pairs
+     * (a, b) in range: a=4: b in {16,16,32} = 3; a=8 (twice): 5 each;
+     * a=16 (twice): 5 each; a=32: b in {8,4,8} = 3. 26 pairs x 3 BK = 78;
+     * shared memory (<= 32 KiB) never binds on an H100.
+     */
+    struct tpl *t = load(DATA "/dir/gemm/tiled.cu");
+    if (!t)
+        return;
+    CHECK(tpl_space_raw(t) == 108.0);
+    CHECK(tpl_space_size(t, NULL, UINT64_MAX) == 78);
+    int64_t def[5];
+    tpl_default_point(t, def);
+    CHECK(tpl_point_valid(t, def, NULL));
+    tpl_free(t);
+}
+
+static void test_supports(void)
+{
+    struct tpl *t = load(DATA "/dir/gemm/tiled.cu");
+    if (!t)
+        return;
+    int64_t vals[5];
+    char why[256] = "";
+    tpl_default_point(t, vals);
+    struct shape s = shape3(4096, 4096, 4096);
+    CHECK_MSG(tpl_supports(t, vals, DTYPE_FP32, &s, NULL, why, sizeof why),
+              "%s", why);
+    CHECK(tpl_supports(t, vals, DTYPE_FP16, &s, NULL, why, sizeof why));
+    CHECK(!tpl_supports(t, vals, DTYPE_BF16, &s, NULL, why, sizeof why));
+    CHECK_MSG(strstr(why, "dtype 'bf16'"), "%s", why);
+    s = shape3(4096, 4096, 1000);
+    CHECK(!tpl_supports(t, vals, DTYPE_FP32, &s, NULL, why, sizeof why));
+    CHECK_MSG(!strcmp(why, "requires 'K % BK == 0' fails for 4096x4096x1000"),
+              "%s", why);
+    vals[2] = 8; /* BK = 8 divides 1000 */
+    CHECK(tpl_supports(t, vals, DTYPE_FP32, &s, NULL, why, sizeof why));
+    s = shape3(64 * 70000, 64, 64);
+    CHECK(!tpl_supports(t, vals, DTYPE_FP32, &s, NULL, why, sizeof why));
+    CHECK_MSG(strstr(why, "grid.y = 70000 is outside"), "%s", why);
+    tpl_free(t);
+}
+
+/*
+ * 1 if got contains the pieces of want between '*'s, in order. The '*'
+ * lets a case avoid spelling a name it must not use (the expect line is
+ * part of the template text).
+ */
+static int matches(const char *got, const char *want)
+{
+    char piece[256];
+    for (;;) {
+        size_t n = strcspn(want, "*");
+        snprintf(piece, sizeof piece, "%.*s", (int)n, want);
+        const char *at = strstr(got, piece);
+        if (!at)
+            return 0;
+        got = at + n;
+        if (!want[n])
+            return 1;
+        want += n + 1;
+    }
+}
+
+/* Returns the "// expect: " text of a bad template's first line. */
+static int read_expect(const char *path, char *out, size_t cap)
+{
+    char *text;
+    if (fs_read_file(path, &text, NULL))
+        return -1;
+    const char *tag = "// expect: ";
+    int ok = !strncmp(text, tag, strlen(tag));
+    if (ok)
+        snprintf(out, cap, "%.*s", (int)strcspn(text + strlen(tag), "\n"),
+                 text + strlen(tag));
+    free(text);
+    return ok ? 0 : -1;
+}
+
+static void test_bad_templates(void)
+{
+    glob_t g;
+    CHECK(glob(DATA "/bad/*.cu", 0, NULL, &g) == 0);
+    CHECK(g.gl_pathc >= 12);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        const char *path = g.gl_pathv[i];
+        char want[256];
+        struct tpl *t = NULL;
+        CHECK_MSG(read_expect(path, want, sizeof want) == 0,
+                  "%s: no '// expect: ' line", path);
+        err[0] = '\0';
+        int rc = tpl_load(path, &t, err, sizeof err);
+        CHECK_MSG(rc == KEVO_EPARSE && t == NULL, "%s parsed", path);
+        CHECK_MSG(matches(err, want), "%s:\n    got  %s\n    want %s", path,
+                  err, want);
+        CHECK_MSG(!strncmp(err, path, strlen(path)), "%s: '%s'", path, err);
+        tpl_free(t);
+    }
+    globfree(&g);
+}
+
+static void test_parse_errors(void)
+{
+    struct tpl *t = NULL;
+    int rc = tpl_parse("bad\"name", NULL, "", &t, err, sizeof err);
+    CHECK(rc == KEVO_EPARSE && t == NULL);
+    CHECK_MSG(strstr(err, "bad template name"), "%s", err);
+    rc =
+        tpl_parse("x", NULL, "// kevo: problem softmax\n", &t, err, sizeof err);
+    CHECK(rc == KEVO_EPARSE);
+    CHECK_MSG(!strcmp(err, "x:1: missing 'dtypes' directive"), "%s", err);
+    rc = tpl_load("tests/data/templates/none.cu", &t, err, sizeof err);
+    CHECK(rc == KEVO_ENOENT && t == NULL);
+    CHECK_MSG(strstr(err, "cannot read 'tests/data/templates/none.cu'"), "%s",
+              err);
+}
+
+static void free_all(struct tpl **arr, int n)
+{
+    for (int i = 0; i < n; i++)
+        tpl_free(arr[i]);
+    free(arr);
+}
+
+static void test_load_dir(void)
+{
+    struct tpl **arr;
+    int n;
+    int rc = tpl_load_dir(DATA "/dir", &arr, &n, err, sizeof err);
+    CHECK_MSG(rc == KEVO_OK, "%s", err);
+    if (rc)
+        return;
+    CHECK(n == 3);
+    if (n == 3) {
+        CHECK(!strcmp(arr[0]->name, "splitk"));
+        CHECK(!strcmp(arr[1]->name, "tiled"));
+        CHECK(!strcmp(arr[2]->name, "rowwise"));
+        CHECK(!strcmp(arr[2]->problem, "softmax"));
+    }
+    free_all(arr, n);
+    rc = tpl_load_dir(DATA "/mismatch", &arr, &n, err, sizeof err);
+    CHECK(rc == KEVO_EPARSE && arr == NULL && n == 0);
+    CHECK_MSG(strstr(err, "softmax/wrong_folder.cu:2: problem 'gemm' does "
+                          "not match its folder 'softmax'"),
+              "%s", err);
+    rc = tpl_load_dir(DATA "/nowhere", &arr, &n, err, sizeof err);
+    CHECK(rc == KEVO_ENOENT && arr == NULL);
+    rc = tpl_load_dir(DATA "/bad", &arr, &n, err, sizeof err);
+    CHECK(rc == KEVO_OK && n == 0); /* no <problem>/ folders in it */
+    free(arr);
+}
+
+static void test_real_templates(void)
+{
+    struct tpl **arr;
+    int n;
+    int rc = tpl_load_dir("templates", &arr, &n, err, sizeof err);
+    CHECK_MSG(rc == KEVO_OK, "%s", err);
+    if (rc)
+        return;
+    for (int i = 0; i < n; i++) {
+        int64_t def[TPL_MAX_PARAMS];
+        tpl_default_point(arr[i], def);
+        CHECK_MSG(tpl_point_valid(arr[i], def, NULL), "%s", arr[i]->path);
+        CHECK(tpl_space_size(arr[i], NULL, 1) == 1);
+    }
+    printf("     (%d templates in templates/)\n", n);
+    free_all(arr, n);
+}
+
+int main(void)
+{
+    RUN(test_parse_good, "a good template parses with its params and plan");
+    RUN(test_parse_launches, "two launches, cluster and workspace parse");
+    RUN(test_plan, "the launch plan evaluates grid, block and smem");
+    RUN(test_plan_limits, "launch plans outside CUDA limits are rejected");
+    RUN(test_instantiate, "instantiation has header, prelude and defines");
+    RUN(test_space_small, "a small space counts as by hand");
+    RUN(test_space_tiled, "the tiled space counts as by hand");
+    RUN(test_supports, "supports checks dtype, requires and the plan");
+    RUN(test_bad_templates, "each malformed template fails as it expects");
+    RUN(test_parse_errors, "names, missing files and missing dtypes fail");
+    RUN(test_load_dir, "a templates root loads sorted, folders checked");
+    RUN(test_real_templates, "the templates in templates/ all load");
+    TEST_DONE();
+}
