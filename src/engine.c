@@ -326,7 +326,7 @@ static int write_source(struct engine *e, struct child *c)
     snprintf(rel, sizeof rel, "sources/%s.cu", hex);
     if (fs_join(path, sizeof path, e->env.run_dir, rel))
         return KEVO_EINVAL;
-    int rc = fs_write_new(path, c->source, strlen(c->source));
+    int rc = fs_write_new(path, c->source, strlen(c->source), 0);
     return rc == KEVO_EEXIST ? KEVO_OK : rc;
 }
 

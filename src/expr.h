@@ -13,7 +13,9 @@
  *              ispow2(a), align(a,b) (= cdiv(a,b)*b)
  *   identifiers: names passed to expr_compile (params, sizes, device facts)
  *   integer literals: decimal or 0x hex
- * Division or modulo by zero makes evaluation fail (never a crash).
+ * Division or modulo by zero makes evaluation fail (never a crash), and so
+ * do overflow, a shift count outside [0, 63] and log2 of a value <= 0.
+ * && || and ?: evaluate only the side they need, as in C.
  */
 #ifndef KEVO_EXPR_H
 #define KEVO_EXPR_H
@@ -35,8 +37,8 @@ struct expr;
 int expr_compile(const char *text, const char *const *names, int n_names,
                  struct expr **out, char *err, size_t errcap) KEVO_WUR;
 /*
- * Evaluates e. Returns 0 and the value in *out, or -1 on division by zero
- * or overflow (then *out is untouched).
+ * Evaluates e. Returns 0 and the value in *out, or -1 on division by zero,
+ * overflow or a domain error (see top; then *out is untouched).
  */
 int expr_eval(const struct expr *e, const int64_t *vals, int64_t *out);
 /* The source text e was compiled from (owned by e). */

@@ -109,13 +109,13 @@ int fs_write_atomic(const char *path, const void *data, size_t n)
     return sync_parent(path);
 }
 
-int fs_write_new(const char *path, const void *data, size_t n)
+int fs_write_new(const char *path, const void *data, size_t n, int sync)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (fd < 0)
         return errno == EEXIST ? KEVO_EEXIST : KEVO_EIO;
     int rc = write_all(fd, data, n);
-    if (!rc && fsync(fd))
+    if (!rc && sync && fsync(fd))
         rc = KEVO_EIO;
     if (close(fd) && !rc)
         rc = KEVO_EIO;

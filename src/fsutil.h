@@ -18,9 +18,12 @@
 int fs_read_file(const char *path, char **out, size_t *len) KEVO_WUR;
 /* Atomically replaces path with n bytes of data (see top comment). */
 int fs_write_atomic(const char *path, const void *data, size_t n) KEVO_WUR;
-/* Writes path only if it does not exist yet (O_EXCL), then fsyncs it.
- * Returns KEVO_EEXIST if it exists (content is not compared). */
-int fs_write_new(const char *path, const void *data, size_t n) KEVO_WUR;
+/* Writes path only if it does not exist yet (O_EXCL), then fsyncs it
+ * when sync is 1. Returns KEVO_EEXIST if it exists (content is not
+ * compared). Without sync the data survives a killed process (it is in
+ * the page cache) but not a power loss. */
+int fs_write_new(const char *path, const void *data, size_t n,
+                 int sync) KEVO_WUR;
 /* mkdir -p. */
 int fs_mkdirs(const char *path) KEVO_WUR;
 /* 1 if path exists, else 0. */

@@ -1,5 +1,6 @@
 /*
- * hash.c - FNV-1a + splitmix64 finalizer (see hash.h).
+ * hash.c - FNV-style multiply-xor over 8-byte words + splitmix64
+ * finalizer (see hash.h). Assumes little-endian words (x86-64, arm64).
  */
 #include "hash.h"
 
@@ -9,7 +10,15 @@
 uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 {
     const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+    /* 8 bytes per step (sources are ~10 KB and hashed per candidate) */
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        h = (h ^ w) * 0x100000001b3ULL;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) {
         h ^= b[i];
         h *= 0x100000001b3ULL;
     }

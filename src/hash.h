@@ -1,8 +1,8 @@
 /*
  * hash.h - 64-bit content hashing for genomes, sources and cache keys.
  *
- * FNV-1a over bytes followed by a splitmix64 finalizer: stable across
- * platforms and runs (it is written into run directories), not
+ * FNV-style multiply-xor over 8-byte words, then a splitmix64 finalizer:
+ * stable across little-endian platforms and runs (it is written into run directories), not
  * cryptographic. Hex form is always 16 lower-case digits.
  */
 #ifndef KEVO_HASH_H

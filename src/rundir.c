@@ -95,7 +95,7 @@ static int copy_templates(const char *dir, const struct spec *s,
         if (snprintf(path, sizeof path, "%s/templates/%s/%s.cu", dir,
                      s->problem, tpls[i]->name) >= (int)sizeof path)
             return KEVO_EINVAL;
-        rc = fs_write_new(path, tpls[i]->text, strlen(tpls[i]->text));
+        rc = fs_write_new(path, tpls[i]->text, strlen(tpls[i]->text), 1);
     }
     return rc;
 }
@@ -128,7 +128,7 @@ int rundir_create(const char *dir, const struct spec *s,
     if (!text)
         return KEVO_ENOMEM;
     if (!(rc = rundir_path(path, sizeof path, dir, "manifest.json")))
-        rc = fs_write_new(path, text, strlen(text));
+        rc = fs_write_new(path, text, strlen(text), 1);
     free(text);
     if (rc)
         snprintf(err, errcap, "cannot write '%s/manifest.json': %s", dir,

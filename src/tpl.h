@@ -51,7 +51,8 @@ struct tpl_device {
     int64_t smem_optin; /* SMEM_OPTIN */
     int64_t l2_bytes;   /* L2_BYTES */
 };
-/* The H100 facts, used when no GPU is present (e.g. counting spaces). */
+/* The H100 facts, used when no GPU is present (e.g. counting spaces).
+ * Every function below that takes a dev accepts NULL for these. */
 extern const struct tpl_device tpl_device_default;
 
 struct tpl_param {
@@ -101,24 +102,33 @@ struct tpl {
 
 /*
  * Parses a template from text. name is used in messages and as tpl->name;
- * path (may be NULL) is recorded and used in messages. problem p resolves
- * the size names; when p is NULL the "problem" directive is looked up in
- * the registry. On error returns KEVO_EPARSE with "<path>:<line>: <what>" in
- * err[errcap]. Errors: unknown directive, missing problem/dtypes/launch,
- * bad value list, duplicate param, default not in values, expression
- * errors, a default point that violates a constraint, a launch kernel not
- * defined as extern "C" __global__ in the text, a param never used in the
- * text or an expression.
+ * path (may be NULL) is recorded and used in messages. The "problem"
+ * directive is looked up in the registry (problem_find) and must come
+ * before any param or expression directive; its sizes resolve the size
+ * names. On error returns KEVO_EPARSE with "<path>:<line>: <what>" in
+ * err[errcap] (line 1 for a missing directive). Errors: unknown directive,
+ * missing problem/dtypes/launch, unknown dtype, bad value list, values not
+ * distinct, duplicate param, a param named like a size or device fact,
+ * default not in values, more than TPL_MAX_* items, expression errors, a
+ * constraint that uses a size (that is what "requires" is for), grid/block/
+ * smem/cluster before any launch, a default point that violates a
+ * constraint (reported at the constraint's line), a launch kernel not
+ * defined as extern "C" __global__ in the text, a param never used (as a
+ * whole word) in the text outside directives nor in an expression.
+ * Checks the default point against tpl_device_default.
  * On success *out is a new template; free with tpl_free().
  */
 int tpl_parse(const char *name, const char *path, const char *text,
               struct tpl **out, char *err, size_t errcap) KEVO_WUR;
-/* Reads and parses a file; name = basename without ".cu". */
+/* Reads and parses a file; name = basename without ".cu". A missing file
+ * is KEVO_ENOENT with "cannot read '<path>': ..." in err. */
 int tpl_load(const char *path, struct tpl **out, char *err,
              size_t errcap) KEVO_WUR;
 /* Loads every templates/<problem>/<name>.cu under dir (sorted by path) into a
  * new array *out of *n (caller frees each with tpl_free, then the array).
- * Stops at the first bad template with its error. */
+ * Stops at the first bad template with its error; a template whose problem
+ * differs from its folder name is an error. No templates: KEVO_OK, *n = 0;
+ * dir missing: KEVO_ENOENT. */
 int tpl_load_dir(const char *dir, struct tpl ***out, int *n, char *err,
                  size_t errcap) KEVO_WUR;
 void tpl_free(struct tpl *t);
@@ -155,7 +165,10 @@ struct launch_plan {
     uint64_t workspace_bytes;
 };
 /* Evaluates the launch plan at vals for shape s; KEVO_EINVAL with a reason
- * if an expression fails or gives a non-positive or too large dim. */
+ * if an expression fails or gives a non-positive or too large dim. Limits:
+ * grid x in [1, 2^31-1], y and z in [1, 65535]; block x, y in [1, 1024],
+ * z in [1, 64], at most 1024 threads; smem in [0, SMEM_OPTIN]; cluster
+ * dims >= 1, at most 16 blocks, each dividing the grid's; workspace >= 0. */
 int tpl_plan(const struct tpl *t, const int64_t *vals, const struct shape *s,
              const struct tpl_device *dev, struct launch_plan *out,
              char *err, size_t errcap) KEVO_WUR;

@@ -3,7 +3,9 @@
  */
 #include "testeval.h"
 
+#include <errno.h>
 #include <math.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,15 @@ double testeval_fitness(const struct tpl *t, const int64_t *vals,
     return 1e12 * exp(0.15 * score) * (1.0 + (double)(t->hash % 7) * 0.05);
 }
 
+/* Sleeps the whole time even when a signal interrupts (like a kernel
+ * that keeps running while the user presses Ctrl-C). */
+static void sleep_us(long us)
+{
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    while (nanosleep(&ts, &ts) && errno == EINTR)
+        ;
+}
+
 static int te_batch(void *self, const struct candidate *const *c, int n,
                     eval_cb cb, void *ud)
 {
@@ -59,7 +70,7 @@ static int te_batch(void *self, const struct candidate *const *c, int n,
                      eval_outcome_name(r.outcome));
         }
         if (te->delay_us)
-            usleep((useconds_t)te->delay_us);
+            sleep_us(te->delay_us);
         if (te->stats)
             te->stats->evaluated++;
         if (cb(ud, i, &r))

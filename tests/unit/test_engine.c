@@ -1,0 +1,409 @@
+/*
+ * test_engine.c - the evolutionary engine driven by the deterministic test
+ * evaluator: determinism, no duplicates, elitism, budgets, replay from a
+ * journal, divergence detection, migration, and the mutators.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "archive.h"
+#include "check.h"
+#include "engine.h"
+#include "fsutil.h"
+#include "hash.h"
+#include "jnl.h"
+#include "mutator.h"
+#include "record.h"
+#include "testeval.h"
+
+extern const struct mutator mut_tweak;
+extern const struct mutator mut_crossover;
+
+static const char tpl_a[] =
+    "// kevo: problem gemm\n"
+    "// kevo: dtypes fp32\n"
+    "// kevo: param BM 16 32 64 128 default=64\n"
+    "// kevo: param BN 16 32 64 128 default=64\n"
+    "// kevo: param TM 1 2 4 8 default=4\n"
+    "// kevo: param UNROLL 1 2 4 default=2\n"
+    "// kevo: constraint (BM / TM) * BN <= 1024\n"
+    "// kevo: launch ka\n"
+    "// kevo: grid cdiv(N, BN), cdiv(M, BM)\n"
+    "// kevo: block (BM / TM) * BN\n"
+    "extern \"C\" __global__ void ka(const elem_t *A, const elem_t *B,\n"
+    "    elem_t *C, int M, int N, int K, void *ws)\n"
+    "{ int x = BM + BN + TM + UNROLL; (void)x; }\n";
+
+static const char tpl_b[] =
+    "// kevo: problem gemm\n"
+    "// kevo: dtypes fp32\n"
+    "// kevo: param TILE 8 16 32 default=16\n"
+    "// kevo: param PAD 0 1 default=0\n"
+    "// kevo: launch kb\n"
+    "// kevo: grid cdiv(N, TILE), cdiv(M, TILE)\n"
+    "// kevo: block TILE, TILE\n"
+    "extern \"C\" __global__ void kb(const elem_t *A, const elem_t *B,\n"
+    "    elem_t *C, int M, int N, int K, void *ws)\n"
+    "{ int x = TILE + PAD; (void)x; }\n";
+
+struct fixture {
+    struct tpl *tpls[2];
+    struct spec spec;
+    char dir[256];
+    struct testeval_stats stats;
+};
+
+static void fixture_init(struct fixture *f, uint64_t seed)
+{
+    char err[512];
+    memset(f, 0, sizeof *f);
+    if (tpl_parse("ka", NULL, tpl_a, &f->tpls[0], err, sizeof err) ||
+        tpl_parse("kb", NULL, tpl_b, &f->tpls[1], err, sizeof err)) {
+        fprintf(stderr, "fixture template: %s\n", err);
+        exit(1);
+    }
+    spec_defaults(&f->spec);
+    snprintf(f->spec.problem, sizeof f->spec.problem, "gemm");
+    f->spec.shape = (struct shape){3, {1000, 1000, 1000}};
+    f->spec.seed = seed;
+    f->spec.islands = 3;
+    f->spec.population = 6;
+    f->spec.offspring = 6;
+    f->spec.migrate_every = 2;
+    f->spec.init_random = 4;
+    f->spec.max_generations = 8;
+    snprintf(f->dir, sizeof f->dir, "/tmp/kevo-test-engine.XXXXXX");
+    if (!mkdtemp(f->dir))
+        exit(1);
+    char src[300];
+    snprintf(src, sizeof src, "%s/sources", f->dir);
+    if (fs_mkdirs(src))
+        exit(1);
+}
+
+static void fixture_release(struct fixture *f)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    if (system(cmd))
+        fprintf(stderr, "cannot remove %s\n", f->dir);
+    tpl_free(f->tpls[0]);
+    tpl_free(f->tpls[1]);
+}
+
+/* Runs the engine over f, journaling to f->dir/journal.jsonl (or, with
+ * existing != NULL, replaying without a journal). */
+static int run_engine(struct fixture *f, const cJSON *existing,
+                      struct engine_stats *st)
+{
+    struct evaluator ev;
+    struct jnl *j = NULL;
+    char path[300], err[512];
+    snprintf(path, sizeof path, "%s/journal.jsonl", f->dir);
+    if (testeval_new(&ev, &f->stats) || (!existing && jnl_create(path, &j)))
+        return -1;
+    struct engine_env env = {
+        .spec = &f->spec, .problem = problem_find("gemm"), .tpls = f->tpls,
+        .n_tpls = 2, .dev = tpl_device_default, .ev = ev, .run_dir = f->dir,
+        .jnl = j, .existing = existing};
+    struct engine *e;
+    int rc = engine_new(&env, NULL, &e, err, sizeof err);
+    if (!rc) {
+        rc = engine_run(e, err, sizeof err);
+        *st = *engine_stats(e);
+        engine_free(e);
+    }
+    if (rc)
+        fprintf(stderr, "  engine: %s\n", err);
+    jnl_close(j);
+    ev.ops->destroy(ev.self);
+    return rc;
+}
+
+static cJSON *journal(struct fixture *f)
+{
+    char path[300], err[512];
+    cJSON *r = NULL;
+    snprintf(path, sizeof path, "%s/journal.jsonl", f->dir);
+    if (jnl_read_all(path, &r, err, sizeof err))
+        fprintf(stderr, "  %s\n", err);
+    return r;
+}
+
+/* Journal text without wall-clock members. */
+static char *canon(cJSON *recs)
+{
+    cJSON *r;
+    cJSON_ArrayForEach(r, recs)
+    {
+        cJSON_DeleteItemFromObjectCaseSensitive(r, "t");
+        cJSON_DeleteItemFromObjectCaseSensitive(r, "ms");
+    }
+    return cJSON_PrintUnformatted(recs);
+}
+
+static void test_same_seed_same_journal(void)
+{
+    struct fixture a, b;
+    struct engine_stats sa, sb;
+    fixture_init(&a, 42);
+    fixture_init(&b, 42);
+    CHECK(run_engine(&a, NULL, &sa) == KEVO_OK);
+    CHECK(run_engine(&b, NULL, &sb) == KEVO_OK);
+    cJSON *ja = journal(&a), *jb = journal(&b);
+    char *ta = canon(ja), *tb = canon(jb);
+    CHECK(ta && tb && !strcmp(ta, tb));
+    CHECK(sa.evals > 50 && sa.evals == sb.evals);
+    free(ta);
+    free(tb);
+    cJSON_Delete(ja);
+    cJSON_Delete(jb);
+    /* another seed takes other decisions */
+    struct fixture c;
+    struct engine_stats sc;
+    fixture_init(&c, 43);
+    CHECK(run_engine(&c, NULL, &sc) == KEVO_OK);
+    cJSON *jc = journal(&c), *ja2 = journal(&a);
+    char *tc = canon(jc), *ta2 = canon(ja2);
+    CHECK(tc && ta2 && strcmp(tc, ta2));
+    free(tc);
+    free(ta2);
+    cJSON_Delete(jc);
+    cJSON_Delete(ja2);
+    fixture_release(&a);
+    fixture_release(&b);
+    fixture_release(&c);
+}
+
+static void test_no_genome_twice(void)
+{
+    struct fixture f;
+    struct engine_stats st;
+    fixture_init(&f, 5);
+    f.spec.max_generations = 30; /* small spaces: forces duplicates */
+    CHECK(run_engine(&f, NULL, &st) == KEVO_OK);
+    cJSON *j = journal(&f), *r;
+    struct seen_list {
+        uint64_t h[4096];
+        int n;
+    } *s = calloc(1, sizeof *s);
+    int dups = 0, evals = 0;
+    cJSON_ArrayForEach(r, j)
+    {
+        const char *t = record_str(r, "type"), *h = record_str(r, "hash");
+        uint64_t v;
+        if (!t || strcmp(t, "eval") || !h || hash_parse(h, &v))
+            continue;
+        evals++;
+        for (int i = 0; i < s->n; i++)
+            dups += s->h[i] == v;
+        if (s->n < 4096)
+            s->h[s->n++] = v;
+    }
+    CHECK(evals == st.evals && evals > 100);
+    CHECK(dups == 0);
+    /* both templates' spaces are finite: the engine must notice */
+    free(s);
+    cJSON_Delete(j);
+    fixture_release(&f);
+}
+
+static void test_best_never_lost(void)
+{
+    struct fixture f;
+    struct engine_stats st;
+    fixture_init(&f, 9);
+    CHECK(run_engine(&f, NULL, &st) == KEVO_OK);
+    cJSON *j = journal(&f), *r;
+    double last = 0, best_eval = 0;
+    int gens = 0, monotonic = 1;
+    cJSON_ArrayForEach(r, j)
+    {
+        const char *t = record_str(r, "type");
+        if (t && !strcmp(t, "eval") && record_num(r, "fitness", 0) > best_eval)
+            best_eval = record_num(r, "fitness", 0);
+        if (!t || strcmp(t, "gen"))
+            continue;
+        gens++;
+        double b = record_num(r, "best_fitness", 0);
+        monotonic &= b >= last;
+        last = b;
+    }
+    CHECK(gens == 8);
+    CHECK(monotonic);
+    CHECK(st.best_fitness > 0 && st.best_fitness <= best_eval);
+    CHECK(st.outcomes[EVAL_OK] + st.outcomes[EVAL_WRONG] +
+              st.outcomes[EVAL_COMPILE_ERROR] + st.outcomes[EVAL_CRASHED] ==
+          st.evals);
+    cJSON_Delete(j);
+    fixture_release(&f);
+}
+
+static void test_eval_budget_exact(void)
+{
+    struct fixture f;
+    struct engine_stats st;
+    fixture_init(&f, 11);
+    f.spec.max_generations = 0;
+    f.spec.max_evals = 37;
+    CHECK(run_engine(&f, NULL, &st) == KEVO_OK);
+    CHECK(st.evals == 37);
+    CHECK(st.stop == STOP_EVALS);
+    fixture_release(&f);
+}
+
+static void test_replay_evaluates_nothing(void)
+{
+    struct fixture f;
+    struct engine_stats st, st2;
+    fixture_init(&f, 21);
+    CHECK(run_engine(&f, NULL, &st) == KEVO_OK);
+    long live = f.stats.evaluated, confirms = f.stats.confirms;
+    CHECK(live == st.evals && confirms > 0);
+    cJSON *j = journal(&f);
+    CHECK(run_engine(&f, j, &st2) == KEVO_OK);
+    CHECK(f.stats.evaluated == live);   /* nothing evaluated again */
+    CHECK(f.stats.confirms == confirms);
+    CHECK(st2.evals == st.evals && st2.best_hash == st.best_hash);
+    CHECK(st2.best_fitness == st.best_fitness);
+    cJSON_Delete(j);
+    fixture_release(&f);
+}
+
+static void test_divergence_reported(void)
+{
+    struct fixture f;
+    struct engine_stats st;
+    fixture_init(&f, 23);
+    CHECK(run_engine(&f, NULL, &st) == KEVO_OK);
+    cJSON *j = journal(&f);
+    cJSON *rec = cJSON_GetArrayItem(j, 20);
+    while (rec && strcmp(record_str(rec, "type"), "eval"))
+        rec = rec->next;
+    CHECK(rec != NULL);
+    if (rec)
+        cJSON_ReplaceItemInObject(rec, "hash",
+                                  cJSON_CreateString("0123456789abcdef"));
+    CHECK(run_engine(&f, j, &st) == KEVO_EDIVERGE);
+    cJSON_Delete(j);
+    fixture_release(&f);
+}
+
+static void test_migration_shares_the_best(void)
+{
+    struct fixture f;
+    struct engine_stats st;
+    fixture_init(&f, 31);
+    CHECK(run_engine(&f, NULL, &st) == KEVO_OK);
+    cJSON *j = journal(&f), *r;
+    int shared = 0;
+    cJSON_ArrayForEach(r, j)
+    {
+        const char *t = record_str(r, "type");
+        if (!t || strcmp(t, "gen") || (int)record_num(r, "gen", 0) % 2)
+            continue;
+        const cJSON *isl = cJSON_GetObjectItemCaseSensitive(r, "islands");
+        const cJSON *a = cJSON_GetArrayItem(isl, 0), *b = cJSON_GetArrayItem(isl, 1);
+        const cJSON *first = cJSON_GetArrayItem(a, 0), *x;
+        cJSON_ArrayForEach(x, b) if (first && !strcmp(x->valuestring,
+                                                      first->valuestring))
+            shared++;
+    }
+    CHECK(shared > 0);
+    cJSON_Delete(j);
+    fixture_release(&f);
+}
+
+static void test_tweak_steps_to_neighbours(void)
+{
+    struct fixture f;
+    fixture_init(&f, 1);
+    struct rng r;
+    rng_seed(&r, 77);
+    struct mut_ctx ctx = {&r, f.tpls, 2, &tpl_device_default};
+    struct genome p = {.tpl = 0}, c;
+    tpl_default_point(f.tpls[0], p.vals);
+    const struct genome *par[2] = {&p, NULL};
+    int far = 0, invalid = 0, same = 0;
+    for (int i = 0; i < 500; i++) {
+        CHECK(mut_tweak.apply(&ctx, par, &c) == 0);
+        int changed = 0;
+        for (int k = 0; k < f.tpls[0]->n_params; k++) {
+            int d = tpl_value_index(f.tpls[0], k, c.vals[k]) -
+                    tpl_value_index(f.tpls[0], k, p.vals[k]);
+            changed += d != 0;
+            far += d > 1 || d < -1;
+        }
+        same += changed == 0;
+        invalid += !tpl_point_valid(f.tpls[0], c.vals, &tpl_device_default);
+    }
+    CHECK(invalid == 0 && same == 0);
+    CHECK(far > 0 && far < 200); /* mostly neighbours, some jumps */
+    fixture_release(&f);
+}
+
+static void test_crossover_mixes_parents(void)
+{
+    struct fixture f;
+    fixture_init(&f, 1);
+    struct rng r;
+    rng_seed(&r, 78);
+    struct mut_ctx ctx = {&r, f.tpls, 2, &tpl_device_default};
+    struct genome a = {.tpl = 0, .vals = {16, 16, 1, 1}};
+    struct genome b = {.tpl = 0, .vals = {128, 128, 8, 4}}, c;
+    const struct genome *par[2] = {&a, &b};
+    for (int i = 0; i < 200; i++) {
+        if (mut_crossover.apply(&ctx, par, &c))
+            continue;
+        for (int k = 0; k < 4; k++)
+            CHECK(c.vals[k] == a.vals[k] || c.vals[k] == b.vals[k]);
+        CHECK(tpl_point_valid(f.tpls[0], c.vals, &tpl_device_default));
+    }
+    struct genome other = {.tpl = 1};
+    const struct genome *mixed[2] = {&a, &other};
+    CHECK(mut_crossover.apply(&ctx, mixed, &c) == -1);
+    fixture_release(&f);
+}
+
+static void test_archive_keeps_best_per_cell(void)
+{
+    struct archive a;
+    archive_init(&a);
+    struct archive_desc d1 = {0, 8, 0, 1}, d2 = {0, 7, 0, 1};
+    struct genome g1 = {.hash = 1}, g2 = {.hash = 2}, g3 = {.hash = 3};
+    CHECK(archive_offer(&a, &d1, &g1, 10) == 1);
+    CHECK(archive_offer(&a, &d1, &g2, 5) == 0);  /* worse, same cell */
+    CHECK(archive_offer(&a, &d1, &g3, 20) == 1); /* better replaces */
+    CHECK(archive_offer(&a, &d2, &g2, 5) == 1);  /* new cell */
+    CHECK(a.n == 2);
+    cJSON *j = archive_to_json(&a);
+    struct archive b;
+    archive_init(&b);
+    CHECK(archive_from_json(&b, j) == KEVO_OK && b.n == 2);
+    archive_release(&a);
+    archive_release(&b);
+    cJSON_Delete(j);
+}
+
+int main(void)
+{
+    RUN(test_same_seed_same_journal, "one seed fixes every choice");
+    RUN(test_no_genome_twice, "no genome is evaluated twice in a run");
+    RUN(test_best_never_lost, "elitism: the best never gets worse");
+    RUN(test_eval_budget_exact, "the evaluation budget is exact");
+    RUN(test_replay_evaluates_nothing,
+        "a run replayed from its journal evaluates nothing again");
+    RUN(test_divergence_reported,
+        "a journal that differs from the engine is reported");
+    RUN(test_migration_shares_the_best,
+        "migration brings an island's best to the next island");
+    RUN(test_tweak_steps_to_neighbours,
+        "tweak steps to valid neighbouring values");
+    RUN(test_crossover_mixes_parents,
+        "crossover takes each parameter from a parent of one template");
+    RUN(test_archive_keeps_best_per_cell,
+        "the archive keeps the best kernel per descriptor cell");
+    TEST_DONE();
+}
