@@ -1,5 +1,6 @@
 # kevo: one non-recursive Makefile.
 #   make            build build/kevo (installs missing Debian packages first)
+#   make run        build, then `kevo run $(ARGS)` (the main job)
 #   make test       unit + CLI tests, no GPU needed          (SAN=1: ASan/UBSan)
 #   make gpu-test   GPU tests, run on a machine with an NVIDIA GPU
 #   make bundle     build/bundle/: kevo + the non-system .so files it needs
@@ -24,7 +25,7 @@ OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
            -fno-sanitize-recover=undefined
 BUILD   := build/san
 endif
-GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+GIT_COMMIT := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 CFLAGS  += $(CSTD) $(OPT) $(WARN) $(INC) -MMD -MP -pthread \
            -DKEVO_GIT_COMMIT='"$(GIT_COMMIT)"' 
 # RPATH (not RUNPATH) so that libraries copied next to the binary in the
@@ -54,7 +55,8 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
 KEVO    := $(BUILD)/kevo
 
-.PHONY: all deps test unit-test cli-test gpu-test bundle bench-engine clean format
+.PHONY: all deps run test unit-test cli-test gpu-test bundle bench-engine \
+        clean format
 
 all: $(KEVO)
 
@@ -87,6 +89,15 @@ $(BUILD)/tests/%: $(BUILD)/tests/tools/%.o $(SUPPORT_OBJ) $(BUILD)/libkevo.a
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 .SECONDARY:
+
+# the commit is baked into rundir.o: rebuild it every time (it is small)
+$(BUILD)/src/rundir.o: .FORCE
+.PHONY: .FORCE
+
+# ---- the main job: make run ARGS="--problem gemm --shape 4096x4096x4096"
+ARGS ?= --problem gemm --dtype fp32 --shape 4096x4096x4096 --time 1h
+run: $(KEVO)
+	$(KEVO) run $(ARGS)
 
 # ---- tests
 test: unit-test cli-test
