@@ -18,6 +18,8 @@
 #include "status.h"
 
 #define JIT_LOG_CAP (64 * 1024) /* compile logs are cut to this */
+#define JIT_SRC_CAP (16 << 20)  /* longest source the pool accepts */
+#define JIT_DEFAULT_TIMEOUT_MS 60000
 
 struct jit_output {
     int ok;               /* 1: cubin produced; 0: compile error (see log) */
@@ -37,7 +39,11 @@ struct jit_output {
 void jit_output_release(struct jit_output *o);
 
 /* Compiler options shared by every candidate for arch (e.g. "sm_90a"):
- * fills opts[] (static strings) and returns their count (<= 16). */
+ * fills opts[] (static strings) and returns their count (<= 16), or
+ * -KEVO_EINVAL if arch is not a real one ("sm_<digits>[a|f]": a virtual
+ * compute_* gives no cubin) or max is too small. Today: -arch=<arch>
+ * -I<cuda>/include -I<cuda>/include/cccl -std=c++17 -lineinfo
+ * --ptxas-options=-v, <cuda> from $CUDA_HOME, $CUDA_PATH, /usr/local/cuda. */
 int jit_default_options(const char *arch, const char **opts, int max);
 
 /* NVRTC version as "13.0". */
@@ -46,37 +52,79 @@ const char *jit_nvrtc_version(void);
 /*
  * Compiles src in this process. name is the program name in messages.
  * A compile error is not an error: returns KEVO_OK with out->ok = 0 and
- * the log. Returns KEVO_ECOMPILE only when NVRTC itself fails.
+ * the log. Returns KEVO_ECOMPILE only when NVRTC itself fails, and
+ * KEVO_EINVAL for an arch that is not "sm_<digits>[a|f]"; the reason is
+ * then in out->log. *out is filled either way: release it.
+ * A source that fails jit_check_source() is not compiled (ok = 0, the
+ * reason in the log); neither is a cubin whose PTX calls the device
+ * runtime's launch functions.
  */
 int jit_compile(const char *src, const char *name, const char *arch,
                 struct jit_output *out) KEVO_WUR;
+/* As jit_compile, with a soft time limit: NVRTC's flow callback cancels
+ * the compile once timeout_ms (> 0; 0 = none) have passed, giving ok = 0,
+ * timed_out = 1. NVRTC polls the callback only at some points (measured:
+ * a 500 ms limit stopped a 13.8 s compile after 2.0 s, a 3 s limit after
+ * 13.1 s), so the pool adds the hard limit (SIGKILL). */
+int jit_compile_timed(const char *src, const char *name, const char *arch,
+                      int timeout_ms, struct jit_output *out) KEVO_WUR;
+/* Cheap source screen run before any compile: returns 0 if src may be
+ * compiled, else 1 with a one-line reason in why[cap]. Rejects device-side
+ * launches (dynamic parallelism): "<<<", cudaLaunchDevice,
+ * cudaGetParameterBuffer, outside comments and literals. */
+int jit_check_source(const char *src, char *why, size_t cap);
 
 /* Cache key: hash of (source, options, arch, NVRTC version). */
 uint64_t jit_cache_key(const char *src, const char *arch);
 /* Default cache dir: $KEVO_CACHE_DIR, else $XDG_CACHE_HOME/kevo/cubin,
  * else ~/.cache/kevo/cubin. Written into out[cap]. */
 void jit_cache_dir(char *out, size_t cap);
+/* Looks key up in cache dir dir: <key hex>.json (+ .cubin when ok). On a
+ * hit returns KEVO_OK and fills *out (cached = 1, compile_ms = 0; caller
+ * releases); KEVO_ENOENT on a miss or an unreadable or partial entry. */
+int jit_cache_load(const char *dir, uint64_t key,
+                   struct jit_output *out) KEVO_WUR;
+/* Stores a finished compile (ok, or a compile error: a bad candidate is
+ * not compiled twice) under key in dir, each file written atomically,
+ * the .json last. A timed-out result is not stored (KEVO_EINVAL). */
+int jit_cache_store(const char *dir, uint64_t key,
+                    const struct jit_output *o) KEVO_WUR;
 
 struct jit_pool;
 
 struct jit_pool_opts {
     int n_procs;           /* compiler processes (0 = number of CPUs) */
-    int timeout_ms;        /* per compile; a compile past it is killed */
+    int timeout_ms;        /* per compile (0 = JIT_DEFAULT_TIMEOUT_MS):
+                              NVRTC is asked to stop at it, the process
+                              is SIGKILLed 250 ms later */
     const char *arch;      /* "sm_90a" */
     const char *cache_dir; /* NULL = no disk cache */
 };
 
-/* Starts the pool (forks n_procs compiler processes). Call before the
- * process starts any threads. *out is new; free with jit_pool_free(). */
+/* Starts the pool (forks n_procs compiler processes, which warm NVRTC up
+ * in parallel; creates cache_dir). Call before the process starts any
+ * threads. KEVO_EINVAL for a bad arch (see jit_default_options). *out is
+ * new; free with jit_pool_free(). */
 int jit_pool_new(const struct jit_pool_opts *o, struct jit_pool **out) KEVO_WUR;
 /* Queues src for compilation; returns a ticket (>= 0) or a negative
- * status. src is copied. Never blocks on the compile itself. */
+ * status. src is copied. Never blocks on the compile itself. A cache hit
+ * or a source that fails jit_check_source() is answered here and never
+ * reaches a compiler process. */
 int jit_pool_submit(struct jit_pool *p, const char *src, const char *name);
-/* Waits for the result of ticket (any order of waiting is fine), up to
- * the pool's timeout; fills *out (caller releases). A compile that hangs
- * or crashes its process comes back as ok = 0 with timed_out or the
- * reason in the log; the process is replaced. */
+/* Waits for the result of ticket (any order of waiting is fine; each
+ * ticket once), up to the pool's timeout once its compile has started;
+ * fills *out (caller releases). A compile that hangs or crashes its
+ * process comes back as ok = 0 with timed_out or the reason in the log;
+ * the process is replaced. Meanwhile it services the whole pool (results
+ * of other tickets are kept). Errors (see jit_pool_errmsg): KEVO_EINVAL
+ * for an unknown ticket; KEVO_ECOMPILE when compiler processes cannot
+ * start (their warm-up compile fails, or they keep dying);
+ * KEVO_EIO / KEVO_ENOMEM when a process cannot be made. */
 int jit_pool_wait(struct jit_pool *p, int ticket, struct jit_output *out) KEVO_WUR;
+/* Kills and reaps every compiler process; frees p and the results that
+ * were never waited for. p may be NULL. */
 void jit_pool_free(struct jit_pool *p);
+/* One-line reason for the last failure of a jit_pool_* call on p. */
+const char *jit_pool_errmsg(const struct jit_pool *p);
 
 #endif

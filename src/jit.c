@@ -1,0 +1,579 @@
+/*
+ * jit.c - one NVRTC compile in this process, and the on-disk cubin cache
+ * (see jit.h). Owns the compiler options and the parsing of ptxas -v
+ * output. Knows nothing of processes: the pool (jitpool.c) calls these.
+ *
+ * Measured on the 2-core CPU host, NVRTC 13.0: the spellings
+ * "--ptxas-options=-v", "-Xptxas=-v", "-Xptxas" "-v" all make ptxas write
+ * "Used N registers", "N bytes stack frame, ..." and "N bytes smem" into
+ * the program log; NVRTC starts no threads and keeps no fds open.
+ */
+#include "jit.h"
+
+#include <cJSON.h>
+#include <ctype.h>
+#include <nvrtc.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "hash.h"
+
+#define MAX_OPTS 16
+#define MAX_ARCHS 16   /* distinct archs one process may compile for */
+#define CACHE_FORMAT 1 /* bump when the .json layout or parsing changes */
+#define LOG_CUT_NOTE "\n[log cut at 64 KiB]\n"
+
+/* Device-runtime entry points behind device-side launches (cudadevrt);
+ * V2 variants share the prefixes. */
+static const char *const launch_calls[] = {
+    "cudaLaunchDevice",
+    "cudaGetParameterBuffer",
+};
+
+/* ---- options */
+
+static pthread_once_t static_once = PTHREAD_ONCE_INIT;
+static char inc_opt[4096];      /* "-I<cuda>/include" */
+static char inc_cccl_opt[4096]; /* "-I<cuda>/include/cccl" (libcu++) */
+static char nvrtc_version[32];  /* "13.0" */
+
+static pthread_mutex_t arch_lock = PTHREAD_MUTEX_INITIALIZER;
+static char arch_opts[MAX_ARCHS][32]; /* interned "-arch=sm_90a" strings */
+static int n_arch_opts;
+
+static void init_statics(void)
+{
+    const char *cuda = getenv("CUDA_HOME");
+    if (!cuda || !*cuda)
+        cuda = getenv("CUDA_PATH");
+    if (!cuda || !*cuda)
+        cuda = "/usr/local/cuda";
+    snprintf(inc_opt, sizeof inc_opt, "-I%s/include", cuda);
+    snprintf(inc_cccl_opt, sizeof inc_cccl_opt, "-I%s/include/cccl", cuda);
+    int major = 0, minor = 0;
+    if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
+        major = minor = -1;
+    snprintf(nvrtc_version, sizeof nvrtc_version, "%d.%d", major, minor);
+}
+
+/* A real arch, so that NVRTC produces a cubin: sm_<digits>[a|f]. */
+static int arch_valid(const char *arch)
+{
+    if (!arch || strncmp(arch, "sm_", 3))
+        return 0;
+    const char *p = arch + 3;
+    if (!isdigit((unsigned char)*p))
+        return 0;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (*p == 'a' || *p == 'f')
+        p++;
+    return *p == '\0' && p - arch < 16;
+}
+
+/* Returns the interned "-arch=<arch>" (static storage), or NULL. */
+static const char *arch_option(const char *arch)
+{
+    char want[32];
+    const char *found = NULL;
+    if (!arch_valid(arch))
+        return NULL;
+    snprintf(want, sizeof want, "-arch=%s", arch);
+    pthread_mutex_lock(&arch_lock);
+    for (int i = 0; i < n_arch_opts && !found; i++)
+        if (!strcmp(arch_opts[i], want))
+            found = arch_opts[i];
+    if (!found && n_arch_opts < MAX_ARCHS) {
+        memcpy(arch_opts[n_arch_opts], want, sizeof want);
+        found = arch_opts[n_arch_opts++];
+    }
+    pthread_mutex_unlock(&arch_lock);
+    return found;
+}
+
+int jit_default_options(const char *arch, const char **opts, int max)
+{
+    pthread_once(&static_once, init_statics);
+    const char *all[] = {
+        arch_option(arch),    inc_opt, inc_cccl_opt, "-std=c++17", "-lineinfo",
+        "--ptxas-options=-v", /* register / spill / smem lines in the log */
+    };
+    int n = (int)(sizeof all / sizeof all[0]);
+    if (!all[0] || n > max)
+        return -KEVO_EINVAL;
+    for (int i = 0; i < n; i++)
+        opts[i] = all[i];
+    return n;
+}
+
+const char *jit_nvrtc_version(void)
+{
+    pthread_once(&static_once, init_statics);
+    return nvrtc_version;
+}
+
+void jit_output_release(struct jit_output *o)
+{
+    free(o->cubin);
+    free(o->log);
+    memset(o, 0, sizeof *o);
+}
+
+static void output_init(struct jit_output *o)
+{
+    memset(o, 0, sizeof *o);
+    o->regs = o->spill_stores = o->spill_loads = -1;
+    o->smem_static = o->local_bytes = -1;
+}
+
+/* ---- log */
+
+/* Appends n bytes of s to o->log, keeping it under JIT_LOG_CAP (the
+ * head of a log holds the first errors, so the tail is what is cut). */
+static int log_add(struct jit_output *o, const char *s, size_t n)
+{
+    size_t len = o->log ? strlen(o->log) : 0;
+    size_t room = JIT_LOG_CAP - 1 - strlen(LOG_CUT_NOTE);
+    const char *note = "";
+    if (len >= room)
+        return KEVO_OK; /* already cut */
+    if (n > room - len) {
+        n = room - len;
+        note = LOG_CUT_NOTE;
+    }
+    char *nl = realloc(o->log, len + n + strlen(note) + 1);
+    if (!nl)
+        return KEVO_ENOMEM;
+    memcpy(nl + len, s, n);
+    strcpy(nl + len + n, note);
+    o->log = nl;
+    return KEVO_OK;
+}
+
+static int KEVO_PRINTF(2, 3)
+    log_addf(struct jit_output *o, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    return log_add(o, line, strlen(line));
+}
+
+/* Raises *best to the integer written just before label in line, e.g.
+ * label " registers" in "ptxas info : Used 32 registers, ...". */
+static void max_before(const char *line, const char *label, int *best)
+{
+    const char *p = strstr(line, label);
+    if (!p)
+        return;
+    const char *d = p;
+    while (d > line && isdigit((unsigned char)d[-1]))
+        d--;
+    if (d == p)
+        return;
+    long v = strtol(d, NULL, 10);
+    if (v > *best)
+        *best = v > 0x7fffffff ? 0x7fffffff : (int)v;
+}
+
+/* Fills the ptxas -v numbers of o from a full (uncut) log; max over all
+ * functions. Only lines that ptxas wrote count: warnings echo source
+ * lines, which could say "255 registers". A log with ptxas lines but
+ * without "smem" etc. means 0 of it. */
+static void parse_ptxas(const char *log, struct jit_output *o)
+{
+    int stack = -1;
+    char line[512];
+    for (const char *p = log; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (!strncmp(p, "ptxas", 5)) {
+            snprintf(line, sizeof line, "%.*s", (int)n, p);
+            max_before(line, " registers", &o->regs);
+            max_before(line, " bytes spill stores", &o->spill_stores);
+            max_before(line, " bytes spill loads", &o->spill_loads);
+            max_before(line, " bytes smem", &o->smem_static);
+            max_before(line, " bytes stack frame", &stack);
+            max_before(line, " bytes cumulative stack size", &stack);
+        }
+        p += n + (p[n] == '\n');
+    }
+    if (stack > o->local_bytes)
+        o->local_bytes = stack;
+    if (o->regs < 0)
+        return;
+    int *fields[] = {&o->spill_stores, &o->spill_loads, &o->smem_static,
+                     &o->local_bytes};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+        if (*fields[i] < 0)
+            *fields[i] = 0;
+}
+
+/* ---- source screen */
+
+static int ident_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+/* If p starts a comment or a string/char literal, returns the first byte
+ * after it, else p. Errs toward treating text as code: an odd construct
+ * (raw strings, line splices) can only cause a false rejection, and the
+ * PTX scan after the compile backs this screen up. */
+static const char *skip_noncode(const char *start, const char *p)
+{
+    if (p[0] == '/' && p[1] == '/')
+        return p + strcspn(p, "\n");
+    if (p[0] == '/' && p[1] == '*') {
+        const char *e = strstr(p + 2, "*/");
+        return e ? e + 2 : p + strlen(p);
+    }
+    /* a quote after a digit is a C++14 digit separator (1'000), code */
+    if (*p == '"' || (*p == '\'' && (p == start || !ident_char(p[-1])))) {
+        const char *q = p + 1;
+        while (*q && *q != *p && *q != '\n')
+            q += (q[0] == '\\' && q[1]) ? 2 : 1;
+        return *q == *p ? q + 1 : q;
+    }
+    return p;
+}
+
+int jit_check_source(const char *src, char *why, size_t cap)
+{
+    const char *p = src;
+    while (*p) {
+        const char *q = skip_noncode(src, p);
+        if (q != p) {
+            p = q;
+            continue;
+        }
+        if (!strncmp(p, "<<<", 3)) {
+            snprintf(why, cap,
+                     "device-side kernel launch '<<<' is not "
+                     "allowed (no dynamic parallelism)");
+            return 1;
+        }
+        for (size_t i = 0; i < sizeof launch_calls / sizeof *launch_calls; i++)
+            if (!strncmp(p, launch_calls[i], strlen(launch_calls[i]))) {
+                snprintf(why, cap,
+                         "'%s' is not allowed (no device-side "
+                         "launches)",
+                         launch_calls[i]);
+                return 1;
+            }
+        p++;
+    }
+    return 0;
+}
+
+/* ---- compile */
+
+struct flow_deadline {
+    long long deadline_ns; /* fs_now_ns() clock */
+};
+
+/* NVRTC's flow callback: 1 cancels. Monotonic clock, so once it returns
+ * 1 it keeps returning 1, as nvrtc.h requires; it writes nothing. */
+static int flow_check(void *payload, void *reserved)
+{
+    const struct flow_deadline *d = payload;
+    return fs_now_ns() > d->deadline_ns;
+}
+
+/* Reads NVRTC's log into o: parses the ptxas numbers, then keeps the
+ * capped text. */
+static int take_log(nvrtcProgram prog, struct jit_output *o)
+{
+    size_t n = 0;
+    if (nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS || n == 0)
+        return KEVO_OK;
+    char *log = malloc(n);
+    if (!log)
+        return KEVO_ENOMEM;
+    if (nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS)
+        log[0] = '\0';
+    log[n - 1] = '\0';
+    parse_ptxas(log, o);
+    int rc = log_add(o, log, strlen(log));
+    free(log);
+    return rc;
+}
+
+/* 1 if the PTX calls the device runtime's launch functions (reason in
+ * the log), 0 if clean, or a negative status. */
+static int ptx_launches(nvrtcProgram prog, struct jit_output *o)
+{
+    size_t n = 0;
+    if (nvrtcGetPTXSize(prog, &n) != NVRTC_SUCCESS || n == 0)
+        return -KEVO_ECOMPILE;
+    char *ptx = malloc(n);
+    if (!ptx)
+        return -KEVO_ENOMEM;
+    int hit = 0;
+    if (nvrtcGetPTX(prog, ptx) == NVRTC_SUCCESS) {
+        ptx[n - 1] = '\0';
+        for (size_t i = 0;
+             !hit && i < sizeof launch_calls / sizeof *launch_calls; i++)
+            if (strstr(ptx, launch_calls[i])) {
+                hit = 1;
+                if (log_addf(o,
+                             "\nkevo: rejected: the PTX calls '%s' "
+                             "(no device-side launches)\n",
+                             launch_calls[i]))
+                    hit = -KEVO_ENOMEM;
+            }
+    } else {
+        hit = -KEVO_ECOMPILE;
+    }
+    free(ptx);
+    return hit;
+}
+
+static int take_cubin(nvrtcProgram prog, struct jit_output *o)
+{
+    size_t n = 0;
+    if (nvrtcGetCUBINSize(prog, &n) != NVRTC_SUCCESS || n == 0)
+        return KEVO_ECOMPILE; /* a real arch always gives one */
+    o->cubin = malloc(n);
+    if (!o->cubin)
+        return KEVO_ENOMEM;
+    if (nvrtcGetCUBIN(prog, o->cubin) != NVRTC_SUCCESS)
+        return KEVO_ECOMPILE;
+    o->cubin_len = n;
+    return KEVO_OK;
+}
+
+/* Turns the result r of nvrtcCompileProgram into o. */
+static int collect(nvrtcProgram prog, nvrtcResult r, int timeout_ms,
+                   struct jit_output *o)
+{
+    if (r == NVRTC_ERROR_CANCELLED) {
+        o->timed_out = 1;
+        return log_addf(o, "compile timed out after %d ms\n", timeout_ms);
+    }
+    int rc = take_log(prog, o);
+    if (rc || r == NVRTC_ERROR_COMPILATION)
+        return rc;
+    if (r != NVRTC_SUCCESS) {
+        rc = log_addf(o, "\nnvrtc failed: %s\n", nvrtcGetErrorString(r));
+        return rc ? rc : KEVO_ECOMPILE;
+    }
+    int hit = ptx_launches(prog, o);
+    if (hit)
+        return hit < 0 ? -hit : KEVO_OK;
+    rc = take_cubin(prog, o);
+    if (rc == KEVO_ECOMPILE && log_addf(o, "\nnvrtc gave no cubin\n"))
+        rc = KEVO_ENOMEM;
+    o->ok = rc == KEVO_OK;
+    return rc;
+}
+
+static int compile_program(const char *src, const char *name, const char *arch,
+                           int timeout_ms, struct jit_output *out)
+{
+    const char *opts[MAX_OPTS];
+    char why[256];
+    int n_opts = jit_default_options(arch, opts, MAX_OPTS);
+    if (n_opts < 0) {
+        int rc = log_addf(out, "invalid arch '%s'\n", arch ? arch : "");
+        return rc ? rc : KEVO_EINVAL;
+    }
+    if (jit_check_source(src, why, sizeof why))
+        return log_addf(out, "kevo: rejected: %s\n", why);
+    nvrtcProgram prog;
+    nvrtcResult r = nvrtcCreateProgram(&prog, src, name, 0, NULL, NULL);
+    if (r != NVRTC_SUCCESS) {
+        int rc = log_addf(out, "nvrtcCreateProgram failed: %s\n",
+                          nvrtcGetErrorString(r));
+        return rc ? rc : KEVO_ECOMPILE;
+    }
+    struct flow_deadline deadline = {fs_now_ns() +
+                                     (long long)timeout_ms * 1000000};
+    if (timeout_ms > 0)
+        nvrtcSetFlowCallback(prog, flow_check, &deadline);
+    r = nvrtcCompileProgram(prog, n_opts, opts);
+    int rc = collect(prog, r, timeout_ms, out);
+    nvrtcDestroyProgram(&prog);
+    return rc;
+}
+
+int jit_compile_timed(const char *src, const char *name, const char *arch,
+                      int timeout_ms, struct jit_output *out)
+{
+    output_init(out);
+    long long t0 = fs_now_ns();
+    int rc = compile_program(src, name, arch, timeout_ms, out);
+    out->compile_ms = (double)(fs_now_ns() - t0) / 1e6;
+    if (!out->ok) {
+        free(out->cubin);
+        out->cubin = NULL;
+        out->cubin_len = 0;
+    }
+    if (!out->log && !(out->log = calloc(1, 1)))
+        return KEVO_ENOMEM;
+    return rc;
+}
+
+int jit_compile(const char *src, const char *name, const char *arch,
+                struct jit_output *out)
+{
+    return jit_compile_timed(src, name, arch, 0, out);
+}
+
+/* ---- cache */
+
+static uint64_t hash_field(uint64_t h, const char *s)
+{
+    size_t n = strlen(s);
+    return hash_bytes(hash_u64(h, n), s, n); /* length first: no aliasing */
+}
+
+uint64_t jit_cache_key(const char *src, const char *arch)
+{
+    const char *opts[MAX_OPTS];
+    int n = jit_default_options(arch, opts, MAX_OPTS);
+    uint64_t h = hash_u64(HASH_SEED, CACHE_FORMAT);
+    h = hash_field(h, src);
+    h = hash_field(h, arch ? arch : "");
+    for (int i = 0; i < n; i++)
+        h = hash_field(h, opts[i]);
+    h = hash_field(h, jit_nvrtc_version());
+    return hash_final(h);
+}
+
+void jit_cache_dir(char *out, size_t cap)
+{
+    const char *v = getenv("KEVO_CACHE_DIR");
+    if (v && *v) {
+        snprintf(out, cap, "%s", v);
+        return;
+    }
+    v = getenv("XDG_CACHE_HOME");
+    if (v && *v) {
+        snprintf(out, cap, "%s/kevo/cubin", v);
+        return;
+    }
+    v = getenv("HOME");
+    snprintf(out, cap, "%s/.cache/kevo/cubin", v && *v ? v : "/tmp");
+}
+
+static int entry_path(char *out, size_t cap, const char *dir, uint64_t key,
+                      const char *ext)
+{
+    char hex[17], file[32];
+    hash_hex(key, hex);
+    snprintf(file, sizeof file, "%s.%s", hex, ext);
+    return fs_join(out, cap, dir, file);
+}
+
+static cJSON *entry_json(const struct jit_output *o)
+{
+    cJSON *j = cJSON_CreateObject();
+    if (!j)
+        return NULL;
+    int ok = cJSON_AddNumberToObject(j, "format", CACHE_FORMAT) &&
+             cJSON_AddBoolToObject(j, "ok", o->ok) &&
+             cJSON_AddNumberToObject(j, "regs", o->regs) &&
+             cJSON_AddNumberToObject(j, "spill_stores", o->spill_stores) &&
+             cJSON_AddNumberToObject(j, "spill_loads", o->spill_loads) &&
+             cJSON_AddNumberToObject(j, "smem_static", o->smem_static) &&
+             cJSON_AddNumberToObject(j, "local_bytes", o->local_bytes) &&
+             cJSON_AddNumberToObject(j, "compile_ms", o->compile_ms) &&
+             cJSON_AddNumberToObject(j, "cubin_len", (double)o->cubin_len) &&
+             cJSON_AddStringToObject(j, "nvrtc", jit_nvrtc_version()) &&
+             cJSON_AddStringToObject(j, "log", o->log ? o->log : "");
+    if (!ok) {
+        cJSON_Delete(j);
+        return NULL;
+    }
+    return j;
+}
+
+int jit_cache_store(const char *dir, uint64_t key, const struct jit_output *o)
+{
+    char path[4096];
+    if (o->timed_out)
+        return KEVO_EINVAL;
+    int rc = KEVO_OK;
+    if (o->ok) {
+        rc = entry_path(path, sizeof path, dir, key, "cubin");
+        if (!rc)
+            rc = fs_write_atomic(path, o->cubin, o->cubin_len);
+        if (rc)
+            return rc;
+    }
+    cJSON *j = entry_json(o);
+    char *text = j ? cJSON_PrintUnformatted(j) : NULL;
+    cJSON_Delete(j);
+    if (!text)
+        return KEVO_ENOMEM;
+    rc = entry_path(path, sizeof path, dir, key, "json");
+    if (!rc)
+        rc = fs_write_atomic(path, text, strlen(text));
+    cJSON_free(text);
+    return rc;
+}
+
+/* Integer field name of j, or -1 if absent. */
+static int json_int(const cJSON *j, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, name);
+    return cJSON_IsNumber(v) ? (int)v->valuedouble : -1;
+}
+
+static int load_entry(const cJSON *j, const char *dir, uint64_t key,
+                      struct jit_output *out)
+{
+    const cJSON *log = cJSON_GetObjectItemCaseSensitive(j, "log");
+    const cJSON *len = cJSON_GetObjectItemCaseSensitive(j, "cubin_len");
+    if (json_int(j, "format") != CACHE_FORMAT || !cJSON_IsString(log) ||
+        !cJSON_IsNumber(len))
+        return KEVO_ENOENT;
+    out->ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "ok"));
+    out->regs = json_int(j, "regs");
+    out->spill_stores = json_int(j, "spill_stores");
+    out->spill_loads = json_int(j, "spill_loads");
+    out->smem_static = json_int(j, "smem_static");
+    out->local_bytes = json_int(j, "local_bytes");
+    if (!(out->log = strdup(log->valuestring)))
+        return KEVO_ENOMEM;
+    if (!out->ok)
+        return KEVO_OK;
+    char path[4096];
+    int rc = entry_path(path, sizeof path, dir, key, "cubin");
+    if (!rc)
+        rc = fs_read_file(path, &out->cubin, &out->cubin_len);
+    if (!rc && out->cubin_len != (size_t)len->valuedouble)
+        rc = KEVO_ENOENT; /* torn by hand, or a key collision */
+    return rc == KEVO_ENOMEM ? rc : rc ? KEVO_ENOENT : KEVO_OK;
+}
+
+int jit_cache_load(const char *dir, uint64_t key, struct jit_output *out)
+{
+    char path[4096];
+    char *text = NULL;
+    size_t n = 0;
+    output_init(out);
+    int rc = entry_path(path, sizeof path, dir, key, "json");
+    if (!rc)
+        rc = fs_read_file(path, &text, &n);
+    if (rc)
+        return rc == KEVO_ENOMEM ? rc : KEVO_ENOENT;
+    cJSON *j = cJSON_ParseWithLength(text, n);
+    free(text);
+    rc = j ? load_entry(j, dir, key, out) : KEVO_ENOENT;
+    cJSON_Delete(j);
+    if (rc) {
+        jit_output_release(out);
+        output_init(out);
+        return rc;
+    }
+    out->cached = 1;
+    out->compile_ms = 0;
+    return KEVO_OK;
+}
