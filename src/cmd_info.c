@@ -45,8 +45,8 @@ static const char status_usage[] =
 struct run_summary {
     int gen;
     long evals, outcomes[EVAL_OUTCOME_COUNT], confirms;
-    const cJSON *best_eval;   /* record of the best ok evaluation */
-    double last_t;
+    double last_t;            /* run time at the last record, s */
+    double ms[3];             /* summed compile, check, time phases */
 };
 
 static void summarize(const cJSON *records, struct run_summary *s)
@@ -67,6 +67,10 @@ static void summarize(const cJSON *records, struct run_summary *s)
         } else if (!strcmp(type, "eval")) {
             enum eval_outcome o;
             const char *oc = record_str(r, "outcome");
+            const cJSON *ms = cJSON_GetObjectItemCaseSensitive(r, "ms");
+            s->ms[0] += record_num(ms, "compile", 0);
+            s->ms[1] += record_num(ms, "check", 0);
+            s->ms[2] += record_num(ms, "time", 0);
             s->evals++;
             if (oc && !eval_outcome_parse(oc, &o))
                 s->outcomes[o]++;
@@ -102,6 +106,13 @@ static cJSON *status_json(const char *dir, const struct spec *sp,
         cJSON_AddNumberToObject(oc, eval_outcome_name(i),
                                 (double)s->outcomes[i]);
     cJSON_AddNumberToObject(o, "elapsed_s", s->last_t);
+    cJSON_AddNumberToObject(o, "evals_per_min",
+                            s->last_t > 0 ? s->evals * 60.0 / s->last_t : 0);
+    cJSON *ms = cJSON_AddObjectToObject(o, "mean_ms");
+    static const char *const phase[3] = {"compile", "check", "time"};
+    for (int i = 0; i < 3; i++)
+        cJSON_AddNumberToObject(ms, phase[i],
+                                s->evals ? s->ms[i] / (double)s->evals : 0);
     if (best)
         cJSON_AddItemToObject(o, "best", cJSON_Duplicate(best, 1));
     return o;
@@ -155,6 +166,11 @@ static void print_status(const char *dir, const struct spec *sp,
     } else {
         printf("best:        none yet\n");
     }
+    if (s->evals && s->last_t > 0)
+        printf("throughput:  %.0f evaluations/min; mean per candidate: "
+               "compile %.1f ms, check %.1f ms, timing %.1f ms\n",
+               s->evals * 60.0 / s->last_t, s->ms[0] / (double)s->evals,
+               s->ms[1] / (double)s->evals, s->ms[2] / (double)s->evals);
     print_budget(sp, s);
 }
 
