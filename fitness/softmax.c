@@ -5,9 +5,13 @@
  * once (2*ROWS*COLS*elem bytes), a few FLOPs per element (memory-bound).
  * Reference: fp64 kernel on the same inputs. Inputs include large logits
  * (row offsets up to +-80) so a kernel without max-subtraction overflows.
+ * Baselines: device copy bandwidth over the same bytes (the main one: the
+ * ratio is the fraction of achievable bandwidth) and a naive one-block-
+ * per-row kernel.
  */
 #include <stdio.h>
 
+#include "hx.h"
 #include "problem.h"
 
 static const char *softmax_prelude(enum dtype dt)
@@ -81,6 +85,169 @@ static int softmax_check_shape(const struct shape *s, char *err,
     return KEVO_OK;
 }
 
+/* ---- GPU side (runs inside the worker, see hx.h) ---- */
+
+/* Compiled after the dtype's prelude (elem_t, TO_F32, FROM_F32). */
+static const char softmax_harness[] =
+    "__device__ __forceinline__ unsigned long long sm_mix(unsigned long long "
+    "z) {\n"
+    "  z += 0x9e3779b97f4a7c15ull;\n"
+    "  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;\n"
+    "  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;\n"
+    "  return z ^ (z >> 31);\n"
+    "}\n"
+    "__device__ __forceinline__ float sm_unit(unsigned long long h) {\n"
+    "  return (float)(h >> 40) * (1.0f / 16777216.0f);\n"
+    "}\n"
+    /* Row r: offset in [-80, 80), spread in [0.5, 10): values up to +-90,
+     * so exp() without max-subtraction overflows (or underflows to a zero
+     * sum) in fp32, and no two rows look alike. */
+    "extern \"C\" __global__ void kevo_softmax_gen(elem_t *x, int rows, int "
+    "cols, unsigned long long seed) {\n"
+    "  int r = blockIdx.x;\n"
+    "  unsigned long long hr = sm_mix(seed ^ sm_mix(0x5157ull + r));\n"
+    "  float off = sm_unit(hr) * 160.0f - 80.0f;\n"
+    "  float spread = 0.5f + sm_unit(sm_mix(hr)) * 9.5f;\n"
+    "  for (int c = threadIdx.x; c < cols; c += blockDim.x) {\n"
+    "    unsigned long long h = sm_mix(seed ^ sm_mix(((unsigned long long)r "
+    "<< 32) | (unsigned)c));\n"
+    "    x[(long long)r * cols + c] = FROM_F32(off + spread * (2.0f * "
+    "sm_unit(h) - 1.0f));\n"
+    "  }\n"
+    "}\n"
+    "__device__ double sm_block_red(double v, int is_max) {\n"
+    "  __shared__ double red[256];\n"
+    "  red[threadIdx.x] = v;\n"
+    "  __syncthreads();\n"
+    "  for (int s = 128; s; s >>= 1) {\n"
+    "    if (threadIdx.x < s) red[threadIdx.x] = is_max ? "
+    "fmax(red[threadIdx.x], red[threadIdx.x + s]) : red[threadIdx.x] + "
+    "red[threadIdx.x + s];\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "  double out = red[0];\n"
+    "  __syncthreads();\n"
+    "  return out;\n"
+    "}\n"
+    /* fp64 reference, one block of 256 per row. */
+    "extern \"C\" __global__ void kevo_softmax_ref(const elem_t *x, double "
+    "*y, int rows, int cols) {\n"
+    "  long long base = (long long)blockIdx.x * cols;\n"
+    "  double m = -1.0e308;\n"
+    "  for (int c = threadIdx.x; c < cols; c += 256) m = fmax(m, "
+    "(double)TO_F32(x[base + c]));\n"
+    "  m = sm_block_red(m, 1);\n"
+    "  double s = 0;\n"
+    "  for (int c = threadIdx.x; c < cols; c += 256) s += "
+    "exp((double)TO_F32(x[base + c]) - m);\n"
+    "  s = sm_block_red(s, 0);\n"
+    "  for (int c = threadIdx.x; c < cols; c += 256) y[base + c] = "
+    "exp((double)TO_F32(x[base + c]) - m) / s;\n"
+    "}\n"
+    /* Baseline: naive fp32 softmax, one block of 256 per row, 3 passes. */
+    "__device__ float sm_red_f(float v, int is_max) {\n"
+    "  __shared__ float red[256];\n"
+    "  red[threadIdx.x] = v;\n"
+    "  __syncthreads();\n"
+    "  for (int s = 128; s; s >>= 1) {\n"
+    "    if (threadIdx.x < s) red[threadIdx.x] = is_max ? "
+    "fmaxf(red[threadIdx.x], red[threadIdx.x + s]) : red[threadIdx.x] + "
+    "red[threadIdx.x + s];\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "  float out = red[0];\n"
+    "  __syncthreads();\n"
+    "  return out;\n"
+    "}\n"
+    "extern \"C\" __global__ void base_softmax_naive(const elem_t *x, elem_t "
+    "*y, int rows, int cols) {\n"
+    "  long long base = (long long)blockIdx.x * cols;\n"
+    "  float m = -3.0e38f;\n"
+    "  for (int c = threadIdx.x; c < cols; c += 256) m = fmaxf(m, "
+    "TO_F32(x[base + c]));\n"
+    "  m = sm_red_f(m, 1);\n"
+    "  float s = 0;\n"
+    "  for (int c = threadIdx.x; c < cols; c += 256) s += __expf(TO_F32(x[base "
+    "+ c]) - m);\n"
+    "  s = sm_red_f(s, 0);\n"
+    "  for (int c = threadIdx.x; c < cols; c += 256) y[base + c] = "
+    "FROM_F32(__expf(TO_F32(x[base + c]) - m) / s);\n"
+    "}\n"
+    /* Baseline: copy the same bytes, 16 B per thread and step. */
+    "extern \"C\" __global__ void base_copy(const unsigned char *src, "
+    "unsigned char *dst, long long n) {\n"
+    "  long long nv = n / 16, stride = (long long)gridDim.x * blockDim.x;\n"
+    "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; "
+    "i < nv; i += stride)\n"
+    "    ((uint4 *)dst)[i] = ((const uint4 *)src)[i];\n"
+    "  if (blockIdx.x == 0 && threadIdx.x < (n & 15)) dst[nv * 16 + "
+    "threadIdx.x] = src[nv * 16 + threadIdx.x];\n"
+    "}\n";
+
+static int softmax_gen_inputs(struct hx *h, const struct shape *s,
+                              enum dtype dt, uint64_t seed)
+{
+    hx_dptr x = hx_buf(h, 0);
+    int rows = (int)s->d[0], cols = (int)s->d[1];
+    unsigned long long sd = hx_seed(seed, 0);
+    void *args[] = {&x, &rows, &cols, &sd};
+    return hx_launch(h, "kevo_softmax_gen", (unsigned)rows, 1, 256, 0, args);
+}
+
+static int softmax_reference(struct hx *h, const struct shape *s,
+                             enum dtype dt, double *ref_dev)
+{
+    hx_dptr x = hx_buf(h, 0), y = (hx_dptr)(uintptr_t)ref_dev;
+    int rows = (int)s->d[0], cols = (int)s->d[1];
+    void *args[] = {&x, &y, &rows, &cols};
+    return hx_launch(h, "kevo_softmax_ref", (unsigned)rows, 1, 256, 0, args);
+}
+
+struct softmax_call {
+    const struct shape *s;
+    enum dtype dt;
+};
+
+static int softmax_naive_call(struct hx *h, void *ud)
+{
+    const struct softmax_call *c = ud;
+    hx_dptr x = hx_buf(h, 0), y = hx_buf(h, 1);
+    int rows = (int)c->s->d[0], cols = (int)c->s->d[1];
+    void *args[] = {&x, &y, &rows, &cols};
+    return hx_launch(h, "base_softmax_naive", (unsigned)rows, 1, 256, 0,
+                     args);
+}
+
+static int softmax_copy_call(struct hx *h, void *ud)
+{
+    const struct softmax_call *c = ud;
+    hx_dptr x = hx_buf(h, 0), y = hx_buf(h, 1);
+    long long n = (long long)(c->s->d[0] * c->s->d[1]) *
+                  (long long)dtype_size(c->dt);
+    void *args[] = {&x, &y, &n};
+    return hx_launch(h, "base_copy", hx_grid(h, n / 16 + 1), 1, 256, 0, args);
+}
+
+static int softmax_baseline(struct hx *h, const struct shape *s,
+                            enum dtype dt, struct baseline_result *out)
+{
+    struct softmax_call c = {s, dt};
+    hx_call_fn fns[2] = {softmax_copy_call, softmax_naive_call};
+    const char *names[2] = {"copy", "naive"};
+    out->n = 0;
+    for (int i = 0; i < 2; i++) {
+        double ns = 0;
+        int r = hx_time(h, fns[i], &c, &ns);
+        if (r)
+            return r;
+        out->name[i] = names[i];
+        out->median_ns[i] = ns;
+        out->fitness[i] = ns > 0 ? softmax_bytes(s, dt) / (ns * 1e-9) : 0;
+        out->n = i + 1;
+    }
+    return KEVO_OK;
+}
+
 const struct problem prob_softmax = {
     .name = "softmax",
     .summary = "row softmax over the last dim (fp32/fp16/bf16, fp32 math)",
@@ -97,4 +264,8 @@ const struct problem prob_softmax = {
     .min_bytes = softmax_bytes,
     .tolerance = softmax_tolerance,
     .check_shape = softmax_check_shape,
+    .harness_src = softmax_harness,
+    .gen_inputs = softmax_gen_inputs,
+    .reference = softmax_reference,
+    .baseline = softmax_baseline,
 };

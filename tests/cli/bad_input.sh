@@ -1,6 +1,6 @@
 # Bad input: a clear error naming what is wrong (file, line), a non-zero
 # exit, and nothing in an existing run directory touched.
-. tests/cli/lib.sh
+. tests/cli/lib.inc
 R="--evaluator test --runs-dir $SCRATCH --quiet"
 
 printf '{\n  "problem": "gemm",\n  "shape": "64x64x64",\n  "seed": 1,,\n}\n' >"$SCRATCH/bad1.json"

@@ -1,7 +1,7 @@
 # The CLI: every listed command has --help and works; status reports what
 # the journal holds; list shows templates with their space sizes; the real
 # kevo starts without a GPU driver and says clearly which commands need one.
-. tests/cli/lib.sh
+. tests/cli/lib.inc
 K="$KEVO"
 
 for c in list run resume status eval doctor; do

@@ -1,6 +1,6 @@
 # kill -9 at random moments, then resume: the resumed journal must equal an
 # uninterrupted run with the same seed, with no evaluation lost or repeated.
-. tests/cli/lib.sh
+. tests/cli/lib.inc
 ROUNDS=${KILL_ROUNDS:-20}
 ARGS="--evaluator test --problem gemm --shape 1000x1000x1000 --seed 7 \
       --generations 10 --islands 3 --population 8 --offspring 10 --quiet"

@@ -1,7 +1,7 @@
 # SIGINT/SIGTERM stop cleanly (exit 130, resumable); a second SIGINT stops
 # at once and the run is still resumable; both end with the same journal
 # as an uninterrupted run.
-. tests/cli/lib.sh
+. tests/cli/lib.inc
 ARGS="--evaluator test --problem gemm --shape 512x384x200 --seed 3 \
       --generations 8 --islands 2 --population 6 --offspring 8 --quiet"
 export KEVO_TEST_EVAL_US=3000

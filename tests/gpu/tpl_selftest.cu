@@ -34,23 +34,22 @@
 #include <condition_variable>
 #include <mutex>
 
-struct dim3 {
-    unsigned x, y, z;
-    dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
-};
-struct alignas(16) float4 { float x, y, z, w; };
-struct alignas(8) float2 { float x, y; };
-struct alignas(16) int4 { int x, y, z, w; };
-struct alignas(16) uint4 { unsigned x, y, z, w; };
-struct alignas(8) uint2 { unsigned x, y; };
-
+/* CUDA's own vector types and dim3 (cuda_fp16.h includes them too);
+ * host_defines.h defines the qualifiers for host compilers, redone here. */
+#include <vector_types.h>
+#undef __global__
+#undef __device__
+#undef __host__
+#undef __forceinline__
+#undef __noinline__
+#undef __launch_bounds__
+#undef __shared__
 #define __global__
 #define __device__
 #define __host__
 #define __forceinline__ inline
 #define __noinline__
 #define __launch_bounds__(...)
-#define __align__(n) alignas(n)
 #define __shared__ static /* blocks run one at a time */
 
 static thread_local dim3 threadIdx, blockIdx;
@@ -202,8 +201,7 @@ static inline unsigned __float_as_uint(float f)
     memcpy(&i, &f, 4);
     return i;
 }
-static inline float __expf(float x) { return expf(x); }
-static inline float __logf(float x) { return logf(x); }
+/* __expf, __logf: glibc declares them (= expf, logf) */
 static inline float __fdividef(float a, float b) { return a / b; }
 static inline float __frcp_rn(float x) { return 1.0f / x; }
 static inline float __saturatef(float x)

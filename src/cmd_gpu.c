@@ -1,0 +1,687 @@
+/*
+ * cmd_gpu.c - `kevo eval` and `kevo doctor` (see cmd_gpu.h). eval goes
+ * through gpueval exactly like `kevo run` does (one evaluator per
+ * problem; all files of a problem in one batch, so one worker survives
+ * their crashes and timeouts); doctor checks each layer in-process and
+ * then starts a real worker.
+ */
+#include "cmd_gpu.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "blas.h"
+#include "eval.h"
+#include "fsutil.h"
+#include "genome.h"
+#include "gpu.h"
+#include "gpueval.h"
+#include "hash.h"
+#include "hx.h"
+#include "jit.h"
+#include "rundir.h"
+#include "tmr.h"
+#include "tpl.h"
+
+#define MAX_FILES 256
+#define MAX_OPT_LIST 32
+
+enum { XC_OK = 0, XC_BAD = 1, XC_USAGE = 2, XC_NOGPU = 3 };
+
+static const char eval_usage[] =
+    "usage: kevo eval FILE.cu [FILE.cu ...] [options]\n"
+    "\n"
+    "Compiles each template at its default point (plus --param overrides),\n"
+    "checks it against the fp64 reference on fresh inputs and times it,\n"
+    "in an isolated GPU worker; prints one verdict per file.\n"
+    "\n"
+    "  --problem P       expect this problem (default: the template's)\n"
+    "  --dtype D         fp32 | fp16 | bf16 (default: fp32 if supported)\n"
+    "  --shape S         e.g. 4096x4096x4096; or PROBLEM=S per problem\n"
+    "                    (repeatable). Required.\n"
+    "  --param K=V       override a parameter (repeatable)\n"
+    "  --arch A          NVRTC arch (default: the device's, e.g. sm_90a)\n"
+    "  --seed N          harness seed (default: random)\n"
+    "  --timeout-ms N    watchdog per check phase (default 10000)\n"
+    "  --json            one JSON object per file on stdout\n"
+    "  --ab              with two files: after evaluating them, re-measure\n"
+    "                    the first against the second interleaved (ABAB)\n"
+    "                    and print the noise-aware confirm verdict\n"
+    "  -v, --verbose     log worker restarts\n"
+    "\n"
+    "exit status: 0 all ok, 1 a non-ok verdict, 2 usage, 3 no GPU\n";
+
+struct eval_args {
+    const char *files[MAX_FILES];
+    int n_files;
+    const char *problem, *dtype, *arch;
+    const char *shapes[MAX_OPT_LIST];
+    int n_shapes;
+    const char *params[MAX_OPT_LIST];
+    int n_params;
+    uint64_t seed;
+    int have_seed, json, verbose, timeout_ms;
+    int ab;                    /* --ab: confirm file 1 against file 2 */
+};
+
+static int parse_eval_args(int argc, char **argv, struct eval_args *a)
+{
+    static const struct option opts[] = {
+        {"problem", 1, 0, 'p'}, {"dtype", 1, 0, 'd'}, {"shape", 1, 0, 's'},
+        {"param", 1, 0, 'P'},   {"arch", 1, 0, 'a'},  {"seed", 1, 0, 'S'},
+        {"json", 0, 0, 'j'},    {"timeout-ms", 1, 0, 't'},
+        {"verbose", 0, 0, 'v'}, {"help", 0, 0, 'h'},  {"ab", 0, 0, 'b'},
+        {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p': a->problem = optarg; break;
+        case 'd': a->dtype = optarg; break;
+        case 'a': a->arch = optarg; break;
+        case 'j': a->json = 1; break;
+        case 'b': a->ab = 1; break;
+        case 'v': a->verbose = 1; break;
+        case 't': a->timeout_ms = atoi(optarg); break;
+        case 'S':
+            a->seed = strtoull(optarg, NULL, 0);
+            a->have_seed = 1;
+            break;
+        case 's':
+            if (a->n_shapes == MAX_OPT_LIST)
+                return XC_USAGE;
+            a->shapes[a->n_shapes++] = optarg;
+            break;
+        case 'P':
+            if (a->n_params == MAX_OPT_LIST || !strchr(optarg, '='))
+                return XC_USAGE;
+            a->params[a->n_params++] = optarg;
+            break;
+        case 'h': fputs(eval_usage, stdout); return -1;
+        default: return XC_USAGE;
+        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (a->n_files == MAX_FILES)
+            return XC_USAGE;
+        a->files[a->n_files++] = argv[i];
+    }
+    return a->n_files ? XC_OK : XC_USAGE;
+}
+
+/* The --shape text for problem p: "p=S" first, else a plain "S". */
+static const char *shape_for(const struct eval_args *a, const char *p)
+{
+    const char *plain = NULL;
+    size_t n = strlen(p);
+    for (int i = 0; i < a->n_shapes; i++) {
+        const char *eq = strchr(a->shapes[i], '=');
+        if (!eq)
+            plain = a->shapes[i];
+        else if ((size_t)(eq - a->shapes[i]) == n &&
+                 !strncmp(a->shapes[i], p, n))
+            return eq + 1;
+    }
+    return plain;
+}
+
+/* Default point plus the --param overrides that name t's params. */
+static int point_for(const struct eval_args *a, const struct tpl *t,
+                     int64_t *vals, int strict)
+{
+    tpl_default_point(t, vals);
+    for (int i = 0; i < a->n_params; i++) {
+        const char *eq = strchr(a->params[i], '=');
+        int k = 0;
+        while (k < t->n_params &&
+               (strlen(t->params[k].name) != (size_t)(eq - a->params[i]) ||
+                strncmp(t->params[k].name, a->params[i],
+                        (size_t)(eq - a->params[i]))))
+            k++;
+        if (k == t->n_params) {
+            if (strict) {
+                fprintf(stderr, "kevo eval: %s has no parameter '%.*s'\n",
+                        t->name, (int)(eq - a->params[i]), a->params[i]);
+                return XC_USAGE;
+            }
+            continue;
+        }
+        vals[k] = strtoll(eq + 1, NULL, 0);
+    }
+    if (!tpl_point_valid(t, vals, NULL)) {
+        fprintf(stderr, "kevo eval: %s: the point violates a constraint or "
+                "uses a value outside a parameter's list\n", t->name);
+        return XC_USAGE;
+    }
+    return XC_OK;
+}
+
+/* ---- printing */
+
+struct printer {
+    const char *const *files;  /* by batch index */
+    const struct problem *p;
+    int json;
+    int n_bad;
+    char base_name[32];        /* main baseline */
+};
+
+static void print_human(struct printer *pr, const char *file,
+                        const struct eval_result *r)
+{
+    printf("%s: %s", file, eval_outcome_name(r->outcome));
+    if (r->outcome != EVAL_OK) {
+        printf("  %s\n", r->detail);
+        return;
+    }
+    int flops = !strcmp(pr->p->work_unit, "FLOP/s");
+    printf("  %.4f ms (min %.4f), %.2f %s", r->median_ns / 1e6,
+           r->min_ns / 1e6, r->fitness / (flops ? 1e12 : 1e9),
+           flops ? "TFLOP/s" : "GB/s");
+    if (r->ratio > 0)
+        printf(", %.3fx %s", r->ratio, pr->base_name);
+    printf(", roofline %.2f\n", r->roofline);
+    printf("  regs %d, smem %d B static, local %d B, spills %d B, "
+           "occupancy %d blocks/SM; %d reps, spread %.1f%%%s\n",
+           r->res.regs, r->res.smem_static, r->res.local_bytes,
+           r->res.spill_bytes, r->res.occupancy, r->reps, r->spread * 100,
+           r->cascaded ? ", cascaded" : "");
+    printf("  compile %.0f ms, checks %.1f ms, timing %.1f ms\n",
+           r->compile_ms, r->check_ms, r->time_ms);
+    printf("  evidence: %s\n", r->detail);
+}
+
+static void print_json(const char *file, const struct eval_result *r)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "file", file);
+    cJSON_AddStringToObject(j, "outcome", eval_outcome_name(r->outcome));
+    cJSON_AddStringToObject(j, "detail", r->detail);
+    cJSON_AddNumberToObject(j, "fitness", r->fitness);
+    cJSON_AddNumberToObject(j, "median_ns", r->median_ns);
+    cJSON_AddNumberToObject(j, "min_ns", r->min_ns);
+    cJSON_AddNumberToObject(j, "spread", r->spread);
+    cJSON_AddNumberToObject(j, "reps", r->reps);
+    cJSON_AddNumberToObject(j, "cascaded", r->cascaded);
+    cJSON_AddNumberToObject(j, "ratio", r->ratio);
+    cJSON_AddNumberToObject(j, "roofline", r->roofline);
+    cJSON_AddNumberToObject(j, "regs", r->res.regs);
+    cJSON_AddNumberToObject(j, "smem_static", r->res.smem_static);
+    cJSON_AddNumberToObject(j, "local_bytes", r->res.local_bytes);
+    cJSON_AddNumberToObject(j, "spill_bytes", r->res.spill_bytes);
+    cJSON_AddNumberToObject(j, "occupancy", r->res.occupancy);
+    cJSON_AddNumberToObject(j, "compile_ms", r->compile_ms);
+    cJSON_AddNumberToObject(j, "check_ms", r->check_ms);
+    cJSON_AddNumberToObject(j, "time_ms", r->time_ms);
+    cJSON *e = r->evidence_json ? cJSON_Parse(r->evidence_json) : NULL;
+    if (e)
+        cJSON_AddItemToObject(j, "evidence", e);
+    char *s = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    if (s)
+        puts(s);
+    free(s);
+}
+
+static int on_result(void *ud, int index, const struct eval_result *r)
+{
+    struct printer *pr = ud;
+    if (r->outcome != EVAL_OK)
+        pr->n_bad++;
+    if (pr->json)
+        print_json(pr->files[index], r);
+    else
+        print_human(pr, pr->files[index], r);
+    fflush(stdout);
+    return 0;
+}
+
+/* Prints the device/baseline header; remembers the main baseline name. */
+static void print_env(struct evaluator *ev, struct printer *pr)
+{
+    char *env = ev->ops->environment ? ev->ops->environment(ev->self) : NULL;
+    cJSON *j = env ? cJSON_Parse(env) : NULL;
+    const cJSON *d = cJSON_GetObjectItem(j, "device"),
+                *b = cJSON_GetObjectItem(j, "baselines"),
+                *t = cJSON_GetObjectItem(j, "timer");
+    const cJSON *b0 = cJSON_GetArrayItem(b, 0);
+    const cJSON *bn = cJSON_GetObjectItem(b0, "name");
+    snprintf(pr->base_name, sizeof pr->base_name, "%s",
+             cJSON_IsString(bn) ? bn->valuestring : "baseline");
+    if (!pr->json) {
+        const cJSON *n = cJSON_GetObjectItem(d, "name");
+        printf("# %s, %s %s %s, timer %s\n",
+               cJSON_IsString(n) ? n->valuestring : "GPU", pr->p->name,
+               cJSON_GetStringValue(cJSON_GetObjectItem(j, "dtype")),
+               cJSON_GetStringValue(cJSON_GetObjectItem(j, "shape")),
+               cJSON_IsString(t) ? t->valuestring : "?");
+        const cJSON *x;
+        int flops = !strcmp(pr->p->work_unit, "FLOP/s");
+        cJSON_ArrayForEach(x, b)
+        {
+            const cJSON *nm = cJSON_GetObjectItem(x, "name"),
+                        *ns = cJSON_GetObjectItem(x, "median_ns"),
+                        *f = cJSON_GetObjectItem(x, "fitness");
+            printf("# baseline %s: %.4f ms, %.2f %s\n",
+                   cJSON_GetStringValue(nm), ns ? ns->valuedouble / 1e6 : 0,
+                   f ? f->valuedouble / (flops ? 1e12 : 1e9) : 0,
+                   flops ? "TFLOP/s" : "GB/s");
+        }
+    }
+    cJSON_Delete(j);
+    free(env);
+}
+
+/* ABAB re-measurement of file 0 (challenger) against file 1. */
+static int print_confirm(struct evaluator *ev, const struct candidate **cp,
+                         const char *const *file)
+{
+    int accept = 0;
+    double ratio = 0, noise = 0;
+    int rc = ev->ops->confirm(ev->self, cp[0], cp[1], &accept, &ratio,
+                              &noise);
+    if (!rc)
+        printf("confirm: %s vs %s: time ratio %.4f (incumbent/challenger), "
+               "noise %.4f: %s\n", file[0], file[1], ratio, noise,
+               accept ? "accept" : "reject");
+    return rc;
+}
+
+/* ---- one problem's files in one evaluator */
+
+struct group {
+    const struct problem *p;
+    struct tpl *t[MAX_FILES];
+    const char *file[MAX_FILES];
+    int n;
+};
+
+static int run_group(const struct eval_args *a, struct group *g,
+                     uint64_t seed, int *n_bad)
+{
+    struct gpueval_opts o = {.problem = g->p, .arch = a->arch,
+                             .kernel_timeout_ms = a->timeout_ms,
+                             .harness_seed = seed, .verbose = a->verbose,
+                             /* a few files need few compiler processes */
+                             .n_compilers = g->n < 8 ? g->n : 0};
+    char err[512];
+    const char *sh = shape_for(a, g->p->name);
+    if (!sh) {
+        fprintf(stderr, "kevo eval: --shape is required for %s\n",
+                g->p->name);
+        return XC_USAGE;
+    }
+    if (problem_parse_shape(g->p, sh, &o.shape, err, sizeof err)) {
+        fprintf(stderr, "kevo eval: %s\n", err);
+        return XC_USAGE;
+    }
+    o.dtype = DTYPE_FP32;
+    if (a->dtype && dtype_parse(a->dtype, &o.dtype)) {
+        fprintf(stderr, "kevo eval: unknown dtype '%s'\n", a->dtype);
+        return XC_USAGE;
+    }
+    struct evaluator ev;
+    struct tpl_device dev;
+    int rc = gpueval_new(&o, &ev, &dev, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "kevo eval: %s\n", err);
+        return rc == KEVO_ENODEV ? XC_NOGPU : rc == KEVO_EINVAL ? XC_USAGE
+                                                               : XC_BAD;
+    }
+    struct candidate cand[MAX_FILES];
+    const struct candidate *cp[MAX_FILES];
+    int64_t vals[MAX_FILES][TPL_MAX_PARAMS];
+    char *src[MAX_FILES] = {0};
+    int x = XC_OK;
+    for (int i = 0; i < g->n && !x; i++) {
+        x = point_for(a, g->t[i], vals[i], a->n_files == 1);
+        src[i] = x ? NULL : tpl_instantiate(g->t[i], vals[i], o.dtype);
+        if (!x && !src[i])
+            x = XC_BAD;
+        if (x)
+            break;
+        cand[i] = (struct candidate){
+            .tpl = g->t[i], .vals = vals[i],
+            .genome_hash = genome_hash(g->t[i], vals[i]),
+            .source = src[i],
+            .source_hash = hash_final(hash_str(HASH_SEED, src[i]))};
+        cp[i] = &cand[i];
+    }
+    struct printer pr = {.files = g->file, .p = g->p, .json = a->json};
+    if (!x) {
+        print_env(&ev, &pr);
+        rc = ev.ops->eval_batch(ev.self, cp, g->n, on_result, &pr);
+        if (!rc && a->ab && g->n == 2 && ev.ops->confirm)
+            rc = print_confirm(&ev, cp, g->file);
+        if (rc) {
+            fprintf(stderr, "kevo eval: evaluation stopped: %s\n",
+                    kevo_strerror(rc));
+            x = rc == KEVO_ENODEV ? XC_NOGPU : XC_BAD;
+        }
+    }
+    *n_bad += pr.n_bad;
+    for (int i = 0; i < g->n; i++)
+        free(src[i]);
+    ev.ops->destroy(ev.self);
+    return x;
+}
+
+static uint64_t random_seed(void)
+{
+    return hash_final(hash_u64(hash_u64(HASH_SEED, (uint64_t)fs_now_ns()),
+                               (uint64_t)getpid()));
+}
+
+int cmd_eval_main(int argc, char **argv)
+{
+    static struct eval_args a;
+    static struct group groups[8];
+    memset(&a, 0, sizeof a);
+    int x = parse_eval_args(argc, argv, &a);
+    if (x < 0)
+        return XC_OK;
+    if (x) {
+        fputs(eval_usage, stderr);
+        return XC_USAGE;
+    }
+    int n_groups = 0;
+    char err[1024];
+    for (int i = 0; i < a.n_files && !x; i++) {
+        struct tpl *t;
+        if (tpl_load(a.files[i], &t, err, sizeof err)) {
+            fprintf(stderr, "kevo eval: %s\n", err);
+            x = XC_USAGE;
+            break;
+        }
+        if (a.problem && strcmp(a.problem, t->problem)) {
+            fprintf(stderr, "kevo eval: %s solves %s, not %s\n", a.files[i],
+                    t->problem, a.problem);
+            tpl_free(t);
+            x = XC_USAGE;
+            break;
+        }
+        int g = 0;
+        while (g < n_groups && strcmp(groups[g].p->name, t->problem))
+            g++;
+        if (g == n_groups) {
+            if (n_groups == 8) {
+                tpl_free(t);
+                x = XC_USAGE;
+                break;
+            }
+            memset(&groups[g], 0, sizeof groups[g]);
+            groups[g].p = problem_find(t->problem);
+            n_groups++;
+        }
+        groups[g].t[groups[g].n] = t;
+        groups[g].file[groups[g].n++] = a.files[i];
+    }
+    if (!x && !gpu_driver_present()) {
+        fprintf(stderr, "kevo eval: no NVIDIA driver (libcuda.so.1 not "
+                "found): this command needs a GPU\n");
+        x = XC_NOGPU;
+    }
+    int n_bad = 0;
+    uint64_t seed = a.have_seed ? a.seed : random_seed();
+    for (int g = 0; g < n_groups && !x; g++)
+        x = run_group(&a, &groups[g], seed, &n_bad);
+    for (int g = 0; g < n_groups; g++)
+        for (int i = 0; i < groups[g].n; i++)
+            tpl_free(groups[g].t[i]);
+    return x ? x : n_bad ? XC_BAD : XC_OK;
+}
+
+/* ================================================================ doctor */
+
+static const char doctor_usage[] =
+    "usage: kevo doctor [--help]\n"
+    "\n"
+    "Checks what kevo needs, layer by layer, and prints PASS/FAIL lines:\n"
+    "driver load, context, NVRTC compile, module load + launch, CUPTI\n"
+    "timing, cuBLAS, and a GPU worker process. Without a GPU it checks the\n"
+    "compiler and exits 3.\n";
+
+static int n_fail;
+
+static void line(int pass, const char *what, const char *fmt, ...)
+    KEVO_PRINTF(3, 4);
+static void line(int pass, const char *what, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("%s %-16s ", pass ? "PASS" : "FAIL", what);
+    vprintf(fmt, ap);
+    putchar('\n');
+    va_end(ap);
+    n_fail += !pass;
+    fflush(stdout);
+}
+
+static char *doctor_compile(const char *arch)
+{
+    struct jit_output o;
+    long long t0 = fs_now_ns();
+    int rc = jit_compile(hx_core_source(), "kevo_core", arch, &o);
+    char *cubin = NULL;
+    if (!rc && o.ok) {
+        line(1, "compile", "NVRTC %s compiled the harness kernels for %s "
+             "(%.0f ms, %zu B cubin)", jit_nvrtc_version(), arch,
+             (fs_now_ns() - t0) / 1e6, o.cubin_len);
+        cubin = o.cubin;
+        o.cubin = NULL;
+    } else {
+        char first[200];
+        snprintf(first, sizeof first, "%s", o.log ? o.log : "");
+        first[strcspn(first, "\n")] = '\0';
+        line(0, "compile", "NVRTC failed for %s: %s", arch, first);
+    }
+    jit_output_release(&o);
+    return cubin;
+}
+
+static void doctor_device(const struct gpu *g)
+{
+    const struct gpu_info *i = &g->info;
+    printf("     device           %s (%s), CC %d.%d -> %s, %d SMs\n",
+           i->name, i->uuid, i->cc_major, i->cc_minor, i->arch, i->sms);
+    printf("     memory           %.1f GiB, L2 %.1f MiB, bus %d bit, "
+           "peak %.0f GB/s\n", i->total_mem / 1073741824.0,
+           i->l2_bytes / 1048576.0, i->bus_width_bits, i->peak_bw / 1e9);
+    printf("     clocks           SM max %d MHz, memory %d MHz; driver "
+           "CUDA %d.%d\n", i->clock_khz / 1000, i->mem_clock_khz / 1000,
+           i->driver_version / 1000, i->driver_version % 1000 / 10);
+    struct gpu_nvml nv;
+    if (gpu_nvml_sample(i->uuid, &nv) == 0)
+        printf("     nvml             %d C, %.0f W of %.0f W limit, SM %d "
+               "MHz (app %d), mem %d MHz, clock events 0x%llx\n", nv.temp_c,
+               nv.power_mw / 1000.0, nv.power_limit_mw / 1000.0,
+               nv.sm_clock_mhz, nv.app_sm_clock_mhz, nv.mem_clock_mhz,
+               (unsigned long long)nv.throttle);
+    else
+        printf("     nvml             not available (optional)\n");
+}
+
+/* Module load + a tiny launch, verified on the host. */
+static void doctor_launch(struct gpu *g, const char *cubin)
+{
+    const struct gpu_api *cu = g->cu;
+    CUmodule m = NULL;
+    CUfunction f;
+    CUdeviceptr d = 0;
+    float h[1024];
+    int n = 1024;
+    for (int i = 0; i < n; i++)
+        h[i] = (float)i;
+    const char *step = "cuCtxSetCurrent";
+    /* NVRTC ran in between: make sure our context is current */
+    CUresult rc = cu->cuCtxSetCurrent(g->ctx);
+    if (!rc && (step = "cuModuleLoadData"))
+        rc = cu->cuModuleLoadData(&m, cubin);
+    if (!rc && (step = "cuModuleGetFunction"))
+        rc = cu->cuModuleGetFunction(&f, m, "kevo_doctor");
+    if (!rc && (step = "cuMemAlloc"))
+        rc = cu->cuMemAlloc(&d, sizeof h);
+    if (!rc && (step = "cuMemcpyHtoD"))
+        rc = cu->cuMemcpyHtoD(d, h, sizeof h);
+    void *args[] = {&d, &n};
+    if (!rc && (step = "cuLaunchKernel"))
+        rc = cu->cuLaunchKernel(f, 4, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
+    if (!rc && (step = "cuCtxSynchronize"))
+        rc = cu->cuCtxSynchronize();
+    if (!rc && (step = "cuMemcpyDtoH"))
+        rc = cu->cuMemcpyDtoH(h, d, sizeof h);
+    int ok = !rc;
+    for (int i = 0; ok && i < n; i++)
+        ok = h[i] == 2.0f * i + 1.0f;
+    if (rc)
+        line(0, "module+launch", "%s: %s", step, gpu_errname(rc));
+    else
+        line(ok, "module+launch", ok ? "loaded a cubin, launched 1024 "
+             "threads, results verified" : "kernel ran but results are "
+             "wrong");
+    if (d)
+        cu->cuMemFree(d);
+    if (m)
+        cu->cuModuleUnload(m);
+}
+
+/* CUPTI timing of a copy kernel, and cuBLAS Sgemm, through the harness. */
+static void doctor_timing(struct gpu *g, const char *core)
+{
+    const struct problem *sm = problem_find("softmax"),
+                         *gm = problem_find("gemm");
+    CUstream s = NULL;
+    struct tmr *t = NULL;
+    struct blas *b = NULL;
+    struct hx *h = NULL;
+    char err[512], *prob = NULL, *src = NULL;
+    struct jit_output o = {0};
+    g->cu->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+    if (tmr_new(g, s, 1, &t, err, sizeof err)) {
+        line(0, "cupti", "%s", err);
+        return;
+    }
+    src = malloc(strlen(sm->prelude(DTYPE_FP32)) + strlen(sm->harness_src) + 1);
+    if (src) {
+        strcpy(src, sm->prelude(DTYPE_FP32));
+        strcat(src, sm->harness_src);
+    }
+    if (src && !jit_compile(src, "softmax", g->info.arch, &o) && o.ok)
+        prob = o.cubin;
+    int blas_rc = blas_new(s, &b, err, sizeof err);
+    if (blas_rc)
+        line(0, "cublas", "%s", err);
+    struct shape sh = {2, {4096, 4096}};
+    struct baseline_result bl = {0};
+    int rc = prob ? hx_new(g, s, t, blas_rc ? NULL : b, core, prob, &h, err,
+                           sizeof err)
+                  : KEVO_ECOMPILE;
+    if (!rc)
+        rc = hx_set_problem(h, sm, DTYPE_FP32, &sh, 1);
+    if (!rc)
+        rc = sm->gen_inputs(h, &sh, DTYPE_FP32, 2);
+    if (!rc)
+        rc = sm->baseline(h, &sh, DTYPE_FP32, &bl);
+    double gbs = bl.n ? bl.fitness[0] / 1e9 : 0;
+    int plausible = gbs > 50 && gbs < g->info.peak_bw / 1e9 * 1.05;
+    if (rc)
+        line(0, "timing", "%s", h ? hx_errmsg(h) : "harness did not start");
+    else
+        line(!strcmp(tmr_kind(t), "cupti") && plausible, "cupti timing",
+             "copy of 2x64 MiB: %.1f us = %.0f GB/s (%s%s%s)",
+             bl.median_ns[0] / 1e3, gbs, tmr_kind(t),
+             tmr_note(t)[0] ? ": " : "", tmr_note(t));
+    if (!rc && !blas_rc) {
+        struct shape gs = {3, {2048, 2048, 2048}};
+        rc = hx_set_problem(h, gm, DTYPE_FP32, &gs, 1);
+        if (!rc)
+            rc = gm->gen_inputs(h, &gs, DTYPE_FP32, 3);
+        if (!rc)
+            rc = gm->baseline(h, &gs, DTYPE_FP32, &bl);
+        if (rc || !bl.n)
+            line(0, "cublas", "%s", hx_errmsg(h));
+        else
+            line(1, "cublas", "cuBLAS %d Sgemm 2048^3 fp32: %.3f ms = %.1f "
+                 "TFLOP/s", blas_version(b), bl.median_ns[0] / 1e6,
+                 bl.fitness[0] / 1e12);
+    }
+    hx_free(h);
+    blas_free(b);
+    tmr_free(t);
+    jit_output_release(&o);
+    free(src);
+}
+
+/* A real worker: fork + exec of this executable. */
+static void doctor_worker(void)
+{
+    struct gpueval_opts o = {.problem = problem_find("softmax"),
+                             .dtype = DTYPE_FP32,
+                             .shape = {2, {1024, 1000}},
+                             .n_compilers = 1,
+                             .harness_seed = 42};
+    struct evaluator ev;
+    char err[512];
+    long long t0 = fs_now_ns();
+    int rc = gpueval_new(&o, &ev, NULL, err, sizeof err);
+    if (rc) {
+        line(0, "worker", "%s", err);
+        return;
+    }
+    line(1, "worker", "GPU worker process started and measured its "
+         "baselines in %.0f ms", (fs_now_ns() - t0) / 1e6);
+    ev.ops->destroy(ev.self);
+}
+
+int cmd_doctor_main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(doctor_usage, stdout);
+            return XC_OK;
+        }
+        fprintf(stderr, "kevo doctor: unknown option '%s'\n%s", argv[i],
+                doctor_usage);
+        return XC_USAGE;
+    }
+    n_fail = 0;
+    printf("kevo %s (%s), NVRTC %s, CUDA headers %d.%d\n", KEVO_VERSION,
+           rundir_git_commit(), jit_nvrtc_version(), CUDA_VERSION / 1000,
+           CUDA_VERSION % 1000 / 10);
+    struct gpu g;
+    char err[512];
+    int rc = gpu_open(&g, 0, err, sizeof err);
+    if (rc == KEVO_ENODEV && !gpu_driver_present()) {
+        free(doctor_compile("sm_90a"));
+        line(0, "driver", "%s", err);
+        printf("no GPU: %s\n", err);
+        return XC_NOGPU;
+    }
+    line(1, "driver", "libcuda.so.1 loaded (CUDA %d.%d driver API)",
+         g.info.driver_version / 1000, g.info.driver_version % 1000 / 10);
+    if (rc) {
+        line(0, "context", "%s", err);
+        printf("no GPU: %s\n", err);
+        return XC_NOGPU;
+    }
+    line(1, "context", "primary context on device 0");
+    doctor_device(&g);
+    char *core = doctor_compile(g.info.arch);
+    if (core) {
+        doctor_launch(&g, core);
+        doctor_timing(&g, core);
+    }
+    free(core);
+    gpu_close(&g);
+    doctor_worker();
+    printf("%s: %d check%s failed\n", n_fail ? "FAIL" : "PASS", n_fail,
+           n_fail == 1 ? "" : "s");
+    return n_fail ? XC_BAD : XC_OK;
+}

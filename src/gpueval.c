@@ -1,0 +1,547 @@
+/*
+ * gpueval.c - the GPU evaluator (see gpueval.h): submits every candidate
+ * of a batch to the NVRTC pool at once and hands each finished cubin to
+ * the GPU worker in order, so compiling overlaps measuring. Turns worker
+ * answers, crashes and timeouts into struct eval_result. The worker
+ * decides verdicts (worker.h); this file adds what happens before the GPU
+ * (shape support, launch plan, source policy, compile errors).
+ */
+#include "gpueval.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+#include <cuda.h>
+
+#include "gpu.h"
+#include "hash.h"
+#include "jit.h"
+#include "worker.h"
+#include "wrk.h"
+
+#define CUBIN_CACHE 8   /* recent good cubins kept for confirm() */
+#define CONFIRM_PAIRS 15
+
+struct cubin_entry {
+    uint64_t source_hash;
+    char *cubin;        /* owned */
+    size_t len;
+};
+
+struct gpueval {
+    struct gpueval_opts o;
+    char arch[16];
+    struct jit_pool *pool;
+    struct wrk *wrk;
+    struct tpl_device dev;
+    double best_ns;      /* for cascades; 0 = none */
+    long long seq;       /* job sequence number (seeds derive from it) */
+    struct cubin_entry cache[CUBIN_CACHE];
+    int cache_next;
+};
+
+/* ---- small helpers */
+
+static void cache_put(struct gpueval *g, uint64_t h, const char *cubin,
+                      size_t len)
+{
+    for (int i = 0; i < CUBIN_CACHE; i++)
+        if (g->cache[i].cubin && g->cache[i].source_hash == h)
+            return;
+    struct cubin_entry *e = &g->cache[g->cache_next];
+    char *copy = malloc(len);
+    if (!copy)
+        return;
+    memcpy(copy, cubin, len);
+    free(e->cubin);
+    *e = (struct cubin_entry){h, copy, len};
+    g->cache_next = (g->cache_next + 1) % CUBIN_CACHE;
+}
+
+static const struct cubin_entry *cache_get(struct gpueval *g, uint64_t h)
+{
+    for (int i = 0; i < CUBIN_CACHE; i++)
+        if (g->cache[i].cubin && g->cache[i].source_hash == h)
+            return &g->cache[i];
+    return NULL;
+}
+
+/* Device-side malloc would let state survive between launches (the heap
+ * outlives them); %globaltimer lets a kernel tell timed runs apart. */
+static int policy_check(const char *src, char *why, size_t cap)
+{
+    static const char *const banned[] = {"malloc", "globaltimer"};
+    for (size_t i = 0; i < sizeof banned / sizeof *banned; i++)
+        if (strstr(src, banned[i])) {
+            snprintf(why, cap, "policy: '%s' is not allowed in a candidate",
+                     banned[i]);
+            return 1;
+        }
+    return 0;
+}
+
+/* The first "error" line of a compile log, else its first line. */
+static void first_error(const char *log, char *out, size_t cap)
+{
+    const char *p = log ? strstr(log, "error") : NULL;
+    if (p)
+        while (p > log && p[-1] != '\n')
+            p--;
+    else
+        p = log ? log : "";
+    size_t n = strcspn(p, "\n");
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, p, n);
+    out[n] = '\0';
+}
+
+static cJSON *plan_json(const struct launch_plan *pl, int nondet,
+                        double best_ns, long long seq)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddNumberToObject(j, "seq", (double)seq);
+    cJSON *ls = cJSON_AddArrayToObject(j, "launches");
+    for (int i = 0; i < pl->n; i++) {
+        const struct launch_dims *d = &pl->l[i];
+        cJSON *l = cJSON_CreateObject();
+        cJSON_AddStringToObject(l, "kernel", d->kernel);
+        const uint32_t *v[3] = {d->grid, d->block, d->cluster};
+        const char *k[3] = {"grid", "block", "cluster"};
+        for (int a = 0; a < 3; a++) {
+            cJSON *arr = cJSON_AddArrayToObject(l, k[a]);
+            for (int x = 0; x < 3; x++)
+                cJSON_AddItemToArray(arr, cJSON_CreateNumber(v[a][x]));
+        }
+        cJSON_AddNumberToObject(l, "smem", d->smem_bytes);
+        cJSON_AddItemToArray(ls, l);
+    }
+    cJSON_AddNumberToObject(j, "workspace", (double)pl->workspace_bytes);
+    cJSON_AddBoolToObject(j, "nondet", nondet);
+    cJSON_AddNumberToObject(j, "best_ns", best_ns);
+    return j;
+}
+
+static double num(const cJSON *j, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItem(j, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* ---- one candidate */
+
+/* Before the GPU: shape support, source policy, launch plan. Returns 1
+ * and fills r when the candidate is decided already. */
+static int precheck(struct gpueval *g, const struct candidate *c,
+                    struct launch_plan *pl, struct eval_result *r)
+{
+    char why[400];
+    if (!tpl_supports(c->tpl, c->vals, g->o.dtype, &g->o.shape, &g->dev, why,
+                      sizeof why)) {
+        r->outcome = EVAL_UNSUPPORTED;
+        snprintf(r->detail, sizeof r->detail, "%s", why);
+        return 1;
+    }
+    if (policy_check(c->source, why, sizeof why)) {
+        r->outcome = EVAL_COMPILE_ERROR;
+        snprintf(r->detail, sizeof r->detail, "%s", why);
+        return 1;
+    }
+    if (tpl_plan(c->tpl, c->vals, &g->o.shape, &g->dev, pl, why,
+                 sizeof why)) {
+        r->outcome = EVAL_COMPILE_ERROR;
+        snprintf(r->detail, sizeof r->detail, "bad launch plan: %s", why);
+        return 1;
+    }
+    return 0;
+}
+
+static void compile_failed(const struct jit_output *jo, struct eval_result *r)
+{
+    char line[400];
+    r->outcome = EVAL_COMPILE_ERROR;
+    r->compile_ms = jo->compile_ms;
+    if (jo->timed_out) {
+        snprintf(r->detail, sizeof r->detail, "compile timed out");
+        return;
+    }
+    first_error(jo->log, line, sizeof line);
+    snprintf(r->detail, sizeof r->detail, "%s", line[0] ? line : "compile "
+             "failed");
+    cJSON *e = cJSON_CreateObject();
+    char head[4096];
+    snprintf(head, sizeof head, "%s", jo->log ? jo->log : "");
+    cJSON_AddStringToObject(e, "log", head);
+    r->evidence_json = cJSON_PrintUnformatted(e);
+    cJSON_Delete(e);
+}
+
+static void fill_from_reply(const struct wrk_reply *rep,
+                            struct eval_result *r)
+{
+    if (rep->status == WRK_TIMEOUT || rep->status == WRK_CRASHED) {
+        r->outcome = rep->status == WRK_TIMEOUT ? EVAL_TIMEOUT : EVAL_CRASHED;
+        snprintf(r->detail, sizeof r->detail, "%s", rep->reason);
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "phase", rep->phase);
+        r->evidence_json = cJSON_PrintUnformatted(e);
+        cJSON_Delete(e);
+        return;
+    }
+    cJSON *j = cJSON_Parse(rep->json);
+    const cJSON *o = cJSON_GetObjectItem(j, "outcome"),
+                *d = cJSON_GetObjectItem(j, "detail");
+    enum eval_outcome oc = EVAL_CRASHED;
+    if (rep->type != WM_RESULT || !cJSON_IsString(o) ||
+        eval_outcome_parse(o->valuestring, &oc)) {
+        r->outcome = EVAL_CRASHED;
+        snprintf(r->detail, sizeof r->detail, "worker sent a bad answer");
+        cJSON_Delete(j);
+        return;
+    }
+    r->outcome = oc;
+    snprintf(r->detail, sizeof r->detail, "%s",
+             cJSON_IsString(d) ? d->valuestring : "");
+    r->fitness = num(j, "fitness");
+    r->median_ns = num(j, "median_ns");
+    r->min_ns = num(j, "min_ns");
+    r->spread = num(j, "spread");
+    r->reps = (int)num(j, "reps");
+    r->cascaded = (int)num(j, "cascaded");
+    r->ratio = num(j, "ratio");
+    r->roofline = num(j, "roofline");
+    r->res.regs = (int)num(j, "regs");
+    r->res.smem_static = (int)num(j, "smem_static");
+    r->res.local_bytes = (int)num(j, "local_bytes");
+    r->res.occupancy = (int)num(j, "occupancy");
+    r->check_ms = num(j, "check_ms");
+    r->time_ms = num(j, "time_ms");
+    const cJSON *e = cJSON_GetObjectItem(j, "evidence");
+    if (e)
+        r->evidence_json = cJSON_PrintUnformatted(e);
+    cJSON_Delete(j);
+}
+
+/* Sends one compiled candidate to the worker. Returns an error only when
+ * no worker can run. */
+static int measure(struct gpueval *g, const struct candidate *c,
+                   const struct launch_plan *pl, const struct jit_output *jo,
+                   struct eval_result *r)
+{
+    cJSON *j = plan_json(pl, c->tpl->nondeterministic, g->best_ns, g->seq++);
+    char *txt = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    if (!txt)
+        return KEVO_ENOMEM;
+    struct wrk_reply rep;
+    int rc = wrk_call(g->wrk, WM_JOB, txt, jo->cubin, jo->cubin_len, &rep);
+    free(txt);
+    if (rc) {
+        snprintf(r->detail, sizeof r->detail, "%s", rep.reason);
+        wrk_reply_release(&rep);
+        return rc;
+    }
+    fill_from_reply(&rep, r);
+    wrk_reply_release(&rep);
+    r->compile_ms = jo->compile_ms;
+    r->res.spill_bytes = jo->spill_stores > 0 ? jo->spill_stores : 0;
+    if (r->outcome == EVAL_OK)
+        cache_put(g, c->source_hash, jo->cubin, jo->cubin_len);
+    return KEVO_OK;
+}
+
+/* ---- evaluator_ops */
+
+static int ge_eval_batch(void *self, const struct candidate *const *cands,
+                         int n, eval_cb cb, void *ud)
+{
+    struct gpueval *g = self;
+    int *ticket = calloc((size_t)(n > 0 ? n : 1), sizeof *ticket);
+    struct launch_plan *plan = calloc((size_t)(n > 0 ? n : 1), sizeof *plan);
+    struct eval_result *pre = calloc((size_t)(n > 0 ? n : 1), sizeof *pre);
+    int rc = ticket && plan && pre ? KEVO_OK : KEVO_ENOMEM;
+    for (int i = 0; !rc && i < n; i++) {
+        ticket[i] = -1;
+        eval_result_init(&pre[i]);
+        if (precheck(g, cands[i], &plan[i], &pre[i]))
+            continue;
+        ticket[i] = jit_pool_submit(g->pool, cands[i]->source,
+                                    cands[i]->tpl->name);
+        if (ticket[i] < 0)
+            rc = -ticket[i];
+    }
+    int i = 0;
+    for (; !rc && i < n; i++) {
+        struct eval_result r = pre[i];
+        if (ticket[i] >= 0) {
+            struct jit_output jo;
+            rc = jit_pool_wait(g->pool, ticket[i], &jo);
+            ticket[i] = -1;
+            if (rc)
+                break;
+            if (!jo.ok)
+                compile_failed(&jo, &r);
+            else
+                rc = measure(g, cands[i], &plan[i], &jo, &r);
+            jit_output_release(&jo);
+            if (rc) {
+                eval_result_release(&r);
+                break;
+            }
+        }
+        int stop = cb(ud, i, &r);
+        eval_result_release(&r);
+        if (stop) {
+            rc = KEVO_ESTOPPED;
+            i++;
+            break;
+        }
+    }
+    /* drain what was submitted but not used */
+    for (int k = 0; ticket && k < n; k++)
+        if (ticket[k] >= 0) {
+            struct jit_output jo;
+            if (!jit_pool_wait(g->pool, ticket[k], &jo))
+                jit_output_release(&jo);
+        }
+    for (int k = i; pre && k < n; k++)
+        eval_result_release(&pre[k]);
+    free(ticket);
+    free(plan);
+    free(pre);
+    return rc;
+}
+
+/* A cubin for candidate c: from the cache, else compiled now. */
+static int get_cubin(struct gpueval *g, const struct candidate *c,
+                     char **cubin, size_t *len)
+{
+    const struct cubin_entry *e = cache_get(g, c->source_hash);
+    if (e) {
+        *cubin = malloc(e->len);
+        if (!*cubin)
+            return KEVO_ENOMEM;
+        memcpy(*cubin, e->cubin, e->len);
+        *len = e->len;
+        return KEVO_OK;
+    }
+    int t = jit_pool_submit(g->pool, c->source, c->tpl->name);
+    if (t < 0)
+        return -t;
+    struct jit_output jo;
+    int rc = jit_pool_wait(g->pool, t, &jo);
+    if (rc)
+        return rc;
+    if (!jo.ok) {
+        jit_output_release(&jo);
+        return KEVO_ECOMPILE;
+    }
+    *cubin = jo.cubin;
+    *len = jo.cubin_len;
+    jo.cubin = NULL;
+    jit_output_release(&jo);
+    return KEVO_OK;
+}
+
+static int ge_confirm(void *self, const struct candidate *ch,
+                      const struct candidate *inc, int *accept, double *ratio,
+                      double *noise)
+{
+    struct gpueval *g = self;
+    struct launch_plan pa, pb;
+    char why[256], *ca = NULL, *cb = NULL;
+    size_t la = 0, lb = 0;
+    *accept = 0;
+    *ratio = 0;
+    *noise = 0;
+    if (tpl_plan(ch->tpl, ch->vals, &g->o.shape, &g->dev, &pa, why,
+                 sizeof why) ||
+        tpl_plan(inc->tpl, inc->vals, &g->o.shape, &g->dev, &pb, why,
+                 sizeof why))
+        return KEVO_OK; /* cannot compare: reject */
+    int rc = get_cubin(g, ch, &ca, &la);
+    if (!rc)
+        rc = get_cubin(g, inc, &cb, &lb);
+    char *blob = !rc ? malloc(la + lb) : NULL;
+    if (rc || !blob) {
+        free(ca);
+        free(cb);
+        return rc == KEVO_ECOMPILE ? KEVO_OK : rc ? rc : KEVO_ENOMEM;
+    }
+    memcpy(blob, ca, la);
+    memcpy(blob + la, cb, lb);
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddNumberToObject(j, "pairs", CONFIRM_PAIRS);
+    cJSON *a = plan_json(&pa, 0, 0, 0), *b = plan_json(&pb, 0, 0, 0);
+    cJSON_AddNumberToObject(a, "cubin_len", (double)la);
+    cJSON_AddItemToObject(j, "a", a);
+    cJSON_AddItemToObject(j, "b", b);
+    char *txt = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    struct wrk_reply rep;
+    rc = txt ? wrk_call(g->wrk, WM_CONFIRM, txt, blob, la + lb, &rep)
+             : KEVO_ENOMEM;
+    free(txt);
+    free(blob);
+    free(ca);
+    free(cb);
+    if (rc)
+        return rc;
+    if (rep.status == WRK_ANSWER && rep.type == WM_CONFIRMED) {
+        cJSON *o = cJSON_Parse(rep.json);
+        if (!cJSON_GetObjectItem(o, "error")) {
+            *ratio = num(o, "ratio");
+            *noise = num(o, "noise");
+            double need = *noise > 0.002 ? *noise : 0.002;
+            *accept = *ratio - 1.0 > need;
+        }
+        cJSON_Delete(o);
+    }
+    wrk_reply_release(&rep);
+    return KEVO_OK;
+}
+
+static void ge_set_best(void *self, double best_median_ns)
+{
+    ((struct gpueval *)self)->best_ns = best_median_ns;
+}
+
+static char *ge_environment(void *self)
+{
+    struct gpueval *g = self;
+    cJSON *j = cJSON_Parse(wrk_ready_json(g->wrk));
+    if (!j)
+        j = cJSON_CreateObject();
+    char v[32];
+    snprintf(v, sizeof v, "%d.%d", CUDA_VERSION / 1000,
+             CUDA_VERSION % 1000 / 10);
+    cJSON_AddStringToObject(j, "cuda_headers", v);
+    cJSON_AddStringToObject(j, "arch", g->arch);
+    cJSON_AddNumberToObject(j, "worker_restarts", wrk_restarts(g->wrk));
+    cJSON_AddStringToObject(j, "problem", g->o.problem->name);
+    cJSON_AddStringToObject(j, "dtype", dtype_name(g->o.dtype));
+    char shape[64];
+    problem_format_shape(&g->o.shape, shape, sizeof shape);
+    cJSON_AddStringToObject(j, "shape", shape);
+    char *s = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    return s;
+}
+
+static void ge_destroy(void *self)
+{
+    struct gpueval *g = self;
+    if (!g)
+        return;
+    wrk_free(g->wrk);
+    jit_pool_free(g->pool);
+    for (int i = 0; i < CUBIN_CACHE; i++)
+        free(g->cache[i].cubin);
+    free(g);
+}
+
+static const struct evaluator_ops gpueval_ops = {
+    .name = "gpu",
+    .eval_batch = ge_eval_batch,
+    .confirm = ge_confirm,
+    .set_best = ge_set_best,
+    .environment = ge_environment,
+    .destroy = ge_destroy,
+};
+
+/* ---- construction */
+
+static char *init_json(const struct gpueval_opts *o)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "problem", o->problem->name);
+    cJSON_AddStringToObject(j, "dtype", dtype_name(o->dtype));
+    cJSON *s = cJSON_AddArrayToObject(j, "shape");
+    for (int i = 0; i < o->shape.n_dims; i++)
+        cJSON_AddItemToArray(s, cJSON_CreateNumber((double)o->shape.d[i]));
+    char seed[17];
+    hash_hex(o->harness_seed, seed);
+    cJSON_AddStringToObject(j, "seed", seed);
+    cJSON_AddNumberToObject(j, "device", 0);
+    cJSON_AddBoolToObject(j, "cupti", getenv("KEVO_NO_CUPTI") == NULL);
+    char *txt = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    return txt;
+}
+
+/* Device facts from the worker's READY answer. */
+static void read_device(struct gpueval *g)
+{
+    cJSON *j = cJSON_Parse(wrk_ready_json(g->wrk));
+    const cJSON *d = cJSON_GetObjectItem(j, "device");
+    const cJSON *a = cJSON_GetObjectItem(d, "arch");
+    g->dev = tpl_device_default;
+    if (num(d, "sms") > 0)
+        g->dev.sms = (int64_t)num(d, "sms");
+    if (num(d, "smem_optin") > 0)
+        g->dev.smem_optin = (int64_t)num(d, "smem_optin");
+    if (num(d, "l2_bytes") > 0)
+        g->dev.l2_bytes = (int64_t)num(d, "l2_bytes");
+    snprintf(g->arch, sizeof g->arch, "%s",
+             g->o.arch ? g->o.arch : cJSON_IsString(a) ? a->valuestring
+                                                       : "sm_90a");
+    cJSON_Delete(j);
+}
+
+int gpueval_new(const struct gpueval_opts *o, struct evaluator *out,
+                struct tpl_device *dev, char *err, size_t errcap)
+{
+    if (!gpu_driver_present()) {
+        snprintf(err, errcap, "no NVIDIA driver (libcuda.so.1 not found): "
+                 "this command needs a GPU");
+        return KEVO_ENODEV;
+    }
+    if (!(o->problem->dtype_mask & 1u << o->dtype)) {
+        snprintf(err, errcap, "problem %s does not support dtype %s",
+                 o->problem->name, dtype_name(o->dtype));
+        return KEVO_EINVAL;
+    }
+    struct gpueval *g = calloc(1, sizeof *g);
+    char *ij = init_json(o);
+    if (!g || !ij) {
+        free(g);
+        free(ij);
+        return KEVO_ENOMEM;
+    }
+    g->o = *o;
+    struct wrk_opts wo = {
+        .init_json = ij,
+        .kernel_timeout_ms = o->kernel_timeout_ms,
+        .verbose = o->verbose,
+    };
+    int rc = wrk_new(&wo, &g->wrk, err, errcap);
+    free(ij);
+    if (rc) {
+        free(g);
+        return rc;
+    }
+    read_device(g);
+    char cache[4096];
+    if (!o->cache_dir)
+        jit_cache_dir(cache, sizeof cache);
+    struct jit_pool_opts po = {
+        .n_procs = o->n_compilers,
+        .timeout_ms = o->compile_timeout_ms,
+        .arch = g->arch,
+        .cache_dir = o->cache_dir ? o->cache_dir : cache,
+    };
+    rc = jit_pool_new(&po, &g->pool);
+    if (rc) {
+        snprintf(err, errcap, "cannot start the compile pool: %s",
+                 kevo_strerror(rc));
+        ge_destroy(g);
+        return rc;
+    }
+    if (dev)
+        *dev = g->dev;
+    out->ops = &gpueval_ops;
+    out->self = g;
+    return KEVO_OK;
+}

@@ -1,0 +1,115 @@
+/*
+ * worker.h - the GPU worker process, and THE EVALUATOR'S CONTRACT.
+ *
+ * One worker process per GPU owns the CUDA context, the CUPTI
+ * subscription, the cuBLAS handle, the problem's buffers and baselines.
+ * The coordinator (wrk.c) starts it as `kevo __worker <fd>` (fork + exec
+ * of /proc/self/exe) and talks to it with framed messages (wmsg.h) over a
+ * socket pair. A candidate that faults or hangs kills only the worker; the
+ * coordinator records crashed/timeout and starts a fresh one.
+ *
+ * GUARANTEES (kept true by worker.c, hx.c, tmr.c and wrk.c; change this
+ * text when you change them):
+ *
+ *  1. Isolation. A fresh CUmodule is loaded from the candidate's cubin for
+ *     every evaluation and unloaded after it, so __device__ state cannot
+ *     persist between candidates; cubins with writable module-scope
+ *     globals (.nv.global sections) are refused ("use the workspace"), so
+ *     state cannot persist between the launches of one candidate either.
+ *     Kernel names starting with "kevo_" are refused (reserved for the
+ *     harness). Device-side launches are refused by the compiler (jit.h).
+ *  2. ABI. Arguments are the problem's buffers in declared order, each
+ *     size as int, then void *ws (plan->workspace_bytes, NULL if 0).
+ *     More than 48 KiB of dynamic shared memory is opted in per kernel;
+ *     clusters launch through cuLaunchKernelEx. A launch the driver
+ *     rejects (invalid value, out of resources, block larger than the
+ *     kernel allows) is compile_error "cannot launch: ...", not a crash.
+ *  3. Inputs. Every check draws fresh inputs on the GPU from seeds derived
+ *     from the harness seed (never in any candidate source) and the job's
+ *     sequence number: check A seed s1, check B s2, check C s1 again. GEMM:
+ *     uniform [-1, 1); softmax: per-row offsets up to +-80 and per-row
+ *     spread, so exp() without max-subtraction overflows.
+ *  4. Poison and guards. Before every launch of a check or a timed
+ *     repetition every output is filled with the dtype's NaN pattern and
+ *     the workspace with a NaN pattern. Every input and output buffer sits
+ *     between two 64 KiB guard regions holding a secret pseudo-random
+ *     pattern, verified after every check launch: a change is cheat
+ *     "out-of-bounds write: N bytes changed after/before buffer C".
+ *  5. Reference after the fact. Only after the candidate ran and the
+ *     stream synchronized: pristine inputs are regenerated from the same
+ *     seed into scratch buffers and compared bitwise with the candidate's
+ *     inputs (cheat "input A modified at index i"); the fp64 reference is
+ *     computed from the pristine copies (GEMM: cuBLAS Dgemm on exact fp64
+ *     conversions; softmax: an fp64 kernel), every output element is
+ *     compared on the GPU: pass iff |out-ref| <= atol + rtol*|ref| (NaN
+ *     fails); wrong = "N of M elements wrong; first bad (r, c): got x,
+ *     want y; max rel err e". Scratch and reference are freed before the
+ *     next candidate launch: the reference is never in device memory
+ *     while a candidate runs.
+ *  6. Order. Check A, check B, timing, check C. C's output must be bitwise
+ *     identical to A's (64-bit GPU hash) unless the template says
+ *     nondeterministic; if it differs and C also fails the reference it
+ *     is wrong "after timing: ...", else cheat "non-deterministic: output
+ *     differs between two runs on the same inputs". Every timed
+ *     repetition's output is hashed too and must equal check B's (same
+ *     inputs): a kernel that skips work when timed is wrong "after
+ *     timing: ...".
+ *  7. Timing. CUPTI CONCURRENT_KERNEL records (events when CUPTI is not
+ *     available, recorded in the result): 2 warm-up launches, then
+ *     repetitions each preceded by an L2 flush (a harness kernel writing
+ *     2x L2 bytes in the same stream); a repetition's time runs from the
+ *     first candidate kernel's start to the last one's end. At least 5
+ *     repetitions, collected after 3, 5 and then every 5; stop at spread
+ *     (p90-p10)/median < 2 %, 100 repetitions, 1.5 s of timed GPU time or
+ *     30x the first repetition. Cascade: when the coordinator sent a best
+ *     time and the median after 3 repetitions is > 1.5x it, timing stops
+ *     (cascaded = 1); check C still runs.
+ *  8. Fitness = problem->work / median; ratio = fitness / the problem's
+ *     first baseline (GEMM: cuBLAS in the dtype, TF32 off for fp32;
+ *     softmax: copy bandwidth over the same bytes), baselines measured by
+ *     the worker at start. roofline = max(flops/peak_flops,
+ *     min_bytes/peak_bw) / median with peak_bw = 2 * mem clock * bus
+ *     width / 8 and peak_flops = SMs * clock * (256 fp32 | 4096 fp16/bf16
+ *     FLOP/clk). roofline > 1 is re-checked with new inputs and re-timed;
+ *     if it still is, cheat "faster than the speed-of-light floor".
+ *  9. Watchdog. The worker announces each phase (progress message); the
+ *     coordinator gives each phase a deadline (kernel_timeout_ms; the
+ *     timing phase gets the timing cap on top) and SIGKILLs and reaps a
+ *     worker that misses it: timeout "no answer within N ms (phase: check
+ *     A)". A sticky CUDA error (700, 702, 714-719, ...) is reported as
+ *     crashed with the error name and the phase, and the worker exits; a
+ *     worker that dies otherwise is crashed with its signal. The next
+ *     request starts a fresh worker with the same init state.
+ */
+#ifndef KEVO_WORKER_H
+#define KEVO_WORKER_H
+
+/* Message types (wmsg.h frames). JSON fields in wrk.c / worker.c. */
+enum wrk_msg {
+    WM_INIT = 1,     /* -> {problem,dtype,shape[],seed,device,cupti} */
+    WM_JOB,          /* -> {seq,launches[],workspace,nondet,best_ns} + cubin */
+    WM_CONFIRM,      /* -> {seq,pairs,a:{..,cubin_len},b:{..}} + cubins */
+    WM_BASELINE,     /* -> {} re-measure baselines; answer WM_READY */
+    WM_QUIT,         /* -> {} */
+    WM_READY = 16,   /* <- {device,versions,timer,baselines[]} */
+    WM_PROGRESS,     /* <- {phase} */
+    WM_RESULT,       /* <- {outcome,detail,median_ns,...,evidence{}} */
+    WM_CONFIRMED,    /* <- {a_median_ns,b_median_ns,ratio,noise,pairs} */
+    WM_FATAL         /* <- {reason,enodev}; the worker exits after it */
+};
+
+/* Exit status of a worker after WM_FATAL. */
+#define WORKER_EXIT_FATAL 3
+
+/*
+ * Entry point of the worker process: main.c calls it with its own argv
+ * shifted by one when argv[1] is "__worker", so here argv[0] is
+ * "__worker", argv[1] the socket fd and argv[2] (optional) the
+ * coordinator's pid (the worker refuses to run under another parent, and
+ * dies with it). Serves requests until WM_QUIT or
+ * end of file; returns the process exit status (0, or WORKER_EXIT_FATAL
+ * after a sticky CUDA error or failed start, or 2 on bad arguments).
+ */
+int worker_main(int argc, char **argv);
+
+#endif

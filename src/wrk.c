@@ -1,0 +1,301 @@
+/*
+ * wrk.c - starting, watching and restarting the GPU worker (see wrk.h).
+ * Owns the worker's process and its end of the socket pair; knows the
+ * message types but not the meaning of jobs or results.
+ */
+#include "wrk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "fsutil.h"
+#include "wmsg.h"
+#include "worker.h"
+
+struct wrk {
+    struct wrk_opts o;
+    char *init_json;   /* owned copy */
+    char exe[4096];
+    pid_t pid;         /* 0: not running */
+    int fd;            /* our end of the socket pair, -1 if none */
+    char *ready_json;  /* latest WM_READY body */
+    int starts;
+};
+
+void wrk_reply_release(struct wrk_reply *r)
+{
+    free(r->json);
+    memset(r, 0, sizeof *r);
+}
+
+static void describe_exit(int st, char *out, size_t cap)
+{
+    if (WIFSIGNALED(st))
+        snprintf(out, cap, "killed by signal %d (%s)", WTERMSIG(st),
+                 strsignal(WTERMSIG(st)));
+    else if (WIFEXITED(st))
+        snprintf(out, cap, "exited with status %d", WEXITSTATUS(st));
+    else
+        snprintf(out, cap, "ended (status 0x%x)", st);
+}
+
+/* Waits up to grace_ms for the worker to exit by itself, then SIGKILLs
+ * it; reaps it and describes how it ended. */
+static void reap(struct wrk *w, int grace_ms, char *how, size_t cap)
+{
+    int st = 0;
+    if (w->fd >= 0)
+        close(w->fd);
+    w->fd = -1;
+    if (!w->pid)
+        return;
+    long long dl = fs_now_ns() + (long long)grace_ms * 1000000;
+    pid_t r;
+    while ((r = waitpid(w->pid, &st, WNOHANG)) == 0 && fs_now_ns() < dl) {
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+    if (r == 0) {
+        kill(w->pid, SIGKILL);
+        while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
+            ;
+    }
+    if (how)
+        describe_exit(st, how, cap);
+    w->pid = 0;
+}
+
+static int spawn(struct wrk *w, char *err, size_t errcap)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+        snprintf(err, errcap, "socketpair: %s", strerror(errno));
+        return KEVO_EIO;
+    }
+    char fdarg[16], ppid[24];
+    snprintf(fdarg, sizeof fdarg, "%d", sv[1]);
+    snprintf(ppid, sizeof ppid, "%ld", (long)getpid());
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errcap, "fork: %s", strerror(errno));
+        close(sv[0]);
+        close(sv[1]);
+        return KEVO_EIO;
+    }
+    if (pid == 0) {
+        fcntl(sv[1], F_SETFD, 0); /* keep the worker's end across exec */
+        char *argv[] = {"kevo", "__worker", fdarg, ppid, NULL};
+        execv(w->exe, argv);
+        _exit(127);
+    }
+    close(sv[1]);
+    w->pid = pid;
+    w->fd = sv[0];
+    w->starts++;
+    return KEVO_OK;
+}
+
+static int budget_ms(const struct wrk *w, const char *phase)
+{
+    if (!strcmp(phase, "timing") || !strcmp(phase, "confirm"))
+        return w->o.kernel_timeout_ms + w->o.timing_budget_ms;
+    if (!strcmp(phase, "init") || !strcmp(phase, "baseline"))
+        return w->o.init_timeout_ms;
+    return w->o.kernel_timeout_ms;
+}
+
+/* Reads until a non-progress message; fills rep. */
+static void await(struct wrk *w, const char *first_phase,
+                  struct wrk_reply *rep)
+{
+    struct wmsg m;
+    wmsg_init(&m);
+    snprintf(rep->phase, sizeof rep->phase, "%s", first_phase);
+    int limit = budget_ms(w, rep->phase);
+    long long dl = fs_now_ns() + (long long)limit * 1000000;
+    for (;;) {
+        long long left = (dl - fs_now_ns()) / 1000000;
+        int r = wmsg_recv(w->fd, left > 0 ? (int)left : 0, &m);
+        if (r == KEVO_ETIMEOUT) {
+            reap(w, 0, NULL, 0);
+            rep->status = WRK_TIMEOUT;
+            snprintf(rep->reason, sizeof rep->reason,
+                     "no answer within %d ms (phase: %s)", limit, rep->phase);
+            break;
+        }
+        if (r) {
+            char how[128];
+            reap(w, 2000, how, sizeof how);
+            rep->status = WRK_CRASHED;
+            snprintf(rep->reason, sizeof rep->reason,
+                     "worker %s (phase: %s)", how, rep->phase);
+            break;
+        }
+        cJSON *j = cJSON_Parse(m.json);
+        if (m.type == WM_PROGRESS) {
+            const cJSON *p = cJSON_GetObjectItem(j, "phase");
+            if (cJSON_IsString(p))
+                snprintf(rep->phase, sizeof rep->phase, "%s", p->valuestring);
+            cJSON_Delete(j);
+            limit = budget_ms(w, rep->phase);
+            dl = fs_now_ns() + (long long)limit * 1000000;
+            continue;
+        }
+        if (m.type == WM_FATAL) {
+            const cJSON *rs = cJSON_GetObjectItem(j, "reason");
+            rep->status = WRK_CRASHED;
+            rep->type = WM_FATAL;
+            snprintf(rep->reason, sizeof rep->reason, "%s",
+                     cJSON_IsString(rs) ? rs->valuestring : "fatal error");
+            rep->json = m.json; /* keeps "enodev" for the caller */
+            m.json = NULL;
+            cJSON_Delete(j);
+            reap(w, 5000, NULL, 0);
+            break;
+        }
+        cJSON_Delete(j);
+        rep->status = WRK_ANSWER;
+        rep->type = m.type;
+        rep->json = m.json;
+        m.json = NULL;
+        break;
+    }
+    wmsg_release(&m);
+}
+
+static int enodev_reply(const struct wrk_reply *rep)
+{
+    cJSON *j = rep->json ? cJSON_Parse(rep->json) : NULL;
+    int e = cJSON_IsTrue(cJSON_GetObjectItem(j, "enodev"));
+    cJSON_Delete(j);
+    return e;
+}
+
+/* Starts and initializes a worker; keeps its READY body. */
+static int start(struct wrk *w, char *err, size_t errcap)
+{
+    int r = spawn(w, err, errcap);
+    if (r)
+        return r;
+    struct wrk_reply rep;
+    memset(&rep, 0, sizeof rep);
+    if (wmsg_send(w->fd, WM_INIT, w->init_json, NULL, 0)) {
+        reap(w, 2000, rep.reason, sizeof rep.reason);
+        snprintf(err, errcap, "GPU worker did not start: %s", rep.reason);
+        return KEVO_EIO;
+    }
+    await(w, "init", &rep);
+    if (rep.status == WRK_ANSWER && rep.type == WM_READY) {
+        free(w->ready_json);
+        w->ready_json = rep.json;
+        rep.json = NULL;
+        wrk_reply_release(&rep);
+        return KEVO_OK;
+    }
+    r = rep.status == WRK_TIMEOUT ? KEVO_ETIMEOUT
+        : enodev_reply(&rep)     ? KEVO_ENODEV
+                                 : KEVO_ECUDA;
+    if (r == KEVO_ENODEV)
+        snprintf(err, errcap, "%s", rep.reason);
+    else
+        snprintf(err, errcap, "GPU worker failed to start: %s", rep.reason);
+    if (rep.status == WRK_ANSWER)
+        reap(w, 0, NULL, 0);
+    wrk_reply_release(&rep);
+    return r;
+}
+
+int wrk_new(const struct wrk_opts *o, struct wrk **out, char *err,
+            size_t errcap)
+{
+    struct wrk *w = calloc(1, sizeof *w);
+    if (!w)
+        return KEVO_ENOMEM;
+    w->o = *o;
+    w->fd = -1;
+    if (!w->o.kernel_timeout_ms)
+        w->o.kernel_timeout_ms = 10000;
+    if (!w->o.timing_budget_ms)
+        w->o.timing_budget_ms = 10000;
+    if (!w->o.init_timeout_ms)
+        w->o.init_timeout_ms = 120000;
+    snprintf(w->exe, sizeof w->exe, "%s", o->exe ? o->exe : "/proc/self/exe");
+    if (!o->exe) { /* resolve now: /proc/self/exe is ours, not a child's */
+        ssize_t n = readlink("/proc/self/exe", w->exe, sizeof w->exe - 1);
+        if (n > 0)
+            w->exe[n] = '\0';
+    }
+    w->init_json = strdup(o->init_json ? o->init_json : "{}");
+    w->o.init_json = w->init_json;
+    int r = w->init_json ? start(w, err, errcap) : KEVO_ENOMEM;
+    if (r) {
+        wrk_free(w);
+        return r;
+    }
+    *out = w;
+    return KEVO_OK;
+}
+
+void wrk_free(struct wrk *w)
+{
+    if (!w)
+        return;
+    if (w->pid && w->fd >= 0 && wmsg_send(w->fd, WM_QUIT, NULL, NULL, 0))
+        kill(w->pid, SIGKILL); /* already gone: reap below */
+    reap(w, 3000, NULL, 0);
+    free(w->init_json);
+    free(w->ready_json);
+    free(w);
+}
+
+int wrk_call(struct wrk *w, int type, const char *json, const void *blob,
+             size_t blob_len, struct wrk_reply *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    if (!w->pid) {
+        if (w->o.verbose)
+            fprintf(stderr, "kevo: restarting the GPU worker\n");
+        int r = start(w, rep->reason, sizeof rep->reason);
+        if (r)
+            return r;
+    }
+    if (wmsg_send(w->fd, type, json, blob, blob_len)) {
+        char how[128];
+        reap(w, 2000, how, sizeof how);
+        rep->status = WRK_CRASHED;
+        snprintf(rep->reason, sizeof rep->reason, "worker %s (phase: "
+                 "request)", how);
+        return KEVO_OK;
+    }
+    await(w, "request", rep);
+    if (w->o.verbose && rep->status != WRK_ANSWER)
+        fprintf(stderr, "kevo: GPU worker %s: %s\n",
+                rep->status == WRK_TIMEOUT ? "timed out" : "crashed",
+                rep->reason);
+    return KEVO_OK;
+}
+
+const char *wrk_ready_json(const struct wrk *w)
+{
+    return w->ready_json ? w->ready_json : "{}";
+}
+
+int wrk_restarts(const struct wrk *w)
+{
+    return w->starts > 0 ? w->starts - 1 : 0;
+}
+
+int wrk_pid(const struct wrk *w)
+{
+    return (int)w->pid;
+}

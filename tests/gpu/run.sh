@@ -1,0 +1,143 @@
+#!/bin/sh
+# tests/gpu/run.sh - the GPU suite (`make gpu-test`), run on a machine with
+# an NVIDIA GPU and KEVO set to the kevo binary. It runs `kevo doctor`;
+# `kevo eval` on every kernel with a "// expect: <verdict>" first line
+# (tests/gpu/adversarial/*.cu and tests/gpu/harness/*.cu), one process per
+# file and then all of them in ONE process (the run must go on after
+# crashes and timeouts); every shipped template at its default point on
+# two shapes (one awkward), expecting ok; and a throughput probe. Prints a
+# summary table; exits 1 if any expectation fails. Logs go to $OUT (if
+# set) or a temporary directory.
+set -u
+KEVO=${KEVO:?set KEVO to the kevo binary}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+LOG=${OUT:-$(mktemp -d /tmp/kevo-gpu-test.XXXXXX)}
+mkdir -p "$LOG"
+SM_SHAPE=${SM_SHAPE:-1024x1000}
+GM_SHAPE=${GM_SHAPE:-512x384x257}
+TMO=${TIMEOUT_MS:-3000}
+SEED=${SEED:-12345}
+PERF_N=${PERF_N:-30}
+pass=0
+fail=0
+TABLE="$LOG/summary.txt"
+: >"$TABLE"
+
+row() { # name want got
+    if [ "$2" = "$3" ]; then
+        pass=$((pass + 1)); mark=PASS
+    else
+        fail=$((fail + 1)); mark=FAIL
+    fi
+    printf '%-4s %-44s want %-13s got %s\n' "$mark" "$1" "$2" "$3" | tee -a "$TABLE"
+}
+
+# verdict of FILE in a kevo eval output (line "FILE: verdict ...")
+verdict_of() {
+    awk -v f="$1:" '$1 == f { print $2; exit }' "$2"
+}
+
+echo "== kevo doctor"
+"$KEVO" doctor >"$LOG/doctor.log" 2>&1
+rc=$?
+cat "$LOG/doctor.log"
+row "doctor" 0 "$rc"
+
+CASES=$(ls "$ROOT"/tests/gpu/adversarial/*.cu "$ROOT"/tests/gpu/harness/*.cu \
+    2>/dev/null)
+echo "== one process per expectation file"
+for f in $CASES; do
+    want=$(sed -n '1s|^// *expect: *\([a-z_]*\).*|\1|p' "$f")
+    [ -n "$want" ] || continue
+    name=$(basename "$f")
+    "$KEVO" eval "$f" --shape "softmax=$SM_SHAPE" --shape "gemm=$GM_SHAPE" \
+        --timeout-ms "$TMO" --seed "$SEED" >"$LOG/eval-$name.log" 2>&1
+    got=$(verdict_of "$f" "$LOG/eval-$name.log")
+    row "$name" "$want" "${got:-none}"
+    [ "$want" = "$got" ] || sed 's/^/    /' "$LOG/eval-$name.log" | head -20
+done
+
+echo "== all expectation files in one kevo process"
+start=$(date +%s)
+# shellcheck disable=SC2086
+"$KEVO" eval $CASES --shape "softmax=$SM_SHAPE" --shape "gemm=$GM_SHAPE" \
+    --timeout-ms "$TMO" --seed "$SEED" -v >"$LOG/batch.log" 2>&1
+echo "batch took $(( $(date +%s) - start )) s"
+for f in $CASES; do
+    want=$(sed -n '1s|^// *expect: *\([a-z_]*\).*|\1|p' "$f")
+    [ -n "$want" ] || continue
+    got=$(verdict_of "$f" "$LOG/batch.log")
+    row "batch: $(basename "$f")" "$want" "${got:-none}"
+done
+
+echo "== fp16/bf16 (conversions, tolerances, GemmEx baseline)"
+for dt in fp16 bf16; do
+    for f in "$ROOT/tests/gpu/harness/softmax_ok.cu" \
+        "$ROOT/tests/gpu/harness/gemm_ok.cu"; do
+        log="$LOG/dtype-$dt-$(basename "$f" .cu).log"
+        "$KEVO" eval "$f" --dtype "$dt" --shape "softmax=$SM_SHAPE" \
+            --shape "gemm=$GM_SHAPE" --seed "$SEED" >"$log" 2>&1
+        got=$(verdict_of "$f" "$log")
+        row "$dt $(basename "$f")" ok "${got:-none}"
+        sed 's/^/    /' "$log"
+    done
+done
+
+echo "== confirm (ABAB, noise-aware)"
+h="$ROOT/tests/gpu/harness"
+"$KEVO" eval --ab "$h/softmax_ok.cu" "$h/softmax_ok.cu" --shape 4096x4096 \
+    --seed "$SEED" >"$LOG/confirm-same.log" 2>&1
+got=$(sed -n 's/^confirm: .*: \([a-z]*\)$/\1/p' "$LOG/confirm-same.log")
+grep '^confirm' "$LOG/confirm-same.log"
+row "confirm: a kernel vs itself" reject "${got:-none}"
+if [ -f "$ROOT/templates/gemm/sgemm_tiled.cu" ]; then
+    "$KEVO" eval --ab "$ROOT/templates/gemm/sgemm_tiled.cu" "$h/gemm_ok.cu" \
+        --shape 2048x2048x2048 --seed "$SEED" >"$LOG/confirm-faster.log" 2>&1
+    got=$(sed -n 's/^confirm: .*: \([a-z]*\)$/\1/p' "$LOG/confirm-faster.log")
+    grep '^confirm' "$LOG/confirm-faster.log"
+    row "confirm: tiled vs naive GEMM" accept "${got:-none}"
+fi
+
+echo "== shipped templates at their default point"
+for t in "$ROOT"/templates/*/*.cu; do
+    [ -f "$t" ] || continue
+    p=$(sed -n 's|^// kevo: problem *\([a-z0-9_]*\).*|\1|p' "$t" | head -1)
+    case $p in
+    gemm) shapes="1024x1024x1024 1000x777x333" ;;
+    softmax) shapes="4096x4096 1000x777" ;;
+    *) shapes="" ;;
+    esac
+    for s in $shapes; do
+        name="$(basename "$t") $s"
+        log="$LOG/tpl-$(basename "$t" .cu)-$s.log"
+        "$KEVO" eval "$t" --shape "$s" --seed "$SEED" >"$log" 2>&1
+        got=$(verdict_of "$t" "$log")
+        row "$name" ok "${got:-none}"
+        sed 's/^/    /' "$log"
+    done
+done
+
+echo "== throughput: $PERF_N evaluations of sgemm_tiled at 4096^3 fp32"
+t="$ROOT/templates/gemm/sgemm_tiled.cu"
+if [ -f "$t" ]; then
+    files=""
+    i=0
+    while [ $i -lt "$PERF_N" ]; do files="$files $t"; i=$((i + 1)); done
+    start=$(date +%s.%N)
+    # shellcheck disable=SC2086
+    "$KEVO" eval $files --shape 4096x4096x4096 --seed "$SEED" \
+        >"$LOG/perf.log" 2>&1
+    end=$(date +%s.%N)
+    head -4 "$LOG/perf.log"
+    awk -v a="$start" -v b="$end" -v n="$PERF_N" 'BEGIN {
+        printf "perf: %d evaluations in %.2f s = %.0f per minute (incl. worker start)\n",
+               n, b - a, n * 60 / (b - a) }' | tee -a "$TABLE"
+    n_ok=$(grep -c ": ok " "$LOG/perf.log")
+    row "perf: all $PERF_N ok" "$PERF_N" "$n_ok"
+fi
+
+echo
+echo "== summary"
+cat "$TABLE"
+echo "$pass passed, $fail failed (logs in $LOG)"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,288 @@
+/*
+ * test_gpu_nodev.c - the GPU evaluation stack on a machine without a GPU:
+ * clean "needs a GPU" failures (library, worker, CLI), message framing,
+ * the coordinator's watchdog against fake workers that die or hang, and
+ * that every harness kernel compiles for sm_90a. Tests that need the
+ * absence of a driver skip themselves where one is present.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fsutil.h"
+#include "gpu.h"
+#include "gpueval.h"
+#include "hx.h"
+#include "jit.h"
+#include "problem.h"
+#include "wmsg.h"
+#include "worker.h"
+#include "wrk.h"
+
+static const char *kevo_bin(void)
+{
+    const char *k = getenv("KEVO");
+    return k && *k ? k : NULL;
+}
+
+static void gpu_load_without_driver_is_enodev(void)
+{
+    if (gpu_driver_present())
+        return; /* a GPU machine: nothing to test here */
+    const struct gpu_api *cu = NULL;
+    char err[256] = "";
+    CHECK(gpu_load(&cu, err, sizeof err) == KEVO_ENODEV);
+    CHECK(cu == NULL);
+    CHECK_MSG(strstr(err, "libcuda.so.1 not found") &&
+                  strstr(err, "needs a GPU"),
+              "err = '%s'", err);
+    struct gpu g;
+    CHECK(gpu_open(&g, 0, err, sizeof err) == KEVO_ENODEV);
+}
+
+static void error_names_work_without_the_driver(void)
+{
+    CHECK(!strcmp(gpu_errname((CUresult)700), "CUDA_ERROR_ILLEGAL_ADDRESS"));
+    CHECK(gpu_err_sticky((CUresult)700));
+    CHECK(gpu_err_sticky((CUresult)719));
+    CHECK(!gpu_err_sticky((CUresult)1));   /* invalid value: a bad launch */
+    CHECK(!gpu_err_sticky((CUresult)701)); /* out of resources */
+}
+
+static void frames_round_trip_with_json_and_blob(void)
+{
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    char blob[3000];
+    for (size_t i = 0; i < sizeof blob; i++)
+        blob[i] = (char)(i * 7);
+    CHECK(wmsg_send(sv[0], WM_JOB, "{\"seq\":3}", blob, sizeof blob) == 0);
+    CHECK(wmsg_send(sv[0], WM_QUIT, NULL, NULL, 0) == 0);
+    struct wmsg m;
+    wmsg_init(&m);
+    CHECK(wmsg_recv(sv[1], 1000, &m) == 0);
+    CHECK(m.type == WM_JOB);
+    CHECK(m.json && !strcmp(m.json, "{\"seq\":3}"));
+    CHECK(m.blob_len == sizeof blob && !memcmp(m.blob, blob, sizeof blob));
+    CHECK(wmsg_recv(sv[1], 1000, &m) == 0);
+    CHECK(m.type == WM_QUIT && m.json_len == 0 && m.blob == NULL);
+    wmsg_release(&m);
+    close(sv[0]);
+    close(sv[1]);
+}
+
+static void a_silent_peer_times_out_and_a_closed_one_is_eof(void)
+{
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    struct wmsg m;
+    wmsg_init(&m);
+    CHECK(wmsg_recv(sv[1], 50, &m) == KEVO_ETIMEOUT);
+    CHECK(write(sv[0], "garbage-header!!", 16) == 16);
+    CHECK(wmsg_recv(sv[1], 1000, &m) == KEVO_EPARSE);
+    close(sv[0]);
+    CHECK(wmsg_recv(sv[1], 1000, &m) == KEVO_EIO);
+    /* writing to a closed peer is an error, not SIGPIPE */
+    CHECK(wmsg_send(sv[1], WM_QUIT, NULL, NULL, 0) == KEVO_EIO);
+    close(sv[1]);
+}
+
+static const char init_json[] =
+    "{\"problem\":\"softmax\",\"dtype\":\"fp32\",\"shape\":[64,100],"
+    "\"seed\":\"00000000000000aa\"}";
+
+static void the_worker_says_needs_a_gpu_without_a_driver(void)
+{
+    if (!kevo_bin() || gpu_driver_present())
+        return;
+    struct wrk_opts o = {.exe = kevo_bin(), .init_json = init_json};
+    struct wrk *w = NULL;
+    char err[512] = "";
+    CHECK(wrk_new(&o, &w, err, sizeof err) == KEVO_ENODEV);
+    CHECK(w == NULL);
+    CHECK_MSG(strstr(err, "needs a GPU"), "err = '%s'", err);
+}
+
+static void gpueval_without_a_driver_is_enodev(void)
+{
+    if (gpu_driver_present())
+        return;
+    struct gpueval_opts o = {.problem = problem_find("gemm"),
+                             .dtype = DTYPE_FP32,
+                             .shape = {3, {64, 64, 64}}};
+    struct evaluator ev;
+    char err[512] = "";
+    CHECK(gpueval_new(&o, &ev, NULL, err, sizeof err) == KEVO_ENODEV);
+    CHECK_MSG(strstr(err, "needs a GPU"), "err = '%s'", err);
+}
+
+/* A fake worker script in /tmp; returns its path. */
+static const char *fake_worker(const char *name, const char *body)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "/tmp/kevo-test-%ld-%s", (long)getpid(),
+             name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return NULL;
+    fprintf(f, "#!/bin/sh\n%s\n", body);
+    fclose(f);
+    chmod(path, 0700);
+    return path;
+}
+
+static void a_worker_that_dies_at_start_is_reported(void)
+{
+    const char *exe = fake_worker("dies", "exit 7");
+    struct wrk_opts o = {.exe = exe, .init_json = init_json};
+    struct wrk *w = NULL;
+    char err[512] = "";
+    CHECK(exe && wrk_new(&o, &w, err, sizeof err) != KEVO_OK);
+    CHECK_MSG(strstr(err, "exited with status 7") ||
+                  strstr(err, "did not start"),
+              "err = '%s'", err);
+    unlink(exe);
+}
+
+static void a_worker_that_hangs_is_killed_at_the_deadline(void)
+{
+    const char *exe = fake_worker("hangs", "exec sleep 30");
+    struct wrk_opts o = {.exe = exe, .init_json = init_json,
+                         .init_timeout_ms = 300};
+    struct wrk *w = NULL;
+    char err[512] = "";
+    long long t0 = fs_now_ns();
+    CHECK(exe && wrk_new(&o, &w, err, sizeof err) == KEVO_ETIMEOUT);
+    double ms = (fs_now_ns() - t0) / 1e6;
+    CHECK_MSG(ms < 5000, "took %.0f ms", ms);
+    CHECK_MSG(strstr(err, "no answer within 300 ms (phase: init)"),
+              "err = '%s'", err);
+    unlink(exe);
+}
+
+static int run_quiet(const char *cmd, char *out, size_t cap)
+{
+    FILE *p = popen(cmd, "r");
+    size_t n = 0;
+    if (!p)
+        return -1;
+    while (n + 1 < cap && fgets(out + n, (int)(cap - n), p))
+        n += strlen(out + n);
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void cli_eval_and_doctor_exit_3_without_a_gpu(void)
+{
+    if (!kevo_bin() || gpu_driver_present())
+        return;
+    char cmd[1024], out[8192];
+    snprintf(cmd, sizeof cmd, "'%s' doctor 2>&1", kevo_bin());
+    CHECK(run_quiet(cmd, out, sizeof out) == 3);
+    CHECK_MSG(strstr(out, "PASS compile") && strstr(out, "no GPU:") &&
+                  strstr(out, "needs a GPU"),
+              "doctor said: %s", out);
+    const char *t = "/tmp/kevo-test-eval.cu";
+    FILE *f = fopen(t, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("// kevo: problem softmax\n// kevo: dtypes fp32\n"
+          "// kevo: launch k\n// kevo: grid ROWS\n// kevo: block 32\n"
+          "extern \"C\" __global__ void k(const elem_t *x, elem_t *y, int "
+          "ROWS, int COLS, void *ws) {}\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "'%s' eval %s --shape 64x100 2>&1", kevo_bin(),
+             t);
+    CHECK(run_quiet(cmd, out, sizeof out) == 3);
+    CHECK_MSG(strstr(out, "needs a GPU"), "eval said: %s", out);
+    snprintf(cmd, sizeof cmd, "'%s' eval 2>&1", kevo_bin());
+    CHECK(run_quiet(cmd, out, sizeof out) == 2);
+    snprintf(cmd, sizeof cmd, "'%s' eval --help 2>&1", kevo_bin());
+    CHECK(run_quiet(cmd, out, sizeof out) == 0);
+    snprintf(cmd, sizeof cmd, "'%s' doctor --help 2>&1", kevo_bin());
+    CHECK(run_quiet(cmd, out, sizeof out) == 0);
+    unlink(t);
+}
+
+static void harness_kernels_compile_for_sm_90a(void)
+{
+    struct jit_output o;
+    CHECK(jit_compile(hx_core_source(), "kevo_core", "sm_90a", &o) == 0);
+    CHECK_MSG(o.ok, "%s", o.log ? o.log : "");
+    jit_output_release(&o);
+    for (int i = 0; kevo_problems[i]; i++) {
+        const struct problem *p = kevo_problems[i];
+        if (!p->harness_src)
+            continue;
+        for (int dt = 0; dt < DTYPE_COUNT; dt++) {
+            if (!(p->dtype_mask & 1u << dt))
+                continue;
+            const char *pre = p->prelude((enum dtype)dt);
+            char *src = malloc(strlen(pre) + strlen(p->harness_src) + 1);
+            strcpy(src, pre);
+            strcat(src, p->harness_src);
+            CHECK(jit_compile(src, p->name, "sm_90a", &o) == 0);
+            CHECK_MSG(o.ok, "%s %s: %s", p->name, dtype_name((enum dtype)dt),
+                      o.log ? o.log : "");
+            jit_output_release(&o);
+            free(src);
+        }
+    }
+}
+
+static void problems_fill_every_gpu_slot(void)
+{
+    for (int i = 0; kevo_problems[i]; i++) {
+        const struct problem *p = kevo_problems[i];
+        CHECK_MSG(p->gen_inputs && p->reference && p->baseline &&
+                      p->harness_src,
+                  "%s", p->name);
+    }
+}
+
+static void quantiles_interpolate(void)
+{
+    double v[5] = {1, 2, 3, 4, 5};
+    CHECK(hx_quantile(v, 5, 0.5) == 3);
+    CHECK(hx_quantile(v, 5, 0.0) == 1);
+    CHECK(hx_quantile(v, 5, 1.0) == 5);
+    CHECK(hx_quantile(v, 5, 0.9) > 4.5 && hx_quantile(v, 5, 0.9) < 4.7);
+    CHECK(hx_seed(1, 0) != hx_seed(1, 1) && hx_seed(1, 0) != hx_seed(2, 0));
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    RUN(gpu_load_without_driver_is_enodev,
+        "gpu init without a driver returns KEVO_ENODEV with the message");
+    RUN(error_names_work_without_the_driver,
+        "CUDA error names and stickiness are known without the driver");
+    RUN(frames_round_trip_with_json_and_blob,
+        "message frames round-trip with JSON and a binary blob");
+    RUN(a_silent_peer_times_out_and_a_closed_one_is_eof,
+        "a silent peer times out, a bad header is refused, a closed peer is "
+        "end of file");
+    RUN(the_worker_says_needs_a_gpu_without_a_driver,
+        "the worker spawn fails cleanly with 'needs a GPU' on no GPU");
+    RUN(gpueval_without_a_driver_is_enodev,
+        "the GPU evaluator refuses to start without a driver");
+    RUN(a_worker_that_dies_at_start_is_reported,
+        "a worker that dies at start is reported with its exit status");
+    RUN(a_worker_that_hangs_is_killed_at_the_deadline,
+        "a worker that hangs is killed at the deadline, naming the phase");
+    RUN(cli_eval_and_doctor_exit_3_without_a_gpu,
+        "kevo doctor and kevo eval exit 3 with the needs-a-GPU message");
+    RUN(harness_kernels_compile_for_sm_90a,
+        "every harness kernel compiles for sm_90a in every dtype");
+    RUN(problems_fill_every_gpu_slot,
+        "every problem fills harness, inputs, reference and baseline");
+    RUN(quantiles_interpolate, "quantiles interpolate and seeds differ");
+    TEST_DONE();
+}
