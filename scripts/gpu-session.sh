@@ -22,7 +22,9 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit,t
 log "kevo doctor"
 "$K" doctor 2>&1 | tee -a "$OUT/session.log"
 log "gpu-test"
-KEVO=$K timeout 240 tests/gpu/run.sh 2>&1 | tee "$OUT/gpu-test.log" | tail -40 | tee -a "$OUT/session.log"
+mkdir -p /tmp/kevo-gpu-logs
+OUT=/tmp/kevo-gpu-logs KEVO=$K timeout 240 tests/gpu/run.sh 2>&1 | tee "$OUT/gpu-test.log" | tail -40 | tee -a "$OUT/session.log"
+tar czf "$OUT/gpu-logs.tar.gz" -C /tmp/kevo-gpu-logs . 2>/dev/null
 
 best_params() {  # run-dir -> "--param K=V ..." from best.json
     python3 -c 'import json,sys; b=json.load(open(sys.argv[1]+"/best.json")); print(" ".join("--param %s=%d"%(k,v) for k,v in b["params"].items()))' "$1"
@@ -38,7 +40,7 @@ for job in "gemm fp32 4096x4096x4096 $GEMM_S" "softmax fp32 4096x4096 $SOFTMAX_S
     "$K" status "$RUNS/$1-$2" 2>&1 | tee -a "$OUT/session.log"
     if [ -f "$RUNS/$1-$2/best.json" ]; then
         t=$(best_tpl "$RUNS/$1-$2"); p=$(best_params "$RUNS/$1-$2")
-        for w in 1 2; do
+        for w in 1 2 3; do
             log "kevo eval of the best ($t $p), fresh worker $w"
             "$K" eval "$RUNS/$1-$2/templates/$1/$t.cu" --problem "$1" --dtype "$2" \
                 --shape "$3" $p 2>&1 | tee -a "$OUT/session.log"

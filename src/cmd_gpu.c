@@ -563,7 +563,7 @@ static void doctor_timing(struct gpu *g, const char *core)
     struct hx *h = NULL;
     char err[512], *prob = NULL, *src = NULL;
     struct jit_output o = {0};
-    g->cu->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+    g->cu->cuStreamCreate(&s, CU_STREAM_DEFAULT); /* see worker.c */
     if (tmr_new(g, s, 1, &t, err, sizeof err)) {
         line(0, "cupti", "%s", err);
         return;

@@ -37,11 +37,24 @@ int gpu_driver_present(void)
 typedef CUresult (*getproc_fn)(const char *, void **, int, cuuint64_t,
                                CUdriverProcAddressQueryResult *);
 
+/*
+ * Entry points whose CUDA 13.0 ABI differs from the prototype cuda.h
+ * declares under the base name: asking for them at 13000 would return the
+ * new signature. Measured on the H200 (driver 580): cuCtxSynchronize at
+ * 13000 is cuCtxSynchronize_v2(CUcontext) (cudaTypedefs.h:
+ * PFN_cuCtxSynchronize_v13000), so the void call returned
+ * CUDA_ERROR_CONTEXT_IS_DESTROYED. Pin them to the header's version.
+ */
+static int abi_version(const char *name)
+{
+    return strcmp(name, "cuCtxSynchronize") ? GPU_ABI_VERSION : 2000;
+}
+
 static int resolve(getproc_fn gp, const char *name, void **slot)
 {
     CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SUCCESS;
-    CUresult rc = gp(name, slot, GPU_ABI_VERSION, CU_GET_PROC_ADDRESS_DEFAULT,
-                     &st);
+    CUresult rc = gp(name, slot, abi_version(name),
+                     CU_GET_PROC_ADDRESS_DEFAULT, &st);
     if (rc != CUDA_SUCCESS || st != CU_GET_PROC_ADDRESS_SUCCESS || !*slot) {
         snprintf(load_err, sizeof load_err,
                  "driver has no '%s' for CUDA %d.%d (rc %d, status %d): "

@@ -180,7 +180,8 @@ typedef int (*hx_rep_fn)(struct hx *h, void *ud, int rep, int pre);
 int hx_time_loop(struct hx *h, const struct hx_time_opts *o, hx_call_fn fn,
                  hx_rep_fn hook, void *ud, struct hx_time_stats *st) KEVO_WUR;
 
-/* ABAB: n_pairs of (flush, a, flush, b) timed; per-pair times. */
+/* Interleaved A/B: n_pairs of (flush, a, flush, b), the order alternating
+ * pair by pair (ABBA) so position effects cancel; per-pair times. */
 int hx_time_pairs(struct hx *h, int n_pairs, hx_call_fn a, void *ua,
                   hx_call_fn b, void *ub, double *ta, double *tb) KEVO_WUR;
 

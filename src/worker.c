@@ -182,7 +182,12 @@ static int start_gpu(struct worker *w, int device, int want_cupti, char *err,
     int r = gpu_open(&w->g, device, err, errcap);
     if (r)
         return r;
-    CUresult rc = w->g.cu->cuStreamCreate(&w->s, CU_STREAM_NON_BLOCKING);
+    CUresult rc = w->g.cu->cuStreamCreate(&w->s, CU_STREAM_DEFAULT);
+    /* A blocking stream, on purpose: the harness's synchronous
+     * cuMemset and cuMemcpy calls run on the legacy NULL stream, and only
+     * a blocking stream is ordered with them. With a NON_BLOCKING stream a
+     * memset of a fresh buffer raced with the kernel that filled it
+     * (measured on the H100: correct kernels flagged "input modified"). */
     if (rc) {
         snprintf(err, errcap, "cuStreamCreate: %s", gpu_errname(rc));
         return KEVO_ECUDA;

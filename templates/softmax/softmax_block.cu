@@ -154,7 +154,7 @@ __device__ __forceinline__ void warp_reduce(float &m, float &s)
     }
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS)
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
 softmax_block(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
               int COLS, void *ws)
 {

@@ -117,7 +117,7 @@ __device__ __forceinline__ void warp_reduce(float &m, float &s)
     }
 }
 
-extern "C" __global__ void __launch_bounds__(WARPS * 32)
+extern "C" __global__ void __launch_bounds__(WARPS * 32, 1)
 softmax_warp(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
              int COLS, void *ws)
 {
