@@ -23,7 +23,7 @@
 #                   shape for the problem)
 #   --misalign      (--emu/--gpu) shift every buffer by one element
 #   --trials N      (--emu/--gpu) launches with fresh inputs (default 5/3)
-#   --expect        (--gpu) compare the verdict with the file's
+#   --expect        (--emu/--gpu) compare the verdict with the file's
 #                   "// expect: <verdict>" line; exit 0 when they match
 # environment: CUDA (/usr/local/cuda), ARCH (sm_90a), TPLCC_DIR (work dir)
 set -euo pipefail
@@ -426,22 +426,24 @@ if [ -n "$emu_shape" ]; then
         -DKEVO_EMU "${defs[@]}" -I"$CUDA/include" -x c++ "$SELFTEST" \
         -o "$W/emu" || die "emulator build failed"
     args+=(--trials "${trials:-3}")
-    ASAN_OPTIONS=detect_leaks=0 "$W/emu" "${args[@]}"
+    run=(env ASAN_OPTIONS=detect_leaks=0 "$W/emu")
 else
     cp "$W/inst.cu" "$W/run.cu"
     "$CUDA/bin/nvcc" -O2 -gencode=arch=compute_${ARCH#sm_},code=$ARCH -w \
         "${defs[@]}" -o "$W/gpu" "$SELFTEST" || die "self-test build failed"
     args+=(--trials "${trials:-5}")
-    set +e
-    "$W/gpu" "${args[@]}" | tee "$W/out"
-    st=${PIPESTATUS[0]}
-    set -e
-    if [ $expect = 1 ]; then
-        want=$(sed -nE '1s,^//[[:space:]]*expect:[[:space:]]*([a-z_]+).*,\1,p' "$tpl")
-        got=$(sed -nE 's/^verdict: //p' "$W/out" | tail -1)
-        [ "$got" = "$want" ] && { echo "PASS $name: $got"; exit 0; }
-        echo "FAIL $name: ${got:-no verdict} (exit $st), expected ${want:-?}"
-        exit 1
-    fi
-    exit $st
+    run=("$W/gpu")
 fi
+set +e
+"${run[@]}" "${args[@]}" 2>&1 | tee "$W/out"
+st=${PIPESTATUS[0]}
+set -e
+if [ $expect = 1 ]; then
+    want=$(sed -nE '1s,^//[[:space:]]*expect:[[:space:]]*([a-z_]+).*,\1,p' "$tpl")
+    got=$(sed -nE 's/^verdict: //p' "$W/out" | tail -1)
+    [ -n "$got" ] || got="no verdict (exit $st)"
+    [ "$got" = "$want" ] && { echo "PASS $name: $got"; exit 0; }
+    echo "FAIL $name: $got, expected ${want:-?}"
+    exit 1
+fi
+exit $st

@@ -16,8 +16,12 @@
 // kevo: param REG 0 1 2 4 8 16 default=4
 // kevo: param CACHE 0 1 default=1
 // kevo: param UNROLL 1 2 4 default=2
-// Cached values + ~40 registers must fit the launch-bounds cap:
-// kevo: constraint REG * VEC + 40 <= min(255, 65536 / THREADS)
+// kevo: param MINB 1 2 4 6 8 16 default=4
+// MINB = blocks per SM that __launch_bounds__ asks registers for. The live
+// values ((REG + UNROLL) * VEC) + 16 must fit that register cap (ptxas
+// allocates in 8s); fitted on every point of the space:
+// kevo: constraint MINB * THREADS <= 2048
+// kevo: constraint (REG + UNROLL) * VEC + 16 <= min(255, 65536 / (MINB * THREADS) / 8 * 8)
 // kevo: constraint CACHE == 0 || SMEM_OPTIN >= 196608
 // Column indices are int with headroom for one unrolled step:
 // kevo: requires COLS <= 2000000000
@@ -154,7 +158,7 @@ __device__ __forceinline__ void warp_reduce(float &m, float &s)
     }
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS, 1)
+extern "C" __global__ void __launch_bounds__(THREADS, MINB)
 softmax_block(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
               int COLS, void *ws)
 {

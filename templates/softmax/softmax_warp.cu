@@ -16,9 +16,13 @@
 // kevo: param VEC 1 2 4 8 default=4
 // kevo: param CPT 1 2 4 8 16 32 64 128 default=128
 // kevo: param UNROLL 1 2 4 default=2
+// kevo: param MINB 1 2 4 8 16 default=1
 // kevo: constraint CPT % VEC == 0 && RPW * CPT <= 128
-// Cached values + ~40 registers must fit the launch-bounds cap:
-// kevo: constraint RPW * CPT + 40 <= min(255, 65536 / (WARPS * 32))
+// MINB = blocks per SM that __launch_bounds__ asks registers for. The
+// cached values + the streaming chunk + 24 must fit that register cap
+// (ptxas allocates in 8s); fitted on the whole space:
+// kevo: constraint MINB * WARPS <= 64
+// kevo: constraint RPW * CPT + UNROLL * VEC + 24 <= min(255, 65536 / (MINB * WARPS * 32) / 8 * 8)
 // Column indices are int with headroom for one unrolled step:
 // kevo: requires COLS <= 2147000000
 // kevo: launch softmax_warp
@@ -117,7 +121,7 @@ __device__ __forceinline__ void warp_reduce(float &m, float &s)
     }
 }
 
-extern "C" __global__ void __launch_bounds__(WARPS * 32, 1)
+extern "C" __global__ void __launch_bounds__(WARPS * 32, MINB)
 softmax_warp(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
              int COLS, void *ws)
 {

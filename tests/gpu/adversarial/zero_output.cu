@@ -1,0 +1,43 @@
+// expect: wrong
+/*
+ * zero_output.cu - writes 0 everywhere. Softmax outputs are small (about
+ * 1/COLS), so a loose absolute tolerance would accept zeros (KernelBench
+ * #165).
+ */
+// kevo: problem softmax
+// kevo: dtypes fp32
+// kevo: param THREADS 128 256 default=256
+// kevo: launch zero_output
+// kevo: grid ROWS
+// kevo: block THREADS
+
+#define NEG_INF __int_as_float(0xff800000)
+
+/* Block-wide max (op 0) or sum (op 1) of v; red holds 32 floats. */
+__device__ float block_reduce(float v, int op, float *red)
+{
+    for (int o = 16; o > 0; o >>= 1) {
+        float w = __shfl_xor_sync(0xffffffffu, v, o);
+        v = op ? v + w : fmaxf(v, w);
+    }
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    __syncthreads(); /* red may still be read by the previous call */
+    if (lane == 0)
+        red[warp] = v;
+    __syncthreads();
+    v = lane < (int)blockDim.x / 32 ? red[lane] : (op ? 0.f : NEG_INF);
+    for (int o = 16; o > 0; o >>= 1) {
+        float w = __shfl_xor_sync(0xffffffffu, v, o);
+        v = op ? v + w : fmaxf(v, w);
+    }
+    return v;
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS)
+zero_output(const elem_t *__restrict__ x, elem_t *__restrict__ y,
+            int ROWS, int COLS, void *ws)
+{
+    elem_t *yr = y + (long long)blockIdx.x * COLS;
+    for (int c = threadIdx.x; c < COLS; c += blockDim.x)
+        yr[c] = FROM_F32(0.f);
+}
