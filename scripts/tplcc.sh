@@ -15,16 +15,19 @@
 #   -o FILE         also write the instantiated source to FILE
 #   --no-compile    skip the compile (with --emu: just run it)
 #   --nvrtc         compile with NVRTC instead of nvcc
-#   --ptx           print the PTX's ld/st.global vector widths (nvcc)
+#   --ptx           count the PTX's global/shared accesses by width (nvcc)
 #   --force         allow values outside the declared lists
 #   --space [N]     count the valid points; with N, print N sample points
 #   --emu SHAPE     run on the CPU emulator, e.g. --emu 100x70x33
 #   --gpu SHAPE     build and run the self-test on the GPU ("-": a default
 #                   shape for the problem)
 #   --misalign      (--emu/--gpu) shift every buffer by one element
-#   --trials N      (--emu/--gpu) launches with fresh inputs (default 5/3)
+#   --trials N      (--emu/--gpu) launches with fresh inputs (default 3 on
+#                   --emu, 5 on --gpu)
 #   --expect        (--emu/--gpu) compare the verdict with the file's
 #                   "// expect: <verdict>" line; exit 0 when they match
+# exit status: 0 ok, 1 bad point / compile error / bad verdict, 2 usage,
+# 3 compiled but spilled (listed on stderr)
 # environment: CUDA (/usr/local/cuda), ARCH (sm_90a), TPLCC_DIR (work dir)
 set -euo pipefail
 
@@ -283,12 +286,21 @@ summarize_ptxas() {
     awk '
     /Compiling entry function/ { match($0, /function .[A-Za-z0-9_]+/);
         k = substr($0, RSTART + 10, RLENGTH - 10) }
-    /bytes stack frame/ { st = $1; ss = $5; sl = $9 }
+    /bytes stack frame/ { match($0, /[0-9]+ bytes stack frame/); st = substr($0, RSTART) + 0
+        match($0, /[0-9]+ bytes spill stores/); ss = substr($0, RSTART) + 0
+        match($0, /[0-9]+ bytes spill loads/); sl = substr($0, RSTART) + 0 }
     /Used [0-9]+ registers/ { match($0, /Used [0-9]+/); r = substr($0, RSTART + 5, RLENGTH - 5)
         sm = 0; if (match($0, /[0-9]+ bytes smem/)) sm = substr($0, RSTART, RLENGTH - 11)
         printf "  %-20s regs %3d  spill stores %s loads %s  stack %s  static smem %s\n", k, r, ss, sl, st, sm
         if (ss + sl > 0) spills = 1 }
     END { exit spills ? 3 : 0 }'
+}
+want=$(sed -nE '1s,^//[[:space:]]*expect:[[:space:]]*([a-z_]+).*,\1,p' "$tpl")
+compile_failed() {
+    echo "verdict: compile_error"
+    [ $expect = 1 ] || exit 1
+    [ "$want" = compile_error ] && { echo "PASS $name: compile_error"; exit 0; }
+    echo "FAIL $name: compile_error, expected ${want:-?}"; exit 1
 }
 rc=0
 if [ $compile = 0 ]; then
@@ -330,18 +342,12 @@ EOF
             die "cannot build the NVRTC checker"
     fi
     if ! "$chk" "$W/inst.cu" "$ARCH" "$CUDA/include" 2>"$W/log"; then
-        cat "$W/log" >&2 ; echo "verdict: compile_error" ; exit 1
+        cat "$W/log" >&2 ; compile_failed
     fi
 else
     if ! "$CUDA/bin/nvcc" -arch="$ARCH" -cubin -Xptxas -v -o "$W/k.cubin" \
             "$W/inst.cu" 2>"$W/log"; then
-        cat "$W/log" >&2
-        if [ $expect = 1 ]; then
-            want=$(sed -nE '1s,^//[[:space:]]*expect:[[:space:]]*([a-z_]+).*,\1,p' "$tpl")
-            [ "$want" = compile_error ] && { echo "PASS $name: compile_error"; exit 0; }
-            echo "FAIL $name: compile_error, expected ${want:-?}"; exit 1
-        fi
-        echo "verdict: compile_error" ; exit 1
+        cat "$W/log" >&2 ; compile_failed
     fi
 fi
 if [ $compile = 1 ]; then
@@ -439,7 +445,6 @@ set +e
 st=${PIPESTATUS[0]}
 set -e
 if [ $expect = 1 ]; then
-    want=$(sed -nE '1s,^//[[:space:]]*expect:[[:space:]]*([a-z_]+).*,\1,p' "$tpl")
     got=$(sed -nE 's/^verdict: //p' "$W/out" | tail -1)
     [ -n "$got" ] || got="no verdict (exit $st)"
     [ "$got" = "$want" ] && { echo "PASS $name: $got"; exit 0; }

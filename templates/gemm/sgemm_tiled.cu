@@ -198,7 +198,8 @@ __device__ __forceinline__ void gload_a(float (&ra)[A_PT][VEC],
     }
 }
 
-__device__ __forceinline__ void sstore_a(float *As, const float (&ra)[A_PT][VEC],
+__device__ __forceinline__ void sstore_a(float *As,
+                                         const float (&ra)[A_PT][VEC],
                                          int tid)
 {
 #pragma unroll
@@ -239,7 +240,8 @@ __device__ __forceinline__ void gload_b(float (&rb)[B_PT][VEC],
     }
 }
 
-__device__ __forceinline__ void sstore_b(float *Bs, const float (&rb)[B_PT][VEC],
+__device__ __forceinline__ void sstore_b(float *Bs,
+                                         const float (&rb)[B_PT][VEC],
                                          int tid)
 {
 #pragma unroll

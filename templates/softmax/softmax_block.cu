@@ -24,7 +24,7 @@
 // kevo: constraint (REG + UNROLL) * VEC + 16 <= min(255, 65536 / (MINB * THREADS) / 8 * 8)
 // kevo: constraint CACHE == 0 || SMEM_OPTIN >= 196608
 // Column indices are int with headroom for one unrolled step:
-// kevo: requires COLS <= 2000000000
+// kevo: requires COLS <= 2147000000
 // kevo: launch softmax_block
 // kevo: grid ROWS
 // kevo: block THREADS

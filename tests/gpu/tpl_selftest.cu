@@ -1,23 +1,28 @@
 /*
  * tpl_selftest.cu - runs one instantiated kevo template on one shape and
- * checks every launch against a CPU fp64 reference; a stand-alone check of
+ * checks every launch against a CPU fp64 reference: a stand-alone check of
  * templates (and of the adversarial kernels' expected verdicts) that needs
- * only nvcc and the CUDA runtime, not kevo. Built with -DKEVO_EMU by g++ it
+ * only nvcc and the CUDA runtime, not kevo. Built by g++ with -DKEVO_EMU it
  * runs the kernels on a CPU emulation instead (one OS thread per CUDA thread,
  * blocks one after another), so index math can be checked without a GPU.
  * Not a benchmark and not the real harness (src/): no timing, no isolation.
- *
- * Usage (scripts/tplcc.sh writes the two generated headers and builds it):
+ */
+
+/*
+ * Usage: scripts/tplcc.sh writes the two generated headers (instance and
+ * launch plan), builds this file and runs it, e.g.
  *   scripts/tplcc.sh --gpu 1000x1000x1000 templates/gemm/sgemm_tiled.cu BM=64
  *   scripts/tplcc.sh --emu 77x33 -t bf16 templates/softmax/softmax_warp.cu
- *   scripts/tplcc.sh --gpu --expect tests/gpu/adversarial/trap.cu
+ *   for f in tests/gpu/adversarial/[a-z]*.cu; do
+ *       scripts/tplcc.sh --gpu - --expect "$f"; done
  * The binary: selftest SHAPE [--trials N] [--seed S] [--misalign]
- *   [--timeout-s T]. Each trial draws fresh inputs, poisons the output with
- * NaN, guards 64 elements on each side of it, launches the plan, and checks
- * every output element (GEMM: all of them up to 2^30 MACs, else a sample of
- * rows), the guards and the inputs. Last line: "verdict: <outcome>" with
- * ok, wrong, crashed, timeout, cheat, compile_error or unsupported; the exit
- * status is 0 only for ok.
+ * [--timeout-s T]. Each trial draws fresh inputs, poisons the output with
+ * NaN, guards 64 elements on each side of every buffer, runs the plan, and
+ * checks every output element (GEMM: all up to 2^30 MACs, else 128 rows
+ * including the first and last two), the guards and the inputs. Last line:
+ * "verdict: <v>", v one of ok, wrong, crashed, timeout, cheat, compile_error,
+ * unsupported, or error (the self-test itself failed: no device, no
+ * memory). Exit status: 0 for ok, 2 for error, 1 otherwise.
  */
 #include <math.h>
 #include <stdint.h>
@@ -89,6 +94,13 @@ struct emu_barrier {
 };
 
 static emu_barrier emu_block_bar, emu_pool_bar, emu_warp_bar[32];
+
+/* Threads in warp w of an nt-thread block (the last may be partial). */
+static int emu_warp_size(int w, int nt)
+{
+    int left = nt - w * 32;
+    return left <= 0 ? 0 : left < 32 ? left : 32;
+}
 static uint64_t emu_slots[32][32];
 static std::mutex emu_atomic_mu;
 static thread_local int emu_tid;
@@ -243,8 +255,14 @@ static inline long long kv_cdiv(long long a, long long b)
 {
     return (a + b - 1) / b;
 }
-static inline long long kv_min(long long a, long long b) { return a < b ? a : b; }
-static inline long long kv_max(long long a, long long b) { return a > b ? a : b; }
+static inline long long kv_min(long long a, long long b)
+{
+    return a < b ? a : b;
+}
+static inline long long kv_max(long long a, long long b)
+{
+    return a > b ? a : b;
+}
 static inline long long kv_log2(long long a)
 {
     long long r = 0;
@@ -254,7 +272,10 @@ static inline long long kv_log2(long long a)
     }
     return r;
 }
-static inline long long kv_ispow2(long long a) { return a > 0 && !(a & (a - 1)); }
+static inline long long kv_ispow2(long long a)
+{
+    return a > 0 && !(a & (a - 1));
+}
 static inline long long kv_align(long long a, long long b)
 {
     return kv_cdiv(a, b) * b;
@@ -266,10 +287,13 @@ static inline long long kv_align(long long a, long long b)
 
 /* ---------------- host side ------------------------------------------ */
 
-static const char *verdict_name[] = {"ok",    "wrong",         "crashed",
-                                     "timeout", "cheat",       "compile_error",
-                                     "unsupported"};
-enum { V_OK, V_WRONG, V_CRASHED, V_TIMEOUT, V_CHEAT, V_COMPILE, V_UNSUP };
+/* "error": the self-test itself failed (no device, no memory); never a
+ * verdict on the kernel. */
+static const char *verdict_name[] = {"ok",      "wrong", "crashed",
+                                     "timeout", "cheat", "compile_error",
+                                     "unsupported", "error"};
+enum { V_OK, V_WRONG, V_CRASHED, V_TIMEOUT, V_CHEAT, V_COMPILE, V_UNSUP,
+       V_ERROR };
 
 static int finish(int v, const char *why)
 {
@@ -277,7 +301,8 @@ static int finish(int v, const char *why)
         printf("reason: %s\n", why);
     printf("verdict: %s\n", verdict_name[v]);
     fflush(stdout);
-    _exit(v == V_OK ? 0 : 1); /* _exit: a hung kernel must not block exit */
+    /* _exit: a hung kernel must not block exit */
+    _exit(v == V_OK ? 0 : v == V_ERROR ? 2 : 1);
 }
 
 static uint64_t rng_state;
@@ -399,10 +424,7 @@ static void *emu_worker(void *p)
                 if (c->tid == 0) {
                     emu_block_bar.reset(c->nthreads);
                     for (int w = 0; w < 32; w++)
-                        emu_warp_bar[w].reset(
-                            w * 32 < c->nthreads
-                                ? (c->nthreads - w * 32 < 32 ? c->nthreads - w * 32 : 32)
-                                : 0);
+                        emu_warp_bar[w].reset(emu_warp_size(w, c->nthreads));
                 }
                 emu_pool_bar.wait();
             }
@@ -424,8 +446,7 @@ static int emu_launch(kevo_fn fn, const struct kevo_launch *l, void **args,
     emu_block_bar.reset(nt);
     emu_pool_bar.reset(nt);
     for (int w = 0; w < 32; w++)
-        emu_warp_bar[w].reset(w * 32 < nt ? (nt - w * 32 < 32 ? nt - w * 32 : 32)
-                                          : 0);
+        emu_warp_bar[w].reset(emu_warp_size(w, nt));
     struct emu_ctx *ctx = (struct emu_ctx *)calloc(nt, sizeof *ctx);
     pthread_t *th = (pthread_t *)calloc(nt, sizeof *th);
     pthread_attr_t attr;
@@ -458,8 +479,11 @@ static int run_plan(const struct kevo_launch *L, void **args, int nargs,
         emu_launch(kevo_kernels[l], &L[l], args, nargs);
 #else
         const void *fn = (const void *)kevo_kernels[l];
-        if (L[l].smem > 48 * 1024 &&
-            cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        /* always: static + dynamic > 48 KB needs it even when the
+         * dynamic part alone is below 48 KB */
+        if (L[l].smem > 0 &&
+            cudaFuncSetAttribute(fn,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  (int)L[l].smem) != cudaSuccess) {
             snprintf(why, cap, "%s: cannot allow %lld bytes of shared memory",
                      kevo_kernel_names[l], L[l].smem);
@@ -669,7 +693,7 @@ int main(int argc, char **argv)
 #ifndef KEVO_EMU
     cudaDeviceProp prop;
     if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess)
-        finish(V_CRASHED, "no CUDA device");
+        finish(V_ERROR, "no CUDA device");
     dev.sms = prop.multiProcessorCount;
     dev.smem_optin = (long long)prop.sharedMemPerBlockOptin;
     dev.l2_bytes = prop.l2CacheSize;
@@ -697,9 +721,9 @@ int main(int argc, char **argv)
     struct buf in[N_IN], out;
     for (int b = 0; b < N_IN; b++)
         if (buf_alloc(&in[b], n_in[b], misalign ? 1 : 0))
-            finish(V_CRASHED, "out of memory");
+            finish(V_ERROR, "out of memory");
     if (buf_alloc(&out, n_out, misalign ? 1 : 0))
-        finish(V_CRASHED, "out of memory");
+        finish(V_ERROR, "out of memory");
     elem_t *out_back =
         (elem_t *)malloc((size_t)(n_out + 2 * GUARD + 1) * sizeof(elem_t));
     elem_t *in_back[N_IN];
@@ -712,7 +736,7 @@ int main(int argc, char **argv)
         ws = calloc(1, (size_t)ws_bytes);
 #else
         if (cudaMalloc(&ws, (size_t)ws_bytes) != cudaSuccess)
-            finish(V_CRASHED, "out of memory (workspace)");
+            finish(V_ERROR, "out of memory (workspace)");
 #endif
     }
 
@@ -729,9 +753,9 @@ int main(int argc, char **argv)
         fill_guard(out.host, &out);
         for (int b = 0; b < N_IN; b++)
             if (to_dev(&in[b]))
-                finish(V_CRASHED, "copy failed");
+                finish(V_ERROR, "copy failed");
         if (to_dev(&out))
-            finish(V_CRASHED, "copy failed");
+            finish(V_ERROR, "copy failed");
 
         const elem_t *pin[N_IN];
         for (int b = 0; b < N_IN; b++)
@@ -763,10 +787,10 @@ int main(int argc, char **argv)
             break;
 
         if (from_dev(out_back, &out))
-            finish(V_CRASHED, "copy back failed");
+            finish(V_ERROR, "copy back failed");
         for (int b = 0; b < N_IN; b++) {
             if (from_dev(in_back[b], &in[b]))
-                finish(V_CRASHED, "copy back failed");
+                finish(V_ERROR, "copy back failed");
             size_t bytes = (size_t)(n_in[b] + 2 * GUARD + 1) * sizeof(elem_t);
             if (memcmp(in_back[b], in[b].host, bytes) != 0) {
                 snprintf(why, sizeof why, "trial %d: input %d was modified", t,
