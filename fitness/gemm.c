@@ -12,26 +12,6 @@
 #include "hx.h"
 #include "problem.h"
 
-static const char *gemm_prelude(enum dtype dt)
-{
-    switch (dt) {
-    case DTYPE_FP16:
-        return "#include <cuda_fp16.h>\n"
-               "typedef __half elem_t;\n"
-               "#define TO_F32(x) __half2float(x)\n"
-               "#define FROM_F32(x) __float2half_rn(x)\n";
-    case DTYPE_BF16:
-        return "#include <cuda_bf16.h>\n"
-               "typedef __nv_bfloat16 elem_t;\n"
-               "#define TO_F32(x) __bfloat162float(x)\n"
-               "#define FROM_F32(x) __float2bfloat16_rn(x)\n";
-    default:
-        return "typedef float elem_t;\n"
-               "#define TO_F32(x) (x)\n"
-               "#define FROM_F32(x) (x)\n";
-    }
-}
-
 static int gemm_buffers(const struct shape *s, enum dtype dt,
                         struct buf_desc *out)
 {
@@ -189,7 +169,7 @@ const struct problem prob_gemm = {
     .n_dims = 3,
     .dim_names = {"M", "N", "K"},
     .dtype_mask = 1u << DTYPE_FP32 | 1u << DTYPE_FP16 | 1u << DTYPE_BF16,
-    .prelude = gemm_prelude,
+    .prelude = problem_prelude_std,
     .buffers = gemm_buffers,
     .work = gemm_flops,
     .flops = gemm_flops,

@@ -32,6 +32,26 @@ size_t dtype_size(enum dtype dt)
     return (unsigned)dt < DTYPE_COUNT ? dtype_sizes[dt] : 0;
 }
 
+const char *problem_prelude_std(enum dtype dt)
+{
+    switch (dt) {
+    case DTYPE_FP16:
+        return "#include <cuda_fp16.h>\n"
+               "typedef __half elem_t;\n"
+               "#define TO_F32(x) __half2float(x)\n"
+               "#define FROM_F32(x) __float2half_rn(x)\n";
+    case DTYPE_BF16:
+        return "#include <cuda_bf16.h>\n"
+               "typedef __nv_bfloat16 elem_t;\n"
+               "#define TO_F32(x) __bfloat162float(x)\n"
+               "#define FROM_F32(x) __float2bfloat16_rn(x)\n";
+    default:
+        return "typedef float elem_t;\n"
+               "#define TO_F32(x) (x)\n"
+               "#define FROM_F32(x) (x)\n";
+    }
+}
+
 const struct problem *problem_find(const char *name)
 {
     for (int i = 0; kevo_problems[i]; i++)

@@ -14,25 +14,6 @@
 #include "hx.h"
 #include "problem.h"
 
-static const char *softmax_prelude(enum dtype dt)
-{
-    switch (dt) {
-    case DTYPE_FP16:
-        return "#include <cuda_fp16.h>\n"
-               "typedef __half elem_t;\n"
-               "#define TO_F32(x) __half2float(x)\n"
-               "#define FROM_F32(x) __float2half_rn(x)\n";
-    case DTYPE_BF16:
-        return "#include <cuda_bf16.h>\n"
-               "typedef __nv_bfloat16 elem_t;\n"
-               "#define TO_F32(x) __bfloat162float(x)\n"
-               "#define FROM_F32(x) __float2bfloat16_rn(x)\n";
-    default:
-        return "typedef float elem_t;\n"
-               "#define TO_F32(x) (x)\n"
-               "#define FROM_F32(x) (x)\n";
-    }
-}
 
 static int softmax_buffers(const struct shape *s, enum dtype dt,
                            struct buf_desc *out)
@@ -257,7 +238,7 @@ const struct problem prob_softmax = {
     .n_dims = 2,
     .dim_names = {"ROWS", "COLS"},
     .dtype_mask = 1u << DTYPE_FP32 | 1u << DTYPE_FP16 | 1u << DTYPE_BF16,
-    .prelude = softmax_prelude,
+    .prelude = problem_prelude_std,
     .buffers = softmax_buffers,
     .work = softmax_bytes,
     .flops = softmax_flops,

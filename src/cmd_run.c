@@ -226,9 +226,8 @@ static void print_summary(struct session *ss, const struct engine_stats *st,
         genome_format(&g, ss->tpls[st->best_tpl], params, sizeof params);
         progress_fmt_fitness(st->best_fitness, ss->problem->work_unit, fit,
                              sizeof fit);
-        snprintf(line, sizeof line, "best: %s  %s %s%s", fit,
-                 ss->tpls[st->best_tpl]->name, params,
-                 st->best_ratio > 0 ? "" : "");
+        snprintf(line, sizeof line, "best: %s  %s %s", fit,
+                 ss->tpls[st->best_tpl]->name, params);
         progress_log(&ss->prog, "best", line);
     }
     snprintf(line, sizeof line, "%s: %ld evaluations, %d generations, %.1f s; "

@@ -606,8 +606,7 @@ static int update_best(struct engine *e)
             char line[512], fit[64];
             progress_fmt_fitness(c->r.fitness, e->env.problem->work_unit, fit,
                                  sizeof fit);
-            snprintf(line, sizeof line, "new best: %s %s%s", fit, e->best_what,
-                     e->st.best_tpl >= 0 && c->r.ratio > 0 ? "" : "");
+            snprintf(line, sizeof line, "new best: %s %s", fit, e->best_what);
             progress_log(e->env.prog, "best", line);
         }
     }

@@ -99,6 +99,9 @@ struct problem {
                     struct baseline_result *out);
 };
 
+/* The usual prelude: elem_t as float, __half or __nv_bfloat16, with
+ * TO_F32 / FROM_F32 conversions (for problem->prelude). */
+const char *problem_prelude_std(enum dtype dt);
 /* NULL-terminated registry (fitness/registry.c). */
 extern const struct problem *const kevo_problems[];
 /* Finds a problem by name; NULL if none. */

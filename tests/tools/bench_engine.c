@@ -37,7 +37,6 @@ static int bench(struct tpl **tpls, int n, const char *problem,
     s.max_generations = gens;
     if (!mkdtemp(dir))
         return 1;
-    snprintf(path, sizeof path, "%s/sources", dir);
     struct evaluator ev;
     struct jnl *j;
     struct testeval_stats st = {0};

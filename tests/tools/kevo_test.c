@@ -10,13 +10,9 @@
 #include "cmd_run.h"
 #include "testeval.h"
 
-static const struct evaluator_factory factories[] = {
-    {"test", NULL}, {NULL, NULL}};
-
 int main(int argc, char **argv)
 {
     struct evaluator_factory f[2] = {testeval_factory, {NULL, NULL}};
-    (void)factories;
     if (argc < 2) {
         fprintf(stderr, "usage: kevo_test run|resume|status|list ...\n");
         return 2;
