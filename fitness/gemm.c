@@ -16,9 +16,9 @@ static int gemm_buffers(const struct shape *s, enum dtype dt,
                         struct buf_desc *out)
 {
     int64_t m = s->d[0], n = s->d[1], k = s->d[2];
-    out[0] = (struct buf_desc){"A", BUF_IN, m * k, dt};
-    out[1] = (struct buf_desc){"B", BUF_IN, k * n, dt};
-    out[2] = (struct buf_desc){"C", BUF_OUT, m * n, dt};
+    out[0] = (struct buf_desc){"A", BUF_IN, m * k, dt, m, k};
+    out[1] = (struct buf_desc){"B", BUF_IN, k * n, dt, k, n};
+    out[2] = (struct buf_desc){"C", BUF_OUT, m * n, dt, m, n};
     return 3;
 }
 

@@ -19,8 +19,8 @@ static int softmax_buffers(const struct shape *s, enum dtype dt,
                            struct buf_desc *out)
 {
     int64_t n = s->d[0] * s->d[1];
-    out[0] = (struct buf_desc){"x", BUF_IN, n, dt};
-    out[1] = (struct buf_desc){"y", BUF_OUT, n, dt};
+    out[0] = (struct buf_desc){"x", BUF_IN, n, dt, s->d[0], s->d[1]};
+    out[1] = (struct buf_desc){"y", BUF_OUT, n, dt, s->d[0], s->d[1]};
     return 2;
 }
 

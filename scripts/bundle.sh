@@ -17,5 +17,6 @@ ldd "$bin" | awk '/=> \//{print $1, $3}' | while read -r name path; do
     cp -L "$path" "$out/$name"
 done
 cp -r templates "$out/templates"
+mkdir -p "$out/mutators" && cp -r mutators/prompts "$out/mutators/prompts"
 [ -d tests/gpu ] && mkdir -p "$out/tests" && cp -r tests/gpu "$out/tests/gpu"
 echo "bundle: $out ($(du -sh "$out" | cut -f1)): $(ls "$out" | tr '\n' ' ')"

@@ -411,7 +411,7 @@ shape=${emu_shape:-$gpu_shape}
         echo "        L[$i].smem > SMEM_OPTIN) {"
         echo "      snprintf(why, cap, \"launch ${lk[$i]}: bad plan\"); return -1; }"
     done
-    echo "  *ws = (${workspace:+$(cexpr "$workspace")}${workspace:-0});"
+    echo "  *ws = ($(if [ -n "$workspace" ]; then cexpr "$workspace"; else echo 0; fi));"
     echo '  (void)why; (void)cap; return 0;'
     echo '}'
 } >"$W/plan.h"

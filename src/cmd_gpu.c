@@ -171,6 +171,7 @@ struct printer {
     int json;
     int n_bad;
     char base_name[32];        /* main baseline */
+    char timer[16];            /* "cupti" or "events" */
 };
 
 static void print_human(struct printer *pr, const char *file,
@@ -198,10 +199,12 @@ static void print_human(struct printer *pr, const char *file,
     printf("  evidence: %s\n", r->detail);
 }
 
-static void print_json(const char *file, const struct eval_result *r)
+static void print_json(const struct printer *pr, const char *file,
+                       const struct eval_result *r)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "file", file);
+    cJSON_AddStringToObject(j, "timer", pr->timer);
     cJSON_AddStringToObject(j, "outcome", eval_outcome_name(r->outcome));
     cJSON_AddStringToObject(j, "detail", r->detail);
     cJSON_AddNumberToObject(j, "fitness", r->fitness);
@@ -236,7 +239,7 @@ static int on_result(void *ud, int index, const struct eval_result *r)
     if (r->outcome != EVAL_OK)
         pr->n_bad++;
     if (pr->json)
-        print_json(pr->files[index], r);
+        print_json(pr, pr->files[index], r);
     else
         print_human(pr, pr->files[index], r);
     fflush(stdout);
@@ -255,6 +258,8 @@ static void print_env(struct evaluator *ev, struct printer *pr)
     const cJSON *bn = cJSON_GetObjectItem(b0, "name");
     snprintf(pr->base_name, sizeof pr->base_name, "%s",
              cJSON_IsString(bn) ? bn->valuestring : "baseline");
+    snprintf(pr->timer, sizeof pr->timer, "%s",
+             cJSON_IsString(t) ? t->valuestring : "?");
     if (!pr->json) {
         const cJSON *n = cJSON_GetObjectItem(d, "name");
         printf("# %s, %s %s %s, timer %s\n",

@@ -24,6 +24,7 @@
 #include "genome.h"
 #include "hash.h"
 #include "jnl.h"
+#include "llm.h"
 #include "mutator.h"
 #include "record.h"
 #include "rundir.h"
@@ -87,6 +88,38 @@ int cli_templates_dir(const char *given, char *out, size_t cap)
     return KEVO_ENOENT;
 }
 
+int cli_prompts_dir(char *out, size_t cap)
+{
+    const char *env = getenv("KEVO_PROMPTS");
+    char exe[PATH_MAX], cand[PATH_MAX + 40];
+    if (env) {
+        snprintf(out, cap, "%s", env);
+        return fs_exists(out) ? KEVO_OK : KEVO_ENOENT;
+    }
+    if (fs_exists("mutators/prompts")) {
+        snprintf(out, cap, "mutators/prompts");
+        return KEVO_OK;
+    }
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return KEVO_ENOENT;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    static const char *const rel[] = {"mutators/prompts",
+                                      "../mutators/prompts",
+                                      "../../mutators/prompts"};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+        snprintf(cand, sizeof cand, "%s/%s", exe, rel[i]);
+        if (fs_exists(cand)) {
+            snprintf(out, cap, "%s", cand);
+            return KEVO_OK;
+        }
+    }
+    return KEVO_ENOENT;
+}
+
 static void free_tpls(struct tpl **t, int n)
 {
     for (int i = 0; i < n; i++)
@@ -123,8 +156,9 @@ static int select_templates(const struct spec *s, struct tpl ***tpls, int *n,
             return KEVO_ENOENT;
         }
     }
-    if (k == 0) {
-        snprintf(err, errcap, "no templates for problem %s", s->problem);
+    if (k == 0 && !spec_llm_on(s)) {
+        snprintf(err, errcap, "no templates for problem %s (an LLM can "
+                 "propose some: --llm)", s->problem);
         return KEVO_ENOENT;
     }
     return KEVO_OK;
@@ -165,10 +199,15 @@ struct session {
     cJSON *existing;
     cJSON *checkpoint;
     struct progress prog;
+    struct llm *llm;
+    char prompts[4096];
+    char *gpu_facts;
 };
 
 static void session_release(struct session *ss)
 {
+    llm_free(ss->llm);
+    free(ss->gpu_facts);
     if (ss->have_ev)
         ss->ev.ops->destroy(ss->ev.self);
     free_tpls(ss->tpls, ss->n_tpls);
@@ -193,10 +232,11 @@ static int make_evaluator(struct session *ss,
     return rc;
 }
 
-static cJSON *best_record(struct session *ss, const struct engine_stats *st,
+static cJSON *best_record(struct session *ss, const struct engine *e,
                           char **source)
 {
-    const struct tpl *t = ss->tpls[st->best_tpl];
+    const struct engine_stats *st = engine_stats(e);
+    const struct tpl *t = engine_template(e, st->best_tpl);
     char hex[17];
     cJSON *o = cJSON_CreateObject();
     hash_hex(st->best_hash, hex);
@@ -215,19 +255,20 @@ static cJSON *best_record(struct session *ss, const struct engine_stats *st,
     return o;
 }
 
-static void print_summary(struct session *ss, const struct engine_stats *st,
-                          int rc)
+static void print_summary(struct session *ss, const struct engine *e, int rc)
 {
+    const struct engine_stats *st = engine_stats(e);
     char line[1024], fit[64];
     if (st->best_tpl >= 0) {
         char params[256];
         struct genome g = {.tpl = st->best_tpl};
         memcpy(g.vals, st->best_vals, sizeof g.vals);
-        genome_format(&g, ss->tpls[st->best_tpl], params, sizeof params);
+        genome_format(&g, engine_template(e, st->best_tpl), params,
+                      sizeof params);
         progress_fmt_fitness(st->best_fitness, ss->problem->work_unit, fit,
                              sizeof fit);
         snprintf(line, sizeof line, "best: %s  %s %s", fit,
-                 ss->tpls[st->best_tpl]->name, params);
+                 engine_template(e, st->best_tpl)->name, params);
         progress_log(&ss->prog, "best", line);
     }
     snprintf(line, sizeof line, "%s: %ld evaluations, %d generations, %.1f s; "
@@ -247,7 +288,9 @@ static int run_engine(struct session *ss, char *err, size_t errcap)
         .spec = &ss->spec, .problem = ss->problem, .tpls = ss->tpls,
         .n_tpls = ss->n_tpls, .dev = ss->dev, .ev = ss->ev,
         .run_dir = ss->dir, .jnl = ss->jnl, .existing = ss->existing,
-        .stop = &stop_requested, .prog = &ss->prog};
+        .stop = &stop_requested, .prog = &ss->prog,
+        .llm_on = spec_llm_on(&ss->spec), .llm = ss->llm,
+        .prompts_dir = ss->prompts, .gpu_facts = ss->gpu_facts};
     struct engine *e;
     int rc = engine_new(&env, ss->checkpoint, &e, err, errcap);
     if (rc)
@@ -257,7 +300,7 @@ static int run_engine(struct session *ss, char *err, size_t errcap)
     const struct engine_stats *st = engine_stats(e);
     if (st->best_tpl >= 0 && (!rc || rc == KEVO_ESTOPPED)) {
         char *src = NULL;
-        cJSON *b = best_record(ss, st, &src);
+        cJSON *b = best_record(ss, e, &src);
         int wr = src ? rundir_write_best(ss->dir, b, src) : KEVO_ENOMEM;
         if (wr && !rc) {
             snprintf(err, errcap, "cannot write best.json: %s",
@@ -268,7 +311,7 @@ static int run_engine(struct session *ss, char *err, size_t errcap)
         free(src);
     }
     if (!rc || rc == KEVO_ESTOPPED)
-        print_summary(ss, st, rc);
+        print_summary(ss, e, rc);
     engine_free(e);
     return rc;
 }
@@ -300,6 +343,14 @@ static const char run_usage[] =
     "  --offspring N        children per island per generation (default 32)\n"
     "  --arch A             compile for A (default: read from the GPU)\n"
     "  --compilers N        compiler processes (default: CPUs)\n"
+    "  --llm P              LLM mutation: openai:MODEL[@BASE_URL],\n"
+    "                       anthropic:MODEL[@BASE_URL], replay:RUN_DIR, off\n"
+    "                       (default: from ANTHROPIC_API_KEY / OPENAI_API_KEY,\n"
+    "                       else off)\n"
+    "  --llm-key-env VAR    read the API key from VAR (never from a flag)\n"
+    "  --llm-budget B       stop asking past B tokens (200k, 2M) or USD ($5)\n"
+    "  --llm-price IN,OUT   USD per million input,output tokens\n"
+    "  --llm-per-gen N      LLM requests per generation at most (default 4)\n"
     "  --quiet              print nothing but errors\n"
     "  --json               print progress as JSON lines\n"
     "\n"
@@ -310,7 +361,8 @@ enum {
     OPT_SPEC = 256, OPT_PROBLEM, OPT_DTYPE, OPT_SHAPE, OPT_NAME, OPT_RUNS,
     OPT_TEMPLATE, OPT_TDIR, OPT_SEED, OPT_GENS, OPT_EVALS, OPT_TIME,
     OPT_STAG, OPT_ISL, OPT_POP, OPT_OFF, OPT_ARCH, OPT_COMP, OPT_QUIET,
-    OPT_JSON, OPT_EVALUATOR, OPT_HELP
+    OPT_JSON, OPT_EVALUATOR, OPT_HELP, OPT_LLM, OPT_LLM_KEY, OPT_LLM_BUDGET,
+    OPT_LLM_PRICE, OPT_LLM_PER_GEN
 };
 
 static const struct option run_opts[] = {
@@ -325,6 +377,9 @@ static const struct option run_opts[] = {
     {"arch", 1, 0, OPT_ARCH}, {"compilers", 1, 0, OPT_COMP},
     {"quiet", 0, 0, OPT_QUIET}, {"json", 0, 0, OPT_JSON},
     {"evaluator", 1, 0, OPT_EVALUATOR}, {"help", 0, 0, OPT_HELP},
+    {"llm", 1, 0, OPT_LLM}, {"llm-key-env", 1, 0, OPT_LLM_KEY},
+    {"llm-budget", 1, 0, OPT_LLM_BUDGET}, {"llm-price", 1, 0, OPT_LLM_PRICE},
+    {"llm-per-gen", 1, 0, OPT_LLM_PER_GEN},
     {0, 0, 0, 0}};
 
 static int parse_long(const char *opt, const char *v, long lo, long hi,
@@ -439,6 +494,56 @@ static int run_flag(int c, const char *arg, struct spec *s,
     case OPT_EVALUATOR:
         snprintf(s->evaluator, sizeof s->evaluator, "%s", arg);
         break;
+    case OPT_LLM: {
+        struct llm_cfg lc;
+        llm_cfg_defaults(&lc);
+        if (strlen(arg) >= sizeof s->llm) {
+            snprintf(err, errcap, "--llm: too long");
+            return KEVO_EINVAL;
+        }
+        rc = llm_cfg_parse(arg, &lc, err, errcap);
+        if (rc == KEVO_ENOENT) /* "off" / "none" */
+            rc = KEVO_OK;
+        else if (rc)
+            return KEVO_EINVAL;
+        snprintf(s->llm, sizeof s->llm, "%s", arg);
+        break;
+    }
+    case OPT_LLM_KEY:
+        if (!*arg || strlen(arg) >= sizeof s->llm_key_env) {
+            snprintf(err, errcap, "--llm-key-env: '%s' is not a variable "
+                     "name", arg);
+            return KEVO_EINVAL;
+        }
+        snprintf(s->llm_key_env, sizeof s->llm_key_env, "%s", arg);
+        break;
+    case OPT_LLM_BUDGET: {
+        struct llm_cfg lc;
+        llm_cfg_defaults(&lc);
+        if (llm_budget_parse(arg, &lc, err, errcap))
+            return KEVO_EINVAL;
+        s->llm_budget_tokens = lc.budget_tokens;
+        s->llm_budget_usd = lc.budget_usd;
+        break;
+    }
+    case OPT_LLM_PRICE: {
+        char *end;
+        double in = strtod(arg, &end), out = -1;
+        if (*end == ',')
+            out = strtod(end + 1, &end);
+        if (*end || in < 0 || out < 0) {
+            snprintf(err, errcap, "--llm-price: '%s' is not IN,OUT (USD per "
+                     "million tokens, e.g. 3,15)", arg);
+            return KEVO_EINVAL;
+        }
+        s->llm_price_in = in;
+        s->llm_price_out = out;
+        break;
+    }
+    case OPT_LLM_PER_GEN:
+        if (!(rc = parse_long("llm-per-gen", arg, 0, 100000, &v, err, errcap)))
+            s->llm_per_gen = (int)v;
+        break;
     default: return common_flag(c, arg, s, f, err, errcap);
     }
     return rc;
@@ -505,6 +610,108 @@ static int load_library(struct session *ss, const char *tdir, char *err,
                                       errcap);
 }
 
+/* A run without --llm uses the key it finds, or says once that it runs
+ * with the cheap mutators only. The choice is recorded in the spec. */
+static void resolve_llm(struct session *ss)
+{
+    const char *a = getenv("ANTHROPIC_API_KEY"), *o = getenv("OPENAI_API_KEY");
+    if (ss->spec.llm[0])
+        return;
+    if (a && *a)
+        snprintf(ss->spec.llm, sizeof ss->spec.llm,
+                 "anthropic:claude-sonnet-4-5");
+    else if (o && *o)
+        snprintf(ss->spec.llm, sizeof ss->spec.llm, "openai:gpt-5");
+    else {
+        snprintf(ss->spec.llm, sizeof ss->spec.llm, "off");
+        progress_log(&ss->prog, "llm",
+                     "no LLM: neither ANTHROPIC_API_KEY nor OPENAI_API_KEY is "
+                     "set and no --llm given; running with the cheap "
+                     "mutators only");
+    }
+}
+
+/* The GPU facts the prompts state, from the evaluator's environment. */
+static char *compose_facts(const char *env_json, const struct spec *s)
+{
+    cJSON *j = env_json ? cJSON_Parse(env_json) : NULL;
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "device");
+    const char *name = record_str(d, "name"), *arch = record_str(j, "arch");
+    char buf[2048];
+    int n = snprintf(buf, sizeof buf,
+                     "GPU: %s (%s), %.0f SMs, %.0f KB shared memory per block "
+                     "(opt-in), %.0f MB L2",
+                     name ? name : "unknown", arch ? arch : s->arch,
+                     record_num(d, "sms", 0),
+                     record_num(d, "smem_optin", 0) / 1024,
+                     record_num(d, "l2_bytes", 0) / 1048576);
+    if (record_num(d, "peak_bw", 0) > 0)
+        n += snprintf(buf + n, sizeof buf - (size_t)n,
+                      "; peak DRAM bandwidth %.2f TB/s, peak FP32 %.1f "
+                      "TFLOP/s, peak FP16/BF16 tensor %.0f TFLOP/s",
+                      record_num(d, "peak_bw", 0) / 1e12,
+                      record_num(d, "peak_fp32", 0) / 1e12,
+                      record_num(d, "peak_tensor16", 0) / 1e12);
+    const cJSON *b, *bl = cJSON_GetObjectItemCaseSensitive(j, "baselines");
+    cJSON_ArrayForEach(b, bl)
+    {
+        const char *bn = record_str(b, "name");
+        n += snprintf(buf + n, sizeof buf - (size_t)n,
+                      "; measured baseline %s: %.4g %s", bn ? bn : "?",
+                      record_num(b, "fitness", 0),
+                      problem_find(s->problem)->work_unit);
+    }
+    cJSON_Delete(j);
+    return strdup(buf);
+}
+
+/* Opens the LLM side of a run (fresh: writes gpu_facts.txt; resumed: reads
+ * it, so prompts are the same as before the stop). */
+static int open_llm(struct session *ss, const char *env_json, int fresh,
+                    char *err, size_t errcap)
+{
+    if (!spec_llm_on(&ss->spec))
+        return KEVO_OK;
+    char path[4096];
+    int rc;
+    if (cli_prompts_dir(ss->prompts, sizeof ss->prompts)) {
+        snprintf(err, errcap, "LLM prompt files not found (mutators/prompts; "
+                 "set KEVO_PROMPTS)");
+        return KEVO_ENOENT;
+    }
+    if ((rc = rundir_path(path, sizeof path, ss->dir, "gpu_facts.txt")))
+        return rc;
+    if (fresh) {
+        if (!(ss->gpu_facts = compose_facts(env_json, &ss->spec)))
+            return KEVO_ENOMEM;
+        rc = fs_write_atomic(path, ss->gpu_facts, strlen(ss->gpu_facts));
+    } else {
+        rc = fs_read_file(path, &ss->gpu_facts, NULL);
+    }
+    if (rc) {
+        snprintf(err, errcap, "cannot %s '%s': %s", fresh ? "write" : "read",
+                 path, kevo_strerror(rc));
+        return rc;
+    }
+    struct llm_cfg c;
+    llm_cfg_defaults(&c);
+    if ((rc = llm_cfg_parse(ss->spec.llm, &c, err, errcap)))
+        return rc;
+    if (ss->spec.llm_key_env[0])
+        snprintf(c.key_env, sizeof c.key_env, "%s", ss->spec.llm_key_env);
+    c.budget_tokens = ss->spec.llm_budget_tokens;
+    c.budget_usd = ss->spec.llm_budget_usd;
+    c.price_in = ss->spec.llm_price_in;
+    c.price_out = ss->spec.llm_price_out;
+    if ((rc = llm_new(&c, ss->dir, &ss->llm, err, errcap)))
+        return rc;
+    char line[1400];
+    snprintf(line, sizeof line, "LLM mutation: %s, up to %d requests per "
+             "generation", llm_describe(ss->llm), ss->spec.llm_per_gen);
+    progress_log(&ss->prog, "llm", line);
+    return KEVO_OK;
+}
+
 static int start_run(struct session *ss, const struct run_flags *f,
                      const struct evaluator_factory *factories, char *err,
                      size_t errcap)
@@ -521,10 +728,13 @@ static int start_run(struct session *ss, const struct run_flags *f,
     }
     if ((rc = make_evaluator(ss, factories, err, errcap)))
         return rc;
+    resolve_llm(ss);
     char *env = ss->ev.ops->environment ? ss->ev.ops->environment(ss->ev.self)
                                         : NULL;
     rc = rundir_create(ss->dir, &ss->spec, ss->tpls, ss->n_tpls, env, err,
                        errcap);
+    if (!rc)
+        rc = open_llm(ss, env, 1, err, errcap);
     free(env);
     char path[4096];
     if (!rc && !(rc = rundir_lock(ss->dir, err, errcap)) &&
@@ -617,8 +827,16 @@ static int open_existing(struct session *ss, const char *dir, char *err,
         rc = rundir_load_templates(dir, &ss->tpls, &ss->n_tpls, err, errcap);
     if (!rc)
         rc = rundir_load_checkpoint(dir, &ss->checkpoint, err, errcap);
-    if (!rc && !(rc = rundir_path(path, sizeof path, dir, "journal.jsonl")))
+    if (!rc && !(rc = rundir_path(path, sizeof path, dir, "journal.jsonl"))) {
+        /* killed between the manifest and the journal's creation: the run
+         * has no record yet, so it starts with an empty journal */
+        if (!fs_exists(path) && (rc = fs_write_new(path, "", 0, 1))) {
+            snprintf(err, errcap, "cannot create '%s': %s", path,
+                     kevo_strerror(rc));
+            return rc;
+        }
         rc = jnl_read_all(path, &ss->existing, err, errcap);
+    }
     return rc;
 }
 
@@ -648,7 +866,8 @@ static int do_resume(struct session *ss, const char *dir,
     if (rc)
         return rc;
     apply_overrides(&ss->spec, over, &dflt);
-    if ((rc = make_evaluator(ss, factories, err, errcap)))
+    if ((rc = make_evaluator(ss, factories, err, errcap)) ||
+        (rc = open_llm(ss, NULL, 0, err, errcap)))
         return rc;
     /* reopen for appending: repairs a line torn by a crash */
     char path[4096];

@@ -10,6 +10,7 @@
  * "gen" record -> checkpoint.
  */
 #include "engine.h"
+#include "engine_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -25,50 +26,6 @@
 #include "rng.h"
 #include "seen.h"
 
-#define MAKE_TRIES 40     /* attempts to make one new child */
-#define RANDOM_TRIES 200  /* attempts to draw one random valid point */
-
-struct member {
-    struct genome g;
-    double fitness;    /* ok members only live on islands */
-    double median_ns;
-};
-
-struct island {
-    int n;
-    struct member *m;  /* capacity population + offspring + 1 */
-};
-
-struct child {
-    struct genome g;
-    int island;
-    const char *mutator;   /* static name */
-    int n_par;
-    uint64_t par[2];
-    char *source;          /* owned */
-    uint64_t src_hash;
-    struct eval_result r;  /* owned evidence */
-    struct archive_desc d;
-};
-
-struct engine {
-    struct engine_env env;
-    struct rng rng;
-    int n_isl, cap_members;
-    struct island *isl;
-    struct archive arc;
-    struct seen seen;
-    struct engine_stats st;
-    const cJSON **ex;      /* existing journal records, in order */
-    long n_ex;
-    long pos;              /* index of the next journal record */
-    struct child *kids;
-    int n_kids, cap_kids;
-    int gen;               /* generation being made */
-    long long t0_ns;       /* session start */
-    char best_what[256];
-    char errbuf[256];
-};
 
 const char *engine_stop_text(enum engine_stop s)
 {
@@ -100,7 +57,7 @@ static double elapsed_s(const struct engine *e)
 
 static const struct tpl *tpl_of(const struct engine *e, const struct genome *g)
 {
-    return e->env.tpls[g->tpl];
+    return e->tpls[g->tpl];
 }
 
 static int supports(const struct engine *e, const struct genome *g)
@@ -112,7 +69,7 @@ static int supports(const struct engine *e, const struct genome *g)
 
 static int tpl_usable(const struct engine *e, int t)
 {
-    return (e->env.tpls[t]->dtype_mask & 1u << e->env.spec->dtype) != 0;
+    return (e->tpls[t]->dtype_mask & 1u << e->env.spec->dtype) != 0;
 }
 
 static void describe(const struct engine *e, const struct genome *g,
@@ -123,10 +80,25 @@ static void describe(const struct engine *e, const struct genome *g,
     snprintf(out, cap, "%s %s", tpl_of(e, g)->name, params);
 }
 
+const struct tpl *engine_template(const struct engine *e, int idx)
+{
+    return idx >= 0 && idx < e->n_tpls ? e->tpls[idx] : NULL;
+}
+
+const struct tpl *eng_tpl(const struct engine *e, const struct genome *g)
+{
+    return tpl_of(e, g);
+}
+
+int eng_supports(const struct engine *e, const struct genome *g)
+{
+    return supports(e, g);
+}
+
 /* A random valid, supported point of template t; -1 if none found. */
 static int random_point(struct engine *e, int t, struct genome *g)
 {
-    const struct tpl *tp = e->env.tpls[t];
+    const struct tpl *tp = e->tpls[t];
     memset(g, 0, sizeof *g);
     g->tpl = t;
     for (int tries = 0; tries < RANDOM_TRIES; tries++) {
@@ -142,7 +114,7 @@ static int random_point(struct engine *e, int t, struct genome *g)
     return -1;
 }
 
-static int add_child(struct engine *e, const struct child *c)
+int eng_add_child(struct engine *e, const struct child *c)
 {
     if (e->n_kids == e->cap_kids) {
         int cap = e->cap_kids ? e->cap_kids * 2 : 64;
@@ -181,16 +153,16 @@ static int offer_initial(struct engine *e, const struct genome *g, int *k)
         return KEVO_OK;
     struct child c = {.g = *g, .island = (*k)++ % e->n_isl,
                       .mutator = "init"};
-    return add_child(e, &c);
+    return eng_add_child(e, &c);
 }
 
 static int make_initial(struct engine *e)
 {
     int k = 0, rc;
-    for (int t = 0; t < e->env.n_tpls; t++) {
+    for (int t = 0; t < e->n_tpls; t++) {
         if (!tpl_usable(e, t))
             continue;
-        const struct tpl *tp = e->env.tpls[t];
+        const struct tpl *tp = e->tpls[t];
         struct genome g = {.tpl = t};
         tpl_default_point(tp, g.vals);
         genome_rehash(&g, tp);
@@ -208,8 +180,8 @@ static int make_initial(struct engine *e)
 
 /* ---------------------------------------------- selection and mutation */
 
-static const struct member *tournament(struct engine *e, const struct island *is,
-                                       int tpl)
+const struct member *eng_tournament(struct engine *e, const struct island *is,
+                                    int tpl)
 {
     const struct member *best = NULL;
     int want = e->env.spec->tournament, got = 0;
@@ -237,18 +209,20 @@ static const struct genome *pick_parent(struct engine *e, const struct island *i
 {
     if (e->arc.n > 0 && rng_unit(&e->rng) < e->env.spec->archive_prob)
         return &archive_pick(&e->arc, &e->rng)->g;
-    return &tournament(e, is, -1)->g;
+    return &eng_tournament(e, is, -1)->g;
 }
 
-/* One attempt at a child of island i; 0 = made, -1 = try again. */
-static int try_child(struct engine *e, int i, struct child *c)
+/* One attempt at a child of island i; 0 = made, -1 = try again. arm is
+ * the bandit's choice (ARM_TWEAK, ARM_CROSSOVER) or -1: crossover with
+ * the spec's probability. */
+static int try_child(struct engine *e, int i, int arm, struct child *c)
 {
     const struct island *is = &e->isl[i];
-    struct mut_ctx ctx = {&e->rng, e->env.tpls, e->env.n_tpls, &e->env.dev};
+    struct mut_ctx ctx = {&e->rng, e->tpls, e->n_tpls, &e->env.dev};
     memset(c, 0, sizeof *c);
     c->island = i;
     if (is->n == 0) {
-        int t = (int)rng_below(&e->rng, (uint64_t)e->env.n_tpls);
+        int t = (int)rng_below(&e->rng, (uint64_t)e->n_tpls);
         if (!tpl_usable(e, t) || random_point(e, t, &c->g))
             return -1;
         c->mutator = "random";
@@ -256,9 +230,10 @@ static int try_child(struct engine *e, int i, struct child *c)
     }
     const struct genome *par[2] = {pick_parent(e, is), NULL};
     const struct mutator *m = kevo_mutators[0];
-    if (rng_unit(&e->rng) < e->env.spec->crossover_prob &&
-        count_tpl(is, par[0]->tpl) >= 2) {
-        const struct member *p2 = tournament(e, is, par[0]->tpl);
+    int cross = arm < 0 ? rng_unit(&e->rng) < e->env.spec->crossover_prob
+                        : arm == ARM_CROSSOVER;
+    if (cross && count_tpl(is, par[0]->tpl) >= 2) {
+        const struct member *p2 = eng_tournament(e, is, par[0]->tpl);
         if (p2 && p2->g.hash != par[0]->hash) {
             par[1] = &p2->g;
             m = mutator_find("crossover");
@@ -283,9 +258,16 @@ static int make_offspring(struct engine *e)
             if (e->n_kids >= evals_left(e))
                 return KEVO_OK;
             struct child c;
+            int arm = -1, rc;
+            if (e->use_bandit && e->isl[i].n > 0) {
+                if ((rc = ellm_pick(e, i, &arm)))
+                    return rc;
+                if (arm >= ARM_LLM_REWRITE)
+                    continue; /* asked an LLM: its child comes later */
+            }
             for (int t = 0; t < MAKE_TRIES; t++)
-                if (try_child(e, i, &c) == 0) {
-                    int rc = add_child(e, &c);
+                if (try_child(e, i, arm, &c) == 0) {
+                    rc = eng_add_child(e, &c);
                     if (rc)
                         return rc;
                     break;
@@ -384,6 +366,8 @@ static int take_result(struct engine *e, int idx)
     e->st.evals++;
     e->st.outcomes[c->r.outcome]++;
     child_desc(e, c);
+    if (ellm_note(e, c))
+        return KEVO_ENOMEM;
     if (c->r.outcome == EVAL_OK &&
         archive_offer(&e->arc, &c->d, &c->g, c->r.fitness) < 0)
         return KEVO_ENOMEM;
@@ -391,7 +375,7 @@ static int take_result(struct engine *e, int idx)
     return KEVO_OK;
 }
 
-static int diverged(struct engine *e, const char *what)
+int eng_diverged(struct engine *e, const char *what)
 {
     snprintf(e->errbuf, sizeof e->errbuf,
              "journal record %ld differs from what the engine produced: %s",
@@ -407,9 +391,9 @@ static int result_from_journal(struct engine *e, int idx)
     uint64_t hash;
     if (!type || strcmp(type, "eval") || !h || hash_parse(h, &hash) ||
         hash != e->kids[idx].g.hash)
-        return diverged(e, "expected the evaluation of another genome");
+        return eng_diverged(e, "expected the evaluation of another genome");
     if (record_get_result(rec, &e->kids[idx].r))
-        return diverged(e, "malformed evaluation record");
+        return eng_diverged(e, "malformed evaluation record");
     e->pos++;
     return take_result(e, idx);
 }
@@ -477,7 +461,7 @@ static int evaluate_children(struct engine *e)
     for (; i < e->n_kids && e->pos < e->n_ex; i++)
         if ((rc = result_from_journal(e, i)))
             return rc;
-    if (i == e->n_kids)
+    if (i >= e->n_kids)
         return KEVO_OK;
     int n = e->n_kids - i;
     struct candidate *cands = calloc((size_t)n, sizeof *cands);
@@ -581,7 +565,7 @@ static int confirm_from_journal(struct engine *e, const struct child *c,
     uint64_t hash;
     if (!type || strcmp(type, "confirm") || !h || hash_parse(h, &hash) ||
         hash != c->g.hash)
-        return diverged(e, "expected a confirmation of the new best");
+        return eng_diverged(e, "expected a confirmation of the new best");
     *accept = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "accept"));
     e->pos++;
     return KEVO_OK;
@@ -761,6 +745,8 @@ static cJSON *checkpoint_json(struct engine *e)
         cJSON_AddNumberToObject(b, "gen", e->st.best_gen);
         cJSON_AddItemToObject(o, "best", b);
     }
+    if (e->env.llm_on)
+        cJSON_AddItemToObject(o, "llm", ellm_to_json(e));
     cJSON_AddNumberToObject(o, "elapsed_s", elapsed_s(e));
     return o;
 }
@@ -812,7 +798,7 @@ static int finish_generation(struct engine *e)
         const char *type = record_str(e->ex[e->pos], "type");
         if (!type || strcmp(type, "gen") ||
             record_num(e->ex[e->pos], "gen", -1) != e->gen)
-            return diverged(e, "expected the end of a generation");
+            return eng_diverged(e, "expected the end of a generation");
     } else if (e->env.jnl) {
         cJSON *rec = gen_record(e);
         rc = jnl_append(e->env.jnl, rec, 1);
@@ -850,14 +836,24 @@ static int one_generation(struct engine *e)
     int rc;
     clear_children(e);
     e->gen = e->st.gen + 1;
+    if (e->env.llm_on) {
+        /* gen 0 asks for proposals; with no template of the run's dtype
+         * they are the initial population, else they join generation 1 */
+        if (e->gen == 0 && (rc = ellm_propose(e)))
+            return rc;
+        if ((e->gen > 0 || ellm_usable_tpls(e) == 0) && (rc = ellm_collect(e)))
+            return rc;
+    }
     rc = e->gen == 0 ? make_initial(e) : make_offspring(e);
     if (rc)
         return rc;
-    if (e->n_kids == 0) {
+    if (e->n_kids == 0 && e->n_pend == 0) {
         e->st.stop = STOP_EXHAUSTED;
         return KEVO_OK;
     }
     if ((rc = evaluate_children(e)))
+        return rc;
+    if ((rc = ellm_after_eval(e)))
         return rc;
     if ((rc = update_best(e)))
         return rc;
@@ -905,7 +901,7 @@ static int restore_islands(struct engine *e, const cJSON *arr)
             struct member *x = &e->isl[i].m[e->isl[i].n];
             if (e->isl[i].n >= e->cap_members ||
                 genome_from_json(m, &x->g, &x->fitness, &x->median_ns) ||
-                x->g.tpl < 0 || x->g.tpl >= e->env.n_tpls)
+                x->g.tpl < 0 || x->g.tpl >= e->n_tpls)
                 return KEVO_EPARSE;
             e->isl[i].n++;
         }
@@ -919,7 +915,7 @@ static int restore_best(struct engine *e, const cJSON *b)
     double f, ns;
     if (!b)
         return KEVO_OK;
-    if (genome_from_json(b, &g, &f, &ns) || g.tpl < 0 || g.tpl >= e->env.n_tpls)
+    if (genome_from_json(b, &g, &f, &ns) || g.tpl < 0 || g.tpl >= e->n_tpls)
         return KEVO_EPARSE;
     e->st.best_tpl = g.tpl;
     e->st.best_hash = g.hash;
@@ -949,7 +945,9 @@ static int restore(struct engine *e, const cJSON *ck)
     e->env.elapsed_before_s = record_num(ck, "elapsed_s", 0);
     if (e->st.gen < 0 || e->pos < 0 || e->pos > e->n_ex)
         return KEVO_EPARSE;
-    int rc = restore_islands(e, cJSON_GetObjectItemCaseSensitive(ck, "islands"));
+    int rc = ellm_restore(e, ck);
+    if (!rc)
+        rc = restore_islands(e, cJSON_GetObjectItemCaseSensitive(ck, "islands"));
     if (!rc)
         rc = archive_from_json(&e->arc,
                                cJSON_GetObjectItemCaseSensitive(ck, "archive"));
@@ -973,6 +971,8 @@ static int replay_counts(struct engine *e)
         if (!h || hash_parse(h, &hash) || !oc || eval_outcome_parse(oc, &o))
             return KEVO_EPARSE;
         int rc = seen_add(&e->seen, hash);
+        if (!rc)
+            rc = ellm_note_record(e, e->ex[i], hash);
         if (rc)
             return rc;
         e->st.evals++;
@@ -991,12 +991,17 @@ static int alloc_engine(const struct engine_env *env, struct engine **out)
     e->cap_members = env->spec->population + env->spec->offspring *
                      (env->spec->islands + 1) + env->n_tpls *
                      (env->spec->init_random + 1) + 1;
+    if (env->llm_on)
+        e->cap_members += env->spec->llm_per_gen + env->spec->llm_propose +
+                          env->spec->offspring * env->spec->islands;
     e->isl = calloc((size_t)e->n_isl, sizeof *e->isl);
     int rc = e->isl ? seen_init(&e->seen) : KEVO_ENOMEM;
     for (int i = 0; !rc && i < e->n_isl; i++)
         if (!(e->isl[i].m = calloc((size_t)e->cap_members, sizeof(struct member))))
             rc = KEVO_ENOMEM;
     archive_init(&e->arc);
+    if (!rc)
+        rc = ellm_init(e);
     e->st.gen = -1;
     e->st.best_tpl = -1;
     *out = e;
@@ -1052,6 +1057,7 @@ void engine_free(struct engine *e)
     free(e->isl);
     archive_release(&e->arc);
     seen_release(&e->seen);
+    ellm_free(e);
     free(e->ex);
     free(e);
 }

@@ -43,6 +43,17 @@ struct engine_env {
     volatile sig_atomic_t *stop;      /* 1 = stop after this evaluation */
     struct progress *prog;            /* may be NULL */
     double elapsed_before_s;          /* run time of earlier sessions */
+    /* LLM mutation (engine_llm.c). llm_on says the run uses it (from the
+     * spec): then the engine asks for proposals, rewrites, crossovers and
+     * repairs, chooses operators with a bandit, and journals one "llm"
+     * record per answer. Answers already in the journal are read from the
+     * transcripts in llm_dir/llm/ (so a resume or a replay needs no
+     * provider); new ones come from llm (NULL: none can be asked). */
+    int llm_on;
+    struct llm *llm;                  /* borrowed, may be NULL */
+    const char *llm_dir;              /* NULL = run_dir */
+    const char *prompts_dir;          /* mutators/prompts */
+    const char *gpu_facts;            /* GPU facts for the prompts */
 };
 
 enum engine_stop {
@@ -86,6 +97,8 @@ int engine_new(const struct engine_env *env, const cJSON *checkpoint,
  */
 int engine_run(struct engine *e, char *err, size_t errcap) KEVO_WUR;
 const struct engine_stats *engine_stats(const struct engine *e);
+/* Template idx of the run (the env's, then those LLM answers added). */
+const struct tpl *engine_template(const struct engine *e, int idx);
 /* Text of a stop reason: "generation budget reached", ... */
 const char *engine_stop_text(enum engine_stop s);
 void engine_free(struct engine *e);

@@ -34,7 +34,7 @@
     X(cuLaunchKernelEx) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)       \
     X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)              \
     X(cuStreamQuery) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)     \
-    X(cuEventSynchronize) X(cuEventElapsedTime)
+    X(cuEventSynchronize) X(cuEventElapsedTime) X(cuTensorMapEncodeTiled)
 
 /* Function table; field names are the CUDA names (cuda.h's renaming
  * macros apply to the fields too, so calls read as usual). */

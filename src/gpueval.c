@@ -15,6 +15,7 @@
 #include <cJSON.h>
 #include <cuda.h>
 
+#include "fingerprint.h"
 #include "gpu.h"
 #include "hash.h"
 #include "jit.h"
@@ -41,6 +42,8 @@ struct gpueval {
     long long seq;       /* job sequence number (seeds derive from it) */
     struct cubin_entry cache[CUBIN_CACHE];
     int cache_next;
+    char fp_hash[17];    /* fingerprint.h hash of this environment */
+    char uuid[48];       /* the GPU's, for NVML samples */
 };
 
 /* ---- small helpers */
@@ -120,6 +123,17 @@ static cJSON *plan_json(const struct launch_plan *pl, int nondet,
         cJSON_AddItemToArray(ls, l);
     }
     cJSON_AddNumberToObject(j, "workspace", (double)pl->workspace_bytes);
+    cJSON *tms = cJSON_AddArrayToObject(j, "tensormaps");
+    for (int i = 0; i < pl->n_tmaps; i++) {
+        const struct tmap_plan *m = &pl->tm[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "buf", m->buf);
+        cJSON *box = cJSON_AddArrayToObject(o, "box");
+        cJSON_AddItemToArray(box, cJSON_CreateNumber(m->box[0]));
+        cJSON_AddItemToArray(box, cJSON_CreateNumber(m->box[1]));
+        cJSON_AddNumberToObject(o, "swizzle", m->swizzle);
+        cJSON_AddItemToArray(tms, o);
+    }
     cJSON_AddBoolToObject(j, "nondet", nondet);
     cJSON_AddNumberToObject(j, "best_ns", best_ns);
     return j;
@@ -225,6 +239,31 @@ static void fill_from_reply(const struct wrk_reply *rep,
     cJSON_Delete(j);
 }
 
+/* Adds the environment's fingerprint hash and an NVML sample (temperature,
+ * clocks, power) taken right after the measurement to r's evidence, so
+ * every result can be traced to the machine state it was measured in
+ * (fingerprint.h). A few dozen bytes per journal record. */
+static void stamp(struct gpueval *g, struct eval_result *r)
+{
+    cJSON *e = r->evidence_json ? cJSON_Parse(r->evidence_json) : NULL;
+    if (!e)
+        e = cJSON_CreateObject();
+    if (!cJSON_IsObject(e)) {
+        cJSON_Delete(e);
+        return;
+    }
+    cJSON_AddStringToObject(e, "fp", g->fp_hash);
+    cJSON *s = fingerprint_sample(g->uuid);
+    if (s)
+        cJSON_AddItemToObject(e, "nvml", s);
+    char *txt = cJSON_PrintUnformatted(e);
+    cJSON_Delete(e);
+    if (txt) {
+        free(r->evidence_json);
+        r->evidence_json = txt;
+    }
+}
+
 /* Sends one compiled candidate to the worker. Returns an error only when
  * no worker can run. */
 static int measure(struct gpueval *g, const struct candidate *c,
@@ -245,6 +284,7 @@ static int measure(struct gpueval *g, const struct candidate *c,
         return rc;
     }
     fill_from_reply(&rep, r);
+    stamp(g, r);
     wrk_reply_release(&rep);
     r->compile_ms = jo->compile_ms;
     r->res.spill_bytes = jo->spill_stores > 0 ? jo->spill_stores : 0;
@@ -494,6 +534,23 @@ static void read_device(struct gpueval *g)
     cJSON_Delete(j);
 }
 
+/* The fingerprint hash of this evaluator's environment (the same one
+ * rundir.c puts into the manifest) and the GPU's UUID. */
+static void fingerprint_of(struct gpueval *g)
+{
+    char *env = ge_environment(g);
+    cJSON *j = env ? cJSON_Parse(env) : NULL;
+    cJSON *fp = fingerprint_new(j, 1);
+    const cJSON *u = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "device"),
+                                         "uuid");
+    snprintf(g->fp_hash, sizeof g->fp_hash, "%s", fingerprint_hash(fp));
+    snprintf(g->uuid, sizeof g->uuid, "%s",
+             cJSON_IsString(u) ? u->valuestring : "");
+    cJSON_Delete(fp);
+    cJSON_Delete(j);
+    free(env);
+}
+
 int gpueval_new(const struct gpueval_opts *o, struct evaluator *out,
                 struct tpl_device *dev, char *err, size_t errcap)
 {
@@ -527,6 +584,7 @@ int gpueval_new(const struct gpueval_opts *o, struct evaluator *out,
         return rc;
     }
     read_device(g);
+    fingerprint_of(g);
     char cache[4096];
     if (!o->cache_dir)
         jit_cache_dir(cache, sizeof cache);

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cmd_gpu.h"
+#include "cmd_outputs.h"
+#include "cmd_repro.h"
 #include "cmd_run.h"
 #include "gpueval.h"
 #include "hash.h"
@@ -68,6 +70,15 @@ static const struct command commands[] = {
      cmd_eval_main},
     {"doctor", "check the GPU, driver, NVRTC, CUPTI and cuBLAS", 0,
      cmd_doctor_main},
+    {"replay", "re-run a run's search on its recorded results; prove it "
+     "identical", 0, cmd_replay_main},
+    {"verify", "re-measure a run's best kernels in a fresh GPU worker", 1,
+     cmd_verify_main},
+    {"bench", "the fixed benchmark suite: one run per case, one table", 1,
+     cmd_bench_main},
+    {"report", "Markdown + HTML report of a run, with charts", 0, cmd_report_main},
+    {"leaderboard", "best kernel of each run, by problem/shape/GPU", 0, cmd_board_main},
+    {"export", "the winning kernel as .cu, C launcher or PyTorch op", 0, cmd_export_main},
 };
 
 static void usage(FILE *f)

@@ -42,6 +42,8 @@ struct buf_desc {
     enum buf_role role;
     int64_t n_elems;   /* elements of dtype */
     enum dtype dtype;  /* element type of this buffer */
+    int64_t rows, cols; /* row-major 2-D shape (rows * cols == n_elems),
+                           for tensor maps; 0, 0 = a flat buffer */
 };
 
 #define PROB_MAX_BASELINES 4

@@ -13,6 +13,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "fingerprint.h"
 #include "fsutil.h"
 
 #ifndef KEVO_GIT_COMMIT
@@ -80,6 +81,8 @@ static cJSON *manifest_json(const struct spec *s, struct tpl *const *tpls,
     cJSON_AddItemToObject(m, "host", host_json());
     cJSON *env = env_json ? cJSON_Parse(env_json) : NULL;
     cJSON_AddItemToObject(m, "environment", env ? env : cJSON_CreateObject());
+    /* what kevo verify and bench compare: GPU, software, clocks, kevo */
+    cJSON_AddItemToObject(m, "fingerprint", fingerprint_new(env, 1));
     return m;
 }
 

@@ -32,6 +32,15 @@ void spec_defaults(struct spec *s)
     snprintf(s->evaluator, sizeof s->evaluator, "gpu");
     s->compile_timeout_ms = 60000;
     s->kernel_timeout_ms = 10000;
+    s->llm_per_gen = 4;
+    s->llm_propose = 4;
+    s->llm_repairs = 1;
+    s->llm_cost = 20;
+}
+
+int spec_llm_on(const struct spec *s)
+{
+    return s->llm[0] && strcmp(s->llm, "off") && strcmp(s->llm, "none");
 }
 
 /* Line number of the byte at off in text (1-based). */
@@ -90,6 +99,9 @@ static const struct int_member int_members[] = {
     IM("compilers", compilers, 0, 1024),
     IM("compile_timeout_ms", compile_timeout_ms, 1, 3600000),
     IM("kernel_timeout_ms", kernel_timeout_ms, 1, 3600000),
+    IM("llm_per_gen", llm_per_gen, 0, 100000),
+    IM("llm_propose", llm_propose, 0, 100000),
+    IM("llm_repairs", llm_repairs, 0, 100),
     {"evals", offsetof(struct spec, max_evals), 1, 0, 1000000000L},
 };
 
@@ -185,6 +197,25 @@ static int parse_member(struct spec *s, const cJSON *it, const char *text,
             BAD("'%s' must be a number in [0, 1]", k);
         *(k[0] == 'a' ? &s->archive_prob : &s->crossover_prob) =
             it->valuedouble;
+    } else if (!strcmp(k, "llm")) {
+        if (copy_str(it, s->llm, sizeof s->llm))
+            BAD("'llm' must be a string such as \"openai:gpt-5\", "
+                "\"anthropic:MODEL\", \"replay:runs/X\" or \"off\"");
+    } else if (!strcmp(k, "llm_key_env")) {
+        if (copy_str(it, s->llm_key_env, sizeof s->llm_key_env))
+            BAD("'llm_key_env' must be the name of an environment variable");
+    } else if (!strcmp(k, "llm_budget_tokens") ||
+               !strcmp(k, "llm_budget_usd") || !strcmp(k, "llm_price_in") ||
+               !strcmp(k, "llm_price_out") || !strcmp(k, "llm_cost")) {
+        if (!cJSON_IsNumber(it) || it->valuedouble < 0 ||
+            !isfinite(it->valuedouble))
+            BAD("'%s' must be a non-negative number", k);
+        double *d = !strcmp(k, "llm_budget_tokens") ? &s->llm_budget_tokens
+                    : !strcmp(k, "llm_budget_usd")  ? &s->llm_budget_usd
+                    : !strcmp(k, "llm_price_in")    ? &s->llm_price_in
+                    : !strcmp(k, "llm_price_out")   ? &s->llm_price_out
+                                                    : &s->llm_cost;
+        *d = it->valuedouble;
     } else if (!strcmp(k, "evaluator")) {
         if (copy_str(it, s->evaluator, sizeof s->evaluator))
             BAD("'evaluator' must be a string");
@@ -306,6 +337,15 @@ cJSON *spec_to_json(const struct spec *s)
     cJSON_AddStringToObject(o, "evaluator", s->evaluator);
     if (s->arch[0])
         cJSON_AddStringToObject(o, "arch", s->arch);
+    if (s->llm[0])
+        cJSON_AddStringToObject(o, "llm", s->llm);
+    if (s->llm_key_env[0])
+        cJSON_AddStringToObject(o, "llm_key_env", s->llm_key_env);
+    cJSON_AddNumberToObject(o, "llm_budget_tokens", s->llm_budget_tokens);
+    cJSON_AddNumberToObject(o, "llm_budget_usd", s->llm_budget_usd);
+    cJSON_AddNumberToObject(o, "llm_price_in", s->llm_price_in);
+    cJSON_AddNumberToObject(o, "llm_price_out", s->llm_price_out);
+    cJSON_AddNumberToObject(o, "llm_cost", s->llm_cost);
     return o;
 }
 

@@ -43,7 +43,24 @@ struct spec {
     int compilers;           /* compile processes, 0 = CPUs */
     int compile_timeout_ms;
     int kernel_timeout_ms;
+    /* LLM mutation (llm.h): llm is "openai:MODEL[@URL]",
+     * "anthropic:MODEL[@URL]", "replay:RUN_DIR" or "off"; a run records
+     * what it resolved to, so resume and replay use the same */
+    char llm[1200];
+    char llm_key_env[64];     /* "" = the provider's default variable */
+    double llm_budget_tokens; /* 0 = none */
+    double llm_budget_usd;
+    double llm_price_in;      /* USD per million tokens (cost accounting) */
+    double llm_price_out;
+    int llm_per_gen;          /* LLM requests per generation at most */
+    int llm_propose;          /* proposals asked for at the start */
+    int llm_repairs;          /* repair attempts per LLM lineage */
+    double llm_cost;          /* an LLM request's cost in evaluations,
+                                 for the operator bandit */
 };
+
+/* 1 if the spec turns LLM mutation on. */
+int spec_llm_on(const struct spec *s);
 
 /* Defaults for everything (problem/dtype/shape left empty). */
 void spec_defaults(struct spec *s);

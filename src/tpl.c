@@ -498,6 +498,108 @@ static int d_workspace(struct tparse *tp, char *args)
     return compile(tp, "workspace", args, &tp->t->workspace);
 }
 
+/* Cuts the first whitespace-separated word off *p (NUL-terminating it) and
+ * moves *p past the blanks after it; NULL when none is left. */
+static char *next_word(char **p)
+{
+    char *w = *p + strspn(*p, " \t");
+    if (!*w)
+        return NULL;
+    char *end = w + strcspn(w, " \t");
+    *p = end + strspn(end, " \t");
+    *end = '\0';
+    return w;
+}
+
+/* The index of the problem's buffer called name, or -1; *two_d = 1 when
+ * it has a 2-D shape (sizes of 1 stand in for the real shape). */
+static int buffer_index(const struct problem *p, const char *name, int *two_d)
+{
+    struct shape one = {.n_dims = p->n_dims};
+    struct buf_desc d[PROB_MAX_BUFS];
+    for (int i = 0; i < p->n_dims; i++)
+        one.d[i] = 1;
+    int n = p->buffers(&one, DTYPE_FP32, d);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(d[i].name, name)) {
+            *two_d = d[i].rows > 0 && d[i].cols > 0;
+            return i;
+        }
+    return -1;
+}
+
+/* A trailing "swizzle=..." word of args: cut off and parsed into *bytes
+ * (default 0). Another key=value word is an error. */
+static int tmap_options(struct tparse *tp, char *args, int *bytes)
+{
+    static const struct { const char *name; int bytes; } sw[] = {
+        {"none", 0}, {"32", 32}, {"64", 64}, {"128", 128}};
+    char *last = args + strlen(args);
+    while (last > args && !strchr(" \t", last[-1]))
+        last--;
+    size_t key = strspn(last, "abcdefghijklmnopqrstuvwxyz_");
+    *bytes = 0;
+    if (!key || last[key] != '=' || last[key + 1] == '=')
+        return KEVO_OK; /* part of an expression */
+    if (strncmp(last, "swizzle=", 8))
+        return perr(tp, "unknown tensormap option '%s' (expected "
+                    "swizzle=128|64|32|none)", last);
+    for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++)
+        if (!strcmp(last + 8, sw[i].name)) {
+            *bytes = sw[i].bytes;
+            *last = '\0';
+            return KEVO_OK;
+        }
+    return perr(tp, "bad swizzle '%s' (expected 128, 64, 32 or none)",
+                last + 8);
+}
+
+static int d_tensormap(struct tparse *tp, char *args)
+{
+    struct tpl *t = tp->t;
+    if (t->n_tmaps == TPL_MAX_TMAPS)
+        return perr(tp, "too many tensor maps (max %d)", TPL_MAX_TMAPS);
+    char *rest = args, *name = next_word(&rest), *buf = next_word(&rest);
+    if (!name || !buf || !*rest)
+        return perr(tp, "'tensormap' takes NAME BUFFER INNER, OUTER "
+                    "[swizzle=...]");
+    struct tpl_tmap *m = &t->tmaps[t->n_tmaps];
+    if (!is_ident(name) || strlen(name) >= sizeof m->name)
+        return perr(tp, "bad tensormap name '%s'", name);
+    for (int i = 0; i < t->n_tmaps; i++)
+        if (!strcmp(t->tmaps[i].name, name))
+            return perr(tp, "duplicate tensormap '%s' (first on line %d)",
+                        name, t->tmaps[i].line);
+    int two_d = 0, bi = buffer_index(tp->prob, buf, &two_d);
+    if (bi < 0)
+        return perr(tp, "problem '%s' has no buffer '%s'", tp->prob->name,
+                    buf);
+    if (!two_d)
+        return perr(tp, "buffer '%s' of problem '%s' has no 2-D shape", buf,
+                    tp->prob->name);
+    int swizzle, rc = tmap_options(tp, rest, &swizzle);
+    if (rc)
+        return rc;
+    char *parts[2];
+    int n = split_commas(rest, parts, 2);
+    if (n != 2)
+        return perr(tp, "tensormap '%s' needs two box expressions (inner, "
+                    "outer)", name);
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "%s", name);
+    m->buf = bi;
+    m->swizzle = swizzle;
+    m->line = tp->line;
+    t->n_tmaps++; /* owned by t from here on */
+    for (int i = 0; i < 2; i++) {
+        rc = compile(tp, "tensormap box", parts[i] + strspn(parts[i], " \t"),
+                     &m->box[i]);
+        if (rc)
+            return rc;
+    }
+    return KEVO_OK;
+}
+
 static const struct directive {
     const char *name;
     int pass; /* 1: defines the variable table; 2: uses it */
@@ -515,6 +617,7 @@ static const struct directive {
     {"smem", 2, d_smem},
     {"cluster", 2, d_cluster},
     {"workspace", 2, d_workspace},
+    {"tensormap", 2, d_tensormap},
 };
 
 /* ---- the line scanner ---- */
@@ -630,6 +733,22 @@ static void fill_vars(const struct tpl *t, const int64_t *vals,
     v[t->n_params + n_dims + 2] = dev->l2_bytes;
 }
 
+/* 1 if word occurs as a whole word on a line that is not a directive. */
+static int used_in_code(struct tparse *tp, const char *word)
+{
+    for (const char *s = tp->t->text;;) {
+        const char *nl = strchr(s, '\n');
+        size_t len = nl ? (size_t)(nl - s) : strlen(s);
+        if (has_word(s, len, word) &&
+            pcre2_match(tp->directive, (PCRE2_SPTR)s, len, 0, 0, tp->md,
+                        NULL) <= 0)
+            return 1;
+        if (!nl)
+            return 0;
+        s = nl + 1;
+    }
+}
+
 static int after_pass2(struct tparse *tp)
 {
     struct tpl *t = tp->t;
@@ -643,6 +762,12 @@ static int after_pass2(struct tparse *tp)
                         "param '%s' is never used in the text or an "
                         "expression",
                         t->params[i].name);
+    }
+    for (int i = 0; i < t->n_tmaps; i++) {
+        tp->line = t->tmaps[i].line;
+        if (!used_in_code(tp, t->tmaps[i].name))
+            return perr(tp, "tensormap '%s' is never used in the text",
+                        t->tmaps[i].name);
     }
     int64_t def[TPL_MAX_PARAMS], v[TPL_MAX_VARS], r;
     tpl_default_point(t, def);
@@ -854,6 +979,10 @@ void tpl_free(struct tpl *t)
         }
         expr_free(l->smem);
     }
+    for (int i = 0; i < t->n_tmaps; i++) {
+        expr_free(t->tmaps[i].box[0]);
+        expr_free(t->tmaps[i].box[1]);
+    }
     expr_free(t->workspace);
     free(t->text);
     free(t);
@@ -894,6 +1023,44 @@ int tpl_point_valid(const struct tpl *t, const int64_t *vals,
     return 1;
 }
 
+/* 1 if cuTensorMapEncodeTiled can take every map of plan for shape s:
+ * 16-byte row strides, box rows a multiple of 16 bytes and within the
+ * swizzle span (cuda.h, cuTensorMapEncodeTiled). */
+static int tmaps_fit(const struct tpl *t, const struct launch_plan *pl,
+                     enum dtype dt, const struct shape *s, char *why,
+                     size_t whycap)
+{
+    struct buf_desc d[PROB_MAX_BUFS];
+    if (pl->n_tmaps == 0)
+        return 1;
+    problem_find(t->problem)->buffers(s, dt, d);
+    for (int i = 0; i < pl->n_tmaps; i++) {
+        const struct tmap_plan *m = &pl->tm[i];
+        const struct buf_desc *b = &d[m->buf];
+        int64_t es = (int64_t)dtype_size(b->dtype), row = b->cols * es,
+                inner = (int64_t)m->box[0] * es;
+        const char *name = t->tmaps[i].name;
+        if (row % 16) {
+            snprintf(why, whycap, "tensormap '%s': a row of %s is %lld "
+                     "bytes, not a multiple of 16", name, b->name,
+                     (long long)row);
+            return 0;
+        }
+        if (inner % 16) {
+            snprintf(why, whycap, "tensormap '%s': a box row is %lld bytes, "
+                     "not a multiple of 16", name, (long long)inner);
+            return 0;
+        }
+        if (m->swizzle && inner > m->swizzle) {
+            snprintf(why, whycap, "tensormap '%s': a box row is %lld bytes, "
+                     "more than the %d-byte swizzle", name, (long long)inner,
+                     m->swizzle);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 int tpl_supports(const struct tpl *t, const int64_t *vals, enum dtype dt,
                  const struct shape *s, const struct tpl_device *dev, char *why,
                  size_t whycap)
@@ -921,7 +1088,8 @@ int tpl_supports(const struct tpl *t, const int64_t *vals, enum dtype dt,
         }
     }
     struct launch_plan plan;
-    return tpl_plan(t, vals, s, dev, &plan, why, whycap) == KEVO_OK;
+    return tpl_plan(t, vals, s, dev, &plan, why, whycap) == KEVO_OK &&
+           tmaps_fit(t, &plan, dt, s, why, whycap);
 }
 
 /* ---- counting the space ---- */
@@ -1109,6 +1277,23 @@ int tpl_plan(const struct tpl *t, const int64_t *vals, const struct shape *s,
     if (rc)
         return rc;
     out->workspace_bytes = (uint64_t)ws;
+    for (int i = 0; i < t->n_tmaps; i++) {
+        const struct tpl_tmap *m = &t->tmaps[i];
+        struct tmap_plan *p = &out->tm[i];
+        for (int d = 0; d < 2; d++) {
+            char what[64];
+            int64_t box;
+            snprintf(what, sizeof what, "tensormap '%s' box %s", m->name,
+                     d ? "outer" : "inner");
+            rc = plan_value(&pc, what, m->box[d], 1, 1, 256, &box);
+            if (rc)
+                return rc;
+            p->box[d] = (uint32_t)box;
+        }
+        p->buf = m->buf;
+        p->swizzle = m->swizzle;
+    }
+    out->n_tmaps = t->n_tmaps;
     return KEVO_OK;
 }
 

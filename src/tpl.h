@@ -20,7 +20,21 @@
  *   // kevo: workspace M*N*4               (optional) bytes of workspace
  *   // kevo: nondeterministic              (optional) output bits may vary
  *                                          run to run (atomics)
+ *   // kevo: tensormap tmA A BK, BM swizzle=128   (optional) a TMA tensor
+ *                                          map of buffer A (see below)
  *
+ * tensormap NAME BUFFER INNER, OUTER [swizzle=128|64|32|none]: the
+ * harness encodes a 2-D tiled tensor map (cuTensorMapEncodeTiled) of the
+ * problem's 2-D buffer BUFFER (row-major rows x cols, from the problem's
+ * buffer shapes; out-of-bounds boxes read zeros and stores are clipped),
+ * with a box of INNER (along cols, contiguous) x OUTER (along rows)
+ * elements, each expression in [1, 256], and the given shared-memory
+ * swizzle (default none). Each map is passed by value after `void *ws`, in
+ * declaration order, to every launch: declare it `const __grid_constant__
+ * T NAME` with T a 64-byte aligned 128-byte struct (CUtensorMap's layout;
+ * NVRTC has no cuda.h). Shapes whose rows are not a multiple of 16 bytes,
+ * or boxes whose inner bytes are not a multiple of 16 (or exceed the
+ * swizzle span) are unsupported.
  * Expressions (expr.h) may use the params, the problem's size names, and
  * the device facts SMS (multiprocessors), SMEM_OPTIN (max dynamic shared
  * memory per block, bytes) and L2_BYTES.
@@ -43,6 +57,7 @@
 #define TPL_MAX_LAUNCHES 4
 #define TPL_MAX_CONSTRAINTS 32
 #define TPL_NAME_MAX 64
+#define TPL_MAX_TMAPS 4
 
 /* Device facts usable in expressions, appended after params and sizes. */
 #define TPL_N_DEVICE_VARS 3
@@ -77,6 +92,15 @@ struct tpl_launch {
     int line;
 };
 
+/* A "tensormap" directive. */
+struct tpl_tmap {
+    char name[32];       /* kernel argument name (for messages) */
+    int buf;             /* index in the problem's buffers() */
+    struct expr *box[2]; /* inner (contiguous) and outer box, elements */
+    int swizzle;         /* bytes: 0 (none), 32, 64 or 128 */
+    int line;
+};
+
 struct tpl {
     char name[TPL_NAME_MAX]; /* file name without .cu, e.g. "sgemm_tiled" */
     char path[512];          /* where it was loaded from ("" if text) */
@@ -94,6 +118,8 @@ struct tpl {
     struct tpl_launch launches[TPL_MAX_LAUNCHES];
     struct expr *workspace;  /* NULL = none */
     int nondeterministic;
+    int n_tmaps;             /* tensor maps, passed after ws in order */
+    struct tpl_tmap tmaps[TPL_MAX_TMAPS];
     /* Variable table for expressions: params, then the problem's sizes,
      * then SMS, SMEM_OPTIN, L2_BYTES. */
     int n_vars;
@@ -139,8 +165,10 @@ void tpl_default_point(const struct tpl *t, int64_t *vals);
 int tpl_point_valid(const struct tpl *t, const int64_t *vals,
                     const struct tpl_device *dev);
 /* 1 if the template supports the shape at point vals: dtype is in its
- * mask, every "requires" holds and the launch plan evaluates to sane
- * positive dims. Writes the reason to why[whycap] when it does not. */
+ * mask, every "requires" holds, the launch plan evaluates to sane
+ * positive dims and every tensor map can be encoded (16-byte row strides,
+ * 16-byte box rows within the swizzle span). Writes the reason to
+ * why[whycap] when it does not. */
 int tpl_supports(const struct tpl *t, const int64_t *vals, enum dtype dt,
                  const struct shape *s, const struct tpl_device *dev,
                  char *why, size_t whycap);
@@ -159,16 +187,25 @@ struct launch_dims {
     uint32_t grid[3], block[3], cluster[3]; /* cluster all 0 = none */
     uint32_t smem_bytes;
 };
+/* Evaluated tensor map: the worker encodes it for the live buffer. */
+struct tmap_plan {
+    int buf;         /* buffer index */
+    uint32_t box[2]; /* inner, outer, elements */
+    int swizzle;     /* bytes, 0 = none */
+};
 struct launch_plan {
     int n;
     struct launch_dims l[TPL_MAX_LAUNCHES];
     uint64_t workspace_bytes;
+    int n_tmaps;
+    struct tmap_plan tm[TPL_MAX_TMAPS];
 };
 /* Evaluates the launch plan at vals for shape s; KEVO_EINVAL with a reason
  * if an expression fails or gives a non-positive or too large dim. Limits:
  * grid x in [1, 2^31-1], y and z in [1, 65535]; block x, y in [1, 1024],
  * z in [1, 64], at most 1024 threads; smem in [0, SMEM_OPTIN]; cluster
- * dims >= 1, at most 16 blocks, each dividing the grid's; workspace >= 0. */
+ * dims >= 1, at most 16 blocks, each dividing the grid's; workspace >= 0;
+ * tensor map boxes in [1, 256]. */
 int tpl_plan(const struct tpl *t, const int64_t *vals, const struct shape *s,
              const struct tpl_device *dev, struct launch_plan *out,
              char *err, size_t errcap) KEVO_WUR;

@@ -38,7 +38,7 @@
 #include "wmsg.h"
 
 #define CHECK_SLOT (HX_HASH_SLOTS - 1) /* hash slot for checks */
-#define MAX_ARGS (PROB_MAX_BUFS + PROB_MAX_DIMS + 1)
+#define MAX_ARGS (PROB_MAX_BUFS + PROB_MAX_DIMS + 1 + TPL_MAX_TMAPS)
 
 struct worker {
     int fd;
@@ -71,6 +71,9 @@ struct job {
     CUdeviceptr bufs[PROB_MAX_BUFS];
     int sizes[PROB_MAX_DIMS];
     CUdeviceptr ws;
+    int n_tmaps;
+    struct tmap_plan tm[TPL_MAX_TMAPS];
+    CUtensorMap tmap[TPL_MAX_TMAPS]; /* encoded for bufs[], passed by value */
     void *args[MAX_ARGS];
     int launch_rc;           /* a rejected launch: its CUresult */
     int launch_idx;
@@ -402,6 +405,24 @@ static int parse_launches(const cJSON *j, struct job *jb)
     }
     const cJSON *ws = cJSON_GetObjectItem(j, "workspace");
     jb->ws_bytes = cJSON_IsNumber(ws) ? (uint64_t)ws->valuedouble : 0;
+    const cJSON *tms = cJSON_GetObjectItem(j, "tensormaps");
+    jb->n_tmaps = cJSON_IsArray(tms) ? cJSON_GetArraySize(tms) : 0;
+    if (jb->n_tmaps > TPL_MAX_TMAPS)
+        return KEVO_EPARSE;
+    for (int i = 0; i < jb->n_tmaps; i++) {
+        const cJSON *m = cJSON_GetArrayItem(tms, i),
+                    *box = cJSON_GetObjectItem(m, "box");
+        const cJSON *b = cJSON_GetObjectItem(m, "buf"),
+                    *sw = cJSON_GetObjectItem(m, "swizzle"),
+                    *b0 = cJSON_GetArrayItem(box, 0),
+                    *b1 = cJSON_GetArrayItem(box, 1);
+        if (!cJSON_IsNumber(b) || !cJSON_IsNumber(sw) ||
+            !cJSON_IsNumber(b0) || !cJSON_IsNumber(b1))
+            return KEVO_EPARSE;
+        jb->tm[i] = (struct tmap_plan){
+            b->valueint, {(uint32_t)b0->valuedouble, (uint32_t)b1->valuedouble},
+            sw->valueint};
+    }
     jb->nondet = cJSON_IsTrue(cJSON_GetObjectItem(j, "nondet"));
     const cJSON *b = cJSON_GetObjectItem(j, "best_ns");
     jb->best_ns = cJSON_IsNumber(b) ? b->valuedouble : 0;
@@ -422,6 +443,55 @@ static void job_unload(struct worker *w, struct job *jb)
     if (jb->mod)
         w->g.cu->cuModuleUnload(jb->mod);
     jb->mod = NULL;
+}
+
+static CUtensorMapDataType tmap_type(enum dtype dt)
+{
+    return dt == DTYPE_FP16   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+           : dt == DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                              : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+}
+
+/*
+ * Encodes the job's tensor maps (2-D tiled, row-major rows x cols, zero
+ * fill out of bounds, 256-byte L2 promotion) for exactly the buffers the
+ * launches pass (jb->bufs: the live buffers, fixed for the job). A map
+ * the driver refuses is a verdict (compile_error), as a refused launch.
+ */
+static void encode_tmaps(struct worker *w, struct job *jb, struct verdict *v)
+{
+    static const int sw_bytes[4] = {0, 32, 64, 128};
+    static const CUtensorMapSwizzle sw_mode[4] = {
+        CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_SWIZZLE_32B,
+        CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_SWIZZLE_128B};
+    for (int i = 0; i < jb->n_tmaps && v->outcome == EVAL_OK; i++) {
+        const struct tmap_plan *m = &jb->tm[i];
+        const struct buf_desc *d = m->buf >= 0 && m->buf < hx_n_bufs(w->h)
+                                       ? hx_desc(w->h, m->buf) : NULL;
+        int s = 0;
+        while (s < 4 && sw_bytes[s] != m->swizzle)
+            s++;
+        if (!d || d->rows <= 0 || d->cols <= 0 || s == 4) {
+            set_verdict(v, EVAL_COMPILE_ERROR, "cannot launch: tensor map "
+                        "%d: no 2-D buffer %d or bad swizzle %d", i, m->buf,
+                        m->swizzle);
+            return;
+        }
+        cuuint64_t dims[2] = {(cuuint64_t)d->cols, (cuuint64_t)d->rows};
+        cuuint64_t stride[1] = {(cuuint64_t)d->cols * dtype_size(d->dtype)};
+        cuuint32_t box[2] = {m->box[0], m->box[1]}, step[2] = {1, 1};
+        CUresult rc = w->g.cu->cuTensorMapEncodeTiled(
+            &jb->tmap[i], tmap_type(d->dtype), 2,
+            (void *)(uintptr_t)jb->bufs[m->buf], dims, stride, box, step,
+            CU_TENSOR_MAP_INTERLEAVE_NONE, sw_mode[s],
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+        if (rc)
+            set_verdict(v, EVAL_COMPILE_ERROR, "cannot launch: tensor map "
+                        "%d of %s (%lldx%lld, box %ux%u, swizzle %d): %s", i,
+                        d->name, (long long)d->rows, (long long)d->cols,
+                        box[0], box[1], m->swizzle, gpu_errname(rc));
+    }
 }
 
 /* Loads the module and checks each kernel can launch as planned. A
@@ -512,6 +582,10 @@ static int job_load(struct worker *w, struct job *jb, const void *cubin,
     }
     jb->ws = jb->ws_bytes ? hx_workspace(w->h) : 0;
     jb->args[a++] = &jb->ws;
+    /* tensor maps by value, after ws, in declaration order */
+    encode_tmaps(w, jb, v);
+    for (int i = 0; i < jb->n_tmaps; i++)
+        jb->args[a++] = &jb->tmap[i];
     return KEVO_OK;
 }
 

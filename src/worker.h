@@ -19,7 +19,10 @@
  *     Kernel names starting with "kevo_" are refused (reserved for the
  *     harness). Device-side launches are refused by the compiler (jit.h).
  *  2. ABI. Arguments are the problem's buffers in declared order, each
- *     size as int, then void *ws (plan->workspace_bytes, NULL if 0).
+ *     size as int, then void *ws (plan->workspace_bytes, NULL if 0), then
+ *     the template's tensor maps by value (tpl.h "tensormap"), encoded in
+ *     the worker for exactly the live buffers the launch passes; a map
+ *     the driver refuses is compile_error "cannot launch: tensor map ...".
  *     More than 48 KiB of dynamic shared memory is opted in per kernel;
  *     clusters launch through cuLaunchKernelEx. A launch the driver
  *     rejects (invalid value, out of resources, block larger than the

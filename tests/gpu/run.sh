@@ -2,7 +2,8 @@
 # tests/gpu/run.sh - the GPU suite (`make gpu-test`), run on a machine with
 # an NVIDIA GPU and KEVO set to the kevo binary. It runs `kevo doctor`;
 # `kevo eval` on every kernel with a "// expect: <verdict>" first line
-# (tests/gpu/adversarial/*.cu and tests/gpu/harness/*.cu), one process per
+# (tests/gpu/adversarial/*.cu, tests/gpu/harness/*.cu and the problem
+# self-tests tests/gpu/selftest/*.cu), one process per
 # file and then all of them in ONE process (the run must go on after
 # crashes and timeouts); every shipped template at its default point on
 # two shapes (one awkward), expecting ok; and a throughput probe. Prints a
@@ -44,7 +45,7 @@ cat "$LOG/doctor.log"
 row "doctor" 0 "$rc"
 
 CASES=$(ls "$ROOT"/tests/gpu/adversarial/*.cu "$ROOT"/tests/gpu/harness/*.cu \
-    2>/dev/null)
+    "$ROOT"/tests/gpu/selftest/*.cu 2>/dev/null)
 echo "== one process per expectation file"
 for f in $CASES; do
     want=$(sed -n '1s|^// *expect: *\([a-z_]*\).*|\1|p' "$f")
@@ -99,20 +100,29 @@ if [ -f "$ROOT/templates/gemm/sgemm_tiled.cu" ]; then
 fi
 
 echo "== shipped templates at their default point"
+# every dtype of a template on an awkward shape, its first dtype on a
+# regular one; "unsupported" is right only for a template that declares
+# the divisibility it needs (a "requires" with %)
 for t in "$ROOT"/templates/*/*.cu; do
     [ -f "$t" ] || continue
     p=$(sed -n 's|^// kevo: problem *\([a-z0-9_]*\).*|\1|p' "$t" | head -1)
+    dts=$(sed -n 's|^// kevo: dtypes *||p' "$t" | head -1)
+    first=${dts%% *}
+    divis=$(grep -c '^// kevo: requires .*%' "$t")
     case $p in
-    gemm) shapes="1024x1024x1024 1000x777x333" ;;
-    softmax) shapes="4096x4096 1000x777" ;;
-    *) shapes="" ;;
+    gemm) cases="1024x1024x1024:$first $(for d in $dts; do printf '1000x777x333:%s ' "$d"; done)" ;;
+    softmax) cases="4096x4096:$first $(for d in $dts; do printf '1000x777:%s ' "$d"; done)" ;;
+    *) cases="" ;;
     esac
-    for s in $shapes; do
-        name="$(basename "$t") $s"
-        log="$LOG/tpl-$(basename "$t" .cu)-$s.log"
-        "$KEVO" eval "$t" --shape "$s" --seed "$SEED" >"$log" 2>&1
+    for c in $cases; do
+        s=${c%%:*}; d=${c##*:}
+        name="$(basename "$t") $s $d"
+        log="$LOG/tpl-$(basename "$t" .cu)-$s-$d.log"
+        "$KEVO" eval "$t" --shape "$s" --dtype "$d" --seed "$SEED" >"$log" 2>&1
         got=$(verdict_of "$t" "$log")
-        row "$name" ok "${got:-none}"
+        want=ok
+        [ "$got" = unsupported ] && [ "$divis" -gt 0 ] && want=unsupported
+        row "$name" "$want" "${got:-none}"
         sed 's/^/    /' "$log"
     done
 done

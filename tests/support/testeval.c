@@ -38,7 +38,16 @@ double testeval_fitness(const struct tpl *t, const int64_t *vals,
                            (uint64_t)p->n_values);
         score -= (double)(at - target) * (at - target);
     }
-    return 1e12 * exp(0.15 * score) * (1.0 + (double)(t->hash % 7) * 0.05);
+    /* a template can say how much faster its family is (tests of LLM
+     * proposals that must win when they are better) */
+    double speedup = 1.0;
+    const char *m = strstr(t->text, "kevo-test: speedup ");
+    if (m)
+        speedup = atof(m + strlen("kevo-test: speedup "));
+    if (speedup <= 0)
+        speedup = 1.0;
+    return 1e12 * speedup * exp(0.15 * score) *
+           (1.0 + (double)(t->hash % 7) * 0.05);
 }
 
 /* Sleeps the whole time even when a signal interrupts (like a kernel

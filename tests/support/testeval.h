@@ -3,7 +3,9 @@
  * fitness landscape over template parameters, with some genomes failing
  * (wrong, compile_error, crashed) by hash, an optional delay per
  * evaluation (env KEVO_TEST_EVAL_US) so runs can be killed mid-way, and a
- * deterministic confirm(). Lets the engine be tested without a GPU.
+ * deterministic confirm(). A template whose text says
+ * "kevo-test: speedup X" scores X times higher (for LLM proposals that must
+ * win when better). Lets the engine be tested without a GPU.
  */
 #ifndef KEVO_TESTEVAL_H
 #define KEVO_TESTEVAL_H

@@ -271,6 +271,105 @@ static void test_supports(void)
     tpl_free(t);
 }
 
+/* A gemm template with two tensor maps (B's swizzle given); box
+ * expressions use a param. */
+static struct tpl *tmap_tpl(const char *swizzle)
+{
+    static const char fmt[] =
+    "// kevo: problem gemm\n// kevo: dtypes fp16 fp32\n"
+    "// kevo: param BM 64 128 512 default=128\n"
+    "// kevo: tensormap tmB B 64, 64 swizzle=%s\n"
+    "// kevo: tensormap tmA A  32 , BM/2\n"
+    "// kevo: launch k\n// kevo: grid cdiv(M, BM)\n// kevo: block 128\n"
+    "struct alignas(64) tm { unsigned long long q[16]; };\n"
+    "extern \"C\" __global__ void k(const elem_t *A, const elem_t *B, "
+    "elem_t *C, int M, int N, int K, void *ws, const __grid_constant__ tm "
+    "tmA, const __grid_constant__ tm tmB) { (void)BM; }\n";
+    char text[1024];
+    snprintf(text, sizeof text, fmt, swizzle);
+    return parse(text);
+}
+
+static void test_tensormap(void)
+{
+    struct tpl *t = tmap_tpl("64");
+    if (!t)
+        return;
+    CHECK(t->n_tmaps == 2);
+    CHECK(!strcmp(t->tmaps[0].name, "tmB") && t->tmaps[0].buf == 1);
+    CHECK(t->tmaps[0].swizzle == 64 && t->tmaps[0].line == 4);
+    CHECK(!strcmp(t->tmaps[1].name, "tmA") && t->tmaps[1].buf == 0);
+    CHECK(t->tmaps[1].swizzle == 0 && t->tmaps[1].line == 5);
+    int64_t vals[1] = {128};
+    char why[256] = "";
+    struct launch_plan p;
+    struct shape s = shape3(1000, 776, 328);
+    int rc = tpl_plan(t, vals, &s, NULL, &p, err, sizeof err);
+    CHECK_MSG(rc == KEVO_OK, "%s", err);
+    CHECK(p.n_tmaps == 2 && p.tm[0].buf == 1 && p.tm[0].swizzle == 64);
+    CHECK(p.tm[0].box[0] == 64 && p.tm[0].box[1] == 64);
+    CHECK(p.tm[1].buf == 0 && p.tm[1].box[0] == 32 && p.tm[1].box[1] == 64);
+    /* fp16: 64 * 2 bytes fit the 64-byte swizzle? no: 128 > 64 */
+    CHECK(!tpl_supports(t, vals, DTYPE_FP16, &s, NULL, why, sizeof why));
+    CHECK_MSG(strstr(why, "tensormap 'tmB': a box row is 128 bytes, more "
+                          "than the 64-byte swizzle"),
+              "%s", why);
+    tpl_free(t);
+    /* with a 128-byte swizzle fp16 fits */
+    t = tmap_tpl("128");
+    if (!t)
+        return;
+    CHECK(t->tmaps[0].swizzle == 128);
+    CHECK_MSG(tpl_supports(t, vals, DTYPE_FP16, &s, NULL, why, sizeof why),
+              "%s", why);
+    tpl_free(t);
+    /* no swizzle: fp32 rows of A miss 16-byte strides when K % 4 != 0 */
+    t = tmap_tpl("none");
+    if (!t)
+        return;
+    CHECK(t->tmaps[0].swizzle == 0);
+    CHECK_MSG(tpl_supports(t, vals, DTYPE_FP32, &s, NULL, why, sizeof why),
+              "%s", why);
+    s = shape3(1000, 776, 326); /* K * 4 = 1304 bytes */
+    CHECK(!tpl_supports(t, vals, DTYPE_FP32, &s, NULL, why, sizeof why));
+    CHECK_MSG(strstr(why, "tensormap 'tmA': a row of A is 1304 bytes, not a "
+                          "multiple of 16"),
+              "%s", why);
+    vals[0] = 512; /* outer box BM / 2 = 256: the limit */
+    s = shape3(1000, 776, 328);
+    CHECK(tpl_plan(t, vals, &s, NULL, &p, err, sizeof err) == KEVO_OK);
+    CHECK(p.tm[1].box[1] == 256);
+    tpl_free(t);
+}
+
+/* Tensor map errors found by the plan: box dims out of [1, 256]. */
+static void test_tensormap_plan_limits(void)
+{
+    struct tpl *t = parse(
+        "// kevo: problem gemm\n// kevo: dtypes fp16\n"
+        "// kevo: param W 8 512 default=8\n"
+        "// kevo: tensormap tm C W, 4 - W / 64\n"
+        "// kevo: launch k\n"
+        "extern \"C\" __global__ void k(int W, int tm) {}\n");
+    if (!t)
+        return;
+    int64_t vals[1] = {512};
+    struct shape s = shape3(64, 64, 64);
+    struct launch_plan p;
+    int rc = tpl_plan(t, vals, &s, NULL, &p, err, sizeof err);
+    CHECK_MSG(rc == KEVO_EINVAL && strstr(err, "tensormap 'tm' box inner = "
+                                               "512 is outside [1, 256]"),
+              "%s", err);
+    vals[0] = 8;
+    CHECK(tpl_plan(t, vals, &s, NULL, &p, err, sizeof err) == KEVO_OK);
+    CHECK(p.tm[0].buf == 2 && p.tm[0].box[0] == 8 && p.tm[0].box[1] == 4);
+    char why[256] = "";
+    /* 8 fp16 = 16 bytes: fine; 8 bytes would not be */
+    CHECK_MSG(tpl_supports(t, vals, DTYPE_FP16, &s, NULL, why, sizeof why),
+              "%s", why);
+    tpl_free(t);
+}
+
 /*
  * 1 if got contains the pieces of want between '*'s, in order. The '*'
  * lets a case avoid spelling a name it must not use (the expect line is
@@ -408,6 +507,8 @@ int main(void)
     RUN(test_space_small, "a small space counts as by hand");
     RUN(test_space_tiled, "the tiled space counts as by hand");
     RUN(test_supports, "supports checks dtype, requires and the plan");
+    RUN(test_tensormap, "tensor maps parse, plan and check shapes per dtype");
+    RUN(test_tensormap_plan_limits, "tensor map boxes outside [1, 256] fail");
     RUN(test_bad_templates, "each malformed template fails as it expects");
     RUN(test_parse_errors, "names, missing files and missing dtypes fail");
     RUN(test_load_dir, "a templates root loads sorted, folders checked");

@@ -1,0 +1,359 @@
+/*
+ * llm_facts.c - what the LLM prompts say (see llm_facts.h): the problem,
+ * its ABI and sizes, the dtype prelude, the GPU, the state of the search,
+ * and each parent's text, point and measurements, formatted for a reader
+ * who tunes kernels. Wording around these facts lives in the prompt files.
+ */
+#include "llm_facts.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "progress.h"
+
+#define EVIDENCE_MAX 6000 /* characters of evidence JSON in a prompt */
+
+/* ---- formatting helpers */
+
+static void fmt_time(double ns, char *out, size_t cap)
+{
+    if (ns >= 1e6)
+        snprintf(out, cap, "%.4g ms", ns / 1e6);
+    else if (ns >= 1e3)
+        snprintf(out, cap, "%.4g us", ns / 1e3);
+    else
+        snprintf(out, cap, "%.4g ns", ns);
+}
+
+static void fmt_bytes(double b, char *out, size_t cap)
+{
+    if (b >= 1 << 30)
+        snprintf(out, cap, "%.3g GiB", b / (1 << 30));
+    else if (b >= 1 << 20)
+        snprintf(out, cap, "%.3g MiB", b / (1 << 20));
+    else if (b >= 1 << 10)
+        snprintf(out, cap, "%.3g KiB", b / (1 << 10));
+    else
+        snprintf(out, cap, "%.0f B", b);
+}
+
+/* "M=4096, N=4096, K=4096" */
+static void set_shape(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
+{
+    struct prompt_buf b, names;
+    prompt_buf_init(&b, 0);
+    prompt_buf_init(&names, 0);
+    for (int i = 0; i < c->problem->n_dims; i++) {
+        prompt_buf_addf(&b, "%s%s=%lld", i ? ", " : "",
+                        c->problem->dim_names[i], (long long)c->shape->d[i]);
+        prompt_buf_addf(&names, "%s%s", i ? ", " : "",
+                        c->problem->dim_names[i]);
+    }
+    prompt_vars_take(pv, "SHAPE", prompt_buf_take(&b));
+    prompt_vars_take(pv, "SIZE_NAMES", prompt_buf_take(&names));
+}
+
+/* One line per buffer, and the names in ABI order. */
+static void set_buffers(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
+{
+    struct buf_desc bufs[PROB_MAX_BUFS];
+    int n = c->problem->buffers(c->shape, c->dtype, bufs);
+    struct prompt_buf b, names;
+    prompt_buf_init(&b, 0);
+    prompt_buf_init(&names, 0);
+    for (int i = 0; i < n; i++) {
+        char sz[32];
+        fmt_bytes((double)bufs[i].n_elems * (double)dtype_size(bufs[i].dtype),
+                  sz, sizeof sz);
+        prompt_buf_addf(&b, "%s  - %s: %s, %lld elements of %s (%s)",
+                        i ? "\n" : "", bufs[i].name,
+                        bufs[i].role == BUF_IN ? "input (read only)" : "output",
+                        (long long)bufs[i].n_elems, dtype_name(bufs[i].dtype),
+                        sz);
+        prompt_buf_addf(&names, "%s%s", i ? ", " : "", bufs[i].name);
+    }
+    prompt_vars_take(pv, "BUFFERS", prompt_buf_take(&b));
+    prompt_vars_take(pv, "BUFFER_NAMES", prompt_buf_take(&names));
+}
+
+/* Work per call, the FLOPs and minimum bytes, and their ratio. */
+static void set_work(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
+{
+    const struct problem *p = c->problem;
+    double work = p->work(c->shape, c->dtype);
+    double flops = p->flops ? p->flops(c->shape, c->dtype) : 0;
+    double bytes = p->min_bytes ? p->min_bytes(c->shape, c->dtype) : 0;
+    double ai = bytes > 0 ? flops / bytes : 0;
+    char sz[32];
+    fmt_bytes(bytes, sz, sizeof sz);
+    if (!strcmp(p->work_unit, "B/s"))
+        prompt_vars_setf(pv, "WORK",
+                         "%.4g bytes per call (inputs read once and outputs "
+                         "written once: the minimum DRAM traffic); about "
+                         "%.3g FLOP, %.2g FLOP per byte: memory-bound",
+                         work, flops, ai);
+    else
+        prompt_vars_setf(pv, "WORK",
+                         "%.4g FLOP per call; at least %s of DRAM traffic "
+                         "(inputs read once, outputs written once), so at "
+                         "most %.3g FLOP per byte",
+                         work, sz, ai);
+}
+
+/* "41.2 TFLOP/s", or none when v <= 0. */
+static void set_fitness(struct prompt_vars *pv, const char *name, double v,
+                        const char *unit, const char *none)
+{
+    char f[64];
+    if (!(v > 0) || !isfinite(v)) {
+        prompt_vars_set(pv, name, none);
+        return;
+    }
+    progress_fmt_fitness(v, unit, f, sizeof f);
+    prompt_vars_set(pv, name, f);
+}
+
+static void set_common(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
+{
+    const struct problem *p = c->problem;
+    prompt_vars_set(pv, "PROBLEM", p->name);
+    prompt_vars_set(pv, "SUMMARY", p->summary);
+    prompt_vars_set(pv, "ABI", p->abi);
+    prompt_vars_set(pv, "WORK_UNIT", p->work_unit);
+    prompt_vars_set(pv, "DTYPE", dtype_name(c->dtype));
+    prompt_vars_set(pv, "PRELUDE", p->prelude(c->dtype));
+    prompt_vars_set(pv, "GPU_FACTS",
+                    c->gpu_facts && *c->gpu_facts ? c->gpu_facts
+                                                  : "(not given)");
+    double atol = 0, rtol = 0;
+    p->tolerance(c->shape, c->dtype, &atol, &rtol);
+    prompt_vars_setf(pv, "TOLERANCE", "|out - ref| <= %.3g + %.3g * |ref|",
+                     atol, rtol);
+    set_shape(pv, c);
+    set_buffers(pv, c);
+    set_work(pv, c);
+    set_fitness(pv, "BASELINE", c->baseline_fitness, p->work_unit, "unknown");
+    if (c->best_fitness > 0 && c->baseline_fitness > 0) {
+        char f[64];
+        progress_fmt_fitness(c->best_fitness, p->work_unit, f, sizeof f);
+        prompt_vars_setf(pv, "BEST", "%s (%.2fx the baseline)", f,
+                         c->best_fitness / c->baseline_fitness);
+    } else {
+        set_fitness(pv, "BEST", c->best_fitness, p->work_unit,
+                    "none yet (nothing measured correct so far)");
+    }
+}
+
+/* ---- parents */
+
+static const char *const outcome_meaning[EVAL_OUTCOME_COUNT] = {
+    [EVAL_OK] = "correct and timed",
+    [EVAL_COMPILE_ERROR] =
+        "NVRTC rejected the source, or the compiled kernel cannot launch as "
+        "planned (too many registers or too much shared memory for the "
+        "block, or a source policy rule)",
+    [EVAL_WRONG] = "the output differs from the fp64 reference by more than "
+                   "the tolerance",
+    [EVAL_CRASHED] = "the kernel faulted (illegal or misaligned address, "
+                     "trap, illegal instruction)",
+    [EVAL_TIMEOUT] = "the kernel did not finish before the watchdog (a "
+                     "hang, a barrier not reached by every thread, or far "
+                     "too slow)",
+    [EVAL_CHEAT] = "the harness caught a rule violation: an input written, "
+                   "memory outside the buffers touched, output bits that "
+                   "change between identical calls without `// kevo: "
+                   "nondeterministic`, or a time faster than physically "
+                   "possible",
+    [EVAL_UNSUPPORTED] = "the template does not support the run's shape at "
+                         "this point (a `requires` fails or the launch plan "
+                         "is out of range)",
+};
+
+/* "BM=128 BN=64 ..." */
+static char *point_text(const struct tpl *t, const int64_t *vals)
+{
+    struct prompt_buf b;
+    prompt_buf_init(&b, 0);
+    if (t->n_params == 0)
+        prompt_buf_adds(&b, "(the template has no parameters)");
+    for (int i = 0; i < t->n_params; i++)
+        prompt_buf_addf(&b, "%s%s=%lld", i ? " " : "", t->params[i].name,
+                        (long long)vals[i]);
+    return prompt_buf_take(&b);
+}
+
+/* The evaluated launch plan at the parent's point, or why it fails. */
+static void add_plan(struct prompt_buf *b, const struct llm_prompt_ctx *c,
+                     const struct llm_parent *par)
+{
+    struct launch_plan lp;
+    char why[256];
+    if (tpl_plan(par->tpl, par->vals, c->shape, NULL, &lp, why, sizeof why)) {
+        prompt_buf_addf(b, "\n- launch plan: does not evaluate: %s", why);
+        return;
+    }
+    for (int i = 0; i < lp.n; i++) {
+        const struct launch_dims *d = &lp.l[i];
+        prompt_buf_addf(b,
+                        "\n- launch %d: %s, grid (%u, %u, %u), block (%u, "
+                        "%u, %u), %u bytes of dynamic shared memory",
+                        i + 1, d->kernel, d->grid[0], d->grid[1], d->grid[2],
+                        d->block[0], d->block[1], d->block[2], d->smem_bytes);
+        if (d->cluster[0])
+            prompt_buf_addf(b, ", cluster (%u, %u, %u)", d->cluster[0],
+                            d->cluster[1], d->cluster[2]);
+    }
+    if (lp.workspace_bytes)
+        prompt_buf_addf(b, "\n- workspace: %llu bytes",
+                        (unsigned long long)lp.workspace_bytes);
+}
+
+static void add_timing(struct prompt_buf *b, const struct eval_result *r,
+                       const char *unit)
+{
+    char med[32], mn[32], fit[64];
+    fmt_time(r->median_ns, med, sizeof med);
+    fmt_time(r->min_ns, mn, sizeof mn);
+    progress_fmt_fitness(r->fitness, unit, fit, sizeof fit);
+    prompt_buf_addf(b,
+                    "\n- median time: %s per call (min %s; spread p10-p90 "
+                    "%.1f%% over %d timed repetitions%s)",
+                    med, mn, 100 * r->spread, r->reps,
+                    r->cascaded ? "; timing stopped early because it was "
+                                  "clearly slower than the best"
+                                : "");
+    prompt_buf_addf(b, "\n- throughput: %s", fit);
+    if (r->ratio > 0)
+        prompt_buf_addf(b, " = %.3fx the main baseline", r->ratio);
+    if (r->roofline > 0)
+        prompt_buf_addf(b, "; %.1f%% of the speed of light (roofline)",
+                        100 * r->roofline);
+}
+
+static void add_resources(struct prompt_buf *b, const struct eval_result *r)
+{
+    const struct eval_resources *s = &r->res;
+    if (s->regs <= 0)
+        return;
+    prompt_buf_addf(b,
+                    "\n- resources: %d registers/thread, %d bytes spilled, "
+                    "%d bytes of local memory/thread, %d bytes of static "
+                    "shared memory/block",
+                    s->regs, s->spill_bytes, s->local_bytes, s->smem_static);
+    if (s->occupancy > 0)
+        prompt_buf_addf(b, "; occupancy %d resident block%s/SM", s->occupancy,
+                        s->occupancy == 1 ? "" : "s");
+}
+
+static char *result_text(const struct llm_prompt_ctx *c,
+                         const struct llm_parent *par)
+{
+    const struct eval_result *r = par->r;
+    struct prompt_buf b;
+    prompt_buf_init(&b, 0);
+    if (!r) {
+        prompt_buf_adds(&b, "- not measured yet");
+        add_plan(&b, c, par);
+        return prompt_buf_take(&b);
+    }
+    prompt_buf_addf(&b, "- outcome: %s (%s)", eval_outcome_name(r->outcome),
+                    outcome_meaning[r->outcome]);
+    if (r->outcome == EVAL_OK)
+        add_timing(&b, r, c->problem->work_unit);
+    else if (r->detail[0])
+        prompt_buf_addf(&b, "\n- evidence: %s", r->detail);
+    add_resources(&b, r);
+    add_plan(&b, c, par);
+    return prompt_buf_take(&b);
+}
+
+static char *evidence_text(const struct eval_result *r)
+{
+    struct prompt_buf b;
+    prompt_buf_init(&b, 0);
+    if (!r || !r->evidence_json || !*r->evidence_json) {
+        prompt_buf_adds(&b, "(none recorded)");
+        return prompt_buf_take(&b);
+    }
+    size_t n = strlen(r->evidence_json);
+    prompt_buf_add(&b, r->evidence_json, n > EVIDENCE_MAX ? EVIDENCE_MAX : n);
+    if (n > EVIDENCE_MAX)
+        prompt_buf_addf(&b, " ... (cut: %zu more characters)",
+                        n - EVIDENCE_MAX);
+    return prompt_buf_take(&b);
+}
+
+/* The template text without trailing blank lines (it goes in a fence). */
+static char *text_trimmed(const char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+        n--;
+    return strndup(s, n);
+}
+
+void llm_facts_parent(struct prompt_vars *pv, const char *prefix,
+                      const struct llm_prompt_ctx *ctx,
+                      const struct llm_parent *par)
+{
+    char name[PROMPT_NAME_MAX];
+#define KEY(k) (snprintf(name, sizeof name, "%s_%s", prefix, k), name)
+    const struct eval_result *r = par->r;
+    enum eval_outcome o = r ? r->outcome : EVAL_OK;
+    prompt_vars_set(pv, KEY("NAME"), par->tpl->name);
+    prompt_vars_take(pv, KEY("TEXT"), text_trimmed(par->tpl->text));
+    prompt_vars_take(pv, KEY("POINT"), point_text(par->tpl, par->vals));
+    prompt_vars_take(pv, KEY("RESULT"), result_text(ctx, par));
+    prompt_vars_set(pv, KEY("OUTCOME"), r ? eval_outcome_name(o) : "none");
+    prompt_vars_set(pv, KEY("MEANING"),
+                    r ? outcome_meaning[o] : "not measured");
+    prompt_vars_set(pv, KEY("DETAIL"),
+                    r && r->detail[0] ? r->detail : "(none)");
+    prompt_vars_take(pv, KEY("EVIDENCE"), evidence_text(r));
+#undef KEY
+}
+
+int llm_facts_check_parents(const char *name, int n,
+                            const struct llm_parent *par, char *err,
+                            size_t errcap)
+{
+    for (int i = 0; i < n; i++)
+        if (!par || !par[i].tpl || !par[i].vals ||
+            (par[i].r && (unsigned)par[i].r->outcome >= EVAL_OUTCOME_COUNT)) {
+            snprintf(err, errcap,
+                     "%s needs %d parent%s with a template and "
+                     "a point",
+                     name, n, n == 1 ? "" : "s");
+            return KEVO_EINVAL;
+        }
+    return KEVO_OK;
+}
+
+int llm_prompts_build(const struct llm_prompt_ctx *ctx, struct prompt_vars *pv,
+                      const char *user_file, char **system, char **user,
+                      char *err, size_t errcap)
+{
+    const char *dir = ctx->prompts_dir ? ctx->prompts_dir : LLM_PROMPTS_DIR;
+    char *format = NULL;
+    *system = *user = NULL;
+    if (ctx->shape->n_dims != ctx->problem->n_dims) {
+        snprintf(err, errcap, "shape has %d sizes, problem '%s' has %d",
+                 ctx->shape->n_dims, ctx->problem->name, ctx->problem->n_dims);
+        return KEVO_EINVAL;
+    }
+    set_common(pv, ctx);
+    int rc = prompt_render(dir, "format.txt", pv, &format, err, errcap);
+    if (rc)
+        return rc;
+    prompt_vars_take(pv, "FORMAT", format);
+    rc = prompt_render(dir, "system.txt", pv, system, err, errcap);
+    if (!rc)
+        rc = prompt_render(dir, user_file, pv, user, err, errcap);
+    if (rc) {
+        free(*system);
+        *system = NULL;
+    }
+    return rc;
+}

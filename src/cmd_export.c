@@ -1,0 +1,930 @@
+/*
+ * cmd_export.c - `kevo export <run>`: the winning kernel of a run, ready to
+ * use outside kevo:
+ *   cu     kevo_<problem>.cu: the exact instantiated source plus a comment
+ *          block with the signature and the launch plan at the run's shape
+ *   c      kevo_<problem>.h/.c + .cubin: the cubin compiled by NVRTC now,
+ *          with the run's options, and a driver-API launcher that computes
+ *          the launch plan for any sizes
+ *   torch  kevo_<problem>.py: a PyTorch extension (load_inline) whose C++
+ *          wrapper computes the plan from the tensors' sizes
+ * The plan is generated as C from the template's own expressions, so the
+ * exported launcher agrees with kevo for every shape the template
+ * supports. Nothing here names a problem: buffer dims come from the
+ * problem's buffers() (rows, cols), mapped back to size names.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd_outputs.h"
+#include "cmd_run.h"
+#include "expr.h"
+#include "fsutil.h"
+#include "jit.h"
+#include "record.h"
+#include "rundir.h"
+
+enum fmt { FMT_CU, FMT_C, FMT_TORCH };
+
+struct exporter {
+    struct run_view v;
+    enum fmt fmt;
+    char out[4096];            /* DIR */
+    char base[96];             /* "kevo_gemm" */
+    char arch[16];             /* "sm_90a" */
+    char *src;                 /* winner's source, owned */
+    char src_rel[256];
+    int n_bufs;
+    struct buf_desc bufs[PROB_MAX_BUFS];
+    int dim[PROB_MAX_BUFS][2]; /* size index of rows, cols; -1 = none */
+    cJSON *json;               /* --json summary */
+    int quiet;
+};
+
+static const char *c_type(enum dtype dt)
+{
+    return dt == DTYPE_FP16 ? "__half" : dt == DTYPE_BF16 ? "__nv_bfloat16"
+                                                          : "float";
+}
+
+static const char *torch_type(enum dtype dt)
+{
+    return dt == DTYPE_FP16 ? "at::kHalf" : dt == DTYPE_BF16 ? "at::kBFloat16"
+                                                             : "at::kFloat";
+}
+
+static const char *py_type(enum dtype dt)
+{
+    return dt == DTYPE_FP16 ? "torch.float16"
+           : dt == DTYPE_BF16 ? "torch.bfloat16" : "torch.float32";
+}
+
+/* Maps each buffer's rows/cols to size indices by asking buffers() for a
+ * shape of distinct primes (so no two sizes, or a size and a product,
+ * coincide). */
+static void map_dims(struct exporter *x)
+{
+    static const int64_t primes[PROB_MAX_DIMS] = {1009, 2003, 3001, 4001};
+    const struct problem *p = x->v.prob;
+    struct shape s = {.n_dims = p->n_dims};
+    for (int i = 0; i < p->n_dims; i++)
+        s.d[i] = primes[i];
+    struct buf_desc b[PROB_MAX_BUFS];
+    memset(b, 0, sizeof b);
+    int n = p->buffers(&s, x->v.spec.dtype, b);
+    x->n_bufs = p->buffers(&x->v.spec.shape, x->v.spec.dtype, x->bufs);
+    for (int i = 0; i < n && i < x->n_bufs; i++)
+        for (int k = 0; k < 2; k++) {
+            int64_t want = k ? b[i].cols : b[i].rows;
+            x->dim[i][k] = -1;
+            for (int d = 0; d < p->n_dims; d++)
+                if (want == primes[d])
+                    x->dim[i][k] = d;
+        }
+}
+
+/* ------------------------------------------------------------ shared */
+
+/* The kernel's C parameter list: buffers, sizes, ws. */
+static void put_signature(const struct exporter *x, FILE *f,
+                          const char *ptr_in, const char *ptr_out)
+{
+    for (int i = 0; i < x->n_bufs; i++)
+        fprintf(f, "%s %s, ", x->bufs[i].role == BUF_IN ? ptr_in : ptr_out,
+                x->bufs[i].name);
+    for (int d = 0; d < x->v.prob->n_dims; d++)
+        fprintf(f, "int %s, ", x->v.prob->dim_names[d]);
+}
+
+/* A comment block: what this is, the signature, the plan at the run's
+ * shape. prefix starts each line (" * " or "# "). */
+static void put_about(const struct exporter *x, FILE *f, const char *pre)
+{
+    const struct run_view *v = &x->v;
+    char shape[64], err[256];
+    struct launch_plan lp;
+    problem_format_shape(&v->spec.shape, shape, sizeof shape);
+    fprintf(f, "%skevo export of run '%s' (kevo %s, commit %s)\n", pre,
+            v->spec.name, KEVO_VERSION, rundir_git_commit());
+    fprintf(f, "%sproblem %s, dtype %s, shape %s, template %s, genome %s\n",
+            pre, v->prob->name, dtype_name(v->spec.dtype), shape,
+            v->best_tpl->name, record_str(v->best, "hash"));
+    fprintf(f, "%sparameters:", pre);
+    for (int i = 0; i < v->best_tpl->n_params; i++)
+        fprintf(f, " %s=%lld", v->best_tpl->params[i].name,
+                (long long)v->best_vals[i]);
+    fprintf(f, "\n%smeasured: %.6g %s, median %.1f ns%s%s\n", pre,
+            record_num(v->best, "fitness", 0), v->prob->work_unit,
+            record_num(v->best, "median_ns", 0),
+            run_view_gpu(v)[0] ? " on " : "", run_view_gpu(v));
+    fprintf(f, "%s\n%ssignature (the problem's ABI):\n%s  %s\n", pre, pre,
+            pre, v->prob->abi);
+    fprintf(f, "%s\n%slaunch plan at %s (SMS=%lld, SMEM_OPTIN=%lld, "
+               "L2_BYTES=%lld):\n",
+            pre, pre, shape, (long long)v->dev.sms,
+            (long long)v->dev.smem_optin, (long long)v->dev.l2_bytes);
+    if (tpl_plan(v->best_tpl, v->best_vals, &v->spec.shape, &v->dev, &lp,
+                 err, sizeof err)) {
+        fprintf(f, "%s  cannot be evaluated: %s\n", pre, err);
+        return;
+    }
+    for (int i = 0; i < lp.n; i++) {
+        const struct launch_dims *l = &lp.l[i];
+        fprintf(f, "%s  %s<<<dim3(%u, %u, %u), dim3(%u, %u, %u), %u>>>", pre,
+                l->kernel, l->grid[0], l->grid[1], l->grid[2], l->block[0],
+                l->block[1], l->block[2], l->smem_bytes);
+        if (l->cluster[0])
+            fprintf(f, " cluster(%u, %u, %u)", l->cluster[0], l->cluster[1],
+                    l->cluster[2]);
+        fprintf(f, "\n");
+    }
+    fprintf(f, "%s  workspace: %llu bytes (ws may be NULL when 0)\n", pre,
+            (unsigned long long)lp.workspace_bytes);
+    fprintf(f, "%sas expressions of the sizes (template %s):\n", pre,
+            v->best_tpl->name);
+    for (int i = 0; i < v->best_tpl->n_launches; i++) {
+        const struct tpl_launch *l = &v->best_tpl->launches[i];
+        fprintf(f, "%s  %s: grid (", pre, l->kernel);
+        for (int k = 0; k < 3; k++)
+            fprintf(f, "%s%s", k ? ", " : "",
+                    l->grid[k] ? expr_text(l->grid[k]) : "1");
+        fprintf(f, "), block (");
+        for (int k = 0; k < 3; k++)
+            fprintf(f, "%s%s", k ? ", " : "",
+                    l->block[k] ? expr_text(l->block[k]) : "1");
+        fprintf(f, "), smem %s\n", l->smem ? expr_text(l->smem) : "0");
+    }
+    for (int i = 0; i < v->best_tpl->n_requires; i++)
+        fprintf(f, "%s  requires %s\n", pre,
+                expr_text(v->best_tpl->requires_[i].e));
+}
+
+static void put_expr_value(FILE *f, const char *lhs, const struct expr *e,
+                           const char *dflt)
+{
+    fprintf(f, "    %s = (long long)(%s);\n", lhs, e ? expr_text(e) : dflt);
+}
+
+/*
+ * A C/C++ function <base>_plan_() computing the launch plan from the
+ * sizes and device facts with the template's own expressions (params are
+ * macros: the C file defines them, the torch file has them from the
+ * kernel source). Returns 0, or 1 with *why set.
+ */
+static void put_plan_fn(const struct exporter *x, FILE *f)
+{
+    const struct tpl *t = x->v.best_tpl;
+    const struct problem *p = x->v.prob;
+    static const char *const fns[] = {"cdiv", "min", "max", "log2", "ispow2",
+                                      "align"};
+    fprintf(f, "\nstruct %s_dims {\n    unsigned grid[3], block[3], "
+               "cluster[3]; /* cluster[0] == 0: none */\n    unsigned smem;"
+               " /* dynamic shared memory, bytes */\n};\n\n",
+            x->base);
+    fprintf(f, "static inline long long kx_cdiv_(long long a, long long b) "
+               "{ return (a + b - 1) / b; }\n"
+               "static inline long long kx_min_(long long a, long long b) "
+               "{ return a < b ? a : b; }\n"
+               "static inline long long kx_max_(long long a, long long b) "
+               "{ return a > b ? a : b; }\n"
+               "static inline long long kx_log2_(long long a) "
+               "{ long long r = -1; while (a) { a >>= 1; r++; } return r; }\n"
+               "static inline long long kx_ispow2_(long long a) "
+               "{ return a > 0 && !(a & (a - 1)); }\n"
+               "static inline long long kx_align_(long long a, long long b) "
+               "{ return kx_cdiv_(a, b) * b; }\n\n");
+    for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
+        fprintf(f, "#pragma push_macro(\"%s\")\n#undef %s\n#define %s "
+                   "kx_%s_\n", fns[i], fns[i], fns[i], fns[i]);
+    fprintf(f, "/* Launch plan for the sizes; 0, or 1 with *why. */\n"
+               "static int %s_plan_(", x->base);
+    for (int d = 0; d < p->n_dims; d++)
+        fprintf(f, "long long %s, ", p->dim_names[d]);
+    fprintf(f, "long long SMS, long long SMEM_OPTIN, long long L2_BYTES,\n"
+               "        struct %s_dims *l, unsigned long long *ws_bytes, "
+               "const char **why)\n{\n    long long v;\n"
+               "    (void)SMS; (void)SMEM_OPTIN; (void)L2_BYTES;\n",
+            x->base);
+    for (int d = 0; d < p->n_dims; d++)
+        fprintf(f, "    (void)%s;\n", p->dim_names[d]);
+    for (int i = 0; i < t->n_requires; i++)
+        fprintf(f, "    if (!(%s)) {\n        *why = \"shape not supported: "
+                   "requires %s\";\n        return 1;\n    }\n",
+                expr_text(t->requires_[i].e),
+                expr_text(t->requires_[i].e));
+    for (int i = 0; i < t->n_launches; i++) {
+        const struct tpl_launch *ln = &t->launches[i];
+        char lhs[64];
+        for (int k = 0; k < 3; k++) {
+            static const char *const part[] = {"grid", "block", "cluster"};
+            for (int q = 0; q < 3; q++) {
+                const struct expr *e = q == 0 ? ln->grid[k]
+                                       : q == 1 ? ln->block[k]
+                                                : ln->cluster[k];
+                if (q == 2 && !ln->cluster[0]) {
+                    fprintf(f, "    l[%d].cluster[%d] = 0;\n", i, k);
+                    continue;
+                }
+                snprintf(lhs, sizeof lhs, "v");
+                put_expr_value(f, lhs, e, "1");
+                fprintf(f, "    if (v < 1 || v > 2147483647LL) {\n"
+                           "        *why = \"%s %s out of range\";\n"
+                           "        return 1;\n    }\n"
+                           "    l[%d].%s[%d] = (unsigned)v;\n",
+                        ln->kernel, part[q], i, part[q], k);
+            }
+        }
+        put_expr_value(f, "v", ln->smem, "0");
+        fprintf(f, "    if (v < 0 || v > SMEM_OPTIN) {\n        *why = \"%s "
+                   "shared memory out of range\";\n        return 1;\n    }\n"
+                   "    l[%d].smem = (unsigned)v;\n",
+                ln->kernel, i);
+    }
+    put_expr_value(f, "v", t->workspace, "0");
+    fprintf(f, "    *ws_bytes = v > 0 ? (unsigned long long)v : 0;\n"
+               "    return 0;\n}\n");
+    for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
+        fprintf(f, "#pragma pop_macro(\"%s\")\n", fns[i]);
+}
+
+static void put_param_defines(const struct exporter *x, FILE *f)
+{
+    for (int i = 0; i < x->v.best_tpl->n_params; i++)
+        fprintf(f, "#define %s %lld\n", x->v.best_tpl->params[i].name,
+                (long long)x->v.best_vals[i]);
+}
+
+/* ---------------------------------------------------------------- cu */
+
+static int write_cu(struct exporter *x, char *path, size_t cap)
+{
+    char *text;
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return KEVO_ENOMEM;
+    fprintf(f, "/*\n");
+    put_about(x, f, " * ");
+    fprintf(f, " *\n * Source: %s of the run, unchanged below. Compile with "
+               "NVRTC or nvcc for %s\n * (kevo used: -arch=%s -std=c++17).\n"
+               " */\n",
+            x->src_rel[0] ? x->src_rel : "(instantiated)", x->arch, x->arch);
+    fputs(x->src, f);
+    fclose(f);
+    snprintf(path, cap, "%s/%s.cu", x->out, x->base);
+    int rc = outputs_write_file(path, text);
+    free(text);
+    return rc;
+}
+
+/* ----------------------------------------------------------------- c */
+
+static void put_c_header(const struct exporter *x, FILE *f)
+{
+    const char *b = x->base;
+    fprintf(f, "/*\n * %s.h - launcher for the kernel kevo found; see %s.c."
+               "\n *\n", b, b);
+    put_about(x, f, " * ");
+    fprintf(f, " *\n * Use (CUDA driver API, link with -lcuda):\n"
+               " *   %s_load(\"%s.cubin\");      once per context\n"
+               " *   %s_launch(..., stream);   any number of times\n"
+               " *   %s_unload();\n"
+               " * Buffers are device pointers to row-major arrays, as in "
+               "the signature.\n * %s_workspace_bytes() says how big ws "
+               "must be (0: pass 0).\n */\n",
+            b, b, b, b, b);
+    fprintf(f, "#ifndef %s_H\n#define %s_H\n\n#include <cuda.h>\n\n"
+               "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", b, b);
+    fprintf(f, "/* Loads the cubin file into the current context and "
+               "reads the device facts\n * the plan uses. */\n"
+               "CUresult %s_load(const char *cubin_path);\n"
+               "/* Unloads it. */\nvoid %s_unload(void);\n", b, b);
+    fprintf(f, "/* Bytes of workspace the launch needs for these sizes "
+               "(0 = none). */\nunsigned long long %s_workspace_bytes(", b);
+    for (int d = 0; d < x->v.prob->n_dims; d++)
+        fprintf(f, "%sint %s", d ? ", " : "", x->v.prob->dim_names[d]);
+    fprintf(f, ");\n/* Launches the kernel(s) on stream. "
+               "CUDA_ERROR_INVALID_VALUE if the\n * template does not support "
+               "the sizes (see %s_last_error()) or ws is\n * missing. */\n"
+               "CUresult %s_launch(", b, b);
+    put_signature(x, f, "CUdeviceptr", "CUdeviceptr");
+    fprintf(f, "CUdeviceptr ws,\n                   CUstream stream);\n"
+               "/* Why the last call failed, or \"\". */\n"
+               "const char *%s_last_error(void);\n\n"
+               "#ifdef __cplusplus\n}\n#endif\n\n#endif\n", b);
+}
+
+static void put_c_source(const struct exporter *x, FILE *f)
+{
+    const char *b = x->base;
+    const struct tpl *t = x->v.best_tpl;
+    const struct problem *p = x->v.prob;
+    fprintf(f, "/*\n * %s.c - loads %s.cubin (compiled by kevo export "
+               "with NVRTC: -arch=%s\n * -std=c++17) and launches it "
+               "with the template's launch plan.\n */\n"
+               "#include \"%s.h\"\n\n#include <stddef.h>\n\n",
+            b, b, x->arch, b);
+    put_param_defines(x, f);
+    put_plan_fn(x, f);
+    fprintf(f, "\n#define N_LAUNCH %d\nstatic const char *const kernel_"
+               "names[N_LAUNCH] = {", t->n_launches);
+    for (int i = 0; i < t->n_launches; i++)
+        fprintf(f, "%s\"%s\"", i ? ", " : "", t->launches[i].kernel);
+    fprintf(f, "};\nstatic CUmodule module;\nstatic CUfunction "
+               "fn[N_LAUNCH];\nstatic unsigned smem_set[N_LAUNCH];\n"
+               "static long long sms, smem_optin, l2_bytes;\n"
+               "static const char *last_error = \"\";\n\n");
+    fprintf(f, "const char *%s_last_error(void)\n{\n    return last_error;"
+               "\n}\n\n", b);
+    fprintf(f, "CUresult %s_load(const char *cubin_path)\n{\n"
+               "    CUdevice dev;\n    int a = 0;\n"
+               "    CUresult r = cuModuleLoad(&module, cubin_path);\n"
+               "    for (int i = 0; !r && i < N_LAUNCH; i++) {\n"
+               "        r = cuModuleGetFunction(&fn[i], module, "
+               "kernel_names[i]);\n        smem_set[i] = 0;\n    }\n"
+               "    if (!r)\n        r = cuCtxGetDevice(&dev);\n"
+               "    if (!r && !(r = cuDeviceGetAttribute(&a, "
+               "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev)))\n"
+               "        sms = a;\n"
+               "    if (!r && !(r = cuDeviceGetAttribute(&a, "
+               "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "
+               "dev)))\n        smem_optin = a;\n"
+               "    if (!r && !(r = cuDeviceGetAttribute(&a, "
+               "CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev)))\n"
+               "        l2_bytes = a;\n"
+               "    last_error = r ? \"cannot load the cubin\" : \"\";\n"
+               "    return r;\n}\n\n", b);
+    fprintf(f, "void %s_unload(void)\n{\n    if (module)\n"
+               "        cuModuleUnload(module);\n    module = NULL;\n}\n\n", b);
+    fprintf(f, "unsigned long long %s_workspace_bytes(", b);
+    for (int d = 0; d < p->n_dims; d++)
+        fprintf(f, "%sint %s", d ? ", " : "", p->dim_names[d]);
+    fprintf(f, ")\n{\n    struct %s_dims l[N_LAUNCH];\n"
+               "    unsigned long long ws = 0;\n    const char *why;\n"
+               "    if (%s_plan_(", b, b);
+    for (int d = 0; d < p->n_dims; d++)
+        fprintf(f, "%s, ", p->dim_names[d]);
+    fprintf(f, "sms, smem_optin, l2_bytes, l, &ws, &why))\n        return 0;"
+               "\n    return ws;\n}\n\n");
+    fprintf(f, "CUresult %s_launch(", b);
+    put_signature(x, f, "CUdeviceptr", "CUdeviceptr");
+    fprintf(f, "CUdeviceptr ws,\n                   CUstream stream)\n{\n"
+               "    struct %s_dims l[N_LAUNCH];\n"
+               "    unsigned long long ws_bytes = 0;\n    CUresult r;\n"
+               "    if (!module) {\n        last_error = \"%s_load() was "
+               "not called\";\n        return CUDA_ERROR_NOT_INITIALIZED;\n"
+               "    }\n    if (%s_plan_(",
+            b, b, b);
+    for (int d = 0; d < p->n_dims; d++)
+        fprintf(f, "%s, ", p->dim_names[d]);
+    fprintf(f, "sms, smem_optin, l2_bytes, l, &ws_bytes, &last_error))\n"
+               "        return CUDA_ERROR_INVALID_VALUE;\n"
+               "    if (ws_bytes && !ws) {\n        last_error = \"this "
+               "launch needs a workspace (see %s_workspace_bytes)\";\n"
+               "        return CUDA_ERROR_INVALID_VALUE;\n    }\n"
+               "    void *args[] = {", b);
+    for (int i = 0; i < x->n_bufs; i++)
+        fprintf(f, "&%s, ", x->bufs[i].name);
+    for (int d = 0; d < p->n_dims; d++)
+        fprintf(f, "&%s, ", p->dim_names[d]);
+    fprintf(f, "&ws};\n"
+               "    for (int i = 0; i < N_LAUNCH; i++) {\n"
+               "        if (l[i].smem > 48 * 1024 && smem_set[i] < "
+               "l[i].smem) {\n"
+               "            r = cuFuncSetAttribute(fn[i], "
+               "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, "
+               "(int)l[i].smem);\n"
+               "            if (r) {\n                last_error = \"cannot "
+               "set the dynamic shared memory size\";\n"
+               "                return r;\n            }\n"
+               "            smem_set[i] = l[i].smem;\n        }\n"
+               "        if (l[i].cluster[0]) {\n"
+               "            CUlaunchAttribute at;\n"
+               "            CUlaunchConfig cfg = {0};\n"
+               "            at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;\n"
+               "            at.value.clusterDim.x = l[i].cluster[0];\n"
+               "            at.value.clusterDim.y = l[i].cluster[1];\n"
+               "            at.value.clusterDim.z = l[i].cluster[2];\n"
+               "            cfg.gridDimX = l[i].grid[0];\n"
+               "            cfg.gridDimY = l[i].grid[1];\n"
+               "            cfg.gridDimZ = l[i].grid[2];\n"
+               "            cfg.blockDimX = l[i].block[0];\n"
+               "            cfg.blockDimY = l[i].block[1];\n"
+               "            cfg.blockDimZ = l[i].block[2];\n"
+               "            cfg.sharedMemBytes = l[i].smem;\n"
+               "            cfg.hStream = stream;\n"
+               "            cfg.attrs = &at;\n            cfg.numAttrs = 1;\n"
+               "            r = cuLaunchKernelEx(&cfg, fn[i], args, NULL);\n"
+               "        } else {\n"
+               "            r = cuLaunchKernel(fn[i], l[i].grid[0], "
+               "l[i].grid[1], l[i].grid[2],\n"
+               "                               l[i].block[0], l[i].block[1],"
+               " l[i].block[2],\n"
+               "                               l[i].smem, stream, args, "
+               "NULL);\n        }\n"
+               "        if (r) {\n            last_error = \"launch "
+               "failed\";\n            return r;\n        }\n    }\n"
+               "    last_error = \"\";\n    return CUDA_SUCCESS;\n}\n");
+}
+
+static int write_text_file(const char *path, void (*put)(
+                                                 const struct exporter *,
+                                                 FILE *),
+                           const struct exporter *x)
+{
+    char *text;
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return KEVO_ENOMEM;
+    put(x, f);
+    fclose(f);
+    int rc = outputs_write_file(path, text);
+    free(text);
+    return rc;
+}
+
+static int write_c(struct exporter *x, char *err, size_t errcap)
+{
+    char path[4096], name[128];
+    struct jit_output o;
+    snprintf(name, sizeof name, "%s.cu", x->base);
+    if (!x->quiet)
+        fprintf(stderr, "kevo export: compiling with NVRTC %s for %s\n",
+                jit_nvrtc_version(), x->arch);
+    int rc = jit_compile(x->src, name, x->arch, &o);
+    if (!rc && !o.ok) {
+        snprintf(err, errcap, "NVRTC rejected the winner's source: %.300s",
+                 o.log ? o.log : "");
+        rc = KEVO_ECOMPILE;
+    } else if (rc) {
+        snprintf(err, errcap, "NVRTC failed: %.300s", o.log ? o.log : "");
+    }
+    if (!rc) {
+        snprintf(path, sizeof path, "%s/%s.cubin", x->out, x->base);
+        FILE *f = fopen(path, "wb");
+        int bad = !f || fwrite(o.cubin, 1, o.cubin_len, f) != o.cubin_len;
+        bad |= f && fclose(f);
+        if (bad) {
+            snprintf(err, errcap, "cannot write '%s'", path);
+            rc = KEVO_EIO;
+        } else {
+            cJSON_AddStringToObject(x->json, "cubin", path);
+        }
+    }
+    jit_output_release(&o);
+    if (rc)
+        return rc;
+    snprintf(path, sizeof path, "%s/%s.h", x->out, x->base);
+    if (!(rc = write_text_file(path, put_c_header, x)))
+        cJSON_AddStringToObject(x->json, "header", path);
+    snprintf(path + strlen(path) - 1, 3, "c");
+    if (!rc && !(rc = write_text_file(path, put_c_source, x)))
+        cJSON_AddStringToObject(x->json, "c_source", path);
+    if (rc)
+        snprintf(err, errcap, "cannot write '%s'", path);
+    return rc;
+}
+
+/* ------------------------------------------------------------- torch */
+
+/* Checks that every size can be read off an input tensor. */
+static int torch_ready(const struct exporter *x, char *err, size_t errcap)
+{
+    const struct problem *p = x->v.prob;
+    for (int i = 0; i < x->n_bufs; i++)
+        if (x->dim[i][0] < 0 || x->dim[i][1] < 0) {
+            snprintf(err, errcap, "--format torch: buffer '%s' of problem "
+                     "'%s' has no 2-D shape in sizes (its rows/cols)",
+                     x->bufs[i].name, p->name);
+            return KEVO_EINVAL;
+        }
+    for (int d = 0; d < p->n_dims; d++) {
+        int found = 0;
+        for (int i = 0; i < x->n_bufs; i++)
+            found |= x->bufs[i].role == BUF_IN &&
+                     (x->dim[i][0] == d || x->dim[i][1] == d);
+        if (!found) {
+            snprintf(err, errcap, "--format torch: size '%s' is not a "
+                     "dimension of any input", p->dim_names[d]);
+            return KEVO_EINVAL;
+        }
+    }
+    return KEVO_OK;
+}
+
+static int n_outputs(const struct exporter *x)
+{
+    int n = 0;
+    for (int i = 0; i < x->n_bufs; i++)
+        n += x->bufs[i].role == BUF_OUT;
+    return n;
+}
+
+static void put_torch_decl(const struct exporter *x, FILE *f)
+{
+    fprintf(f, "%s %s(", n_outputs(x) > 1 ? "std::vector<torch::Tensor>"
+                                          : "torch::Tensor", x->base);
+    for (int i = 0, k = 0; i < x->n_bufs; i++)
+        if (x->bufs[i].role == BUF_IN)
+            fprintf(f, "%storch::Tensor %s", k++ ? ", " : "",
+                    x->bufs[i].name);
+    fprintf(f, ")");
+}
+
+static void put_torch_sizes(const struct exporter *x, FILE *f)
+{
+    const struct problem *p = x->v.prob;
+    int have[PROB_MAX_DIMS] = {0};
+    for (int i = 0; i < x->n_bufs; i++) {
+        const char *n = x->bufs[i].name;
+        if (x->bufs[i].role != BUF_IN)
+            continue;
+        fprintf(f, "    TORCH_CHECK(%s.is_cuda() && %s.dim() == 2, \"%s "
+                   "must be a 2-D CUDA tensor\");\n"
+                   "    TORCH_CHECK(%s.scalar_type() == %s, \"%s must be "
+                   "%s (the run's dtype)\");\n    %s = %s.contiguous();\n",
+                n, n, n, n, torch_type(x->bufs[i].dtype), n,
+                dtype_name(x->bufs[i].dtype), n, n);
+        for (int k = 0; k < 2; k++) {
+            int d = x->dim[i][k];
+            if (!have[d]++)
+                fprintf(f, "    const int64_t %s = %s.size(%d);\n",
+                        p->dim_names[d], n, k);
+            else
+                fprintf(f, "    TORCH_CHECK(%s.size(%d) == %s, \"%s.size(%d)"
+                           " must equal %s\");\n",
+                        n, k, p->dim_names[d], n, k, p->dim_names[d]);
+        }
+    }
+    for (int d = 0; d < p->n_dims; d++)
+        fprintf(f, "    TORCH_CHECK(%s > 0 && %s <= 2147483647LL, \"%s "
+                   "out of range for int\");\n",
+                p->dim_names[d], p->dim_names[d], p->dim_names[d]);
+}
+
+static void put_torch_launch(const struct exporter *x, FILE *f, int i)
+{
+    const struct tpl_launch *ln = &x->v.best_tpl->launches[i];
+    fprintf(f, "    if (l[%d].smem > 48 * 1024)\n        C10_CUDA_CHECK("
+               "cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamic"
+               "SharedMemorySize, (int)l[%d].smem));\n",
+            i, ln->kernel, i);
+    char args[1024];
+    size_t n = 0;
+    for (int b = 0; b < x->n_bufs && n < sizeof args; b++)
+        n += (size_t)snprintf(args + n, sizeof args - n, "(%s%s *)%s.data_"
+                              "ptr(), ", x->bufs[b].role == BUF_IN ? "const "
+                                                                   : "",
+                              c_type(x->bufs[b].dtype), x->bufs[b].name);
+    for (int d = 0; d < x->v.prob->n_dims && n < sizeof args; d++)
+        n += (size_t)snprintf(args + n, sizeof args - n, "(int)%s, ",
+                              x->v.prob->dim_names[d]);
+    if (n < sizeof args)
+        snprintf(args + n, sizeof args - n, "ws");
+    fprintf(f, "    {\n        dim3 g(l[%d].grid[0], l[%d].grid[1], "
+               "l[%d].grid[2]), b(l[%d].block[0], l[%d].block[1], "
+               "l[%d].block[2]);\n",
+            i, i, i, i, i, i);
+    if (ln->cluster[0])
+        fprintf(f, "        cudaLaunchConfig_t cfg = {};\n"
+                   "        cudaLaunchAttribute at[1];\n"
+                   "        at[0].id = cudaLaunchAttributeClusterDimension;\n"
+                   "        at[0].val.clusterDim.x = l[%d].cluster[0];\n"
+                   "        at[0].val.clusterDim.y = l[%d].cluster[1];\n"
+                   "        at[0].val.clusterDim.z = l[%d].cluster[2];\n"
+                   "        cfg.gridDim = g;\n        cfg.blockDim = b;\n"
+                   "        cfg.dynamicSmemBytes = l[%d].smem;\n"
+                   "        cfg.stream = stream;\n        cfg.attrs = at;\n"
+                   "        cfg.numAttrs = 1;\n"
+                   "        C10_CUDA_CHECK(cudaLaunchKernelEx(&cfg, %s, "
+                   "%s));\n    }\n",
+                i, i, i, i, ln->kernel, args);
+    else
+        fprintf(f, "        %s<<<g, b, l[%d].smem, stream>>>(%s);\n"
+                   "        C10_CUDA_KERNEL_LAUNCH_CHECK();\n    }\n",
+                ln->kernel, i, args);
+}
+
+static void put_torch_cuda(const struct exporter *x, FILE *f)
+{
+    const struct problem *p = x->v.prob;
+    const struct tpl *t = x->v.best_tpl;
+    fprintf(f, "#include <torch/extension.h>\n#include <ATen/cuda/"
+               "CUDAContext.h>\n#include <c10/cuda/CUDAGuard.h>\n"
+               "#include <c10/cuda/CUDAException.h>\n\n");
+    fputs(x->src, f);
+    fprintf(f, "\n#line 1 \"kevo_export_wrapper\"\n");
+    put_plan_fn(x, f);
+    fprintf(f, "\n");
+    put_torch_decl(x, f);
+    fprintf(f, "\n{\n");
+    put_torch_sizes(x, f);
+    int first_in = 0;
+    while (x->bufs[first_in].role != BUF_IN)
+        first_in++;
+    const char *a0 = x->bufs[first_in].name;
+    fprintf(f, "    const c10::cuda::CUDAGuard guard(%s.device());\n"
+               "    const cudaDeviceProp *prop = at::cuda::getCurrent"
+               "DeviceProperties();\n"
+               "    struct %s_dims l[%d];\n    unsigned long long ws_bytes "
+               "= 0;\n    const char *why = \"\";\n"
+               "    TORCH_CHECK(!%s_plan_(",
+            a0, x->base, t->n_launches, x->base);
+    for (int d = 0; d < p->n_dims; d++)
+        fprintf(f, "%s, ", p->dim_names[d]);
+    fprintf(f, "prop->multiProcessorCount,\n        (long long)prop->"
+               "sharedMemPerBlockOptin, prop->l2CacheSize, l, &ws_bytes, "
+               "&why), \"%s: \", why);\n",
+            x->base);
+    for (int i = 0; i < x->n_bufs; i++)
+        if (x->bufs[i].role == BUF_OUT)
+            fprintf(f, "    torch::Tensor %s = torch::empty({%s, %s}, %s."
+                       "options().dtype(%s));\n",
+                    x->bufs[i].name, p->dim_names[x->dim[i][0]],
+                    p->dim_names[x->dim[i][1]], a0,
+                    torch_type(x->bufs[i].dtype));
+    fprintf(f, "    torch::Tensor ws_t;\n    void *ws = nullptr;\n"
+               "    if (ws_bytes) {\n        ws_t = torch::empty({(int64_t)"
+               "ws_bytes}, %s.options().dtype(torch::kUInt8));\n"
+               "        ws = ws_t.data_ptr();\n    }\n"
+               "    cudaStream_t stream = at::cuda::getCurrentCUDAStream();\n",
+            a0);
+    for (int i = 0; i < t->n_launches; i++)
+        put_torch_launch(x, f, i);
+    if (n_outputs(x) > 1) {
+        fprintf(f, "    return {");
+        for (int i = 0, k = 0; i < x->n_bufs; i++)
+            if (x->bufs[i].role == BUF_OUT)
+                fprintf(f, "%s%s", k++ ? ", " : "", x->bufs[i].name);
+        fprintf(f, "};\n}\n");
+    } else {
+        for (int i = 0; i < x->n_bufs; i++)
+            if (x->bufs[i].role == BUF_OUT)
+                fprintf(f, "    return %s;\n}\n", x->bufs[i].name);
+    }
+}
+
+static void put_py_bufs(const struct exporter *x, FILE *f, enum buf_role r)
+{
+    for (int i = 0; i < x->n_bufs; i++)
+        if (x->bufs[i].role == r)
+            fprintf(f, "(\"%s\", (\"%s\", \"%s\")), ", x->bufs[i].name,
+                    x->v.prob->dim_names[x->dim[i][0]],
+                    x->v.prob->dim_names[x->dim[i][1]]);
+}
+
+static int write_torch(struct exporter *x, char *err, size_t errcap)
+{
+    int rc = torch_ready(x, err, errcap);
+    if (rc)
+        return rc;
+    char *cuda, *text, path[4096];
+    size_t len;
+    FILE *f = open_memstream(&cuda, &len);
+    if (!f)
+        return KEVO_ENOMEM;
+    put_torch_cuda(x, f);
+    fclose(f);
+    if (strstr(cuda, "'''")) {
+        free(cuda);
+        snprintf(err, errcap, "--format torch: the source contains ''' and "
+                 "cannot be quoted for Python");
+        return KEVO_EINVAL;
+    }
+    if (!(f = open_memstream(&text, &len))) {
+        free(cuda);
+        return KEVO_ENOMEM;
+    }
+    const struct run_view *v = &x->v;
+    fprintf(f, "\"\"\"%s.py - the kernel kevo found, as a PyTorch extension."
+               "\n\n", x->base);
+    put_about(x, f, "");
+    fprintf(f, "\nUse:\n    import %s\n    out = %s.%s(", x->base, x->base,
+            x->base);
+    for (int i = 0, k = 0; i < x->n_bufs; i++)
+        if (x->bufs[i].role == BUF_IN)
+            fprintf(f, "%s%s", k++ ? ", " : "", x->bufs[i].name);
+    fprintf(f, ")   # CUDA tensors, %s, 2-D; returns new tensor(s)\n"
+               "The extension is built by torch.utils.cpp_extension."
+               "load_inline (nvcc) on first\nuse; the launch plan is "
+               "computed for the tensors' sizes (any shape the\ntemplate "
+               "supports, not only the run's).\n\"\"\"\n",
+            dtype_name(v->spec.dtype));
+    fprintf(f, "import torch\nfrom torch.utils.cpp_extension import "
+               "load_inline\n\n");
+    char shape[64];
+    problem_format_shape(&v->spec.shape, shape, sizeof shape);
+    fprintf(f, "PROBLEM = \"%s\"\nDTYPE = \"%s\"\nTORCH_DTYPE = %s\n"
+               "TEMPLATE = \"%s\"\nGENOME = \"%s\"\nARCH = \"%s\"\n"
+               "SHAPE = {",
+            v->prob->name, dtype_name(v->spec.dtype),
+            py_type(v->spec.dtype), v->best_tpl->name,
+            record_str(v->best, "hash"), x->arch);
+    for (int d = 0; d < v->prob->n_dims; d++)
+        fprintf(f, "%s\"%s\": %lld", d ? ", " : "", v->prob->dim_names[d],
+                (long long)v->spec.shape.d[d]);
+    fprintf(f, "}  # the run's shape (%s)\nINPUTS = [", shape);
+    put_py_bufs(x, f, BUF_IN);
+    fprintf(f, "]\nOUTPUTS = [");
+    put_py_bufs(x, f, BUF_OUT);
+    fprintf(f, "]\nFUNCTION = \"%s\"\n\nCUDA_SRC = r'''%s'''\n\nCPP_SRC = "
+               "\"\"\"#include <torch/extension.h>\n",
+            x->base, cuda);
+    put_torch_decl(x, f);
+    const char *digits = x->arch + 3; /* "sm_90a" -> "90a" */
+    fprintf(f, ";\n\"\"\"\n\n_module = None\n\n\ndef load(verbose=False):\n"
+               "    \"\"\"Builds (once, cached by torch) and returns the "
+               "extension module.\"\"\"\n    global _module\n"
+               "    if _module is None:\n"
+               "        _module = load_inline(\n"
+               "            name=\"%s_%s\",\n"
+               "            cpp_sources=[CPP_SRC],\n"
+               "            cuda_sources=[CUDA_SRC],\n"
+               "            functions=[FUNCTION],\n"
+               "            extra_cuda_cflags=[\"-O3\", \"-std=c++17\",\n"
+               "                               \"-gencode=arch=compute_%s,"
+               "code=sm_%s\"],\n"
+               "            verbose=verbose)\n    return _module\n\n\n"
+               "def %s(*tensors):\n    \"\"\"The kernel on CUDA tensors "
+               "(inputs in INPUTS order); new output(s).\"\"\"\n"
+               "    return getattr(load(), FUNCTION)(*tensors)\n",
+            x->base, record_str(v->best, "hash"), digits, digits, x->base);
+    fclose(f);
+    free(cuda);
+    snprintf(path, sizeof path, "%s/%s.py", x->out, x->base);
+    rc = outputs_write_file(path, text);
+    free(text);
+    if (rc)
+        snprintf(err, errcap, "cannot write '%s'", path);
+    else
+        cJSON_AddStringToObject(x->json, "python", path);
+    return rc;
+}
+
+/* ------------------------------------------------------------ driver */
+
+static const char export_usage[] =
+    "usage: kevo export <run-dir> [--format cu|c|torch|all] [--out DIR]\n"
+    "                   [--arch sm_XX] [--json] [--quiet]\n"
+    "\n"
+    "Writes the winning kernel of a run to DIR (default <run-dir>/export/):\n"
+    "  cu     kevo_<problem>.cu: the exact source the run measured, with a\n"
+    "         comment block giving the signature and the launch plan\n"
+    "  c      kevo_<problem>.h/.c: a CUDA driver-API launcher\n"
+    "         (kevo_<problem>_load/_launch/_workspace_bytes) that computes\n"
+    "         the launch plan for any sizes, and kevo_<problem>.cubin\n"
+    "         compiled now by NVRTC with the run's options\n"
+    "  torch  kevo_<problem>.py: a PyTorch extension (load_inline) exposing\n"
+    "         kevo_<problem>(inputs...) -> new output tensor\n"
+    "  all    all three (default: cu)\n"
+    "--arch overrides the target (default: the run's, else sm_90a).\n"
+    "Needs no GPU.\n";
+
+static int setup(struct exporter *x, const char *out, const char *arch,
+                 char *err, size_t errcap)
+{
+    const struct run_view *v = &x->v;
+    if (!v->best) {
+        snprintf(err, errcap, "run '%s' has no winner: no evaluation passed "
+                 "the checks", v->dir);
+        return KEVO_ENOENT;
+    }
+    const cJSON *ea = cJSON_GetObjectItem(cJSON_GetObjectItem(v->manifest,
+                                                              "environment"),
+                                          "arch");
+    snprintf(x->arch, sizeof x->arch, "%s",
+             arch ? arch
+             : v->spec.arch[0] ? v->spec.arch
+             : cJSON_IsString(ea) ? ea->valuestring : "sm_90a");
+    if (strncmp(x->arch, "sm_", 3)) {
+        snprintf(err, errcap, "--arch '%s': expected sm_<digits>[a]", x->arch);
+        return KEVO_EINVAL;
+    }
+    snprintf(x->base, sizeof x->base, "kevo_%s", v->prob->name);
+    int rc = out ? (snprintf(x->out, sizeof x->out, "%s", out) >=
+                    (int)sizeof x->out ? KEVO_EINVAL : KEVO_OK)
+                 : fs_join(x->out, sizeof x->out, v->dir, "export");
+    if (!rc && (rc = fs_mkdirs(x->out)))
+        snprintf(err, errcap, "cannot create '%s': %s", x->out,
+                 kevo_strerror(rc));
+    if (rc)
+        return rc;
+    if (!(x->src = run_view_source(v, x->src_rel, sizeof x->src_rel)))
+        return KEVO_ENOMEM;
+    map_dims(x);
+    return KEVO_OK;
+}
+
+static int tensormaps(const struct exporter *x, char *err, size_t errcap)
+{
+    if (!strstr(x->v.best_tpl->text, "// kevo: tensormap"))
+        return KEVO_OK;
+    snprintf(err, errcap, "template '%s' passes TMA tensor maps; the C and "
+             "torch launchers do not encode them yet (use --format cu)",
+             x->v.best_tpl->name);
+    return KEVO_EINVAL;
+}
+
+static int export_run(struct exporter *x, const char *dir, const char *out,
+                      const char *arch, int all, char *err, size_t errcap)
+{
+    char path[4096];
+    int rc = run_view_load(dir, &x->v, err, errcap);
+    if (!rc)
+        rc = setup(x, out, arch, err, errcap);
+    if (rc)
+        return rc;
+    cJSON_AddStringToObject(x->json, "run", dir);
+    cJSON_AddStringToObject(x->json, "out", x->out);
+    cJSON_AddStringToObject(x->json, "arch", x->arch);
+    cJSON_AddStringToObject(x->json, "template", x->v.best_tpl->name);
+    cJSON_AddStringToObject(x->json, "hash", record_str(x->v.best, "hash"));
+    if (all || x->fmt == FMT_CU) {
+        if ((rc = write_cu(x, path, sizeof path))) {
+            snprintf(err, errcap, "cannot write '%s'", path);
+            return rc;
+        }
+        cJSON_AddStringToObject(x->json, "cu", path);
+    }
+    if ((all || x->fmt != FMT_CU) && (rc = tensormaps(x, err, errcap)))
+        return rc;
+    if ((all || x->fmt == FMT_C) && (rc = write_c(x, err, errcap)))
+        return rc;
+    if ((all || x->fmt == FMT_TORCH) && (rc = write_torch(x, err, errcap)))
+        return rc;
+    return KEVO_OK;
+}
+
+static int parse_fmt(const char *s, enum fmt *f, int *all)
+{
+    *all = !strcmp(s, "all");
+    *f = !strcmp(s, "c") ? FMT_C : !strcmp(s, "torch") ? FMT_TORCH : FMT_CU;
+    return *all || !strcmp(s, "c") || !strcmp(s, "torch") || !strcmp(s, "cu")
+               ? 0
+               : -1;
+}
+
+int cmd_export_main(int argc, char **argv)
+{
+    const char *dir = NULL, *out = NULL, *arch = NULL;
+    int json = 0, all = 0;
+    struct exporter *x = calloc(1, sizeof *x);
+    if (!x || !(x->json = cJSON_CreateObject())) {
+        free(x);
+        fprintf(stderr, "kevo export: out of memory\n");
+        return EXIT_ERROR;
+    }
+    int rc = EXIT_DONE;
+    for (int i = 1; i < argc && rc == EXIT_DONE; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(export_usage, stdout);
+            rc = -1;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else if (!strcmp(argv[i], "--quiet")) {
+            x->quiet = 1;
+        } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+            out = argv[++i];
+        } else if (!strcmp(argv[i], "--arch") && i + 1 < argc) {
+            arch = argv[++i];
+        } else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
+            if (parse_fmt(argv[++i], &x->fmt, &all)) {
+                fprintf(stderr, "kevo export: unknown format '%s' (cu, c, "
+                        "torch or all)\n", argv[i]);
+                rc = EXIT_USAGE;
+            }
+        } else if (argv[i][0] == '-' || dir) {
+            fprintf(stderr, "kevo export: unexpected argument '%s' (see "
+                    "--help)\n", argv[i]);
+            rc = EXIT_USAGE;
+        } else {
+            dir = argv[i];
+        }
+    }
+    if (rc == EXIT_DONE && !dir) {
+        fprintf(stderr, "kevo export: expected a run directory (see "
+                "--help)\n");
+        rc = EXIT_USAGE;
+    }
+    if (rc == EXIT_DONE) {
+        char err[1024] = "";
+        int r = export_run(x, dir, out, arch, all, err, sizeof err);
+        if (r) {
+            fprintf(stderr, "kevo export: %s\n",
+                    err[0] ? err : kevo_strerror(r));
+            rc = EXIT_ERROR;
+        } else if (json) {
+            outputs_print_json(x->json);
+        } else if (!x->quiet) {
+            fprintf(stderr, "kevo export: wrote to '%s'\n", x->out);
+        }
+    }
+    free(x->src);
+    run_view_release(&x->v);
+    cJSON_Delete(x->json);
+    free(x);
+    return rc < 0 ? EXIT_DONE : rc;
+}

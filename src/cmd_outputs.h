@@ -1,0 +1,85 @@
+/*
+ * cmd_outputs.h - the read-only commands that turn finished (or stopped)
+ * run directories into things people use: `kevo report` (Markdown + HTML
+ * report with gnuplot SVGs), `kevo leaderboard` (best kernel per run,
+ * grouped by problem/dtype/shape/GPU; Markdown, CSV, JSON, T4 results) and
+ * `kevo export` (the winner as .cu, C driver-API launcher, PyTorch
+ * extension). None needs a GPU; none changes a file the run wrote.
+ *
+ * They share one loader (struct run_view, in cmd_report.c) that reads and
+ * checks manifest.json, journal.jsonl, the run's templates and best.json,
+ * so every command reports a damaged run the same way: the path, and for
+ * the journal the line of the bad record.
+ */
+#ifndef KEVO_CMD_OUTPUTS_H
+#define KEVO_CMD_OUTPUTS_H
+
+#include <cJSON.h>
+#include <stdio.h>
+
+#include "problem.h"
+#include "spec.h"
+#include "status.h"
+#include "tpl.h"
+
+/* Each returns the process exit code (cmd_run.h: 0 done, 1 error,
+ * 2 usage). */
+int cmd_report_main(int argc, char **argv);
+int cmd_board_main(int argc, char **argv);
+int cmd_export_main(int argc, char **argv);
+
+/* A run directory as the output commands see it. Use the functions. */
+struct run_view {
+    char dir[4096];              /* as given */
+    struct spec spec;            /* from manifest.json */
+    const struct problem *prob;  /* registry entry of spec.problem */
+    cJSON *manifest;             /* whole manifest, owned */
+    cJSON *records;              /* journal records in order, owned */
+    int n_records;
+    struct tpl **tpls;           /* the run's own templates, owned */
+    int n_tpls;
+    struct tpl_device dev;       /* device facts from the manifest, else
+                                    tpl_device_default */
+    cJSON *best;                 /* best.json, else the fittest ok eval
+                                    record (a copy); NULL = no winner */
+    const cJSON *best_eval;      /* the winner's eval record in records
+                                    (borrowed), NULL if not journaled */
+    const struct tpl *best_tpl;  /* winner's template, NULL if unknown */
+    int64_t best_vals[TPL_MAX_PARAMS]; /* winner's point in best_tpl */
+    cJSON *verify;               /* verify.json if present, owned */
+};
+
+/*
+ * Loads dir. Errors name the path: "'x' is not a kevo run directory",
+ * "<dir>/journal.jsonl:<line>: eval record has no valid 'outcome'", a
+ * best.json naming a template the run does not have, ... v is filled
+ * only on success; release it with run_view_release().
+ */
+int run_view_load(const char *dir, struct run_view *v, char *err,
+                  size_t errcap) KEVO_WUR;
+void run_view_release(struct run_view *v);
+/* First eval record of genome hash hex (16 hex digits), or NULL. */
+const cJSON *run_view_find_eval(const struct run_view *v, const char *hash);
+/* The template of the run named name, or NULL. */
+const struct tpl *run_view_tpl(const struct run_view *v, const char *name);
+/* GPU name from the manifest's environment ("" if none recorded). */
+const char *run_view_gpu(const struct run_view *v);
+/* The environment's "baselines" array ({name, median_ns, fitness}), or
+ * NULL. Borrowed. */
+const cJSON *run_view_baselines(const struct run_view *v);
+/* Reads the point of template t from a "params" object into vals (the
+ * default for a missing name). */
+void run_view_point(const struct tpl *t, const cJSON *params, int64_t *vals);
+
+/* The winner's exact source: sources/<h>.cu of its eval record, else
+ * best.cu, else instantiated from its template (rel = ""); rel[cap] gets
+ * the path relative to the run. New string (caller frees), NULL without
+ * memory. Requires v->best. */
+char *run_view_source(const struct run_view *v, char *rel, size_t cap);
+/* Writes the whole text to path (replacing it); KEVO_EIO names nothing,
+ * the caller adds the path. */
+int outputs_write_file(const char *path, const char *text) KEVO_WUR;
+/* Prints a JSON value to stdout, formatted, with a newline. */
+void outputs_print_json(const cJSON *o);
+
+#endif

@@ -1,0 +1,1274 @@
+/*
+ * cmd_report.c - `kevo report <run>`: a Markdown and a self-contained HTML
+ * report of one run (what was searched, the winner with its launch plan,
+ * best-so-far curves, outcomes per mutator, fitness against each of the
+ * winner's parameters, the winner's lineage), with gnuplot SVGs inlined
+ * into the HTML. Also home of the run loader the output commands share
+ * (struct run_view, see cmd_outputs.h). Reads the run, writes only DIR.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd_outputs.h"
+#include "cmd_run.h"
+#include "eval.h"
+#include "fsutil.h"
+#include "jnl.h"
+#include "plot.h"
+#include "progress.h"
+#include "record.h"
+#include "rundir.h"
+
+/* ------------------------------------------------------------ loader */
+
+/* Checks each record enough for the output commands to trust it. */
+static int check_records(const cJSON *records, const char *path, char *err,
+                         size_t errcap)
+{
+    const cJSON *r;
+    int line = 0;
+    cJSON_ArrayForEach(r, records)
+    {
+        const char *type = record_str(r, "type"), *what = NULL, *oc;
+        enum eval_outcome o;
+        line++;
+        if (!type) {
+            what = "record has no 'type'";
+        } else if (!strcmp(type, "eval")) {
+            oc = record_str(r, "outcome");
+            if (!record_str(r, "hash"))
+                what = "eval record has no 'hash'";
+            else if (!record_str(r, "template"))
+                what = "eval record has no 'template'";
+            else if (!oc || eval_outcome_parse(oc, &o))
+                what = "eval record has no valid 'outcome'";
+            else if (!cJSON_IsObject(cJSON_GetObjectItem(r, "params")))
+                what = "eval record has no 'params' object";
+            else if (!cJSON_IsNumber(cJSON_GetObjectItem(r, "fitness")))
+                what = "eval record has no numeric 'fitness'";
+        } else if (!strcmp(type, "gen") &&
+                   !cJSON_IsNumber(cJSON_GetObjectItem(r, "gen"))) {
+            what = "gen record has no numeric 'gen'";
+        }
+        if (what) {
+            snprintf(err, errcap, "%s:%d: %s", path, line, what);
+            return KEVO_EPARSE;
+        }
+    }
+    return KEVO_OK;
+}
+
+const cJSON *run_view_find_eval(const struct run_view *v, const char *hash)
+{
+    const cJSON *r, *first = NULL;
+    cJSON_ArrayForEach(r, v->records)
+    {
+        const char *h = record_str(r, "hash"), *t = record_str(r, "type");
+        if (!t || strcmp(t, "eval") || !h || strcmp(h, hash))
+            continue;
+        const char *oc = record_str(r, "outcome");
+        if (oc && !strcmp(oc, "ok"))
+            return r;
+        if (!first)
+            first = r;
+    }
+    return first;
+}
+
+const struct tpl *run_view_tpl(const struct run_view *v, const char *name)
+{
+    for (int i = 0; name && i < v->n_tpls; i++)
+        if (!strcmp(v->tpls[i]->name, name))
+            return v->tpls[i];
+    return NULL;
+}
+
+static const cJSON *env_item(const struct run_view *v, const char *k)
+{
+    return cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(v->manifest, "environment"), k);
+}
+
+const char *run_view_gpu(const struct run_view *v)
+{
+    const char *n = record_str(env_item(v, "device"), "name");
+    return n ? n : "";
+}
+
+const cJSON *run_view_baselines(const struct run_view *v)
+{
+    const cJSON *b = env_item(v, "baselines");
+    return cJSON_IsArray(b) ? b : NULL;
+}
+
+void run_view_point(const struct tpl *t, const cJSON *params, int64_t *vals)
+{
+    tpl_default_point(t, vals);
+    for (int i = 0; i < t->n_params; i++) {
+        const cJSON *it = cJSON_GetObjectItemCaseSensitive(params,
+                                                           t->params[i].name);
+        if (cJSON_IsNumber(it))
+            vals[i] = (int64_t)it->valuedouble;
+    }
+}
+
+static int read_json_file(const char *path, cJSON **out, char *err,
+                          size_t errcap)
+{
+    char *text;
+    *out = NULL;
+    int rc = fs_read_file(path, &text, NULL);
+    if (rc == KEVO_ENOENT)
+        return KEVO_OK;
+    if (rc) {
+        snprintf(err, errcap, "cannot read '%s': %s", path, kevo_strerror(rc));
+        return rc;
+    }
+    *out = cJSON_Parse(text);
+    free(text);
+    if (!*out || !cJSON_IsObject(*out)) {
+        cJSON_Delete(*out);
+        *out = NULL;
+        snprintf(err, errcap, "%s: malformed JSON (expected an object)", path);
+        return KEVO_EPARSE;
+    }
+    return KEVO_OK;
+}
+
+static cJSON *fittest_ok(const cJSON *records)
+{
+    const cJSON *r, *best = NULL;
+    cJSON_ArrayForEach(r, records)
+    {
+        const char *oc = record_str(r, "outcome");
+        if (oc && !strcmp(oc, "ok") &&
+            (!best || record_num(r, "fitness", 0) >
+                          record_num(best, "fitness", 0)))
+            best = r;
+    }
+    return best ? cJSON_Duplicate(best, 1) : NULL;
+}
+
+static void device_facts(struct run_view *v)
+{
+    const cJSON *d = env_item(v, "device");
+    v->dev = tpl_device_default;
+    v->dev.sms = (int64_t)record_num(d, "sms", (double)v->dev.sms);
+    v->dev.smem_optin = (int64_t)record_num(d, "smem_optin",
+                                            (double)v->dev.smem_optin);
+    v->dev.l2_bytes = (int64_t)record_num(d, "l2_bytes",
+                                          (double)v->dev.l2_bytes);
+}
+
+/* best.json (or the fittest ok record), its record and template. */
+static int load_winner(struct run_view *v, char *err, size_t errcap)
+{
+    char path[4096];
+    if (rundir_path(path, sizeof path, v->dir, "best.json"))
+        return KEVO_EINVAL;
+    int rc = read_json_file(path, &v->best, err, errcap);
+    if (rc)
+        return rc;
+    if (!v->best)
+        v->best = fittest_ok(v->records);
+    if (!v->best)
+        return KEVO_OK;
+    const char *h = record_str(v->best, "hash"),
+               *t = record_str(v->best, "template");
+    if (!h || !t) {
+        snprintf(err, errcap, "%s: best kernel has no 'hash' or 'template'",
+                 path);
+        return KEVO_EPARSE;
+    }
+    v->best_eval = run_view_find_eval(v, h);
+    v->best_tpl = run_view_tpl(v, t);
+    if (!v->best_tpl) {
+        snprintf(err, errcap, "%s: best kernel's template '%s' is not in "
+                 "'%s/templates'", path, t, v->dir);
+        return KEVO_EPARSE;
+    }
+    run_view_point(v->best_tpl, cJSON_GetObjectItem(v->best, "params"),
+                   v->best_vals);
+    return KEVO_OK;
+}
+
+int run_view_load(const char *dir, struct run_view *v, char *err,
+                  size_t errcap)
+{
+    char path[4096];
+    memset(v, 0, sizeof *v);
+    if (snprintf(v->dir, sizeof v->dir, "%s", dir) >= (int)sizeof v->dir)
+        return KEVO_EINVAL;
+    int rc = rundir_load_manifest(dir, &v->spec, &v->manifest, err, errcap);
+    if (!rc && !(v->prob = problem_find(v->spec.problem))) {
+        snprintf(err, errcap, "'%s/manifest.json': unknown problem '%s'", dir,
+                 v->spec.problem);
+        rc = KEVO_EPARSE;
+    }
+    if (!rc && !(rc = rundir_path(path, sizeof path, dir, "journal.jsonl")))
+        rc = jnl_read_all(path, &v->records, err, errcap);
+    if (!rc)
+        rc = check_records(v->records, path, err, errcap);
+    if (!rc) {
+        v->n_records = cJSON_GetArraySize(v->records);
+        rc = rundir_load_templates(dir, &v->tpls, &v->n_tpls, err, errcap);
+    }
+    if (!rc) {
+        device_facts(v);
+        rc = load_winner(v, err, errcap);
+    }
+    if (!rc && !(rc = rundir_path(path, sizeof path, dir, "verify.json")))
+        rc = read_json_file(path, &v->verify, err, errcap);
+    if (rc)
+        run_view_release(v);
+    return rc;
+}
+
+void run_view_release(struct run_view *v)
+{
+    cJSON_Delete(v->manifest);
+    cJSON_Delete(v->records);
+    cJSON_Delete(v->best);
+    cJSON_Delete(v->verify);
+    for (int i = 0; i < v->n_tpls; i++)
+        tpl_free(v->tpls[i]);
+    free(v->tpls);
+    memset(v, 0, sizeof *v);
+}
+
+int outputs_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return KEVO_EIO;
+    size_t n = strlen(text);
+    int bad = fwrite(text, 1, n, f) != n;
+    bad |= fclose(f) != 0;
+    return bad ? KEVO_EIO : KEVO_OK;
+}
+
+void outputs_print_json(const cJSON *o)
+{
+    char *t = cJSON_Print(o);
+    if (t)
+        printf("%s\n", t);
+    free(t);
+}
+
+/* --------------------------------------------------------- document */
+
+/* One report written twice at once: Markdown and HTML. */
+struct doc {
+    FILE *md, *html; /* open_memstream over mdtext / htmltext */
+    char *mdtext, *htmltext;
+    size_t mdlen, htmllen;
+};
+
+static void html_esc(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+static void md_cell(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputc('\\', f);
+        fputc(*s == '\n' ? ' ' : *s, f);
+    }
+}
+
+static void doc_h(struct doc *d, int level, const char *text)
+{
+    fprintf(d->md, "\n%.*s %s\n\n", level, "####", text);
+    fprintf(d->html, "<h%d>", level);
+    html_esc(d->html, text);
+    fprintf(d->html, "</h%d>\n", level);
+}
+
+static void KEVO_PRINTF(2, 3) doc_p(struct doc *d, const char *fmt, ...)
+{
+    char buf[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    fprintf(d->md, "%s\n\n", buf);
+    fputs("<p>", d->html);
+    html_esc(d->html, buf);
+    fputs("</p>\n", d->html);
+}
+
+static void doc_row(struct doc *d, int n, const char *const *cells, int head)
+{
+    fputs("|", d->md);
+    fputs("<tr>", d->html);
+    for (int i = 0; i < n; i++) {
+        fputc(' ', d->md);
+        md_cell(d->md, cells[i]);
+        fputs(" |", d->md);
+        fputs(head ? "<th>" : "<td>", d->html);
+        html_esc(d->html, cells[i]);
+        fputs(head ? "</th>" : "</td>", d->html);
+    }
+    fputs("\n", d->md);
+    fputs("</tr>\n", d->html);
+    if (head) {
+        fputs("|", d->md);
+        for (int i = 0; i < n; i++)
+            fputs("---|", d->md);
+        fputs("\n", d->md);
+    }
+}
+
+static void doc_table(struct doc *d, int n, const char *const *head)
+{
+    fputs("\n", d->md);
+    fputs("<table>\n", d->html);
+    doc_row(d, n, head, 1);
+}
+
+static void doc_table_end(struct doc *d)
+{
+    fputs("\n", d->md);
+    fputs("</table>\n", d->html);
+}
+
+/* A two-column row with a formatted value. */
+static void KEVO_PRINTF(3, 4) doc_kv(struct doc *d, const char *k,
+                                     const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    const char *cells[2] = {k, buf};
+    doc_row(d, 2, cells, 0);
+}
+
+static void doc_code(struct doc *d, const char *lang, const char *text,
+                     const char *summary)
+{
+    fprintf(d->md, "\n```%s\n%s%s```\n\n", lang, text,
+            text[0] && text[strlen(text) - 1] == '\n' ? "" : "\n");
+    if (summary) {
+        fputs("<details><summary>", d->html);
+        html_esc(d->html, summary);
+        fputs("</summary>", d->html);
+    }
+    fputs("<pre><code>", d->html);
+    html_esc(d->html, text);
+    fputs("</code></pre>\n", d->html);
+    if (summary)
+        fputs("</details>\n", d->html);
+}
+
+/* Inlines the SVG at path (its <svg> element only, without the
+ * namespace attributes, which HTML does not need and which would be
+ * the only URLs in the page). */
+static int doc_svg(struct doc *d, const char *path, const char *rel,
+                   const char *alt)
+{
+    char *text;
+    int rc = fs_read_file(path, &text, NULL);
+    if (rc)
+        return rc;
+    char *s = strstr(text, "<svg");
+    if (!s) {
+        free(text);
+        return KEVO_EPARSE;
+    }
+    static const char *const ns[] = {" xmlns=\"http://www.w3.org/2000/svg\"",
+                                     " xmlns:xlink=\"http://www.w3.org/1999/"
+                                     "xlink\""};
+    for (int i = 0; i < 2; i++) {
+        char *at = strstr(s, ns[i]);
+        if (at)
+            memmove(at, at + strlen(ns[i]), strlen(at + strlen(ns[i])) + 1);
+    }
+    fprintf(d->md, "![%s](%s)\n\n", alt, rel);
+    fputs("<figure>", d->html);
+    fputs(s, d->html);
+    fputs("<figcaption>", d->html);
+    html_esc(d->html, alt);
+    fputs("</figcaption></figure>\n", d->html);
+    free(text);
+    return KEVO_OK;
+}
+
+/* ------------------------------------------------------------ report */
+
+struct mut_stat {
+    char name[48];
+    long n[EVAL_OUTCOME_COUNT];
+    long total;
+};
+
+struct report {
+    struct run_view v;
+    char out[4096];          /* DIR */
+    char plots[4096];        /* DIR/plots */
+    char runref[4096];       /* the run dir as seen from DIR, with '/' */
+    struct doc d;
+    struct mut_stat *muts;
+    int n_muts;
+    long outcomes[EVAL_OUTCOME_COUNT];
+    long evals;
+    int have_gnuplot;
+    char plot_note[512];     /* why there are no plots, or "" */
+    double scale;            /* fitness divisor for plots */
+    char unit[32];           /* plot unit, e.g. "GFLOP/s" */
+    cJSON *json;             /* --json summary */
+    int quiet;
+};
+
+static void count_outcomes(struct report *r)
+{
+    const cJSON *rec;
+    cJSON_ArrayForEach(rec, r->v.records)
+    {
+        const char *t = record_str(rec, "type");
+        if (!t || strcmp(t, "eval"))
+            continue;
+        enum eval_outcome o;
+        if (eval_outcome_parse(record_str(rec, "outcome"), &o))
+            continue; /* checked at load */
+        const char *m = record_str(rec, "mutator");
+        m = m ? m : "?";
+        int i = 0;
+        while (i < r->n_muts && strcmp(r->muts[i].name, m))
+            i++;
+        if (i == r->n_muts) {
+            struct mut_stat *n = realloc(r->muts,
+                                         (size_t)(i + 1) * sizeof *n);
+            if (!n)
+                continue;
+            r->muts = n;
+            memset(&n[i], 0, sizeof n[i]);
+            snprintf(n[i].name, sizeof n[i].name, "%s", m);
+            r->n_muts++;
+        }
+        r->muts[i].n[o]++;
+        r->muts[i].total++;
+        r->outcomes[o]++;
+        r->evals++;
+    }
+}
+
+/* s, or "?" for a missing member. */
+static const char *S(const char *s)
+{
+    return s ? s : "?";
+}
+
+static void fmt_fit(const struct report *r, double f, char *out, size_t cap)
+{
+    progress_fmt_fitness(f, r->v.prob->work_unit, out, cap);
+}
+
+static void fmt_params(const struct tpl *t, const int64_t *vals, char *out,
+                       size_t cap)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; i < t->n_params && n < cap; i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%s=%lld", i ? " " : "",
+                              t->params[i].name, (long long)vals[i]);
+}
+
+static void section_searched(struct report *r)
+{
+    const struct run_view *v = &r->v;
+    char shape[64];
+    problem_format_shape(&v->spec.shape, shape, sizeof shape);
+    doc_h(&r->d, 2, "What was searched");
+    static const char *const kv[2] = {"", ""};
+    doc_table(&r->d, 2, kv);
+    doc_kv(&r->d, "problem", "%s (%s)", v->prob->name, v->prob->summary);
+    doc_kv(&r->d, "dtype", "%s", dtype_name(v->spec.dtype));
+    char dims[64] = "";
+    for (int i = 0; i < v->prob->n_dims; i++)
+        snprintf(dims + strlen(dims), sizeof dims - strlen(dims), "%s%s",
+                 i ? " x " : "", v->prob->dim_names[i]);
+    doc_kv(&r->d, "shape", "%s (%s)", shape, dims);
+    doc_kv(&r->d, "seed", "%llu", (unsigned long long)v->spec.seed);
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItem(v->manifest, "templates"))
+        doc_kv(&r->d, "template", "%s (%d params, hash %s)",
+               S(record_str(t, "name")), (int)record_num(t, "params", 0),
+               S(record_str(t, "hash")));
+    doc_kv(&r->d, "kevo", "%s (commit %s)",
+           S(record_str(v->manifest, "kevo_version")),
+           S(record_str(v->manifest, "git_commit")));
+    const cJSON *dev = env_item(v, "device");
+    if (dev)
+        doc_kv(&r->d, "GPU", "%s (%s, uuid %s, %d SMs, driver %d)",
+               S(record_str(dev, "name")), S(record_str(dev, "arch")),
+               S(record_str(dev, "uuid")), (int)record_num(dev, "sms", 0),
+               (int)record_num(dev, "driver_version", 0));
+    else
+        doc_kv(&r->d, "GPU", "none recorded (evaluator '%s')",
+               v->spec.evaluator);
+    const cJSON *nv = env_item(v, "nvrtc_version"),
+                *ch = env_item(v, "cuda_headers");
+    if (cJSON_IsString(nv))
+        doc_kv(&r->d, "NVRTC / CUDA headers", "%s / %s", nv->valuestring,
+               cJSON_IsString(ch) ? ch->valuestring : "?");
+    const cJSON *host = cJSON_GetObjectItem(v->manifest, "host");
+    doc_kv(&r->d, "host", "%s (%s %s, %d CPUs)", S(record_str(host, "hostname")),
+           S(record_str(host, "os")), S(record_str(host, "kernel")),
+           (int)record_num(host, "cpus", 0));
+    doc_table_end(&r->d);
+    char *spec = cJSON_Print(cJSON_GetObjectItem(v->manifest, "spec"));
+    char *env = cJSON_Print(cJSON_GetObjectItem(v->manifest, "environment"));
+    doc_code(&r->d, "json", spec ? spec : "", "full spec (manifest.json)");
+    doc_code(&r->d, "json", env ? env : "", "environment (manifest.json)");
+    free(spec);
+    free(env);
+}
+
+static void plan_text(const struct report *r, char *out, size_t cap)
+{
+    const struct run_view *v = &r->v;
+    struct launch_plan lp;
+    char err[256];
+    size_t n = 0;
+    if (tpl_plan(v->best_tpl, v->best_vals, &v->spec.shape, &v->dev, &lp,
+                 err, sizeof err)) {
+        snprintf(out, cap, "launch plan cannot be evaluated: %s\n", err);
+        return;
+    }
+    for (int i = 0; i < lp.n && n < cap; i++) {
+        const struct launch_dims *l = &lp.l[i];
+        n += (size_t)snprintf(out + n, cap - n,
+                              "launch %d: %s<<<grid(%u, %u, %u), block(%u, "
+                              "%u, %u), smem %u B>>>",
+                              i, l->kernel, l->grid[0], l->grid[1],
+                              l->grid[2], l->block[0], l->block[1],
+                              l->block[2], l->smem_bytes);
+        if (l->cluster[0] && n < cap)
+            n += (size_t)snprintf(out + n, cap - n, " cluster(%u, %u, %u)",
+                                  l->cluster[0], l->cluster[1],
+                                  l->cluster[2]);
+        if (n < cap)
+            n += (size_t)snprintf(out + n, cap - n, "\n");
+    }
+    if (n < cap)
+        snprintf(out + n, cap - n, "workspace: %llu bytes\n",
+                 (unsigned long long)lp.workspace_bytes);
+}
+
+char *run_view_source(const struct run_view *v, char *rel, size_t cap)
+{
+    char path[4096], *text = NULL;
+    const char *sh = v->best_eval ? record_str(v->best_eval, "source") : NULL;
+    if (sh) {
+        snprintf(rel, cap, "sources/%s.cu", sh);
+        if (!rundir_path(path, sizeof path, v->dir, rel) &&
+            !fs_read_file(path, &text, NULL))
+            return text;
+    }
+    snprintf(rel, cap, "best.cu");
+    if (!rundir_path(path, sizeof path, v->dir, rel) &&
+        !fs_read_file(path, &text, NULL))
+        return text;
+    rel[0] = '\0';
+    return tpl_instantiate(v->best_tpl, v->best_vals, v->spec.dtype);
+}
+
+static void winner_numbers(struct report *r, cJSON *w)
+{
+    const struct run_view *v = &r->v;
+    const cJSON *src = v->best_eval ? v->best_eval : v->best;
+    char fit[64];
+    double f = record_num(v->best, "fitness", record_num(src, "fitness", 0));
+    double med = record_num(src, "median_ns", 0);
+    double roof = record_num(src, "roofline", 0);
+    fmt_fit(r, f, fit, sizeof fit);
+    doc_kv(&r->d, "fitness", "%s (%.6g %s)", fit, f, v->prob->work_unit);
+    doc_kv(&r->d, "median", "%.1f ns", med);
+    doc_kv(&r->d, "min", "%.1f ns", record_num(src, "min_ns", 0));
+    doc_kv(&r->d, "spread (p90-p10)/median", "%.4f",
+           record_num(src, "spread", 0));
+    doc_kv(&r->d, "timed repetitions", "%d", (int)record_num(src, "reps", 0));
+    if (roof > 0)
+        doc_kv(&r->d, "fraction of roofline", "%.1f %%", roof * 100);
+    else
+        doc_kv(&r->d, "fraction of roofline", "not measured");
+    cJSON_AddNumberToObject(w, "fitness", f);
+    cJSON_AddNumberToObject(w, "median_ns", med);
+    cJSON_AddNumberToObject(w, "min_ns", record_num(src, "min_ns", 0));
+    cJSON_AddNumberToObject(w, "spread", record_num(src, "spread", 0));
+    cJSON_AddNumberToObject(w, "roofline", roof);
+    cJSON *ratios = cJSON_AddObjectToObject(w, "baselines");
+    const cJSON *b;
+    int nb = 0;
+    cJSON_ArrayForEach(b, run_view_baselines(v))
+    {
+        double bf = record_num(b, "fitness", 0);
+        const char *name = record_str(b, "name");
+        char k[96];
+        if (!name || bf <= 0)
+            continue;
+        snprintf(k, sizeof k, "ratio to %s", name);
+        doc_kv(&r->d, k, "%.3fx (%s: %.1f ns)", f / bf, name,
+               record_num(b, "median_ns", 0));
+        cJSON_AddNumberToObject(ratios, name, f / bf);
+        nb++;
+    }
+    if (!nb)
+        doc_kv(&r->d, "baselines", "none measured in this run");
+}
+
+static void section_winner(struct report *r)
+{
+    const struct run_view *v = &r->v;
+    cJSON *w = cJSON_AddObjectToObject(r->json, "winner");
+    doc_h(&r->d, 2, "Winner");
+    if (!v->best) {
+        doc_p(&r->d, "No evaluation of this run passed the checks: there is "
+              "no winner.");
+        return;
+    }
+    char params[1024], rel[256], plan[2048], link[4400];
+    fmt_params(v->best_tpl, v->best_vals, params, sizeof params);
+    char *src = run_view_source(v, rel, sizeof rel);
+    static const char *const kv[2] = {"", ""};
+    doc_table(&r->d, 2, kv);
+    doc_kv(&r->d, "template", "%s", v->best_tpl->name);
+    doc_kv(&r->d, "parameters", "%s", params);
+    doc_kv(&r->d, "genome hash", "%s", S(record_str(v->best, "hash")));
+    if (v->best_eval)
+        doc_kv(&r->d, "found in generation", "%d",
+               (int)record_num(v->best_eval, "gen", 0));
+    winner_numbers(r, w);
+    doc_table_end(&r->d);
+    plan_text(r, plan, sizeof plan);
+    doc_p(&r->d, "Launch plan at the winner's point for shape %s:",
+          S(record_str(cJSON_GetObjectItem(v->manifest, "spec"), "shape")));
+    doc_code(&r->d, "text", plan, NULL);
+    cJSON_AddStringToObject(w, "template", v->best_tpl->name);
+    cJSON_AddStringToObject(w, "hash", record_str(v->best, "hash"));
+    cJSON_AddItemToObject(w, "params", cJSON_Duplicate(
+                                           cJSON_GetObjectItem(v->best,
+                                                               "params"), 1));
+    cJSON_AddStringToObject(w, "launch_plan", plan);
+    if (rel[0]) {
+        snprintf(link, sizeof link, "%s%s", r->runref, rel);
+        fprintf(r->d.md, "Source: [%s](%s)\n", rel, link);
+        fprintf(r->d.html, "<p>Source: <code>");
+        html_esc(r->d.html, link);
+        fprintf(r->d.html, "</code></p>\n");
+        cJSON_AddStringToObject(w, "source", link);
+    }
+    doc_code(&r->d, "cuda", src ? src : "", "winner's source");
+    free(src);
+}
+
+static void section_outcomes(struct report *r)
+{
+    doc_h(&r->d, 2, "Outcomes per mutator");
+    const char *head[EVAL_OUTCOME_COUNT + 3];
+    char cells[EVAL_OUTCOME_COUNT + 3][48];
+    const char *row[EVAL_OUTCOME_COUNT + 3];
+    head[0] = "mutator";
+    head[1] = "evaluations";
+    for (int o = 0; o < EVAL_OUTCOME_COUNT; o++)
+        head[2 + o] = eval_outcome_name(o);
+    head[EVAL_OUTCOME_COUNT + 2] = "success rate";
+    doc_table(&r->d, EVAL_OUTCOME_COUNT + 3, head);
+    cJSON *jm = cJSON_AddObjectToObject(r->json, "mutators");
+    for (int i = 0; i <= r->n_muts; i++) {
+        const char *name = i < r->n_muts ? r->muts[i].name : "all";
+        const long *n = i < r->n_muts ? r->muts[i].n : r->outcomes;
+        long total = i < r->n_muts ? r->muts[i].total : r->evals;
+        cJSON *o = cJSON_AddObjectToObject(i < r->n_muts ? jm : r->json,
+                                           i < r->n_muts ? name
+                                                         : "outcomes");
+        snprintf(cells[0], sizeof cells[0], "%s", name);
+        snprintf(cells[1], sizeof cells[1], "%ld", total);
+        for (int k = 0; k < EVAL_OUTCOME_COUNT; k++) {
+            snprintf(cells[2 + k], sizeof cells[2 + k], "%ld", n[k]);
+            cJSON_AddNumberToObject(o, eval_outcome_name(k), (double)n[k]);
+        }
+        double rate = total ? 100.0 * (double)n[EVAL_OK] / (double)total : 0;
+        snprintf(cells[EVAL_OUTCOME_COUNT + 2], 48, "%.1f %%", rate);
+        cJSON_AddNumberToObject(o, "evaluations", (double)total);
+        cJSON_AddNumberToObject(o, "success_rate", rate / 100);
+        for (int k = 0; k < EVAL_OUTCOME_COUNT + 3; k++)
+            row[k] = cells[k];
+        doc_row(&r->d, EVAL_OUTCOME_COUNT + 3, row, 0);
+    }
+    doc_table_end(&r->d);
+}
+
+/* -------------------------------------------------------------- plots */
+
+static FILE *open_in(const char *dir, const char *name)
+{
+    char path[4096];
+    if (fs_join(path, sizeof path, dir, name))
+        return NULL;
+    return fopen(path, "w");
+}
+
+static void plot_head(FILE *g, const char *out, const char *title,
+                      const char *xl, const char *yl)
+{
+    fprintf(g, "reset\nset output '%s'\nset title '%s'\n"
+               "set xlabel '%s'\nset ylabel '%s'\nset grid\n",
+            out, title, xl, yl);
+}
+
+/* best_evals.dat: index, t, best measured so far; best_gen.dat: evals,
+ * t, accepted best at the end of each generation. Returns how many ok
+ * evaluations there were. */
+static long write_best_data(struct report *r)
+{
+    FILE *e = open_in(r->plots, "best_evals.dat"),
+         *g = open_in(r->plots, "best_gen.dat");
+    long i = 0, ok = 0;
+    double best = 0;
+    const cJSON *rec;
+    cJSON_ArrayForEach(rec, r->v.records)
+    {
+        const char *t = record_str(rec, "type");
+        if (t && !strcmp(t, "eval")) {
+            i++;
+            const char *oc = record_str(rec, "outcome");
+            double f = record_num(rec, "fitness", 0);
+            if (!strcmp(oc, "ok")) {
+                ok++;
+                if (f > best)
+                    best = f;
+            }
+            if (e && best > 0)
+                fprintf(e, "%ld %.9g %.9g\n", i, record_num(rec, "t", 0),
+                        best / r->scale);
+        } else if (t && !strcmp(t, "gen") && g &&
+                   record_num(rec, "best_fitness", 0) > 0) {
+            fprintf(g, "%ld %.9g %.9g\n", (long)record_num(rec, "evals", 0),
+                    record_num(rec, "t", 0),
+                    record_num(rec, "best_fitness", 0) / r->scale);
+        }
+    }
+    if (e)
+        fclose(e);
+    if (g)
+        fclose(g);
+    return ok;
+}
+
+static int has_gen_best(const struct report *r)
+{
+    const cJSON *rec;
+    cJSON_ArrayForEach(rec, r->v.records)
+    {
+        const char *t = record_str(rec, "type");
+        if (t && !strcmp(t, "gen") && record_num(rec, "best_fitness", 0) > 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void script_best(struct report *r, FILE *g, int xcol, const char *out,
+                        const char *xl)
+{
+    char title[128];
+    snprintf(title, sizeof title, "Best %s vs %s", r->unit, xl);
+    plot_head(g, out, title, xl, r->unit);
+    fprintf(g, "set key bottom right\n"
+               "plot 'best_evals.dat' using %d:3 with steps lw 1 "
+               "lc rgb '#999999' title 'best measured so far'",
+            xcol);
+    if (has_gen_best(r))
+        fprintf(g, ", \\\n     'best_gen.dat' using %d:3 with steps lw 2 "
+                   "lc rgb '#1f77b4' title 'accepted best (end of "
+                   "generation)'",
+                xcol);
+    fprintf(g, "\n");
+}
+
+static void script_mutators(struct report *r, FILE *g)
+{
+    FILE *d = open_in(r->plots, "mutators.dat");
+    if (!d)
+        return;
+    for (int i = 0; i < r->n_muts; i++)
+        fprintf(d, "%s %.4f\n", r->muts[i].name,
+                r->muts[i].total ? 100.0 * (double)r->muts[i].n[EVAL_OK] /
+                                       (double)r->muts[i].total
+                                 : 0.0);
+    fclose(d);
+    plot_head(g, "success.svg", "Success rate per mutator", "mutator",
+              "ok (% of evaluations)");
+    fprintf(g, "set yrange [0:100]\nset style fill solid 0.6\n"
+               "set boxwidth 0.6\nset xtics rotate by -30\n"
+               "plot 'mutators.dat' using 0:2:xtic(1) with boxes "
+               "lc rgb '#2ca02c' notitle\n");
+}
+
+/* One scatter of fitness against param i of the winner's template. */
+static int script_param(struct report *r, FILE *g, int i)
+{
+    const struct tpl *t = r->v.best_tpl;
+    const char *pn = t->params[i].name;
+    char name[96];
+    snprintf(name, sizeof name, "param_%s.dat", pn);
+    FILE *d = open_in(r->plots, name);
+    if (!d)
+        return 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    long n = 0;
+    const cJSON *rec;
+    cJSON_ArrayForEach(rec, r->v.records)
+    {
+        const char *ty = record_str(rec, "type"), *oc, *tn;
+        if (!ty || strcmp(ty, "eval") || !(oc = record_str(rec, "outcome")) ||
+            strcmp(oc, "ok") || !(tn = record_str(rec, "template")) ||
+            strcmp(tn, t->name))
+            continue;
+        const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(rec,
+                                                                 "params"),
+                                             pn);
+        if (!cJSON_IsNumber(v))
+            continue;
+        int64_t x = (int64_t)v->valuedouble;
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+        fprintf(d, "%lld %.9g\n", (long long)x,
+                record_num(rec, "fitness", 0) / r->scale);
+        n++;
+    }
+    fclose(d);
+    if (!n)
+        return 0;
+    char out[96], title[160];
+    snprintf(out, sizeof out, "param_%s.svg", pn);
+    snprintf(title, sizeof title, "%s: %s against %s (%ld ok evaluations)",
+             t->name, r->unit, pn, n);
+    plot_head(g, out, title, pn, r->unit);
+    if (lo > 0 && hi >= 8 * lo)
+        fprintf(g, "set logscale x 2\n");
+    fprintf(g, "set offsets graph 0.05, graph 0.05, graph 0.05, 0\n"
+               "set key bottom right\n"
+               "plot '%s' using 1:2 with points pt 7 ps 0.6 "
+               "lc rgb '#601f77b4' title 'evaluations', \\\n"
+               "     '-' using 1:2 with points pt 6 ps 2 lw 2 "
+               "lc rgb '#d62728' title 'winner'\n%lld %.9g\ne\n",
+            name, (long long)r->v.best_vals[i],
+            record_num(r->v.best, "fitness", 0) / r->scale);
+    return 1;
+}
+
+struct plot_list {
+    char name[TPL_MAX_PARAMS + 3][96]; /* svg file names */
+    char alt[TPL_MAX_PARAMS + 3][160];
+    int n;
+};
+
+static void add_plot(struct plot_list *pl, const char *name, const char *alt)
+{
+    snprintf(pl->name[pl->n], sizeof pl->name[0], "%s", name);
+    snprintf(pl->alt[pl->n], sizeof pl->alt[0], "%s", alt);
+    pl->n++;
+}
+
+/* Writes data + plots.gp for every chart and runs gnuplot once. */
+static int make_plots(struct report *r, struct plot_list *pl)
+{
+    char path[4096], log[4096], err[512];
+    pl->n = 0;
+    int rc = fs_mkdirs(r->plots);
+    FILE *g = rc ? NULL : open_in(r->plots, "plots.gp");
+    if (!g) {
+        snprintf(r->plot_note, sizeof r->plot_note,
+                 "cannot write '%s/plots.gp'", r->plots);
+        return KEVO_EIO;
+    }
+    fprintf(g, "# kevo report: gnuplot script (run in this directory)\n"
+               "set terminal svg size 720,420 dynamic noenhanced "
+               "font 'sans,12' background '#ffffff'\nset encoding utf8\n");
+    long ok = write_best_data(r);
+    if (ok) {
+        script_best(r, g, 2, "best_time.svg", "run time (s)");
+        add_plot(pl, "best_time.svg", "best so far against run time");
+        script_best(r, g, 1, "best_evals.svg", "evaluations");
+        add_plot(pl, "best_evals.svg", "best so far against evaluations");
+    }
+    if (r->n_muts) {
+        script_mutators(r, g);
+        add_plot(pl, "success.svg", "success rate per mutator");
+    }
+    for (int i = 0; ok && r->v.best_tpl && i < r->v.best_tpl->n_params; i++)
+        if (script_param(r, g, i)) {
+            char n[96], a[160];
+            snprintf(n, sizeof n, "param_%s.svg",
+                     r->v.best_tpl->params[i].name);
+            snprintf(a, sizeof a, "fitness against %s (%s)",
+                     r->v.best_tpl->params[i].name, r->v.best_tpl->name);
+            add_plot(pl, n, a);
+        }
+    fclose(g);
+    if (!pl->n)
+        return KEVO_OK;
+    if (!r->have_gnuplot) {
+        snprintf(r->plot_note, sizeof r->plot_note,
+                 "gnuplot was not found ('%s'): no charts were drawn; "
+                 "install it (Debian: apt-get install gnuplot-nox) and run "
+                 "'kevo report' again, or run 'gnuplot plots.gp' in '%s'",
+                 plot_program(), r->plots);
+        pl->n = 0;
+        return KEVO_OK;
+    }
+    if (!r->quiet)
+        fprintf(stderr, "kevo report: drawing %d charts with gnuplot\n",
+                pl->n);
+    if (fs_join(log, sizeof log, r->plots, "gnuplot.log") ||
+        fs_join(path, sizeof path, r->plots, "plots.gp"))
+        return KEVO_EINVAL;
+    rc = plot_run(r->plots, "plots.gp", log, err, sizeof err);
+    if (rc) {
+        snprintf(r->plot_note, sizeof r->plot_note, "%s (see '%s')", err,
+                 log);
+        pl->n = 0;
+    }
+    return rc;
+}
+
+static void section_plots(struct report *r, const struct plot_list *pl,
+                          int from, int to, const char *title)
+{
+    char path[4096], rel[160];
+    doc_h(&r->d, 2, title);
+    if (r->plot_note[0]) {
+        doc_p(&r->d, "Charts: %s.", r->plot_note);
+        return;
+    }
+    for (int i = from; i < to && i < pl->n; i++) {
+        snprintf(rel, sizeof rel, "plots/%s", pl->name[i]);
+        if (fs_join(path, sizeof path, r->out, rel) ||
+            doc_svg(&r->d, path, rel, pl->alt[i]))
+            doc_p(&r->d, "(chart '%s' is missing)", rel);
+    }
+}
+
+/* ----------------------------------------------------------- lineage */
+
+static void param_diff(const cJSON *child, const cJSON *parent, char *out,
+                       size_t cap)
+{
+    const cJSON *c, *p = cJSON_GetObjectItem(parent, "params");
+    size_t n = 0;
+    out[0] = '\0';
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(child, "params"))
+    {
+        const cJSON *q = cJSON_GetObjectItem(p, c->string);
+        if (cJSON_IsNumber(q) && q->valuedouble == c->valuedouble)
+            continue;
+        if (n < cap)
+            n += (size_t)snprintf(out + n, cap - n, "%s%s %g->%g",
+                                  n ? ", " : "", c->string,
+                                  cJSON_IsNumber(q) ? q->valuedouble : 0.0,
+                                  c->valuedouble);
+    }
+    if (record_str(parent, "template") && record_str(child, "template") &&
+        strcmp(record_str(parent, "template"), record_str(child, "template")))
+        snprintf(out, cap, "template %s -> %s", record_str(parent, "template"),
+                 record_str(child, "template"));
+}
+
+static void section_lineage(struct report *r)
+{
+    static const char *const head[7] = {"step", "gen", "genome", "mutator",
+                                        "fitness", "parents", "changed"};
+    doc_h(&r->d, 2, "Lineage of the winner");
+    const cJSON *rec = r->v.best_eval;
+    if (!rec) {
+        doc_p(&r->d, "The winner has no evaluation record in the journal.");
+        return;
+    }
+    cJSON *jl = cJSON_AddArrayToObject(r->json, "lineage");
+    doc_p(&r->d, "From the winner back to a random initial point, following "
+          "each record's first parent (crossover children have two).");
+    doc_table(&r->d, 7, head);
+    for (int step = 0; rec && step < 1000; step++) {
+        char gen[16], fit[64], par[64] = "", diff[512] = "";
+        const cJSON *pa = cJSON_GetObjectItem(rec, "parents"), *p;
+        const cJSON *parent = NULL;
+        int k = 0;
+        cJSON_ArrayForEach(p, pa)
+        {
+            if (!cJSON_IsString(p))
+                continue;
+            snprintf(par + strlen(par), sizeof par - strlen(par), "%s%.8s",
+                     k ? ", " : "", p->valuestring);
+            if (!k++)
+                parent = run_view_find_eval(&r->v, p->valuestring);
+        }
+        if (parent)
+            param_diff(rec, parent, diff, sizeof diff);
+        else if (k)
+            snprintf(diff, sizeof diff, "(parent not in the journal)");
+        snprintf(gen, sizeof gen, "%d", (int)record_num(rec, "gen", 0));
+        fmt_fit(r, record_num(rec, "fitness", 0), fit, sizeof fit);
+        char stepc[16];
+        snprintf(stepc, sizeof stepc, "%d", step);
+        const char *m = record_str(rec, "mutator");
+        const char *row[7] = {stepc, gen, record_str(rec, "hash"),
+                              m ? m : "?", fit, k ? par : "-", diff};
+        doc_row(&r->d, 7, row, 0);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "hash", record_str(rec, "hash"));
+        cJSON_AddStringToObject(o, "mutator", m ? m : "?");
+        cJSON_AddNumberToObject(o, "gen", record_num(rec, "gen", 0));
+        cJSON_AddNumberToObject(o, "fitness", record_num(rec, "fitness", 0));
+        cJSON_AddItemToArray(jl, o);
+        if (parent == rec)
+            break;
+        rec = parent;
+    }
+    doc_table_end(&r->d);
+}
+
+/* ------------------------------------------------------------ driver */
+
+static const char report_usage[] =
+    "usage: kevo report <run-dir> [--out DIR] [--json] [--quiet]\n"
+    "\n"
+    "Writes a report of a run to DIR (default <run-dir>/report/):\n"
+    "report.md and a self-contained report.html (charts inlined) with what\n"
+    "was searched, the winner (source, parameters, launch plan, timings,\n"
+    "roofline, ratio to each baseline), best-so-far against run time and\n"
+    "evaluations, outcomes and success rate per mutator, fitness against\n"
+    "each of the winner's parameters, and the winner's lineage. Charts are\n"
+    "drawn by gnuplot (SVG, in DIR/plots/); without gnuplot the report\n"
+    "says so and is written without them. Needs no GPU.\n"
+    "\n"
+    "  --out DIR   where to write (created if needed)\n"
+    "  --json      print a JSON summary (paths, winner, outcomes) on stdout\n"
+    "  --quiet     no progress lines on stderr\n";
+
+static const char html_head[] =
+    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+    "<title>kevo report</title>\n<style>\n"
+    "body{font-family:sans-serif;max-width:60em;margin:2em auto;"
+    "padding:0 1em;color:#222}\n"
+    "table{border-collapse:collapse;margin:1em 0}"
+    "td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left}\n"
+    "th{background:#f4f4f4}pre{background:#f8f8f8;padding:.6em;"
+    "overflow-x:auto}\nfigure{margin:1em 0}svg{max-width:100%;height:auto}\n"
+    "</style></head><body>\n";
+
+static int doc_open(struct doc *d)
+{
+    memset(d, 0, sizeof *d);
+    d->md = open_memstream(&d->mdtext, &d->mdlen);
+    d->html = open_memstream(&d->htmltext, &d->htmllen);
+    if (!d->md || !d->html)
+        return KEVO_ENOMEM;
+    fputs(html_head, d->html);
+    return KEVO_OK;
+}
+
+static void doc_close(struct doc *d)
+{
+    if (d->md)
+        fclose(d->md);
+    if (d->html)
+        fclose(d->html);
+    d->md = d->html = NULL;
+}
+
+static void doc_release(struct doc *d)
+{
+    doc_close(d);
+    free(d->mdtext);
+    free(d->htmltext);
+}
+
+static void set_scale(struct report *r)
+{
+    static const char *const pre[] = {"", "K", "M", "G", "T", "P"};
+    double f = r->v.best ? record_num(r->v.best, "fitness", 0) : 0;
+    int k = 0;
+    r->scale = 1;
+    while (k < 5 && f / r->scale >= 1000) {
+        r->scale *= 1000;
+        k++;
+    }
+    snprintf(r->unit, sizeof r->unit, "%s%s", pre[k], r->v.prob->work_unit);
+}
+
+static void write_body(struct report *r, const struct plot_list *pl)
+{
+    char shape[64], title[256];
+    problem_format_shape(&r->v.spec.shape, shape, sizeof shape);
+    snprintf(title, sizeof title, "kevo report: %s %s %s (%s)",
+             r->v.prob->name, dtype_name(r->v.spec.dtype), shape,
+             r->v.spec.name);
+    fprintf(r->d.md, "# %s\n\n", title);
+    fputs("<h1>", r->d.html);
+    html_esc(r->d.html, title);
+    fputs("</h1>\n", r->d.html);
+    doc_p(&r->d, "Run directory: %s. %ld evaluations, %d journal records.",
+          r->v.dir, r->evals, r->v.n_records);
+    section_searched(r);
+    section_winner(r);
+    int np = 0;
+    while (np < pl->n && strncmp(pl->name[np], "param_", 6))
+        np++;
+    section_plots(r, pl, 0, np, "Progress");
+    section_outcomes(r);
+    section_plots(r, pl, np, pl->n, "Fitness against each parameter of the "
+                                    "winner's template");
+    section_lineage(r);
+    fputs("</body></html>\n", r->d.html);
+}
+
+static int write_outputs(struct report *r, char *err, size_t errcap)
+{
+    char md[4096], html[4096];
+    doc_close(&r->d);
+    if (fs_join(md, sizeof md, r->out, "report.md") ||
+        fs_join(html, sizeof html, r->out, "report.html"))
+        return KEVO_EINVAL;
+    if (outputs_write_file(md, r->d.mdtext ? r->d.mdtext : "")) {
+        snprintf(err, errcap, "cannot write '%s': %s", md, strerror(errno));
+        return KEVO_EIO;
+    }
+    if (outputs_write_file(html, r->d.htmltext ? r->d.htmltext : "")) {
+        snprintf(err, errcap, "cannot write '%s': %s", html, strerror(errno));
+        return KEVO_EIO;
+    }
+    cJSON_AddStringToObject(r->json, "markdown", md);
+    cJSON_AddStringToObject(r->json, "html", html);
+    return KEVO_OK;
+}
+
+/* DIR and how the report refers back to the run. */
+static int setup_dirs(struct report *r, const char *dir, const char *out,
+                      char *err, size_t errcap)
+{
+    char real[PATH_MAX];
+    int rc = out ? (snprintf(r->out, sizeof r->out, "%s", out) >=
+                    (int)sizeof r->out ? KEVO_EINVAL : KEVO_OK)
+                 : fs_join(r->out, sizeof r->out, dir, "report");
+    if (!rc)
+        rc = fs_join(r->plots, sizeof r->plots, r->out, "plots");
+    if (!rc && (rc = fs_mkdirs(r->out)))
+        snprintf(err, errcap, "cannot create '%s': %s", r->out,
+                 kevo_strerror(rc));
+    if (rc)
+        return rc;
+    if (!out)
+        snprintf(r->runref, sizeof r->runref, "../");
+    else if (realpath(dir, real))
+        snprintf(r->runref, sizeof r->runref, "%s/", real);
+    else
+        snprintf(r->runref, sizeof r->runref, "%s/", dir);
+    return KEVO_OK;
+}
+
+static int report_run(struct report *r, const char *dir, const char *out,
+                      char *err, size_t errcap)
+{
+    int rc = run_view_load(dir, &r->v, err, errcap);
+    if (rc)
+        return rc;
+    if (!r->quiet)
+        fprintf(stderr, "kevo report: %s: %d journal records\n", dir,
+                r->v.n_records);
+    if ((rc = setup_dirs(r, dir, out, err, errcap)))
+        return rc;
+    count_outcomes(r);
+    set_scale(r);
+    r->have_gnuplot = plot_available();
+    struct plot_list *pl = calloc(1, sizeof *pl);
+    if (!pl || doc_open(&r->d)) {
+        free(pl);
+        return KEVO_ENOMEM;
+    }
+    rc = make_plots(r, pl);
+    if (rc && !r->quiet)
+        fprintf(stderr, "kevo report: warning: %s; writing the report "
+                "without charts\n", r->plot_note);
+    else if (r->plot_note[0] && !r->quiet)
+        fprintf(stderr, "kevo report: warning: %s\n", r->plot_note);
+    cJSON_AddStringToObject(r->json, "run", dir);
+    cJSON_AddStringToObject(r->json, "out", r->out);
+    cJSON_AddBoolToObject(r->json, "gnuplot", r->have_gnuplot);
+    cJSON_AddStringToObject(r->json, "plot_note", r->plot_note);
+    cJSON *jp = cJSON_AddArrayToObject(r->json, "plots");
+    for (int i = 0; i < pl->n; i++)
+        cJSON_AddItemToArray(jp, cJSON_CreateString(pl->name[i]));
+    cJSON_AddNumberToObject(r->json, "evaluations", (double)r->evals);
+    write_body(r, pl);
+    free(pl);
+    return write_outputs(r, err, errcap);
+}
+
+int cmd_report_main(int argc, char **argv)
+{
+    const char *dir = NULL, *out = NULL;
+    int json = 0, quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(report_usage, stdout);
+            return EXIT_DONE;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else if (!strcmp(argv[i], "--quiet")) {
+            quiet = 1;
+        } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+            out = argv[++i];
+        } else if (argv[i][0] == '-' || dir) {
+            fprintf(stderr, "kevo report: unexpected argument '%s' (see "
+                    "--help)\n", argv[i]);
+            return EXIT_USAGE;
+        } else {
+            dir = argv[i];
+        }
+    }
+    if (!dir) {
+        fprintf(stderr, "kevo report: expected a run directory (see "
+                "--help)\n");
+        return EXIT_USAGE;
+    }
+    struct report *r = calloc(1, sizeof *r);
+    char err[1024] = "";
+    if (!r || !(r->json = cJSON_CreateObject())) {
+        free(r);
+        fprintf(stderr, "kevo report: out of memory\n");
+        return EXIT_ERROR;
+    }
+    r->quiet = quiet;
+    int rc = report_run(r, dir, out, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "kevo report: %s\n", err[0] ? err
+                                                    : kevo_strerror(rc));
+    else if (json)
+        outputs_print_json(r->json);
+    else if (!quiet)
+        fprintf(stderr, "kevo report: wrote '%s/report.md' and "
+                "'%s/report.html'\n", r->out, r->out);
+    doc_release(&r->d);
+    run_view_release(&r->v);
+    free(r->muts);
+    cJSON_Delete(r->json);
+    free(r);
+    return rc ? EXIT_ERROR : EXIT_DONE;
+}

@@ -1,0 +1,691 @@
+/*
+ * cmd_verify.c - `kevo verify <run-dir>`: re-measures the best K distinct
+ * ok kernels of a run in a fresh GPU worker, with a fresh harness seed (new
+ * random inputs, so correctness is re-checked too), and reports each
+ * kernel's drift against its recorded median with the measured noise. The
+ * kernels are measured round-robin N times (the order rotated each round,
+ * so no kernel always runs first); the worker re-measures the problem's
+ * baselines at its start, and they are compared with the run's as a check
+ * of the machine itself. Compares the environment fingerprint with the
+ * run's and says so when the GPU or the software stack differ. Writes
+ * <run>/verify.json (read by `kevo leaderboard`); nothing else.
+ */
+#include "cmd_repro.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd_run.h"
+#include "eval.h"
+#include "fingerprint.h"
+#include "fsutil.h"
+#include "genome.h"
+#include "gpu.h"
+#include "gpueval.h"
+#include "hash.h"
+#include "jnl.h"
+#include "record.h"
+#include "rundir.h"
+
+#define MAX_TOP 32
+#define MAX_REPS 50
+#define NOISE_FLOOR 0.01 /* a kernel against itself: ratio 1.0056, noise
+                            0.005 on the H200 (gpueval.c confirm) */
+
+static const char usage[] =
+    "usage: kevo verify <run-dir> [--top K] [--reps N] [--json]\n"
+    "\n"
+    "Re-measures the run's best K distinct correct kernels in a fresh GPU\n"
+    "worker with new random inputs (a fresh harness seed; every check runs\n"
+    "again), N rounds each, interleaved. For each kernel: the recorded and\n"
+    "the measured median, the drift between them and the measured noise;\n"
+    "drift beyond the noise is flagged. The worker's fresh baselines are\n"
+    "compared with the run's. Says clearly when the GPU (name, UUID) or the\n"
+    "software stack (driver, CUDA, NVRTC, CUPTI, cuBLAS) differ from the\n"
+    "run's. Writes <run-dir>/verify.json.\n"
+    "\n"
+    "  --top K     kernels to re-measure (default 3, at most 32); the run's\n"
+    "              accepted best is always one of them\n"
+    "  --reps N    rounds (default 3, at most 50)\n"
+    "  --json      print verify.json on stdout instead of the table\n"
+    "\n"
+    "noise = the largest of 1 %, the recorded spread, each round's spread\n"
+    "and the range of the round medians, all relative to the median.\n"
+    "\n"
+    "exit status: 0 every kernel correct and within noise, 1 a drift, a\n"
+    "failure or an error, 2 usage, 3 no GPU\n";
+
+struct entry {
+    const cJSON *rec;                /* the journal record, borrowed */
+    const struct tpl *tpl;           /* borrowed */
+    int64_t vals[TPL_MAX_PARAMS];
+    char *source;                    /* owned */
+    struct candidate cand;
+    int best;                        /* the run's accepted best */
+    double ns[MAX_REPS];             /* per round: median, ns */
+    double spread[MAX_REPS];
+    double ratio, fitness;           /* of the last ok round */
+    int n_ok;
+    enum eval_outcome bad;           /* a failing round's outcome */
+    char detail[512];                /* its reason */
+    /* results */
+    double measured_ns, drift, noise;
+    int within;
+};
+
+struct verify {
+    const char *dir;
+    int top, reps, json;
+    struct spec spec;
+    cJSON *manifest;
+    const struct problem *problem;
+    struct tpl **tpls;
+    int n_tpls;
+    cJSON *journal;
+    struct entry e[MAX_TOP];
+    int n;
+    uint64_t seed;
+    struct evaluator ev;
+    int have_ev;
+    cJSON *fp_now, *fp_run;          /* owned */
+    cJSON *env_now;                  /* the fresh worker's environment */
+    cJSON *nvml_end;
+    int same_gpu, same_sw;
+    char diff[1024];
+    char err[1024];
+};
+
+/* ------------------------------------------------------------ choice */
+
+static int cmp_fitness(const void *a, const void *b)
+{
+    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+    double fx = record_num(x, "fitness", 0), fy = record_num(y, "fitness", 0);
+    if (fx != fy)
+        return fx > fy ? -1 : 1;
+    return strcmp(record_str(x, "hash"), record_str(y, "hash"));
+}
+
+static const struct tpl *find_tpl(const struct verify *v, const char *name)
+{
+    for (int i = 0; name && i < v->n_tpls; i++)
+        if (!strcmp(v->tpls[i]->name, name))
+            return v->tpls[i];
+    return NULL;
+}
+
+/* Rebuilds the candidate of record rec, checking that it is the genome
+ * and the source the run evaluated. */
+static int rebuild(struct verify *v, struct entry *x)
+{
+    const char *name = record_str(x->rec, "template");
+    const char *h = record_str(x->rec, "hash"), *sh = record_str(x->rec,
+                                                                "source");
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(x->rec, "params");
+    if (!(x->tpl = find_tpl(v, name))) {
+        snprintf(v->err, sizeof v->err, "kernel %s: template '%s' is not in "
+                 "'%s/templates/'", h, name ? name : "?", v->dir);
+        return KEVO_ENOENT;
+    }
+    tpl_default_point(x->tpl, x->vals);
+    for (int i = 0; i < x->tpl->n_params; i++)
+        x->vals[i] = (int64_t)record_num(p, x->tpl->params[i].name,
+                                         (double)x->vals[i]);
+    char hex[17], shex[17];
+    hash_hex(genome_hash(x->tpl, x->vals), hex);
+    x->source = tpl_instantiate(x->tpl, x->vals, v->spec.dtype);
+    if (!x->source)
+        return KEVO_ENOMEM;
+    uint64_t src_hash = hash_final(hash_str(HASH_SEED, x->source));
+    hash_hex(src_hash, shex);
+    if (strcmp(hex, h) || (sh && strcmp(shex, sh))) {
+        snprintf(v->err, sizeof v->err, "kernel %s (%s): the run's template "
+                 "no longer gives the recorded %s", h, name,
+                 strcmp(hex, h) ? "genome" : "source");
+        return KEVO_EPARSE;
+    }
+    x->cand = (struct candidate){x->tpl, x->vals, genome_hash(x->tpl,
+                                 x->vals), x->source, src_hash};
+    return KEVO_OK;
+}
+
+/* The best best.json hash, or "" */
+static void accepted_best(const struct verify *v, char *hex, size_t cap)
+{
+    char path[4096], *text = NULL;
+    hex[0] = '\0';
+    if (rundir_path(path, sizeof path, v->dir, "best.json") ||
+        fs_read_file(path, &text, NULL))
+        return;
+    cJSON *b = cJSON_Parse(text);
+    const char *h = record_str(b, "hash");
+    snprintf(hex, cap, "%s", h ? h : "");
+    cJSON_Delete(b);
+    free(text);
+}
+
+static int choose(struct verify *v)
+{
+    long n = cJSON_GetArraySize(v->journal), k = 0;
+    const cJSON **ok = calloc((size_t)(n ? n : 1), sizeof *ok), *r;
+    if (!ok)
+        return KEVO_ENOMEM;
+    cJSON_ArrayForEach(r, v->journal)
+    {
+        const char *t = record_str(r, "type"), *o = record_str(r, "outcome");
+        if (t && !strcmp(t, "eval") && o && !strcmp(o, "ok") &&
+            record_str(r, "hash") && record_num(r, "median_ns", 0) > 0)
+            ok[k++] = r;
+    }
+    qsort(ok, (size_t)k, sizeof *ok, cmp_fitness);
+    char best[32];
+    accepted_best(v, best, sizeof best);
+    int have_best = 0;
+    for (long i = 0; i < k && v->n < v->top; i++) {
+        int dup = 0;
+        for (int j = 0; j < v->n; j++)
+            dup |= !strcmp(record_str(v->e[j].rec, "hash"),
+                           record_str(ok[i], "hash"));
+        if (dup)
+            continue;
+        v->e[v->n].rec = ok[i];
+        have_best |= v->e[v->n].best = !strcmp(record_str(ok[i], "hash"),
+                                               best);
+        v->n++;
+    }
+    /* the accepted best (it may have lost a confirm-free race on fitness
+     * alone) replaces the last one when it is not among them */
+    for (long i = 0; !have_best && best[0] && v->n && i < k; i++)
+        if (!strcmp(record_str(ok[i], "hash"), best)) {
+            v->e[v->n - 1].rec = ok[i];
+            v->e[v->n - 1].best = have_best = 1;
+        }
+    free(ok);
+    if (!v->n) {
+        snprintf(v->err, sizeof v->err, "run '%s' has no correct kernel to "
+                 "verify", v->dir);
+        return KEVO_ENOENT;
+    }
+    for (int i = 0; i < v->n; i++) {
+        int rc = rebuild(v, &v->e[i]);
+        if (rc)
+            return rc;
+    }
+    return KEVO_OK;
+}
+
+static int load_run(struct verify *v)
+{
+    char path[4096];
+    int rc = rundir_load_manifest(v->dir, &v->spec, &v->manifest, v->err,
+                                  sizeof v->err);
+    if (rc)
+        return rc;
+    if (!(v->problem = problem_find(v->spec.problem))) {
+        snprintf(v->err, sizeof v->err, "run '%s' is for unknown problem "
+                 "'%s'", v->dir, v->spec.problem);
+        return KEVO_EPARSE;
+    }
+    if ((rc = rundir_load_templates(v->dir, &v->tpls, &v->n_tpls, v->err,
+                                    sizeof v->err)) ||
+        (rc = rundir_path(path, sizeof path, v->dir, "journal.jsonl")) ||
+        (rc = jnl_read_all(path, &v->journal, v->err, sizeof v->err)))
+        return rc;
+    return choose(v);
+}
+
+/* -------------------------------------------------------- measuring */
+
+struct round {
+    struct verify *v;
+    const int *order;   /* batch index -> entry */
+    int rep;
+};
+
+static int on_result(void *ud, int index, const struct eval_result *r)
+{
+    struct round *rd = ud;
+    struct entry *x = &rd->v->e[rd->order[index]];
+    if (r->outcome == EVAL_OK && r->median_ns > 0) {
+        x->ns[x->n_ok] = r->median_ns;
+        x->spread[x->n_ok] = r->spread;
+        x->n_ok++;
+        x->ratio = r->ratio;
+        x->fitness = r->fitness;
+    } else if (!x->detail[0]) {
+        x->bad = r->outcome;
+        snprintf(x->detail, sizeof x->detail, "%s", r->detail);
+    }
+    if (!rd->v->json) {
+        fprintf(stderr, "\rround %d/%d: %d/%d measured", rd->rep + 1,
+                rd->v->reps, index + 1, rd->v->n);
+        fflush(stderr);
+    }
+    return 0;
+}
+
+static uint64_t fresh_seed(void)
+{
+    return hash_final(hash_u64(hash_u64(HASH_SEED, (uint64_t)fs_now_ns()),
+                               (uint64_t)getpid()));
+}
+
+static int start_gpu(struct verify *v)
+{
+    struct gpueval_opts o = {
+        .problem = v->problem, .dtype = v->spec.dtype,
+        .shape = v->spec.shape, .arch = v->spec.arch[0] ? v->spec.arch : NULL,
+        .n_compilers = v->n < 8 ? v->n : 8,
+        .compile_timeout_ms = v->spec.compile_timeout_ms,
+        .kernel_timeout_ms = v->spec.kernel_timeout_ms,
+        .harness_seed = v->seed = fresh_seed()};
+    int rc = gpueval_new(&o, &v->ev, NULL, v->err, sizeof v->err);
+    if (rc)
+        return rc;
+    v->have_ev = 1;
+    char *env = v->ev.ops->environment(v->ev.self);
+    v->env_now = env ? cJSON_Parse(env) : NULL;
+    free(env);
+    v->fp_now = fingerprint_new(v->env_now, 1);
+    const cJSON *fr = cJSON_GetObjectItemCaseSensitive(v->manifest,
+                                                       "fingerprint");
+    v->fp_run = fr ? cJSON_Duplicate(fr, 1)
+                   : fingerprint_new(cJSON_GetObjectItemCaseSensitive(
+                                         v->manifest, "environment"), 0);
+    fingerprint_compare(v->fp_run, v->fp_now, &v->same_gpu, &v->same_sw,
+                        v->diff, sizeof v->diff);
+    return v->fp_now && v->fp_run ? KEVO_OK : KEVO_ENOMEM;
+}
+
+static int measure(struct verify *v)
+{
+    const struct candidate *cp[MAX_TOP];
+    int order[MAX_TOP];
+    for (int rep = 0; rep < v->reps; rep++) {
+        for (int i = 0; i < v->n; i++) {
+            order[i] = (i + rep) % v->n;
+            cp[i] = &v->e[order[i]].cand;
+        }
+        struct round rd = {v, order, rep};
+        int rc = v->ev.ops->eval_batch(v->ev.self, cp, v->n, on_result, &rd);
+        if (rc) {
+            snprintf(v->err, sizeof v->err, "measurement stopped: %s",
+                     kevo_strerror(rc));
+            return rc;
+        }
+    }
+    if (!v->json)
+        fprintf(stderr, "\r%40s\r", "");
+    return KEVO_OK;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(const double *x, int n)
+{
+    double s[MAX_REPS];
+    memcpy(s, x, sizeof *x * (size_t)n);
+    qsort(s, (size_t)n, sizeof *s, cmp_dbl);
+    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static void judge(struct verify *v, struct entry *x)
+{
+    double rec = record_num(x->rec, "median_ns", 0);
+    x->within = 0;
+    x->noise = NOISE_FLOOR;
+    if (x->n_ok < v->reps || x->n_ok == 0)
+        return; /* failed a round: not verified */
+    x->measured_ns = median(x->ns, x->n_ok);
+    x->drift = x->measured_ns / rec - 1;
+    double lo = x->ns[0], hi = x->ns[0];
+    for (int i = 0; i < x->n_ok; i++) {
+        lo = fmin(lo, x->ns[i]);
+        hi = fmax(hi, x->ns[i]);
+        x->noise = fmax(x->noise, x->spread[i]);
+    }
+    x->noise = fmax(x->noise, (hi - lo) / x->measured_ns);
+    x->noise = fmax(x->noise, record_num(x->rec, "spread", 0));
+    x->within = fabs(x->drift) <= x->noise;
+}
+
+/* ------------------------------------------------------------ output */
+
+static const cJSON *member(const cJSON *o, const char *path1,
+                           const char *path2)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, path1);
+    return path2 ? cJSON_GetObjectItemCaseSensitive(x, path2) : x;
+}
+
+static cJSON *dup_or_null(const cJSON *x)
+{
+    return x ? cJSON_Duplicate(x, 1) : cJSON_CreateNull();
+}
+
+static cJSON *gpu_sw(const cJSON *fp, int software)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!software) {
+        cJSON_AddItemToObject(o, "name", dup_or_null(member(fp, "gpu",
+                                                            "name")));
+        cJSON_AddItemToObject(o, "uuid", dup_or_null(member(fp, "gpu",
+                                                            "uuid")));
+        return o;
+    }
+    static const char *const k[] = {"driver", "cuda_driver", "cuda", "nvrtc",
+                                    "cupti", "cublas"};
+    const cJSON *sw = member(fp, "software", NULL);
+    for (size_t i = 0; i < sizeof k / sizeof *k; i++)
+        cJSON_AddItemToObject(o, k[i], dup_or_null(
+            cJSON_GetObjectItemCaseSensitive(sw, k[i])));
+    return o;
+}
+
+static cJSON *baselines_json(const struct verify *v)
+{
+    const cJSON *was = member(member(v->manifest, "environment", NULL),
+                              "baselines", NULL);
+    const cJSON *now = member(v->env_now, "baselines", NULL), *b, *a;
+    cJSON *out = cJSON_CreateArray();
+    cJSON_ArrayForEach(b, now)
+    {
+        const char *name = record_str(b, "name");
+        double m = record_num(b, "median_ns", 0), r = 0;
+        cJSON_ArrayForEach(a, was)
+            if (name && record_str(a, "name") &&
+                !strcmp(record_str(a, "name"), name))
+                r = record_num(a, "median_ns", 0);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", name ? name : "?");
+        cJSON_AddNumberToObject(o, "recorded_ns", r);
+        cJSON_AddNumberToObject(o, "measured_ns", m);
+        if (r > 0 && m > 0)
+            cJSON_AddNumberToObject(o, "drift", m / r - 1);
+        cJSON_AddItemToArray(out, o);
+    }
+    return out;
+}
+
+static cJSON *entry_json(const struct verify *v, const struct entry *x)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "hash", record_str(x->rec, "hash"));
+    cJSON_AddStringToObject(o, "template", x->tpl->name);
+    cJSON_AddItemToObject(o, "params", dup_or_null(
+        cJSON_GetObjectItemCaseSensitive(x->rec, "params")));
+    cJSON_AddBoolToObject(o, "best", x->best);
+    cJSON_AddNumberToObject(o, "recorded_ns", record_num(x->rec, "median_ns",
+                                                         0));
+    cJSON_AddNumberToObject(o, "measured_ns", x->measured_ns);
+    cJSON_AddNumberToObject(o, "drift", x->drift);
+    cJSON_AddNumberToObject(o, "noise", x->noise);
+    cJSON_AddBoolToObject(o, "within_noise", x->within);
+    cJSON_AddStringToObject(o, "outcome", x->n_ok == v->reps ? "ok"
+                            : eval_outcome_name(x->bad));
+    if (x->detail[0])
+        cJSON_AddStringToObject(o, "detail", x->detail);
+    cJSON_AddNumberToObject(o, "recorded_ratio", record_num(x->rec, "ratio",
+                                                            0));
+    cJSON_AddNumberToObject(o, "measured_ratio", x->ratio);
+    cJSON_AddNumberToObject(o, "measured_fitness", x->fitness);
+    cJSON_AddStringToObject(o, "unit", v->problem->work_unit);
+    cJSON *ns = cJSON_AddArrayToObject(o, "rounds_ns");
+    for (int i = 0; i < x->n_ok; i++)
+        cJSON_AddItemToArray(ns, cJSON_CreateNumber(x->ns[i]));
+    return o;
+}
+
+static int all_within(const struct verify *v)
+{
+    for (int i = 0; i < v->n; i++)
+        if (!v->e[i].within)
+            return 0;
+    return 1;
+}
+
+static cJSON *verify_json(const struct verify *v)
+{
+    char date[32], hex[17];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S%z", &tm);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "run", v->dir);
+    cJSON_AddStringToObject(o, "date", date);
+    cJSON_AddItemToObject(o, "gpu", gpu_sw(v->fp_now, 0));
+    cJSON_AddItemToObject(o, "software", gpu_sw(v->fp_now, 1));
+    cJSON_AddBoolToObject(o, "same_gpu", v->same_gpu);
+    cJSON_AddBoolToObject(o, "same_software", v->same_sw);
+    cJSON_AddBoolToObject(o, "verified",
+                          all_within(v) && v->same_gpu && v->same_sw);
+    cJSON_AddStringToObject(o, "differences", v->diff);
+    /* the run's accepted best (else the fastest) in short, for summaries
+     * such as kevo leaderboard */
+    const struct entry *b = &v->e[0];
+    for (int i = 0; i < v->n; i++)
+        if (v->e[i].best)
+            b = &v->e[i];
+    cJSON_AddStringToObject(o, "best_hash", record_str(b->rec, "hash"));
+    cJSON_AddNumberToObject(o, "drift", b->drift);
+    cJSON_AddNumberToObject(o, "noise", b->noise);
+    cJSON *rec = cJSON_AddObjectToObject(o, "recorded");
+    cJSON_AddItemToObject(rec, "gpu", gpu_sw(v->fp_run, 0));
+    cJSON_AddItemToObject(rec, "software", gpu_sw(v->fp_run, 1));
+    hash_hex(v->seed, hex);
+    cJSON_AddStringToObject(o, "harness_seed", hex);
+    cJSON_AddNumberToObject(o, "reps", v->reps);
+    cJSON_AddStringToObject(o, "kevo_version", KEVO_VERSION);
+    cJSON_AddStringToObject(o, "kevo_commit", rundir_git_commit());
+    cJSON_AddItemToObject(o, "baselines", baselines_json(v));
+    cJSON *es = cJSON_AddArrayToObject(o, "entries");
+    for (int i = 0; i < v->n; i++)
+        cJSON_AddItemToArray(es, entry_json(v, &v->e[i]));
+    cJSON_AddItemToObject(o, "fingerprint", cJSON_Duplicate(v->fp_now, 1));
+    if (v->nvml_end)
+        cJSON_AddItemToObject(o, "nvml_end", cJSON_Duplicate(v->nvml_end, 1));
+    return o;
+}
+
+static void fmt_ns(double ns, char *out, size_t cap)
+{
+    if (ns >= 1e6)
+        snprintf(out, cap, "%.4f ms", ns / 1e6);
+    else
+        snprintf(out, cap, "%.2f us", ns / 1e3);
+}
+
+static void print_table(const struct verify *v, const cJSON *j)
+{
+    const cJSON *g = member(j, "gpu", NULL), *s = member(j, "software", NULL);
+    printf("kevo verify %s: %d kernel%s x %d round%s in a fresh worker "
+           "(harness seed %s)\n", v->dir, v->n, v->n == 1 ? "" : "s",
+           v->reps, v->reps == 1 ? "" : "s", record_str(j, "harness_seed"));
+    printf("GPU %s (%s); driver %s, CUDA %s, NVRTC %s\n",
+           record_str(g, "name") ? record_str(g, "name") : "?",
+           record_str(g, "uuid") ? record_str(g, "uuid") : "?",
+           record_str(s, "driver") ? record_str(s, "driver") : "?",
+           record_str(s, "cuda") ? record_str(s, "cuda") : "?",
+           record_str(s, "nvrtc") ? record_str(s, "nvrtc") : "?");
+    if (v->same_gpu && v->same_sw)
+        printf("same GPU and software stack as the run\n");
+    else
+        printf("verified on different hardware or software: %s\n", v->diff);
+    printf("\n  %-3s %-16s %-22s %12s %12s %8s %7s\n", "#", "kernel",
+           "template", "recorded", "measured", "drift", "noise");
+    for (int i = 0; i < v->n; i++) {
+        const struct entry *x = &v->e[i];
+        char a[32], b[32];
+        fmt_ns(record_num(x->rec, "median_ns", 0), a, sizeof a);
+        fmt_ns(x->measured_ns, b, sizeof b);
+        if (x->n_ok < v->reps)
+            printf("  %-3d %-16s %-22s %12s %12s   now %s: %s\n", i + 1,
+                   record_str(x->rec, "hash"), x->tpl->name, a, "-",
+                   eval_outcome_name(x->bad), x->detail);
+        else
+            printf("  %-3d %-16s %-22s %12s %12s %+7.2f%% %6.2f%%  %s%s\n",
+                   i + 1, record_str(x->rec, "hash"), x->tpl->name, a, b,
+                   x->drift * 100, x->noise * 100, x->within ? "ok"
+                   : "DRIFT", x->best ? "  (run's best)" : "");
+    }
+    const cJSON *b;
+    cJSON_ArrayForEach(b, member(j, "baselines", NULL))
+    {
+        char a[32], m[32];
+        fmt_ns(record_num(b, "recorded_ns", 0), a, sizeof a);
+        fmt_ns(record_num(b, "measured_ns", 0), m, sizeof m);
+        printf("baseline %s: recorded %s, now %s (%+.2f%%)\n",
+               record_str(b, "name"), a, m, record_num(b, "drift", 0) * 100);
+    }
+    int within = 0;
+    for (int i = 0; i < v->n; i++)
+        within += v->e[i].within;
+    if (cJSON_IsTrue(member(j, "verified", NULL)))
+        printf("verified: %d of %d kernels within noise on the same GPU and "
+               "software\n", within, v->n);
+    else
+        printf("NOT verified: %d of %d kernels within noise%s\n", within,
+               v->n, v->same_gpu && v->same_sw ? ""
+               : " (and measured on different hardware or software)");
+}
+
+/* ------------------------------------------------------------- main */
+
+static int parse_count(const char *opt, const char *s, int max, int *out)
+{
+    char *end;
+    long x = strtol(s, &end, 10);
+    if (*end || end == s || x < 1 || x > max) {
+        fprintf(stderr, "kevo verify: --%s: '%s' is not an integer in "
+                "[1, %d]\n", opt, s, max);
+        return EXIT_USAGE;
+    }
+    *out = (int)x;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct verify *v)
+{
+    static const struct option opts[] = {
+        {"top", 1, 0, 'k'}, {"reps", 1, 0, 'r'}, {"json", 0, 0, 'j'},
+        {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    int c, x;
+    optind = 1;
+    opterr = 0;
+    v->top = 3;
+    v->reps = 3;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(usage, stdout); return -1;
+        case 'j': v->json = 1; break;
+        case 'k':
+            if ((x = parse_count("top", optarg, MAX_TOP, &v->top)))
+                return x;
+            break;
+        case 'r':
+            if ((x = parse_count("reps", optarg, MAX_REPS, &v->reps)))
+                return x;
+            break;
+        default:
+            fprintf(stderr, "kevo verify: unknown option '%s' (see kevo "
+                    "verify --help)\n", argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "kevo verify: expected one run directory (see kevo "
+                "verify --help)\n");
+        return EXIT_USAGE;
+    }
+    v->dir = argv[optind];
+    return 0;
+}
+
+static int write_result(struct verify *v, cJSON *j)
+{
+    char path[4096], *text = cJSON_Print(j);
+    int rc = text ? rundir_path(path, sizeof path, v->dir, "verify.json")
+                  : KEVO_ENOMEM;
+    if (!rc)
+        rc = fs_write_atomic(path, text, strlen(text));
+    if (rc)
+        snprintf(v->err, sizeof v->err, "cannot write '%s/verify.json': %s",
+                 v->dir, kevo_strerror(rc));
+    if (!rc && v->json)
+        puts(text);
+    free(text);
+    return rc;
+}
+
+static int run_verify(struct verify *v)
+{
+    int rc = load_run(v);
+    if (rc)
+        return rc;
+    if (!gpu_driver_present()) {
+        snprintf(v->err, sizeof v->err, "no NVIDIA driver (libcuda.so.1 not "
+                 "found)");
+        return KEVO_ENODEV;
+    }
+    /* a run in progress would share the GPU and spoil both measurements */
+    if ((rc = rundir_lock(v->dir, v->err, sizeof v->err)) ||
+        (rc = start_gpu(v)) || (rc = measure(v)))
+        return rc;
+    const char *uuid = record_str(member(v->fp_now, "gpu", NULL), "uuid");
+    v->nvml_end = fingerprint_sample(uuid);
+    for (int i = 0; i < v->n; i++)
+        judge(v, &v->e[i]);
+    cJSON *j = verify_json(v);
+    rc = j ? write_result(v, j) : KEVO_ENOMEM;
+    if (!rc && !v->json)
+        print_table(v, j);
+    cJSON_Delete(j);
+    return rc;
+}
+
+static void release(struct verify *v)
+{
+    if (v->have_ev)
+        v->ev.ops->destroy(v->ev.self);
+    for (int i = 0; i < v->n; i++)
+        free(v->e[i].source);
+    for (int i = 0; i < v->n_tpls; i++)
+        tpl_free(v->tpls[i]);
+    free(v->tpls);
+    cJSON_Delete(v->journal);
+    cJSON_Delete(v->manifest);
+    cJSON_Delete(v->fp_now);
+    cJSON_Delete(v->fp_run);
+    cJSON_Delete(v->env_now);
+    cJSON_Delete(v->nvml_end);
+}
+
+int cmd_verify_main(int argc, char **argv)
+{
+    static struct verify v; /* large; one per process */
+    memset(&v, 0, sizeof v);
+    int x = parse_args(argc, argv, &v);
+    if (x)
+        return x < 0 ? EXIT_DONE : x;
+    int rc = run_verify(&v);
+    if (rc == KEVO_ENODEV)
+        fprintf(stderr, "kevo verify needs a GPU: %s\n", v.err);
+    else if (rc)
+        fprintf(stderr, "kevo verify: %s\n", v.err[0] ? v.err
+                                                     : kevo_strerror(rc));
+    int within = all_within(&v);
+    release(&v);
+    if (rc)
+        return rc == KEVO_ENODEV ? EXIT_NOGPU : EXIT_ERROR;
+    return within ? EXIT_DONE : EXIT_ERROR;
+}

@@ -1,0 +1,109 @@
+/*
+ * engine_int.h - the engine's state, shared by engine.c (the generation
+ * loop) and engine_llm.c (LLM requests and answers). Not for other modules.
+ */
+#ifndef KEVO_ENGINE_INT_H
+#define KEVO_ENGINE_INT_H
+
+#include "archive.h"
+#include "bandit.h"
+#include "engine.h"
+#include "genome.h"
+#include "rng.h"
+#include "seen.h"
+
+#define MAKE_TRIES 40     /* attempts to make one new child */
+#define RANDOM_TRIES 200  /* attempts to draw one random valid point */
+
+struct member {
+    struct genome g;
+    double fitness;    /* ok members only live on islands */
+    double median_ns;
+};
+
+struct island {
+    int n;
+    struct member *m;  /* capacity population + offspring + 1 */
+};
+
+struct child {
+    struct genome g;
+    int island;
+    const char *mutator;   /* static name */
+    int n_par;
+    uint64_t par[2];
+    char *source;          /* owned */
+    uint64_t src_hash;
+    struct eval_result r;  /* owned evidence */
+    struct archive_desc d;
+    int depth;             /* repairs in this child's LLM lineage */
+};
+
+struct llm_pending;
+struct recmap;
+
+struct engine {
+    struct engine_env env;
+    struct rng rng;
+    int n_isl, cap_members;
+    struct island *isl;
+    struct archive arc;
+    struct seen seen;
+    struct engine_stats st;
+    const cJSON **ex;      /* existing journal records, in order */
+    long n_ex;
+    long pos;              /* index of the next journal record */
+    struct child *kids;
+    int n_kids, cap_kids;
+    int gen;               /* generation being made */
+    long long t0_ns;       /* session start */
+    char best_what[256];
+    char errbuf[256];
+    /* templates: env's first (borrowed), then LLM-made ones (owned) */
+    struct tpl **tpls;
+    int n_tpls, cap_tpls, n_base;
+    char (*tpl_key)[17];   /* per template: transcript key ("" = env's) */
+    int *tpl_depth;        /* per template: repairs in its lineage */
+    /* LLM side (engine_llm.c) */
+    struct recmap *recs;   /* compact results by genome hash */
+    struct llm_pending *pend;
+    int n_pend, cap_pend;
+    long llm_seq;          /* answers taken so far */
+    int llm_off;           /* 1 once a fatal or budget answer was taken */
+    int llm_this_gen;      /* requests made this generation */
+    int use_bandit;
+    struct bandit bandit;
+};
+
+/* engine_llm.c */
+enum { ARM_TWEAK, ARM_CROSSOVER, ARM_LLM_REWRITE, ARM_LLM_CROSSOVER,
+       ARM_COUNT };
+const struct tpl *eng_tpl(const struct engine *e, const struct genome *g);
+const struct member *eng_tournament(struct engine *e, const struct island *is,
+                                    int tpl);
+int eng_supports(const struct engine *e, const struct genome *g);
+int eng_diverged(struct engine *e, const char *what);
+int eng_add_child(struct engine *e, const struct child *c);
+
+int ellm_init(struct engine *e);
+void ellm_free(struct engine *e);
+/* Remembers a result (for prompts and rewards). */
+int ellm_note(struct engine *e, const struct child *c);
+/* Remembers a result read back from an earlier session's journal. */
+int ellm_note_record(struct engine *e, const cJSON *rec, uint64_t hash);
+/* Generation 0: asks for the initial proposals. */
+int ellm_propose(struct engine *e);
+/* Takes the answers asked for earlier, in order: journal records,
+ * templates, children. */
+int ellm_collect(struct engine *e);
+/* Picks the operator for one offspring slot of island i; an LLM arm
+ * queues a request (and makes no child now). Returns the arm. */
+int ellm_pick(struct engine *e, int i, int *arm);
+/* After evaluation: bandit rewards, repair requests. */
+int ellm_after_eval(struct engine *e);
+cJSON *ellm_to_json(const struct engine *e);
+int ellm_restore(struct engine *e, const cJSON *ck);
+int ellm_usable_tpls(const struct engine *e);
+
+
+#endif

@@ -1,0 +1,792 @@
+/*
+ * engine_llm.c - the engine's LLM side: which operator makes a child (a
+ * bandit over tweak, crossover, llm_rewrite, llm_crossover by improvement
+ * per cost), the requests (proposals at start, rewrites and crossovers
+ * chosen by the bandit, repairs of LLM children that failed), and the
+ * answers, which become new templates whose default point is a child and
+ * whose space the cheap mutators then explore.
+ *
+ * Determinism (see engine.h): requests are made at fixed points of a
+ * generation from journaled facts only, and answers are taken at the start
+ * of the next generation, in request order, each journaled as one "llm"
+ * record before its child is made. A record already in the journal is
+ * checked (same prompt) and its answer read from the transcript store
+ * (llm_dir/llm/<key>.json), so resume and replay need no provider and see
+ * the same templates. Fatal and budget answers turn LLM mutation off at the
+ * record that carries them, never earlier, so the choice stays the same on
+ * replay.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "answer.h"
+#include "engine_int.h"
+#include "fsutil.h"
+#include "hash.h"
+#include "llm.h"
+#include "llm_mutator.h"
+#include "record.h"
+
+#define LLM_COST_DEFAULT 20.0 /* an LLM request in evaluations (bandit) */
+
+struct llm_pending {
+    const struct llm_mutator *op;
+    int island;
+    int n_par;
+    uint64_t par[2];
+    int depth;             /* repairs so far in the lineage */
+    int variant;           /* propose: variant number */
+    char *system, *user;   /* the request, kept until answered */
+    uint64_t prompt;       /* hash of system and user */
+    long ticket;           /* live request, or -1 */
+};
+
+/* Compact result of one genome, for prompts and rewards. */
+struct rec {
+    uint64_t hash;
+    int tpl;
+    int64_t vals[TPL_MAX_PARAMS];
+    struct eval_result r;  /* detail kept; evidence dropped */
+};
+
+struct recmap {
+    struct rec *v;
+    size_t n, cap;         /* cap: power of two, open addressing */
+};
+
+static const char *const arm_names[ARM_COUNT] = {"tweak", "crossover",
+                                                 "llm_rewrite",
+                                                 "llm_crossover"};
+
+/* ------------------------------------------------------------ results */
+
+static struct rec *rec_find(const struct engine *e, uint64_t h)
+{
+    const struct recmap *m = e->recs;
+    if (!m || !m->cap)
+        return NULL;
+    for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (!m->v[i].hash)
+            return NULL;
+        if (m->v[i].hash == h)
+            return &m->v[i];
+    }
+}
+
+static int rec_grow(struct recmap *m)
+{
+    size_t cap = m->cap ? m->cap * 2 : 1024;
+    struct rec *v = calloc(cap, sizeof *v);
+    if (!v)
+        return KEVO_ENOMEM;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->v[i].hash)
+            continue;
+        size_t j = m->v[i].hash & (cap - 1);
+        while (v[j].hash)
+            j = (j + 1) & (cap - 1);
+        v[j] = m->v[i];
+    }
+    free(m->v);
+    m->v = v;
+    m->cap = cap;
+    return KEVO_OK;
+}
+
+int ellm_note(struct engine *e, const struct child *c)
+{
+    struct recmap *m = e->recs;
+    if (!m || !c->g.hash || rec_find(e, c->g.hash))
+        return KEVO_OK;
+    if ((m->n + 1) * 2 > m->cap && rec_grow(m))
+        return KEVO_ENOMEM;
+    size_t j = c->g.hash & (m->cap - 1);
+    while (m->v[j].hash)
+        j = (j + 1) & (m->cap - 1);
+    struct rec *r = &m->v[j];
+    r->hash = c->g.hash;
+    r->tpl = c->g.tpl;
+    memcpy(r->vals, c->g.vals, sizeof r->vals);
+    r->r = c->r;
+    r->r.evidence_json = NULL;
+    m->n++;
+    return KEVO_OK;
+}
+
+int ellm_note_record(struct engine *e, const cJSON *rec, uint64_t hash)
+{
+    if (!e->recs)
+        return KEVO_OK;
+    const char *name = record_str(rec, "template");
+    const cJSON *ps = cJSON_GetObjectItemCaseSensitive(rec, "params");
+    struct child c;
+    memset(&c, 0, sizeof c);
+    c.g.tpl = -1;
+    for (int t = 0; name && t < e->n_tpls; t++)
+        if (!strcmp(e->tpls[t]->name, name))
+            c.g.tpl = t;
+    if (c.g.tpl < 0)
+        return KEVO_EPARSE;
+    const struct tpl *tp = e->tpls[c.g.tpl];
+    for (int i = 0; i < tp->n_params; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(ps, tp->params[i].name);
+        if (!cJSON_IsNumber(v))
+            return KEVO_EPARSE;
+        c.g.vals[i] = (int64_t)v->valuedouble;
+    }
+    c.g.hash = hash;
+    if (record_get_result(rec, &c.r))
+        return KEVO_EPARSE;
+    int rc = ellm_note(e, &c);
+    eval_result_release(&c.r);
+    return rc;
+}
+
+/* ---------------------------------------------------------- templates */
+
+int ellm_init(struct engine *e)
+{
+    e->n_base = e->n_tpls = e->env.n_tpls;
+    e->cap_tpls = e->n_tpls + 16;
+    e->tpls = calloc((size_t)e->cap_tpls, sizeof *e->tpls);
+    e->tpl_key = calloc((size_t)e->cap_tpls, sizeof *e->tpl_key);
+    e->tpl_depth = calloc((size_t)e->cap_tpls, sizeof *e->tpl_depth);
+    if (!e->tpls || !e->tpl_key || !e->tpl_depth)
+        return KEVO_ENOMEM;
+    for (int i = 0; i < e->n_tpls; i++)
+        e->tpls[i] = e->env.tpls[i];
+    if (!e->env.llm_on)
+        return KEVO_OK;
+    if (!(e->recs = calloc(1, sizeof *e->recs)))
+        return KEVO_ENOMEM;
+    e->use_bandit = 1;
+    bandit_init(&e->bandit, ARM_COUNT, arm_names);
+    return KEVO_OK;
+}
+
+static void pending_release(struct llm_pending *p)
+{
+    free(p->system);
+    free(p->user);
+    memset(p, 0, sizeof *p);
+}
+
+void ellm_free(struct engine *e)
+{
+    for (int i = e->n_base; e->tpls && i < e->n_tpls; i++)
+        tpl_free(e->tpls[i]);
+    free(e->tpls);
+    free(e->tpl_key);
+    free(e->tpl_depth);
+    for (int i = 0; i < e->n_pend; i++)
+        pending_release(&e->pend[i]);
+    free(e->pend);
+    if (e->recs)
+        free(e->recs->v);
+    free(e->recs);
+}
+
+int ellm_usable_tpls(const struct engine *e)
+{
+    int n = 0;
+    for (int t = 0; t < e->n_tpls; t++)
+        n += (e->tpls[t]->dtype_mask & 1u << e->env.spec->dtype) != 0;
+    return n;
+}
+
+/* Adds template t (owned) with its transcript key; its index in *idx.
+ * A template with the same text as one the run has is not added twice. */
+static int add_tpl(struct engine *e, struct tpl *t, const char *key,
+                   int depth, int *idx)
+{
+    for (int i = 0; i < e->n_tpls; i++)
+        if (e->tpls[i]->hash == t->hash) {
+            tpl_free(t);
+            *idx = i;
+            return KEVO_OK;
+        }
+    if (e->n_tpls == e->cap_tpls) {
+        int cap = e->cap_tpls * 2;
+        void *a = realloc(e->tpls, sizeof *e->tpls * (size_t)cap);
+        if (a)
+            e->tpls = a;
+        void *b = realloc(e->tpl_key, sizeof *e->tpl_key * (size_t)cap);
+        if (b)
+            e->tpl_key = b;
+        void *c = realloc(e->tpl_depth, sizeof *e->tpl_depth * (size_t)cap);
+        if (c)
+            e->tpl_depth = c;
+        if (!a || !b || !c) {
+            tpl_free(t);
+            return KEVO_ENOMEM;
+        }
+        e->cap_tpls = cap;
+    }
+    *idx = e->n_tpls++;
+    e->tpls[*idx] = t;
+    snprintf(e->tpl_key[*idx], sizeof e->tpl_key[*idx], "%s", key);
+    e->tpl_depth[*idx] = depth;
+    return KEVO_OK;
+}
+
+/* ------------------------------------------------------------ prompts */
+
+static void fill_parent(const struct engine *e, uint64_t h,
+                        struct llm_parent *p, struct eval_result *r,
+                        const int64_t **vals)
+{
+    const struct rec *x = rec_find(e, h);
+    eval_result_init(r);
+    if (x) {
+        *r = x->r;
+        p->tpl = e->tpls[x->tpl];
+        *vals = x->vals;
+    }
+    p->vals = *vals;
+    p->r = r;
+}
+
+static int queue(struct engine *e, const struct llm_mutator *op, int island,
+                 int n_par, const uint64_t *par, int depth, int variant)
+{
+    struct llm_parent pp[2];
+    struct eval_result rr[2];
+    const int64_t *vals[2] = {NULL, NULL};
+    memset(pp, 0, sizeof pp);
+    for (int i = 0; i < n_par; i++) {
+        fill_parent(e, par[i], &pp[i], &rr[i], &vals[i]);
+        if (!pp[i].tpl)
+            return KEVO_OK; /* no facts about this parent: ask nothing */
+    }
+    double base = e->st.best_ratio > 0
+                      ? e->st.best_fitness / e->st.best_ratio : 0;
+    struct llm_prompt_ctx ctx = {
+        .prompts_dir = e->env.prompts_dir, .problem = e->env.problem,
+        .dtype = e->env.spec->dtype, .shape = &e->env.spec->shape,
+        .gpu_facts = e->env.gpu_facts ? e->env.gpu_facts : "",
+        .best_fitness = e->st.best_fitness, .baseline_fitness = base,
+        .n_variants = variant};
+    struct llm_pending p = {.op = op, .island = island, .n_par = n_par,
+                            .depth = depth, .variant = variant,
+                            .ticket = -1};
+    for (int i = 0; i < n_par; i++)
+        p.par[i] = par[i];
+    char err[512];
+    if (op->build(&ctx, pp, &p.system, &p.user, err, sizeof err)) {
+        snprintf(e->errbuf, sizeof e->errbuf, "%s: %s", op->name, err);
+        free(p.system);
+        free(p.user);
+        return KEVO_EPARSE;
+    }
+    p.prompt = hash_final(hash_str(hash_str(HASH_SEED, p.system), p.user));
+    if (e->env.llm) {
+        struct llm_req q = {op->name, p.system, p.user};
+        int rc = llm_submit(e->env.llm, &q, &p.ticket);
+        if (rc) {
+            pending_release(&p);
+            return rc;
+        }
+    }
+    if (e->n_pend == e->cap_pend) {
+        int cap = e->cap_pend ? e->cap_pend * 2 : 16;
+        void *a = realloc(e->pend, sizeof *e->pend * (size_t)cap);
+        if (!a) {
+            pending_release(&p);
+            return KEVO_ENOMEM;
+        }
+        e->pend = a;
+        e->cap_pend = cap;
+    }
+    e->pend[e->n_pend++] = p;
+    e->llm_this_gen++;
+    return KEVO_OK;
+}
+
+int ellm_propose(struct engine *e)
+{
+    if (!e->env.llm_on || e->llm_off)
+        return KEVO_OK;
+    int n = e->env.spec->llm_propose;
+    for (int i = 0; i < n; i++) {
+        int rc = queue(e, &llm_propose, i % e->n_isl, 0, NULL, 0, i + 1);
+        if (rc)
+            return rc;
+    }
+    return KEVO_OK;
+}
+
+/* ---------------------------------------------------------- operators */
+
+int ellm_pick(struct engine *e, int i, int *arm)
+{
+    const struct island *is = &e->isl[i];
+    int llm_ok = e->env.llm_on && !e->llm_off && is->n > 0 &&
+                 e->llm_this_gen < e->env.spec->llm_per_gen;
+    int allowed[ARM_COUNT] = {1, 1, llm_ok, llm_ok && is->n >= 2};
+    *arm = bandit_pick(&e->bandit, &e->rng, allowed);
+    if (*arm < ARM_LLM_REWRITE)
+        return KEVO_OK;
+    const struct member *p1 = eng_tournament(e, is, -1);
+    uint64_t par[2] = {p1->g.hash, 0};
+    if (*arm == ARM_LLM_CROSSOVER) {
+        /* a second parent of another family, if the island has one */
+        for (int t = 0; t < 8 && !par[1]; t++) {
+            const struct member *p2 = eng_tournament(e, is, -1);
+            if (p2->g.tpl != p1->g.tpl)
+                par[1] = p2->g.hash;
+        }
+        if (par[1])
+            return queue(e, &llm_crossover, i, 2, par, 0, 0);
+        *arm = ARM_LLM_REWRITE;
+    }
+    return queue(e, &llm_rewrite, i, 1, par, 0, 0);
+}
+
+static int arm_of(const char *mutator)
+{
+    for (int a = 0; a < ARM_COUNT; a++)
+        if (!strcmp(arm_names[a], mutator))
+            return a;
+    return -1;
+}
+
+static double cost_of(const struct engine *e, int arm)
+{
+    double c = e->env.spec->llm_cost > 0 ? e->env.spec->llm_cost
+                                         : LLM_COST_DEFAULT;
+    return arm >= ARM_LLM_REWRITE ? 1.0 + c : 1.0;
+}
+
+int ellm_after_eval(struct engine *e)
+{
+    if (!e->env.llm_on)
+        return KEVO_OK;
+    for (int k = 0; k < e->n_kids; k++) {
+        const struct child *c = &e->kids[k];
+        int arm = arm_of(c->mutator);
+        if (arm >= 0) {
+            double pf = 0, gain = 0;
+            for (int j = 0; j < c->n_par; j++) {
+                const struct rec *x = rec_find(e, c->par[j]);
+                if (x && x->r.fitness > pf)
+                    pf = x->r.fitness;
+            }
+            if (c->r.outcome == EVAL_OK && pf > 0 && c->r.fitness > pf)
+                gain = c->r.fitness / pf - 1.0;
+            bandit_update(&e->bandit, arm, gain, cost_of(e, arm));
+        }
+        /* an LLM child that does not compile or is wrong gets repaired */
+        int from_llm = !strncmp(c->mutator, "llm_", 4);
+        if (from_llm && !e->llm_off &&
+            (c->r.outcome == EVAL_COMPILE_ERROR ||
+             c->r.outcome == EVAL_WRONG) &&
+            c->depth < e->env.spec->llm_repairs) {
+            int rc = queue(e, &llm_repair, c->island, 1, &c->g.hash,
+                           c->depth + 1, 0);
+            if (rc)
+                return rc;
+        }
+    }
+    return KEVO_OK;
+}
+
+/* ----------------------------------------------------------- answers */
+
+static const char *const status_names[] = {"ok", "failed", "fatal",
+                                           "budget"};
+
+static int parse_status(const char *s, enum llm_status *out)
+{
+    for (int i = 0; i < 4; i++)
+        if (s && !strcmp(s, status_names[i])) {
+            *out = (enum llm_status)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* The recorded answer with this key, from dir/llm/<key>.json. */
+static int load_answer(const char *dir, const char *key, struct llm_ans *a,
+                       char *err, size_t errcap)
+{
+    char rel[64], path[4096];
+    char *text = NULL;
+    snprintf(rel, sizeof rel, "llm/%s.json", key);
+    memset(a, 0, sizeof *a);
+    if (fs_join(path, sizeof path, dir, rel))
+        return KEVO_EINVAL;
+    int rc = fs_read_file(path, &text, NULL);
+    if (rc) {
+        snprintf(err, errcap, "cannot read recorded answer '%s'", path);
+        return rc;
+    }
+    cJSON *o = cJSON_Parse(text);
+    free(text);
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "status");
+    const char *t = record_str(o, "text");
+    if (!o || !cJSON_IsString(st) || parse_status(st->valuestring, &a->status)) {
+        cJSON_Delete(o);
+        snprintf(err, errcap, "malformed recorded answer '%s'", path);
+        return KEVO_EPARSE;
+    }
+    if (t && !(a->text = strdup(t)))
+        rc = KEVO_ENOMEM;
+    snprintf(a->key, sizeof a->key, "%s", key);
+    a->cached = 1;
+    cJSON_Delete(o);
+    return rc;
+}
+
+static cJSON *llm_record(const struct engine *e, const struct llm_pending *p,
+                         const struct llm_ans *a, enum answer_reject v,
+                         const char *why, const struct tpl *t)
+{
+    char hex[17];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", "llm");
+    cJSON_AddNumberToObject(o, "gen", e->gen);
+    cJSON_AddNumberToObject(o, "seq", (double)e->llm_seq);
+    cJSON_AddStringToObject(o, "op", p->op->name);
+    cJSON_AddNumberToObject(o, "island", p->island);
+    cJSON *par = cJSON_AddArrayToObject(o, "parents");
+    for (int i = 0; i < p->n_par; i++) {
+        hash_hex(p->par[i], hex);
+        cJSON_AddItemToArray(par, cJSON_CreateString(hex));
+    }
+    hash_hex(p->prompt, hex);
+    cJSON_AddStringToObject(o, "prompt", hex);
+    cJSON_AddStringToObject(o, "key", a->key);
+    cJSON_AddStringToObject(o, "status", status_names[a->status]);
+    cJSON_AddStringToObject(o, "verdict", a->status == LLM_OK
+                                              ? answer_reject_name(v)
+                                              : "none");
+    cJSON_AddStringToObject(o, "why", why);
+    if (t) {
+        cJSON_AddStringToObject(o, "template", t->name);
+        hash_hex(t->hash, hex);
+        cJSON_AddStringToObject(o, "template_hash", hex);
+    }
+    cJSON_AddNumberToObject(o, "tokens_in", (double)a->tokens_in);
+    cJSON_AddNumberToObject(o, "tokens_out", (double)a->tokens_out);
+    cJSON_AddNumberToObject(o, "cost_usd", a->cost_usd);
+    cJSON_AddBoolToObject(o, "cached", a->cached);
+    cJSON_AddNumberToObject(o, "latency_ms", a->latency_ms);
+    cJSON_AddNumberToObject(o, "t", (double)(fs_now_ns() - e->t0_ns) * 1e-9 +
+                                        e->env.elapsed_before_s);
+    return o;
+}
+
+/* Saves an LLM template's text for people (the transcript stays the
+ * source of truth): <run>/llm/templates/<name>.cu. */
+static void save_tpl_text(const struct engine *e, const struct tpl *t)
+{
+    char rel[128], path[4096];
+    snprintf(rel, sizeof rel, "llm/templates/%s.cu", t->name);
+    if (!e->env.jnl || fs_join(path, sizeof path, e->env.run_dir, rel))
+        return;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    if (!fs_mkdirs(dir) &&
+        fs_write_new(path, t->text, strlen(t->text), 0) == KEVO_OK)
+        return; /* (best effort: it exists already, or the disk is full and
+                   the journal write after this one reports it) */
+}
+
+/* Parses an answer into a template (or a verdict with a reason). */
+static enum answer_reject to_template(struct engine *e, const char *key,
+                                      const char *text, struct tpl **out,
+                                      char *why, size_t whycap)
+{
+    char name[TPL_NAME_MAX];
+    snprintf(name, sizeof name, "llm_%.8s", key);
+    struct answer_ctx ax = {e->env.problem, e->env.spec->dtype,
+                            &e->env.spec->shape, &e->env.dev, name};
+    char *src = NULL;
+    *out = NULL;
+    enum answer_reject v = answer_parse(&ax, text ? text : "", out, &src,
+                                        why, whycap);
+    free(src);
+    return v;
+}
+
+static void log_answer(struct engine *e, const struct llm_pending *p,
+                       const struct llm_ans *a, enum answer_reject v,
+                       const char *why, const struct tpl *t)
+{
+    if (!e->env.prog)
+        return;
+    char line[600];
+    if (a->status != LLM_OK)
+        snprintf(line, sizeof line, "%s: no answer (%s): %s", p->op->name,
+                 status_names[a->status], a->detail[0] ? a->detail : why);
+    else if (v != ANSWER_OK)
+        snprintf(line, sizeof line, "%s: answer rejected (%s): %s",
+                 p->op->name, answer_reject_name(v), why);
+    else
+        snprintf(line, sizeof line, "%s: new template %s (%d params)%s",
+                 p->op->name, t->name, t->n_params,
+                 a->cached ? " [recorded]" : "");
+    progress_log(e->env.prog, "llm", line);
+}
+
+/* Takes the answer of pending request p: from the journal or live. */
+static int take_answer(struct engine *e, struct llm_pending *p)
+{
+    struct llm_ans a;
+    char why[512] = "", err[512];
+    const char *dir = e->env.llm_dir ? e->env.llm_dir : e->env.run_dir;
+    int from_journal = e->pos < e->n_ex, rc;
+    memset(&a, 0, sizeof a);
+    if (from_journal) {
+        const cJSON *rec = e->ex[e->pos];
+        const char *type = record_str(rec, "type");
+        const char *ph = record_str(rec, "prompt");
+        const char *key = record_str(rec, "key");
+        uint64_t h;
+        if (!type || strcmp(type, "llm") || !ph || hash_parse(ph, &h) ||
+            h != p->prompt || !key || strlen(key) > 16)
+            return eng_diverged(e, "expected the answer to another LLM "
+                                   "request");
+        if ((rc = load_answer(dir, key, &a, err, sizeof err))) {
+            snprintf(e->errbuf, sizeof e->errbuf, "%s", err);
+            return rc;
+        }
+        if (p->ticket >= 0) { /* asked again on resume: drain it */
+            struct llm_ans b;
+            if (!llm_wait(e->env.llm, p->ticket, &b))
+                llm_ans_release(&b);
+        }
+        a.tokens_in = (long)record_num(rec, "tokens_in", 0);
+        a.tokens_out = (long)record_num(rec, "tokens_out", 0);
+        a.cost_usd = record_num(rec, "cost_usd", 0);
+        a.latency_ms = record_num(rec, "latency_ms", 0);
+    } else if (p->ticket >= 0) {
+        if ((rc = llm_wait(e->env.llm, p->ticket, &a)))
+            return rc;
+    } else {
+        snprintf(e->errbuf, sizeof e->errbuf,
+                 "an LLM answer is needed but no provider is configured "
+                 "and the journal has none");
+        return KEVO_ENOENT;
+    }
+    struct tpl *t = NULL;
+    enum answer_reject v = ANSWER_NO_CODE;
+    if (a.status == LLM_OK)
+        v = to_template(e, a.key, a.text, &t, why, sizeof why);
+    else
+        snprintf(why, sizeof why, "%s", a.detail);
+    if (from_journal) {
+        const char *rv = record_str(e->ex[e->pos], "verdict");
+        const char *want = a.status == LLM_OK ? answer_reject_name(v) : "none";
+        if (!rv || strcmp(rv, want)) {
+            tpl_free(t);
+            llm_ans_release(&a);
+            return eng_diverged(e, "the recorded answer parses differently");
+        }
+    } else if (e->env.jnl) {
+        cJSON *o = llm_record(e, p, &a, v, why, t);
+        rc = jnl_append(e->env.jnl, o, 0);
+        cJSON_Delete(o);
+        if (rc) {
+            tpl_free(t);
+            llm_ans_release(&a);
+            return rc;
+        }
+    }
+    e->pos++;
+    e->llm_seq++;
+    log_answer(e, p, &a, v, why, t);
+    if (a.status == LLM_FATAL || a.status == LLM_BUDGET) {
+        e->llm_off = 1;
+        if (e->env.prog)
+            progress_log(e->env.prog, "llm",
+                         "LLM mutation is off for the rest of the run; the "
+                         "cheap mutators go on");
+    }
+    int arm = p->op == &llm_crossover ? ARM_LLM_CROSSOVER
+              : p->op == &llm_rewrite ? ARM_LLM_REWRITE : -1;
+    if (!t) {
+        if (arm >= 0 && e->use_bandit)
+            bandit_update(&e->bandit, arm, 0, cost_of(e, arm));
+        llm_ans_release(&a);
+        return KEVO_OK;
+    }
+    int idx;
+    rc = add_tpl(e, t, a.key, p->depth, &idx);
+    llm_ans_release(&a);
+    if (rc)
+        return rc;
+    save_tpl_text(e, e->tpls[idx]);
+    struct child c = {.island = p->island, .mutator = p->op->name,
+                      .n_par = p->n_par, .depth = p->depth};
+    c.par[0] = p->par[0];
+    c.par[1] = p->par[1];
+    c.g.tpl = idx;
+    tpl_default_point(e->tpls[idx], c.g.vals);
+    genome_rehash(&c.g, e->tpls[idx]);
+    if (!eng_supports(e, &c.g) || seen_has(&e->seen, c.g.hash) ||
+        e->n_kids >= (e->env.spec->max_evals > 0
+                          ? e->env.spec->max_evals - e->st.evals : 1L << 62))
+        return KEVO_OK;
+    return eng_add_child(e, &c);
+}
+
+int ellm_collect(struct engine *e)
+{
+    int rc = KEVO_OK, i = 0;
+    for (; !rc && i < e->n_pend; i++)
+        rc = take_answer(e, &e->pend[i]);
+    /* what was taken is gone; on error keep the rest for the checkpoint */
+    int taken = rc ? i - 1 : i;
+    for (int k = 0; k < taken; k++)
+        pending_release(&e->pend[k]);
+    memmove(e->pend, e->pend + taken,
+            sizeof *e->pend * (size_t)(e->n_pend - taken));
+    e->n_pend -= taken;
+    e->llm_this_gen = 0;
+    return rc;
+}
+
+/* ---------------------------------------------------------- checkpoint */
+
+cJSON *ellm_to_json(const struct engine *e)
+{
+    char hex[17];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "seq", (double)e->llm_seq);
+    cJSON_AddBoolToObject(o, "off", e->llm_off);
+    cJSON_AddItemToObject(o, "bandit", bandit_to_json(&e->bandit));
+    cJSON *ts = cJSON_AddArrayToObject(o, "templates");
+    for (int i = e->n_base; i < e->n_tpls; i++) {
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddStringToObject(t, "name", e->tpls[i]->name);
+        cJSON_AddStringToObject(t, "key", e->tpl_key[i]);
+        cJSON_AddNumberToObject(t, "depth", e->tpl_depth[i]);
+        cJSON_AddItemToArray(ts, t);
+    }
+    cJSON *ps = cJSON_AddArrayToObject(o, "pending");
+    for (int i = 0; i < e->n_pend; i++) {
+        const struct llm_pending *p = &e->pend[i];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "op", p->op->name);
+        cJSON_AddNumberToObject(j, "island", p->island);
+        cJSON *par = cJSON_AddArrayToObject(j, "parents");
+        for (int k = 0; k < p->n_par; k++) {
+            hash_hex(p->par[k], hex);
+            cJSON_AddItemToArray(par, cJSON_CreateString(hex));
+        }
+        cJSON_AddNumberToObject(j, "depth", p->depth);
+        cJSON_AddNumberToObject(j, "variant", p->variant);
+        cJSON_AddStringToObject(j, "system", p->system);
+        cJSON_AddStringToObject(j, "user", p->user);
+        cJSON_AddItemToArray(ps, j);
+    }
+    return o;
+}
+
+static int restore_tpls(struct engine *e, const cJSON *ts)
+{
+    const char *dir = e->env.llm_dir ? e->env.llm_dir : e->env.run_dir;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, ts)
+    {
+        const char *key = record_str(t, "key"), *name = record_str(t, "name");
+        struct llm_ans a;
+        struct tpl *tp = NULL;
+        char why[512];
+        if (!key || !name || strlen(key) > 16 ||
+            load_answer(dir, key, &a, why, sizeof why))
+            return KEVO_EPARSE;
+        enum answer_reject v = a.status == LLM_OK
+            ? to_template(e, key, a.text, &tp, why, sizeof why)
+            : ANSWER_NO_CODE;
+        llm_ans_release(&a);
+        if (v != ANSWER_OK || strcmp(tp->name, name)) {
+            tpl_free(tp);
+            return KEVO_EPARSE;
+        }
+        int idx, rc = add_tpl(e, tp, key, (int)record_num(t, "depth", 0),
+                              &idx);
+        if (rc)
+            return rc;
+    }
+    return KEVO_OK;
+}
+
+static int restore_pending(struct engine *e, const cJSON *ps)
+{
+    const cJSON *j;
+    cJSON_ArrayForEach(j, ps)
+    {
+        const struct llm_mutator *op = llm_mutator_find(record_str(j, "op")
+                                                            ? record_str(j, "op")
+                                                            : "");
+        const char *sys = record_str(j, "system"), *user = record_str(j, "user");
+        const cJSON *par = cJSON_GetObjectItemCaseSensitive(j, "parents");
+        if (!op || !sys || !user || cJSON_GetArraySize(par) > 2)
+            return KEVO_EPARSE;
+        struct llm_pending p = {.op = op, .ticket = -1,
+                                .island = (int)record_num(j, "island", 0),
+                                .depth = (int)record_num(j, "depth", 0),
+                                .variant = (int)record_num(j, "variant", 0)};
+        const cJSON *h;
+        cJSON_ArrayForEach(h, par)
+        {
+            if (!cJSON_IsString(h) || hash_parse(h->valuestring,
+                                                 &p.par[p.n_par++]))
+                return KEVO_EPARSE;
+        }
+        if (p.island < 0 || p.island >= e->n_isl)
+            return KEVO_EPARSE;
+        p.system = strdup(sys);
+        p.user = strdup(user);
+        if (!p.system || !p.user) {
+            pending_release(&p);
+            return KEVO_ENOMEM;
+        }
+        p.prompt = hash_final(hash_str(hash_str(HASH_SEED, p.system), p.user));
+        if (e->env.llm) {
+            struct llm_req q = {op->name, p.system, p.user};
+            int rc = llm_submit(e->env.llm, &q, &p.ticket);
+            if (rc) {
+                pending_release(&p);
+                return rc;
+            }
+        }
+        if (e->n_pend == e->cap_pend) {
+            int cap = e->cap_pend ? e->cap_pend * 2 : 16;
+            void *a = realloc(e->pend, sizeof *e->pend * (size_t)cap);
+            if (!a) {
+                pending_release(&p);
+                return KEVO_ENOMEM;
+            }
+            e->pend = a;
+            e->cap_pend = cap;
+        }
+        e->pend[e->n_pend++] = p;
+    }
+    return KEVO_OK;
+}
+
+int ellm_restore(struct engine *e, const cJSON *ck)
+{
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(ck, "llm");
+    if (!e->env.llm_on)
+        return o ? KEVO_EPARSE : KEVO_OK;
+    if (!o)
+        return KEVO_EPARSE;
+    e->llm_seq = (long)record_num(o, "seq", 0);
+    e->llm_off = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "off"));
+    int rc = bandit_from_json(&e->bandit,
+                              cJSON_GetObjectItemCaseSensitive(o, "bandit"));
+    if (!rc)
+        rc = restore_tpls(e, cJSON_GetObjectItemCaseSensitive(o, "templates"));
+    if (!rc)
+        rc = restore_pending(e, cJSON_GetObjectItemCaseSensitive(o, "pending"));
+    return rc;
+}

@@ -1,0 +1,126 @@
+/*
+ * llm.h - LLM providers over HTTP: OpenAI-compatible chat completions
+ * (OpenAI, vLLM, llama.cpp server, Ollama, LM Studio: chosen by base URL),
+ * the Anthropic Messages API, and `replay`, which answers from a recorded
+ * run. One background thread drives libcurl multi, so several requests are
+ * in flight while the caller (the engine) keeps the GPU busy.
+ *
+ * Keys come only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY or
+ * a variable the user names); a key is never written to a log, journal,
+ * transcript, error message or anything under the run directory.
+ *
+ * Transcripts: every request and its final answer (after retries) are
+ * stored content-addressed as <run>/llm/<key>.json, key = hash of what
+ * determines the answer (provider, base URL, model, parameters, system and
+ * user text; never the key). <run>/llm/index.jsonl lists requests in
+ * submission order ({"seq","key","kind"}). A request whose key is already
+ * stored is answered from there without a network request (cached = 1, no
+ * cost): identical prompts are never paid for twice, and a resumed run gets
+ * exactly the answers it got before. The replay provider answers the n-th
+ * request with the n-th answer of another run's index, so a re-run sees the
+ * same sequence of proposals with no API.
+ *
+ * Errors: 401/403/404 (bad key, unknown model, wrong URL) are fatal for the
+ * provider: that request and every later one answer LLM_FATAL at once and
+ * llm_disabled() says why; the run goes on without LLM mutation. 429, 5xx,
+ * timeouts and dropped connections are retried with exponential backoff
+ * and jitter, honouring Retry-After, up to max_retries; then LLM_FAILED.
+ */
+#ifndef KEVO_LLM_H
+#define KEVO_LLM_H
+
+#include <stddef.h>
+
+#include "status.h"
+
+enum llm_provider { LLM_OPENAI, LLM_ANTHROPIC, LLM_REPLAY };
+
+struct llm_cfg {
+    enum llm_provider provider;
+    char base_url[512];      /* "" = the provider's default */
+    char model[128];
+    char key_env[64];        /* env variable with the key; "" = default
+                                for the provider; "-" = no key (local) */
+    char replay_dir[1024];   /* LLM_REPLAY: the recorded run directory */
+    int max_tokens;          /* answer limit, default 8192 */
+    double temperature;      /* default 0.7 */
+    int connect_timeout_ms;  /* default 10000 */
+    int timeout_ms;          /* whole request, default 300000 */
+    int max_retries;         /* default 4 */
+    int max_inflight;        /* concurrent requests, default 4 */
+    double price_in;         /* USD per million input tokens (0 = unknown) */
+    double price_out;        /* USD per million output tokens */
+    double budget_tokens;    /* stop asking past this many (0 = none) */
+    double budget_usd;       /* stop asking past this cost (0 = none) */
+};
+
+/* Defaults (provider OPENAI, no model). */
+void llm_cfg_defaults(struct llm_cfg *c);
+/*
+ * Parses a --llm value: "openai:MODEL[@BASE_URL]", "anthropic:MODEL[@URL]",
+ * "replay:RUN_DIR" (and "none"/"off": returns KEVO_ENOENT). Errors name
+ * what is wrong.
+ */
+int llm_cfg_parse(const char *text, struct llm_cfg *c, char *err,
+                  size_t errcap) KEVO_WUR;
+/* Parses a --llm-budget value: "200k" / "2M" tokens, or "$5" / "5usd". */
+int llm_budget_parse(const char *text, struct llm_cfg *c, char *err,
+                     size_t errcap) KEVO_WUR;
+
+enum llm_status {
+    LLM_OK,      /* text holds the answer */
+    LLM_FAILED,  /* transient errors outlasted the retries, or timeout */
+    LLM_FATAL,   /* 401/403/404 or a bad answer envelope: provider off */
+    LLM_BUDGET,  /* not sent: the token/cost budget is spent */
+};
+
+struct llm_req {
+    const char *kind;    /* "propose", "rewrite", ...: for the index */
+    const char *system;  /* system prompt */
+    const char *user;    /* user message */
+};
+
+struct llm_ans {
+    enum llm_status status;
+    int http_status;       /* last HTTP status (0 = none) */
+    int attempts;          /* requests made (0 when cached/replayed) */
+    int cached;            /* 1: from the transcript store, no request */
+    char *text;            /* answer text (LLM_OK), owned */
+    int truncated;         /* 1: the model hit max_tokens */
+    long tokens_in, tokens_out;
+    double cost_usd;
+    double latency_ms;
+    char key[17];          /* content address of the request (hex) */
+    char detail[256];      /* why, for a failure (never holds a key) */
+};
+
+struct llm;
+
+/* Starts a client writing transcripts under run_dir/llm/ (run_dir may be
+ * NULL: no transcripts, no cache). For LLM_OPENAI/ANTHROPIC a missing key
+ * (variable unset or empty) is KEVO_ENOENT with a message naming the
+ * variable. */
+int llm_new(const struct llm_cfg *cfg, const char *run_dir, struct llm **out,
+            char *err, size_t errcap) KEVO_WUR;
+/* Queues a request and returns at once with its ticket (0, 1, 2, ... in
+ * submission order). */
+int llm_submit(struct llm *l, const struct llm_req *r, long *ticket) KEVO_WUR;
+/* Waits for a ticket's final answer (retries included) and moves it into
+ * *out (caller releases it). Each ticket is collected once. */
+int llm_wait(struct llm *l, long ticket, struct llm_ans *out) KEVO_WUR;
+/* 1 (and a reason) once the provider is off after a fatal error. */
+int llm_disabled(const struct llm *l, char *why, size_t whycap);
+/* Totals of this session (answers from the store count no tokens). */
+struct llm_usage {
+    long requests, cached, failed;
+    long tokens_in, tokens_out;
+    double cost_usd;
+};
+void llm_usage(const struct llm *l, struct llm_usage *u);
+/* "openai:gpt-5 @ https://api.openai.com/v1" for messages (no key). */
+const char *llm_describe(const struct llm *l);
+void llm_ans_release(struct llm_ans *a);
+/* Cancels what is in flight and stops the thread. */
+void llm_free(struct llm *l);
+
+#endif

@@ -1,0 +1,96 @@
+# kevo bench without a GPU: the real suite parses (25 named cases), bad
+# suites are refused with the file and case named, --from-runs tabulates
+# run directories made with the test evaluator (best kernel, throughput,
+# ratio, unsupported dtypes, cases not run) into .json and .md results,
+# and running the suite without a GPU stops at once with a clear message.
+. tests/cli/lib.inc
+K="$KEVO"
+
+# the repository's suite: every case parses; nothing has run
+mkdir -p "$SCRATCH/empty"
+if $K bench --suite bench/suite.json --from-runs "$SCRATCH/empty" --out "$SCRATCH/r0" \
+        >"$SCRATCH/out" 2>"$SCRATCH/err"; then
+    n=$(grep -c '^| [a-z]*-[a-z0-9]*-[0-9x]* | not run |' "$SCRATCH/out")
+    [ "$n" = 25 ] && grep -q '| gemm-bf16-8192x8192x8192 |' "$SCRATCH/out" \
+        && grep -q '| softmax-fp16-4096x65536 |' "$SCRATCH/out" \
+        && ok "bench/suite.json parses: 25 cases, each listed as not run" \
+        || { fail "suite table ($n rows)"; cat "$SCRATCH/out"; }
+else
+    fail "bench --from-runs on the real suite"; cat "$SCRATCH/err"
+fi
+
+# a small suite; gemm bf16 gets a template library without bf16 support
+cat >"$SCRATCH/suite.json" <<'EOF'
+{"suite": "t", "seed": 5, "time": "10s",
+ "cases": [{"problem": "gemm", "dtype": "fp32", "shape": "300x200x100"},
+           {"problem": "softmax", "dtype": "fp32", "shape": "64x1000"},
+           {"problem": "gemm", "dtype": "bf16", "shape": "256x256x256"},
+           {"problem": "softmax", "dtype": "fp32", "shape": "128x128"}]}
+EOF
+mkdir -p "$SCRATCH/tl/gemm" "$SCRATCH/tl/softmax"
+for f in templates/gemm/*.cu; do
+    grep -q '^// kevo: dtypes fp32$' "$f" && cp "$f" "$SCRATCH/tl/gemm/"
+done
+cp templates/softmax/*.cu "$SCRATCH/tl/softmax/"
+R="$SCRATCH/runs"
+for c in "gemm fp32 300x200x100" "softmax fp32 64x1000"; do
+    set -- $c
+    $T run --evaluator test --problem $1 --dtype $2 --shape $3 --seed 5 --generations 3 \
+        --runs-dir "$R" --name "$1-$2-$3" --quiet || fail "setup run $1"
+done
+$K bench --suite "$SCRATCH/suite.json" --templates-dir "$SCRATCH/tl" --from-runs "$R" \
+    --out "$SCRATCH/res" >"$SCRATCH/out" 2>"$SCRATCH/err" || { fail "bench --from-runs"; cat "$SCRATCH/err"; }
+member() { sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\"*\([^\",]*\)\"*,*$/\1/p" "$2" | head -1; }
+tpl=$(member template "$R/gemm-fp32-300x200x100/best.json")
+grep -q "^| gemm-fp32-300x200x100 | ok | $tpl | [0-9.]* [TGM]FLOP/s |" "$SCRATCH/out" \
+    && [ -n "$tpl" ] && grep -q '^| softmax-fp32-64x1000 | ok | ' "$SCRATCH/out" \
+    && ok "bench --from-runs tabulates each run's best kernel ($tpl) and throughput" \
+    || { fail "bench rows"; cat "$SCRATCH/out"; }
+grep -q '^| gemm-bf16-256x256x256 | unsupported dtype |' "$SCRATCH/out" \
+    && grep -q '^| softmax-fp32-128x128 | not run |' "$SCRATCH/out" \
+    && ok "a dtype no template supports is reported, a missing run is 'not run'" \
+    || { fail "unsupported / not run rows"; cat "$SCRATCH/out"; }
+json=$(ls "$SCRATCH"/res/*.json 2>/dev/null | head -1)
+md=$(ls "$SCRATCH"/res/*.md 2>/dev/null | head -1)
+if [ -n "$json" ] && [ -n "$md" ] && cmp -s "$md" "$SCRATCH/out"; then
+    # the gemm case's block of the results: from its "case" to the next
+    awk '/"case":/ { on = /gemm-fp32-300x200x100/ } on' "$json" >"$SCRATCH/block"
+    [ -n "$(member commit "$json")" ] && [ -n "$(member date "$json")" ] \
+        && grep -q '"gpu":' "$json" && [ "$(grep -c '"case":' "$json")" = 4 ] \
+        && [ "$(member template "$SCRATCH/block")" = "$tpl" ] \
+        && [ "$(member ratio "$SCRATCH/block")" = "$(member ratio "$R/gemm-fp32-300x200x100/best.json")" ] \
+        && [ "$(member status "$SCRATCH/block")" = ok ] \
+        && ok "the .json results carry commit, GPU, date and each case's best and ratio" \
+        || { fail "results json"; cat "$json"; }
+else
+    fail "results files (.json and an .md equal to the printed table)"; ls "$SCRATCH/res"
+fi
+$K bench --suite "$SCRATCH/suite.json" --from-runs "$R" --out "$SCRATCH/res2" \
+    --case softmax --json >"$SCRATCH/j" 2>/dev/null
+[ "$(sed -n 's/.*"case":[[:space:]]*"\([^"]*\)".*/\1/p' "$SCRATCH/j" | tr '\n' ' ')" = \
+  "softmax-fp32-64x1000 softmax-fp32-128x128 " ] \
+    && ok "--case filters the suite and --json prints the results object" || { fail "--case/--json"; cat "$SCRATCH/j"; }
+
+# bad suites name the file and the case
+echo '{"cases": [{"problem": "gemm", "dtype": "fp32", "shape": "1x2"}]}' >"$SCRATCH/bad1.json"
+expect_fail "a bad shape names the suite file and the case" "bad1.json: case 1: bad shape" \
+    $K bench --suite "$SCRATCH/bad1.json" --from-runs "$R"
+echo '{"cases": [{"problem": "gemm", "dtype": "fp32", "shape": "64x64x64"}, {"problem": "conv", "dtype": "fp32", "shape": "1x1"}]}' >"$SCRATCH/bad2.json"
+expect_fail "an unknown problem names the case" "case 2: unknown problem 'conv'" \
+    $K bench --suite "$SCRATCH/bad2.json" --from-runs "$R"
+echo '{"cases": [' >"$SCRATCH/bad3.json"
+expect_fail "a suite that is not JSON is refused" "bad3.json: not valid JSON" \
+    $K bench --suite "$SCRATCH/bad3.json" --from-runs "$R"
+expect_fail "a missing suite is named" "cannot read suite" $K bench --suite "$SCRATCH/none.json"
+expect_fail "--from-runs of a missing directory" "does not exist" \
+    $K bench --suite "$SCRATCH/suite.json" --from-runs "$SCRATCH/none"
+
+if [ ! -e /usr/lib/x86_64-linux-gnu/libcuda.so.1 ] && ! ldconfig -p | grep -q libcuda.so.1; then
+    $K bench --suite "$SCRATCH/suite.json" --quick --runs-dir "$SCRATCH/gpuruns" --out "$SCRATCH/r3" \
+        >"$SCRATCH/out" 2>"$SCRATCH/err"; rc=$?
+    [ $rc = 3 ] && grep -q "kevo bench needs a GPU" "$SCRATCH/err" && [ ! -e "$SCRATCH/gpuruns" ] \
+        && ok "kevo bench without a GPU says it needs one (exit 3) and runs nothing" \
+        || { fail "bench without a GPU: exit $rc"; cat "$SCRATCH/err"; }
+fi
+$K bench --help | grep -q "usage: kevo bench" && ok "bench --help" || fail "bench --help"
+finish

@@ -1,0 +1,79 @@
+# kevo export on runs made with the deterministic test evaluator: the .cu
+# is the run's exact source and compiles with nvcc; the C launcher
+# compiles (cc -Werror) and links against the driver stub; the cubin is
+# an ELF; the torch file parses and carries the run's facts; the exported
+# plan agrees with kevo's; errors are clear.
+. tests/cli/lib.inc
+K="$KEVO"
+NVCC=/usr/local/cuda/bin/nvcc
+CUDA=/usr/local/cuda
+
+$T run --evaluator test --problem gemm --shape 300x200x100 --seed 3 --generations 3 \
+    --template sgemm_tiled --runs-dir "$SCRATCH" --name eg --quiet || fail "export setup run (gemm)"
+$T run --evaluator test --problem softmax --dtype fp16 --shape 512x1000 --seed 4 --generations 2 \
+    --runs-dir "$SCRATCH" --name es --quiet || fail "export setup run (softmax)"
+
+for r in eg es; do
+    R="$SCRATCH/$r"; O="$SCRATCH/out-$r"
+    $K export "$R" --format all --out "$O" --json >"$SCRATCH/ej" 2>"$SCRATCH/ee" \
+        || { fail "kevo export $r"; cat "$SCRATCH/ee"; continue; }
+    p=$(sed -n 's/.*"problem":[[:space:]]*"\([a-z]*\)".*/\1/p' "$R/manifest.json" | head -1)
+    B="$O/kevo_$p"
+    [ -s "$B.cu" ] && [ -s "$B.h" ] && [ -s "$B.c" ] && [ -s "$B.cubin" ] && [ -s "$B.py" ] \
+        && grep -q "\"python\":" "$SCRATCH/ej" && ok "$r: export writes .cu, .h, .c, .cubin, .py" \
+        || fail "$r: export files"
+    # the .cu ends with the exact source the run measured
+    h=$(sed -n 's/.*"hash":[[:space:]]*"\([0-9a-f]*\)".*/\1/p' "$R/best.json")
+    sh_=$(grep "\"hash\":\"$h\"" "$R/journal.jsonl" | head -1 | sed 's/.*"source":"\([0-9a-f]*\)".*/\1/')
+    n=$(wc -c <"$R/sources/$sh_.cu")
+    tail -c "$n" "$B.cu" | cmp -s - "$R/sources/$sh_.cu" && grep -q "launch plan at" "$B.cu" \
+        && ok "$r: the .cu is the run's source of the winner plus a plan comment" || fail "$r: .cu content"
+    if [ -x "$NVCC" ]; then
+        $NVCC -c -arch=sm_90a -std=c++17 "$B.cu" -o "$SCRATCH/k.o" 2>"$SCRATCH/ne" \
+            && ok "$r: the exported .cu compiles with nvcc" || { fail "$r: nvcc .cu"; head "$SCRATCH/ne"; }
+    else
+        echo "skip nvcc check: $NVCC not found"
+    fi
+    cat >"$SCRATCH/main.c" <<C
+#include "kevo_$p.h"
+int main(void) { return kevo_${p}_load("kevo_$p.cubin") != CUDA_SUCCESS; }
+C
+    cc -std=c11 -Wall -Wextra -Werror -I"$O" -I$CUDA/include "$SCRATCH/main.c" "$B.c" \
+        -L$CUDA/lib64/stubs -lcuda -o "$SCRATCH/m" 2>"$SCRATCH/ce" \
+        && ok "$r: the C launcher compiles with -Werror and links against libcuda" \
+        || { fail "$r: C launcher"; head "$SCRATCH/ce"; }
+    [ "$(head -c 4 "$B.cubin" | od -An -c | tr -d ' ')" = "177ELF" ] \
+        && ok "$r: the cubin is an ELF file" || fail "$r: cubin"
+    python3 -c "import ast,sys; ast.parse(open(sys.argv[1]).read())" "$B.py" \
+        && grep -q "^PROBLEM = \"$p\"" "$B.py" && grep -q "^GENOME = \"$h\"" "$B.py" \
+        && grep -q "load_inline" "$B.py" && grep -q "^def kevo_$p(" "$B.py" \
+        && ok "$r: the torch file parses and names problem, genome, function" \
+        || fail "$r: torch file"
+done
+
+# the generated plan function computes what kevo's launch plan says, at
+# the run's shape (compiled standalone with the param defines of the .c)
+R="$SCRATCH/eg"; O="$SCRATCH/out-eg"
+want=$(sed -n 's/^ \*   \(sgemm_tiled<<<.*\)$/\1/p' "$O/kevo_gemm.cu" | head -1)
+{ sed -n '/^#define /p' "$O/kevo_gemm.c"; sed -n '/^struct kevo_gemm_dims/,/^#pragma pop_macro("align")/p' "$O/kevo_gemm.c"
+  cat <<'C'
+#include <stdio.h>
+int main(void) {
+    struct kevo_gemm_dims l[1]; unsigned long long ws; const char *why = "";
+    if (kevo_gemm_plan_(300, 200, 100, 132, 232448, 52428800, l, &ws, &why)) { puts(why); return 1; }
+    printf("sgemm_tiled<<<dim3(%u, %u, %u), dim3(%u, %u, %u), %u>>>\n", l[0].grid[0], l[0].grid[1],
+           l[0].grid[2], l[0].block[0], l[0].block[1], l[0].block[2], l[0].smem);
+    return 0;
+}
+C
+} >"$SCRATCH/plan.c"
+cc -std=c11 -w "$SCRATCH/plan.c" -o "$SCRATCH/plan" && got=$("$SCRATCH/plan")
+[ -n "$want" ] && [ "$got" = "$want" ] && ok "the exported plan function agrees with kevo's plan ($got)" \
+    || fail "exported plan: got '$got' want '$want'"
+
+expect_fail "export of a missing run names the path" "'$SCRATCH/nope' is not a kevo run directory" \
+    $K export "$SCRATCH/nope"
+expect_fail "export with an unknown format says so" "unknown format 'rust'" $K export "$R" --format rust
+mkdir -p "$SCRATCH/nowin"; cp -r "$R/manifest.json" "$R/templates" "$SCRATCH/nowin/"; : >"$SCRATCH/nowin/journal.jsonl"
+expect_fail "export of a run without a winner says so" "has no winner" $K export "$SCRATCH/nowin"
+finish

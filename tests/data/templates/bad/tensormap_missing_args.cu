@@ -1,0 +1,10 @@
+// expect: tensormap_missing_args.cu:7: 'tensormap' takes NAME BUFFER INNER, OUTER [swizzle=...]
+// kevo: problem gemm
+// kevo: dtypes fp16
+// kevo: param BM 64 128 default=128
+// kevo: launch k
+// kevo: block 128
+// kevo: tensormap tmA A
+extern "C" __global__ void k(const elem_t *A, const elem_t *B, elem_t *C,
+                             int M, int N, int K, void *ws, int tmA)
+{ (void)BM; }

@@ -1,0 +1,81 @@
+#!/bin/sh
+# tests/gpu/export_torch.sh [RUN_DIR...] - on a GPU machine with PyTorch:
+# `kevo export --format torch` of each run, load_inline the extension, run
+# it on random inputs at the run's shape and at an awkward one, and compare
+# with torch (torch.matmul / torch.softmax) computed in fp32 on the same
+# (upcast) inputs and in the run's dtype. Prints the max errors and
+# PASS/FAIL per case; exits 1 on any failure. Without RUN_DIR it first
+# makes two short runs (gemm fp32, softmax fp16) with $KEVO into $OUT.
+set -u
+KEVO=${KEVO:-build/bundle/kevo}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+WORK=${OUT:-$(mktemp -d /tmp/kevo-export-torch.XXXXXX)}
+mkdir -p "$WORK"
+[ -x "$KEVO" ] || { echo "FAIL: KEVO=$KEVO is not executable"; exit 1; }
+if [ $# = 0 ]; then
+    export KEVO_TEMPLATES=${KEVO_TEMPLATES:-$ROOT/templates}
+    "$KEVO" run --problem gemm --dtype fp32 --shape 1024x768x512 --generations 2 \
+        --islands 2 --population 4 --offspring 8 --runs-dir "$WORK/runs" --name gemm --quiet \
+        || { echo "FAIL: kevo run gemm"; exit 1; }
+    "$KEVO" run --problem softmax --dtype fp16 --shape 1024x1000 --generations 2 \
+        --islands 2 --population 4 --offspring 8 --runs-dir "$WORK/runs" --name softmax --quiet \
+        || { echo "FAIL: kevo run softmax"; exit 1; }
+    set -- "$WORK/runs/gemm" "$WORK/runs/softmax"
+fi
+fail=0
+for run in "$@"; do
+    out="$WORK/export-$(basename "$run")"
+    if ! "$KEVO" export "$run" --format torch --out "$out" --quiet; then
+        echo "FAIL $run: kevo export"; fail=1; continue
+    fi
+    py=$(ls "$out"/kevo_*.py | head -1)
+    python3 - "$py" <<'PY' || fail=1
+import importlib.util, sys, torch
+spec = importlib.util.spec_from_file_location("kx", sys.argv[1])
+kx = importlib.util.module_from_spec(spec); spec.loader.exec_module(kx)
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
+tol = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 4e-2}[kx.DTYPE]
+
+def reference(xs, dt):
+    if kx.PROBLEM == "gemm":
+        return [xs[0].to(dt) @ xs[1].to(dt)]
+    if kx.PROBLEM == "softmax":
+        return [torch.softmax(xs[0].to(dt), dim=-1)]
+    raise SystemExit(f"FAIL: no torch reference for problem {kx.PROBLEM}")
+
+def case(sizes, label):
+    g = torch.Generator(device="cuda").manual_seed(1234)
+    xs = [(torch.rand(*(sizes[d] for d in dims), device="cuda", generator=g) * 2 - 1)
+          .to(kx.TORCH_DTYPE) for _, dims in kx.INPUTS]
+    try:
+        out = getattr(kx, kx.FUNCTION)(*xs)
+    except RuntimeError as e:
+        if "shape not supported" in str(e):
+            print(f"skip {label} {sizes}: {str(e).splitlines()[0]}")
+            return True
+        raise
+    torch.cuda.synchronize()
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    ok = True
+    for (name, _), o, r32, rdt in zip(kx.OUTPUTS, outs, reference(xs, torch.float32),
+                                      reference(xs, kx.TORCH_DTYPE)):
+        scale = r32.abs().max().item() or 1.0
+        e32 = (o.float() - r32).abs().max().item() / scale
+        edt = (o.float() - rdt.float()).abs().max().item() / scale
+        good = e32 <= tol and o.shape == r32.shape and torch.isfinite(o.float()).all().item()
+        ok &= good
+        print(f"{'PASS' if good else 'FAIL'} {kx.PROBLEM} {kx.DTYPE} {label} {sizes} {name}: "
+              f"max err vs fp32 torch {e32:.3e}, vs {kx.DTYPE} torch {edt:.3e} "
+              f"(relative to max |ref|, tolerance {tol:g})")
+    return ok
+
+print(f"{kx.FUNCTION}: template {kx.TEMPLATE}, genome {kx.GENOME}, arch {kx.ARCH}; building...")
+kx.load()
+odd = {k: max(1, v * 3 // 4 + 1) for k, v in kx.SHAPE.items()}
+ok = case(kx.SHAPE, "run shape") & case(odd, "awkward shape")
+sys.exit(0 if ok else 1)
+PY
+done
+[ $fail = 0 ] && echo "export_torch: PASS" || echo "export_torch: FAIL"
+exit $fail

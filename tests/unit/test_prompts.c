@@ -1,0 +1,436 @@
+/*
+ * test_prompts.c - the LLM mutators' prompts (mutators/llm_*.c,
+ * the files in mutators/prompts, src/prompt.c): each mutator's request, built
+ * for shipped templates and a made-up measurement, states the facts
+ * (ABI, prelude, shape, the template text, its point, time, registers,
+ * counters, the answer format) with no placeholder left; the example in
+ * format.txt is itself a valid answer that NVRTC compiles; prompt-file
+ * errors name the file and line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "answer.h"
+#include "check.h"
+#include "fsutil.h"
+#include "jit.h"
+#include "llm_mutator.h"
+#include "prompt.h"
+
+#define GPU_FACTS "NVIDIA H100 80GB HBM3 (sm_90a): 132 SMs, 227 KiB shared"
+
+static struct shape shape = {.n_dims = 3, .d = {4096, 4096, 4096}};
+static struct tpl *tiled, *naive;
+static int64_t tiled_vals[TPL_MAX_PARAMS], naive_vals[TPL_MAX_PARAMS];
+static struct eval_result ok_r, wrong_r;
+
+static struct llm_prompt_ctx make_ctx(void)
+{
+    return (struct llm_prompt_ctx){
+        .prompts_dir = "mutators/prompts",
+        .problem = problem_find("gemm"),
+        .dtype = DTYPE_FP32,
+        .shape = &shape,
+        .gpu_facts = GPU_FACTS,
+        .best_fitness = 3.9e13,
+        .baseline_fitness = 5.05e13,
+        .n_variants = 4,
+    };
+}
+
+static int setup(void)
+{
+    char err[512];
+    if (tpl_load("templates/gemm/sgemm_tiled.cu", &tiled, err, sizeof err) ||
+        tpl_load("templates/gemm/gemm_naive.cu", &naive, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    tpl_default_point(tiled, tiled_vals);
+    tpl_default_point(naive, naive_vals);
+    eval_result_init(&ok_r);
+    ok_r.outcome = EVAL_OK;
+    ok_r.fitness = 3.1e13;
+    ok_r.median_ns = 4.43e6;
+    ok_r.min_ns = 4.40e6;
+    ok_r.spread = 0.012;
+    ok_r.reps = 50;
+    ok_r.ratio = 0.614;
+    ok_r.roofline = 0.463;
+    ok_r.res = (struct eval_resources){.regs = 167,
+                                       .smem_static = 0,
+                                       .local_bytes = 0,
+                                       .spill_bytes = 0,
+                                       .occupancy = 1};
+    ok_r.evidence_json = strdup("{\"dram__throughput.pct\":31.5,"
+                                "\"smsp__inst_executed_pipe_fma\":0.71}");
+    eval_result_init(&wrong_r);
+    wrong_r.outcome = EVAL_WRONG;
+    snprintf(wrong_r.detail, sizeof wrong_r.detail,
+             "max error 3.2e-01 at C[4097] (row 1, col 1), 65536 elements "
+             "bad, first at 4097");
+    return 0;
+}
+
+static int has(const char *s, const char *what)
+{
+    return s && strstr(s, what) != NULL;
+}
+
+static const struct llm_mutator *get(const char *name)
+{
+    const struct llm_mutator *m = llm_mutator_find(name);
+    CHECK_MSG(m != NULL, "no mutator %s", name);
+    return m;
+}
+
+/* Builds m's prompts; both NULL (and a failed check) on error. */
+static void build(const struct llm_mutator *m, const struct llm_prompt_ctx *c,
+                  const struct llm_parent *par, char **sys, char **user)
+{
+    char err[512] = "";
+    int rc = m->build(c, par, sys, user, err, sizeof err);
+    CHECK_MSG(rc == KEVO_OK, "%s: %s", m->name, err);
+    if (rc)
+        return;
+    CHECK_MSG(!has(*sys, "{{") && !has(*user, "{{"), "%s: '{{' left", m->name);
+}
+
+/* What every system prompt states. */
+static void check_system(const char *sys)
+{
+    const struct problem *p = problem_find("gemm");
+    CHECK(has(sys, p->abi));
+    CHECK(has(sys, p->summary));
+    CHECK(has(sys, "typedef float elem_t;\n#define TO_F32(x) (x)"));
+    CHECK(has(sys, "M=4096, N=4096, K=4096"));
+    CHECK(has(sys, "  - A: input (read only), 16777216 elements of fp32"));
+    CHECK(has(sys, "  - C: output, 16777216 elements of fp32 (64 MiB)"));
+    CHECK(has(sys, "1.374e+11 FLOP per call; at least 192 MiB of DRAM "
+                   "traffic"));
+    CHECK(has(sys, GPU_FACTS));
+    CHECK(has(sys, "must satisfy |out - ref| <= 0.00064 + 1e-05 * |ref|"));
+    CHECK(has(sys, "# Answer format"));
+    CHECK(has(sys, "`// kevo: problem gemm`"));
+    CHECK(has(sys, "`// kevo: param NAME v1 v2 v3 default=v2`"));
+    CHECK(has(sys, "```cuda\n// kevo: problem gemm\n"));
+}
+
+static void test_rewrite(void)
+{
+    struct llm_prompt_ctx c = make_ctx();
+    struct llm_parent par = {tiled, tiled_vals, &ok_r};
+    char *sys = NULL, *user = NULL;
+    build(get("llm_rewrite"), &c, &par, &sys, &user);
+    check_system(sys);
+    /* the template text verbatim, in a fence */
+    CHECK(has(user, "```cuda\n/*\n * sgemm_tiled.cu"));
+    CHECK(has(user, "// kevo: smem STAGES * BK * (BM + PAD + BN) * 4\n"));
+    CHECK(has(user, "}\n```"));
+    CHECK(has(user, "# The parent: sgemm_tiled"));
+    CHECK(has(user, "BM=128 BN=128 BK=16 TM=8 TN=8 WARP_N=8 VEC=4"));
+    CHECK(has(user, "median time: 4.43 ms per call (min 4.4 ms"));
+    CHECK(has(user, "over 50 timed repetitions"));
+    CHECK(has(user, "throughput: 31 TFLOP/s = 0.614x the main baseline"));
+    CHECK(has(user, "46.3% of the speed of light"));
+    CHECK(has(user, "167 registers/thread, 0 bytes spilled"));
+    CHECK(has(user, "occupancy 1 resident block/SM"));
+    CHECK(has(user, "launch 1: sgemm_tiled, grid (1024, 1, 1), block "
+                    "(256, 1, 1), 33280 bytes of dynamic shared memory"));
+    CHECK(has(user, "\"dram__throughput.pct\":31.5"));
+    CHECK(has(user, "best so far 39 TFLOP/s (0.77x the baseline)"));
+    CHECK(has(user, "main baseline 50.5 TFLOP/s"));
+    char *sys2 = NULL, *user2 = NULL;
+    build(get("llm_rewrite"), &c, &par, &sys2, &user2);
+    CHECK(sys && sys2 && !strcmp(sys, sys2) && user && user2 &&
+          !strcmp(user, user2)); /* a pure function of its inputs */
+    free(sys);
+    free(user);
+    free(sys2);
+    free(user2);
+}
+
+static void test_crossover(void)
+{
+    struct llm_prompt_ctx c = make_ctx();
+    struct llm_parent par[2] = {{tiled, tiled_vals, &ok_r},
+                                {naive, naive_vals, NULL}};
+    char *sys = NULL, *user = NULL;
+    build(get("llm_crossover"), &c, par, &sys, &user);
+    check_system(sys);
+    CHECK(has(user, "# Parent A: sgemm_tiled"));
+    CHECK(has(user, "# Parent B: gemm_naive"));
+    CHECK(has(user, "167 registers/thread"));
+    CHECK(has(user, "TILE=16"));
+    CHECK(has(user, "- not measured yet"));
+    CHECK(has(user, " * sgemm_tiled.cu - fp32 FFMA GEMM"));
+    CHECK(has(user, " * gemm_naive.cu - the stepping stone"));
+    free(sys);
+    free(user);
+}
+
+static void test_repair(void)
+{
+    struct llm_prompt_ctx c = make_ctx();
+    struct llm_parent par = {naive, naive_vals, &wrong_r};
+    char *sys = NULL, *user = NULL;
+    build(get("llm_repair"), &c, &par, &sys, &user);
+    check_system(sys);
+    CHECK(has(user, "It failed (wrong) at this parameter point: TILE=16"));
+    CHECK(has(user, "outcome: wrong (the output differs from the fp64 "
+                    "reference"));
+    CHECK(has(user, wrong_r.detail));
+    CHECK(has(user, "Full evidence (JSON; for a compile error it holds the "
+                    "compiler log, for a wrong result the largest errors "
+                    "and the first bad index): (none recorded)"));
+    CHECK(has(user, "gemm_naive(const elem_t *__restrict__ A"));
+    free(sys);
+    free(user);
+}
+
+static void test_propose(void)
+{
+    struct llm_prompt_ctx c = make_ctx();
+    char *sys = NULL, *user = NULL, *sys2 = NULL, *user2 = NULL;
+    c.variant = 1;
+    build(get("llm_propose"), &c, NULL, &sys, &user);
+    c.variant = 2;
+    build(get("llm_propose"), &c, NULL, &sys2, &user2);
+    check_system(sys);
+    CHECK(has(user, "This request is proposal 2 of 4"));
+    CHECK(has(user, "implement design number 2 of your ranking"));
+    CHECK(has(user2, "This request is proposal 3 of 4"));
+    /* the system prompt does not vary (prefix caching) */
+    CHECK(sys && sys2 && !strcmp(sys, sys2));
+    free(sys);
+    free(user);
+    free(sys2);
+    free(user2);
+    c.best_fitness = 0;
+    c.baseline_fitness = 0;
+    c.gpu_facts = NULL;
+    build(get("llm_propose"), &c, NULL, &sys, &user);
+    CHECK(has(user, "best so far none yet"));
+    CHECK(has(user, "main baseline unknown"));
+    CHECK(has(sys, "# The GPU\n\n(not given)"));
+    free(sys);
+    free(user);
+}
+
+static void test_softmax_fp16_facts(void)
+{
+    struct shape s = {.n_dims = 2, .d = {8192, 1000}};
+    struct llm_prompt_ctx c = make_ctx();
+    c.problem = problem_find("softmax");
+    c.dtype = DTYPE_FP16;
+    c.shape = &s;
+    char *sys = NULL, *user = NULL;
+    build(get("llm_propose"), &c, NULL, &sys, &user);
+    CHECK(has(sys, c.problem->abi));
+    CHECK(has(sys, "ROWS=8192, COLS=1000"));
+    CHECK(has(sys, "typedef __half elem_t;"));
+    CHECK(has(sys, "`// kevo: dtypes fp16`"));
+    CHECK(has(sys, "  - y: output, 8192000 elements of fp16"));
+    CHECK(has(sys, "3.277e+07 bytes per call (inputs read once"));
+    free(sys);
+    free(user);
+}
+
+static void test_registry(void)
+{
+    const char *want[] = {"llm_propose", "llm_rewrite", "llm_crossover",
+                          "llm_repair"};
+    const int parents[] = {0, 1, 2, 1};
+    int n = 0;
+    while (kevo_llm_mutators[n])
+        n++;
+    CHECK(n == 4);
+    for (int i = 0; i < 4 && i < n; i++) {
+        CHECK(!strcmp(kevo_llm_mutators[i]->name, want[i]));
+        CHECK(kevo_llm_mutators[i]->n_parents == parents[i]);
+        CHECK(kevo_llm_mutators[i]->summary && kevo_llm_mutators[i]->build);
+        CHECK(llm_mutator_find(want[i]) == kevo_llm_mutators[i]);
+    }
+    CHECK(llm_mutator_find("tweak") == NULL);
+}
+
+static void test_missing_parent(void)
+{
+    struct llm_prompt_ctx c = make_ctx();
+    char *sys = (char *)1, *user = (char *)1, err[256];
+    CHECK(llm_rewrite.build(&c, NULL, &sys, &user, err, sizeof err) ==
+          KEVO_EINVAL);
+    CHECK(!sys && !user && has(err, "llm_rewrite needs 1 parent"));
+    struct llm_parent one = {tiled, tiled_vals, &ok_r};
+    CHECK(llm_crossover.build(&c, &(struct llm_parent[2]){one, {0}}[0], &sys,
+                              &user, err, sizeof err) == KEVO_EINVAL);
+    CHECK(has(err, "llm_crossover needs 2 parents"));
+}
+
+/* The example in format.txt is a valid answer, and it compiles. */
+static void test_format_example(void)
+{
+    struct llm_prompt_ctx c = make_ctx();
+    char *sys = NULL, *user = NULL;
+    build(&llm_propose, &c, NULL, &sys, &user);
+    if (!sys)
+        return;
+    const char *fmt = strstr(sys, "# Answer format");
+    struct answer_ctx ac = {c.problem, DTYPE_FP32, &shape, NULL, "example"};
+    struct tpl *t = NULL;
+    char *src = NULL, why[512] = "";
+    CHECK_MSG(fmt && answer_parse(&ac, fmt, &t, &src, why, sizeof why) ==
+                         ANSWER_OK,
+              "%s", why);
+    for (int dt = 0; t && dt < DTYPE_COUNT; dt++) {
+        int64_t def[TPL_MAX_PARAMS];
+        tpl_default_point(t, def);
+        char *code = tpl_instantiate(t, def, (enum dtype)dt);
+        struct jit_output o;
+        memset(&o, 0, sizeof o);
+        CHECK(jit_compile(code, "example", "sm_90a", &o) == KEVO_OK);
+        CHECK_MSG(o.ok, "%s: %s", dtype_name((enum dtype)dt), o.log);
+        jit_output_release(&o);
+        free(code);
+    }
+    tpl_free(t);
+    free(src);
+    free(sys);
+    free(user);
+}
+
+/* Copies the shipped prompts into dir, with file replaced by text. */
+static int fake_prompts(const char *dir, const char *file, const char *text)
+{
+    static const char *const files[] = {"system.txt",    "format.txt",
+                                        "propose.txt",   "rewrite.txt",
+                                        "crossover.txt", "repair.txt"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char src[256], dst[512], *body;
+        size_t len;
+        snprintf(src, sizeof src, "mutators/prompts/%s", files[i]);
+        snprintf(dst, sizeof dst, "%s/%s", dir, files[i]);
+        if (fs_read_file(src, &body, &len))
+            return -1;
+        int rc = !strcmp(files[i], file)
+                     ? fs_write_atomic(dst, text, strlen(text))
+                     : fs_write_atomic(dst, body, len);
+        free(body);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+static void test_prompt_file_errors(void)
+{
+    char dir[] = "/tmp/kevo_prompts_XXXXXX", err[512];
+    CHECK(mkdtemp(dir) != NULL);
+    struct llm_prompt_ctx c = make_ctx();
+    struct llm_parent par = {tiled, tiled_vals, &ok_r};
+    c.prompts_dir = dir;
+    char *sys = (char *)1, *user = (char *)1;
+    char want[600];
+
+    CHECK(!fake_prompts(dir, "rewrite.txt", "Line one.\n\nUse {{NOPE}}.\n"));
+    CHECK(llm_rewrite.build(&c, &par, &sys, &user, err, sizeof err) ==
+          KEVO_EPARSE);
+    snprintf(want, sizeof want,
+             "%s/rewrite.txt:3: unknown placeholder "
+             "'{{NOPE}}'",
+             dir);
+    CHECK_MSG(has(err, want) && !sys && !user, "%s", err);
+
+    /* a parent's facts exist only for mutators with parents */
+    CHECK(!fake_prompts(dir, "propose.txt", "{{PROBLEM}}\n{{PARENT_TEXT}}\n"));
+    CHECK(llm_propose.build(&c, NULL, &sys, &user, err, sizeof err) ==
+          KEVO_EPARSE);
+    snprintf(want, sizeof want,
+             "%s/propose.txt:2: unknown placeholder "
+             "'{{PARENT_TEXT}}'",
+             dir);
+    CHECK_MSG(has(err, want), "%s", err);
+
+    CHECK(!fake_prompts(dir, "system.txt", "ok {{PROBLEM}}\n{{ problem }}\n"));
+    CHECK(llm_rewrite.build(&c, &par, &sys, &user, err, sizeof err) ==
+          KEVO_EPARSE);
+    snprintf(want, sizeof want,
+             "%s/system.txt:2: malformed placeholder "
+             "'{{ problem }}'",
+             dir);
+    CHECK_MSG(has(err, want), "%s", err);
+
+    char path[600];
+    snprintf(path, sizeof path, "%s/format.txt", dir);
+    CHECK(!fake_prompts(dir, "", ""));
+    unlink(path);
+    CHECK(llm_repair.build(&c, &par, &sys, &user, err, sizeof err) ==
+          KEVO_ENOENT);
+    snprintf(want, sizeof want, "cannot read '%s'", path);
+    CHECK_MSG(has(err, want), "%s", err);
+
+    static const char *const files[] = {"system.txt", "propose.txt",
+                                        "rewrite.txt", "crossover.txt",
+                                        "repair.txt"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+static void test_fill(void)
+{
+    struct prompt_vars pv;
+    char *out = NULL, err[256];
+    prompt_vars_init(&pv);
+    prompt_vars_set(&pv, "A", "x{{B}}y");
+    prompt_vars_setf(&pv, "B", "%d", 42);
+    prompt_vars_set(&pv, "A_2", NULL);
+    CHECK(prompt_fill("t", "[{{A}}|{{B}}|{{A_2}}]", &pv, &out, err,
+                      sizeof err) == KEVO_OK);
+    CHECK(out && !strcmp(out, "[x{{B}}y|42|]")); /* values are not re-read */
+    free(out);
+    prompt_vars_set(&pv, "B", "replaced");
+    CHECK(!strcmp(prompt_vars_get(&pv, "B"), "replaced") && pv.n == 3);
+    CHECK(prompt_fill("t", "a\n{{B}\n", &pv, &out, err, sizeof err) ==
+          KEVO_EPARSE);
+    CHECK(has(err, "t:2: malformed placeholder '{{B}'"));
+    CHECK(prompt_fill("t", "{{", &pv, &out, err, sizeof err) == KEVO_EPARSE);
+    prompt_vars_set(&pv, "lower", "x"); /* a bad name fails the table */
+    CHECK(pv.failed);
+    CHECK(prompt_fill("t", "no placeholders", &pv, &out, err, sizeof err) ==
+          KEVO_ENOMEM);
+    prompt_vars_release(&pv);
+
+    struct prompt_buf b;
+    prompt_buf_init(&b, 8);
+    prompt_buf_adds(&b, "12345");
+    prompt_buf_addf(&b, "%d", 678);
+    CHECK(!b.failed && b.len == 8);
+    prompt_buf_adds(&b, "9"); /* over the cap: sticky failure */
+    CHECK(b.failed && prompt_buf_take(&b) == NULL);
+}
+
+int main(void)
+{
+    if (setup())
+        return 1;
+    RUN(test_rewrite, "the rewrite prompt states the parent and its numbers");
+    RUN(test_crossover, "the crossover prompt shows both parents");
+    RUN(test_repair, "the repair prompt shows the failure's evidence");
+    RUN(test_propose, "propose variants differ, the system prompt does not");
+    RUN(test_softmax_fp16_facts, "facts follow the problem and dtype");
+    RUN(test_registry, "the registry lists the four LLM mutators");
+    RUN(test_missing_parent, "a mutator without its parents is an error");
+    RUN(test_format_example, "the format example is a valid answer");
+    RUN(test_prompt_file_errors, "prompt-file errors name the file and line");
+    RUN(test_fill, "placeholders fill once; bad ones are errors");
+    eval_result_release(&ok_r);
+    eval_result_release(&wrong_r);
+    tpl_free(tiled);
+    tpl_free(naive);
+    TEST_DONE();
+}
