@@ -16,10 +16,11 @@
  * run directory; the engine needs no hook for this.
  *
  * LLM runs: the engine journals one "llm" record per answer (engine.h);
- * they would be compared like the others, with the answers taken from the
- * run directory by the replay provider (llm.h), never from a live one. That
- * provider is not passed in yet (see replay_engine()), so a journal with
- * "llm" records is refused with a message rather than misreported.
+ * they are compared like the others (accounting members aside: tokens,
+ * cost, cached, latency), with the answers given by the replay provider
+ * (llm.h, "replay:<run>": the n-th request gets the run's n-th recorded
+ * answer), never by a live API, and the prompts built from the run's own
+ * gpu_facts.txt, so a different prompt is a divergence.
  */
 #include "cmd_repro.h"
 
@@ -37,6 +38,7 @@
 #include "genome.h"
 #include "hash.h"
 #include "jnl.h"
+#include "llm.h"
 #include "record.h"
 #include "rundir.h"
 
@@ -61,7 +63,9 @@ static const char usage[] =
     "exit status: 0 identical, 1 divergent or error, 2 usage\n";
 
 /* Members that hold wall-clock measurements, not decisions. */
-static const char *const clock_members[] = {"t", "latency_ms"};
+static const char *const clock_members[] = {"t", "latency_ms", "cached",
+                                            "tokens_in", "tokens_out",
+                                            "cost_usd"};
 
 struct divergence {
     long index;            /* 0-based record index; -1 = none */
@@ -362,12 +366,6 @@ static int make_tmp(struct replay *r)
  */
 static int replay_engine(struct replay *r, struct engine_stats *st)
 {
-    if (count_type(r, "llm")) {
-        snprintf(r->err, sizeof r->err, "run '%s' used LLM mutation: "
-                 "replaying its recorded answers is not wired into kevo "
-                 "replay yet", r->dir);
-        return KEVO_EINVAL;
-    }
     struct spec s = r->spec;
     s.max_generations = 0;
     s.max_time_s = 0;
@@ -379,20 +377,45 @@ static int replay_engine(struct replay *r, struct engine_stats *st)
         .spec = &s, .problem = r->problem, .tpls = r->tpls,
         .n_tpls = r->n_tpls, .dev = r->dev, .ev = ev, .run_dir = r->tmp,
         .jnl = r->out, .existing = NULL, .stop = NULL, .prog = NULL};
-    /* LLM runs: pass the replay provider here (llm.h, "replay:RUN_DIR" on
-     * r->dir, transcripts into r->tmp), never a live one, so the answers
-     * come from the run directory; the "llm" records are then compared
-     * like every other record. */
     struct engine *e;
-    char err[512] = "";
-    int rc = engine_new(&env, NULL, &e, err, sizeof err);
+    char err[512] = "", prompts[4096], facts_path[4096];
+    char *facts = NULL;
+    struct llm *llm = NULL;
+    int rc = KEVO_OK;
+    if (spec_llm_on(&s)) {
+        struct llm_cfg c;
+        char spec_text[1300];
+        llm_cfg_defaults(&c);
+        snprintf(spec_text, sizeof spec_text, "replay:%s", r->dir);
+        if (cli_prompts_dir(prompts, sizeof prompts)) {
+            snprintf(err, sizeof err, "LLM prompt files not found "
+                     "(mutators/prompts; set KEVO_PROMPTS)");
+            rc = KEVO_ENOENT;
+        } else if ((rc = rundir_path(facts_path, sizeof facts_path, r->dir,
+                                     "gpu_facts.txt")) ||
+                   (rc = fs_read_file(facts_path, &facts, NULL))) {
+            snprintf(err, sizeof err, "cannot read '%s'", facts_path);
+        } else if (!(rc = llm_cfg_parse(spec_text, &c, err, sizeof err))) {
+            rc = llm_new(&c, r->tmp, &llm, err, sizeof err);
+        }
+        env.llm_on = 1;
+        env.llm = llm;
+        env.prompts_dir = prompts;
+        env.gpu_facts = facts;
+    }
+    if (!rc)
+        rc = engine_new(&env, NULL, &e, err, sizeof err);
     if (rc) {
         snprintf(r->err, sizeof r->err, "%s", err);
+        llm_free(llm);
+        free(facts);
         return rc;
     }
     rc = engine_run(e, err, sizeof err);
     *st = *engine_stats(e);
     engine_free(e);
+    llm_free(llm);
+    free(facts);
     if (rc && rc != KEVO_ESTOPPED && (rc != KEVO_EDIVERGE ||
                                       r->div.index < 0))
         snprintf(r->err, sizeof r->err, "the engine stopped: %s", err);
