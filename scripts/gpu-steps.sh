@@ -32,16 +32,16 @@ step() { # name limit command...
 for s in "$@"; do
     case "$s" in
     doctor) step doctor 60 "$KEVO" doctor ;;
-    gpu-test) step gpu-test 300 tests/gpu/run.sh ;;
-    ncu) step ncu 240 scripts/ncu-compare.sh ;;
-    gemm-families) step gemm-families 150 tests/gpu/gemm_families.sh ;;
-    softmax-families) step softmax-families 150 tests/gpu/softmax_families.sh ;;
-    wgmma) step wgmma 150 tests/gpu/wgmma.sh ;;
+    gpu-test) step gpu-test ${GPU_TEST_S:-240} tests/gpu/run.sh ;;
+    ncu) step ncu ${NCU_S:-120} scripts/ncu-compare.sh ;;
+    gemm-families) step gemm-families ${FAM_S:-120} tests/gpu/gemm_families.sh ;;
+    softmax-families) step softmax-families ${FAM_S:-120} tests/gpu/softmax_families.sh ;;
+    wgmma) step wgmma ${WGMMA_S:-100} tests/gpu/wgmma.sh ;;
     bench-quick) step bench-quick 400 "$KEVO" bench --quick ;;
     run:*)
         IFS=: read -r _ p d sh secs extra <<<"$s"
         step "run-$p-$d-$sh" $((secs + 90)) bash -c "\"$KEVO\" run --problem $p --dtype $d --shape $sh --time $secs --generations 0 --runs-dir \"$RUNS\" --name $p-$d-$sh $extra; \"$KEVO\" status \"$RUNS/$p-$d-$sh\"" ;;
-    sh:*) step "sh-$(echo "${s#sh:}" | tr -c 'a-zA-Z0-9' _ | cut -c1-30)" 300 bash -c "${s#sh:}" ;;
+    sh:*) step "sh-$(echo "${s#sh:}" | tr -c "a-zA-Z0-9" _ | cut -c1-30)" ${SH_S:-120} bash -c "${s#sh:}" ;;
     *) echo "unknown step $s" | tee -a "$S" ;;
     esac
 done
