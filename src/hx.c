@@ -5,9 +5,13 @@
  * protocol; candidates are launched by worker.c.
  *
  * Timing recipe (notes/cupti-nvrtc-driver.md section 4): an L2 flush
- * kernel writing 2x the L2 size before every repetition (Triton and
- * KernelBench write 256 MB; nvbench flushes exactly L2), CUPTI kernel
- * records, median of adaptive repetitions.
+ * kernel READING 2x the L2 size before every repetition, CUPTI kernel
+ * records, median of adaptive repetitions. The flush reads rather than
+ * writes (Triton and KernelBench write 256 MB) so that it leaves L2 full of
+ * clean lines: a written flush leaves ~50 MB of dirty lines whose
+ * write-back lands inside the next timed kernel, which made a 64 MB
+ * softmax read 13 % slower than Nsight Compute's cache-control flush
+ * measured it (bench/results/2026-11-21-h100-session2.md).
  */
 #include "hx.h"
 
@@ -163,7 +167,9 @@ static const char core_src[] =
     "x); }\n"
     "}\n"
     "extern \"C\" __global__ void kevo_flush(u32 *p, long long nw, u32 v) {\n"
-    "  GS_LOOP(i, nw) p[i] = v ^ (u32)i;\n"
+    "  u32 acc = 0;\n"
+    "  GS_LOOP(i, nw) acc ^= __ldcg(p + i);\n"
+    "  if (acc == v) p[0] = acc; /* (keeps the loads; harmless) */\n"
     "}\n"
     "extern \"C\" __global__ void kevo_doctor(float *x, int n) {\n"
     "  GS_LOOP(i, n) x[i] = 2.0f * x[i] + 1.0f;\n"
@@ -410,6 +416,8 @@ int hx_set_problem(struct hx *h, const struct problem *p, enum dtype dt,
         fb = 64u << 20;
     fb = (fb + (1u << 20) - 1) & ~(size_t)((1u << 20) - 1);
     CUresult rc = h->cu->cuMemAlloc(&h->flush, fb);
+    if (!rc)
+        rc = h->cu->cuMemsetD32(h->flush, 0x5a5a5a5au, fb / 4);
     if (rc)
         return cuda_fail(h, rc, "cannot allocate the L2 flush buffer");
     h->flush_words = fb / 4;
