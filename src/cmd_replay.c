@@ -62,10 +62,11 @@ static const char usage[] =
     "\n"
     "exit status: 0 identical, 1 divergent or error, 2 usage\n";
 
-/* Members that hold wall-clock measurements, not decisions. */
+/* members that are accounting, not decisions: wall clock, and for "llm"
+ * records what the provider charged and where its transcript is */
 static const char *const clock_members[] = {"t", "latency_ms", "cached",
                                             "tokens_in", "tokens_out",
-                                            "cost_usd"};
+                                            "cost_usd", "key"};
 
 struct divergence {
     long index;            /* 0-based record index; -1 = none */

@@ -502,8 +502,12 @@ static enum answer_reject to_template(struct engine *e, const char *key,
                                       const char *text, struct tpl **out,
                                       char *why, size_t whycap)
 {
-    char name[TPL_NAME_MAX];
-    snprintf(name, sizeof name, "llm_%.8s", key);
+    /* named after the answer's content, so the same answer from another
+     * provider (a replay) makes the same template */
+    char name[TPL_NAME_MAX], hex[17];
+    hash_hex(hash_final(hash_str(HASH_SEED, text ? text : "")), hex);
+    snprintf(name, sizeof name, "llm_%.8s", hex);
+    (void)key;
     struct answer_ctx ax = {e->env.problem, e->env.spec->dtype,
                             &e->env.spec->shape, &e->env.dev, name};
     char *src = NULL;
@@ -601,7 +605,7 @@ static int take_answer(struct engine *e, struct llm_pending *p)
     e->pos++;
     e->llm_seq++;
     log_answer(e, p, &a, v, why, t);
-    if (a.status == LLM_FATAL || a.status == LLM_BUDGET) {
+    if ((a.status == LLM_FATAL || a.status == LLM_BUDGET) && !e->llm_off) {
         e->llm_off = 1;
         if (e->env.prog)
             progress_log(e->env.prog, "llm",

@@ -34,58 +34,59 @@
 #define ANSWER_CAP (16u << 20) /* bytes of one HTTP answer */
 #define MALFORMED_RETRIES 1    /* a malformed 200 is asked again once */
 
-enum job_state { J_QUEUED, J_ACTIVE, J_FOLLOW, J_DONE };
+/* J_NEW: being submitted (not yet a leader for its twins) */
+enum job_state { J_NEW, J_QUEUED, J_ACTIVE, J_FOLLOW, J_DONE };
 
 struct job {
-    long ticket;              /* index in llm.jobs */
-    long seq;                 /* line in the run's index */
+    long ticket; /* index in llm.jobs */
+    long seq;    /* line in the run's index */
     char *kind, *system, *user;
     enum job_state state;
-    struct job *next;         /* in the queue (J_QUEUED), ticket order */
-    long leader;              /* J_FOLLOW: the ticket with the same key */
-    long long not_before_ns;  /* backoff: no attempt before this */
-    long long t0_ns;          /* first attempt started */
-    int malformed;            /* malformed 200 answers so far */
-    CURL *easy;               /* J_ACTIVE: the transfer */
-    struct curl_slist *hdrs;  /* its headers (hold the key) */
-    char *body;               /* request JSON */
-    char *resp;               /* answer bytes so far */
+    struct job *next;        /* in the queue (J_QUEUED), ticket order */
+    long leader;             /* J_FOLLOW: the ticket with the same key */
+    long long not_before_ns; /* backoff: no attempt before this */
+    long long t0_ns;         /* first attempt started */
+    int malformed;           /* malformed 200 answers so far */
+    CURL *easy;              /* J_ACTIVE: the transfer */
+    struct curl_slist *hdrs; /* its headers (hold the key) */
+    char *body;              /* request JSON */
+    char *resp;              /* answer bytes so far */
     size_t resp_len, resp_cap;
-    int resp_overflow;        /* 1: answer passed ANSWER_CAP */
-    double retry_after_s;     /* from the last answer, -1 = none */
+    int resp_overflow;    /* 1: answer passed ANSWER_CAP */
+    double retry_after_s; /* from the last answer, -1 = none */
     char errbuf[CURL_ERROR_SIZE];
-    struct llm_ans ans;       /* the answer being built */
+    struct llm_ans ans; /* the answer being built */
 };
 
 struct llm {
     struct llm_cfg cfg;
-    const struct llm_api *api;   /* NULL for replay */
-    char base[512];              /* effective base URL */
-    char url[600];               /* request URL */
-    char key_env[64];            /* the variable named in messages */
-    char *key;                   /* the API key, NULL = none */
+    const struct llm_api *api; /* NULL for replay */
+    char base[512];            /* effective base URL */
+    char url[600];             /* request URL */
+    char key_env[64];          /* the variable named in messages */
+    char *key;                 /* the API key, NULL = none */
     char describe[1200];
-    char run_dir[1024];          /* "" = no transcripts */
-    struct llm_store *store;     /* NULL without run_dir */
-    struct llm_replay *replay;   /* LLM_REPLAY */
-    long seq0;                   /* index lines before this session */
-    double prior_tokens;         /* spent by earlier sessions */
+    char run_dir[1024];        /* "" = no transcripts */
+    struct llm_store *store;   /* NULL without run_dir */
+    struct llm_replay *replay; /* LLM_REPLAY */
+    long seq0;                 /* index lines before this session */
+    double prior_tokens;       /* spent by earlier sessions */
     double prior_cost;
 
     pthread_mutex_t mu;
-    pthread_cond_t cv;           /* a job became J_DONE */
+    pthread_cond_t cv; /* a job became J_DONE */
     pthread_t thread;
     int thread_started;
-    int stop;                    /* llm_free asked the thread to end */
+    int stop; /* llm_free asked the thread to end */
     CURLM *multi;
-    struct job **jobs;           /* by ticket; NULL once collected */
+    struct job **jobs; /* by ticket; NULL once collected */
     long n_jobs, cap_jobs;
-    struct job *queue;           /* J_QUEUED jobs in ticket order */
-    int inflight;                /* J_ACTIVE jobs */
-    int disabled;                /* 1 after a fatal error */
-    char why[256];               /* and why */
+    struct job *queue; /* J_QUEUED jobs in ticket order */
+    int inflight;      /* J_ACTIVE jobs */
+    int disabled;      /* 1 after a fatal error */
+    char why[256];     /* and why */
     struct llm_usage usage;
-    struct rng rng;              /* jitter */
+    struct rng rng; /* jitter */
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -147,8 +148,7 @@ static int parse_model_url(const char *prov, const char *rest,
     return KEVO_OK;
 }
 
-int llm_cfg_parse(const char *text, struct llm_cfg *c, char *err,
-                  size_t errcap)
+int llm_cfg_parse(const char *text, struct llm_cfg *c, char *err, size_t errcap)
 {
     if (strcmp(text, "none") == 0 || strcmp(text, "off") == 0)
         return KEVO_ENOENT;
@@ -167,8 +167,9 @@ int llm_cfg_parse(const char *text, struct llm_cfg *c, char *err,
         c->provider = LLM_ANTHROPIC;
     } else if (n == 6 && strncmp(text, "replay", 6) == 0) {
         if (!colon[1] || strlen(colon + 1) >= sizeof c->replay_dir) {
-            snprintf(err, errcap, "--llm: replay wants a run directory "
-                                  "(replay:RUN_DIR)");
+            snprintf(err, errcap,
+                     "--llm: replay wants a run directory "
+                     "(replay:RUN_DIR)");
             return KEVO_EINVAL;
         }
         c->provider = LLM_REPLAY;
@@ -438,8 +439,7 @@ static void wipe_headers(struct curl_slist *h)
 static int start_attempt(struct llm *l, struct job *j)
 {
     const struct llm_cfg *c = &l->cfg;
-    if (!j->body &&
-        !(j->body = l->api->body(c, l->base, j->system, j->user)))
+    if (!j->body && !(j->body = l->api->body(c, l->base, j->system, j->user)))
         return KEVO_ENOMEM;
     CURL *e = curl_easy_init();
     struct curl_slist *h = NULL;
@@ -544,11 +544,12 @@ static const char *fatal_advice(const struct llm *l, int code, char *buf,
         snprintf(buf, cap, "check the model '%s' and the base URL '%s'",
                  l->cfg.model, l->base);
     else if (nokey)
-        snprintf(buf, cap, "the server wants a key: name its variable "
-                           "(key_env)");
+        snprintf(buf, cap,
+                 "the server wants a key: name its variable "
+                 "(key_env)");
     else if (code == 403)
-        snprintf(buf, cap, "check %s and its access to model '%s'",
-                 l->key_env, l->cfg.model);
+        snprintf(buf, cap, "check %s and its access to model '%s'", l->key_env,
+                 l->cfg.model);
     else
         snprintf(buf, cap, "check %s", l->key_env);
     return buf;
@@ -584,8 +585,8 @@ static enum verdict judge_http(struct llm *l, struct job *j, long code)
                  fatal_advice(l, (int)code, adv, sizeof adv));
         return V_FATAL;
     }
-    snprintf(a->detail, sizeof a->detail, "%s: HTTP %ld%s%s%s",
-             l->api->name, code, msg[0] ? " (" : "", msg, msg[0] ? ")" : "");
+    snprintf(a->detail, sizeof a->detail, "%s: HTTP %ld%s%s%s", l->api->name,
+             code, msg[0] ? " (" : "", msg, msg[0] ? ")" : "");
     /* rate limits, overload (529), server errors, request timeout */
     return code == 429 || code == 408 || code >= 500 ? V_RETRY : V_FAILED;
 }
@@ -604,9 +605,8 @@ static enum verdict judge(struct llm *l, struct job *j, CURLcode res)
     if (code)
         a->http_status = (int)code;
     if (j->resp_overflow) {
-        snprintf(a->detail, sizeof a->detail,
-                 "%s: answer larger than %u bytes", l->api->name,
-                 ANSWER_CAP);
+        snprintf(a->detail, sizeof a->detail, "%s: answer larger than %u bytes",
+                 l->api->name, ANSWER_CAP);
         return V_FAILED;
     }
     switch (res) {
@@ -729,9 +729,10 @@ static int setup_provider(struct llm *l, char *err, size_t errcap)
     if (strcmp(l->key_env, "-") != 0) {
         const char *k = getenv(l->key_env);
         if (!k || !*k) {
-            snprintf(err, errcap, "%s: %s is not set (export the API key "
-                                  "there; a key is never read from a file "
-                                  "or the command line)",
+            snprintf(err, errcap,
+                     "%s: %s is not set (export the API key "
+                     "there; a key is never read from a file "
+                     "or the command line)",
                      l->api->name, l->key_env);
             return KEVO_ENOENT;
         }
@@ -745,17 +746,17 @@ static int setup_provider(struct llm *l, char *err, size_t errcap)
 
 static int check_cfg(const struct llm_cfg *c, char *err, size_t errcap)
 {
-    const char *bad = c->max_tokens < 1            ? "max_tokens"
-                      : c->connect_timeout_ms < 1  ? "connect_timeout_ms"
-                      : c->timeout_ms < 1          ? "timeout_ms"
-                      : c->max_retries < 0         ? "max_retries"
-                      : c->max_inflight < 1        ? "max_inflight"
-                      : c->price_in < 0            ? "price_in"
-                      : c->price_out < 0           ? "price_out"
-                      : c->budget_tokens < 0       ? "budget_tokens"
-                      : c->budget_usd < 0          ? "budget_usd"
-                      : c->temperature < 0         ? "temperature"
-                                                   : NULL;
+    const char *bad = c->max_tokens < 1           ? "max_tokens"
+                      : c->connect_timeout_ms < 1 ? "connect_timeout_ms"
+                      : c->timeout_ms < 1         ? "timeout_ms"
+                      : c->max_retries < 0        ? "max_retries"
+                      : c->max_inflight < 1       ? "max_inflight"
+                      : c->price_in < 0           ? "price_in"
+                      : c->price_out < 0          ? "price_out"
+                      : c->budget_tokens < 0      ? "budget_tokens"
+                      : c->budget_usd < 0         ? "budget_usd"
+                      : c->temperature < 0        ? "temperature"
+                                                  : NULL;
     if (!bad)
         return KEVO_OK;
     snprintf(err, errcap, "llm: %s out of range", bad);
@@ -881,8 +882,7 @@ static int dispatch(struct llm *l, struct job *j)
             return rc;
         finish(l, j, a->status);
     } else if (l->disabled) {
-        snprintf(a->detail, sizeof a->detail, "provider disabled: %s",
-                 l->why);
+        snprintf(a->detail, sizeof a->detail, "provider disabled: %s", l->why);
         finish(l, j, LLM_FATAL);
     } else if (l->store && llm_store_get(l->store, key, &got) == KEVO_OK) {
         *a = got;

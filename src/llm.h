@@ -16,9 +16,11 @@
  * submission order ({"seq","key","kind"}). A request whose key is already
  * stored is answered from there without a network request (cached = 1, no
  * cost): identical prompts are never paid for twice, and a resumed run gets
- * exactly the answers it got before. The replay provider answers the n-th
- * request with the n-th answer of another run's index, so a re-run sees the
- * same sequence of proposals with no API.
+ * exactly the answers it got before. Only outcomes of the prompt itself
+ * ("ok", "failed") are served so; "fatal" and "budget" transcripts are
+ * asked again. Budgets count what earlier sessions of the run spent. The
+ * replay provider answers the n-th request with the n-th answer of another
+ * run's index, so a re-run sees the same sequence of proposals with no API.
  *
  * Errors: 401/403/404 (bad key, unknown model, wrong URL) are fatal for the
  * provider: that request and every later one answer LLM_FATAL at once and
@@ -69,8 +71,9 @@ int llm_budget_parse(const char *text, struct llm_cfg *c, char *err,
 
 enum llm_status {
     LLM_OK,      /* text holds the answer */
-    LLM_FAILED,  /* transient errors outlasted the retries, or timeout */
-    LLM_FATAL,   /* 401/403/404 or a bad answer envelope: provider off */
+    LLM_FAILED,  /* transient errors outlasted the retries, or timeout,
+                    another 4xx, or a malformed answer (asked twice) */
+    LLM_FATAL,   /* 401/403/404 or a malformed URL: provider off */
     LLM_BUDGET,  /* not sent: the token/cost budget is spent */
 };
 
@@ -112,7 +115,9 @@ int llm_wait(struct llm *l, long ticket, struct llm_ans *out) KEVO_WUR;
 int llm_disabled(const struct llm *l, char *why, size_t whycap);
 /* Totals of this session (answers from the store count no tokens). */
 struct llm_usage {
-    long requests, cached, failed;
+    long requests;  /* answers that needed the network (>= 1 attempt) */
+    long cached;    /* answers from the store, a twin or the replay */
+    long failed;    /* LLM_FAILED and LLM_FATAL answers */
     long tokens_in, tokens_out;
     double cost_usd;
 };

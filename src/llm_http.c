@@ -79,12 +79,10 @@ static char *print_and_delete(cJSON *root, int ok)
 static long json_long(const cJSON *obj, const char *name)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-    return cJSON_IsNumber(v) && v->valuedouble > 0 ? (long)v->valuedouble
-                                                   : 0;
+    return cJSON_IsNumber(v) && v->valuedouble > 0 ? (long)v->valuedouble : 0;
 }
 
-static int parse_root(const char *body, cJSON **root, char *err,
-                      size_t errcap)
+static int parse_root(const char *body, cJSON **root, char *err, size_t errcap)
 {
     *root = cJSON_Parse(body);
     if (*root && cJSON_IsObject(*root))
@@ -117,10 +115,9 @@ static char *openai_body(const struct llm_cfg *c, const char *base,
     }
     cJSON *m = ok ? message("user", user) : NULL;
     ok = m && cJSON_AddItemToArray(msgs, m);
-    ok = ok && cJSON_AddNumberToObject(root,
-                                       official ? "max_completion_tokens"
-                                                : "max_tokens",
-                                       c->max_tokens);
+    ok = ok && cJSON_AddNumberToObject(
+                   root, official ? "max_completion_tokens" : "max_tokens",
+                   c->max_tokens);
     if (ok && !(official && openai_fixed_temperature(c->model)))
         ok = cJSON_AddNumberToObject(root, "temperature", c->temperature) !=
              NULL;
@@ -185,12 +182,10 @@ const struct llm_api llm_api_openai = {
 static char *anthropic_body(const struct llm_cfg *c, const char *base,
                             const char *system, const char *user)
 {
-    double t = c->temperature < 0 ? 0 : c->temperature > 1 ? 1
-                                                            : c->temperature;
+    double t = c->temperature < 0 ? 0 : c->temperature > 1 ? 1 : c->temperature;
     cJSON *root = cJSON_CreateObject();
     cJSON *msgs = cJSON_CreateArray();
-    int ok = root && msgs &&
-             cJSON_AddStringToObject(root, "model", c->model) &&
+    int ok = root && msgs && cJSON_AddStringToObject(root, "model", c->model) &&
              cJSON_AddNumberToObject(root, "max_tokens", c->max_tokens) &&
              cJSON_AddNumberToObject(root, "temperature", t);
     if (ok && system[0])
@@ -207,8 +202,7 @@ static char *anthropic_body(const struct llm_cfg *c, const char *base,
 
 static int anthropic_headers(struct curl_slist **h, const char *key)
 {
-    if (add_common_headers(h) ||
-        add_header(h, "anthropic-version: 2023-06-01"))
+    if (add_common_headers(h) || add_header(h, "anthropic-version: 2023-06-01"))
         return KEVO_ENOMEM;
     return key ? add_key_header(h, "x-api-key: ", key) : KEVO_OK;
 }

@@ -18,10 +18,10 @@
 
 /* What a successful (HTTP 200) answer holds. */
 struct llm_reply {
-    char *text;           /* the answer text, new (caller frees) */
-    int truncated;        /* 1: stopped at max_tokens */
-    long tokens_in;       /* prompt tokens the API billed */
-    long tokens_out;      /* answer tokens the API billed */
+    char *text;      /* the answer text, new (caller frees) */
+    int truncated;   /* 1: stopped at max_tokens */
+    long tokens_in;  /* prompt tokens the API billed */
+    long tokens_out; /* answer tokens the API billed */
 };
 
 /* One HTTP API: a table, one entry per provider (STYLE rule 3). */
@@ -32,8 +32,8 @@ struct llm_api {
     const char *path;            /* appended to the base URL */
     /* Returns the JSON body for one request, new (caller frees), or NULL
      * when out of memory. base is the effective base URL. */
-    char *(*body)(const struct llm_cfg *c, const char *base,
-                  const char *system, const char *user);
+    char *(*body)(const struct llm_cfg *c, const char *base, const char *system,
+                  const char *user);
     /* Appends the auth and version headers to *h. key may be NULL (no
      * key). Returns KEVO_ENOMEM when out of memory. */
     int (*headers)(struct curl_slist **h, const char *key);

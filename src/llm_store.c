@@ -22,13 +22,12 @@ struct llm_store {
 };
 
 struct llm_replay {
-    char dir[4096];  /* the recorded run's llm/ */
-    char run[4096];  /* the recorded run, for messages */
-    cJSON *index;    /* its index records, in order */
+    char dir[4096]; /* the recorded run's llm/ */
+    char run[4096]; /* the recorded run, for messages */
+    cJSON *index;   /* its index records, in order */
 };
 
-static const char *const status_names[] = {"ok", "failed", "fatal",
-                                           "budget"};
+static const char *const status_names[] = {"ok", "failed", "fatal", "budget"};
 
 const char *llm_status_name(enum llm_status s)
 {
@@ -92,8 +91,7 @@ int llm_store_open(const char *run_dir, struct llm_store **out, char *err,
     }
     if (rc) {
         if (rc == KEVO_EINVAL)
-            snprintf(err, errcap, "run directory path too long: '%s'",
-                     run_dir);
+            snprintf(err, errcap, "run directory path too long: '%s'", run_dir);
         free(s);
         return rc;
     }
@@ -154,8 +152,7 @@ static cJSON *rec_json(const struct llm_rec *r)
              add_str(o, "status", llm_status_name(a->status)) &&
              add_num(o, "http_status", a->http_status) &&
              add_num(o, "attempts", a->attempts) &&
-             add_num(o, "cached", a->cached) &&
-             add_str(o, "detail", a->detail);
+             add_num(o, "cached", a->cached) && add_str(o, "detail", a->detail);
     ok = ok && (a->text ? add_str(o, "text", a->text)
                         : cJSON_AddNullToObject(o, "text") != NULL);
     ok = ok && cJSON_AddBoolToObject(o, "truncated", a->truncated) &&
@@ -227,8 +224,8 @@ static int ans_from_json(const cJSON *o, struct llm_ans *ans)
     ans->status = status;
     ans->http_status = (int)num(o, "http_status");
     ans->cached = 1;
-    ans->truncated = cJSON_IsTrue(
-        cJSON_GetObjectItemCaseSensitive(o, "truncated"));
+    ans->truncated =
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "truncated"));
     ans->tokens_in = (long)num(o, "tokens_in");
     ans->tokens_out = (long)num(o, "tokens_out");
     if (cJSON_IsString(detail))
@@ -310,12 +307,10 @@ int llm_replay_open(const char *dir, struct llm_replay **out, char *err,
     if (!rc)
         rc = fs_join(path, sizeof path, r->dir, "index.jsonl");
     if (rc) {
-        snprintf(err, errcap, "replay: run directory path too long: '%s'",
-                 dir);
+        snprintf(err, errcap, "replay: run directory path too long: '%s'", dir);
     } else if (!fs_exists(path)) {
         snprintf(err, errcap,
-                 "replay: no '%s' (was run '%s' made with an LLM?)", path,
-                 dir);
+                 "replay: no '%s' (was run '%s' made with an LLM?)", path, dir);
         rc = KEVO_ENOENT;
     } else {
         rc = jnl_read_all(path, &r->index, err, errcap);
@@ -341,8 +336,8 @@ int llm_replay_get(const struct llm_replay *r, long n, struct llm_ans *ans)
 {
     long count = cJSON_GetArraySize(r->index);
     if (n < 0 || n >= count) {
-        replay_fail(ans, "replay: run '%s' recorded only %ld answers%s",
-                    r->run, count, "");
+        replay_fail(ans, "replay: run '%s' recorded only %ld answers%s", r->run,
+                    count, "");
         return KEVO_OK;
     }
     const cJSON *rec = cJSON_GetArrayItem(r->index, (int)n);

@@ -17,8 +17,8 @@
 
 /* Everything a transcript records (all borrowed). */
 struct llm_rec {
-    const char *provider;      /* "openai", "anthropic", "replay" */
-    const char *base_url;      /* effective base URL ("" for replay) */
+    const char *provider; /* "openai", "anthropic", "replay" */
+    const char *base_url; /* effective base URL ("" for replay) */
     const char *model;
     int max_tokens;
     double temperature;

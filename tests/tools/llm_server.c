@@ -21,6 +21,9 @@
  *                  this exact body, then answer ok (default 1; -1 always)
  *   [[delay:MS]]   wait before answering (slow: default 2000)
  *   [[id:TEXT]]    echoed in the answer ("id: TEXT") to match answers
+ * With --answers DIR, the n-th request that gets a normal answer is
+ * answered with the text of the (n mod count)-th file of DIR (sorted by
+ * name): realistic model answers for engine tests.
  * Model "no-such-model" gets the API's 404. Answers report usage of 1000
  * input and 500 output tokens (truncated: 1000 and the request's
  * max_tokens). The process ends after --lifetime seconds (default 120).
@@ -40,6 +43,7 @@
 #include <unistd.h>
 
 #include <cJSON.h>
+#include <dirent.h>
 
 #include "hash.h"
 
@@ -59,8 +63,8 @@ enum api { API_OPENAI, API_ANTHROPIC };
 
 struct req {
     char method[16], path[256];
-    char auth[512];       /* Authorization or x-api-key value */
-    char version[64];     /* anthropic-version */
+    char auth[512];   /* Authorization or x-api-key value */
+    char version[64]; /* anthropic-version */
     long content_length;
     int expect_continue;
     char *body;
@@ -158,12 +162,18 @@ static void sleep_ms(long ms)
 static const char *reason(int code)
 {
     switch (code) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 404: return "Not Found";
-    case 429: return "Too Many Requests";
-    default: return "Internal Server Error";
+    case 200:
+        return "OK";
+    case 400:
+        return "Bad Request";
+    case 401:
+        return "Unauthorized";
+    case 404:
+        return "Not Found";
+    case 429:
+        return "Too Many Requests";
+    default:
+        return "Internal Server Error";
     }
 }
 
@@ -203,8 +213,7 @@ static int parse_head(char *head, struct req *r)
         header_value(line, "expect", ex, sizeof ex);
         header_value(line, "authorization", bearer, sizeof bearer);
         header_value(line, "x-api-key", r->auth, sizeof r->auth);
-        header_value(line, "anthropic-version", r->version,
-                     sizeof r->version);
+        header_value(line, "anthropic-version", r->version, sizeof r->version);
         if (cl[0])
             r->content_length = atol(cl);
         if (strncasecmp(ex, "100-continue", 12) == 0)
@@ -251,8 +260,8 @@ static int read_request(int fd, struct req *r)
     if (r->expect_continue && have < (size_t)r->content_length)
         send_all(fd, "HTTP/1.1 100 Continue\r\n\r\n", 25);
     while (have < (size_t)r->content_length) {
-        ssize_t k = recv(fd, r->body + have, (size_t)r->content_length - have,
-                         0);
+        ssize_t k =
+            recv(fd, r->body + have, (size_t)r->content_length - have, 0);
         if (k <= 0)
             return -1;
         have += (size_t)k;
@@ -343,8 +352,59 @@ static void log_request(const struct req *r, const cJSON *body)
 
 /* ---- answers */
 
+static char **answer_files; /* --answers: texts, sorted by file name */
+static int n_answer_files;
+static long n_answered;
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int load_answers(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char *names[256];
+    int n = 0;
+    if (!d)
+        return -1;
+    while ((e = readdir(d)) && n < 256)
+        if (e->d_name[0] != '.')
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    answer_files = calloc((size_t)n + 1, sizeof *answer_files);
+    for (int i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        free(names[i]);
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            return -1;
+        fseek(f, 0, SEEK_END);
+        long len = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        char *t = malloc((size_t)len + 1);
+        if (!t || fread(t, 1, (size_t)len, f) != (size_t)len) {
+            fclose(f);
+            return -1;
+        }
+        t[len] = '\0';
+        fclose(f);
+        answer_files[n_answer_files++] = t;
+    }
+    return n_answer_files ? 0 : -1;
+}
+
 static char *answer_text(const char *kase, const char *id)
 {
+    if (n_answer_files && strcmp(kase, "ok") == 0) {
+        pthread_mutex_lock(&mu);
+        const char *t = answer_files[n_answered++ % n_answer_files];
+        pthread_mutex_unlock(&mu);
+        return strdup(t);
+    }
     const char *code = tpl_ok, *intro = "Here is a tiled variant.";
     if (strcmp(kase, "nocode") == 0)
         code = NULL, intro = "I would tile the loads and unroll the k loop.";
@@ -394,8 +454,8 @@ static char *ok_body(const struct req *r, const char *kase, const char *id,
         cJSON_AddStringToObject(o, "type", "message");
         cJSON_AddStringToObject(o, "role", "assistant");
         cJSON *content = cJSON_AddArrayToObject(o, "content");
-        size_t half = strcmp(kase, "blocks") == 0 && text ? strlen(text) / 2
-                                                          : 0;
+        size_t half =
+            strcmp(kase, "blocks") == 0 && text ? strlen(text) / 2 : 0;
         for (int i = 0; i < (half ? 2 : 1); i++) {
             cJSON *b = cJSON_CreateObject();
             char *part = text ? strdup(i ? text + half : text) : strdup("");
@@ -431,8 +491,8 @@ static char *error_body(enum api api, const char *type, const char *msg)
     return s;
 }
 
-static void send_error(int fd, const struct req *r, int code,
-                       const char *extra, const char *type, const char *msg)
+static void send_error(int fd, const struct req *r, int code, const char *extra,
+                       const char *type, const char *msg)
 {
     char *b = error_body(r->api, type, msg);
     respond(fd, code, extra, b ? b : "{}");
@@ -443,15 +503,17 @@ static void send_401(int fd, const struct req *r, int echo)
 {
     char msg[700];
     if (r->api == API_ANTHROPIC)
-        snprintf(msg, sizeof msg, "invalid x-api-key%s%s",
-                 echo ? ": " : "", echo ? r->auth : "");
+        snprintf(msg, sizeof msg, "invalid x-api-key%s%s", echo ? ": " : "",
+                 echo ? r->auth : "");
     else
-        snprintf(msg, sizeof msg, "Incorrect API key provided: %s. You can "
+        snprintf(msg, sizeof msg,
+                 "Incorrect API key provided: %s. You can "
                  "find your API key at https://platform.openai.com.",
                  echo ? r->auth : "sk-****");
-    send_error(fd, r, 401, NULL, r->api == API_ANTHROPIC
-                                     ? "authentication_error"
-                                     : "invalid_request_error", msg);
+    send_error(fd, r, 401, NULL,
+               r->api == API_ANTHROPIC ? "authentication_error"
+                                       : "invalid_request_error",
+               msg);
 }
 
 static void send_404_model(int fd, const struct req *r, const char *model)
@@ -460,10 +522,13 @@ static void send_404_model(int fd, const struct req *r, const char *model)
     if (r->api == API_ANTHROPIC)
         snprintf(msg, sizeof msg, "model: %.200s", model);
     else
-        snprintf(msg, sizeof msg, "The model `%.200s` does not exist or you "
-                 "do not have access to it.", model);
-    send_error(fd, r, 404, NULL, r->api == API_ANTHROPIC ? "not_found_error"
-                                                         : "invalid_request_error",
+        snprintf(msg, sizeof msg,
+                 "The model `%.200s` does not exist or you "
+                 "do not have access to it.",
+                 model);
+    send_error(fd, r, 404, NULL,
+               r->api == API_ANTHROPIC ? "not_found_error"
+                                       : "invalid_request_error",
                msg);
 }
 
@@ -473,7 +538,8 @@ static void send_drop(int fd)
     static const char part[] =
         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
         "Content-Length: 4000\r\nConnection: close\r\n\r\n"
-        "{\"id\":\"chatcmpl-test\",\"choices\":[{\"message\":{\"content\":\"Here";
+        "{\"id\":\"chatcmpl-test\",\"choices\":[{\"message\":{\"content\":"
+        "\"Here";
     send_all(fd, part, sizeof part - 1);
 }
 
@@ -497,15 +563,15 @@ static void serve(int fd, struct req *r)
     if (!kase[0])
         snprintf(kase, sizeof kase, "ok");
     const cJSON *model = cJSON_GetObjectItem(req, "model");
-    long delay = marker_long(r->body, "delay",
-                             strcmp(kase, "slow") == 0 ? 2000 : 0);
+    long delay =
+        marker_long(r->body, "delay", strcmp(kase, "slow") == 0 ? 2000 : 0);
     if (delay > 0)
         sleep_ms(delay);
     if (!req || !cJSON_IsString(model)) {
         send_error(fd, r, 400, NULL, "invalid_request_error",
                    "body is not JSON with a model");
-    } else if (strcmp(auth_state(r), "ok") != 0 ||
-               strcmp(kase, "401") == 0 || strcmp(kase, "401echo") == 0) {
+    } else if (strcmp(auth_state(r), "ok") != 0 || strcmp(kase, "401") == 0 ||
+               strcmp(kase, "401echo") == 0) {
         send_401(fd, r, strcmp(kase, "401echo") == 0);
     } else if (strcmp(model->valuestring, "no-such-model") == 0 ||
                strcmp(kase, "404") == 0) {
@@ -522,7 +588,8 @@ static void serve(int fd, struct req *r)
         else if (strcmp(kase, "drop") == 0)
             send_drop(fd);
         else
-            respond(fd, 200, NULL, "{\"id\": \"chatcmpl-test\", \"choices\": [");
+            respond(fd, 200, NULL,
+                    "{\"id\": \"chatcmpl-test\", \"choices\": [");
     } else if (strcmp(kase, "nocontent") == 0) {
         respond(fd, 200, NULL,
                 r->api == API_OPENAI
@@ -562,7 +629,7 @@ static void *conn_main(void *arg)
 static int usage(void)
 {
     fprintf(stderr, "usage: llm_server [--port N] [--log FILE] "
-                    "[--key-env VAR] [--lifetime S]\n");
+                    "[--key-env VAR] [--lifetime S] [--answers DIR]\n");
     return 2;
 }
 
@@ -578,6 +645,12 @@ int main(int argc, char **argv)
             lifetime = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--key-env") == 0) {
             want_key = getenv(argv[++i]);
+        } else if (strcmp(argv[i], "--answers") == 0) {
+            if (load_answers(argv[++i])) {
+                fprintf(stderr, "llm_server: no answer files in '%s'\n",
+                        argv[i]);
+                return 1;
+            }
         } else if (strcmp(argv[i], "--log") == 0) {
             if (!(logf_ = fopen(argv[++i], "a"))) {
                 fprintf(stderr, "llm_server: cannot open '%s'\n", argv[i]);
@@ -595,8 +668,8 @@ int main(int argc, char **argv)
                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t alen = sizeof a;
     setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) ||
-        listen(s, 64) || getsockname(s, (struct sockaddr *)&a, &alen)) {
+    if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) || listen(s, 64) ||
+        getsockname(s, (struct sockaddr *)&a, &alen)) {
         perror("llm_server: cannot listen on 127.0.0.1");
         return 1;
     }

@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cJSON.h>
@@ -21,12 +22,13 @@
 #include "check.h"
 #include "fsutil.h"
 #include "llm.h"
+#include "llm_http.h"
 
 #define KEY_ENV "KEVO_TEST_LLM_KEY"
 #define WRONG_ENV "KEVO_TEST_LLM_WRONG_KEY"
 
-static char tmp[256];          /* scratch dir for runs and the log */
-static char logpath[300];      /* the server's request log */
+static char tmp[256];     /* scratch dir for runs and the log */
+static char logpath[300]; /* the server's request log */
 static char key[64], wrong[64];
 static pid_t server_pid;
 static int port;
@@ -52,8 +54,8 @@ static int start_server(void)
         dup2(fds[1], 1);
         close(fds[0]);
         close(fds[1]);
-        execl(bin, bin, "--port", "0", "--log", logpath, "--key-env",
-              KEY_ENV, "--lifetime", "90", (char *)NULL);
+        execl(bin, bin, "--port", "0", "--log", logpath, "--key-env", KEY_ENV,
+              "--lifetime", "90", (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -165,8 +167,8 @@ static void check_no_key(const struct llm_ans *a)
 }
 
 /* One question to a fresh client; the answer in *a. */
-static void ask_once(const struct llm_cfg *c, const char *run,
-                     const char *user, struct llm_ans *a)
+static void ask_once(const struct llm_cfg *c, const char *run, const char *user,
+                     struct llm_ans *a)
 {
     struct llm *l = client(c, run);
     memset(a, 0, sizeof *a);
@@ -248,6 +250,52 @@ static void test_missing_key(void)
 
 /* ---- wire formats */
 
+static void test_wire_helpers(void)
+{
+    char url[256], msg[200], date[64];
+    struct llm_cfg c;
+    CHECK(llm_http_url(&llm_api_anthropic, "https://api.anthropic.com/", url,
+                       sizeof url) == KEVO_OK &&
+          !strcmp(url, "https://api.anthropic.com/v1/messages"));
+    CHECK(llm_http_url(&llm_api_anthropic, "http://h/v1", url, sizeof url) ==
+              KEVO_OK &&
+          !strcmp(url, "http://h/v1/messages"));
+    CHECK(llm_http_url(&llm_api_openai, "http://h:8000/v1", url, sizeof url) ==
+              KEVO_OK &&
+          !strcmp(url, "http://h:8000/v1/chat/completions"));
+    CHECK(llm_http_is_openai_com("https://api.openai.com/v1") &&
+          !llm_http_is_openai_com("https://api.openai.com.evil/v1"));
+    /* OpenAI itself: max_completion_tokens; reasoning models: no
+     * temperature */
+    llm_cfg_defaults(&c);
+    snprintf(c.model, sizeof c.model, "gpt-5");
+    char *b = llm_api_openai.body(&c, "https://api.openai.com/v1", "s", "u");
+    CHECK(has(b, "\"max_completion_tokens\":8192") && !has(b, "temperature"));
+    free(b);
+    snprintf(c.model, sizeof c.model, "qwen");
+    b = llm_api_openai.body(&c, "http://localhost:8000/v1", "", "u");
+    CHECK(has(b, "\"max_tokens\":8192") && has(b, "\"temperature\":0.7") &&
+          !has(b, "system"));
+    free(b);
+    llm_http_error_message("{\"type\":\"error\",\"error\":{\"type\":"
+                           "\"overloaded_error\",\"message\":\"Overloaded\"}}",
+                           msg, sizeof msg);
+    CHECK(!strcmp(msg, "Overloaded"));
+    llm_http_error_message("{\"error\":\"model  not\n found\"}", msg,
+                           sizeof msg);
+    CHECK(!strcmp(msg, "model not found"));
+    llm_http_error_message("<html>bad gateway</html>", msg, sizeof msg);
+    CHECK(msg[0] == '\0');
+    CHECK(llm_http_retry_after(" 7", 0) == 7);
+    CHECK(llm_http_retry_after("soon", 0) < 0);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&(time_t){now + 30}, &tm);
+    strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    double s = llm_http_retry_after(date, (double)now);
+    CHECK_MSG(s >= 29 && s <= 31, "'%s' -> %g", date, s);
+}
+
 static void test_openai_answer(void)
 {
     struct llm_cfg c;
@@ -258,7 +306,8 @@ static void test_openai_answer(void)
     ask_once(&c, run, "write a gemm [[id:o1]]", &a);
     CHECK_MSG(a.status == LLM_OK, "%s", a.detail);
     CHECK(a.attempts == 1 && a.http_status == 200 && !a.cached);
-    CHECK(has(a.text, "```cuda\n// kevo: problem gemm") && has(a.text, "id: o1"));
+    CHECK(has(a.text, "```cuda\n// kevo: problem gemm") &&
+          has(a.text, "id: o1"));
     CHECK(a.tokens_in == 1000 && a.tokens_out == 500 && !a.truncated);
     CHECK(a.cost_usd > 0.00699 && a.cost_usd < 0.00701);
     cJSON *r = log_last(), *b = cJSON_GetObjectItem(r, "body");
@@ -307,7 +356,8 @@ static void test_anthropic_answer(void)
     CHECK_MSG(a.status == LLM_OK, "%s", a.detail);
     CHECK(a.attempts == 1 && a.tokens_in == 1000 && a.tokens_out == 500);
     /* two text blocks joined back into one answer */
-    CHECK(has(a.text, "```cuda\n// kevo: problem gemm") && has(a.text, "id: a1"));
+    CHECK(has(a.text, "```cuda\n// kevo: problem gemm") &&
+          has(a.text, "id: a1"));
     cJSON *r = log_last(), *b = cJSON_GetObjectItem(r, "body");
     cJSON *m = cJSON_GetObjectItem(b, "messages");
     CHECK(strcmp(jstr(r, "path"), "/v1/messages") == 0);
@@ -456,7 +506,8 @@ static void test_fatal(void)
     /* a server that echoes the key: the detail does not */
     cfg_for(&c, LLM_ANTHROPIC);
     ask_once(&c, NULL, "echo [[case:401echo]]", &a);
-    CHECK_MSG(a.status == LLM_FATAL && has(a.detail, "invalid x-api-key: ***") &&
+    CHECK_MSG(a.status == LLM_FATAL &&
+                  has(a.detail, "invalid x-api-key: ***") &&
                   has(a.detail, "check " KEY_ENV),
               "%s", a.detail);
     llm_ans_release(&a);
@@ -725,6 +776,7 @@ static void test_key_never_written(void)
 
 int main(void)
 {
+    alarm(120); /* a hang is a failure, not a stuck test run */
     snprintf(tmp, sizeof tmp, "/tmp/kevo-test-llm.XXXXXX");
     if (!mkdtemp(tmp))
         return 1;
@@ -738,6 +790,8 @@ int main(void)
     RUN(test_cfg_parse, "--llm values parse, bad ones say what is wrong");
     RUN(test_budget_parse, "--llm-budget takes tokens (200k, 2M) or dollars");
     RUN(test_missing_key, "a missing key or model is an error naming it");
+    RUN(test_wire_helpers, "URLs, bodies, error messages and Retry-After "
+                           "dates");
     if (start_server()) {
         fprintf(stderr, "FAIL cannot start the test LLM server\n");
         return 1;
