@@ -267,7 +267,9 @@ static int queue(struct engine *e, const struct llm_mutator *op, int island,
         .dtype = e->env.spec->dtype, .shape = &e->env.spec->shape,
         .gpu_facts = e->env.gpu_facts ? e->env.gpu_facts : "",
         .best_fitness = e->st.best_fitness, .baseline_fitness = base,
-        .n_variants = variant};
+        /* variant is 1-based here (0: not a proposal) */
+        .n_variants = variant ? e->env.spec->llm_propose : 0,
+        .variant = variant ? variant - 1 : 0};
     struct llm_pending p = {.op = op, .island = island, .n_par = n_par,
                             .depth = depth, .variant = variant,
                             .ticket = -1};
