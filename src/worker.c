@@ -550,7 +550,8 @@ static int job_load(struct worker *w, struct job *jb, const void *cubin,
                         "registers/thread)", threads, d->kernel, maxt, regs);
             return KEVO_OK;
         }
-        if (d->smem_bytes > 48 * 1024 &&
+        /* static + dynamic past the 48 KB default needs the opt-in */
+        if (d->smem_bytes + (uint32_t)(ss > 0 ? ss : 0) > 48 * 1024 &&
             (rc = cu->cuFuncSetAttribute(
                  f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                  (int)d->smem_bytes))) {

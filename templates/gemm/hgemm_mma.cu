@@ -72,13 +72,15 @@
 #define B_PT ((B_CH + THREADS - 1) / THREADS)
 
 /* The MMA's operand type follows elem_t (cuda_bf16.h includes
- * cuda_fp16.h, so __half is always declared). */
+ * cuda_fp16.h, so __half is always declared). An enum, not a static const
+ * member: NVRTC gives an odr-used static member storage in .nv.global,
+ * which the harness rightly refuses as writable device state. */
 template <class T> struct is_bf16 {
-    static const bool value = false;
+    enum { value = 0 };
 };
 #ifdef __CUDA_BF16_H__
 template <> struct is_bf16<__nv_bfloat16> {
-    static const bool value = true;
+    enum { value = 1 };
 };
 #endif
 
