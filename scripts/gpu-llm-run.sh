@@ -8,7 +8,7 @@ set -u
 KEVO=${KEVO:?}
 R=${1:-/tmp/kevo-runs}
 REC=tests/data/llm-recorded/softmax
-A="--problem softmax --dtype fp32 --shape 8192x8192 --template softmax_block \
+A="--problem softmax --dtype fp32 --shape 4096x65536 --template softmax_block \
    --generations 5 --islands 2 --population 8 --offspring 16 --seed 11 \
    --llm replay:$REC --runs-dir $R"
 "$KEVO" run $A --name llm-a || echo "run a: exit $?"
