@@ -1,0 +1,543 @@
+/*
+ * hgemm_wgmma.cu - fp16/bf16 GEMM (C = A*B, row-major, fp32 accumulation)
+ * for Hopper (sm_90a): TMA loads tiles into shared memory with the 128-byte
+ * swizzle, wgmma.mma_async multiplies them from there, mbarriers pipeline
+ * STAGES slices of BK = 64. Warp-specialized: warpgroup 0 is the producer
+ * (one thread issues the TMA copies), warpgroups 1..CONSUMERS each own
+ * BM / CONSUMERS rows of the BM x BN block tile as MI = BM / (64 *
+ * CONSUMERS) m64nBNk16 accumulators in registers. A is K-major (its rows);
+ * B is read N-major (transposed operand, imm-trans-b = 1, allowed for
+ * 16-bit types) straight from its row-major layout, in 64-column boxes.
+ * Out-of-bounds TMA boxes read zeros (any M; K and N edges), stores to C
+ * are predicated. PERSIST=1 runs min(SMS, tiles) blocks over all tiles,
+ * GROUP_M block rows at a time (L2 reuse); SETREG=1 moves registers from
+ * the producer to the consumers (setmaxnreg). Not: clusters/multicast,
+ * TMA stores, split-K. TMA needs 16-byte row strides: K and N % 8 == 0.
+ */
+// kevo: problem gemm
+// kevo: dtypes fp16 bf16
+// kevo: param BM 64 128 256 default=128
+// kevo: param BN 64 128 256 default=128
+// kevo: param CONSUMERS 1 2 default=1
+// kevo: param STAGES 2 3 4 5 6 default=4
+// kevo: param GROUP_M 1 4 8 16 default=8
+// kevo: param PERSIST 0 1 default=0
+// kevo: param SETREG 0 1 default=0
+//
+// Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
+// accumulators per thread:
+// kevo: constraint BM % (64 * CONSUMERS) == 0 && BM / (64 * CONSUMERS) <= 2
+// kevo: constraint BM / (64 * CONSUMERS) * BN <= 256
+// setmaxnreg only pays when 384 threads share the register file:
+// kevo: constraint !SETREG || CONSUMERS == 2
+// kevo: constraint 1024 + STAGES * (BM + BN) * 128 + 256 <= SMEM_OPTIN
+// TMA: 16-byte global row strides (checked for the tensor maps as well):
+// kevo: requires K % 8 == 0 && N % 8 == 0
+// kevo: tensormap tmA A 64, BM swizzle=128
+// kevo: tensormap tmB B 64, 64 swizzle=128
+// kevo: launch hgemm_wgmma
+// kevo: grid PERSIST ? min(SMS, cdiv(M, BM) * cdiv(N, BN)) : cdiv(M, BM) * cdiv(N, BN)
+// kevo: block 128 * (CONSUMERS + 1)
+// kevo: smem 1024 + STAGES * (BM + BN) * 128 + 256
+
+#define BK 64                          /* one 128-byte swizzle row */
+#define MI (BM / (64 * CONSUMERS))     /* m64 blocks per consumer */
+#define THREADS (128 * (CONSUMERS + 1))
+#define A_BYTES (BM * BK * 2)          /* A slice: BM rows of 128 B */
+#define B_BYTES (BN * BK * 2)          /* B slice: BN/64 boxes of BK rows */
+#define B_BOX_BYTES (64 * BK * 2)
+#define STAGE_BYTES (A_BYTES + B_BYTES) /* a multiple of 1024 */
+
+typedef unsigned long long u64;
+
+/* CUtensorMap's layout (cuda.h is not available under NVRTC). */
+struct alignas(64) tmap_t {
+    unsigned long long opaque[16];
+};
+
+/* elem_t is __half or __nv_bfloat16 (cuda_bf16.h includes cuda_fp16.h, so
+ * __half always exists). */
+template <typename T> __device__ constexpr bool is_bf16(const T *)
+{
+    return true;
+}
+__device__ constexpr bool is_bf16(const __half *) { return false; }
+#define AB_BF16 is_bf16((const elem_t *)0)
+
+struct alignas(4) elem2 {
+    elem_t x, y;
+};
+
+/* ---- shared memory, mbarriers, TMA ---- */
+
+__device__ __forceinline__ unsigned smem_u32(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar),
+                 "r"(count));
+}
+
+/* Arrives (count 1) and expects bytes more of transactions (the TMA). */
+__device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
+                 ::"r"(bar), "r"(bytes) : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(unsigned bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar)
+                 : "memory");
+}
+
+/* Waits until the phase of the given parity has completed. A fresh
+ * barrier is in phase 0, so waiting on parity 1 returns at once. */
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
+{
+    unsigned done;
+    do {
+        asm volatile("{\n.reg .pred p;\n"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+/* 2-D box at (c0 along the contiguous dim, c1 along rows) -> dst; its
+ * bytes complete on bar. */
+__device__ __forceinline__ void tma_load(unsigned dst, const tmap_t *map,
+                                         unsigned bar, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+                 "complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
+                 ::"r"(dst), "l"(map), "r"(bar), "r"(c0), "r"(c1)
+                 : "memory");
+}
+
+/* ---- wgmma ---- */
+
+/*
+ * Shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"):
+ * start address, leading and stride byte offsets (all >> 4), 128-byte
+ * swizzle (mode 1, bits 62-63); base offset 0 as every operand start sits
+ * at a 1024-byte swizzle atom or a 32-byte step inside its rows.
+ *   A, K-major: rows of 128 B; SBO = 1024 (next 8 rows), LBO unused (1).
+ *   B, N-major: 64-column boxes of BK rows of 128 B; LBO = BK * 128 (next
+ *   64 columns), SBO = 1024 (next 8 k-rows).
+ */
+__device__ __forceinline__ u64 desc_enc(unsigned x)
+{
+    return (u64)((x & 0x3FFFF) >> 4);
+}
+
+__device__ __forceinline__ u64 make_desc(unsigned addr, unsigned lbo,
+                                              unsigned sbo)
+{
+    return desc_enc(addr) | desc_enc(lbo) << 16 | desc_enc(sbo) << 32 |
+           1ull << 62;
+}
+
+__device__ __forceinline__ void wg_fence(void)
+{
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void wg_commit(void)
+{
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+template <int N> __device__ __forceinline__ void wg_wait(void)
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+/* Keeps the compiler from moving accumulator reads across a wait. */
+template <int R> __device__ __forceinline__ void reg_fence(float (&d)[R])
+{
+#pragma unroll
+    for (int i = 0; i < R; ++i)
+        asm volatile("" : "+f"(d[i])::"memory");
+}
+
+/* D(64x64, f32) (+)= A(64x16, K-major) * B(16x64, N-major). */
+__device__ __forceinline__ void wgmma_n64(float (&d)[32], u64 da,
+                                          u64 db, int scale_d)
+{
+    if (AB_BF16)
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "
+            "%12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "
+            "%24, %25, %26, %27, %28, %29, %30, %31}, "
+            "%32, %33, p, 1, 1, 0, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+              "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+              "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+              "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+              "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+              "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+              "+f"(d[30]), "+f"(d[31])
+            : "l"(da), "l"(db), "r"(scale_d));
+    else
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "
+            "%12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "
+            "%24, %25, %26, %27, %28, %29, %30, %31}, "
+            "%32, %33, p, 1, 1, 0, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+              "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+              "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+              "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+              "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+              "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+              "+f"(d[30]), "+f"(d[31])
+            : "l"(da), "l"(db), "r"(scale_d));
+}
+
+/* D(64x128, f32) (+)= A(64x16, K-major) * B(16x128, N-major). */
+__device__ __forceinline__ void wgmma_n128(float (&d)[64], u64 da,
+                                          u64 db, int scale_d)
+{
+    if (AB_BF16)
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "
+            "%12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "
+            "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "
+            "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, "
+            "%60, %61, %62, %63}, "
+            "%64, %65, p, 1, 1, 0, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+              "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+              "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+              "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+              "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+              "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+              "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+              "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]),
+              "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
+              "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
+              "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+              "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+            : "l"(da), "l"(db), "r"(scale_d));
+    else
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "
+            "%12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "
+            "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "
+            "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, "
+            "%60, %61, %62, %63}, "
+            "%64, %65, p, 1, 1, 0, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+              "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+              "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+              "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+              "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+              "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+              "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+              "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]),
+              "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
+              "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
+              "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+              "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+            : "l"(da), "l"(db), "r"(scale_d));
+}
+
+/* D(64x256, f32) (+)= A(64x16, K-major) * B(16x256, N-major). */
+__device__ __forceinline__ void wgmma_n256(float (&d)[128], u64 da,
+                                          u64 db, int scale_d)
+{
+    if (AB_BF16)
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "
+            "%12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "
+            "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "
+            "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, "
+            "%60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, "
+            "%72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, "
+            "%84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+            "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, "
+            "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, "
+            "%120, %121, %122, %123, %124, %125, %126, %127}, "
+            "%128, %129, p, 1, 1, 0, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+              "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+              "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+              "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+              "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+              "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+              "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+              "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]),
+              "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
+              "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
+              "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+              "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]),
+              "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]),
+              "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]),
+              "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+              "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]),
+              "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]),
+              "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]),
+              "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]),
+              "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]),
+              "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),
+              "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]),
+              "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+              "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]),
+              "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+            : "l"(da), "l"(db), "r"(scale_d));
+    else
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "
+            "%12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "
+            "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "
+            "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, "
+            "%60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, "
+            "%72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, "
+            "%84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+            "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, "
+            "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, "
+            "%120, %121, %122, %123, %124, %125, %126, %127}, "
+            "%128, %129, p, 1, 1, 0, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+              "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+              "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+              "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+              "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+              "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+              "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+              "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]),
+              "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
+              "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
+              "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+              "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]),
+              "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]),
+              "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]),
+              "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+              "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]),
+              "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]),
+              "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]),
+              "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]),
+              "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]),
+              "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),
+              "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]),
+              "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+              "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]),
+              "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+            : "l"(da), "l"(db), "r"(scale_d));
+}
+
+template <int N>
+__device__ __forceinline__ void wgmma_bn(float (&d)[N / 2], u64 da, u64 db,
+                                         int scale_d);
+template <>
+__device__ __forceinline__ void wgmma_bn<64>(float (&d)[32], u64 da, u64 db,
+                                             int scale_d)
+{
+    wgmma_n64(d, da, db, scale_d);
+}
+template <>
+__device__ __forceinline__ void wgmma_bn<128>(float (&d)[64], u64 da, u64 db,
+                                              int scale_d)
+{
+    wgmma_n128(d, da, db, scale_d);
+}
+template <>
+__device__ __forceinline__ void wgmma_bn<256>(float (&d)[128], u64 da,
+                                              u64 db, int scale_d)
+{
+    wgmma_n256(d, da, db, scale_d);
+}
+
+/* ---- the kernel ---- */
+
+/* Block tile of the t-th tile: GROUP_M block rows sweep the columns. */
+__device__ __forceinline__ void tile_origin(int t, int tiles_m, int tiles_n,
+                                            int &m0, int &n0)
+{
+    const int per_group = GROUP_M * tiles_n;
+    const int first_m = (t / per_group) * GROUP_M;
+    const int gsize = min(tiles_m - first_m, GROUP_M);
+    m0 = (first_m + (t % per_group) % gsize) * BM;
+    n0 = ((t % per_group) / gsize) * BN;
+}
+
+/* Stage s: A slice at a(s), B slice at a(s) + A_BYTES; full(s) completes
+ * when its TMA bytes land, empty(s) when every consumer is done with it.
+ * it counts slices over all tiles of the block: stage it % STAGES, phase
+ * parity (it / STAGES) & 1. */
+struct smem_map {
+    unsigned base, bars;
+    __device__ unsigned a(int s) const { return base + s * STAGE_BYTES; }
+    __device__ unsigned b(int s) const { return a(s) + A_BYTES; }
+    __device__ unsigned full(int s) const { return bars + 8 * s; }
+    __device__ unsigned empty(int s) const { return bars + 8 * (STAGES + s); }
+};
+
+__device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
+                                        const tmap_t *tb, int tiles_m,
+                                        int tiles_n, int ktiles)
+{
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(ta) : "memory");
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(tb) : "memory");
+    int it = 0;
+    for (int t = blockIdx.x; t < tiles_m * tiles_n; t += gridDim.x) {
+        int m0, n0;
+        tile_origin(t, tiles_m, tiles_n, m0, n0);
+        for (int kt = 0; kt < ktiles; ++kt, ++it) {
+            const int s = it % STAGES;
+            mbar_wait(sm.empty(s), ((it / STAGES) & 1) ^ 1);
+            mbar_expect_tx(sm.full(s), STAGE_BYTES);
+            tma_load(sm.a(s), ta, sm.full(s), kt * BK, m0);
+#pragma unroll
+            for (int j = 0; j < BN / 64; ++j)
+                tma_load(sm.b(s) + j * B_BOX_BYTES, tb, sm.full(s),
+                         n0 + 64 * j, kt * BK);
+        }
+    }
+}
+
+/* Row r0 + 16 * warp + lane / 4 (+ 8) and column 8 * i + 2 * (lane % 4)
+ * (+ 1) of an m64nBN accumulator (PTX ISA, wgmma .m64nNk16 D fragment);
+ * pairs are stored as 4 bytes (N % 8 == 0 keeps them in bounds and
+ * aligned). */
+__device__ __forceinline__ void store_tile(elem_t *C, int M, int N, int r0,
+                                           int n0, const float (&d)[BN / 2],
+                                           int tid)
+{
+    const int row = r0 + 16 * (tid / 32) + (tid % 32) / 4;
+    const int col = n0 + 2 * (tid % 4);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int r = row + 8 * h;
+        if (r >= M)
+            continue;
+        elem_t *crow = C + (size_t)r * N;
+#pragma unroll
+        for (int i = 0; i < BN / 8; ++i) {
+            const int c = col + 8 * i;
+            if (c < N) {
+                elem2 v;
+                v.x = FROM_F32(d[4 * i + 2 * h]);
+                v.y = FROM_F32(d[4 * i + 2 * h + 1]);
+                *reinterpret_cast<elem2 *>(crow + c) = v;
+            }
+        }
+    }
+}
+
+__device__ __forceinline__ void consume(const smem_map &sm, elem_t *C, int M,
+                                        int N, int tiles_m, int tiles_n,
+                                        int ktiles, int cw, int tid)
+{
+    float acc[MI][BN / 2];
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i)
+            acc[mi][i] = 0.f;
+    int it = 0;
+    for (int t = blockIdx.x; t < tiles_m * tiles_n; t += gridDim.x) {
+        int m0, n0;
+        tile_origin(t, tiles_m, tiles_n, m0, n0);
+        for (int kt = 0; kt < ktiles; ++kt, ++it) {
+            const int s = it % STAGES;
+            mbar_wait(sm.full(s), (it / STAGES) & 1);
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi)
+                reg_fence(acc[mi]);
+            wg_fence();
+#pragma unroll
+            for (int kk = 0; kk < BK / 16; ++kk) {
+                const u64 db = make_desc(sm.b(s) + kk * 16 * 128, BK * 128,
+                                         1024);
+#pragma unroll
+                for (int mi = 0; mi < MI; ++mi) {
+                    const u64 da = make_desc(
+                        sm.a(s) + (cw * MI + mi) * 64 * 128 + kk * 32, 16,
+                        1024);
+                    /* the tile's first slice overwrites the accumulators */
+                    wgmma_bn<BN>(acc[mi], da, db, kt > 0 || kk > 0);
+                }
+            }
+            wg_commit();
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi)
+                reg_fence(acc[mi]);
+            /* keep this slice's wgmma in flight; the previous one is done,
+             * so its stage goes back to the producer */
+            wg_wait<1>();
+            if (kt > 0 && tid == 0)
+                mbar_arrive(sm.empty((it - 1) % STAGES));
+        }
+        wg_wait<0>();
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+            reg_fence(acc[mi]);
+        if (tid == 0)
+            mbar_arrive(sm.empty((it - 1) % STAGES));
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+            store_tile(C, M, N, m0 + (cw * MI + mi) * 64, n0, acc[mi], tid);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+hgemm_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
+            elem_t *__restrict__ C, int M, int N, int K, void *ws,
+            const __grid_constant__ tmap_t tmA,
+            const __grid_constant__ tmap_t tmB)
+{
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    smem_map sm;
+    sm.base = (smem_u32(smem_raw) + 1023u) & ~1023u; /* swizzle atoms */
+    sm.bars = sm.base + STAGES * STAGE_BYTES;
+    const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+    const int ktiles = (K + BK - 1) / BK;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(sm.full(s), 1);
+            mbar_init(sm.empty(s), CONSUMERS);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        if (SETREG)
+            asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (tid == 0)
+            produce(sm, &tmA, &tmB, tiles_m, tiles_n, ktiles);
+    } else {
+        if (SETREG)
+            asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        consume(sm, C, M, N, tiles_m, tiles_n, ktiles, wg - 1, tid);
+    }
+}
