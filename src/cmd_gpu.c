@@ -446,27 +446,59 @@ int cmd_eval_main(int argc, char **argv)
 /* ================================================================ doctor */
 
 static const char doctor_usage[] =
-    "usage: kevo doctor [--help]\n"
+    "usage: kevo doctor [--json] [--help]\n"
     "\n"
     "Checks what kevo needs, layer by layer, and prints PASS/FAIL lines:\n"
     "driver load, context, NVRTC compile, module load + launch, CUPTI\n"
     "timing, cuBLAS, and a GPU worker process. Without a GPU it checks the\n"
-    "compiler and exits 3.\n";
+    "compiler and exits 3. --json prints one JSON object on stdout\n"
+    "(checks[] with check, pass, detail; failed; gpu) and the human lines\n"
+    "on stderr.\n";
 
 static int n_fail;
+static FILE *dout;      /* human lines: stdout, or stderr with --json */
+static cJSON *jchecks;  /* --json: the checks, else NULL */
 
 static void line(int pass, const char *what, const char *fmt, ...)
     KEVO_PRINTF(3, 4);
 static void line(int pass, const char *what, const char *fmt, ...)
 {
+    char detail[1024];
     va_list ap;
     va_start(ap, fmt);
-    printf("%s %-16s ", pass ? "PASS" : "FAIL", what);
-    vprintf(fmt, ap);
-    putchar('\n');
+    vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
+    fprintf(dout, "%s %-16s %s\n", pass ? "PASS" : "FAIL", what, detail);
     n_fail += !pass;
-    fflush(stdout);
+    fflush(dout);
+    if (jchecks) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "check", what);
+        cJSON_AddBoolToObject(c, "pass", pass);
+        cJSON_AddStringToObject(c, "detail", detail);
+        cJSON_AddItemToArray(jchecks, c);
+    }
+}
+
+/* --json: the one object on stdout; returns code. */
+static int doctor_done(int code, int gpu)
+{
+    if (jchecks) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "kevo", KEVO_VERSION);
+        cJSON_AddStringToObject(o, "commit", rundir_git_commit());
+        cJSON_AddStringToObject(o, "nvrtc", jit_nvrtc_version());
+        cJSON_AddBoolToObject(o, "gpu", gpu);
+        cJSON_AddNumberToObject(o, "failed", n_fail);
+        cJSON_AddItemToObject(o, "checks", jchecks);
+        char *t = cJSON_PrintUnformatted(o);
+        if (t)
+            puts(t);
+        free(t);
+        cJSON_Delete(o);
+        jchecks = NULL;
+    }
+    return code;
 }
 
 static char *doctor_compile(const char *arch)
@@ -494,23 +526,23 @@ static char *doctor_compile(const char *arch)
 static void doctor_device(const struct gpu *g)
 {
     const struct gpu_info *i = &g->info;
-    printf("     device           %s (%s), CC %d.%d -> %s, %d SMs\n",
+    fprintf(dout, "     device           %s (%s), CC %d.%d -> %s, %d SMs\n",
            i->name, i->uuid, i->cc_major, i->cc_minor, i->arch, i->sms);
-    printf("     memory           %.1f GiB, L2 %.1f MiB, bus %d bit, "
+    fprintf(dout, "     memory           %.1f GiB, L2 %.1f MiB, bus %d bit, "
            "peak %.0f GB/s\n", i->total_mem / 1073741824.0,
            i->l2_bytes / 1048576.0, i->bus_width_bits, i->peak_bw / 1e9);
-    printf("     clocks           SM max %d MHz, memory %d MHz; driver "
+    fprintf(dout, "     clocks           SM max %d MHz, memory %d MHz; driver "
            "CUDA %d.%d\n", i->clock_khz / 1000, i->mem_clock_khz / 1000,
            i->driver_version / 1000, i->driver_version % 1000 / 10);
     struct gpu_nvml nv;
     if (gpu_nvml_sample(i->uuid, &nv) == 0)
-        printf("     nvml             %d C, %.0f W of %.0f W limit, SM %d "
+        fprintf(dout, "     nvml             %d C, %.0f W of %.0f W limit, SM %d "
                "MHz (app %d), mem %d MHz, clock events 0x%llx\n", nv.temp_c,
                nv.power_mw / 1000.0, nv.power_limit_mw / 1000.0,
                nv.sm_clock_mhz, nv.app_sm_clock_mhz, nv.mem_clock_mhz,
                (unsigned long long)nv.throttle);
     else
-        printf("     nvml             not available (optional)\n");
+        fprintf(dout, "     nvml             not available (optional)\n");
 }
 
 /* Module load + a tiny launch, verified on the host. */
@@ -647,7 +679,14 @@ static void doctor_worker(void)
 
 int cmd_doctor_main(int argc, char **argv)
 {
+    dout = stdout;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) {
+            dout = stderr;
+            if (!jchecks)
+                jchecks = cJSON_CreateArray();
+            continue;
+        }
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(doctor_usage, stdout);
             return XC_OK;
@@ -657,7 +696,7 @@ int cmd_doctor_main(int argc, char **argv)
         return XC_USAGE;
     }
     n_fail = 0;
-    printf("kevo %s (%s), NVRTC %s, CUDA headers %d.%d\n", KEVO_VERSION,
+    fprintf(dout, "kevo %s (%s), NVRTC %s, CUDA headers %d.%d\n", KEVO_VERSION,
            rundir_git_commit(), jit_nvrtc_version(), CUDA_VERSION / 1000,
            CUDA_VERSION % 1000 / 10);
     struct gpu g;
@@ -666,15 +705,15 @@ int cmd_doctor_main(int argc, char **argv)
     if (rc == KEVO_ENODEV && !gpu_driver_present()) {
         free(doctor_compile("sm_90a"));
         line(0, "driver", "%s", err);
-        printf("no GPU: %s\n", err);
-        return XC_NOGPU;
+        fprintf(dout, "no GPU: %s\n", err);
+        return doctor_done(XC_NOGPU, 0);
     }
     line(1, "driver", "libcuda.so.1 loaded (CUDA %d.%d driver API)",
          g.info.driver_version / 1000, g.info.driver_version % 1000 / 10);
     if (rc) {
         line(0, "context", "%s", err);
-        printf("no GPU: %s\n", err);
-        return XC_NOGPU;
+        fprintf(dout, "no GPU: %s\n", err);
+        return doctor_done(XC_NOGPU, 0);
     }
     line(1, "context", "primary context on device 0");
     doctor_device(&g);
@@ -686,7 +725,7 @@ int cmd_doctor_main(int argc, char **argv)
     free(core);
     gpu_close(&g);
     doctor_worker();
-    printf("%s: %d check%s failed\n", n_fail ? "FAIL" : "PASS", n_fail,
+    fprintf(dout, "%s: %d check%s failed\n", n_fail ? "FAIL" : "PASS", n_fail,
            n_fail == 1 ? "" : "s");
-    return n_fail ? XC_BAD : XC_OK;
+    return doctor_done(n_fail ? XC_BAD : XC_OK, 1);
 }

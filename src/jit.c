@@ -577,3 +577,40 @@ int jit_cache_load(const char *dir, uint64_t key, struct jit_output *out)
     out->compile_ms = 0;
     return KEVO_OK;
 }
+
+/* 1 if the ELF cubin has a non-empty writable global data section. */
+int jit_cubin_has_globals(const void *cubin, size_t n)
+{
+    const unsigned char *c = cubin;
+    if (n < 64 || memcmp(c, "\177ELF", 4) || c[4] != 2)
+        return 0;
+    uint64_t shoff;
+    uint16_t shentsize, shnum, shstrndx;
+    memcpy(&shoff, c + 0x28, 8);
+    memcpy(&shentsize, c + 0x3a, 2);
+    memcpy(&shnum, c + 0x3c, 2);
+    memcpy(&shstrndx, c + 0x3e, 2);
+    if (shentsize < 64 || shstrndx >= shnum ||
+        shoff + (uint64_t)shnum * shentsize > n)
+        return 0;
+    const unsigned char *str = c + shoff + (uint64_t)shstrndx * shentsize;
+    uint64_t stroff, strsize;
+    memcpy(&stroff, str + 0x18, 8);
+    memcpy(&strsize, str + 0x20, 8);
+    if (stroff + strsize > n)
+        return 0;
+    for (uint16_t i = 0; i < shnum; i++) {
+        const unsigned char *sh = c + shoff + (uint64_t)i * shentsize;
+        uint32_t name;
+        uint64_t size;
+        memcpy(&name, sh, 4);
+        memcpy(&size, sh + 0x20, 8);
+        if (name >= strsize)
+            continue;
+        const char *nm = (const char *)c + stroff + name;
+        size_t left = strsize - name;
+        if (size && left > 10 && !strncmp(nm, ".nv.global", 10))
+            return 1;
+    }
+    return 0;
+}

@@ -73,6 +73,10 @@ int jit_compile_timed(const char *src, const char *name, const char *arch,
  * launches (dynamic parallelism): "<<<", cudaLaunchDevice,
  * cudaGetParameterBuffer, outside comments and literals. */
 int jit_check_source(const char *src, char *why, size_t cap);
+/* 1 if an ELF cubin has a non-empty writable global data section
+ * (.nv.global*): device state that would persist across launches, which
+ * the worker refuses (compile_error). */
+int jit_cubin_has_globals(const void *cubin, size_t n);
 
 /* Cache key: hash of (source, options, arch, NVRTC version). */
 uint64_t jit_cache_key(const char *src, const char *arch);

@@ -63,4 +63,12 @@ $T run --evaluator test --problem gemm --shape 300x200x100 --generations 2 \
     --runs-dir "$SCRATCH" --name js --json >"$SCRATCH/j" || fail "json run"
 if grep -v '^{.*}$' "$SCRATCH/j" | grep -q .; then fail "--json printed a non-JSON line"
 else grep -q '"event":"gen"' "$SCRATCH/j" && ok "--json prints one JSON object per event"; fi
+"$KEVO" doctor --json >"$SCRATCH/dj" 2>/dev/null
+rc=$?
+if [ "$rc" = 3 ] && [ "$(wc -l <"$SCRATCH/dj")" = 1 ] &&
+    grep -q '^{.*"gpu":false.*"checks":\[{"check":"compile","pass":true' "$SCRATCH/dj"; then
+    ok "doctor --json: one JSON object (compile passes, no GPU, exit 3)"
+else
+    fail "doctor --json (exit $rc)"; cat "$SCRATCH/dj"
+fi
 finish

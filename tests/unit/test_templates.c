@@ -37,6 +37,15 @@ static int compile_point(const struct tpl *t, const int64_t *vals,
     if (!good)
         fprintf(stderr, "  %s (%s) at %s: %s\n", t->name, dtype_name(dt),
                 strchr(src, ' ') ? strchr(src, ' ') + 1 : "", out.log);
+    /* the worker refuses writable device globals: a template whose cubin
+     * has one would be compile_error at every point on the GPU (NVRTC
+     * emits odr-used static const members there) */
+    if (good && jit_cubin_has_globals(out.cubin, out.cubin_len)) {
+        fprintf(stderr, "  %s (%s): the cubin has writable __device__ "
+                "globals (.nv.global); the GPU worker refuses it\n",
+                t->name, dtype_name(dt));
+        good = 0;
+    }
     free(src);
     jit_output_release(&out);
     return good;
