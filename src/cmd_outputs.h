@@ -6,7 +6,7 @@
  * `kevo export` (the winner as .cu, C driver-API launcher, PyTorch
  * extension). None needs a GPU; none changes a file the run wrote.
  *
- * They share one loader (struct run_view, in cmd_report.c) that reads and
+ * They share one loader (struct run_view, in runview.c) that reads and
  * checks manifest.json, journal.jsonl, the run's templates and best.json,
  * so every command reports a damaged run the same way: the path, and for
  * the journal the line of the bad record.
@@ -63,6 +63,8 @@ const cJSON *run_view_find_eval(const struct run_view *v, const char *hash);
 /* The template of the run named name, or NULL. */
 const struct tpl *run_view_tpl(const struct run_view *v, const char *name);
 /* GPU name from the manifest's environment ("" if none recorded). */
+/* Member k of the manifest's "environment" object, or NULL. */
+const cJSON *run_view_env(const struct run_view *v, const char *k);
 const char *run_view_gpu(const struct run_view *v);
 /* The environment's "baselines" array ({name, median_ns, fitness}), or
  * NULL. Borrowed. */
