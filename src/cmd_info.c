@@ -15,6 +15,7 @@
 #include "cmd_run.h"
 #include "eval.h"
 #include "jnl.h"
+#include "llm_mutator.h"
 #include "mutator.h"
 #include "progress.h"
 #include "record.h"
@@ -281,8 +282,11 @@ static void list_text(struct tpl **t, int n)
     }
     printf("mutators:\n");
     for (int i = 0; kevo_mutators[i]; i++)
-        printf("  %-10s %s\n", kevo_mutators[i]->name,
+        printf("  %-14s %s\n", kevo_mutators[i]->name,
                kevo_mutators[i]->summary);
+    for (int i = 0; kevo_llm_mutators[i]; i++)
+        printf("  %-14s %s\n",
+               kevo_llm_mutators[i]->name, kevo_llm_mutators[i]->summary);
 }
 
 static void list_json(struct tpl **t, int n)
@@ -312,6 +316,9 @@ static void list_json(struct tpl **t, int n)
     cJSON *ms = cJSON_AddArrayToObject(o, "mutators");
     for (int i = 0; kevo_mutators[i]; i++)
         cJSON_AddItemToArray(ms, cJSON_CreateString(kevo_mutators[i]->name));
+    for (int i = 0; kevo_llm_mutators[i]; i++)
+        cJSON_AddItemToArray(ms,
+                             cJSON_CreateString(kevo_llm_mutators[i]->name));
     char *s = cJSON_Print(o);
     printf("%s\n", s);
     free(s);
