@@ -379,7 +379,7 @@ static int replay_engine(struct replay *r, struct engine_stats *st)
         .n_tpls = r->n_tpls, .dev = r->dev, .ev = ev, .run_dir = r->tmp,
         .jnl = r->out, .existing = NULL, .stop = NULL, .prog = NULL};
     struct engine *e;
-    char err[512] = "", prompts[4096], facts_path[4096];
+    char err[512] = "", prompts[4096];
     char *facts = NULL;
     struct llm *llm = NULL;
     int rc = KEVO_OK;
@@ -388,15 +388,9 @@ static int replay_engine(struct replay *r, struct engine_stats *st)
         char spec_text[1300];
         llm_cfg_defaults(&c);
         snprintf(spec_text, sizeof spec_text, "replay:%s", r->dir);
-        if (cli_prompts_dir(prompts, sizeof prompts)) {
-            snprintf(err, sizeof err, "LLM prompt files not found "
-                     "(mutators/prompts; set KEVO_PROMPTS)");
-            rc = KEVO_ENOENT;
-        } else if ((rc = rundir_path(facts_path, sizeof facts_path, r->dir,
-                                     "gpu_facts.txt")) ||
-                   (rc = fs_read_file(facts_path, &facts, NULL))) {
-            snprintf(err, sizeof err, "cannot read '%s'", facts_path);
-        } else if (!(rc = llm_cfg_parse(spec_text, &c, err, sizeof err))) {
+        if (!(rc = cli_llm_inputs(r->dir, prompts, sizeof prompts, &facts,
+                                  err, sizeof err)) &&
+            !(rc = llm_cfg_parse(spec_text, &c, err, sizeof err))) {
             rc = llm_new(&c, r->tmp, &llm, err, sizeof err);
         }
         env.llm_on = 1;

@@ -57,16 +57,19 @@ static void install_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-int cli_templates_dir(const char *given, char *out, size_t cap)
+/* A data directory: given, else $env, else ./rel, else rel next to the
+ * executable or one or two levels up (build/, build/bundle/). */
+static int find_dir(const char *given, const char *env_name, const char *rel,
+                    char *out, size_t cap)
 {
-    const char *env = getenv("KEVO_TEMPLATES");
-    char exe[PATH_MAX], cand[PATH_MAX + 32];
+    const char *env = getenv(env_name);
+    char exe[PATH_MAX], cand[PATH_MAX + 64];
     if (given || env) {
         snprintf(out, cap, "%s", given ? given : env);
         return fs_exists(out) ? KEVO_OK : KEVO_ENOENT;
     }
-    if (fs_exists("templates")) {
-        snprintf(out, cap, "templates");
+    if (fs_exists(rel)) {
+        snprintf(out, cap, "%s", rel);
         return KEVO_OK;
     }
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -76,10 +79,9 @@ int cli_templates_dir(const char *given, char *out, size_t cap)
     char *slash = strrchr(exe, '/');
     if (slash)
         *slash = '\0';
-    static const char *const rel[] = {"templates", "../templates",
-                                      "../../templates"};
-    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
-        snprintf(cand, sizeof cand, "%s/%s", exe, rel[i]);
+    static const char *const up[] = {"", "../", "../../"};
+    for (size_t i = 0; i < sizeof up / sizeof *up; i++) {
+        snprintf(cand, sizeof cand, "%s/%s%s", exe, up[i], rel);
         if (fs_exists(cand)) {
             snprintf(out, cap, "%s", cand);
             return KEVO_OK;
@@ -88,36 +90,30 @@ int cli_templates_dir(const char *given, char *out, size_t cap)
     return KEVO_ENOENT;
 }
 
+int cli_templates_dir(const char *given, char *out, size_t cap)
+{
+    return find_dir(given, "KEVO_TEMPLATES", "templates", out, cap);
+}
+
 int cli_prompts_dir(char *out, size_t cap)
 {
-    const char *env = getenv("KEVO_PROMPTS");
-    char exe[PATH_MAX], cand[PATH_MAX + 40];
-    if (env) {
-        snprintf(out, cap, "%s", env);
-        return fs_exists(out) ? KEVO_OK : KEVO_ENOENT;
-    }
-    if (fs_exists("mutators/prompts")) {
-        snprintf(out, cap, "mutators/prompts");
-        return KEVO_OK;
-    }
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
+    return find_dir(NULL, "KEVO_PROMPTS", "mutators/prompts", out, cap);
+}
+
+int cli_llm_inputs(const char *run_dir, char *prompts, size_t cap,
+                   char **facts, char *err, size_t errcap)
+{
+    char path[4096];
+    int rc;
+    if (cli_prompts_dir(prompts, cap)) {
+        snprintf(err, errcap, "LLM prompt files not found (mutators/prompts; "
+                 "set KEVO_PROMPTS)");
         return KEVO_ENOENT;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = '\0';
-    static const char *const rel[] = {"mutators/prompts",
-                                      "../mutators/prompts",
-                                      "../../mutators/prompts"};
-    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
-        snprintf(cand, sizeof cand, "%s/%s", exe, rel[i]);
-        if (fs_exists(cand)) {
-            snprintf(out, cap, "%s", cand);
-            return KEVO_OK;
-        }
     }
-    return KEVO_ENOENT;
+    if ((rc = rundir_path(path, sizeof path, run_dir, "gpu_facts.txt")) ||
+        (rc = fs_read_file(path, facts, NULL)))
+        snprintf(err, errcap, "cannot read '%s': %s", path, kevo_strerror(rc));
+    return rc;
 }
 
 static void free_tpls(struct tpl **t, int n)
@@ -672,27 +668,22 @@ static int open_llm(struct session *ss, const char *env_json, int fresh,
 {
     if (!spec_llm_on(&ss->spec))
         return KEVO_OK;
-    char path[4096];
     int rc;
-    if (cli_prompts_dir(ss->prompts, sizeof ss->prompts)) {
-        snprintf(err, errcap, "LLM prompt files not found (mutators/prompts; "
-                 "set KEVO_PROMPTS)");
-        return KEVO_ENOENT;
-    }
-    if ((rc = rundir_path(path, sizeof path, ss->dir, "gpu_facts.txt")))
-        return rc;
-    if (fresh) {
-        if (!(ss->gpu_facts = compose_facts(env_json, &ss->spec)))
+    if (fresh) { /* the facts the prompts state, fixed for the run */
+        char path[4096], *facts = compose_facts(env_json, &ss->spec);
+        if (!facts)
             return KEVO_ENOMEM;
-        rc = fs_write_atomic(path, ss->gpu_facts, strlen(ss->gpu_facts));
-    } else {
-        rc = fs_read_file(path, &ss->gpu_facts, NULL);
+        if (!(rc = rundir_path(path, sizeof path, ss->dir, "gpu_facts.txt")) &&
+            (rc = fs_write_atomic(path, facts, strlen(facts))))
+            snprintf(err, errcap, "cannot write '%s': %s", path,
+                     kevo_strerror(rc));
+        free(facts);
+        if (rc)
+            return rc;
     }
-    if (rc) {
-        snprintf(err, errcap, "cannot %s '%s': %s", fresh ? "write" : "read",
-                 path, kevo_strerror(rc));
+    if ((rc = cli_llm_inputs(ss->dir, ss->prompts, sizeof ss->prompts,
+                             &ss->gpu_facts, err, errcap)))
         return rc;
-    }
     struct llm_cfg c;
     llm_cfg_defaults(&c);
     if ((rc = llm_cfg_parse(ss->spec.llm, &c, err, errcap)))

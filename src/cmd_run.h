@@ -41,5 +41,10 @@ int cli_templates_dir(const char *given, char *out, size_t cap);
 /* Finds the LLM prompt files: $KEVO_PROMPTS, ./mutators/prompts, or next
  * to the executable. */
 int cli_prompts_dir(char *out, size_t cap);
+/* What the LLM side of an existing run needs to build the same prompts
+ * again: the prompts directory and the run's gpu_facts.txt (*facts is
+ * new). Errors name what is missing. */
+int cli_llm_inputs(const char *run_dir, char *prompts, size_t cap,
+                   char **facts, char *err, size_t errcap);
 
 #endif

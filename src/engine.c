@@ -67,7 +67,7 @@ static int supports(const struct engine *e, const struct genome *g)
                         &e->env.spec->shape, &e->env.dev, why, sizeof why);
 }
 
-static int tpl_usable(const struct engine *e, int t)
+int eng_tpl_usable(const struct engine *e, int t)
 {
     return (e->tpls[t]->dtype_mask & 1u << e->env.spec->dtype) != 0;
 }
@@ -160,7 +160,7 @@ static int make_initial(struct engine *e)
 {
     int k = 0, rc;
     for (int t = 0; t < e->n_tpls; t++) {
-        if (!tpl_usable(e, t))
+        if (!eng_tpl_usable(e, t))
             continue;
         const struct tpl *tp = e->tpls[t];
         struct genome g = {.tpl = t};
@@ -223,7 +223,7 @@ static int try_child(struct engine *e, int i, int arm, struct child *c)
     c->island = i;
     if (is->n == 0) {
         int t = (int)rng_below(&e->rng, (uint64_t)e->n_tpls);
-        if (!tpl_usable(e, t) || random_point(e, t, &c->g))
+        if (!eng_tpl_usable(e, t) || random_point(e, t, &c->g))
             return -1;
         c->mutator = "random";
         return seen_has(&e->seen, c->g.hash) ? -1 : 0;

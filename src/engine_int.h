@@ -82,6 +82,8 @@ const struct tpl *eng_tpl(const struct engine *e, const struct genome *g);
 const struct member *eng_tournament(struct engine *e, const struct island *is,
                                     int tpl);
 int eng_supports(const struct engine *e, const struct genome *g);
+/* 1 if template t supports the run's dtype. */
+int eng_tpl_usable(const struct engine *e, int t);
 int eng_diverged(struct engine *e, const char *what);
 int eng_add_child(struct engine *e, const struct child *c);
 

@@ -26,6 +26,7 @@
 #include "fsutil.h"
 #include "hash.h"
 #include "llm.h"
+#include "llm_store.h"
 #include "llm_mutator.h"
 #include "record.h"
 
@@ -192,7 +193,7 @@ int ellm_usable_tpls(const struct engine *e)
 {
     int n = 0;
     for (int t = 0; t < e->n_tpls; t++)
-        n += (e->tpls[t]->dtype_mask & 1u << e->env.spec->dtype) != 0;
+        n += eng_tpl_usable(e, t);
     return n;
 }
 
@@ -248,6 +249,34 @@ static void fill_parent(const struct engine *e, uint64_t h,
     p->r = r;
 }
 
+/* Hashes request p's prompt, asks the provider (if any) and appends p to
+ * the pending requests, which then own its texts (released on error). */
+static int push_pending(struct engine *e, struct llm_pending *p)
+{
+    p->prompt = hash_final(hash_str(hash_str(HASH_SEED, p->system), p->user));
+    p->ticket = -1;
+    if (e->env.llm) {
+        struct llm_req q = {p->op->name, p->system, p->user};
+        int rc = llm_submit(e->env.llm, &q, &p->ticket);
+        if (rc) {
+            pending_release(p);
+            return rc;
+        }
+    }
+    if (e->n_pend == e->cap_pend) {
+        int cap = e->cap_pend ? e->cap_pend * 2 : 16;
+        void *a = realloc(e->pend, sizeof *e->pend * (size_t)cap);
+        if (!a) {
+            pending_release(p);
+            return KEVO_ENOMEM;
+        }
+        e->pend = a;
+        e->cap_pend = cap;
+    }
+    e->pend[e->n_pend++] = *p;
+    return KEVO_OK;
+}
+
 static int queue(struct engine *e, const struct llm_mutator *op, int island,
                  int n_par, const uint64_t *par, int depth, int variant)
 {
@@ -282,28 +311,9 @@ static int queue(struct engine *e, const struct llm_mutator *op, int island,
         free(p.user);
         return KEVO_EPARSE;
     }
-    p.prompt = hash_final(hash_str(hash_str(HASH_SEED, p.system), p.user));
-    if (e->env.llm) {
-        struct llm_req q = {op->name, p.system, p.user};
-        int rc = llm_submit(e->env.llm, &q, &p.ticket);
-        if (rc) {
-            pending_release(&p);
-            return rc;
-        }
-    }
-    if (e->n_pend == e->cap_pend) {
-        int cap = e->cap_pend ? e->cap_pend * 2 : 16;
-        void *a = realloc(e->pend, sizeof *e->pend * (size_t)cap);
-        if (!a) {
-            pending_release(&p);
-            return KEVO_ENOMEM;
-        }
-        e->pend = a;
-        e->cap_pend = cap;
-    }
-    e->pend[e->n_pend++] = p;
-    e->llm_this_gen++;
-    return KEVO_OK;
+    int rc = push_pending(e, &p);
+    e->llm_this_gen += rc == KEVO_OK;
+    return rc;
 }
 
 int ellm_propose(struct engine *e)
@@ -396,49 +406,37 @@ int ellm_after_eval(struct engine *e)
 
 /* ----------------------------------------------------------- answers */
 
-static const char *const status_names[] = {"ok", "failed", "fatal",
-                                           "budget"};
-
 static int parse_status(const char *s, enum llm_status *out)
 {
-    for (int i = 0; i < 4; i++)
-        if (s && !strcmp(s, status_names[i])) {
+    for (int i = LLM_OK; i <= LLM_BUDGET; i++)
+        if (s && !strcmp(s, llm_status_name((enum llm_status)i))) {
             *out = (enum llm_status)i;
             return 0;
         }
     return -1;
 }
 
-/* The recorded answer with this key, from dir/llm/<key>.json. */
-static int load_answer(const char *dir, const char *key, struct llm_ans *a,
-                       char *err, size_t errcap)
+/* A recorded answer: status st (from the journal); the text of an ok
+ * answer from the run's transcript store (llm_dir/llm/<key>.json). */
+static int recorded_answer(const struct engine *e, const char *key,
+                           enum llm_status st, struct llm_ans *a)
 {
-    char rel[64], path[4096];
-    char *text = NULL;
-    snprintf(rel, sizeof rel, "llm/%s.json", key);
+    const char *dir = e->env.llm_dir ? e->env.llm_dir : e->env.run_dir;
     memset(a, 0, sizeof *a);
-    if (fs_join(path, sizeof path, dir, rel))
-        return KEVO_EINVAL;
-    int rc = fs_read_file(path, &text, NULL);
-    if (rc) {
-        snprintf(err, errcap, "cannot read recorded answer '%s'", path);
-        return rc;
+    if (st == LLM_OK) {
+        int rc = llm_store_read(dir, key, a);
+        if (rc || a->status != LLM_OK) {
+            llm_ans_release(a);
+            snprintf(((struct engine *)e)->errbuf, sizeof e->errbuf,
+                     "cannot read the recorded answer %s in '%s/llm'", key,
+                     dir);
+            return rc ? rc : KEVO_EPARSE;
+        }
     }
-    cJSON *o = cJSON_Parse(text);
-    free(text);
-    const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "status");
-    const char *t = record_str(o, "text");
-    if (!o || !cJSON_IsString(st) || parse_status(st->valuestring, &a->status)) {
-        cJSON_Delete(o);
-        snprintf(err, errcap, "malformed recorded answer '%s'", path);
-        return KEVO_EPARSE;
-    }
-    if (t && !(a->text = strdup(t)))
-        rc = KEVO_ENOMEM;
-    snprintf(a->key, sizeof a->key, "%s", key);
+    a->status = st;
     a->cached = 1;
-    cJSON_Delete(o);
-    return rc;
+    snprintf(a->key, sizeof a->key, "%s", key);
+    return KEVO_OK;
 }
 
 static cJSON *llm_record(const struct engine *e, const struct llm_pending *p,
@@ -460,7 +458,7 @@ static cJSON *llm_record(const struct engine *e, const struct llm_pending *p,
     hash_hex(p->prompt, hex);
     cJSON_AddStringToObject(o, "prompt", hex);
     cJSON_AddStringToObject(o, "key", a->key);
-    cJSON_AddStringToObject(o, "status", status_names[a->status]);
+    cJSON_AddStringToObject(o, "status", llm_status_name(a->status));
     cJSON_AddStringToObject(o, "verdict", a->status == LLM_OK
                                               ? answer_reject_name(v)
                                               : "none");
@@ -500,16 +498,15 @@ static void save_tpl_text(const struct engine *e, const struct tpl *t)
 }
 
 /* Parses an answer into a template (or a verdict with a reason). */
-static enum answer_reject to_template(struct engine *e, const char *key,
-                                      const char *text, struct tpl **out,
-                                      char *why, size_t whycap)
+static enum answer_reject to_template(struct engine *e, const char *text,
+                                      struct tpl **out, char *why,
+                                      size_t whycap)
 {
     /* named after the answer's content, so the same answer from another
      * provider (a replay) makes the same template */
     char name[TPL_NAME_MAX], hex[17];
     hash_hex(hash_final(hash_str(HASH_SEED, text ? text : "")), hex);
     snprintf(name, sizeof name, "llm_%.8s", hex);
-    (void)key;
     struct answer_ctx ax = {e->env.problem, e->env.spec->dtype,
                             &e->env.spec->shape, &e->env.dev, name};
     char *src = NULL;
@@ -529,7 +526,7 @@ static void log_answer(struct engine *e, const struct llm_pending *p,
     char line[600];
     if (a->status != LLM_OK)
         snprintf(line, sizeof line, "%s: no answer (%s): %s", p->op->name,
-                 status_names[a->status], a->detail[0] ? a->detail : why);
+                 llm_status_name(a->status), a->detail[0] ? a->detail : why);
     else if (v != ANSWER_OK)
         snprintf(line, sizeof line, "%s: answer rejected (%s): %s",
                  p->op->name, answer_reject_name(v), why);
@@ -544,8 +541,7 @@ static void log_answer(struct engine *e, const struct llm_pending *p,
 static int take_answer(struct engine *e, struct llm_pending *p)
 {
     struct llm_ans a;
-    char why[512] = "", err[512];
-    const char *dir = e->env.llm_dir ? e->env.llm_dir : e->env.run_dir;
+    char why[512] = "";
     int from_journal = e->pos < e->n_ex, rc;
     memset(&a, 0, sizeof a);
     if (from_journal) {
@@ -553,15 +549,17 @@ static int take_answer(struct engine *e, struct llm_pending *p)
         const char *type = record_str(rec, "type");
         const char *ph = record_str(rec, "prompt");
         const char *key = record_str(rec, "key");
+        enum llm_status st;
         uint64_t h;
         if (!type || strcmp(type, "llm") || !ph || hash_parse(ph, &h) ||
-            h != p->prompt || !key || strlen(key) > 16)
+            h != p->prompt || !key || strlen(key) > 16 ||
+            parse_status(record_str(rec, "status"), &st))
             return eng_diverged(e, "expected the answer to another LLM "
                                    "request");
-        if ((rc = load_answer(dir, key, &a, err, sizeof err))) {
-            snprintf(e->errbuf, sizeof e->errbuf, "%s", err);
+        if ((rc = recorded_answer(e, key, st, &a)))
             return rc;
-        }
+        snprintf(a.detail, sizeof a.detail, "%s",
+                 record_str(rec, "why") ? record_str(rec, "why") : "");
         if (p->ticket >= 0) { /* asked again on resume: drain it */
             struct llm_ans b;
             if (!llm_wait(e->env.llm, p->ticket, &b))
@@ -583,7 +581,7 @@ static int take_answer(struct engine *e, struct llm_pending *p)
     struct tpl *t = NULL;
     enum answer_reject v = ANSWER_NO_CODE;
     if (a.status == LLM_OK)
-        v = to_template(e, a.key, a.text, &t, why, sizeof why);
+        v = to_template(e, a.text, &t, why, sizeof why);
     else
         snprintf(why, sizeof why, "%s", a.detail);
     if (from_journal) {
@@ -697,7 +695,6 @@ cJSON *ellm_to_json(const struct engine *e)
 
 static int restore_tpls(struct engine *e, const cJSON *ts)
 {
-    const char *dir = e->env.llm_dir ? e->env.llm_dir : e->env.run_dir;
     const cJSON *t;
     cJSON_ArrayForEach(t, ts)
     {
@@ -706,11 +703,9 @@ static int restore_tpls(struct engine *e, const cJSON *ts)
         struct tpl *tp = NULL;
         char why[512];
         if (!key || !name || strlen(key) > 16 ||
-            load_answer(dir, key, &a, why, sizeof why))
+            recorded_answer(e, key, LLM_OK, &a))
             return KEVO_EPARSE;
-        enum answer_reject v = a.status == LLM_OK
-            ? to_template(e, key, a.text, &tp, why, sizeof why)
-            : ANSWER_NO_CODE;
+        enum answer_reject v = to_template(e, a.text, &tp, why, sizeof why);
         llm_ans_release(&a);
         if (v != ANSWER_OK || strcmp(tp->name, name)) {
             tpl_free(tp);
@@ -755,26 +750,9 @@ static int restore_pending(struct engine *e, const cJSON *ps)
             pending_release(&p);
             return KEVO_ENOMEM;
         }
-        p.prompt = hash_final(hash_str(hash_str(HASH_SEED, p.system), p.user));
-        if (e->env.llm) {
-            struct llm_req q = {op->name, p.system, p.user};
-            int rc = llm_submit(e->env.llm, &q, &p.ticket);
-            if (rc) {
-                pending_release(&p);
-                return rc;
-            }
-        }
-        if (e->n_pend == e->cap_pend) {
-            int cap = e->cap_pend ? e->cap_pend * 2 : 16;
-            void *a = realloc(e->pend, sizeof *e->pend * (size_t)cap);
-            if (!a) {
-                pending_release(&p);
-                return KEVO_ENOMEM;
-            }
-            e->pend = a;
-            e->cap_pend = cap;
-        }
-        e->pend[e->n_pend++] = p;
+        int rc = push_pending(e, &p);
+        if (rc)
+            return rc;
     }
     return KEVO_OK;
 }

@@ -235,12 +235,12 @@ static int ans_from_json(const cJSON *o, struct llm_ans *ans)
     return KEVO_OK;
 }
 
-int llm_store_get(const struct llm_store *s, const char *key,
-                  struct llm_ans *ans)
+/* llm_store_get on the transcript directory dir (<run>/llm). */
+static int get_in(const char *dir, const char *key, struct llm_ans *ans)
 {
     char name[32], path[4096 + 32];
     snprintf(name, sizeof name, "%s.json", key);
-    if (fs_join(path, sizeof path, s->dir, name))
+    if (fs_join(path, sizeof path, dir, name))
         return KEVO_ENOENT;
     cJSON *o;
     if (read_json(path, &o))
@@ -256,6 +256,20 @@ int llm_store_get(const struct llm_store *s, const char *key,
     }
     snprintf(ans->key, sizeof ans->key, "%s", key);
     return KEVO_OK;
+}
+
+int llm_store_get(const struct llm_store *s, const char *key,
+                  struct llm_ans *ans)
+{
+    return get_in(s->dir, key, ans);
+}
+
+int llm_store_read(const char *run_dir, const char *key, struct llm_ans *ans)
+{
+    char dir[4096];
+    if (fs_join(dir, sizeof dir, run_dir, "llm"))
+        return KEVO_ENOENT;
+    return get_in(dir, key, ans);
 }
 
 static int is_transcript_name(const char *name)

@@ -51,6 +51,10 @@ int llm_store_put(struct llm_store *s, const struct llm_rec *r) KEVO_WUR;
  */
 int llm_store_get(const struct llm_store *s, const char *key,
                   struct llm_ans *ans) KEVO_WUR;
+/* The same for run_dir's transcripts, without opening the store (which
+ * creates and appends to the index): for reading a run back. */
+int llm_store_read(const char *run_dir, const char *key,
+                   struct llm_ans *ans) KEVO_WUR;
 /* Tokens and cost of the requests earlier sessions sent (transcripts with
  * attempts > 0), for budgets that span a resume. */
 void llm_store_spent(const struct llm_store *s, double *tokens,
