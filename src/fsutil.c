@@ -13,44 +13,93 @@
 #include <time.h>
 #include <unistd.h>
 
-int fs_read_file(const char *path, char **out, size_t *len)
+/* realloc that frees the old block when it fails. */
+static char *realloc_or_free(char *p, size_t n)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return errno == ENOENT ? KEVO_ENOENT : KEVO_EIO;
-    size_t cap = 4096, n = 0;
+    char *q = realloc(p, n);
+    if (!q)
+        free(p);
+    return q;
+}
+
+/* Opens path for a bounded read: never blocks (a FIFO opens at once with
+ * O_NONBLOCK), refuses what is not a regular file, and what is larger than
+ * max bytes. */
+static int open_regular(const char *path, size_t max, int *fd_out,
+                        size_t *size)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? KEVO_ENOENT
+               : errno == EISDIR ? KEVO_EISDIR
+                                 : KEVO_EIO;
+    struct stat st;
+    int rc = fstat(fd, &st) ? KEVO_EIO
+             : S_ISDIR(st.st_mode) ? KEVO_EISDIR
+             : !S_ISREG(st.st_mode) ? KEVO_ENOTREG
+             : (unsigned long long)st.st_size > max ? KEVO_ETOOBIG
+                                                     : KEVO_OK;
+    /* regular files ignore O_NONBLOCK; clear it all the same */
+    if (!rc && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+        rc = KEVO_EIO;
+    if (rc) {
+        close(fd);
+        return rc;
+    }
+    *fd_out = fd;
+    *size = (size_t)st.st_size;
+    return KEVO_OK;
+}
+
+int fs_read_file_max(const char *path, size_t max, char **out, size_t *len)
+{
+    int fd;
+    size_t size, n = 0;
+    int rc = open_regular(path, max, &fd, &size);
+    if (rc)
+        return rc;
+    /* one byte past the size shows a file that grew while we read it */
+    size_t cap = size + 2;
     char *buf = malloc(cap);
     if (!buf) {
-        fclose(f);
+        close(fd);
         return KEVO_ENOMEM;
     }
     for (;;) {
-        if (cap - n < 2) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return KEVO_ENOMEM;
+        if (n == cap - 1) { /* it grew: read on, up to max */
+            size_t ncap = cap * 2;
+            if (n > max || !(buf = realloc_or_free(buf, ncap))) {
+                close(fd);
+                return n > max ? KEVO_ETOOBIG : KEVO_ENOMEM;
             }
-            buf = nb;
-            cap *= 2;
+            cap = ncap;
         }
-        size_t r = fread(buf + n, 1, cap - n - 1, f);
-        n += r;
-        if (r == 0)
+        ssize_t r = read(fd, buf + n, cap - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            rc = r < 0 ? KEVO_EIO : KEVO_OK;
             break;
+        }
+        n += (size_t)r;
     }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
+    close(fd);
+    if (!rc && n > max)
+        rc = KEVO_ETOOBIG;
+    if (rc) {
         free(buf);
-        return KEVO_EIO;
+        return rc;
     }
     buf[n] = '\0';
     *out = buf;
     if (len)
         *len = n;
     return KEVO_OK;
+}
+
+int fs_read_file(const char *path, char **out, size_t *len)
+{
+    return fs_read_file_max(path, FS_READ_MAX, out, len);
 }
 
 static int write_all(int fd, const void *data, size_t n)

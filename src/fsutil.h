@@ -13,8 +13,23 @@
 
 #include "status.h"
 
-/* Reads a whole file. Returns a new NUL-terminated buffer in *out (caller
- * frees) and its length in *len (may be NULL). KEVO_ENOENT if missing. */
+/* The default cap of fs_read_file: specs, templates, manifests, LLM
+ * transcripts, prompts. Journals (which grow with the run) use
+ * FS_READ_MAX_JOURNAL. */
+#define FS_READ_MAX ((size_t)64 << 20)
+#define FS_READ_MAX_JOURNAL ((size_t)4 << 30)
+
+/*
+ * Reads a whole regular file of at most max bytes. Returns a new
+ * NUL-terminated buffer in *out (caller frees) and its length in *len (may
+ * be NULL). Never blocks on a FIFO and never reads a device: KEVO_ENOENT if
+ * missing, KEVO_EISDIR for a directory, KEVO_ENOTREG for anything else that
+ * is not a regular file (device, FIFO, socket; a symlink counts as what it
+ * points to), KEVO_ETOOBIG past max bytes, KEVO_EIO if reading fails.
+ */
+int fs_read_file_max(const char *path, size_t max, char **out,
+                     size_t *len) KEVO_WUR;
+/* fs_read_file_max with max = FS_READ_MAX. */
 int fs_read_file(const char *path, char **out, size_t *len) KEVO_WUR;
 /* Atomically replaces path with n bytes of data (see top comment). */
 int fs_write_atomic(const char *path, const void *data, size_t n) KEVO_WUR;

@@ -65,7 +65,7 @@ static int read_records(const char *path, cJSON **records, size_t *good,
                         size_t *len, char *err, size_t errcap)
 {
     char *buf;
-    int rc = fs_read_file(path, &buf, len);
+    int rc = fs_read_file_max(path, FS_READ_MAX_JOURNAL, &buf, len);
     if (rc) {
         snprintf(err, errcap, "cannot read '%s': %s", path,
                  kevo_strerror(rc));

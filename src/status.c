@@ -21,6 +21,11 @@ const char *kevo_strerror(int rc)
     case KEVO_ESTOPPED: return "stopped";
     case KEVO_EDIVERGE: return "diverged from the record";
     case KEVO_EINTERNAL: return "internal error";
+    case KEVO_ETOOBIG:
+        return "file too large (kevo reads at most 64 MiB, 4 GiB for a "
+               "journal)";
+    case KEVO_EISDIR: return "is a directory";
+    case KEVO_ENOTREG: return "not a regular file (a device, FIFO or socket)";
     }
     return "unknown status";
 }

@@ -23,7 +23,10 @@ enum kevo_status {
     KEVO_EHTTP,    /* an HTTP request failed */
     KEVO_ESTOPPED, /* stopped on request (signal); state is resumable */
     KEVO_EDIVERGE, /* a replay or resume diverged from the record */
-    KEVO_EINTERNAL /* a bug in kevo */
+    KEVO_EINTERNAL, /* a bug in kevo */
+    KEVO_ETOOBIG,  /* a file is larger than kevo reads */
+    KEVO_EISDIR,   /* a directory where a file is wanted */
+    KEVO_ENOTREG   /* not a regular file: device, FIFO, socket */
 };
 
 /* Returns a fixed, lower-case description of rc; never NULL. */
