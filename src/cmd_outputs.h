@@ -6,10 +6,12 @@
  * `kevo export` (the winner as .cu, C driver-API launcher, PyTorch
  * extension). None needs a GPU; none changes a file the run wrote.
  *
- * They share one loader (struct run_view, in runview.c) that reads and
- * checks manifest.json, journal.jsonl, the run's templates and best.json,
- * so every command reports a damaged run the same way: the path, and for
- * the journal the line of the bad record.
+ * They share one loader (struct run_view, in runview.c; verify and replay
+ * use it too) that reads and checks manifest.json, journal.jsonl, the
+ * run's templates (its own copies and those born from LLM answers) and
+ * best.json, so every command finds a template the same way and reports a
+ * damaged run the same way: the path, and for the journal the line of the
+ * bad record.
  */
 #ifndef KEVO_CMD_OUTPUTS_H
 #define KEVO_CMD_OUTPUTS_H
@@ -36,8 +38,14 @@ struct run_view {
     cJSON *manifest;             /* whole manifest, owned */
     cJSON *records;              /* journal records in order, owned */
     int n_records;
-    struct tpl **tpls;           /* the run's own templates, owned */
+    struct tpl **tpls;           /* the run's own templates (templates/,
+                                    copied at creation), owned */
     int n_tpls;
+    struct tpl **llm_tpls;       /* templates born from the run's LLM
+                                    answers, owned */
+    int n_llm_tpls;
+    char llm_why[1024];          /* why an LLM template of the journal could
+                                    not be recovered ("" = all were) */
     struct tpl_device dev;       /* device facts from the manifest, else
                                     tpl_device_default */
     cJSON *best;                 /* best.json, else the fittest ok eval
@@ -50,18 +58,38 @@ struct run_view {
 };
 
 /*
- * Loads dir. Errors name the path: "'x' is not a kevo run directory",
- * "<dir>/journal.jsonl:<line>: eval record has no valid 'outcome'", a
- * best.json naming a template the run does not have, ... v is filled
- * only on success; release it with run_view_release().
+ * Opens dir: manifest, problem, journal (each record checked), device
+ * facts and templates. The run's own come from templates/<problem>/; an
+ * LLM-born one (named in an "llm" journal record) from
+ * llm/templates/<name>.cu if it still hashes to the recorded
+ * "template_hash", else it is rebuilt from its answer in llm/<key>.json.
+ * One that cannot be recovered is no error here (llm_why says why; see
+ * run_view_tpl_missing()). Errors name the path: "'x' is not a kevo run
+ * directory", "<dir>/journal.jsonl:<line>: eval record has no valid
+ * 'outcome'", ... best and verify stay NULL. v is filled only on success;
+ * release it with run_view_release().
+ */
+int run_view_open(const char *dir, struct run_view *v, char *err,
+                  size_t errcap) KEVO_WUR;
+/*
+ * run_view_open() plus the winner (best.json, else the fittest ok eval
+ * record: its record, template and point) and verify.json. Errors also: a
+ * best.json naming a template the run does not have (with why), a
+ * verify.json that is not a JSON object.
  */
 int run_view_load(const char *dir, struct run_view *v, char *err,
                   size_t errcap) KEVO_WUR;
 void run_view_release(struct run_view *v);
 /* First eval record of genome hash hex (16 hex digits), or NULL. */
 const cJSON *run_view_find_eval(const struct run_view *v, const char *hash);
-/* The template of the run named name, or NULL. */
+/* The run's template named name - its own or LLM-born - or NULL: the one
+ * lookup every reader uses. */
 const struct tpl *run_view_tpl(const struct run_view *v, const char *name);
+/* Why run_view_tpl(v, name) is NULL, for a message: "template 'x' is
+ * neither in '<dir>/templates/<problem>/' nor among the run's LLM
+ * templates (...)". */
+void run_view_tpl_missing(const struct run_view *v, const char *name,
+                          char *out, size_t cap);
 /* GPU name from the manifest's environment ("" if none recorded). */
 /* Member k of the manifest's "environment" object, or NULL. */
 const cJSON *run_view_env(const struct run_view *v, const char *k);

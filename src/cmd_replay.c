@@ -32,6 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd_outputs.h"
 #include "cmd_run.h"
 #include "engine.h"
 #include "fsutil.h"
@@ -77,14 +78,11 @@ struct divergence {
 
 struct replay {
     const char *dir;
-    struct spec spec;
-    cJSON *manifest;
-    const struct problem *problem;
-    struct tpl **tpls;
-    int n_tpls;
-    struct tpl_device dev;
-    cJSON *journal;        /* recorded records */
-    const cJSON **rec;     /* by index */
+    struct run_view rv;    /* the run: manifest, recorded records, its own
+                              templates (the engine gets only those: it
+                              remakes the LLM ones from the answers), device
+                              facts; owned */
+    const cJSON **rec;     /* rv.records by index */
     long n_rec;
     char tmp[4096];        /* scratch run directory; "" = none */
     struct jnl *out;       /* the engine's journal in tmp */
@@ -234,41 +232,26 @@ static const struct evaluator_ops rv_ops_noconfirm = {
 
 /* ------------------------------------------------------------ loading */
 
-static void device_from_manifest(struct replay *r)
-{
-    const cJSON *env = cJSON_GetObjectItemCaseSensitive(r->manifest,
-                                                        "environment");
-    const cJSON *d = cJSON_GetObjectItemCaseSensitive(env, "device");
-    r->dev = tpl_device_default;
-    /* the same defaults as gpueval.c read_device() */
-    if (record_num(d, "sms", 0) > 0)
-        r->dev.sms = (int64_t)record_num(d, "sms", 0);
-    if (record_num(d, "smem_optin", 0) > 0)
-        r->dev.smem_optin = (int64_t)record_num(d, "smem_optin", 0);
-    if (record_num(d, "l2_bytes", 0) > 0)
-        r->dev.l2_bytes = (int64_t)record_num(d, "l2_bytes", 0);
-}
-
 /* The run's own templates must be the ones it started with. */
 static int check_templates(struct replay *r)
 {
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(r->manifest,
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(r->rv.manifest,
                                                          "templates"), *m;
     cJSON_ArrayForEach(m, list)
     {
         const char *name = record_str(m, "name"), *h = record_str(m, "hash");
         int found = 0;
-        for (int i = 0; name && h && i < r->n_tpls; i++) {
-            if (strcmp(r->tpls[i]->name, name))
+        for (int i = 0; name && h && i < r->rv.n_tpls; i++) {
+            if (strcmp(r->rv.tpls[i]->name, name))
                 continue;
             char hex[17];
             snprintf(hex, sizeof hex, "%016llx",
-                     (unsigned long long)r->tpls[i]->hash);
+                     (unsigned long long)r->rv.tpls[i]->hash);
             if (strcmp(hex, h)) {
                 snprintf(r->err, sizeof r->err, "'%s/templates/%s/%s.cu' "
                          "changed since the run started (hash %s, the "
-                         "manifest says %s)", r->dir, r->spec.problem, name,
-                         hex, h);
+                         "manifest says %s)", r->dir, r->rv.spec.problem,
+                         name, hex, h);
                 return KEVO_EPARSE;
             }
             found = 1;
@@ -276,7 +259,7 @@ static int check_templates(struct replay *r)
         if (!found) {
             snprintf(r->err, sizeof r->err, "template '%s' of the manifest "
                      "is missing from '%s/templates/%s/'", name ? name : "?",
-                     r->dir, r->spec.problem);
+                     r->dir, r->rv.spec.problem);
             return KEVO_ENOENT;
         }
     }
@@ -285,32 +268,18 @@ static int check_templates(struct replay *r)
 
 static int load_run(struct replay *r)
 {
-    char path[4096];
-    int rc = rundir_load_manifest(r->dir, &r->spec, &r->manifest, r->err,
-                                  sizeof r->err);
+    int rc = run_view_open(r->dir, &r->rv, r->err, sizeof r->err);
+    if (!rc)
+        rc = check_templates(r);
     if (rc)
         return rc;
-    if (!(r->problem = problem_find(r->spec.problem))) {
-        snprintf(r->err, sizeof r->err, "run '%s' is for unknown problem "
-                 "'%s'", r->dir, r->spec.problem);
-        return KEVO_EPARSE;
-    }
-    if ((rc = rundir_load_templates(r->dir, &r->tpls, &r->n_tpls, r->err,
-                                    sizeof r->err)) ||
-        (rc = check_templates(r)))
-        return rc;
-    if ((rc = rundir_path(path, sizeof path, r->dir, "journal.jsonl")))
-        return rc;
-    if ((rc = jnl_read_all(path, &r->journal, r->err, sizeof r->err)))
-        return rc;
-    r->n_rec = cJSON_GetArraySize(r->journal);
+    r->n_rec = r->rv.n_records;
     r->rec = calloc((size_t)(r->n_rec ? r->n_rec : 1), sizeof *r->rec);
     if (!r->rec)
         return KEVO_ENOMEM;
     const cJSON *it;
     long i = 0;
-    cJSON_ArrayForEach(it, r->journal) r->rec[i++] = it;
-    device_from_manifest(r);
+    cJSON_ArrayForEach(it, r->rv.records) r->rec[i++] = it;
     return KEVO_OK;
 }
 
@@ -367,7 +336,7 @@ static int make_tmp(struct replay *r)
  */
 static int replay_engine(struct replay *r, struct engine_stats *st)
 {
-    struct spec s = r->spec;
+    struct spec s = r->rv.spec;
     s.max_generations = 0;
     s.max_time_s = 0;
     s.stagnation = 0;
@@ -375,8 +344,8 @@ static int replay_engine(struct replay *r, struct engine_stats *st)
     struct evaluator ev = {count_type(r, "confirm") ? &rv_ops
                                                     : &rv_ops_noconfirm, r};
     struct engine_env env = {
-        .spec = &s, .problem = r->problem, .tpls = r->tpls,
-        .n_tpls = r->n_tpls, .dev = r->dev, .ev = ev, .run_dir = r->tmp,
+        .spec = &s, .problem = r->rv.prob, .tpls = r->rv.tpls,
+        .n_tpls = r->rv.n_tpls, .dev = r->rv.dev, .ev = ev, .run_dir = r->tmp,
         .jnl = r->out, .existing = NULL, .stop = NULL, .prog = NULL};
     struct engine *e;
     char err[512] = "", prompts[4096];
@@ -644,12 +613,8 @@ int cmd_replay_main(int argc, char **argv)
         fprintf(stderr, "kevo replay: %s\n", r.err[0] ? r.err
                                                       : kevo_strerror(rc));
     }
-    for (int i = 0; i < r.n_tpls; i++)
-        tpl_free(r.tpls[i]);
-    free(r.tpls);
+    run_view_release(&r.rv);
     free(r.rec);
-    cJSON_Delete(r.journal);
-    cJSON_Delete(r.manifest);
     cJSON_Delete(r.div.recorded);
     cJSON_Delete(r.div.produced);
     jnl_close(r.out);

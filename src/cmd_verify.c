@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd_outputs.h"
 #include "cmd_run.h"
 #include "eval.h"
 #include "fingerprint.h"
@@ -28,7 +29,6 @@
 #include "gpu.h"
 #include "gpueval.h"
 #include "hash.h"
-#include "jnl.h"
 #include "record.h"
 #include "rundir.h"
 
@@ -81,12 +81,8 @@ struct entry {
 struct verify {
     const char *dir;
     int top, reps, json;
-    struct spec spec;
-    cJSON *manifest;
-    const struct problem *problem;
-    struct tpl **tpls;
-    int n_tpls;
-    cJSON *journal;
+    struct run_view rv;              /* the run (manifest, journal,
+                                        templates), owned */
     struct entry e[MAX_TOP];
     int n;
     uint64_t seed;
@@ -111,14 +107,6 @@ static int cmp_fitness(const void *a, const void *b)
     return strcmp(record_str(x, "hash"), record_str(y, "hash"));
 }
 
-static const struct tpl *find_tpl(const struct verify *v, const char *name)
-{
-    for (int i = 0; name && i < v->n_tpls; i++)
-        if (!strcmp(v->tpls[i]->name, name))
-            return v->tpls[i];
-    return NULL;
-}
-
 /* Rebuilds the candidate of record rec, checking that it is the genome
  * and the source the run evaluated. */
 static int rebuild(struct verify *v, struct entry *x)
@@ -127,9 +115,10 @@ static int rebuild(struct verify *v, struct entry *x)
     const char *h = record_str(x->rec, "hash"), *sh = record_str(x->rec,
                                                                 "source");
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(x->rec, "params");
-    if (!(x->tpl = find_tpl(v, name))) {
-        snprintf(v->err, sizeof v->err, "kernel %s: template '%s' is not in "
-                 "'%s/templates/'", h, name ? name : "?", v->dir);
+    if (!(x->tpl = run_view_tpl(&v->rv, name))) {
+        char why[sizeof v->err - 32];
+        run_view_tpl_missing(&v->rv, name, why, sizeof why);
+        snprintf(v->err, sizeof v->err, "kernel %s: %s", h, why);
         return KEVO_ENOENT;
     }
     tpl_default_point(x->tpl, x->vals);
@@ -138,7 +127,7 @@ static int rebuild(struct verify *v, struct entry *x)
                                          (double)x->vals[i]);
     char hex[17], shex[17];
     hash_hex(genome_hash(x->tpl, x->vals), hex);
-    x->source = tpl_instantiate(x->tpl, x->vals, v->spec.dtype);
+    x->source = tpl_instantiate(x->tpl, x->vals, v->rv.spec.dtype);
     if (!x->source)
         return KEVO_ENOMEM;
     uint64_t src_hash = hash_final(hash_str(HASH_SEED, x->source));
@@ -171,11 +160,11 @@ static void accepted_best(const struct verify *v, char *hex, size_t cap)
 
 static int choose(struct verify *v)
 {
-    long n = cJSON_GetArraySize(v->journal), k = 0;
+    long n = cJSON_GetArraySize(v->rv.records), k = 0;
     const cJSON **ok = calloc((size_t)(n ? n : 1), sizeof *ok), *r;
     if (!ok)
         return KEVO_ENOMEM;
-    cJSON_ArrayForEach(r, v->journal)
+    cJSON_ArrayForEach(r, v->rv.records)
     {
         const char *t = record_str(r, "type"), *o = record_str(r, "outcome");
         if (t && !strcmp(t, "eval") && o && !strcmp(o, "ok") &&
@@ -221,22 +210,8 @@ static int choose(struct verify *v)
 
 static int load_run(struct verify *v)
 {
-    char path[4096];
-    int rc = rundir_load_manifest(v->dir, &v->spec, &v->manifest, v->err,
-                                  sizeof v->err);
-    if (rc)
-        return rc;
-    if (!(v->problem = problem_find(v->spec.problem))) {
-        snprintf(v->err, sizeof v->err, "run '%s' is for unknown problem "
-                 "'%s'", v->dir, v->spec.problem);
-        return KEVO_EPARSE;
-    }
-    if ((rc = rundir_load_templates(v->dir, &v->tpls, &v->n_tpls, v->err,
-                                    sizeof v->err)) ||
-        (rc = rundir_path(path, sizeof path, v->dir, "journal.jsonl")) ||
-        (rc = jnl_read_all(path, &v->journal, v->err, sizeof v->err)))
-        return rc;
-    return choose(v);
+    int rc = run_view_open(v->dir, &v->rv, v->err, sizeof v->err);
+    return rc ? rc : choose(v);
 }
 
 /* -------------------------------------------------------- measuring */
@@ -277,12 +252,13 @@ static uint64_t fresh_seed(void)
 
 static int start_gpu(struct verify *v)
 {
+    const struct spec *s = &v->rv.spec;
     struct gpueval_opts o = {
-        .problem = v->problem, .dtype = v->spec.dtype,
-        .shape = v->spec.shape, .arch = v->spec.arch[0] ? v->spec.arch : NULL,
+        .problem = v->rv.prob, .dtype = s->dtype, .shape = s->shape,
+        .arch = s->arch[0] ? s->arch : NULL,
         .n_compilers = v->n < 8 ? v->n : 8,
-        .compile_timeout_ms = v->spec.compile_timeout_ms,
-        .kernel_timeout_ms = v->spec.kernel_timeout_ms,
+        .compile_timeout_ms = s->compile_timeout_ms,
+        .kernel_timeout_ms = s->kernel_timeout_ms,
         .harness_seed = v->seed = fresh_seed()};
     int rc = gpueval_new(&o, &v->ev, NULL, v->err, sizeof v->err);
     if (rc)
@@ -292,11 +268,11 @@ static int start_gpu(struct verify *v)
     v->env_now = env ? cJSON_Parse(env) : NULL;
     free(env);
     v->fp_now = fingerprint_new(v->env_now, 1);
-    const cJSON *fr = cJSON_GetObjectItemCaseSensitive(v->manifest,
+    const cJSON *fr = cJSON_GetObjectItemCaseSensitive(v->rv.manifest,
                                                        "fingerprint");
     v->fp_run = fr ? cJSON_Duplicate(fr, 1)
                    : fingerprint_new(cJSON_GetObjectItemCaseSensitive(
-                                         v->manifest, "environment"), 0);
+                                         v->rv.manifest, "environment"), 0);
     fingerprint_compare(v->fp_run, v->fp_now, &v->same_gpu, &v->same_sw,
                         v->diff, sizeof v->diff);
     return v->fp_now && v->fp_run ? KEVO_OK : KEVO_ENOMEM;
@@ -393,7 +369,7 @@ static cJSON *gpu_sw(const cJSON *fp, int software)
 
 static cJSON *baselines_json(const struct verify *v)
 {
-    const cJSON *was = member(member(v->manifest, "environment", NULL),
+    const cJSON *was = member(member(v->rv.manifest, "environment", NULL),
                               "baselines", NULL);
     const cJSON *now = member(v->env_now, "baselines", NULL), *b, *a;
     cJSON *out = cJSON_CreateArray();
@@ -438,7 +414,7 @@ static cJSON *entry_json(const struct verify *v, const struct entry *x)
                                                             0));
     cJSON_AddNumberToObject(o, "measured_ratio", x->ratio);
     cJSON_AddNumberToObject(o, "measured_fitness", x->fitness);
-    cJSON_AddStringToObject(o, "unit", v->problem->work_unit);
+    cJSON_AddStringToObject(o, "unit", v->rv.prob->work_unit);
     cJSON *ns = cJSON_AddArrayToObject(o, "rounds_ns");
     for (int i = 0; i < x->n_ok; i++)
         cJSON_AddItemToArray(ns, cJSON_CreateNumber(x->ns[i]));
@@ -659,11 +635,7 @@ static void release(struct verify *v)
         v->ev.ops->destroy(v->ev.self);
     for (int i = 0; i < v->n; i++)
         free(v->e[i].source);
-    for (int i = 0; i < v->n_tpls; i++)
-        tpl_free(v->tpls[i]);
-    free(v->tpls);
-    cJSON_Delete(v->journal);
-    cJSON_Delete(v->manifest);
+    run_view_release(&v->rv);
     cJSON_Delete(v->fp_now);
     cJSON_Delete(v->fp_run);
     cJSON_Delete(v->env_now);

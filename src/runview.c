@@ -1,9 +1,10 @@
 /*
- * runview.c - the run loader the output commands (report, leaderboard,
- * export) share: reads a run directory's manifest, journal, templates and
- * winner into a struct run_view (see cmd_outputs.h), checking each record
- * enough to trust it, with errors naming the file and line; plus their small
- * output helpers.
+ * runview.c - the run loader every reader of a run directory shares
+ * (report, leaderboard, export, verify, replay): reads its manifest,
+ * journal, templates - the run's own copies and the ones born from LLM
+ * answers - and winner into a struct run_view (see cmd_outputs.h),
+ * checking each record enough to trust it, with errors naming the file
+ * and line; plus the output commands' small helpers.
  */
 #include <errno.h>
 #include <limits.h>
@@ -11,11 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answer.h"
 #include "cmd_outputs.h"
 #include "cmd_run.h"
 #include "eval.h"
 #include "fsutil.h"
+#include "hash.h"
 #include "jnl.h"
+#include "llm.h"
+#include "llm_store.h"
 #include "record.h"
 #include "rundir.h"
 
@@ -80,7 +85,19 @@ const struct tpl *run_view_tpl(const struct run_view *v, const char *name)
     for (int i = 0; name && i < v->n_tpls; i++)
         if (!strcmp(v->tpls[i]->name, name))
             return v->tpls[i];
+    for (int i = 0; name && i < v->n_llm_tpls; i++)
+        if (!strcmp(v->llm_tpls[i]->name, name))
+            return v->llm_tpls[i];
     return NULL;
+}
+
+void run_view_tpl_missing(const struct run_view *v, const char *name,
+                          char *out, size_t cap)
+{
+    snprintf(out, cap, "template '%s' is neither in '%s/templates/%s/' nor "
+             "among the run's LLM templates ('%s/llm/templates/')%s%s",
+             name ? name : "?", v->dir, v->spec.problem, v->dir,
+             v->llm_why[0] ? ": " : "", v->llm_why);
 }
 
 const cJSON *run_view_env(const struct run_view *v, const char *k)
@@ -149,15 +166,147 @@ static cJSON *fittest_ok(const cJSON *records)
     return best ? cJSON_Duplicate(best, 1) : NULL;
 }
 
+/* The device facts the run's expressions saw: the same defaults as
+ * gpueval.c read_device() (a missing or non-positive fact is the H100's). */
 static void device_facts(struct run_view *v)
 {
     const cJSON *d = run_view_env(v, "device");
     v->dev = tpl_device_default;
-    v->dev.sms = (int64_t)record_num(d, "sms", (double)v->dev.sms);
-    v->dev.smem_optin = (int64_t)record_num(d, "smem_optin",
-                                            (double)v->dev.smem_optin);
-    v->dev.l2_bytes = (int64_t)record_num(d, "l2_bytes",
-                                          (double)v->dev.l2_bytes);
+    if (record_num(d, "sms", 0) > 0)
+        v->dev.sms = (int64_t)record_num(d, "sms", 0);
+    if (record_num(d, "smem_optin", 0) > 0)
+        v->dev.smem_optin = (int64_t)record_num(d, "smem_optin", 0);
+    if (record_num(d, "l2_bytes", 0) > 0)
+        v->dev.l2_bytes = (int64_t)record_num(d, "l2_bytes", 0);
+}
+
+/* ---------------------------------------------------- LLM templates */
+
+static int safe_name(const char *s)
+{
+    size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                         "0123456789_");
+    return n && n < TPL_NAME_MAX && !s[n];
+}
+
+/* 1 if t's text hashes to hex (the "template_hash" of its llm record;
+ * NULL = not recorded, accepted). */
+static int same_hash(const struct tpl *t, const char *hex)
+{
+    char h[17];
+    hash_hex(t->hash, h);
+    return !hex || !strcmp(h, hex);
+}
+
+/* LLM template name rebuilt from its answer in the transcript store, the
+ * source of truth (engine_llm.c to_template() makes it the same way). */
+static int from_answer(const struct run_view *v, const char *name,
+                       const char *key, struct tpl **out, char *why,
+                       size_t whycap)
+{
+    struct llm_ans a;
+    char w[300] = "";
+    *out = NULL;
+    if (!key || !safe_name(key)) {
+        snprintf(why, whycap, "its llm record names no transcript");
+        return KEVO_EPARSE;
+    }
+    memset(&a, 0, sizeof a);
+    int rc = llm_store_read(v->dir, key, &a);
+    if (rc == KEVO_ENOMEM)
+        return rc;
+    if (rc || a.status != LLM_OK || !a.text) {
+        llm_ans_release(&a);
+        snprintf(why, whycap, "its answer '%s/llm/%s.json' cannot be read",
+                 v->dir, key);
+        return rc ? rc : KEVO_EPARSE;
+    }
+    struct answer_ctx ax = {v->prob, v->spec.dtype, &v->spec.shape, &v->dev,
+                            name};
+    char *src = NULL;
+    enum answer_reject r = answer_parse(&ax, a.text, out, &src, w, sizeof w);
+    free(src);
+    llm_ans_release(&a);
+    if (r != ANSWER_OK) {
+        snprintf(why, whycap, "its answer '%s/llm/%s.json' no longer parses "
+                 "(%s: %s)", v->dir, key, answer_reject_name(r), w);
+        return KEVO_EPARSE;
+    }
+    return KEVO_OK;
+}
+
+/*
+ * LLM template name: llm/templates/<name>.cu (saved for people), if it
+ * still hashes to what the journal recorded, else rebuilt from its answer.
+ * On failure why says what was tried.
+ */
+static int load_llm_tpl(const struct run_view *v, const char *name,
+                        const char *hex, const char *key, struct tpl **out,
+                        char *why, size_t whycap)
+{
+    char rel[TPL_NAME_MAX + 32], path[4096], e1[600], e2[600];
+    snprintf(rel, sizeof rel, "llm/templates/%s.cu", name);
+    int rc = rundir_path(path, sizeof path, v->dir, rel);
+    if (!rc && !(rc = tpl_load(path, out, e1, sizeof e1))) {
+        if (same_hash(*out, hex))
+            return KEVO_OK;
+        tpl_free(*out);
+        *out = NULL;
+        snprintf(e1, sizeof e1, "'%s' changed since the run made it", path);
+    } else if (rc == KEVO_ENOENT) {
+        snprintf(e1, sizeof e1, "'%s' is missing", path);
+    }
+    rc = from_answer(v, name, key, out, e2, sizeof e2);
+    if (!rc && !same_hash(*out, hex)) {
+        tpl_free(*out);
+        *out = NULL;
+        snprintf(e2, sizeof e2, "its answer '%s/llm/%s.json' makes another "
+                 "template than the run's", v->dir, key);
+        rc = KEVO_EPARSE;
+    }
+    if (rc)
+        snprintf(why, whycap, "LLM template '%s': %s, and %s", name, e1, e2);
+    return rc;
+}
+
+/* Every template the run's LLM answers made (the "llm" records with a
+ * template). One that cannot be recovered is left out, its reason kept
+ * in llm_why (the first one) for run_view_tpl_missing(): only a reader
+ * that needs it fails. */
+static int load_llm_tpls(struct run_view *v)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, v->records)
+    {
+        const char *type = record_str(r, "type"),
+                   *name = record_str(r, "template");
+        char why[sizeof v->llm_why];
+        struct tpl *t;
+        if (!type || strcmp(type, "llm") || !name || run_view_tpl(v, name))
+            continue;
+        int rc = safe_name(name)
+                     ? load_llm_tpl(v, name, record_str(r, "template_hash"),
+                                    record_str(r, "key"), &t, why, sizeof why)
+                     : (snprintf(why, sizeof why, "bad LLM template name "
+                                 "'%.64s' in the journal", name),
+                        KEVO_EPARSE);
+        if (rc == KEVO_ENOMEM)
+            return rc;
+        if (rc) {
+            if (!v->llm_why[0])
+                snprintf(v->llm_why, sizeof v->llm_why, "%s", why);
+            continue;
+        }
+        struct tpl **nt = realloc(v->llm_tpls, (size_t)(v->n_llm_tpls + 1) *
+                                                   sizeof *nt);
+        if (!nt) {
+            tpl_free(t);
+            return KEVO_ENOMEM;
+        }
+        v->llm_tpls = nt;
+        v->llm_tpls[v->n_llm_tpls++] = t;
+    }
+    return KEVO_OK;
 }
 
 /* best.json (or the fittest ok record), its record and template. */
@@ -183,8 +332,9 @@ static int load_winner(struct run_view *v, char *err, size_t errcap)
     v->best_eval = run_view_find_eval(v, h);
     v->best_tpl = run_view_tpl(v, t);
     if (!v->best_tpl) {
-        snprintf(err, errcap, "%s: best kernel's template '%s' is not in "
-                 "'%s/templates'", path, t, v->dir);
+        char why[1500];
+        run_view_tpl_missing(v, t, why, sizeof why);
+        snprintf(err, errcap, "%s: best kernel's %s", path, why);
         return KEVO_EPARSE;
     }
     run_view_point(v->best_tpl, cJSON_GetObjectItem(v->best, "params"),
@@ -192,7 +342,7 @@ static int load_winner(struct run_view *v, char *err, size_t errcap)
     return KEVO_OK;
 }
 
-int run_view_load(const char *dir, struct run_view *v, char *err,
+int run_view_open(const char *dir, struct run_view *v, char *err,
                   size_t errcap)
 {
     char path[4096];
@@ -215,8 +365,21 @@ int run_view_load(const char *dir, struct run_view *v, char *err,
     }
     if (!rc) {
         device_facts(v);
-        rc = load_winner(v, err, errcap);
+        rc = load_llm_tpls(v);
     }
+    if (rc)
+        run_view_release(v);
+    return rc;
+}
+
+int run_view_load(const char *dir, struct run_view *v, char *err,
+                  size_t errcap)
+{
+    char path[4096];
+    int rc = run_view_open(dir, v, err, errcap);
+    if (rc)
+        return rc;
+    rc = load_winner(v, err, errcap);
     if (!rc && !(rc = rundir_path(path, sizeof path, dir, "verify.json")))
         rc = read_json_file(path, &v->verify, err, errcap);
     if (rc)
@@ -233,6 +396,9 @@ void run_view_release(struct run_view *v)
     for (int i = 0; i < v->n_tpls; i++)
         tpl_free(v->tpls[i]);
     free(v->tpls);
+    for (int i = 0; i < v->n_llm_tpls; i++)
+        tpl_free(v->llm_tpls[i]);
+    free(v->llm_tpls);
     memset(v, 0, sizeof *v);
 }
 
