@@ -58,7 +58,7 @@ static const char usage[] =
     "  --runs-dir DIR    where the runs go (default runs/bench-<date>)\n"
     "  --templates-dir D template library (default ./templates)\n"
     "  --from-runs DIR   run nothing: tabulate the runs DIR/<case>/ already\n"
-    "                    there (no GPU needed)\n"
+    "                    there (no GPU needed; an error if no case has one)\n"
     "  --json            print the results object on stdout\n"
     "\n"
     "A case is named <problem>-<dtype>-<shape>. Ctrl-C stops the case that\n"
@@ -478,6 +478,17 @@ static int write_results(struct bench *b, const char *md, const cJSON *j,
     return rc;
 }
 
+static void free_rows(struct row *rows, int n)
+{
+    for (int i = 0; i < n; i++) {
+        cJSON_Delete(rows[i].manifest);
+        cJSON_Delete(rows[i].best);
+    }
+}
+
+/* Tabulates the cases' runs in b->runs into the results files and
+ * stdout. With --from-runs, KEVO_ENOENT (b->err says so) when no case has
+ * a run there: the wrong directory or suite, not an empty table. */
 static int tabulate(struct bench *b, int *n_failed)
 {
     static struct row rows[MAX_CASES];
@@ -491,7 +502,7 @@ static int tabulate(struct bench *b, int *n_failed)
     size_t cap = 4096 + (size_t)b->n * 1100, len = 0;
     if (!(md = malloc(cap)))
         return KEVO_ENOMEM;
-    cJSON *j = cJSON_CreateObject(), *cases;
+    int n_found = 0;
     *n_failed = 0;
     for (int i = 0; i < b->n; i++) {
         make_row(b->runs, &b->c[i], &rows[i]);
@@ -499,9 +510,20 @@ static int tabulate(struct bench *b, int *n_failed)
             gpu = gpu_of(rows[i].manifest, "name");
             uuid = gpu_of(rows[i].manifest, "uuid");
         }
+        n_found += rows[i].manifest != NULL;
         *n_failed += strcmp(rows[i].status, "ok") &&
                      strcmp(rows[i].status, "unsupported dtype");
     }
+    if (b->from_runs && !n_found) {
+        snprintf(b->err, sizeof b->err, "--from-runs: no run in '%s' "
+                 "matches a case of '%s' (%d case%s; a case's run is "
+                 "<dir>/<case>/, e.g. '%s/%s/')", b->runs, b->suite_path,
+                 b->n, b->n == 1 ? "" : "s", b->runs, b->c[0].name);
+        free_rows(rows, b->n);
+        free(md);
+        return KEVO_ENOENT;
+    }
+    cJSON *j = cJSON_CreateObject(), *cases;
     cJSON_AddStringToObject(j, "suite", b->suite_name);
     cJSON_AddStringToObject(j, "suite_file", b->suite_path);
     cJSON_AddStringToObject(j, "date", stamp);
@@ -534,10 +556,7 @@ static int tabulate(struct bench *b, int *n_failed)
     } else if (!rc) {
         fputs(md, stdout);
     }
-    for (int i = 0; i < b->n; i++) {
-        cJSON_Delete(rows[i].manifest);
-        cJSON_Delete(rows[i].best);
-    }
+    free_rows(rows, b->n);
     cJSON_Delete(j);
     free(md);
     return rc;

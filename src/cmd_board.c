@@ -6,7 +6,9 @@
  * PREFIX also PREFIX.md, PREFIX.csv, PREFIX.json and, per run, its
  * evaluations in the auto-tuning community's T4 results format
  * (PREFIX-t4/<run>.json: schema_version, results[] with configuration,
- * times, invalidity, correctness, measurements, objectives).
+ * times, invalidity, correctness, measurements, objectives). A run that
+ * cannot be ranked (unreadable, no winner, half made) is left out with a
+ * warning naming it and why; the rest are ranked.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -41,17 +43,37 @@ struct entry {
 struct board {
     struct entry *e;
     int n, cap;
+    int n_skipped;        /* bad runs left out, each with a warning */
     cJSON *t4;            /* {run dir: T4 document}, owned */
     int quiet;
 };
 
 /* --------------------------------------------------------- scanning */
 
-static int is_run(const char *dir)
+static int has(const char *dir, const char *name)
 {
     char path[4096];
-    return !fs_join(path, sizeof path, dir, "manifest.json") &&
-           fs_exists(path);
+    return !fs_join(path, sizeof path, dir, name) && fs_exists(path);
+}
+
+static int is_run(const char *dir)
+{
+    return has(dir, "manifest.json");
+}
+
+/* A run directory without its manifest (made and abandoned before the
+ * run started, or damaged). */
+static int is_half_run(const char *dir)
+{
+    return has(dir, "journal.jsonl") || has(dir, "sources") ||
+           has(dir, "best.json");
+}
+
+static void skip(struct board *bd, const char *dir, const char *why)
+{
+    bd->n_skipped++;
+    fprintf(stderr, "kevo leaderboard: warning: skipping '%s': %s\n", dir,
+            why);
 }
 
 static const char *verify_state(const struct run_view *v, char *note,
@@ -163,6 +185,7 @@ static cJSON *t4_doc(const struct run_view *v)
     return d;
 }
 
+/* The entry of run v, which has a winner. */
 static void fill_entry(struct entry *e, const struct run_view *v)
 {
     const cJSON *b = v->best, *bl;
@@ -191,10 +214,6 @@ static void fill_entry(struct entry *e, const struct run_view *v)
     }
     snprintf(e->verified, sizeof e->verified, "%s",
              verify_state(v, e->verify_note, sizeof e->verify_note));
-    if (!b) {
-        snprintf(e->tpl, sizeof e->tpl, "(no winner)");
-        return;
-    }
     snprintf(e->tpl, sizeof e->tpl, "%s", v->best_tpl->name);
     snprintf(e->hash, sizeof e->hash, "%s", record_str(b, "hash"));
     size_t n = 0;
@@ -213,13 +232,24 @@ static void fill_entry(struct entry *e, const struct run_view *v)
     }
 }
 
-static int add_run(struct board *bd, const char *dir, char *err,
-                   size_t errcap)
+/* Adds run dir, or skips it with a warning when it cannot be ranked
+ * (only running out of memory is an error). */
+static int add_run(struct board *bd, const char *dir)
 {
     struct run_view v;
-    int rc = run_view_load(dir, &v, err, errcap);
-    if (rc)
+    char why[1024] = "";
+    int rc = run_view_load(dir, &v, why, sizeof why);
+    if (rc == KEVO_ENOMEM)
         return rc;
+    if (rc) {
+        skip(bd, dir, why[0] ? why : kevo_strerror(rc));
+        return KEVO_OK;
+    }
+    if (!v.best) {
+        skip(bd, dir, "no winner: no evaluation passed the checks");
+        run_view_release(&v);
+        return KEVO_OK;
+    }
     if (bd->n == bd->cap) {
         int cap = bd->cap ? 2 * bd->cap : 16;
         struct entry *ne = realloc(bd->e, (size_t)cap * sizeof *ne);
@@ -251,7 +281,11 @@ static int scan(struct board *bd, const char *dir, int depth, char *err,
                 size_t errcap)
 {
     if (is_run(dir))
-        return add_run(bd, dir, err, errcap);
+        return add_run(bd, dir);
+    if (depth && is_half_run(dir)) {
+        skip(bd, dir, "not a complete run (no manifest.json)");
+        return KEVO_OK;
+    }
     DIR *d = opendir(dir);
     if (!d) {
         if (depth)
@@ -593,7 +627,11 @@ int cmd_board_main(int argc, char **argv)
             rc = scan(&bd, argv[i], 0, err, sizeof err);
     }
     if (!rc && !bd.n) {
-        snprintf(err, sizeof err, "no run directories found");
+        if (bd.n_skipped)
+            snprintf(err, sizeof err, "no run could be ranked (%d skipped, "
+                     "see the warnings above)", bd.n_skipped);
+        else
+            snprintf(err, sizeof err, "no run directories found");
         rc = KEVO_ENOENT;
     }
     cJSON *summary = cJSON_CreateObject();
