@@ -337,6 +337,10 @@ static const char run_usage[] =
     "  --islands N          islands (default 4)\n"
     "  --population N       members per island (default 16)\n"
     "  --offspring N        children per island per generation (default 32)\n"
+    "  --strategy S         evolve (default) | sweep: every valid point of the\n"
+    "                       templates once, in a seeded random order, up to the\n"
+    "                       budget (records a table for --simulate; random\n"
+    "                       search)\n"
     "  --arch A             compile for A (default: read from the GPU)\n"
     "  --compilers N        compiler processes (default: CPUs)\n"
     "  --llm P              LLM mutation: openai:MODEL[@BASE_URL],\n"
@@ -358,7 +362,7 @@ enum {
     OPT_TEMPLATE, OPT_TDIR, OPT_SEED, OPT_GENS, OPT_EVALS, OPT_TIME,
     OPT_STAG, OPT_ISL, OPT_POP, OPT_OFF, OPT_ARCH, OPT_COMP, OPT_QUIET,
     OPT_JSON, OPT_EVALUATOR, OPT_HELP, OPT_LLM, OPT_LLM_KEY, OPT_LLM_BUDGET,
-    OPT_LLM_PRICE, OPT_LLM_PER_GEN
+    OPT_LLM_PRICE, OPT_LLM_PER_GEN, OPT_STRATEGY
 };
 
 static const struct option run_opts[] = {
@@ -375,7 +379,7 @@ static const struct option run_opts[] = {
     {"evaluator", 1, 0, OPT_EVALUATOR}, {"help", 0, 0, OPT_HELP},
     {"llm", 1, 0, OPT_LLM}, {"llm-key-env", 1, 0, OPT_LLM_KEY},
     {"llm-budget", 1, 0, OPT_LLM_BUDGET}, {"llm-price", 1, 0, OPT_LLM_PRICE},
-    {"llm-per-gen", 1, 0, OPT_LLM_PER_GEN},
+    {"llm-per-gen", 1, 0, OPT_LLM_PER_GEN}, {"strategy", 1, 0, OPT_STRATEGY},
     {0, 0, 0, 0}};
 
 static int parse_long(const char *opt, const char *v, long lo, long hi,
@@ -539,6 +543,14 @@ static int run_flag(int c, const char *arg, struct spec *s,
     case OPT_LLM_PER_GEN:
         if (!(rc = parse_long("llm-per-gen", arg, 0, 100000, &v, err, errcap)))
             s->llm_per_gen = (int)v;
+        break;
+    case OPT_STRATEGY:
+        if (strcmp(arg, "evolve") && strcmp(arg, "sweep")) {
+            snprintf(err, errcap, "--strategy: '%s' is not evolve or sweep",
+                     arg);
+            return KEVO_EINVAL;
+        }
+        snprintf(s->strategy, sizeof s->strategy, "%s", arg);
         break;
     default: return common_flag(c, arg, s, f, err, errcap);
     }

@@ -64,7 +64,8 @@ static int supports(const struct engine *e, const struct genome *g)
 {
     char why[8];
     return tpl_supports(tpl_of(e, g), g->vals, e->env.spec->dtype,
-                        &e->env.spec->shape, &e->env.dev, why, sizeof why);
+                        &e->env.spec->shape, &e->env.dev, why, sizeof why) &&
+           (!e->env.admit || e->env.admit(e->env.admit_ud, g->tpl, g->vals));
 }
 
 int eng_tpl_usable(const struct engine *e, int t)
@@ -112,6 +113,48 @@ static int random_point(struct engine *e, int t, struct genome *g)
         }
     }
     return -1;
+}
+
+/* ------------------------------------------------- point lists (issue 13) */
+
+struct point_ok_ctx {
+    const struct engine *e;
+    int tpl;
+};
+
+static int point_ok(void *ud, const int64_t *vals)
+{
+    const struct point_ok_ctx *x = ud;
+    struct genome g = {.tpl = x->tpl};
+    memcpy(g.vals, vals, sizeof g.vals);
+    return supports(x->e, &g);
+}
+
+/* The usable points of base template t (the env's list, else enumerated
+ * once); NULL if t has no list (made by an LLM, or too large to
+ * enumerate). *rc is set on an error (out of memory). */
+static const struct pointset *points_of(struct engine *e, int t, int *rc)
+{
+    *rc = KEVO_OK;
+    if (t >= e->n_base)
+        return NULL;
+    if (e->env.points)
+        return &e->env.points[t];
+    if (e->pts_state[t] == 0) {
+        struct point_ok_ctx x = {e, t};
+        pointset_init(&e->pts[t], e->tpls[t]->n_params);
+        int r = pointset_enumerate(&e->pts[t], e->tpls[t], &e->env.dev,
+                                   point_ok, &x);
+        if (r == KEVO_ENOMEM) {
+            pointset_release(&e->pts[t]);
+            *rc = r;
+            return NULL;
+        }
+        e->pts_state[t] = r ? -1 : 1;
+        if (r)
+            pointset_release(&e->pts[t]);
+    }
+    return e->pts_state[t] > 0 ? &e->pts[t] : NULL;
 }
 
 int eng_add_child(struct engine *e, const struct child *c)
@@ -174,6 +217,75 @@ static int make_initial(struct engine *e)
             if ((rc = offer_initial(e, &g, &k)))
                 return rc;
         }
+    }
+    return KEVO_OK;
+}
+
+/* ----------------------------------------------------------- the sweep */
+
+#define SWEEP_SHIFT 40
+
+/* The order of the sweep: every usable point of every usable template,
+ * shuffled by a PRNG of its own (seeded from the run's seed), so the
+ * order is a function of the seed alone and a resumed sweep finds it
+ * again. */
+static int build_sweep(struct engine *e)
+{
+    long n = 0;
+    int rc;
+    for (int t = 0; t < e->n_base; t++) {
+        if (!eng_tpl_usable(e, t))
+            continue;
+        const struct pointset *ps = points_of(e, t, &rc);
+        if (rc)
+            return rc;
+        if (!ps) {
+            snprintf(e->errbuf, sizeof e->errbuf, "sweep: template '%s' has "
+                     "too many points to enumerate (%.3g raw, at most %.3g)",
+                     e->tpls[t]->name, tpl_space_raw(e->tpls[t]),
+                     SAMPLE_ENUM_LIMIT);
+            return KEVO_ETOOBIG;
+        }
+        n += ps->n;
+    }
+    e->sweep = malloc(sizeof *e->sweep * (size_t)(n ? n : 1));
+    if (!e->sweep)
+        return KEVO_ENOMEM;
+    for (int t = 0; t < e->n_base; t++) {
+        const struct pointset *ps = eng_tpl_usable(e, t) ? points_of(e, t, &rc)
+                                                         : NULL;
+        for (long i = 0; ps && i < ps->n; i++)
+            e->sweep[e->n_sweep++] = (long)t << SWEEP_SHIFT | i;
+    }
+    struct rng r;
+    rng_seed(&r, hash_final(hash_u64(HASH_SEED ^ 0x7377656570ULL,
+                                     e->env.spec->seed)));
+    sample_shuffle(e->sweep, e->n_sweep, &r);
+    e->sweep_ready = 1;
+    return KEVO_OK;
+}
+
+/* The next points of the sweep not yet evaluated, one generation's worth
+ * (islands x offspring) at most. */
+static int make_sweep(struct engine *e)
+{
+    int rc, k = 0;
+    if (!e->sweep_ready && (rc = build_sweep(e)))
+        return rc;
+    long want = (long)e->n_isl * e->env.spec->offspring;
+    while (e->n_kids < want && e->n_kids < evals_left(e) &&
+           e->sweep_at < e->n_sweep) {
+        long code = e->sweep[e->sweep_at++];
+        struct child c = {.g.tpl = (int)(code >> SWEEP_SHIFT),
+                          .island = k % e->n_isl, .mutator = "sweep"};
+        pointset_get(points_of(e, c.g.tpl, &rc), e->tpls[c.g.tpl],
+                     code & ((1L << SWEEP_SHIFT) - 1), c.g.vals);
+        genome_rehash(&c.g, e->tpls[c.g.tpl]);
+        if (seen_has(&e->seen, c.g.hash))
+            continue;
+        k++;
+        if ((rc = eng_add_child(e, &c)))
+            return rc;
     }
     return KEVO_OK;
 }
@@ -844,7 +956,10 @@ static int one_generation(struct engine *e)
         if ((e->gen > 0 || ellm_usable_tpls(e) == 0) && (rc = ellm_collect(e)))
             return rc;
     }
-    rc = e->gen == 0 ? make_initial(e) : make_offspring(e);
+    if (!strcmp(e->env.spec->strategy, "sweep"))
+        rc = make_sweep(e);
+    else
+        rc = e->gen == 0 ? make_initial(e) : make_offspring(e);
     if (rc)
         return rc;
     if (e->n_kids == 0 && e->n_pend == 0) {
@@ -995,7 +1110,11 @@ static int alloc_engine(const struct engine_env *env, struct engine **out)
         e->cap_members += env->spec->llm_per_gen + env->spec->llm_propose +
                           env->spec->offspring * env->spec->islands;
     e->isl = calloc((size_t)e->n_isl, sizeof *e->isl);
-    int rc = e->isl ? seen_init(&e->seen) : KEVO_ENOMEM;
+    e->n_base = env->n_tpls;
+    e->pts = calloc((size_t)env->n_tpls + 1, sizeof *e->pts);
+    e->pts_state = calloc((size_t)env->n_tpls + 1, 1);
+    int rc = e->isl && e->pts && e->pts_state ? seen_init(&e->seen)
+                                              : KEVO_ENOMEM;
     for (int i = 0; !rc && i < e->n_isl; i++)
         if (!(e->isl[i].m = calloc((size_t)e->cap_members, sizeof(struct member))))
             rc = KEVO_ENOMEM;
@@ -1058,6 +1177,11 @@ void engine_free(struct engine *e)
     archive_release(&e->arc);
     seen_release(&e->seen);
     ellm_free(e);
+    for (int t = 0; e->pts && t < e->n_base; t++)
+        pointset_release(&e->pts[t]);
+    free(e->pts);
+    free(e->pts_state);
+    free(e->sweep);
     free(e->ex);
     free(e);
 }

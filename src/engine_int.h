@@ -73,6 +73,14 @@ struct engine {
     int llm_this_gen;      /* requests made this generation */
     int use_bandit;
     struct bandit bandit;
+    /* issue 13 (engine.c): per base template, its usable points, built
+     * when first needed (pts_state 0 = not yet, 1 = built, -1 = too many
+     * to enumerate); the sweep's order over all of them */
+    struct pointset *pts;
+    signed char *pts_state;
+    long *sweep;           /* template << 40 | point index, shuffled */
+    long n_sweep, sweep_at;
+    int sweep_ready;
 };
 
 /* engine_llm.c */

@@ -178,6 +178,7 @@ int rundir_load_manifest(const char *dir, struct spec *s, cJSON **manifest,
     } else {
         char *st = cJSON_Print(sp);
         spec_defaults(s);
+        spec_legacy_search(s); /* a manifest without them predates them */
         rc = st ? spec_parse_json(s, st, path, err, errcap) : KEVO_ENOMEM;
         free(st);
     }

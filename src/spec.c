@@ -28,6 +28,9 @@ void spec_defaults(struct spec *s)
     s->init_random = 8;
     s->archive_prob = 0.2;
     s->crossover_prob = 0.3;
+    snprintf(s->strategy, sizeof s->strategy, "evolve");
+    snprintf(s->init, sizeof s->init, "random"); /* lhs: coming */
+    s->surrogate = 0;
     s->max_generations = 20;
     snprintf(s->evaluator, sizeof s->evaluator, "gpu");
     s->compile_timeout_ms = 60000;
@@ -36,6 +39,12 @@ void spec_defaults(struct spec *s)
     s->llm_propose = 4;
     s->llm_repairs = 1;
     s->llm_cost = 20;
+}
+
+void spec_legacy_search(struct spec *s)
+{
+    snprintf(s->init, sizeof s->init, "random");
+    s->surrogate = 0;
 }
 
 int spec_llm_on(const struct spec *s)
@@ -102,6 +111,7 @@ static const struct int_member int_members[] = {
     IM("llm_per_gen", llm_per_gen, 0, 100000),
     IM("llm_propose", llm_propose, 0, 100000),
     IM("llm_repairs", llm_repairs, 0, 100),
+    IM("surrogate", surrogate, 0, 64),
     {"evals", offsetof(struct spec, max_evals), 1, 0, 1000000000L},
 };
 
@@ -216,6 +226,19 @@ static int parse_member(struct spec *s, const cJSON *it, const char *text,
                     : !strcmp(k, "llm_price_out")   ? &s->llm_price_out
                                                     : &s->llm_cost;
         *d = it->valuedouble;
+    } else if (!strcmp(k, "strategy")) {
+        if (!cJSON_IsString(it) || (strcmp(it->valuestring, "evolve") &&
+                                    strcmp(it->valuestring, "sweep")))
+            BAD("'strategy' must be \"evolve\" or \"sweep\"");
+        snprintf(s->strategy, sizeof s->strategy, "%s", it->valuestring);
+    } else if (!strcmp(k, "init")) {
+        if (!cJSON_IsString(it) || (strcmp(it->valuestring, "lhs") &&
+                                    strcmp(it->valuestring, "random")))
+            BAD("'init' must be \"lhs\" or \"random\"");
+        snprintf(s->init, sizeof s->init, "%s", it->valuestring);
+    } else if (!strcmp(k, "table")) {
+        if (copy_str(it, s->table, sizeof s->table))
+            BAD("'table' must be the path of a recorded table");
     } else if (!strcmp(k, "evaluator")) {
         if (copy_str(it, s->evaluator, sizeof s->evaluator))
             BAD("'evaluator' must be a string");
@@ -334,6 +357,10 @@ cJSON *spec_to_json(const struct spec *s)
     cJSON_AddNumberToObject(o, "time", s->max_time_s);
     cJSON_AddNumberToObject(o, "archive_prob", s->archive_prob);
     cJSON_AddNumberToObject(o, "crossover_prob", s->crossover_prob);
+    cJSON_AddStringToObject(o, "strategy", s->strategy);
+    cJSON_AddStringToObject(o, "init", s->init);
+    if (s->table[0])
+        cJSON_AddStringToObject(o, "table", s->table);
     cJSON_AddStringToObject(o, "evaluator", s->evaluator);
     if (s->arch[0])
         cJSON_AddStringToObject(o, "arch", s->arch);

@@ -32,6 +32,17 @@ struct spec {
     int init_random;         /* random initial points per template */
     double archive_prob;     /* chance a parent comes from the archive */
     double crossover_prob;   /* chance of crossover instead of tweak */
+    /* issue 13: "evolve" (the GA) or "sweep" (every valid point of the
+     * templates in a seeded random order: recording tables, random
+     * search); "lhs" (Latin hypercube over the valid points) or "random"
+     * first generation; offspring drawn per slot for the surrogate to
+     * screen (0: no surrogate). Runs recorded before these existed load
+     * with spec_legacy_search's values. */
+    char strategy[16];
+    char init[16];
+    int surrogate;
+    /* "kevo run --simulate": the recorded table answering for the GPU */
+    char table[1024];
     /* budgets (0 = unlimited) */
     int max_generations;
     long max_evals;
@@ -64,6 +75,9 @@ int spec_llm_on(const struct spec *s);
 
 /* Defaults for everything (problem/dtype/shape left empty). */
 void spec_defaults(struct spec *s);
+/* The search settings of runs made before issue 13 (random first
+ * generation, no surrogate): a manifest without them means these. */
+void spec_legacy_search(struct spec *s);
 /*
  * Overlays the members present in JSON text (from path, for messages) on
  * *s. Errors name the file, line and member: "<path>:<line>: <what>".

@@ -1,0 +1,169 @@
+/*
+ * sample.c - point lists and samples over them (see sample.h).
+ */
+#include "sample.h"
+
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pointset_init(struct pointset *ps, int n_params)
+{
+    memset(ps, 0, sizeof *ps);
+    ps->n_params = n_params;
+}
+
+void pointset_release(struct pointset *ps)
+{
+    free(ps->idx);
+    pointset_init(ps, ps->n_params);
+}
+
+static int add_idx(struct pointset *ps, const uint8_t *row)
+{
+    if (ps->n == ps->cap) {
+        long cap = ps->cap ? ps->cap * 2 : 256;
+        size_t w = ps->n_params ? (size_t)ps->n_params : 1;
+        void *p = realloc(ps->idx, (size_t)cap * w);
+        if (!p)
+            return KEVO_ENOMEM;
+        ps->idx = p;
+        ps->cap = cap;
+    }
+    memcpy(ps->idx + (size_t)ps->n * (size_t)ps->n_params, row,
+           (size_t)ps->n_params);
+    ps->n++;
+    return KEVO_OK;
+}
+
+int pointset_add(struct pointset *ps, const struct tpl *t, const int64_t *vals)
+{
+    uint8_t row[TPL_MAX_PARAMS];
+    for (int i = 0; i < t->n_params; i++) {
+        int at = tpl_value_index(t, i, vals[i]);
+        if (at < 0)
+            return KEVO_EINVAL;
+        row[i] = (uint8_t)at;
+    }
+    return add_idx(ps, row);
+}
+
+int pointset_enumerate(struct pointset *ps, const struct tpl *t,
+                       const struct tpl_device *dev, sample_ok_fn ok,
+                       void *ud)
+{
+    if (tpl_space_raw(t) > SAMPLE_ENUM_LIMIT)
+        return KEVO_ETOOBIG;
+    uint8_t at[TPL_MAX_PARAMS] = {0};
+    int64_t vals[TPL_MAX_PARAMS] = {0};
+    const int np = t->n_params;
+    for (int i = 0; i < np; i++)
+        vals[i] = t->params[i].values[0];
+    for (;;) {
+        if (tpl_point_valid(t, vals, dev) && (!ok || ok(ud, vals))) {
+            int rc = add_idx(ps, at);
+            if (rc)
+                return rc;
+        }
+        int i = np - 1; /* odometer step, last parameter fastest */
+        for (; i >= 0; i--) {
+            const struct tpl_param *p = &t->params[i];
+            if (++at[i] < p->n_values) {
+                vals[i] = p->values[at[i]];
+                break;
+            }
+            at[i] = 0;
+            vals[i] = p->values[0];
+        }
+        if (i < 0)
+            return KEVO_OK;
+    }
+}
+
+void pointset_get(const struct pointset *ps, const struct tpl *t, long i,
+                  int64_t *vals)
+{
+    const uint8_t *row = ps->idx + (size_t)i * (size_t)ps->n_params;
+    for (int k = 0; k < ps->n_params; k++)
+        vals[k] = t->params[k].values[row[k]];
+}
+
+void sample_shuffle(long *perm, long n, struct rng *r)
+{
+    for (long i = n - 1; i > 0; i--) {
+        long j = (long)rng_below(r, (uint64_t)i + 1);
+        long x = perm[i];
+        perm[i] = perm[j];
+        perm[j] = x;
+    }
+}
+
+/* Index of the point of ps nearest to target (value indices, normalized
+ * by each parameter's value count) that taken does not mark; -1 if none. */
+static long nearest(const struct pointset *ps, const struct tpl *t,
+                    const double *target, const uint8_t *taken)
+{
+    double best = DBL_MAX, w[TPL_MAX_PARAMS];
+    long at = -1;
+    const int np = ps->n_params;
+    for (int k = 0; k < np; k++) {
+        int nv = t->params[k].n_values;
+        w[k] = nv > 1 ? 1.0 / ((double)(nv - 1) * (nv - 1)) : 0;
+    }
+    for (long i = 0; i < ps->n; i++) {
+        if (taken[i])
+            continue;
+        const uint8_t *row = ps->idx + (size_t)i * (size_t)np;
+        double d = 0;
+        for (int k = 0; k < np && d < best; k++) {
+            double x = row[k] - target[k];
+            d += x * x * w[k];
+        }
+        if (d < best) {
+            best = d;
+            at = i;
+        }
+    }
+    return at;
+}
+
+long sample_lhs(const struct pointset *ps, const struct tpl *t, long k,
+                struct rng *r, long *out)
+{
+    const int np = ps->n_params;
+    if (k > ps->n)
+        k = ps->n;
+    if (k <= 0)
+        return 0;
+    long *perm = malloc(sizeof *perm * (size_t)k * (size_t)(np ? np : 1));
+    uint8_t *taken = calloc((size_t)ps->n, 1);
+    if (!perm || !taken) {
+        free(perm);
+        free(taken);
+        return 0;
+    }
+    for (int j = 0; j < np; j++) {
+        long *p = perm + (size_t)j * (size_t)k;
+        for (long s = 0; s < k; s++)
+            p[s] = s;
+        sample_shuffle(p, k, r);
+    }
+    long got = 0;
+    for (long s = 0; s < k; s++) {
+        double target[TPL_MAX_PARAMS];
+        for (int j = 0; j < np; j++) {
+            /* the middle of stratum perm[s] of k, as a value index */
+            long st = perm[(size_t)j * (size_t)k + (size_t)s];
+            int nv = t->params[j].n_values;
+            target[j] = (double)(long)(((double)st + 0.5) * nv / (double)k);
+        }
+        long at = nearest(ps, t, target, taken);
+        if (at < 0)
+            break;
+        taken[at] = 1;
+        out[got++] = at;
+    }
+    free(perm);
+    free(taken);
+    return got;
+}
