@@ -1,0 +1,788 @@
+/*
+ * hgemm_packed.cu - fp16/bf16 GEMM (C = A*B, row-major, fp32 accumulation)
+ * for Hopper (sm_90a) that runs on wgmma for ANY M, N, K, including rows
+ * that are not 16-byte aligned (odd N or K), where TMA tensor maps cannot
+ * address the operands.
+ *
+ * Launch 1 (hgemm_pack) copies A and B into the workspace, zero-padded to
+ * whole tiles and already in the exact shared-memory image the main loop
+ * wants: A as [M tile][k tile] blocks of BM rows x 64 k (128 B a row, the
+ * 16-byte chunks of row r XOR-swizzled by r % 8, i.e. TMA's 128-byte
+ * swizzle), B as [N tile][k tile] blocks of BN/64 boxes of 64 k-rows x 64
+ * columns (same swizzle). It reads each 16-byte output chunk with two
+ * aligned 16-byte loads and a funnel shift (rows are 2-byte aligned only),
+ * scalar loads at row ends. Its time counts in the measurement.
+ *
+ * Launch 2 (hgemm_packed) is persistent and warp-specialized: warpgroup 0
+ * is the producer, one thread of it issues 1-D bulk copies
+ * (cp.async.bulk, mbarrier complete_tx) of a whole packed A and B slice a
+ * stage, STAGES stages deep; warpgroups 1..CONSUMERS each own BM /
+ * CONSUMERS rows of the BM x BN tile as MI = BM / (64 * CONSUMERS)
+ * m64nBNk16 accumulators (wgmma.mma_async, B N-major from its row-major
+ * layout). CLUSTER=2 pairs two CTAs on adjacent M tiles of the same N
+ * tile: each copies its own A slice and half of the shared B slice,
+ * multicast to both (cp.async.bulk .multicast::cluster), and consumers
+ * release a stage in both CTAs. Tiles are visited GROUP_M (pair) rows at a
+ * time for L2 reuse. With two consumer warpgroups setmaxnreg moves
+ * registers from the producer to them. Epilogue: direct masked stores from
+ * the accumulators, 4-byte pairs where the address is 4-byte aligned
+ * (row-dependent when N is odd), single elements elsewhere.
+ *
+ * Not: TMA stores / a shared-memory epilogue, ping-pong consumers,
+ * split-K / stream-K (wave quantization on small tile counts), overlap of
+ * the pack with the main loop.
+ */
+// kevo: problem gemm
+// kevo: dtypes fp16 bf16
+// kevo: param BM 64 128 256 default=128
+// kevo: param BN 64 128 192 256 default=256
+// kevo: param CONSUMERS 1 2 default=2
+// kevo: param STAGES 2 3 4 5 6 7 default=4
+// kevo: param GROUP_M 1 4 8 16 default=8
+// kevo: param CLUSTER 1 2 default=1
+//
+// Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
+// accumulators a thread:
+// kevo: constraint BM % (64 * CONSUMERS) == 0 && BM / (64 * CONSUMERS) <= 2
+// kevo: constraint BM / (64 * CONSUMERS) * BN <= 256
+// kevo: constraint 1024 + STAGES * (BM + BN) * 128 + 256 <= SMEM_OPTIN
+// Workspace: A padded to whole (cluster-rounded) M tiles, B to whole N
+// tiles, both to whole 64-deep k tiles, 2 bytes an element.
+// kevo: workspace (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 128
+// kevo: launch hgemm_pack
+// kevo: grid cdiv((cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 8, 256)
+// kevo: block 256
+// kevo: launch hgemm_packed
+// kevo: grid CLUSTER * min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
+// kevo: block 128 * (CONSUMERS + 1)
+// kevo: smem 1024 + STAGES * (BM + BN) * 128 + 256
+// kevo: cluster CLUSTER, 1, 1
+
+enum {
+    BK = 64,                          /* one 128-byte swizzle row */
+    MI = BM / (64 * CONSUMERS),       /* m64 blocks per consumer */
+    THREADS = 128 * (CONSUMERS + 1),
+    A_BYTES = BM * BK * 2,            /* A slice: BM rows of 128 B */
+    B_BYTES = BN * BK * 2,            /* B slice: BN/64 boxes of BK rows */
+    B_BOX_BYTES = 64 * BK * 2,
+    STAGE_BYTES = A_BYTES + B_BYTES,  /* a multiple of 1024 */
+    B_PART = B_BYTES / CLUSTER,       /* B bytes each CTA of a pair copies */
+    COPY_MAX = 16384                  /* bytes per bulk copy instruction */
+};
+
+typedef unsigned long long u64;
+
+/* elem_t is __half or __nv_bfloat16 (cuda_bf16.h includes cuda_fp16.h, so
+ * __half always exists). */
+template <typename T> __device__ constexpr bool is_bf16(const T *)
+{
+    return true;
+}
+__device__ constexpr bool is_bf16(const __half *) { return false; }
+#define AB_BF16 is_bf16((const elem_t *)0)
+
+struct alignas(4) elem2 {
+    elem_t x, y;
+};
+
+/* ---- launch 1: pack A and B into swizzled, zero-padded tiles ---- */
+
+/* Elements row[c .. c+8) as 16 bytes, zeros at and past len. row is only
+ * 2-byte aligned: a whole chunk comes from the two aligned 16-byte words
+ * that cover it (both hold bytes of the chunk, so both lie inside the
+ * buffer), shifted by the misalignment. */
+__device__ __forceinline__ uint4 load8(const elem_t *row, int len, int c)
+{
+    uint4 o;
+    if (c + 8 <= len) {
+        const size_t p = (size_t)(row + c);
+        const uint4 *lo = (const uint4 *)(p & ~(size_t)15);
+        const unsigned sh = (unsigned)(p & 15); /* even */
+        const uint4 w0 = __ldg(lo);
+        if (sh == 0)
+            return w0;
+        const uint4 w1 = __ldg(lo + 1);
+        const unsigned u[8] = {w0.x, w0.y, w0.z, w0.w,
+                               w1.x, w1.y, w1.z, w1.w};
+        const unsigned ws = sh >> 2, half = sh & 2;
+        unsigned v[5];
+#pragma unroll
+        for (int i = 0; i < 5; ++i)
+            v[i] = ws == 0 ? u[i] : ws == 1 ? u[i + 1]
+                 : ws == 2 ? u[i + 2] : u[i + 3];
+        unsigned r[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            r[i] = half ? __funnelshift_r(v[i], v[i + 1], 16) : v[i];
+        o.x = r[0]; o.y = r[1]; o.z = r[2]; o.w = r[3];
+        return o;
+    }
+    const unsigned short *s = (const unsigned short *)row;
+    unsigned h[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e)
+        h[e] = c + e < len ? s[c + e] : 0u;
+    o.x = h[0] | h[1] << 16;
+    o.y = h[2] | h[3] << 16;
+    o.z = h[4] | h[5] << 16;
+    o.w = h[6] | h[7] << 16;
+    return o;
+}
+
+/* One thread per 16-byte chunk of the packed image: first the A tiles
+ * ([tm][kt], BM rows x 8 chunks each), then the B tiles ([tn][kt],
+ * BN/64 boxes of 64 k-rows x 8 chunks). Physical chunk p of row r holds
+ * logical chunk p ^ (r % 8). */
+extern "C" __global__ void __launch_bounds__(256)
+hgemm_pack(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
+           elem_t *__restrict__ C, int M, int N, int K, void *ws)
+{
+    const int ktiles = (K + BK - 1) / BK;
+    const int tiles_mp = (M + BM * CLUSTER - 1) / (BM * CLUSTER) * CLUSTER;
+    const int tiles_n = (N + BN - 1) / BN;
+    const size_t chunks_a = (size_t)tiles_mp * ktiles * (BM * 8);
+    const size_t chunks_b = (size_t)tiles_n * ktiles * (BN * 8);
+    const size_t q = (size_t)blockIdx.x * 256 + threadIdx.x;
+    uint4 v;
+    if (q < chunks_a) {
+        const size_t tile = q / (BM * 8);
+        const int w = (int)(q % (BM * 8));
+        const int tm = (int)(tile / ktiles), kt = (int)(tile % ktiles);
+        const int r = w / 8, j = (w % 8) ^ (r % 8);
+        const int m = tm * BM + r;
+        if (m < M)
+            v = load8(A + (size_t)m * K, K, kt * BK + j * 8);
+        else
+            v = make_uint4(0, 0, 0, 0);
+    } else if (q < chunks_a + chunks_b) {
+        const size_t qb = q - chunks_a;
+        const size_t tile = qb / (BN * 8);
+        const int w = (int)(qb % (BN * 8));
+        const int tn = (int)(tile / ktiles), kt = (int)(tile % ktiles);
+        const int box = w / 512, kr = (w % 512) / 8;
+        const int j = (w % 8) ^ (kr % 8);
+        const int k = kt * BK + kr;
+        if (k < K)
+            v = load8(B + (size_t)k * N, N, tn * BN + box * 64 + j * 8);
+        else
+            v = make_uint4(0, 0, 0, 0);
+    } else {
+        return;
+    }
+    reinterpret_cast<uint4 *>(ws)[q] = v;
+}
+
+/* ---- shared memory, mbarriers, bulk copies ---- */
+
+__device__ __forceinline__ unsigned smem_u32(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+__device__ __forceinline__ unsigned cluster_rank(void)
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+
+__device__ __forceinline__ void cluster_sync(void)
+{
+    asm volatile("barrier.cluster.arrive.release;\n"
+                 "barrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar),
+                 "r"(count));
+}
+
+/* Arrives (count 1) and expects bytes more of transactions. */
+__device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
+                 ::"r"(bar), "r"(bytes) : "memory");
+}
+
+/* Arrives on the barrier at the same offset in CTA cta of the cluster
+ * (this CTA's own when CLUSTER == 1). */
+__device__ __forceinline__ void mbar_arrive_cta(unsigned bar, unsigned cta)
+{
+    if (CLUSTER == 1) {
+        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar)
+                     : "memory");
+    } else {
+        unsigned rb;
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+                     : "=r"(rb) : "r"(bar), "r"(cta));
+        asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64"
+                     " _, [%0];\n" ::"r"(rb) : "memory");
+    }
+}
+
+/* Waits until the phase of the given parity has completed. A fresh
+ * barrier is in phase 0, so waiting on parity 1 returns at once. */
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
+{
+    unsigned done;
+    do {
+        asm volatile("{\n.reg .pred p;\n"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+/* bytes (a multiple of 16) from global src to shared dst; completes on
+ * bar. */
+__device__ __forceinline__ void bulk_load(unsigned dst, const char *src,
+                                          unsigned bytes, unsigned bar)
+{
+    for (unsigned o = 0; o < bytes; o += COPY_MAX) {
+        const unsigned n = bytes - o < COPY_MAX ? bytes - o : COPY_MAX;
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::"
+                     "complete_tx::bytes [%0], [%1], %2, [%3];\n"
+                     ::"r"(dst + o), "l"(src + o), "r"(n), "r"(bar)
+                     : "memory");
+    }
+}
+
+/* Same, landing at the same offset in every CTA of the cluster and
+ * completing on the barrier at bar's offset in each. */
+__device__ __forceinline__ void bulk_load_mc(unsigned dst, const char *src,
+                                             unsigned bytes, unsigned bar)
+{
+    const unsigned short mask = (unsigned short)((1u << CLUSTER) - 1);
+    for (unsigned o = 0; o < bytes; o += COPY_MAX) {
+        const unsigned n = bytes - o < COPY_MAX ? bytes - o : COPY_MAX;
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::"
+                     "complete_tx::bytes.multicast::cluster [%0], [%1], %2,"
+                     " [%3], %4;\n"
+                     ::"r"(dst + o), "l"(src + o), "r"(n), "r"(bar),
+                       "h"(mask)
+                     : "memory");
+    }
+}
+
+/* ---- wgmma ---- */
+
+/*
+ * Shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"):
+ * start address, leading and stride byte offsets (all >> 4), 128-byte
+ * swizzle (mode 1, bits 62-63); base offset 0 as every operand start sits
+ * at a 1024-byte swizzle atom or a 32-byte step inside its rows.
+ *   A, K-major: rows of 128 B; SBO = 1024 (next 8 rows), LBO unused (1).
+ *   B, N-major: 64-column boxes of BK rows of 128 B; LBO = BK * 128 (next
+ *   64 columns), SBO = 1024 (next 8 k-rows).
+ */
+__device__ __forceinline__ u64 desc_enc(unsigned x)
+{
+    return (u64)((x & 0x3FFFF) >> 4);
+}
+
+__device__ __forceinline__ u64 make_desc(unsigned addr, unsigned lbo,
+                                         unsigned sbo)
+{
+    return desc_enc(addr) | desc_enc(lbo) << 16 | desc_enc(sbo) << 32 |
+           1ull << 62;
+}
+
+__device__ __forceinline__ void wg_fence(void)
+{
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void wg_commit(void)
+{
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+template <int N> __device__ __forceinline__ void wg_wait(void)
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+/* Keeps the compiler from moving accumulator reads across a wait. */
+template <int R> __device__ __forceinline__ void reg_fence(float (&d)[R])
+{
+#pragma unroll
+    for (int i = 0; i < R; ++i)
+        asm volatile("" : "+f"(d[i])::"memory");
+}
+
+template <int N>
+__device__ __forceinline__ void wgmma_bn(float (&d)[N / 2], u64 da, u64 db,
+                                         int scale_d);
+
+/* D(64x64, f32) (+)= A(64x16, K-major) * B(16x64, N-major). */
+template <> __device__ __forceinline__ void
+wgmma_bn<64>(float (&d)[32], u64 da, u64 db, int scale_d)
+{
+    if (AB_BF16)
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "
+            "%12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "
+            "%24, %25, %26, %27, %28, %29, %30, %31}, "
+            "%32, %33, p, 1, 1, 0, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+              "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+              "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+              "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+              "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+              "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+              "+f"(d[30]), "+f"(d[31])
+            : "l"(da), "l"(db), "r"(scale_d));
+    else
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "
+            "%12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "
+            "%24, %25, %26, %27, %28, %29, %30, %31}, "
+            "%32, %33, p, 1, 1, 0, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+              "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+              "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+              "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+              "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+              "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+              "+f"(d[30]), "+f"(d[31])
+            : "l"(da), "l"(db), "r"(scale_d));
+}
+
+/* D(64x128, f32) (+)= A(64x16, K-major) * B(16x128, N-major). */
+template <> __device__ __forceinline__ void
+wgmma_bn<128>(float (&d)[64], u64 da, u64 db, int scale_d)
+{
+    if (AB_BF16)
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "
+            "%12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "
+            "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "
+            "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, "
+            "%60, %61, %62, %63}, "
+            "%64, %65, p, 1, 1, 0, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+              "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+              "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+              "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+              "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+              "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+              "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+              "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]),
+              "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
+              "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
+              "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+              "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+            : "l"(da), "l"(db), "r"(scale_d));
+    else
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "
+            "%12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "
+            "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "
+            "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, "
+            "%60, %61, %62, %63}, "
+            "%64, %65, p, 1, 1, 0, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+              "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+              "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+              "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+              "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+              "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+              "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+              "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]),
+              "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
+              "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
+              "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+              "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+            : "l"(da), "l"(db), "r"(scale_d));
+}
+
+/* D(64x192, f32) (+)= A(64x16, K-major) * B(16x192, N-major). */
+template <> __device__ __forceinline__ void
+wgmma_bn<192>(float (&d)[96], u64 da, u64 db, int scale_d)
+{
+    if (AB_BF16)
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "
+            "%12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "
+            "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "
+            "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, "
+            "%60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, "
+            "%72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, "
+            "%84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}, "
+            "%96, %97, p, 1, 1, 0, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+              "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+              "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+              "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+              "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+              "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+              "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+              "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]),
+              "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
+              "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
+              "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+              "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]),
+              "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]),
+              "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]),
+              "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+              "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]),
+              "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]),
+              "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]),
+              "+f"(d[95])
+            : "l"(da), "l"(db), "r"(scale_d));
+    else
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "
+            "%12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "
+            "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "
+            "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, "
+            "%60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, "
+            "%72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, "
+            "%84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}, "
+            "%96, %97, p, 1, 1, 0, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+              "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+              "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+              "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+              "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+              "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+              "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+              "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]),
+              "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
+              "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
+              "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+              "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]),
+              "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]),
+              "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]),
+              "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+              "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]),
+              "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]),
+              "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]),
+              "+f"(d[95])
+            : "l"(da), "l"(db), "r"(scale_d));
+}
+
+/* D(64x256, f32) (+)= A(64x16, K-major) * B(16x256, N-major). */
+template <> __device__ __forceinline__ void
+wgmma_bn<256>(float (&d)[128], u64 da, u64 db, int scale_d)
+{
+    if (AB_BF16)
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "
+            "%12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "
+            "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "
+            "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, "
+            "%60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, "
+            "%72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, "
+            "%84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+            "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, "
+            "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, "
+            "%120, %121, %122, %123, %124, %125, %126, %127}, "
+            "%128, %129, p, 1, 1, 0, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+              "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+              "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+              "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+              "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+              "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+              "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+              "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]),
+              "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
+              "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
+              "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+              "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]),
+              "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]),
+              "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]),
+              "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+              "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]),
+              "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]),
+              "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]),
+              "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]),
+              "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]),
+              "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),
+              "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]),
+              "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+              "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]),
+              "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+            : "l"(da), "l"(db), "r"(scale_d));
+    else
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "
+            "%12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "
+            "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "
+            "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, "
+            "%60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, "
+            "%72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, "
+            "%84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+            "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, "
+            "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, "
+            "%120, %121, %122, %123, %124, %125, %126, %127}, "
+            "%128, %129, p, 1, 1, 0, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+              "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+              "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+              "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+              "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+              "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+              "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+              "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]),
+              "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
+              "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
+              "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+              "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]),
+              "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]),
+              "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]),
+              "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+              "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]),
+              "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]),
+              "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]),
+              "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]),
+              "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]),
+              "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),
+              "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]),
+              "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+              "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]),
+              "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+            : "l"(da), "l"(db), "r"(scale_d));
+}
+
+/* ---- launch 2: the GEMM over the packed tiles ---- */
+
+/* Pair-tile t (CLUSTER M tiles x one N tile): GROUP_M pair rows sweep the
+ * columns. */
+__device__ __forceinline__ void tile_origin(int t, int pairs_m, int tiles_n,
+                                            int &pm, int &tn)
+{
+    const int per_group = GROUP_M * tiles_n;
+    const int first_m = (t / per_group) * GROUP_M;
+    const int gsize = min(pairs_m - first_m, GROUP_M);
+    pm = first_m + (t % per_group) % gsize;
+    tn = (t % per_group) / gsize;
+}
+
+/* Stage s: A slice at a(s), B slice at a(s) + A_BYTES; full(s) completes
+ * when its bytes land, empty(s) when every consumer of every CTA of the
+ * cluster is done with it. it counts slices over all tiles of the block:
+ * stage it % STAGES, phase parity (it / STAGES) & 1. */
+struct smem_map {
+    unsigned base, bars;
+    __device__ unsigned a(int s) const { return base + s * STAGE_BYTES; }
+    __device__ unsigned b(int s) const { return a(s) + A_BYTES; }
+    __device__ unsigned full(int s) const { return bars + 8 * s; }
+    __device__ unsigned empty(int s) const { return bars + 8 * (STAGES + s); }
+};
+
+struct geom {
+    int pairs_m, tiles_n, ktiles, rank, cid, nclusters;
+};
+
+__device__ __forceinline__ void produce(const smem_map &sm, const char *pa,
+                                        const char *pb, const geom &g)
+{
+    int it = 0;
+    for (int t = g.cid; t < g.pairs_m * g.tiles_n; t += g.nclusters) {
+        int pm, tn;
+        tile_origin(t, g.pairs_m, g.tiles_n, pm, tn);
+        const int tm = pm * CLUSTER + g.rank;
+        const char *sa = pa + (size_t)tm * g.ktiles * A_BYTES;
+        const char *sb = pb + (size_t)tn * g.ktiles * B_BYTES +
+                         g.rank * B_PART;
+        for (int kt = 0; kt < g.ktiles; ++kt, ++it) {
+            const int s = it % STAGES;
+            mbar_wait(sm.empty(s), ((it / STAGES) & 1) ^ 1);
+            mbar_expect_tx(sm.full(s), STAGE_BYTES);
+            bulk_load(sm.a(s), sa + (size_t)kt * A_BYTES, A_BYTES,
+                      sm.full(s));
+            if (CLUSTER == 1)
+                bulk_load(sm.b(s), sb + (size_t)kt * B_BYTES, B_BYTES,
+                          sm.full(s));
+            else
+                bulk_load_mc(sm.b(s) + g.rank * B_PART,
+                             sb + (size_t)kt * B_BYTES, B_PART, sm.full(s));
+        }
+    }
+}
+
+/* Row r0 + 16 * warp + lane / 4 (+ 8) and column 8 * i + 2 * (lane % 4)
+ * (+ 1) of an m64nBN accumulator (PTX ISA, wgmma .m64nNk16 D fragment).
+ * A pair is one 4-byte store where its address is 4-byte aligned (always
+ * for even N; every other row for odd N). */
+__device__ __forceinline__ void store_tile(elem_t *C, int M, int N, int r0,
+                                           int n0, const float (&d)[BN / 2],
+                                           int tid)
+{
+    const int row = r0 + 16 * (tid / 32) + (tid % 32) / 4;
+    const int col = n0 + 2 * (tid % 4);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int r = row + 8 * h;
+        if (r >= M)
+            continue;
+        elem_t *crow = C + (size_t)r * N;
+        const bool pair_ok = (((size_t)r * N) & 1) == 0;
+#pragma unroll
+        for (int i = 0; i < BN / 8; ++i) {
+            const int c = col + 8 * i;
+            const elem_t x = FROM_F32(d[4 * i + 2 * h]);
+            const elem_t y = FROM_F32(d[4 * i + 2 * h + 1]);
+            if (pair_ok && c + 1 < N) {
+                elem2 v;
+                v.x = x;
+                v.y = y;
+                *reinterpret_cast<elem2 *>(crow + c) = v;
+            } else {
+                if (c < N)
+                    crow[c] = x;
+                if (c + 1 < N)
+                    crow[c + 1] = y;
+            }
+        }
+    }
+}
+
+/* Releases stage s in every CTA of the cluster. */
+__device__ __forceinline__ void release(const smem_map &sm, int s)
+{
+#pragma unroll
+    for (int c = 0; c < CLUSTER; ++c)
+        mbar_arrive_cta(sm.empty(s), c);
+}
+
+__device__ __forceinline__ void consume(const smem_map &sm, elem_t *C, int M,
+                                        int N, const geom &g, int cw, int tid)
+{
+    float acc[MI][BN / 2];
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i)
+            acc[mi][i] = 0.f;
+    int it = 0;
+    for (int t = g.cid; t < g.pairs_m * g.tiles_n; t += g.nclusters) {
+        int pm, tn;
+        tile_origin(t, g.pairs_m, g.tiles_n, pm, tn);
+        const int m0 = (pm * CLUSTER + g.rank) * BM, n0 = tn * BN;
+        for (int kt = 0; kt < g.ktiles; ++kt, ++it) {
+            const int s = it % STAGES;
+            mbar_wait(sm.full(s), (it / STAGES) & 1);
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi)
+                reg_fence(acc[mi]);
+            wg_fence();
+#pragma unroll
+            for (int kk = 0; kk < BK / 16; ++kk) {
+                const u64 db = make_desc(sm.b(s) + kk * 16 * 128, BK * 128,
+                                         1024);
+#pragma unroll
+                for (int mi = 0; mi < MI; ++mi) {
+                    const u64 da = make_desc(
+                        sm.a(s) + (cw * MI + mi) * 64 * 128 + kk * 32, 16,
+                        1024);
+                    /* the tile's first slice overwrites the accumulators */
+                    wgmma_bn<BN>(acc[mi], da, db, kt > 0 || kk > 0);
+                }
+            }
+            wg_commit();
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi)
+                reg_fence(acc[mi]);
+            /* keep this slice's wgmma in flight; the previous one is done,
+             * so its stage goes back to the producer(s) */
+            wg_wait<1>();
+            if (kt > 0 && tid == 0)
+                release(sm, (it - 1) % STAGES);
+        }
+        wg_wait<0>();
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+            reg_fence(acc[mi]);
+        if (tid == 0)
+            release(sm, (it - 1) % STAGES);
+        if (m0 < M) {
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi)
+                store_tile(C, M, N, m0 + (cw * MI + mi) * 64, n0, acc[mi],
+                           tid);
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+hgemm_packed(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
+             elem_t *__restrict__ C, int M, int N, int K, void *ws)
+{
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    smem_map sm;
+    sm.base = (smem_u32(smem_raw) + 1023u) & ~1023u; /* swizzle atoms */
+    sm.bars = sm.base + STAGES * STAGE_BYTES;
+    const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+    geom g;
+    g.ktiles = (K + BK - 1) / BK;
+    g.pairs_m = (M + BM * CLUSTER - 1) / (BM * CLUSTER);
+    g.tiles_n = (N + BN - 1) / BN;
+    g.rank = CLUSTER == 1 ? 0 : (int)cluster_rank();
+    g.cid = blockIdx.x / CLUSTER;
+    g.nclusters = gridDim.x / CLUSTER;
+    const char *pa = (const char *)ws;
+    const char *pb = pa + (size_t)g.pairs_m * CLUSTER * g.ktiles * A_BYTES;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(sm.full(s), 1);
+            mbar_init(sm.empty(s), CONSUMERS * CLUSTER);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    /* every barrier of the cluster exists before any copy or remote
+     * arrive can reach it */
+    if (CLUSTER > 1)
+        cluster_sync();
+    else
+        __syncthreads();
+
+    if (wg == 0) {
+        if (CONSUMERS == 2)
+            asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (tid == 0)
+            produce(sm, pa, pb, g);
+    } else {
+        if (CONSUMERS == 2)
+            asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        consume(sm, C, M, N, g, wg - 1, tid);
+    }
+    /* the peer may still multicast into this CTA or arrive on its
+     * barriers until it is done too */
+    if (CLUSTER > 1)
+        cluster_sync();
+}
