@@ -100,6 +100,7 @@ static cJSON *status_json(const char *dir, const struct spec *sp,
     cJSON_AddStringToObject(o, "run", dir);
     cJSON_AddStringToObject(o, "state", state);
     cJSON_AddItemToObject(o, "spec", spec_to_json(sp));
+    cJSON_AddItemToObject(o, "budgets", spec_budgets_json(sp));
     cJSON_AddNumberToObject(o, "generation", s->gen);
     cJSON_AddNumberToObject(o, "evaluations", (double)s->evals);
     cJSON *oc = cJSON_AddObjectToObject(o, "outcomes");
@@ -122,14 +123,19 @@ static cJSON *status_json(const char *dir, const struct spec *sp,
 static void print_budget(const struct spec *sp, const struct run_summary *s)
 {
     printf("budget:      ");
-    if (!sp->max_generations && !sp->max_evals && sp->max_time_s <= 0)
-        printf("unlimited");
-    if (sp->max_generations)
+    if (sp->max_generations <= 0 && sp->max_evals <= 0 &&
+        sp->max_time_s <= 0 && sp->stagnation <= 0)
+        printf("none (runs until stopped)");
+    if (sp->max_generations > 0)
         printf("generations %d/%d  ", s->gen + 1, sp->max_generations);
-    if (sp->max_evals)
+    if (sp->max_evals > 0)
         printf("evaluations %ld/%ld  ", s->evals, sp->max_evals);
     if (sp->max_time_s > 0)
-        printf("time %.0f/%.0f s", s->last_t, sp->max_time_s);
+        printf("time %.0f/%.0f s  ", s->last_t, sp->max_time_s);
+    if (sp->stagnation > 0)
+        printf("stagnation %d generations  ", sp->stagnation);
+    if (sp->max_generations <= 0)
+        printf("(no generation cap)");
     printf("\n");
 }
 

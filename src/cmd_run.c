@@ -330,7 +330,8 @@ static const char run_usage[] =
     "  --template T         use template T (repeatable; default all)\n"
     "  --templates-dir DIR  template library (default ./templates)\n"
     "  --seed N             one seed fixes every random choice (default 1)\n"
-    "  --generations N      stop after N generations (default 20; 0 = none)\n"
+    "  --generations N      stop after N generations (0 = no cap; default\n"
+    "                       20, or no cap when --time or --evals is given)\n"
     "  --evals N            stop after N evaluations\n"
     "  --time T             stop after T of run time: 90s, 30m, 8h\n"
     "  --stagnation N       stop after N generations without a new best\n"
@@ -601,6 +602,7 @@ static int parse_run_args(int argc, char **argv, struct session *ss,
     if (!ss->spec.name[0] && ss->problem &&
         ss->spec.shape.n_dims == ss->problem->n_dims)
         default_name(&ss->spec);
+    spec_resolve_budgets(&ss->spec);
     return spec_validate(&ss->spec, err, errcap);
 }
 
@@ -782,7 +784,8 @@ static const char resume_usage[] =
     "\n"
     "Continues a run from its last checkpoint and journal after a stop, a\n"
     "crash or kill -9: no finished evaluation is lost or repeated. Budget\n"
-    "flags replace the run's budgets for this session (e.g. to extend it).\n";
+    "flags replace the run's budgets for this session (e.g. to extend it);\n"
+    "--time or --evals without --generations lifts the generation cap.\n";
 
 static int parse_resume_args(int argc, char **argv, struct session *ss,
                              struct run_flags *f, const char **dir,
@@ -843,11 +846,17 @@ static int open_existing(struct session *ss, const char *dir, char *err,
     return rc;
 }
 
+/* The budget flags given to resume replace the recorded ones; as for a
+ * new run, a time or evaluation budget without --generations lifts the
+ * generation cap. */
 static void apply_overrides(struct spec *s, const struct spec *over,
                             const struct spec *dflt)
 {
     if (over->max_generations != dflt->max_generations)
         s->max_generations = over->max_generations;
+    else if (over->max_evals != dflt->max_evals ||
+             over->max_time_s != dflt->max_time_s)
+        s->max_generations = 0;
     if (over->max_evals != dflt->max_evals)
         s->max_evals = over->max_evals;
     if (over->max_time_s != dflt->max_time_s)

@@ -69,6 +69,8 @@ static cJSON *manifest_json(const struct spec *s, struct tpl *const *tpls,
     cJSON_AddStringToObject(m, "git_commit", rundir_git_commit());
     cJSON_AddNumberToObject(m, "created", fs_wall_s());
     cJSON_AddItemToObject(m, "spec", spec_to_json(s));
+    /* the stop conditions in force, for a reader of the manifest */
+    cJSON_AddItemToObject(m, "budgets", spec_budgets_json(s));
     cJSON *t = cJSON_AddArrayToObject(m, "templates");
     for (int i = 0; i < n; i++) {
         cJSON *o = cJSON_CreateObject();
@@ -181,6 +183,7 @@ int rundir_load_manifest(const char *dir, struct spec *s, cJSON **manifest,
         spec_legacy_search(s); /* a manifest without them predates them */
         rc = st ? spec_parse_json(s, st, path, err, errcap) : KEVO_ENOMEM;
         free(st);
+        spec_resolve_budgets(s);
     }
     free(text);
     if (!rc && manifest)

@@ -31,7 +31,7 @@ void spec_defaults(struct spec *s)
     snprintf(s->strategy, sizeof s->strategy, "evolve");
     snprintf(s->init, sizeof s->init, "random"); /* lhs: coming */
     s->surrogate = 0;
-    s->max_generations = 20;
+    s->max_generations = SPEC_GENERATIONS_UNSET;
     snprintf(s->evaluator, sizeof s->evaluator, "gpu");
     s->compile_timeout_ms = 60000;
     s->kernel_timeout_ms = 10000;
@@ -45,6 +45,28 @@ void spec_legacy_search(struct spec *s)
 {
     snprintf(s->init, sizeof s->init, "random");
     s->surrogate = 0;
+}
+
+void spec_resolve_budgets(struct spec *s)
+{
+    if (s->max_generations == SPEC_GENERATIONS_UNSET)
+        s->max_generations = s->max_time_s > 0 || s->max_evals > 0
+                                 ? 0
+                                 : SPEC_GENERATIONS_DEFAULT;
+}
+
+cJSON *spec_budgets_json(const struct spec *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (s->max_generations > 0)
+        cJSON_AddNumberToObject(o, "generations", s->max_generations);
+    if (s->max_evals > 0)
+        cJSON_AddNumberToObject(o, "evals", (double)s->max_evals);
+    if (s->max_time_s > 0)
+        cJSON_AddNumberToObject(o, "time_s", s->max_time_s);
+    if (s->stagnation > 0)
+        cJSON_AddNumberToObject(o, "stagnation", s->stagnation);
+    return o;
 }
 
 int spec_llm_on(const struct spec *s)

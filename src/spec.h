@@ -44,7 +44,7 @@ struct spec {
     /* "kevo run --simulate": the recorded table answering for the GPU */
     char table[1024];
     /* budgets (0 = unlimited) */
-    int max_generations;
+    int max_generations;     /* SPEC_GENERATIONS_UNSET until resolved */
     long max_evals;
     double max_time_s;
     int stagnation;          /* stop after this many gens without a new best */
@@ -70,6 +70,11 @@ struct spec {
                                  for the operator bandit */
 };
 
+/* max_generations before spec_resolve_budgets: not given. */
+#define SPEC_GENERATIONS_UNSET (-1)
+/* The generation cap of a run that names no budget at all. */
+#define SPEC_GENERATIONS_DEFAULT 20
+
 /* 1 if the spec turns LLM mutation on. */
 int spec_llm_on(const struct spec *s);
 
@@ -87,6 +92,15 @@ int spec_parse_json(struct spec *s, const char *text, const char *path,
 /* Reads and parses a spec file. */
 int spec_load(struct spec *s, const char *path, char *err,
               size_t errcap) KEVO_WUR;
+/*
+ * Settles the generation cap when none was given: none (0) if a time or
+ * evaluation budget is set, else SPEC_GENERATIONS_DEFAULT. An explicit
+ * --generations / "generations" always stands.
+ */
+void spec_resolve_budgets(struct spec *s);
+/* The budgets in force as a new JSON object: only those set, e.g.
+ * {"time_s": 600} or {"generations": 20, "stagnation": 5}; {} = none. */
+cJSON *spec_budgets_json(const struct spec *s);
 /* Completes and checks a spec: problem exists, dtype supported, shape
  * given and valid, numbers in range. */
 int spec_validate(const struct spec *s, char *err, size_t errcap) KEVO_WUR;
