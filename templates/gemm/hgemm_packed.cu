@@ -49,6 +49,8 @@
 // Workspace: A padded to whole (cluster-rounded) M tiles, B to whole N
 // tiles, both to whole 64-deep k tiles, 2 bytes an element.
 // kevo: workspace (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 128
+// The pack kernel indexes 16-byte chunks of the image in 32 bits:
+// kevo: requires (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 8 < 2147483648
 // kevo: launch hgemm_pack
 // kevo: grid cdiv((cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 8, 256)
 // kevo: block 256
@@ -140,27 +142,28 @@ hgemm_pack(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
     const int ktiles = (K + BK - 1) / BK;
     const int tiles_mp = (M + BM * CLUSTER - 1) / (BM * CLUSTER) * CLUSTER;
     const int tiles_n = (N + BN - 1) / BN;
-    const size_t chunks_a = (size_t)tiles_mp * ktiles * (BM * 8);
-    const size_t chunks_b = (size_t)tiles_n * ktiles * (BN * 8);
-    const size_t q = (size_t)blockIdx.x * 256 + threadIdx.x;
+    /* 32-bit indices: gemm's check_shape keeps the packed image far
+     * below 2^31 chunks, and 64-bit divisions would cost as much as the
+     * memory traffic */
+    const unsigned chunks_a = (unsigned)tiles_mp * ktiles * (BM * 8);
+    const unsigned chunks_b = (unsigned)tiles_n * ktiles * (BN * 8);
+    const unsigned q = blockIdx.x * 256u + threadIdx.x;
     uint4 v;
     if (q < chunks_a) {
-        const size_t tile = q / (BM * 8);
-        const int w = (int)(q % (BM * 8));
+        const unsigned tile = q / (BM * 8), w = q % (BM * 8);
         const int tm = (int)(tile / ktiles), kt = (int)(tile % ktiles);
-        const int r = w / 8, j = (w % 8) ^ (r % 8);
+        const int r = (int)(w / 8), j = (int)(w % 8) ^ (r % 8);
         const int m = tm * BM + r;
         if (m < M)
             v = load8(A + (size_t)m * K, K, kt * BK + j * 8);
         else
             v = make_uint4(0, 0, 0, 0);
     } else if (q < chunks_a + chunks_b) {
-        const size_t qb = q - chunks_a;
-        const size_t tile = qb / (BN * 8);
-        const int w = (int)(qb % (BN * 8));
+        const unsigned qb = q - chunks_a;
+        const unsigned tile = qb / (BN * 8), w = qb % (BN * 8);
         const int tn = (int)(tile / ktiles), kt = (int)(tile % ktiles);
-        const int box = w / 512, kr = (w % 512) / 8;
-        const int j = (w % 8) ^ (kr % 8);
+        const int box = (int)(w / 512), kr = (int)(w % 512) / 8;
+        const int j = (int)(w % 8) ^ (kr % 8);
         const int k = kt * BK + kr;
         if (k < K)
             v = load8(B + (size_t)k * N, N, tn * BN + box * 64 + j * 8);
