@@ -167,6 +167,44 @@ static void put_expr_value(FILE *f, const char *lhs, const struct expr *e,
     fprintf(f, "    %s = (long long)(%s);\n", lhs, e ? expr_text(e) : dflt);
 }
 
+/* The head of a generated function of the sizes and device facts. */
+static void put_sizes_params(const struct exporter *x, FILE *f)
+{
+    for (int d = 0; d < x->v.prob->n_dims; d++)
+        fprintf(f, "long long %s, ", x->v.prob->dim_names[d]);
+    fprintf(f, "long long SMS, long long SMEM_OPTIN, long long L2_BYTES,\n"
+               "        ");
+}
+
+static void put_void_sizes(const struct exporter *x, FILE *f)
+{
+    fprintf(f, "    (void)SMS; (void)SMEM_OPTIN; (void)L2_BYTES;\n");
+    for (int d = 0; d < x->v.prob->n_dims; d++)
+        fprintf(f, "    (void)%s;\n", x->v.prob->dim_names[d]);
+}
+
+/* <base>_tmaps_(): the box of each tensor map (inner, outer elements) for
+ * the sizes, from the template's "tensormap" expressions; the same range
+ * as tpl_plan() ([1, 256]). */
+static void put_tmaps_fn(const struct exporter *x, FILE *f)
+{
+    const struct tpl *t = x->v.best_tpl;
+    fprintf(f, "/* Tensor map boxes for the sizes; 0, or 1 with *why. */\n"
+               "static int %s_tmaps_(", x->base);
+    put_sizes_params(x, f);
+    fprintf(f, "unsigned box[][2], const char **why)\n{\n    long long v;\n");
+    put_void_sizes(x, f);
+    for (int i = 0; i < t->n_tmaps; i++)
+        for (int k = 0; k < 2; k++) {
+            put_expr_value(f, "v", t->tmaps[i].box[k], "1");
+            fprintf(f, "    if (v < 1 || v > 256) {\n        *why = "
+                       "\"tensormap %s box out of range\";\n        return 1;"
+                       "\n    }\n    box[%d][%d] = (unsigned)v;\n",
+                    t->tmaps[i].name, i, k);
+        }
+    fprintf(f, "    return 0;\n}\n");
+}
+
 /*
  * A C/C++ function <base>_plan_() computing the launch plan from the
  * sizes and device facts with the template's own expressions (params are
@@ -245,6 +283,8 @@ static void put_plan_fn(const struct exporter *x, FILE *f)
     put_expr_value(f, "v", t->workspace, "0");
     fprintf(f, "    *ws_bytes = v > 0 ? (unsigned long long)v : 0;\n"
                "    return 0;\n}\n");
+    if (t->n_tmaps)
+        put_tmaps_fn(x, f);
     for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
         fprintf(f, "#pragma pop_macro(\"%s\")\n", fns[i]);
 }
@@ -292,9 +332,19 @@ static void put_c_header(const struct exporter *x, FILE *f)
                " *   %s_launch(..., stream);   any number of times\n"
                " *   %s_unload();\n"
                " * Buffers are device pointers to row-major arrays, as in "
-               "the signature.\n * %s_workspace_bytes() says how big ws "
-               "must be (0: pass 0).\n */\n",
-            b, b, b, b, b);
+               "the signature.\n * The launch plan has %d launch%s"
+               "%s; all run on stream, in order.\n"
+               " * Workspace: pass ws = 0 and the launcher allocates one "
+               "sized by the plan\n * (kept until _unload, shared by all "
+               "calls: for concurrent launches on\n * several streams pass "
+               "your own, %s_workspace_bytes() bytes).\n%s */\n",
+            b, b, b, b, x->v.best_tpl->n_launches,
+            x->v.best_tpl->n_launches == 1 ? "" : "es",
+            x->v.best_tpl->workspace ? " and a workspace" : "", b,
+            x->v.best_tpl->n_tmaps
+                ? " * TMA tensor maps are encoded by _launch for the "
+                  "buffers it is given.\n"
+                : "");
     fprintf(f, "#ifndef %s_H\n#define %s_H\n\n#include <cuda.h>\n\n"
                "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", b, b);
     fprintf(f, "/* Loads the cubin file into the current context and "
@@ -307,13 +357,64 @@ static void put_c_header(const struct exporter *x, FILE *f)
         fprintf(f, "%sint %s", d ? ", " : "", x->v.prob->dim_names[d]);
     fprintf(f, ");\n/* Launches the kernel(s) on stream. "
                "CUDA_ERROR_INVALID_VALUE if the\n * template does not support "
-               "the sizes (see %s_last_error()) or ws is\n * missing. */\n"
+               "the sizes (see %s_last_error()). ws = 0: the\n * launcher's "
+               "own workspace. */\n"
                "CUresult %s_launch(", b, b);
     put_signature(x, f, "CUdeviceptr", "CUdeviceptr");
     fprintf(f, "CUdeviceptr ws,\n                   CUstream stream);\n"
                "/* Why the last call failed, or \"\". */\n"
                "const char *%s_last_error(void);\n\n"
                "#ifdef __cplusplus\n}\n#endif\n\n#endif\n", b);
+}
+
+static const char *tmap_dtype(enum dtype dt)
+{
+    return dt == DTYPE_FP16   ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"
+           : dt == DTYPE_BF16 ? "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"
+                              : "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
+}
+
+static const char *tmap_swizzle(int bytes)
+{
+    return bytes == 128  ? "CU_TENSOR_MAP_SWIZZLE_128B"
+           : bytes == 64 ? "CU_TENSOR_MAP_SWIZZLE_64B"
+           : bytes == 32 ? "CU_TENSOR_MAP_SWIZZLE_32B"
+                         : "CU_TENSOR_MAP_SWIZZLE_NONE";
+}
+
+/*
+ * Code that encodes tensor map i into tm[i] as the harness does
+ * (worker.c encode_tmaps: 2-D tiled, row-major rows x cols, no
+ * interleave, 256-byte L2 promotion, zero fill), with box[i] from
+ * <base>_tmaps_(). fn is the encode function (cuTensorMapEncodeTiled or a
+ * pointer to it), ptr how to get buffer b's address ("%s" = its name),
+ * fail the statement run with a message on failure.
+ */
+static void put_tmap_encode(const struct exporter *x, FILE *f, int i,
+                            const char *fn, const char *ptr, const char *fail)
+{
+    const struct tpl_tmap *m = &x->v.best_tpl->tmaps[i];
+    const struct problem *p = x->v.prob;
+    const struct buf_desc *b = &x->bufs[m->buf];
+    char addr[160], msg[256];
+    snprintf(addr, sizeof addr, ptr, b->name);
+    snprintf(msg, sizeof msg, "\"cannot encode tensor map %s of %s\"",
+             m->name, b->name);
+    fprintf(f, "    {\n        cuuint64_t dims[2] = {(cuuint64_t)%s, "
+               "(cuuint64_t)%s};\n"
+               "        cuuint64_t stride[1] = {(cuuint64_t)%s * %zu};\n"
+               "        cuuint32_t step[2] = {1, 1};\n"
+               "        CUresult er = %s(&tm[%d], %s, 2, %s, dims, stride, "
+               "box[%d], step,\n"
+               "            CU_TENSOR_MAP_INTERLEAVE_NONE, %s,\n"
+               "            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, "
+               "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n"
+               "        if (er != CUDA_SUCCESS) {\n",
+            p->dim_names[x->dim[m->buf][1]], p->dim_names[x->dim[m->buf][0]],
+            p->dim_names[x->dim[m->buf][1]], dtype_size(b->dtype), fn, i,
+            tmap_dtype(b->dtype), addr, i, tmap_swizzle(m->swizzle));
+    fprintf(f, fail, msg);
+    fprintf(f, "\n        }\n    }\n");
 }
 
 static void put_c_source(const struct exporter *x, FILE *f)
@@ -324,7 +425,8 @@ static void put_c_source(const struct exporter *x, FILE *f)
     fprintf(f, "/*\n * %s.c - loads %s.cubin (compiled by kevo export "
                "with NVRTC: -arch=%s\n * -std=c++17) and launches it "
                "with the template's launch plan.\n */\n"
-               "#include \"%s.h\"\n\n#include <stddef.h>\n\n",
+               "#include \"%s.h\"\n\n#include <stddef.h>\n"
+               "#include <stdint.h>\n\n",
             b, b, x->arch, b);
     put_param_defines(x, f);
     put_plan_fn(x, f);
@@ -335,6 +437,8 @@ static void put_c_source(const struct exporter *x, FILE *f)
     fprintf(f, "};\nstatic CUmodule module;\nstatic CUfunction "
                "fn[N_LAUNCH];\nstatic unsigned smem_set[N_LAUNCH];\n"
                "static long long sms, smem_optin, l2_bytes;\n"
+               "static CUdeviceptr own_ws; /* allocated when the caller "
+               "passes ws = 0 */\nstatic unsigned long long own_ws_bytes;\n"
                "static const char *last_error = \"\";\n\n");
     fprintf(f, "const char *%s_last_error(void)\n{\n    return last_error;"
                "\n}\n\n", b);
@@ -356,7 +460,10 @@ static void put_c_source(const struct exporter *x, FILE *f)
                "        l2_bytes = a;\n"
                "    last_error = r ? \"cannot load the cubin\" : \"\";\n"
                "    return r;\n}\n\n", b);
-    fprintf(f, "void %s_unload(void)\n{\n    if (module)\n"
+    fprintf(f, "void %s_unload(void)\n{\n    if (own_ws) {\n"
+               "        cuCtxSynchronize();\n        cuMemFree(own_ws);\n"
+               "    }\n    own_ws = 0;\n    own_ws_bytes = 0;\n"
+               "    if (module)\n"
                "        cuModuleUnload(module);\n    module = NULL;\n}\n\n", b);
     fprintf(f, "unsigned long long %s_workspace_bytes(", b);
     for (int d = 0; d < p->n_dims; d++)
@@ -381,15 +488,39 @@ static void put_c_source(const struct exporter *x, FILE *f)
         fprintf(f, "%s, ", p->dim_names[d]);
     fprintf(f, "sms, smem_optin, l2_bytes, l, &ws_bytes, &last_error))\n"
                "        return CUDA_ERROR_INVALID_VALUE;\n"
-               "    if (ws_bytes && !ws) {\n        last_error = \"this "
-               "launch needs a workspace (see %s_workspace_bytes)\";\n"
-               "        return CUDA_ERROR_INVALID_VALUE;\n    }\n"
-               "    void *args[] = {", b);
+               "    if (ws_bytes && !ws) { /* ours, grown when too small */\n"
+               "        if (own_ws_bytes < ws_bytes) {\n"
+               "            if (own_ws) {\n"
+               "                cuCtxSynchronize(); /* launches may use it */\n"
+               "                cuMemFree(own_ws);\n            }\n"
+               "            own_ws = 0;\n            own_ws_bytes = 0;\n"
+               "            if ((r = cuMemAlloc(&own_ws, (size_t)ws_bytes))) {"
+               "\n                last_error = \"cannot allocate the "
+               "workspace\";\n                return r;\n            }\n"
+               "            own_ws_bytes = ws_bytes;\n        }\n"
+               "        ws = own_ws;\n    }\n");
+    if (t->n_tmaps) {
+        fprintf(f, "    CUtensorMap tm[%d];\n    unsigned box[%d][2];\n"
+                   "    if (%s_tmaps_(", t->n_tmaps, t->n_tmaps, b);
+        for (int d = 0; d < p->n_dims; d++)
+            fprintf(f, "%s, ", p->dim_names[d]);
+        fprintf(f, "sms, smem_optin, l2_bytes, box, &last_error))\n"
+                   "        return CUDA_ERROR_INVALID_VALUE;\n");
+        for (int i = 0; i < t->n_tmaps; i++)
+            put_tmap_encode(x, f, i, "cuTensorMapEncodeTiled",
+                            "(void *)(uintptr_t)%s",
+                            "            last_error = %s;\n"
+                            "            return er;");
+    }
+    fprintf(f, "    void *args[] = {");
     for (int i = 0; i < x->n_bufs; i++)
         fprintf(f, "&%s, ", x->bufs[i].name);
     for (int d = 0; d < p->n_dims; d++)
         fprintf(f, "&%s, ", p->dim_names[d]);
-    fprintf(f, "&ws};\n"
+    fprintf(f, "&ws");
+    for (int i = 0; i < t->n_tmaps; i++)
+        fprintf(f, ", &tm[%d]", i);
+    fprintf(f, "};\n"
                "    for (int i = 0; i < N_LAUNCH; i++) {\n"
                "        if (l[i].smem > 48 * 1024 && smem_set[i] < "
                "l[i].smem) {\n"
@@ -608,16 +739,120 @@ static void put_torch_launch(const struct exporter *x, FILE *f, int i)
                 ln->kernel, i, args);
 }
 
+/* The driver's cuTensorMapEncodeTiled through the runtime (no -lcuda
+ * for the extension), looked up once. */
+static void put_torch_encoder(const struct exporter *x, FILE *f)
+{
+    fprintf(f, "\nstatic PFN_cuTensorMapEncodeTiled_v12000 %s_encoder_()\n"
+               "{\n    static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;\n"
+               "    if (!fn) {\n        void *p = nullptr;\n"
+               "        cudaDriverEntryPointQueryResult q;\n"
+               "#if CUDART_VERSION >= 12050\n"
+               "        cudaError_t e = cudaGetDriverEntryPointByVersion("
+               "\"cuTensorMapEncodeTiled\", &p,\n"
+               "            12000, cudaEnableDefault, &q);\n#else\n"
+               "        cudaError_t e = cudaGetDriverEntryPoint("
+               "\"cuTensorMapEncodeTiled\", &p,\n"
+               "            cudaEnableDefault, &q);\n#endif\n"
+               "        TORCH_CHECK(e == cudaSuccess && q == "
+               "cudaDriverEntryPointSuccess && p,\n"
+               "                    \"the CUDA driver has no "
+               "cuTensorMapEncodeTiled (TMA needs CUDA 12 and sm_90)\");\n"
+               "        fn = (PFN_cuTensorMapEncodeTiled_v12000)p;\n    }\n"
+               "    return fn;\n}\n",
+            x->base);
+}
+
+/* Encodes the tensor maps (after outputs and ws exist) into tm[]. */
+static void put_torch_tmaps(const struct exporter *x, FILE *f)
+{
+    const struct tpl *t = x->v.best_tpl;
+    const struct problem *p = x->v.prob;
+    fprintf(f, "    CUtensorMap tm[%d];\n    unsigned box[%d][2];\n"
+               "    TORCH_CHECK(!%s_tmaps_(", t->n_tmaps, t->n_tmaps, x->base);
+    for (int d = 0; d < p->n_dims; d++)
+        fprintf(f, "%s, ", p->dim_names[d]);
+    fprintf(f, "prop->multiProcessorCount,\n        (long long)prop->"
+               "sharedMemPerBlockOptin, prop->l2CacheSize, box, &why), "
+               "\"%s: \", why);\n"
+               "    PFN_cuTensorMapEncodeTiled_v12000 encode = %s_encoder_();\n",
+            x->base, x->base);
+    for (int i = 0; i < t->n_tmaps; i++) {
+        const char *n = x->bufs[t->tmaps[i].buf].name;
+        fprintf(f, "    TORCH_CHECK((uintptr_t)%s.data_ptr() %% 16 == 0, "
+                   "\"%s must be 16-byte aligned for its TMA tensor map\");\n",
+                n, n);
+        put_tmap_encode(x, f, i, "encode", "%s.data_ptr()",
+                        "            TORCH_CHECK(false, %s, \" (CUresult \", "
+                        "(int)er, \")\");");
+    }
+}
+
+/* Launch i through cudaLaunchKernelExC with an argument array: buffers,
+ * sizes, ws, then the tensor maps by value (their type is the
+ * template's own struct, so no typed <<<>>> call). */
+static void put_torch_launch_args(const struct exporter *x, FILE *f, int i)
+{
+    const struct tpl_launch *ln = &x->v.best_tpl->launches[i];
+    const struct problem *p = x->v.prob;
+    if (i == 0) {
+        for (int b = 0; b < x->n_bufs; b++)
+            fprintf(f, "    %s%s *kx_%s = (%s%s *)%s.data_ptr();\n",
+                    x->bufs[b].role == BUF_IN ? "const " : "",
+                    c_type(x->bufs[b].dtype), x->bufs[b].name,
+                    x->bufs[b].role == BUF_IN ? "const " : "",
+                    c_type(x->bufs[b].dtype), x->bufs[b].name);
+        for (int d = 0; d < p->n_dims; d++)
+            fprintf(f, "    int kx_%s = (int)%s;\n", p->dim_names[d],
+                    p->dim_names[d]);
+        fprintf(f, "    void *kx_args[] = {");
+        for (int b = 0; b < x->n_bufs; b++)
+            fprintf(f, "&kx_%s, ", x->bufs[b].name);
+        for (int d = 0; d < p->n_dims; d++)
+            fprintf(f, "&kx_%s, ", p->dim_names[d]);
+        fprintf(f, "&ws");
+        for (int k = 0; k < x->v.best_tpl->n_tmaps; k++)
+            fprintf(f, ", &tm[%d]", k);
+        fprintf(f, "};\n");
+    }
+    fprintf(f, "    if (l[%d].smem > 48 * 1024)\n        C10_CUDA_CHECK("
+               "cudaFuncSetAttribute((const void *)%s, cudaFuncAttribute"
+               "MaxDynamicSharedMemorySize, (int)l[%d].smem));\n",
+            i, ln->kernel, i);
+    fprintf(f, "    {\n        cudaLaunchConfig_t cfg = {};\n"
+               "        cudaLaunchAttribute at[1];\n"
+               "        cfg.gridDim = dim3(l[%d].grid[0], l[%d].grid[1], "
+               "l[%d].grid[2]);\n"
+               "        cfg.blockDim = dim3(l[%d].block[0], l[%d].block[1], "
+               "l[%d].block[2]);\n"
+               "        cfg.dynamicSmemBytes = l[%d].smem;\n"
+               "        cfg.stream = stream;\n"
+               "        if (l[%d].cluster[0]) {\n"
+               "            at[0].id = cudaLaunchAttributeClusterDimension;\n"
+               "            at[0].val.clusterDim.x = l[%d].cluster[0];\n"
+               "            at[0].val.clusterDim.y = l[%d].cluster[1];\n"
+               "            at[0].val.clusterDim.z = l[%d].cluster[2];\n"
+               "            cfg.attrs = at;\n            cfg.numAttrs = 1;\n"
+               "        }\n"
+               "        C10_CUDA_CHECK(cudaLaunchKernelExC(&cfg, (const void *)"
+               "%s, kx_args));\n    }\n",
+            i, i, i, i, i, i, i, i, i, i, i, ln->kernel);
+}
+
 static void put_torch_cuda(const struct exporter *x, FILE *f)
 {
     const struct problem *p = x->v.prob;
     const struct tpl *t = x->v.best_tpl;
     fprintf(f, "#include <torch/extension.h>\n#include <ATen/cuda/"
                "CUDAContext.h>\n#include <c10/cuda/CUDAGuard.h>\n"
-               "#include <c10/cuda/CUDAException.h>\n\n");
+               "#include <c10/cuda/CUDAException.h>\n%s\n",
+            t->n_tmaps ? "#include <cudaTypedefs.h> /* cuda.h, PFN_cuTensor"
+                         "MapEncodeTiled */\n#include <cstdint>\n" : "");
     fputs(x->src, f);
     fprintf(f, "\n#line 1 \"kevo_export_wrapper\"\n");
     put_plan_fn(x, f);
+    if (t->n_tmaps)
+        put_torch_encoder(x, f);
     fprintf(f, "\n");
     put_torch_decl(x, f);
     fprintf(f, "\n{\n");
@@ -652,8 +887,14 @@ static void put_torch_cuda(const struct exporter *x, FILE *f)
                "        ws = ws_t.data_ptr();\n    }\n"
                "    cudaStream_t stream = at::cuda::getCurrentCUDAStream();\n",
             a0);
-    for (int i = 0; i < t->n_launches; i++)
-        put_torch_launch(x, f, i);
+    if (t->n_tmaps) {
+        put_torch_tmaps(x, f);
+        for (int i = 0; i < t->n_launches; i++)
+            put_torch_launch_args(x, f, i);
+    } else {
+        for (int i = 0; i < t->n_launches; i++)
+            put_torch_launch(x, f, i);
+    }
     if (n_outputs(x) > 1) {
         fprintf(f, "    return {");
         for (int i = 0, k = 0; i < x->n_bufs; i++)
@@ -818,14 +1059,26 @@ static int setup(struct exporter *x, const char *out, const char *arch,
     return KEVO_OK;
 }
 
+/* The C and torch launchers encode a tensor map from the buffer's rows
+ * and cols as sizes of the problem; refused (naming why) when a mapped
+ * buffer has none. */
 static int tensormaps(const struct exporter *x, char *err, size_t errcap)
 {
-    if (!strstr(x->v.best_tpl->text, "// kevo: tensormap"))
-        return KEVO_OK;
-    snprintf(err, errcap, "template '%s' passes TMA tensor maps; the C and "
-             "torch launchers do not encode them yet (use --format cu)",
-             x->v.best_tpl->name);
-    return KEVO_EINVAL;
+    const struct tpl *t = x->v.best_tpl;
+    for (int i = 0; i < t->n_tmaps; i++) {
+        int b = t->tmaps[i].buf;
+        if (b < 0 || b >= x->n_bufs || x->dim[b][0] < 0 || x->dim[b][1] < 0) {
+            snprintf(err, errcap, "template '%s' passes TMA tensor map '%s' "
+                     "of buffer '%s', whose rows and cols are not sizes of "
+                     "problem '%s', so the C and torch launchers cannot "
+                     "encode it for other shapes (use --format cu)", t->name,
+                     t->tmaps[i].name, b >= 0 && b < x->n_bufs
+                                           ? x->bufs[b].name : "?",
+                     x->v.prob->name);
+            return KEVO_EINVAL;
+        }
+    }
+    return KEVO_OK;
 }
 
 static int export_run(struct exporter *x, const char *dir, const char *out,
