@@ -28,6 +28,7 @@
 #include "mutator.h"
 #include "record.h"
 #include "rundir.h"
+#include "simtable.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -216,8 +217,10 @@ static int make_evaluator(struct session *ss,
                           const struct evaluator_factory *factories, char *err,
                           size_t errcap)
 {
-    const struct evaluator_factory *f = find_factory(factories,
-                                                     ss->spec.evaluator);
+    const struct evaluator_factory *f =
+        !strcmp(ss->spec.evaluator, "simulate")
+            ? &simtable_factory
+            : find_factory(factories, ss->spec.evaluator);
     if (!f) {
         snprintf(err, errcap, "unknown evaluator '%s'", ss->spec.evaluator);
         return KEVO_EINVAL;
@@ -338,6 +341,11 @@ static const char run_usage[] =
     "  --islands N          islands (default 4)\n"
     "  --population N       members per island (default 16)\n"
     "  --offspring N        children per island per generation (default 32)\n"
+    "  --simulate TABLE     no GPU: answer from a recorded table (a run\n"
+    "                       directory, its journal.jsonl, or 'kevo table'\n"
+    "                       output); problem, dtype, shape and templates come\n"
+    "                       from the table and the search space is the table's\n"
+    "                       points only\n"
     "  --strategy S         evolve (default) | sweep: every valid point of the\n"
     "                       templates once, in a seeded random order, up to the\n"
     "                       budget (records a table for --simulate; random\n"
@@ -363,7 +371,7 @@ enum {
     OPT_TEMPLATE, OPT_TDIR, OPT_SEED, OPT_GENS, OPT_EVALS, OPT_TIME,
     OPT_STAG, OPT_ISL, OPT_POP, OPT_OFF, OPT_ARCH, OPT_COMP, OPT_QUIET,
     OPT_JSON, OPT_EVALUATOR, OPT_HELP, OPT_LLM, OPT_LLM_KEY, OPT_LLM_BUDGET,
-    OPT_LLM_PRICE, OPT_LLM_PER_GEN, OPT_STRATEGY
+    OPT_LLM_PRICE, OPT_LLM_PER_GEN, OPT_STRATEGY, OPT_SIMULATE
 };
 
 static const struct option run_opts[] = {
@@ -381,6 +389,7 @@ static const struct option run_opts[] = {
     {"llm", 1, 0, OPT_LLM}, {"llm-key-env", 1, 0, OPT_LLM_KEY},
     {"llm-budget", 1, 0, OPT_LLM_BUDGET}, {"llm-price", 1, 0, OPT_LLM_PRICE},
     {"llm-per-gen", 1, 0, OPT_LLM_PER_GEN}, {"strategy", 1, 0, OPT_STRATEGY},
+    {"simulate", 1, 0, OPT_SIMULATE},
     {0, 0, 0, 0}};
 
 static int parse_long(const char *opt, const char *v, long lo, long hi,
@@ -399,7 +408,7 @@ static int parse_long(const char *opt, const char *v, long lo, long hi,
 }
 
 struct run_flags {
-    const char *runs_dir, *tdir, *shape;
+    const char *runs_dir, *tdir, *shape, *simulate;
     enum progress_mode mode;
 };
 
@@ -553,6 +562,7 @@ static int run_flag(int c, const char *arg, struct spec *s,
         }
         snprintf(s->strategy, sizeof s->strategy, "%s", arg);
         break;
+    case OPT_SIMULATE: f->simulate = arg; break;
     default: return common_flag(c, arg, s, f, err, errcap);
     }
     return rc;
@@ -594,6 +604,10 @@ static int parse_run_args(int argc, char **argv, struct session *ss,
         snprintf(err, errcap, "unexpected argument '%s'", argv[optind]);
         return KEVO_EINVAL;
     }
+    if (f->simulate &&
+        (rc = simtable_setup_run(f->simulate, &ss->spec, f->shape != NULL,
+                                 NULL, NULL, err, errcap)))
+        return rc;
     ss->problem = problem_find(ss->spec.problem);
     if (f->shape && ss->problem &&
         (rc = problem_parse_shape(ss->problem, f->shape, &ss->spec.shape, err,
@@ -610,12 +624,19 @@ static int load_library(struct session *ss, const char *tdir, char *err,
                         size_t errcap)
 {
     char dir[4096];
+    int rc;
+    if (ss->spec.table[0]) { /* simulated: the table's templates */
+        rc = simtable_setup_run(ss->spec.table, &ss->spec, 1, &ss->tpls,
+                                &ss->n_tpls, err, errcap);
+        return rc ? rc : select_templates(&ss->spec, &ss->tpls, &ss->n_tpls,
+                                          err, errcap);
+    }
     if (cli_templates_dir(tdir, dir, sizeof dir)) {
         snprintf(err, errcap, "template directory '%s' not found",
                  tdir ? tdir : "templates");
         return KEVO_ENOENT;
     }
-    int rc = tpl_load_dir(dir, &ss->tpls, &ss->n_tpls, err, errcap);
+    rc = tpl_load_dir(dir, &ss->tpls, &ss->n_tpls, err, errcap);
     return rc ? rc : select_templates(&ss->spec, &ss->tpls, &ss->n_tpls, err,
                                       errcap);
 }
@@ -752,6 +773,12 @@ static int start_run(struct session *ss, const struct run_flags *f,
         snprintf(line, sizeof line, "run %s: %d templates, seed %llu",
                  ss->dir, ss->n_tpls, (unsigned long long)ss->spec.seed);
         progress_log(&ss->prog, "start", line);
+        if (ss->spec.table[0]) {
+            snprintf(line, sizeof line, "SIMULATED: no GPU; every result "
+                     "comes from the table %s, and the search space is "
+                     "restricted to the table's points", ss->spec.table);
+            progress_log(&ss->prog, "simulate", line);
+        }
         rc = run_engine(ss, err, errcap);
     }
     return rc;

@@ -65,7 +65,8 @@ static int supports(const struct engine *e, const struct genome *g)
     char why[8];
     return tpl_supports(tpl_of(e, g), g->vals, e->env.spec->dtype,
                         &e->env.spec->shape, &e->env.dev, why, sizeof why) &&
-           (!e->env.admit || e->env.admit(e->env.admit_ud, g->tpl, g->vals));
+           (!e->env.ev.ops->admit ||
+            e->env.ev.ops->admit(e->env.ev.self, tpl_of(e, g), g->vals));
 }
 
 int eng_tpl_usable(const struct engine *e, int t)

@@ -55,10 +55,6 @@ struct engine_env {
     const char *llm_dir;              /* NULL = run_dir */
     const char *prompts_dir;          /* mutators/prompts */
     const char *gpu_facts;            /* GPU facts for the prompts */
-    /* (optional) Restricts the search to the points admit accepts (a
-     * recorded table: kevo run --simulate). tpl is an index into tpls. */
-    int (*admit)(void *ud, int tpl, const int64_t *vals);
-    void *admit_ud;
     /* (optional) Per template of tpls: its usable points, so the engine
      * need not enumerate them (borrowed). */
     const struct pointset *points;

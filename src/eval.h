@@ -99,6 +99,10 @@ struct evaluator_ops {
     /* (optional) The best time known so far, for cascades: candidates far
      * slower may stop timing early. */
     void (*set_best)(void *self, double best_median_ns);
+    /* (optional) 1 if the evaluator can evaluate template t at point vals.
+     * One that answers from a recorded table admits only the table's
+     * points, and the engine makes no other candidate. */
+    int (*admit)(void *self, const struct tpl *t, const int64_t *vals);
     /* (optional) JSON object text describing the environment (GPU, driver,
      * versions) for the manifest; new string, caller frees. */
     char *(*environment)(void *self);

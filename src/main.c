@@ -10,6 +10,7 @@
 #include "cmd_outputs.h"
 #include "cmd_repro.h"
 #include "cmd_run.h"
+#include "cmd_search.h"
 #include "gpueval.h"
 #include "hash.h"
 #include "jit.h"
@@ -79,6 +80,10 @@ static const struct command commands[] = {
     {"report", "Markdown + HTML report of a run, with charts", 0, cmd_report_main},
     {"leaderboard", "best kernel of each run, by problem/shape/GPU", 0, cmd_board_main},
     {"export", "the winning kernel as .cu, C launcher or PyTorch op", 0, cmd_export_main},
+    {"table", "a run's measured points as a table for run --simulate", 0,
+     cmd_table_main},
+    {"bench-search", "search strategies compared on a recorded table (no "
+     "GPU)", 0, cmd_bench_search_main},
 };
 
 static void usage(FILE *f)
