@@ -3,7 +3,9 @@
  * MxN, any sizes. fp32 (FFMA), fp16 and bf16 (fp32 accumulation, output in
  * the input dtype). Work model: 2*M*N*K FLOPs; minimum bytes: read A and B,
  * write C once. Reference: fp64 GEMM (cuBLAS Dgemm on exact fp64 copies of
- * the inputs; a naive fp64 kernel when cuBLAS is missing). Baseline:
+ * the inputs; a naive fp64 kernel when cuBLAS is missing) and the error
+ * scale of each element (norms of its row of A and column of B, the scale
+ * of fp32 accumulation error, see gemm_tolerance). Baseline:
  * cuBLAS in the same dtype (Sgemm without TF32; GemmEx, fp32 compute).
  */
 #include <math.h>
@@ -34,11 +36,33 @@ static double gemm_min_bytes(const struct shape *s, enum dtype dt)
 }
 
 /*
- * Inputs are uniform in [-1, 1], so |C| grows like sqrt(K)/3 and the
- * rounding error of a K-long fp32 dot product like sqrt(K) * 2^-24 * |a||b|.
- * atol scales with sqrt(K); rtol covers the output rounding of the dtype
- * (2^-11 for fp16, 2^-8 for bf16) plus accumulation-order effects.
+ * Tolerance: |out - ref| <= atol + rtol*|ref| + etol*E, with E the error
+ * scale of element (i, j) that the reference writes:
+ *     E = ||A[i,:]||_2 * ||B[:,j]||_2  >=  S = sum_k |a_ik b_kj|
+ * (Cauchy-Schwarz). The error of a K-long fp32 dot product follows S, not
+ * sqrt(K): each step rounds the running sum s_k by up to u = 2^-24 of
+ * |s_k|; with zero-mean terms |s_k| grows like sqrt(k), so the total is a
+ * random walk of K steps of size ~u*sqrt(k), i.e. ~u*K ~ u*S (the old
+ * atol = 1e-5*sqrt(K) fell behind at long K: correct naive kernels failed
+ * at K ~ 4e5). Simulated serial fp32 sums of uniform [-1, 1) products
+ * (FMA and separate multiply-add, tests/unit/test_problems.c does K=4e5):
+ * |err|/(u*S) has an rms of 0.37-0.41 at every K from 16 to 4e5, a
+ * maximum of 4.4 over 1e6 elements and 5.3 over 1e6 at K=1024; |err|/(u*E)
+ * is 0.75x that (E ~ 4/3 S for these inputs): max 3.2 over 1e6 elements,
+ * 3.7 over 1e7, 4.0 at K=1024. etol = 16u leaves 4x over the largest seen
+ * (a tail this rare would need ~1e9 outputs to show), and any other order
+ * (tiles, split-K, trees) errs less than a serial sum. A kernel that drops
+ * one k term errs by |a_ik b_kj| (mean 1/4): at K = 4e5 the tolerance is
+ * 16u*K/3 = 0.13, and 61 % of such elements fail. E costs O((M+N)K + MN)
+ * (row and column norms, one product per element) where S itself would
+ * be a second M*N*K fp64 GEMM per check.
+ * rtol covers the rounding of the output to the dtype (2^-24 for fp32,
+ * 2^-11 for fp16, 2^-8 for bf16; fp16/bf16 keep their former
+ * accumulation-order allowances, and products of fp16/bf16 inputs are
+ * exact in fp32, so etol applies as for fp32).
  */
+#define GEMM_ETOL 0x1p-20 /* 16 * 2^-24 */
+
 static void gemm_tolerance(const struct shape *s, enum dtype dt, double *atol,
                            double *rtol)
 {
@@ -53,22 +77,32 @@ static void gemm_tolerance(const struct shape *s, enum dtype dt, double *atol,
         *rtol = 1.6e-2;
         break;
     default:
-        *atol = 1e-5 * sk;
-        *rtol = 1e-5;
+        *atol = 0;
+        *rtol = 0x1p-22; /* 4x the output rounding */
         break;
     }
 }
 
+static double gemm_error_tol(const struct shape *s, enum dtype dt)
+{
+    return GEMM_ETOL;
+}
+
+extern const struct problem prob_gemm;
+
+/* Sizes reach kernels as int: M, N, K < 2^31 (the shape parser's limit);
+ * the harness indexes with 64-bit offsets. What fits is the worker's
+ * memory check (problem_mem_need). */
 static int gemm_check_shape(const struct shape *s, char *err, size_t errcap)
 {
-    double elems = (double)s->d[0] * (double)s->d[2] +
-                   (double)s->d[2] * (double)s->d[1] +
-                   (double)s->d[0] * (double)s->d[1];
-    if (elems > 3.0 * 16384.0 * 16384.0) {
-        snprintf(err, errcap, "gemm shape too large: %.0f elements", elems);
-        return KEVO_EINVAL;
-    }
-    return KEVO_OK;
+    return problem_check_buffers(&prob_gemm, s, err, errcap);
+}
+
+/* fp64 copies of A and B, their squared row / column norms */
+static double gemm_ref_scratch(const struct shape *s, enum dtype dt)
+{
+    double m = (double)s->d[0], n = (double)s->d[1], k = (double)s->d[2];
+    return (m * k + k * n + m + n) * 8;
 }
 
 /* ---- GPU side (runs inside the worker, see hx.h) ---- */
@@ -82,7 +116,7 @@ static const char gemm_harness[] =
     "  int tx = threadIdx.x % 16, ty = threadIdx.x / 16;\n"
     "  int r = blockIdx.y * 16 + ty, c = blockIdx.x * 16 + tx;\n"
     "  double acc = 0;\n"
-    "  for (int k0 = 0; k0 < K; k0 += 16) {\n"
+    "  for (long long k0 = 0; k0 < K; k0 += 16) {\n"
     "    a[ty][tx] = (r < M && k0 + tx < K) ? A[(long long)r * K + k0 + tx] "
     ": 0.0;\n"
     "    b[ty][tx] = (c < N && k0 + ty < K) ? B[(long long)(k0 + ty) * N + c] "
@@ -92,6 +126,41 @@ static const char gemm_harness[] =
     "    __syncthreads();\n"
     "  }\n"
     "  if (r < M && c < N) C[(long long)r * N + c] = acc;\n"
+    "}\n"
+    /* Error scale: squared row norms of A (one block per row), squared
+     * column norms of B (a thread per column and a K-chunk per grid row,
+     * added atomically into zeroed memory), then E = sqrt(na[r]*nb[c]). */
+    "extern \"C\" __global__ void kevo_gemm_rownorm(const double *A, double "
+    "*na, int M, int K) {\n"
+    "  __shared__ double red[256];\n"
+    "  const double *a = A + (long long)blockIdx.x * K;\n"
+    "  double s = 0;\n"
+    "  for (long long k = threadIdx.x; k < K; k += 256) s += a[k] * a[k];\n"
+    "  red[threadIdx.x] = s;\n"
+    "  __syncthreads();\n"
+    "  for (int o = 128; o; o >>= 1) {\n"
+    "    if (threadIdx.x < o) red[threadIdx.x] += red[threadIdx.x + o];\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "  if (threadIdx.x == 0) na[blockIdx.x] = red[0];\n"
+    "}\n"
+    "extern \"C\" __global__ void kevo_gemm_colnorm(const double *B, double "
+    "*nb, int K, int N, int chunk) {\n"
+    "  long long c = (long long)blockIdx.x * 256 + threadIdx.x;\n"
+    "  if (c >= N) return;\n"
+    "  long long k0 = (long long)blockIdx.y * chunk, k1 = k0 + chunk;\n"
+    "  if (k1 > K) k1 = K;\n"
+    "  double s = 0;\n"
+    "  for (long long k = k0; k < k1; k++) { double b = B[k * N + c]; s += "
+    "b * b; }\n"
+    "  atomicAdd(nb + c, s);\n"
+    "}\n"
+    "extern \"C\" __global__ void kevo_gemm_escale(const double *na, const "
+    "double *nb, double *E, int M, int N) {\n"
+    "  long long n = (long long)M * N;\n"
+    "  for (long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < n; "
+    "i += (long long)gridDim.x * 256)\n"
+    "    E[i] = sqrt(na[i / N] * nb[i % N]);\n"
     "}\n";
 
 /* A and B uniform in [-1, 1), independent streams of the seed. */
@@ -104,8 +173,40 @@ static int gemm_gen_inputs(struct hx *h, const struct shape *s, enum dtype dt,
                                    hx_seed(seed, 1), -1.0f, 1.0f);
 }
 
+/* E = ||A[i,:]|| * ||B[:,j]|| from the fp64 copies (see gemm_tolerance). */
+static int gemm_error_scale(struct hx *h, int m, int n, int k, hx_dptr a64,
+                            hx_dptr b64, hx_dptr e)
+{
+    hx_dptr na, nb;
+    int r = hx_scratch(h, (size_t)m * 8, &na);
+    if (!r)
+        r = hx_scratch(h, (size_t)n * 8, &nb);
+    if (r)
+        return r;
+    void *ra[] = {&a64, &na, &m, &k};
+    r = hx_launch(h, "kevo_gemm_rownorm", (unsigned)m, 1, 256, 0, ra);
+    /* chunks of K so that a few thousand blocks cover B */
+    int64_t gx = ((int64_t)n + 255) / 256;
+    int gy = (int)(4096 / gx);
+    if (gy < 1)
+        gy = 1;
+    if (gy > k)
+        gy = k;
+    int chunk = (k + gy - 1) / gy;
+    gy = (k + chunk - 1) / chunk;
+    void *ca[] = {&b64, &nb, &k, &n, &chunk};
+    if (!r)
+        r = hx_launch(h, "kevo_gemm_colnorm", (unsigned)gx,
+                      (unsigned)gy, 256, 0, ca);
+    void *ea[] = {&na, &nb, &e, &m, &n};
+    if (!r)
+        r = hx_launch(h, "kevo_gemm_escale", hx_grid(h, (int64_t)m * n), 1,
+                      256, 0, ea);
+    return r;
+}
+
 static int gemm_reference(struct hx *h, const struct shape *s, enum dtype dt,
-                          double *ref_dev)
+                          double *ref_dev, double *scale_dev)
 {
     int m = (int)s->d[0], n = (int)s->d[1], k = (int)s->d[2];
     hx_dptr a64, b64, c = (hx_dptr)(uintptr_t)ref_dev;
@@ -116,14 +217,18 @@ static int gemm_reference(struct hx *h, const struct shape *s, enum dtype dt,
         r = hx_to_f64(h, a64, hx_buf(h, 0), (int64_t)m * k, dt);
     if (!r)
         r = hx_to_f64(h, b64, hx_buf(h, 1), (int64_t)k * n, dt);
+    if (!r && scale_dev)
+        r = gemm_error_scale(h, m, n, k, a64, b64,
+                             (hx_dptr)(uintptr_t)scale_dev);
     if (r)
         return r;
     r = hx_dgemm(h, m, n, k, a64, b64, c);
     if (r != KEVO_ENODEV)
         return r;
     void *args[] = {&a64, &b64, &c, &m, &n, &k};
-    return hx_launch(h, "kevo_gemm_ref_f64", (unsigned)((n + 15) / 16),
-                     (unsigned)((m + 15) / 16), 256, 0, args);
+    return hx_launch(h, "kevo_gemm_ref_f64",
+                     (unsigned)(((int64_t)n + 15) / 16),
+                     (unsigned)(((int64_t)m + 15) / 16), 256, 0, args);
 }
 
 struct gemm_call {
@@ -175,7 +280,9 @@ const struct problem prob_gemm = {
     .flops = gemm_flops,
     .min_bytes = gemm_min_bytes,
     .tolerance = gemm_tolerance,
+    .error_tol = gemm_error_tol,
     .check_shape = gemm_check_shape,
+    .ref_scratch_bytes = gemm_ref_scratch,
     .harness_src = gemm_harness,
     .gen_inputs = gemm_gen_inputs,
     .reference = gemm_reference,

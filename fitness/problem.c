@@ -5,6 +5,7 @@
 #include "problem.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,4 +106,96 @@ void problem_format_shape(const struct shape *s, char *out, size_t cap)
     for (int i = 0; i < s->n_dims && n < cap; i++)
         n += (size_t)snprintf(out + n, cap - n, "%s%lld", i ? "x" : "",
                               (long long)s->d[i]);
+}
+
+int problem_check_buffers(const struct problem *p, const struct shape *s,
+                          char *err, size_t errcap)
+{
+    struct buf_desc d[PROB_MAX_BUFS];
+    int n = p->buffers(s, DTYPE_FP32, d);
+    /* buffers are products of two dims < 2^31 each: no int64 overflow */
+    for (int i = 0; i < n; i++)
+        if (d[i].n_elems > PROB_MAX_BUF_ELEMS) {
+            snprintf(err, errcap, "%s buffer %s too large: %lld elements "
+                     "(limit 2^48)", p->name, d[i].name,
+                     (long long)d[i].n_elems);
+            return KEVO_EINVAL;
+        }
+    return KEVO_OK;
+}
+
+void problem_floor(const struct problem *p, const struct shape *s,
+                   enum dtype dt, double peak_flops, double peak_bw,
+                   double l2_bytes, struct sol_floor *out)
+{
+    struct buf_desc d[PROB_MAX_BUFS];
+    int n = p->buffers(s, dt, d);
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < n; i++) {
+        double b = (double)d[i].n_elems * (double)dtype_size(d[i].dtype);
+        if (d[i].role == BUF_IN)
+            out->in_bytes += b;
+        else
+            out->out_bytes += b;
+    }
+    out->l2_bytes = l2_bytes > 0 ? l2_bytes : 0;
+    out->out_dram_bytes = out->out_bytes - out->l2_bytes;
+    if (out->out_dram_bytes < 0)
+        out->out_dram_bytes = 0;
+    double f = p->flops ? p->flops(s, dt) : 0;
+    out->flops_ns = peak_flops > 0 ? f / peak_flops * 1e9 : 0;
+    if (peak_bw > 0) {
+        out->bytes_ns = (out->in_bytes + out->out_dram_bytes) / peak_bw * 1e9;
+        out->all_bytes_ns = (out->in_bytes + out->out_bytes) / peak_bw * 1e9;
+    }
+    out->ns = out->flops_ns > out->bytes_ns ? out->flops_ns : out->bytes_ns;
+}
+
+/* hx.c's guard region on each side of a buffer */
+#define MEM_GUARD_BYTES (64.0 * 1024)
+
+void problem_mem_need(const struct problem *p, const struct shape *s,
+                      enum dtype dt, double l2_bytes, struct mem_need *out)
+{
+    struct buf_desc d[PROB_MAX_BUFS];
+    int n = p->buffers(s, dt, d);
+    double out_elems = 0;
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < n; i++) {
+        double b = (double)d[i].n_elems * (double)dtype_size(d[i].dtype);
+        if (d[i].role == BUF_IN) {
+            out->inputs += b;
+        } else {
+            out->outputs += b;
+            out_elems += (double)d[i].n_elems;
+        }
+        out->guards += 2 * MEM_GUARD_BYTES;
+    }
+    out->pristine = out->inputs;
+    out->reference = out_elems * 8 * (p->error_tol ? 2 : 1);
+    out->ref_scratch = p->ref_scratch_bytes ? p->ref_scratch_bytes(s, dt) : 0;
+    /* as hx_set_problem: 2x L2, at least 64 MiB, whole MiB */
+    double fb = 2 * (l2_bytes > 0 ? l2_bytes : 0), mib = 1024.0 * 1024;
+    if (fb < 64 * mib)
+        fb = 64 * mib;
+    out->flush = ceil(fb / mib) * mib;
+    /* cuBLAS's workspace and handle, the harness modules, the result and
+     * hash areas: measured far below this, and allocations round up */
+    out->slack = 256 * mib;
+    out->total = out->inputs + out->outputs + out->guards + out->pristine +
+                 out->reference + out->ref_scratch + out->flush + out->slack;
+}
+
+int problem_mem_check(const struct mem_need *m, double free_bytes, char *err,
+                      size_t errcap)
+{
+    if (free_bytes >= m->total)
+        return KEVO_OK;
+    snprintf(err, errcap, "needs %.0f bytes of GPU memory (inputs %.0f, "
+             "outputs %.0f, guards %.0f, pristine input copies %.0f, "
+             "reference %.0f, reference scratch %.0f, L2 flush %.0f, harness "
+             "%.0f), only %.0f free", m->total, m->inputs, m->outputs,
+             m->guards, m->pristine, m->reference, m->ref_scratch, m->flush,
+             m->slack, free_bytes);
+    return KEVO_ENOMEM;
 }

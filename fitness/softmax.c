@@ -61,14 +61,16 @@ static void softmax_tolerance(const struct shape *s, enum dtype dt,
     }
 }
 
+extern const struct problem prob_softmax;
+
+/* ROWS, COLS < 2^31 (sizes reach kernels as int; the parser's limit): one
+ * block per row is a grid of ROWS <= 2^31 - 1 blocks, and the harness
+ * indexes with 64-bit offsets. What fits is the worker's memory check
+ * (problem_mem_need). */
 static int softmax_check_shape(const struct shape *s, char *err,
                                size_t errcap)
 {
-    if ((double)s->d[0] * (double)s->d[1] > 4.0 * 65536.0 * 16384.0) {
-        snprintf(err, errcap, "softmax shape too large");
-        return KEVO_EINVAL;
-    }
-    return KEVO_OK;
+    return problem_check_buffers(&prob_softmax, s, err, errcap);
 }
 
 /* ---- GPU side (runs inside the worker, see hx.h) ---- */
@@ -94,7 +96,7 @@ static const char softmax_harness[] =
     "  unsigned long long hr = sm_mix(seed ^ sm_mix(0x5157ull + r));\n"
     "  float off = sm_unit(hr) * 160.0f - 80.0f;\n"
     "  float spread = 0.5f + sm_unit(sm_mix(hr)) * 9.5f;\n"
-    "  for (int c = threadIdx.x; c < cols; c += blockDim.x) {\n"
+    "  for (long long c = threadIdx.x; c < cols; c += blockDim.x) {\n"
     "    unsigned long long h = sm_mix(seed ^ sm_mix(((unsigned long long)r "
     "<< 32) | (unsigned)c));\n"
     "    x[(long long)r * cols + c] = FROM_F32(off + spread * (2.0f * "
@@ -120,14 +122,14 @@ static const char softmax_harness[] =
     "*y, int rows, int cols) {\n"
     "  long long base = (long long)blockIdx.x * cols;\n"
     "  double m = -1.0e308;\n"
-    "  for (int c = threadIdx.x; c < cols; c += 256) m = fmax(m, "
+    "  for (long long c = threadIdx.x; c < cols; c += 256) m = fmax(m, "
     "(double)TO_F32(x[base + c]));\n"
     "  m = sm_block_red(m, 1);\n"
     "  double s = 0;\n"
-    "  for (int c = threadIdx.x; c < cols; c += 256) s += "
+    "  for (long long c = threadIdx.x; c < cols; c += 256) s += "
     "exp((double)TO_F32(x[base + c]) - m);\n"
     "  s = sm_block_red(s, 0);\n"
-    "  for (int c = threadIdx.x; c < cols; c += 256) y[base + c] = "
+    "  for (long long c = threadIdx.x; c < cols; c += 256) y[base + c] = "
     "exp((double)TO_F32(x[base + c]) - m) / s;\n"
     "}\n"
     /* Baseline: naive fp32 softmax, one block of 256 per row, 3 passes. */
@@ -149,14 +151,14 @@ static const char softmax_harness[] =
     "*y, int rows, int cols) {\n"
     "  long long base = (long long)blockIdx.x * cols;\n"
     "  float m = -3.0e38f;\n"
-    "  for (int c = threadIdx.x; c < cols; c += 256) m = fmaxf(m, "
+    "  for (long long c = threadIdx.x; c < cols; c += 256) m = fmaxf(m, "
     "TO_F32(x[base + c]));\n"
     "  m = sm_red_f(m, 1);\n"
     "  float s = 0;\n"
-    "  for (int c = threadIdx.x; c < cols; c += 256) s += __expf(TO_F32(x[base "
+    "  for (long long c = threadIdx.x; c < cols; c += 256) s += __expf(TO_F32(x[base "
     "+ c]) - m);\n"
     "  s = sm_red_f(s, 0);\n"
-    "  for (int c = threadIdx.x; c < cols; c += 256) y[base + c] = "
+    "  for (long long c = threadIdx.x; c < cols; c += 256) y[base + c] = "
     "FROM_F32(__expf(TO_F32(x[base + c]) - m) / s);\n"
     "}\n"
     /* Baseline: copy the same bytes, 16 B per thread and step. */
@@ -181,7 +183,8 @@ static int softmax_gen_inputs(struct hx *h, const struct shape *s,
 }
 
 static int softmax_reference(struct hx *h, const struct shape *s,
-                             enum dtype dt, double *ref_dev)
+                             enum dtype dt, double *ref_dev,
+                             double *scale_dev)
 {
     hx_dptr x = hx_buf(h, 0), y = (hx_dptr)(uintptr_t)ref_dev;
     int rows = (int)s->d[0], cols = (int)s->d[1];

@@ -30,6 +30,7 @@
     X(cuMemAlloc) X(cuMemFree) X(cuMemGetInfo) X(cuMemcpyHtoD)               \
     X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemsetD8) X(cuMemsetD32)             \
     X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)             \
+    X(cuModuleGetGlobal)                                                     \
     X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)            \
     X(cuLaunchKernelEx) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)       \
     X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)              \

@@ -119,15 +119,16 @@ static const char core_src[] =
      * 4 non-finite, 5 max |err|/tolerance (bits). Non-negative doubles
      * order like their bits. */
     "extern \"C\" __global__ void kevo_compare(const void *out, const double "
-    "*ref, long long n, int dt, double atol, double rtol, u64 *res) {\n"
+    "*ref, const double *sc, long long n, int dt, double atol, double rtol, "
+    "double etol, u64 *res) {\n"
     "  u64 bad = 0, first = ~0ull, nf = 0; double ma = 0, mr = 0, mq = 0;\n"
     "  GS_LOOP(i, n) {\n"
     "    double o = (double)kv_ld(out, i, dt), r = ref[i];\n"
-    "    double d = fabs(o - r);\n"
-    "    if (!(d <= atol + rtol * fabs(r))) { bad++; if ((u64)i < first) "
-    "first = (u64)i; }\n"
+    "    double d = fabs(o - r), tol = atol + rtol * fabs(r);\n"
+    "    if (sc) tol += etol * sc[i];\n"
+    "    if (!(d <= tol)) { bad++; if ((u64)i < first) first = (u64)i; }\n"
     "    if (!(fabs(o) <= 1.7976931348623157e308)) { nf++; continue; }\n"
-    "    ma = fmax(ma, d); mq = fmax(mq, d / (atol + rtol * fabs(r)));\n"
+    "    ma = fmax(ma, d); mq = fmax(mq, d / tol);\n"
     "    if (r != 0) mr = fmax(mr, d / fabs(r));\n"
     "  }\n"
     "  for (int off = 16; off; off >>= 1) {\n"
@@ -166,6 +167,21 @@ static const char core_src[] =
     "  if ((threadIdx.x & 31) == 0) { atomicAdd(res, s); atomicXor(res + 1, "
     "x); }\n"
     "}\n"
+    /* Byte-wise variant for memory of any alignment (module globals). */
+    "extern \"C\" __global__ void kevo_hash_bytes(const u8 *p, long long n, "
+    "u64 *res) {\n"
+    "  u64 s = 0, x = 0;\n"
+    "  GS_LOOP(i, n) {\n"
+    "    u64 v = kv_mix((u64)i * 0x9e3779b97f4a7c15ull ^ p[i]);\n"
+    "    s += v; x ^= kv_mix(v);\n"
+    "  }\n"
+    "  for (int off = 16; off; off >>= 1) {\n"
+    "    s += __shfl_down_sync(0xffffffffu, s, off);\n"
+    "    x ^= __shfl_down_sync(0xffffffffu, x, off);\n"
+    "  }\n"
+    "  if ((threadIdx.x & 31) == 0) { atomicAdd(res, s); atomicXor(res + 1, "
+    "x); }\n"
+    "}\n"
     "extern \"C\" __global__ void kevo_flush(u32 *p, long long nw, u32 v) {\n"
     "  u32 acc = 0;\n"
     "  GS_LOOP(i, nw) acc ^= __ldcg(p + i);\n"
@@ -192,7 +208,7 @@ struct hx {
     struct blas *blas;
     CUmodule core, prob;
     CUfunction f_fill, f_to64, f_pattern, f_gfill, f_gcheck, f_memeq,
-        f_compare, f_hash, f_flush;
+        f_compare, f_hash, f_hash_bytes, f_flush;
     const struct problem *p;
     enum dtype dt;
     struct shape shape;
@@ -204,6 +220,7 @@ struct hx {
     uint32_t flush_n;        /* changes the flush value every time */
     CUdeviceptr stat;        /* STAT_WORDS u64 */
     CUdeviceptr hashes;      /* HX_HASH_SLOTS x 2 u64 */
+    CUdeviceptr rhashes;     /* HX_RANGE_BATCH x 2 u64, hx_hash_ranges */
     CUdeviceptr ws;          /* workspace */
     uint64_t ws_bytes;
     CUdeviceptr scratch[MAX_SCRATCH];
@@ -304,10 +321,14 @@ int hx_new(struct gpu *g, void *stream, struct tmr *t, struct blas *blas,
     if (!r)
         r = get_fn(h, h->core, "kevo_hash", &h->f_hash);
     if (!r)
+        r = get_fn(h, h->core, "kevo_hash_bytes", &h->f_hash_bytes);
+    if (!r)
         r = get_fn(h, h->core, "kevo_flush", &h->f_flush);
     if (!r && (rc = h->cu->cuMemAlloc(&h->stat, STAT_WORDS * 8)))
         r = cuda_fail(h, rc, "cuMemAlloc");
     if (!r && (rc = h->cu->cuMemAlloc(&h->hashes, HX_HASH_SLOTS * 16)))
+        r = cuda_fail(h, rc, "cuMemAlloc");
+    if (!r && (rc = h->cu->cuMemAlloc(&h->rhashes, HX_RANGE_BATCH * 16)))
         r = cuda_fail(h, rc, "cuMemAlloc");
     if (r) {
         snprintf(err, errcap, "%s", h->err);
@@ -341,6 +362,8 @@ void hx_free(struct hx *h)
         h->cu->cuMemFree(h->stat);
     if (h->hashes)
         h->cu->cuMemFree(h->hashes);
+    if (h->rhashes)
+        h->cu->cuMemFree(h->rhashes);
     if (h->prob)
         h->cu->cuModuleUnload(h->prob);
     if (h->core)
@@ -719,7 +742,8 @@ static double host_elem(const void *p, enum dtype dt)
 }
 
 static int compare_one(struct hx *h, struct hbuf *b, CUdeviceptr ref,
-                       double atol, double rtol, uint64_t v[6])
+                       CUdeviceptr sc, double atol, double rtol, double etol,
+                       uint64_t v[6])
 {
     CUresult rc = h->cu->cuMemsetD32(h->stat, 0, 12);
     if (!rc)
@@ -729,7 +753,7 @@ static int compare_one(struct hx *h, struct hbuf *b, CUdeviceptr ref,
     CUdeviceptr out = b->data, res = h->stat;
     long long n = b->d.n_elems;
     int dt = b->d.dtype;
-    void *args[] = {&out, &ref, &n, &dt, &atol, &rtol, &res};
+    void *args[] = {&out, &ref, &sc, &n, &dt, &atol, &rtol, &etol, &res};
     int r = launch(h, h->f_compare, "kevo_compare", hx_grid(h, n), 1, 256, 0,
                    args);
     if (!r)
@@ -740,19 +764,21 @@ static int compare_one(struct hx *h, struct hbuf *b, CUdeviceptr ref,
     return rc ? cuda_fail(h, rc, "cuMemcpyDtoH") : KEVO_OK;
 }
 
-int hx_compare(struct hx *h, hx_dptr ref, struct hx_cmp *out)
+int hx_compare(struct hx *h, hx_dptr ref, hx_dptr scale, struct hx_cmp *out)
 {
-    double atol, rtol;
+    double atol, rtol, etol = 0;
     h->p->tolerance(&h->shape, h->dt, &atol, &rtol);
+    if (h->p->error_tol && scale)
+        etol = h->p->error_tol(&h->shape, h->dt);
     memset(out, 0, sizeof *out);
     out->first_bad = -1;
-    CUdeviceptr r0 = ref;
+    CUdeviceptr r0 = ref, s0 = etol > 0 ? scale : 0;
     for (int i = 0; i < h->n_bufs; i++) {
         struct hbuf *b = &h->b[i];
         if (b->d.role != BUF_OUT)
             continue;
         uint64_t v[6];
-        int r = compare_one(h, b, r0, atol, rtol, v);
+        int r = compare_one(h, b, r0, s0, atol, rtol, etol, v);
         if (r)
             return r;
         double ma, mr, mq;
@@ -778,8 +804,15 @@ int hx_compare(struct hx *h, hx_dptr ref, struct hx_cmp *out)
                 return cuda_fail(h, rc, "cuMemcpyDtoH");
             out->got = host_elem(e, b->d.dtype);
             out->want = want;
+            out->tol = atol + rtol * fabs(want);
+            double sv = 0;
+            if (s0 && (rc = h->cu->cuMemcpyDtoH(&sv, s0 + v[1] * 8, 8)))
+                return cuda_fail(h, rc, "cuMemcpyDtoH");
+            out->tol += etol * sv;
         }
         r0 += (CUdeviceptr)b->d.n_elems * 8;
+        if (s0)
+            s0 += (CUdeviceptr)b->d.n_elems * 8;
     }
     return KEVO_OK;
 }
@@ -819,6 +852,36 @@ int hx_hash_read(struct hx *h, int first, int n, uint64_t *out)
         return cuda_fail(h, rc, "cuMemcpyDtoH");
     for (int i = 0; i < n; i++)
         out[i] = v[2 * i] ^ (v[2 * i + 1] * 0x9e3779b97f4a7c15ULL);
+    return KEVO_OK;
+}
+
+int hx_hash_ranges(struct hx *h, int n, const hx_dptr *p,
+                   const uint64_t *bytes, uint64_t *out)
+{
+    for (int first = 0; first < n; first += HX_RANGE_BATCH) {
+        int k = n - first < HX_RANGE_BATCH ? n - first : HX_RANGE_BATCH;
+        CUresult rc = h->cu->cuMemsetD32(h->rhashes, 0, (size_t)k * 4);
+        if (rc)
+            return cuda_fail(h, rc, "cuMemsetD32");
+        for (int i = 0; i < k; i++) {
+            CUdeviceptr ptr = p[first + i], res = h->rhashes + 16 * (size_t)i;
+            long long nb = (long long)bytes[first + i];
+            void *args[] = {&ptr, &nb, &res};
+            int r = launch(h, h->f_hash_bytes, "kevo_hash_bytes",
+                           hx_grid(h, nb), 1, 256, 0, args);
+            if (r)
+                return r;
+        }
+        uint64_t v[2 * HX_RANGE_BATCH];
+        int r = hx_sync(h);
+        if (r)
+            return r;
+        rc = h->cu->cuMemcpyDtoH(v, h->rhashes, 16 * (size_t)k);
+        if (rc)
+            return cuda_fail(h, rc, "cuMemcpyDtoH");
+        for (int i = 0; i < k; i++)
+            out[first + i] = v[2 * i] ^ (v[2 * i + 1] * 0x9e3779b97f4a7c15ULL);
+    }
     return KEVO_OK;
 }
 

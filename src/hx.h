@@ -132,11 +132,15 @@ struct hx_cmp {
     double got, want;   /* at first_bad */
     double max_abs;     /* over finite outputs */
     double max_rel;     /* |out-ref|/|ref| over finite outputs, ref != 0 */
-    double max_tol;     /* |out-ref|/(atol + rtol*|ref|): tolerance used */
+    double tol;         /* tolerance at first_bad */
+    double max_tol;     /* max |out-ref|/tolerance: how much was used */
 };
 /* Compares every output with the fp64 reference ref (outputs concatenated
- * in declared order) with the problem's tolerance. */
-int hx_compare(struct hx *h, hx_dptr ref, struct hx_cmp *out) KEVO_WUR;
+ * in declared order) with the problem's tolerance: pass iff |out - ref| <=
+ * atol + rtol*|ref| + etol*scale, scale the problem's error scale (same
+ * layout as ref; 0 when the problem has none). */
+int hx_compare(struct hx *h, hx_dptr ref, hx_dptr scale,
+               struct hx_cmp *out) KEVO_WUR;
 /* Elements of all outputs together. */
 int64_t hx_out_elems(const struct hx *h);
 
@@ -148,7 +152,13 @@ int hx_hash_reset(struct hx *h) KEVO_WUR;
 /* Reads n slots back (after a sync). */
 int hx_hash_read(struct hx *h, int first, int n, uint64_t *out) KEVO_WUR;
 
-/* Enqueues the L2 flush kernel (writes 2x L2 bytes). */
+/* Hashes n device ranges (any alignment, e.g. a module's globals) and
+ * waits: out[i] = 64-bit hash of bytes[i] bytes at p[i]. */
+#define HX_RANGE_BATCH 64
+int hx_hash_ranges(struct hx *h, int n, const hx_dptr *p,
+                   const uint64_t *bytes, uint64_t *out) KEVO_WUR;
+
+/* Enqueues the L2 flush kernel (reads 2x L2 bytes). */
 int hx_flush(struct hx *h) KEVO_WUR;
 /* Synchronizes the stream; a failure is recorded in hx_cuda_rc. */
 int hx_sync(struct hx *h) KEVO_WUR;

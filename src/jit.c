@@ -578,39 +578,176 @@ int jit_cache_load(const char *dir, uint64_t key, struct jit_output *out)
     return KEVO_OK;
 }
 
-/* 1 if the ELF cubin has a non-empty writable global data section. */
-int jit_cubin_has_globals(const void *cubin, size_t n)
+/* ---- cubin ELF reading (64-bit little-endian ELF, as ptxas writes) */
+
+struct elf {
+    const unsigned char *c;
+    size_t n;
+    uint64_t shoff;
+    uint16_t shentsize, shnum;
+    const char *shstr;       /* section name table */
+    uint64_t shstr_size;
+};
+
+static int elf_open(struct elf *e, const void *cubin, size_t n)
 {
     const unsigned char *c = cubin;
+    uint16_t shstrndx;
+    memset(e, 0, sizeof *e);
     if (n < 64 || memcmp(c, "\177ELF", 4) || c[4] != 2)
-        return 0;
-    uint64_t shoff;
-    uint16_t shentsize, shnum, shstrndx;
-    memcpy(&shoff, c + 0x28, 8);
-    memcpy(&shentsize, c + 0x3a, 2);
-    memcpy(&shnum, c + 0x3c, 2);
+        return -1;
+    e->c = c;
+    e->n = n;
+    memcpy(&e->shoff, c + 0x28, 8);
+    memcpy(&e->shentsize, c + 0x3a, 2);
+    memcpy(&e->shnum, c + 0x3c, 2);
     memcpy(&shstrndx, c + 0x3e, 2);
-    if (shentsize < 64 || shstrndx >= shnum ||
-        shoff + (uint64_t)shnum * shentsize > n)
-        return 0;
-    const unsigned char *str = c + shoff + (uint64_t)shstrndx * shentsize;
-    uint64_t stroff, strsize;
-    memcpy(&stroff, str + 0x18, 8);
-    memcpy(&strsize, str + 0x20, 8);
-    if (stroff + strsize > n)
-        return 0;
-    for (uint16_t i = 0; i < shnum; i++) {
-        const unsigned char *sh = c + shoff + (uint64_t)i * shentsize;
-        uint32_t name;
-        uint64_t size;
-        memcpy(&name, sh, 4);
-        memcpy(&size, sh + 0x20, 8);
-        if (name >= strsize)
-            continue;
-        const char *nm = (const char *)c + stroff + name;
-        size_t left = strsize - name;
-        if (size && left > 10 && !strncmp(nm, ".nv.global", 10))
-            return 1;
-    }
+    if (e->shentsize < 64 || shstrndx >= e->shnum || e->shoff > n ||
+        (uint64_t)e->shnum * e->shentsize > n - e->shoff)
+        return -1;
+    const unsigned char *sh = c + e->shoff + (uint64_t)shstrndx * e->shentsize;
+    uint64_t off;
+    memcpy(&off, sh + 0x18, 8);
+    memcpy(&e->shstr_size, sh + 0x20, 8);
+    if (off > n || e->shstr_size > n - off)
+        return -1;
+    e->shstr = (const char *)c + off;
     return 0;
+}
+
+/* Section header i: type, offset, size, link; 0 or -1 if out of range. */
+static int elf_section(const struct elf *e, unsigned i, uint32_t *name,
+                       uint32_t *type, uint64_t *off, uint64_t *size,
+                       uint32_t *link)
+{
+    if (i >= e->shnum)
+        return -1;
+    const unsigned char *sh = e->c + e->shoff + (uint64_t)i * e->shentsize;
+    memcpy(name, sh, 4);
+    memcpy(type, sh + 4, 4);
+    memcpy(off, sh + 0x18, 8);
+    memcpy(size, sh + 0x20, 8);
+    memcpy(link, sh + 0x28, 4);
+    return 0;
+}
+
+/* NUL-terminated string at off in a table of size bytes, or NULL. */
+static const char *elf_str(const char *tab, uint64_t size, uint64_t off)
+{
+    if (off >= size || !memchr(tab + off, '\0', size - off))
+        return NULL;
+    return tab + off;
+}
+
+/* 1 if section i is module-scope device memory (.nv.global*). */
+static int elf_is_global(const struct elf *e, unsigned i, uint64_t *size)
+{
+    uint32_t nm, type, link;
+    uint64_t off;
+    if (elf_section(e, i, &nm, &type, &off, size, &link))
+        return 0;
+    const char *name = elf_str(e->shstr, e->shstr_size, nm);
+    return name && !strncmp(name, ".nv.global", 10);
+}
+
+/* Calls fn(ud, sym, name) for each symbol of the .symtab; -1 if none or
+ * malformed. sym points at the 24-byte Elf64_Sym. */
+static int elf_symbols(const struct elf *e,
+                       void (*fn)(void *, const unsigned char *, const char *),
+                       void *ud)
+{
+    for (unsigned i = 0; i < e->shnum; i++) {
+        uint32_t nm, type, link, snm, stype, slink;
+        uint64_t off, size, soff, ssize;
+        if (elf_section(e, i, &nm, &type, &off, &size, &link) || type != 2)
+            continue; /* SHT_SYMTAB */
+        if (off > e->n || size > e->n - off ||
+            elf_section(e, link, &snm, &stype, &soff, &ssize, &slink) ||
+            soff > e->n || ssize > e->n - soff)
+            return -1;
+        const char *str = (const char *)e->c + soff;
+        for (uint64_t k = 0; k + 24 <= size; k += 24) {
+            const unsigned char *sym = e->c + off + k;
+            uint32_t name;
+            memcpy(&name, sym, 4);
+            const char *s = elf_str(str, ssize, name);
+            fn(ud, sym, s ? s : "");
+        }
+        return 0;
+    }
+    return -1;
+}
+
+struct glob_scan {
+    const struct elf *e;
+    struct jit_global *out;
+    int max, n;
+    unsigned char named[65536 / 8]; /* sections with a symbol */
+    const char *fn;                 /* jit_cubin_calls: the name */
+    int found;
+};
+
+static void add_global(struct glob_scan *g, const char *name, uint64_t size,
+                       uint64_t off, unsigned sec, uint64_t sec_size)
+{
+    if (g->n < g->max) {
+        struct jit_global *o = &g->out[g->n];
+        snprintf(o->name, sizeof o->name, "%s", name);
+        if (strlen(name) >= sizeof o->name)
+            o->name[0] = '\0'; /* cut names are not found: unnamed */
+        o->bytes = size;
+        o->offset = off;
+        o->section = (int)sec;
+        o->section_bytes = sec_size;
+    }
+    g->n++;
+}
+
+static void scan_global(void *ud, const unsigned char *sym, const char *name)
+{
+    struct glob_scan *g = ud;
+    uint16_t shndx;
+    uint64_t value, size, sec_size;
+    memcpy(&shndx, sym + 6, 2);
+    memcpy(&value, sym + 8, 8);
+    memcpy(&size, sym + 16, 8);
+    if ((sym[4] & 0xf) != 1 || !elf_is_global(g->e, shndx, &sec_size))
+        return; /* STT_OBJECT in a .nv.global* section only */
+    g->named[shndx / 8] |= (unsigned char)(1u << shndx % 8);
+    add_global(g, name, size, value, shndx, sec_size);
+}
+
+int jit_cubin_globals(const void *cubin, size_t n, struct jit_global *out,
+                      int max)
+{
+    struct elf e;
+    struct glob_scan g = {.e = &e, .out = out, .max = max};
+    if (elf_open(&e, cubin, n) || elf_symbols(&e, scan_global, &g))
+        return -1;
+    /* data no symbol names still counts: an unnamed entry per section */
+    for (unsigned i = 0; i < e.shnum; i++) {
+        uint64_t size;
+        if (elf_is_global(&e, i, &size) && size &&
+            !(g.named[i / 8] & 1u << i % 8))
+            add_global(&g, "", size, 0, i, size);
+    }
+    return g.n;
+}
+
+static void scan_call(void *ud, const unsigned char *sym, const char *name)
+{
+    struct glob_scan *g = ud;
+    uint16_t shndx;
+    memcpy(&shndx, sym + 6, 2);
+    if (shndx == 0 && (sym[4] & 0xf) == 2 && !strcmp(name, g->fn))
+        g->found = 1; /* STT_FUNC, undefined: called, resolved at load */
+}
+
+int jit_cubin_calls(const void *cubin, size_t n, const char *fn)
+{
+    struct elf e;
+    struct glob_scan g = {.e = &e, .fn = fn};
+    if (elf_open(&e, cubin, n) || elf_symbols(&e, scan_call, &g))
+        return 0;
+    return g.found;
 }

@@ -73,10 +73,30 @@ int jit_compile_timed(const char *src, const char *name, const char *arch,
  * launches (dynamic parallelism): "<<<", cudaLaunchDevice,
  * cudaGetParameterBuffer, outside comments and literals. */
 int jit_check_source(const char *src, char *why, size_t cap);
-/* 1 if an ELF cubin has a non-empty writable global data section
- * (.nv.global*): device state that would persist across launches, which
- * the worker refuses (compile_error). */
-int jit_cubin_has_globals(const void *cubin, size_t n);
+/* One object of a cubin's module-scope device memory. */
+struct jit_global {
+    char name[256];          /* ELF symbol name, as cuModuleGetGlobal
+                                takes it; "" = data no symbol names */
+    uint64_t bytes;          /* st_size (the section's size if unnamed) */
+    uint64_t offset;         /* st_value: offset in its section */
+    int section;             /* ELF section index */
+    uint64_t section_bytes;  /* size of that section */
+};
+/*
+ * Enumerates the module-scope device memory of an ELF cubin: every object
+ * symbol in a .nv.global* section (.nv.global: zero-initialized __device__
+ * variables; .nv.global.init: initialized ones, where NVRTC also puts
+ * file-scope const/constexpr data and string literals), plus one unnamed
+ * entry for a non-empty such section without any symbol. Fills
+ * out[0..max) and returns the total count (more than max when they do not
+ * fit), or -1 when cubin is not a readable 64-bit ELF. The worker hashes
+ * these around every launch (worker.h, guarantee 1).
+ */
+int jit_cubin_globals(const void *cubin, size_t n, struct jit_global *out,
+                      int max);
+/* 1 if the ELF cubin calls the external function fn (an undefined function
+ * symbol, e.g. "vprintf" for printf), else 0. */
+int jit_cubin_calls(const void *cubin, size_t n, const char *fn);
 
 /* Cache key: hash of (source, options, arch, NVRTC version). */
 uint64_t jit_cache_key(const char *src, const char *arch);

@@ -77,11 +77,22 @@ struct problem {
     double (*flops)(const struct shape *s, enum dtype dt);
     double (*min_bytes)(const struct shape *s, enum dtype dt);
     /* Tolerance for shape s and dtype dt: an output element passes when
-     * |out - ref| <= atol + rtol * |ref| (NaN/Inf never pass). */
+     * |out - ref| <= atol + rtol * |ref| + etol * scale (NaN/Inf never
+     * pass); etol and scale only for problems with error_tol. */
     void (*tolerance)(const struct shape *s, enum dtype dt, double *atol,
                       double *rtol);
-    /* Checks a shape; writes a reason and returns KEVO_EINVAL if bad. */
+    /* (optional) etol: the coefficient of the per-element error scale
+     * that reference() writes (GEMM: a bound of sum_k |a_ik b_kj|, the
+     * scale of fp32 accumulation error). NULL: no error scale. */
+    double (*error_tol)(const struct shape *s, enum dtype dt);
+    /* Checks a shape; writes a reason and returns KEVO_EINVAL if bad.
+     * Sizes reach kernels as int, so every size is < 2^31 (the shape
+     * parser's limit); how much fits is decided by the GPU's free memory
+     * (problem_mem_need), not here. */
     int (*check_shape)(const struct shape *s, char *err, size_t errcap);
+    /* (optional) Device scratch bytes reference() allocates besides the
+     * reference and error scale (GEMM: fp64 copies of A and B). */
+    double (*ref_scratch_bytes)(const struct shape *s, enum dtype dt);
 
     /* ---- GPU side: called inside the worker process only. ---- */
     /* CUDA source of the problem's own harness kernels (input generators,
@@ -93,9 +104,11 @@ struct problem {
                       uint64_t seed);
     /* Computes the fp64 reference of the current (pristine) inputs into
      * the device array ref (one double per output element, outputs in
-     * declared order). */
+     * declared order) and, when the problem has error_tol, the error
+     * scale of each element into scale_dev (same layout; NULL
+     * otherwise). */
     int (*reference)(struct hx *h, const struct shape *s, enum dtype dt,
-                     double *ref_dev);
+                     double *ref_dev, double *scale_dev);
     /* Measures the problem's baselines (optional). Fills names/values. */
     int (*baseline)(struct hx *h, const struct shape *s, enum dtype dt,
                     struct baseline_result *out);
@@ -113,5 +126,63 @@ int problem_parse_shape(const struct problem *p, const char *text,
                         struct shape *out, char *err, size_t errcap) KEVO_WUR;
 /* Formats a shape as "4096x4096x4096" into out[cap]. */
 void problem_format_shape(const struct shape *s, char *out, size_t cap);
+
+/* Largest element count of one buffer check_shape accepts: 2^48 (no GPU
+ * holds that; byte counts, x8 for fp64 references, stay far from 64-bit
+ * overflow). */
+#define PROB_MAX_BUF_ELEMS (1LL << 48)
+/* Checks every buffer of shape s against PROB_MAX_BUF_ELEMS (for
+ * check_shape); writes a reason and returns KEVO_EINVAL if one is over. */
+int problem_check_buffers(const struct problem *p, const struct shape *s,
+                          char *err, size_t errcap) KEVO_WUR;
+
+/*
+ * The speed-of-light floor of one call: the time no correct kernel can
+ * beat. Compute: flops / peak_flops. Memory: only the DRAM traffic that
+ * must happen between the first kernel's start and the last one's end.
+ * The harness's L2 flush READS 2x L2 before every repetition, so every
+ * input byte comes from DRAM; outputs are written into L2 and up to
+ * l2_bytes of them may still be dirty there when the kernel ends (their
+ * write-back falls after the timed window), so only outputs beyond the
+ * L2 size must reach DRAM inside it. Pure: no GPU needed.
+ */
+struct sol_floor {
+    double ns;              /* max(flops_ns, bytes_ns) */
+    double flops_ns;        /* flops / peak_flops */
+    double bytes_ns;        /* (in_bytes + out_dram_bytes) / peak_bw */
+    double in_bytes;        /* inputs: read from DRAM after the flush */
+    double out_bytes;       /* all outputs */
+    double out_dram_bytes;  /* outputs that cannot stay in L2:
+                               max(0, out_bytes - l2_bytes) */
+    double l2_bytes;        /* the GPU's L2 size */
+    double all_bytes_ns;    /* (in_bytes + out_bytes) / peak_bw: faster
+                               than this = some output stayed in L2 */
+};
+void problem_floor(const struct problem *p, const struct shape *s,
+                   enum dtype dt, double peak_flops, double peak_bw,
+                   double l2_bytes, struct sol_floor *out);
+
+/*
+ * Device memory the worker needs for problem p at shape s (workspace
+ * excluded: it is per candidate, and a workspace that does not fit is the
+ * candidate's compile_error). Pure: no GPU needed.
+ */
+struct mem_need {
+    double inputs;          /* live input buffers */
+    double outputs;         /* live output buffers */
+    double guards;          /* 2 x 64 KiB around each buffer */
+    double pristine;        /* scratch copies of the inputs (checks) */
+    double reference;       /* fp64 reference, + fp64 error scale */
+    double ref_scratch;     /* problem->ref_scratch_bytes */
+    double flush;           /* L2 flush buffer: 2x L2, >= 64 MiB */
+    double slack;           /* harness kernels, cuBLAS workspace, results */
+    double total;
+};
+void problem_mem_need(const struct problem *p, const struct shape *s,
+                      enum dtype dt, double l2_bytes, struct mem_need *out);
+/* "needs N bytes of GPU memory (inputs ..., ...), only F free" when
+ * free_bytes < need->total: writes it and returns KEVO_ENOMEM. */
+int problem_mem_check(const struct mem_need *need, double free_bytes,
+                      char *err, size_t errcap) KEVO_WUR;
 
 #endif

@@ -356,6 +356,57 @@ static void test_reject_launch(void)
     jit_output_release(&o);
 }
 
+/* Finds entry name in g[0..n); NULL if absent. */
+static const struct jit_global *find_global(const struct jit_global *g, int n,
+                                            const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(g[i].name, name))
+            return &g[i];
+    return NULL;
+}
+
+static void test_cubin_globals(void)
+{
+    /* Kernel Tuner style: file-scope constexpr values and a table, read
+     * with a run-time index so the table is materialized in memory */
+    const char *src =
+        "static constexpr int kBM = 64;\n"
+        "static constexpr float kTab[5] = {1.f, 2.f, 3.f, 4.f, 5.f};\n"
+        "__device__ int counter;\n"
+        "extern \"C\" __global__ void k(float *a, int i)\n"
+        "{\n"
+        "    a[threadIdx.x] = kTab[i % 5] * kBM;\n"
+        "    if (i < 0) counter++;\n"
+        "}\n";
+    struct jit_output o;
+    struct jit_global g[8];
+    CHECK(jit_compile(src, "tab.cu", ARCH, &o) == KEVO_OK && o.ok);
+    int n = jit_cubin_globals(o.cubin, o.cubin_len, g, 8);
+    CHECK_MSG(n >= 2 && n <= 8, "%d globals", n);
+    CHECK(jit_cubin_globals(o.cubin, o.cubin_len, NULL, 0) == n);
+    const struct jit_global *t = find_global(g, n < 8 ? n : 8, "kTab"),
+                            *c = find_global(g, n < 8 ? n : 8, "counter");
+    CHECK(t && t->bytes == 20 && t->section_bytes >= 20 &&
+          t->offset + t->bytes <= t->section_bytes);
+    CHECK(c && c->bytes == 4 && c->section != (t ? t->section : -1));
+    CHECK(!jit_cubin_calls(o.cubin, o.cubin_len, "vprintf"));
+    jit_output_release(&o);
+    /* no module data at all: nothing to watch */
+    CHECK(jit_compile(small_src, "small.cu", ARCH, &o) == KEVO_OK && o.ok);
+    CHECK(jit_cubin_globals(o.cubin, o.cubin_len, g, 8) == 0);
+    CHECK(!jit_cubin_calls(o.cubin, o.cubin_len, "vprintf"));
+    jit_output_release(&o);
+    /* printf: its format string is module data, the call an import */
+    CHECK(jit_compile("extern \"C\" __global__ void p(int i)\n"
+                      "{ printf(\"%d\\n\", i); }\n", "pf.cu", ARCH, &o) ==
+              KEVO_OK && o.ok);
+    CHECK(jit_cubin_calls(o.cubin, o.cubin_len, "vprintf"));
+    CHECK(jit_cubin_globals(o.cubin, o.cubin_len, g, 8) >= 1);
+    jit_output_release(&o);
+    CHECK(jit_cubin_globals("not an elf", 10, g, 8) == -1);
+}
+
 static void test_long_log(void)
 {
     size_t cap = 40 * 3000 + 256, n = 0;
@@ -428,6 +479,8 @@ int main(void)
     RUN(test_compile_local, "a local array shows as stack bytes, smem counted");
     RUN(test_compile_sm90a, "wgmma compiles for sm_90a and not for sm_90");
     RUN(test_reject_launch, "device-side launches are rejected");
+    RUN(test_cubin_globals, "module globals are enumerated with name and "
+        "size (constexpr tables too), printf is seen as a vprintf import");
     RUN(test_long_log, "a huge log is cut at the cap after parsing");
     RUN(test_cache_key_and_dir, "the cache key covers source and arch");
     remove_dir(cache_dir);

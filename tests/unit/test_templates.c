@@ -37,12 +37,15 @@ static int compile_point(const struct tpl *t, const int64_t *vals,
     if (!good)
         fprintf(stderr, "  %s (%s) at %s: %s\n", t->name, dtype_name(dt),
                 strchr(src, ' ') ? strchr(src, ' ') + 1 : "", out.log);
-    /* the worker refuses writable device globals: a template whose cubin
-     * has one would be compile_error at every point on the GPU (NVRTC
-     * emits odr-used static const members there) */
-    if (good && jit_cubin_has_globals(out.cubin, out.cubin_len)) {
-        fprintf(stderr, "  %s (%s): the cubin has writable __device__ "
-                "globals (.nv.global); the GPU worker refuses it\n",
+    /* the worker refuses printf (compile_error at every point on the
+     * GPU) and must be able to read the module globals it watches */
+    if (good && jit_cubin_calls(out.cubin, out.cubin_len, "vprintf")) {
+        fprintf(stderr, "  %s (%s): the cubin calls printf; the GPU worker "
+                "refuses it\n", t->name, dtype_name(dt));
+        good = 0;
+    }
+    if (good && jit_cubin_globals(out.cubin, out.cubin_len, NULL, 0) < 0) {
+        fprintf(stderr, "  %s (%s): cannot read the cubin's symbol table\n",
                 t->name, dtype_name(dt));
         good = 0;
     }
