@@ -242,29 +242,24 @@ __device__ __forceinline__ void fma_step(float (&acc)[TM][TN],
             acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
 }
 
-/* Slices [kt_beg, kt_end) into acc. One barrier a slice, before its last
- * k-step, whose FFMAs cover the next slice's first fragment loads. */
-template <bool BV>
+/* Slices [kt_beg, kt_end) (at least one) into acc. CHECK: predicated
+ * loads (edge blocks, K % BK != 0). One barrier a slice, before its last
+ * k-step: the next slice's first fragments load right after it and the
+ * last k-step's FFMAs cover their latency. The loop body has no branch:
+ * past kt_end the last slice is loaded again into a stage no one reads. */
+template <bool BV, bool CHECK>
 __device__ __forceinline__ void mainloop(float (&acc)[TM][TN], float *smem,
                                          const loader &L, int kt_beg,
-                                         int kt_end, bool interior, int M,
-                                         int N, int K, int arow, int bcol)
+                                         int kt_end, int M, int N, int K,
+                                         int arow, int bcol)
 {
-    const int nt = kt_end - kt_beg;
-    const int kfull = K / BK; /* slices < kfull need no K predicate */
+    const int nt = kt_end - kt_beg, last = kt_end - 1;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < nt) {
-            int kt = kt_beg + s;
-            if (interior && kt < kfull)
-                load_slice<BV, false>(smem + s * STAGE_FLOATS, L, kt, M, N, K);
-            else
-                load_slice<BV, true>(smem + s * STAGE_FLOATS, L, kt, M, N, K);
-        }
+        load_slice<BV, CHECK>(smem + s * STAGE_FLOATS, L,
+                              min(kt_beg + s, last), M, N, K);
         cp_async_commit();
     }
-    if (nt <= 0)
-        return;
     cp_async_wait<STAGES - 2>();
     __syncthreads();
 
@@ -279,20 +274,20 @@ __device__ __forceinline__ void mainloop(float (&acc)[TM][TN], float *smem,
                  * stage (wr) is refilled now */
                 cp_async_wait<STAGES - 3>();
                 __syncthreads();
-                if (ld < kt_end) {
-                    float *st = smem + wr * STAGE_FLOATS;
-                    if (interior && ld < kfull)
-                        load_slice<BV, false>(st, L, ld, M, N, K);
-                    else
-                        load_slice<BV, true>(st, L, ld, M, N, K);
-                }
+                rd = rd + 1 == STAGES ? 0 : rd + 1;
+                load_frag(a[(kk + 1) & 1], b[(kk + 1) & 1],
+                          smem + rd * STAGE_FLOATS, 0, arow, bcol);
+                if (!CHECK || ld <= last) /* CHECK: a branch keeps the
+                                           * predicate registers short-lived */
+                    load_slice<BV, CHECK>(smem + wr * STAGE_FLOATS, L,
+                                          min(ld, last), M, N, K);
                 cp_async_commit();
                 ++ld;
                 wr = wr + 1 == STAGES ? 0 : wr + 1;
-                rd = rd + 1 == STAGES ? 0 : rd + 1;
+            } else {
+                load_frag(a[(kk + 1) & 1], b[(kk + 1) & 1],
+                          smem + rd * STAGE_FLOATS, kk + 1, arow, bcol);
             }
-            load_frag(a[(kk + 1) & 1], b[(kk + 1) & 1],
-                      smem + rd * STAGE_FLOATS, (kk + 1) % BK, arow, bcol);
             fma_step(acc, a[kk & 1], b[kk & 1]);
         }
     }
@@ -352,12 +347,17 @@ sgemm_warptile(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
         for (int j = 0; j < TN; ++j)
             acc[i][j] = 0.f;
 
-    if (b_vec)
-        mainloop<true>(acc, smem, L, kt_beg, kt_end, interior, M, N, K,
-                       arow, bcol);
-    else
-        mainloop<false>(acc, smem, L, kt_beg, kt_end, interior, M, N, K,
-                        arow, bcol);
+    if (kt_end > kt_beg) {
+        if (!b_vec)
+            mainloop<false, true>(acc, smem, L, kt_beg, kt_end, M, N, K,
+                                  arow, bcol);
+        else if (interior && K % BK == 0)
+            mainloop<true, false>(acc, smem, L, kt_beg, kt_end, M, N, K,
+                                  arow, bcol);
+        else
+            mainloop<true, true>(acc, smem, L, kt_beg, kt_end, M, N, K,
+                                 arow, bcol);
+    }
 
     /* Output: C itself, or this split's workspace slot. */
     float *out = C;
