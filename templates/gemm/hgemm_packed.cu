@@ -40,22 +40,32 @@
 // kevo: param STAGES 2 3 4 5 6 7 default=4
 // kevo: param GROUP_M 1 4 8 16 default=8
 // kevo: param CLUSTER 1 2 default=1
+// kevo: param CUT 0 4 8 16 default=0
+// kevo: param SK 0 1 default=0
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
 // accumulators a thread:
 // kevo: constraint BM % (64 * CONSUMERS) == 0 && BM / (64 * CONSUMERS) <= 2
 // kevo: constraint BM / (64 * CONSUMERS) * BN <= 256
 // kevo: constraint 1024 + STAGES * (BM + BN) * 128 + 256 <= SMEM_OPTIN
+// Persistent clusters of 2 may not all be co-resident on SMS / 2 pairs of
+// multiprocessors: CUT leaves some out. Stream-K waits on other blocks, so
+// it needs every block resident: no clusters.
+// kevo: constraint CLUSTER > 1 || CUT == 0
+// kevo: constraint !SK || CLUSTER == 1
+// kevo: constraint !SK || CONSUMERS * SMS <= 2048
 // Workspace: A padded to whole (cluster-rounded) M tiles, B to whole N
 // tiles, both to whole 64-deep k tiles, 2 bytes an element.
-// kevo: workspace (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 128
+// Then, with SK, the stream-K flags and one fp32 tile of partial sums a
+// block.
+// kevo: workspace (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 128 + SK * (8192 + SMS * BM * BN * 4)
 // The pack kernel indexes 16-byte chunks of the image in 32 bits:
 // kevo: requires (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 8 < 2147483648
 // kevo: launch hgemm_pack
 // kevo: grid cdiv((cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 8, 256)
 // kevo: block 256
 // kevo: launch hgemm_packed
-// kevo: grid CLUSTER * min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
+// kevo: grid CLUSTER * min((SMS - CUT) / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
 // kevo: block 128 * (CONSUMERS + 1)
 // kevo: smem 1024 + STAGES * (BM + BN) * 128 + 256
 // kevo: cluster CLUSTER, 1, 1
@@ -69,7 +79,8 @@ enum {
     B_BOX_BYTES = 64 * BK * 2,
     STAGE_BYTES = A_BYTES + B_BYTES,  /* a multiple of 1024 */
     B_PART = B_BYTES / CLUSTER,       /* B bytes each CTA of a pair copies */
-    COPY_MAX = 16384                  /* bytes per bulk copy instruction */
+    COPY_MAX = 16384,                 /* bytes per bulk copy instruction */
+    SK_FLAG_BYTES = 8192              /* stream-K flags, after packed B */
 };
 
 typedef unsigned long long u64;
@@ -148,6 +159,12 @@ hgemm_pack(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
     const unsigned chunks_a = (unsigned)tiles_mp * ktiles * (BM * 8);
     const unsigned chunks_b = (unsigned)tiles_n * ktiles * (BN * 8);
     const unsigned q = blockIdx.x * 256u + threadIdx.x;
+    if (SK && blockIdx.x == 0) {
+        unsigned *flags = (unsigned *)((char *)ws + (size_t)(chunks_a +
+                                                             chunks_b) * 16);
+        for (int i = threadIdx.x; i < SK_FLAG_BYTES / 4; i += 256)
+            flags[i] = 0;
+    }
     uint4 v;
     if (q < chunks_a) {
         const unsigned tile = q / (BM * 8), w = q % (BM * 8);
@@ -596,7 +613,7 @@ __device__ __forceinline__ void tile_origin(int t, int pairs_m, int tiles_n,
 
 /* Stage s: A slice at a(s), B slice at a(s) + A_BYTES; full(s) completes
  * when its bytes land, empty(s) when every consumer of every CTA of the
- * cluster is done with it. it counts slices over all tiles of the block:
+ * cluster is done with it. it counts slices over all work of the block:
  * stage it % STAGES, phase parity (it / STAGES) & 1. */
 struct smem_map {
     unsigned base, bars;
@@ -606,22 +623,85 @@ struct smem_map {
     __device__ unsigned empty(int s) const { return bars + 8 * (STAGES + s); }
 };
 
+/*
+ * Work schedule, the same for the producer and the consumers of a block.
+ * Without stream-K every (pair) tile is one item over all k tiles, dealt
+ * round-robin to the G = gridDim / CLUSTER clusters. With SK (CLUSTER 1),
+ * when the tiles do not fill whole waves, all but the last one-to-two
+ * waves stay data-parallel (dp tiles); the rest, sk_tiles in [G, 2G), are
+ * cut into sk_tiles * ktiles k-slices that the G blocks share evenly as
+ * contiguous ranges of at least ktiles slices. So a tile is split between
+ * at most two blocks: block c ends in it (it holds k slices [0, b), the
+ * owner: it adds the partial and stores C) and block c + 1 starts in it
+ * (slices [b, ktiles): it writes fp32 partial sums to its workspace slot
+ * c + 1 and raises a flag). The writer does that piece first in its range
+ * and the owner last, and every block is resident (persistent grid of at
+ * most SMS blocks, one a multiprocessor), so the wait always ends.
+ */
 struct geom {
     int pairs_m, tiles_n, ktiles, rank, cid, nclusters;
+    int dp_tiles;   /* tiles dealt whole; the rest are stream-K */
+    int su, se;     /* this block's stream-K slice range [su, se) */
+    int M, N;
+    elem_t *C;
+    float *parts;    /* stream-K partial sums */
+    unsigned *flags; /* stream-K flags */
+};
+/* The consumers keep only their accumulators and loop state in registers
+ * (168 a thread with 384 threads): the geometry lives in shared memory,
+ * after the mbarriers, and is read where it is used. */
+enum { GEOM_OFFSET = 128 }; /* bytes after the barriers (<= 2 * 7 * 8) */
+static_assert(2 * STAGES * 8 <= GEOM_OFFSET &&
+              GEOM_OFFSET + sizeof(geom) <= 256, "smem layout");
+
+enum { ROLE_FULL, ROLE_WRITER, ROLE_OWNER };
+
+/* The i-th item of the block: tile t, k slices [kb, ke), role; 0 when
+ * there is none. */
+struct item_iter {
+    int t, kb, ke, role;
+    int next_dp, next_u;
+    __device__ void start(const geom &g)
+    {
+        next_dp = g.cid;
+        next_u = g.su;
+    }
+    __device__ bool next(const geom &g)
+    {
+        if (next_dp < g.dp_tiles) {
+            t = next_dp;
+            kb = 0;
+            ke = g.ktiles;
+            role = ROLE_FULL;
+            next_dp += g.nclusters;
+            return true;
+        }
+        if (!SK || next_u >= g.se)
+            return false;
+        t = g.dp_tiles + next_u / g.ktiles;
+        kb = next_u % g.ktiles;
+        ke = min(g.ktiles, kb + (g.se - next_u));
+        role = kb > 0 ? ROLE_WRITER
+             : ke < g.ktiles ? ROLE_OWNER : ROLE_FULL;
+        next_u += ke - kb;
+        return true;
+    }
 };
 
 __device__ __forceinline__ void produce(const smem_map &sm, const char *pa,
                                         const char *pb, const geom &g)
 {
     int it = 0;
-    for (int t = g.cid; t < g.pairs_m * g.tiles_n; t += g.nclusters) {
+    item_iter w;
+    w.start(g);
+    while (w.next(g)) {
         int pm, tn;
-        tile_origin(t, g.pairs_m, g.tiles_n, pm, tn);
+        tile_origin(w.t, g.pairs_m, g.tiles_n, pm, tn);
         const int tm = pm * CLUSTER + g.rank;
         const char *sa = pa + (size_t)tm * g.ktiles * A_BYTES;
         const char *sb = pb + (size_t)tn * g.ktiles * B_BYTES +
                          g.rank * B_PART;
-        for (int kt = 0; kt < g.ktiles; ++kt, ++it) {
+        for (int kt = w.kb; kt < w.ke; ++kt, ++it) {
             const int s = it % STAGES;
             mbar_wait(sm.empty(s), ((it / STAGES) & 1) ^ 1);
             mbar_expect_tx(sm.full(s), STAGE_BYTES);
@@ -682,8 +762,24 @@ __device__ __forceinline__ void release(const smem_map &sm, int s)
         mbar_arrive_cta(sm.empty(s), c);
 }
 
-__device__ __forceinline__ void consume(const smem_map &sm, elem_t *C, int M,
-                                        int N, const geom &g, int cw, int tid)
+/* Synchronizes the 128 threads of consumer warpgroup cw. */
+__device__ __forceinline__ void wg_bar(int cw)
+{
+    asm volatile("bar.sync %0, 128;\n" ::"r"(1 + cw) : "memory");
+}
+
+/* Stream-K partials: slot c holds one tile's fp32 sums, per consumer
+ * warpgroup and m64 block in fragment order (register i of thread tid at
+ * i * 128 + tid: coalesced); flag (c, cw) says slot c's part of warpgroup
+ * cw is complete. The pack kernel clears the flags before every GEMM. */
+__device__ __forceinline__ float *sk_part(float *parts, int c, int cw,
+                                          int mi)
+{
+    return parts + (((size_t)c * CONSUMERS + cw) * MI + mi) * (64 * BN);
+}
+
+__device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
+                                        int cw, int tid)
 {
     float acc[MI][BN / 2];
 #pragma unroll
@@ -692,11 +788,13 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C, int M,
         for (int i = 0; i < BN / 2; ++i)
             acc[mi][i] = 0.f;
     int it = 0;
-    for (int t = g.cid; t < g.pairs_m * g.tiles_n; t += g.nclusters) {
+    item_iter w;
+    w.start(g);
+    while (w.next(g)) {
         int pm, tn;
-        tile_origin(t, g.pairs_m, g.tiles_n, pm, tn);
+        tile_origin(w.t, g.pairs_m, g.tiles_n, pm, tn);
         const int m0 = (pm * CLUSTER + g.rank) * BM, n0 = tn * BN;
-        for (int kt = 0; kt < g.ktiles; ++kt, ++it) {
+        for (int kt = w.kb; kt < w.ke; ++kt, ++it) {
             const int s = it % STAGES;
             mbar_wait(sm.full(s), (it / STAGES) & 1);
 #pragma unroll
@@ -712,8 +810,8 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C, int M,
                     const u64 da = make_desc(
                         sm.a(s) + (cw * MI + mi) * 64 * 128 + kk * 32, 16,
                         1024);
-                    /* the tile's first slice overwrites the accumulators */
-                    wgmma_bn<BN>(acc[mi], da, db, kt > 0 || kk > 0);
+                    /* the item's first slice overwrites the accumulators */
+                    wgmma_bn<BN>(acc[mi], da, db, kt > w.kb || kk > 0);
                 }
             }
             wg_commit();
@@ -723,7 +821,7 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C, int M,
             /* keep this slice's wgmma in flight; the previous one is done,
              * so its stage goes back to the producer(s) */
             wg_wait<1>();
-            if (kt > 0 && tid == 0)
+            if (kt > w.kb && tid == 0)
                 release(sm, (it - 1) % STAGES);
         }
         wg_wait<0>();
@@ -732,11 +830,47 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C, int M,
             reg_fence(acc[mi]);
         if (tid == 0)
             release(sm, (it - 1) % STAGES);
-        if (m0 < M) {
+        if (SK && w.role == ROLE_WRITER) {
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi) {
+                float *p = sk_part(g.parts, g.cid, cw, mi);
+#pragma unroll
+                for (int i = 0; i < BN / 2; ++i)
+                    __stcg(p + i * 128 + tid, acc[mi][i]);
+            }
+            wg_bar(cw);
+            if (tid == 0) {
+                __threadfence();
+                asm volatile("st.release.gpu.global.u32 [%0], %1;\n"
+                             ::"l"(g.flags + g.cid * CONSUMERS + cw), "r"(1u)
+                             : "memory");
+            }
+            continue;
+        }
+        if (SK && w.role == ROLE_OWNER) {
+            if (tid == 0) {
+                const unsigned *f = g.flags + (g.cid + 1) * CONSUMERS + cw;
+                unsigned v;
+                do {
+                    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
+                                 : "=r"(v) : "l"(f) : "memory");
+                } while (!v);
+            }
+            wg_bar(cw);
+            __threadfence();
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi) {
+                const float *p = sk_part(g.parts, g.cid + 1, cw, mi);
+#pragma unroll
+                for (int i = 0; i < BN / 2; ++i)
+                    acc[mi][i] += __ldcg(p + i * 128 + tid);
+            }
+        }
+        if (m0 < g.M) {
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi)
-                store_tile(C, M, N, m0 + (cw * MI + mi) * 64, n0, acc[mi],
-                           tid);
+                store_tile(g.C, g.M, g.N, m0 + (cw * MI + mi) * 64, n0,
+                           acc[mi], tid);
         }
     }
 }
@@ -750,15 +884,35 @@ hgemm_packed(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
     sm.base = (smem_u32(smem_raw) + 1023u) & ~1023u; /* swizzle atoms */
     sm.bars = sm.base + STAGES * STAGE_BYTES;
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
-    geom g;
-    g.ktiles = (K + BK - 1) / BK;
-    g.pairs_m = (M + BM * CLUSTER - 1) / (BM * CLUSTER);
-    g.tiles_n = (N + BN - 1) / BN;
-    g.rank = CLUSTER == 1 ? 0 : (int)cluster_rank();
-    g.cid = blockIdx.x / CLUSTER;
-    g.nclusters = gridDim.x / CLUSTER;
+    geom &g = *reinterpret_cast<geom *>(smem_raw + (sm.bars -
+                                                   smem_u32(smem_raw)) +
+                                        GEOM_OFFSET);
+    if (threadIdx.x == 0) {
+        g.ktiles = (K + BK - 1) / BK;
+        g.pairs_m = (M + BM * CLUSTER - 1) / (BM * CLUSTER);
+        g.tiles_n = (N + BN - 1) / BN;
+        g.rank = CLUSTER == 1 ? 0 : (int)cluster_rank();
+        g.cid = blockIdx.x / CLUSTER;
+        g.nclusters = gridDim.x / CLUSTER;
+        const int tiles = g.pairs_m * g.tiles_n;
+        g.dp_tiles = tiles;
+        g.su = g.se = 0;
+        if (SK && tiles > g.nclusters && tiles % g.nclusters != 0) {
+            g.dp_tiles = (tiles / g.nclusters - 1) * g.nclusters;
+            const long long sl = (long long)(tiles - g.dp_tiles) * g.ktiles;
+            g.su = (int)(sl * g.cid / g.nclusters);
+            g.se = (int)(sl * (g.cid + 1) / g.nclusters);
+        }
+        g.M = M;
+        g.N = N;
+        g.C = C;
+        const size_t a_bytes = (size_t)g.pairs_m * CLUSTER * g.ktiles *
+                               A_BYTES;
+        const size_t b_bytes = (size_t)g.tiles_n * g.ktiles * B_BYTES;
+        g.flags = (unsigned *)((char *)ws + a_bytes + b_bytes);
+        g.parts = (float *)((char *)g.flags + SK_FLAG_BYTES);
+    }
     const char *pa = (const char *)ws;
-    const char *pb = pa + (size_t)g.pairs_m * CLUSTER * g.ktiles * A_BYTES;
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
@@ -778,11 +932,12 @@ hgemm_packed(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
         if (CONSUMERS == 2)
             asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (tid == 0)
-            produce(sm, pa, pb, g);
+            produce(sm, pa, pa + (size_t)g.pairs_m * CLUSTER * g.ktiles *
+                                     A_BYTES, g);
     } else {
         if (CONSUMERS == 2)
             asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-        consume(sm, C, M, N, g, wg - 1, tid);
+        consume(sm, g, wg - 1, tid);
     }
     /* the peer may still multicast into this CTA or arrive on its
      * barriers until it is done too */
