@@ -129,8 +129,13 @@ static void set_common(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
                                                   : "(not given)");
     double atol = 0, rtol = 0;
     p->tolerance(c->shape, c->dtype, &atol, &rtol);
-    prompt_vars_setf(pv, "TOLERANCE", "|out - ref| <= %.3g + %.3g * |ref|",
-                     atol, rtol);
+    if (p->error_tol) /* per-element scale: GEMM ||A row|| * ||B column|| */
+        prompt_vars_setf(pv, "TOLERANCE", "|out - ref| <= %.3g + %.3g * |ref| "
+                         "+ %.3g * ||A[i,:]|| * ||B[:,j]||", atol, rtol,
+                         p->error_tol(c->shape, c->dtype));
+    else
+        prompt_vars_setf(pv, "TOLERANCE", "|out - ref| <= %.3g + %.3g * |ref|",
+                         atol, rtol);
     set_shape(pv, c);
     set_buffers(pv, c);
     set_work(pv, c);

@@ -13,11 +13,21 @@
  *
  *  1. Isolation. A fresh CUmodule is loaded from the candidate's cubin for
  *     every evaluation and unloaded after it, so __device__ state cannot
- *     persist between candidates; cubins with writable module-scope
- *     globals (.nv.global sections) are refused ("use the workspace"), so
- *     state cannot persist between the launches of one candidate either.
- *     Kernel names starting with "kevo_" are refused (reserved for the
- *     harness). Device-side launches are refused by the compiler (jit.h).
+ *     persist between candidates. Within one candidate, module memory is
+ *     watched, not refused: every object in the cubin's .nv.global*
+ *     sections (jit_cubin_globals: __device__ variables, and the
+ *     file-scope const/constexpr data NVRTC puts in .nv.global.init) is
+ *     located with cuModuleGetGlobal (or through its section's base),
+ *     together with the bytes between them, and hashed on the GPU after
+ *     load, after every check launch and after the timing loop; any change
+ *     is cheat "module global 'X' changed during check A: state carried
+ *     across launches; use the workspace". Constant tables pass; a counter
+ *     or cache kept across launches does not (state used inside one
+ *     launch and restored before it ends is allowed). Data that cannot be
+ *     located is compile_error; so is printf (a vprintf import: "printf is
+ *     not allowed in candidates"). Kernel names starting with "kevo_" are
+ *     refused (reserved for the harness). Device-side launches are refused
+ *     by the compiler (jit.h).
  *  2. ABI. Arguments are the problem's buffers in declared order, each
  *     size as int, then void *ws (plan->workspace_bytes, NULL if 0), then
  *     the template's tensor maps by value (tpl.h "tensormap"), encoded in
@@ -44,11 +54,14 @@
  *     inputs (cheat "input A modified at index i"); the fp64 reference is
  *     computed from the pristine copies (GEMM: cuBLAS Dgemm on exact fp64
  *     conversions; softmax: an fp64 kernel), every output element is
- *     compared on the GPU: pass iff |out-ref| <= atol + rtol*|ref| (NaN
- *     fails); wrong = "N of M elements wrong; first bad (r, c): got x,
- *     want y; max rel err e". Scratch and reference are freed before the
- *     next candidate launch: the reference is never in device memory
- *     while a candidate runs.
+ *     compared on the GPU: pass iff |out-ref| <= atol + rtol*|ref| +
+ *     etol*E (NaN fails), E the problem's per-element error scale written
+ *     with the reference (GEMM: ||A[i,:]|| * ||B[:,j]|| >= sum_k |a_ik
+ *     b_kj|, the scale of fp32 accumulation error; see fitness/gemm.c);
+ *     wrong = "N of M elements wrong; first bad (r, c): got x, want y
+ *     (tolerance t); max rel err e". Scratch and reference are freed
+ *     before the next candidate launch: the reference is never in device
+ *     memory while a candidate runs.
  *  6. Order. Check A, check B, timing, check C. C's output must be bitwise
  *     identical to A's (64-bit GPU hash) unless the template says
  *     nondeterministic; if it differs and C also fails the reference it
@@ -70,11 +83,18 @@
  *  8. Fitness = problem->work / median; ratio = fitness / the problem's
  *     first baseline (GEMM: cuBLAS in the dtype, TF32 off for fp32;
  *     softmax: copy bandwidth over the same bytes), baselines measured by
- *     the worker at start. roofline = max(flops/peak_flops,
- *     min_bytes/peak_bw) / median with peak_bw = 2 * mem clock * bus
- *     width / 8 and peak_flops = SMs * clock * (256 fp32 | 4096 fp16/bf16
- *     FLOP/clk). roofline > 1 is re-checked with new inputs and re-timed;
- *     if it still is, cheat "faster than the speed-of-light floor".
+ *     the worker at start. roofline = floor / median, floor =
+ *     max(flops/peak_flops, (inputs + max(0, outputs - L2 size))/peak_bw)
+ *     (problem_floor: after the read-only flush every input byte comes
+ *     from DRAM, while up to L2-size bytes of output may still be dirty in
+ *     L2 when the timed window ends), peak_bw = 2 * mem clock * bus width
+ *     / 8, peak_flops = SMs * clock * (256 fp32 | 4096 fp16/bf16
+ *     FLOP/clk); the pieces are in the evidence (floor_in_bytes,
+ *     floor_out_bytes, l2_bytes, dram_all_bytes_ns), and an ok detail says
+ *     when a kernel beat moving all its bytes through DRAM (outputs left
+ *     in L2: where a ratio above the copy baseline comes from).
+ *     roofline > 1 is re-checked with new inputs and re-timed; if it
+ *     still is, cheat "faster than the speed-of-light floor".
  *  9. Watchdog. The worker announces each phase (progress message); the
  *     coordinator gives each phase a deadline (kernel_timeout_ms; the
  *     timing phase gets the timing cap on top) and SIGKILLs and reaps a
@@ -83,6 +103,13 @@
  *     crashed with the error name and the phase, and the worker exits; a
  *     worker that dies otherwise is crashed with its signal. The next
  *     request starts a fresh worker with the same init state.
+ * 10. Memory. At init, before allocating anything, the worker counts the
+ *     bytes it needs (problem_mem_need: inputs, outputs, guards, pristine
+ *     copies, fp64 reference and error scale, reference scratch, L2 flush
+ *     buffer, harness slack) and refuses a shape that does not fit
+ *     cuMemGetInfo's free bytes: "needs N bytes of GPU memory (inputs ...,
+ *     reference ...), only F free". Shapes have no other size cap than
+ *     int sizes (< 2^31 each) and 2^48 elements per buffer.
  */
 #ifndef KEVO_WORKER_H
 #define KEVO_WORKER_H

@@ -1,5 +1,7 @@
-// expect: compile_error
-/* harness test: a writable __device__ global (state across launches). */
+// expect: cheat
+/* harness test: a writable __device__ global (state across launches):
+ * "module global 'kv_calls' changed during check A" (was compile_error
+ * when every global was refused). */
 // kevo: problem gemm
 // kevo: dtypes fp32
 // kevo: launch gemm_naive
