@@ -5,7 +5,13 @@
 # with torch (torch.matmul / torch.softmax) computed in fp32 on the same
 # (upcast) inputs and in the run's dtype. Prints the max errors and
 # PASS/FAIL per case; exits 1 on any failure. Without RUN_DIR it first
-# makes two short runs (gemm fp32, softmax fp16) with $KEVO into $OUT.
+# makes short runs with $KEVO into $OUT: gemm fp32 and softmax fp16 from
+# the shipped templates; bf16 gemm with the TMA template hgemm_wgmma
+# (tensor maps encoded by the extension); and two runs whose only
+# templates are LLM-born, answered by the replay provider from the
+# recorded transcripts tests/data/llm-recorded/{split,splitk} (a split
+# softmax and a split-K gemm: two launches and a workspace each), so their
+# winners are LLM templates, exported and checked like the others.
 set -u
 KEVO=${KEVO:-build/bundle/kevo}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,7 +26,22 @@ if [ $# = 0 ]; then
     "$KEVO" run --problem softmax --dtype fp16 --shape 1024x1000 --generations 2 \
         --islands 2 --population 4 --offspring 8 --runs-dir "$WORK/runs" --name softmax --quiet \
         || { echo "FAIL: kevo run softmax"; exit 1; }
-    set -- "$WORK/runs/gemm" "$WORK/runs/softmax"
+    "$KEVO" run --problem gemm --dtype bf16 --shape 1024x768x512 --generations 1 \
+        --template hgemm_wgmma --islands 1 --population 4 --offspring 4 \
+        --runs-dir "$WORK/runs" --name tma --quiet || { echo "FAIL: kevo run tma"; exit 1; }
+    mkdir -p "$WORK/no-templates/templates/none"
+    for c in "split softmax fp16 1024x1000" "splitk gemm fp32 1024x768x512"; do
+        set -- $c
+        "$KEVO" run --problem $2 --dtype $3 --shape $4 --generations 2 --islands 2 \
+            --population 4 --offspring 8 --templates-dir "$WORK/no-templates/templates" \
+            --llm "replay:$ROOT/tests/data/llm-recorded/$1" --runs-dir "$WORK/runs" \
+            --name "llm-$1" --quiet || { echo "FAIL: kevo run llm-$1"; exit 1; }
+        grep -q '"template":[[:space:]]*"llm_' "$WORK/runs/llm-$1/best.json" &&
+            echo "llm-$1: the winner is LLM-born: $(grep '"template"' "$WORK/runs/llm-$1/best.json")" ||
+            { echo "FAIL llm-$1: the winner is not an LLM template"; exit 1; }
+    done
+    set -- "$WORK/runs/gemm" "$WORK/runs/softmax" "$WORK/runs/tma" \
+        "$WORK/runs/llm-split" "$WORK/runs/llm-splitk"
 fi
 fail=0
 for run in "$@"; do
