@@ -215,6 +215,24 @@ static cJSON *load_best(const char *dir, const cJSON *records)
     return best ? cJSON_Duplicate(best, 1) : NULL;
 }
 
+/* The journal's records; an empty list for a run killed before it wrote
+ * its journal, an error for a started run whose journal is gone. */
+static int read_journal(const char *dir, cJSON **records, char *err,
+                        size_t errcap)
+{
+    char path[4096];
+    if (rundir_path(path, sizeof path, dir, "journal.jsonl"))
+        return KEVO_EINVAL;
+    if (fs_exists(path))
+        return jnl_read_all(path, records, err, errcap);
+    if (rundir_has_started(dir)) {
+        snprintf(err, errcap, "'%s' is missing: the run's record of its "
+                 "evaluations is lost, so it cannot be resumed", path);
+        return KEVO_ENOENT;
+    }
+    return (*records = cJSON_CreateArray()) ? KEVO_OK : KEVO_ENOMEM;
+}
+
 int cmd_status_main(int argc, char **argv)
 {
     int json;
@@ -232,21 +250,35 @@ int cmd_status_main(int argc, char **argv)
         return EXIT_USAGE;
     }
     struct spec sp;
-    cJSON *records = NULL;
-    char err[1024], path[4096];
+    cJSON *records = NULL, *ck = NULL;
+    char err[1024], path[4096], damage[1024] = "";
     int rc = rundir_load_manifest(dir, &sp, NULL, err, sizeof err);
-    if (!rc && !(rc = rundir_path(path, sizeof path, dir, "journal.jsonl")))
-        rc = jnl_read_all(path, &records, err, sizeof err);
+    if (!rc)
+        rc = read_journal(dir, &records, err, sizeof err);
+    if (!rc)
+        rc = rundir_load_checkpoint(dir, &ck, err, sizeof err);
     if (rc) {
         fprintf(stderr, "kevo status: %s\n", err);
+        cJSON_Delete(records);
         return EXIT_ERROR;
     }
+    /* a journal cut below its checkpoint: say so, not "resumable" */
+    if (rundir_check_journal(dir, ck, cJSON_GetArraySize(records), damage,
+                             sizeof damage))
+        fprintf(stderr, "kevo status: %s\n", damage);
+    cJSON_Delete(ck);
     struct run_summary s;
     summarize(records, &s);
     cJSON *best = load_best(dir, records);
-    const char *state = run_state(dir, &sp, &s);
+    const char *state = damage[0] ? "damaged, cannot be resumed"
+                        : !rundir_path(path, sizeof path, dir,
+                                       "journal.jsonl") && !fs_exists(path)
+                            ? "not started; 'kevo resume' starts it"
+                            : run_state(dir, &sp, &s);
     if (json) {
         cJSON *o = status_json(dir, &sp, &s, best, state);
+        if (damage[0])
+            cJSON_AddStringToObject(o, "damage", damage);
         char *t = cJSON_Print(o);
         printf("%s\n", t);
         free(t);
@@ -268,7 +300,17 @@ static const char list_usage[] =
     "their parameter space (valid points / all combinations), and the\n"
     "mutators.\n";
 
+/* Counting a space stops at SPACE_LIMIT valid points or SPACE_STEPS nodes
+ * of the search tree (well under a second), whichever comes first: a template
+ * whose constraints few points meet is bounded by work, not by points. */
 #define SPACE_LIMIT 10000000ULL
+#define SPACE_STEPS 5000000ULL
+
+static uint64_t space_count(const struct tpl *t, int *exact)
+{
+    return tpl_space_count(t, &tpl_device_default, SPACE_LIMIT, SPACE_STEPS,
+                           exact);
+}
 
 static void list_text(struct tpl **t, int n)
 {
@@ -279,12 +321,14 @@ static void list_text(struct tpl **t, int n)
     }
     printf("templates:\n");
     for (int i = 0; i < n; i++) {
-        uint64_t valid = tpl_space_size(t[i], &tpl_device_default,
-                                        SPACE_LIMIT);
-        printf("  %-8s %-22s %2d params, %s%llu valid points of %.0f\n",
-               t[i]->problem, t[i]->name, t[i]->n_params,
-               valid >= SPACE_LIMIT ? ">=" : "", (unsigned long long)valid,
-               tpl_space_raw(t[i]));
+        int exact;
+        uint64_t valid = space_count(t[i], &exact);
+        printf("  %-8s %-22s %2d params, %s%llu valid points of %.0f%s\n",
+               t[i]->problem, t[i]->name, t[i]->n_params, exact ? "" : ">=",
+               (unsigned long long)valid, tpl_space_raw(t[i]),
+               exact || valid >= SPACE_LIMIT ? ""
+                                             : " (counting stopped after "
+                                               "5M steps)");
     }
     printf("mutators:\n");
     for (int i = 0; kevo_mutators[i]; i++)
@@ -312,10 +356,11 @@ static void list_json(struct tpl **t, int n)
         cJSON_AddStringToObject(p, "name", t[i]->name);
         cJSON_AddStringToObject(p, "problem", t[i]->problem);
         cJSON_AddNumberToObject(p, "params", t[i]->n_params);
+        int exact;
         cJSON_AddNumberToObject(p, "valid_points",
-                                (double)tpl_space_size(t[i],
-                                                       &tpl_device_default,
-                                                       SPACE_LIMIT));
+                                (double)space_count(t[i], &exact));
+        /* false: valid_points is a lower bound */
+        cJSON_AddBoolToObject(p, "valid_points_exact", exact);
         cJSON_AddNumberToObject(p, "all_points", tpl_space_raw(t[i]));
         cJSON_AddItemToArray(ts, p);
     }

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,6 +200,7 @@ struct session {
     struct llm *llm;
     char prompts[4096];
     char *gpu_facts;
+    int no_journal;      /* resume: the run never wrote its journal */
 };
 
 static void session_release(struct session *ss)
@@ -392,6 +394,20 @@ static const struct option run_opts[] = {
     {"simulate", 1, 0, OPT_SIMULATE},
     {0, 0, 0, 0}};
 
+/* getopt's '?' (unknown option) or ':' (option without its value). */
+static int bad_option(int c, char **argv, const char *cmd, char *err,
+                      size_t errcap)
+{
+    const char *opt = argv[optind - 1];
+    if (c == ':')
+        snprintf(err, errcap, "option '%s' needs a value (see kevo %s "
+                 "--help)", opt, cmd);
+    else
+        snprintf(err, errcap, "unknown option '%s' (see kevo %s --help)",
+                 opt, cmd);
+    return KEVO_EINVAL;
+}
+
 static int parse_long(const char *opt, const char *v, long lo, long hi,
                       long *out, char *err, size_t errcap)
 {
@@ -464,8 +480,9 @@ static int run_flag(int c, const char *arg, struct spec *s,
         break;
     case OPT_SHAPE: f->shape = arg; break;
     case OPT_NAME:
-        if (strchr(arg, '/') || !*arg || strlen(arg) >= sizeof s->name) {
-            snprintf(err, errcap, "--name: '%s' must be a plain name", arg);
+        if (!spec_name_ok(arg) || strlen(arg) >= sizeof s->name) {
+            snprintf(err, errcap, "--name: '%s' must be a plain name (no "
+                     "'/', not '.' or '..')", arg);
             rc = KEVO_EINVAL;
         } else {
             snprintf(s->name, sizeof s->name, "%s", arg);
@@ -541,9 +558,11 @@ static int run_flag(int c, const char *arg, struct spec *s,
         double in = strtod(arg, &end), out = -1;
         if (*end == ',')
             out = strtod(end + 1, &end);
-        if (*end || in < 0 || out < 0) {
-            snprintf(err, errcap, "--llm-price: '%s' is not IN,OUT (USD per "
-                     "million tokens, e.g. 3,15)", arg);
+        if (*end || !(in >= 0) || !(out >= 0) || !isfinite(in) ||
+            !isfinite(out)) {
+            snprintf(err, errcap, "--llm-price: '%s' is not IN,OUT, two "
+                     "finite non-negative USD prices per million tokens "
+                     "(e.g. 3,15)", arg);
             return KEVO_EINVAL;
         }
         s->llm_price_in = in;
@@ -587,16 +606,13 @@ static int parse_run_args(int argc, char **argv, struct session *ss,
     spec_defaults(&ss->spec);
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", run_opts, NULL)) != -1) {
-        if (c == OPT_HELP) {
+    while ((c = getopt_long(argc, argv, ":h", run_opts, NULL)) != -1) {
+        if (c == OPT_HELP || c == 'h') {
             fputs(run_usage, stdout);
             return -1;
         }
-        if (c == '?') {
-            snprintf(err, errcap, "unknown option '%s' (see kevo run --help)",
-                     argv[optind - 1]);
-            return KEVO_EINVAL;
-        }
+        if (c == '?' || c == ':')
+            return bad_option(c, argv, "run", err, errcap);
         if ((rc = run_flag(c, optarg, &ss->spec, f, err, errcap)))
             return rc;
     }
@@ -641,25 +657,22 @@ static int load_library(struct session *ss, const char *tdir, char *err,
                                       errcap);
 }
 
-/* A run without --llm uses the key it finds, or says once that it runs
- * with the cheap mutators only. The choice is recorded in the spec. */
-static void resolve_llm(struct session *ss)
+/* A run without --llm uses the key it finds, else runs with the cheap
+ * mutators only (returns 1: the caller says so once). The choice is
+ * recorded in the spec. */
+static int resolve_llm(struct session *ss)
 {
     const char *a = getenv("ANTHROPIC_API_KEY"), *o = getenv("OPENAI_API_KEY");
     if (ss->spec.llm[0])
-        return;
+        return 0;
     if (a && *a)
         snprintf(ss->spec.llm, sizeof ss->spec.llm,
                  "anthropic:claude-sonnet-4-5");
     else if (o && *o)
         snprintf(ss->spec.llm, sizeof ss->spec.llm, "openai:gpt-5");
-    else {
+    else
         snprintf(ss->spec.llm, sizeof ss->spec.llm, "off");
-        progress_log(&ss->prog, "llm",
-                     "no LLM: neither ANTHROPIC_API_KEY nor OPENAI_API_KEY is "
-                     "set and no --llm given; running with the cheap "
-                     "mutators only");
-    }
+    return !spec_llm_on(&ss->spec);
 }
 
 /* The GPU facts the prompts state, from the evaluator's environment. */
@@ -696,6 +709,38 @@ static char *compose_facts(const char *env_json, const struct spec *s)
     return strdup(buf);
 }
 
+/* The LLM client settings a spec asks for. */
+static int llm_cfg_of(const struct spec *s, struct llm_cfg *c, char *err,
+                      size_t errcap)
+{
+    llm_cfg_defaults(c);
+    int rc = llm_cfg_parse(s->llm, c, err, errcap);
+    if (rc)
+        return rc;
+    if (s->llm_key_env[0])
+        snprintf(c->key_env, sizeof c->key_env, "%s", s->llm_key_env);
+    c->budget_tokens = s->llm_budget_tokens;
+    c->budget_usd = s->llm_budget_usd;
+    c->price_in = s->llm_price_in;
+    c->price_out = s->llm_price_out;
+    return KEVO_OK;
+}
+
+/* Checks what can fail in opening the LLM (a missing key, a bad URL, a
+ * replay run that is not there) before anything is started or written. */
+static int check_llm(const struct spec *s, char *err, size_t errcap)
+{
+    struct llm_cfg c;
+    struct llm *l = NULL;
+    if (!spec_llm_on(s))
+        return KEVO_OK;
+    int rc = llm_cfg_of(s, &c, err, errcap);
+    if (!rc)
+        rc = llm_new(&c, NULL, &l, err, errcap);
+    llm_free(l);
+    return rc;
+}
+
 /* Opens the LLM side of a run (fresh: writes gpu_facts.txt; resumed: reads
  * it, so prompts are the same as before the stop). */
 static int open_llm(struct session *ss, const char *env_json, int fresh,
@@ -720,16 +765,8 @@ static int open_llm(struct session *ss, const char *env_json, int fresh,
                              &ss->gpu_facts, err, errcap)))
         return rc;
     struct llm_cfg c;
-    llm_cfg_defaults(&c);
-    if ((rc = llm_cfg_parse(ss->spec.llm, &c, err, errcap)))
-        return rc;
-    if (ss->spec.llm_key_env[0])
-        snprintf(c.key_env, sizeof c.key_env, "%s", ss->spec.llm_key_env);
-    c.budget_tokens = ss->spec.llm_budget_tokens;
-    c.budget_usd = ss->spec.llm_budget_usd;
-    c.price_in = ss->spec.llm_price_in;
-    c.price_out = ss->spec.llm_price_out;
-    if ((rc = llm_new(&c, ss->dir, &ss->llm, err, errcap)))
+    if ((rc = llm_cfg_of(&ss->spec, &c, err, errcap)) ||
+        (rc = llm_new(&c, ss->dir, &ss->llm, err, errcap)))
         return rc;
     char line[1400];
     snprintf(line, sizeof line, "LLM mutation: %s, up to %d requests per "
@@ -747,14 +784,18 @@ static int start_run(struct session *ss, const struct run_flags *f,
         return rc;
     snprintf(ss->dir, sizeof ss->dir, "%s/%s",
              f->runs_dir ? f->runs_dir : "runs", ss->spec.name);
-    if (fs_exists(ss->dir)) {
-        /* refuse before starting the GPU: nothing there may be touched */
-        return rundir_create(ss->dir, &ss->spec, ss->tpls, ss->n_tpls, NULL,
-                             err, errcap);
-    }
-    if ((rc = make_evaluator(ss, factories, err, errcap)))
+    /* refuse before starting the GPU: nothing there may be touched */
+    if ((rc = rundir_check_new(ss->dir, err, errcap)))
         return rc;
-    resolve_llm(ss);
+    int no_llm = resolve_llm(ss);
+    if ((rc = check_llm(&ss->spec, err, errcap)) ||
+        (rc = make_evaluator(ss, factories, err, errcap)))
+        return rc;
+    if (no_llm)
+        progress_log(&ss->prog, "llm",
+                     "no LLM: neither ANTHROPIC_API_KEY nor OPENAI_API_KEY is "
+                     "set and no --llm given; running with the cheap "
+                     "mutators only");
     char *env = ss->ev.ops->environment ? ss->ev.ops->environment(ss->ev.self)
                                         : NULL;
     rc = rundir_create(ss->dir, &ss->spec, ss->tpls, ss->n_tpls, env, err,
@@ -807,12 +848,14 @@ int cmd_run_main(int argc, char **argv,
 
 static const char resume_usage[] =
     "usage: kevo resume <run-dir> [--generations N] [--evals N] [--time T]\n"
-    "                   [--stagnation N] [--quiet | --json]\n"
+    "                   [--stagnation N] [--llm P] [--quiet | --json]\n"
     "\n"
     "Continues a run from its last checkpoint and journal after a stop, a\n"
     "crash or kill -9: no finished evaluation is lost or repeated. Budget\n"
     "flags replace the run's budgets for this session (e.g. to extend it);\n"
-    "--time or --evals without --generations lifts the generation cap.\n";
+    "--time or --evals without --generations lifts the generation cap.\n"
+    "--llm gives the run's LLM again, with the credential of its base URL\n"
+    "(user:secret@host), which kevo never writes down.\n";
 
 static int parse_resume_args(int argc, char **argv, struct session *ss,
                              struct run_flags *f, const char **dir,
@@ -821,19 +864,21 @@ static int parse_resume_args(int argc, char **argv, struct session *ss,
     int c, rc;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", run_opts, NULL)) != -1) {
-        if (c == OPT_HELP) {
+    while ((c = getopt_long(argc, argv, ":h", run_opts, NULL)) != -1) {
+        if (c == OPT_HELP || c == 'h') {
             fputs(resume_usage, stdout);
             return -1;
         }
+        if (c == '?' || c == ':')
+            return bad_option(c, argv, "resume", err, errcap);
         int budget = c == OPT_GENS || c == OPT_EVALS || c == OPT_TIME ||
                      c == OPT_STAG || c == OPT_QUIET || c == OPT_JSON;
-        if (!budget) {
+        if (!budget && c != OPT_LLM) {
             snprintf(err, errcap, "unknown option '%s' (see kevo resume "
                      "--help)", argv[optind - 1]);
             return KEVO_EINVAL;
         }
-        if ((rc = common_flag(c, optarg, over, f, err, errcap)))
+        if ((rc = run_flag(c, optarg, over, f, err, errcap)))
             return rc;
     }
     if (optind != argc - 1) {
@@ -842,6 +887,45 @@ static int parse_resume_args(int argc, char **argv, struct session *ss,
         return KEVO_EINVAL;
     }
     *dir = argv[optind];
+    return KEVO_OK;
+}
+
+/* No journal: a run killed between writing its manifest and its journal
+ * has no checkpoint and no evaluated source yet, and starts on resume
+ * (ss->no_journal); any other run has lost its record. */
+static int missing_journal(struct session *ss, const char *path, char *err,
+                           size_t errcap)
+{
+    if (rundir_has_started(ss->dir)) {
+        snprintf(err, errcap, "'%s' is missing: the run's record of its "
+                 "evaluations is lost, so it cannot be resumed", path);
+        return KEVO_ENOENT;
+    }
+    ss->no_journal = 1;
+    return (ss->existing = cJSON_CreateArray()) ? KEVO_OK : KEVO_ENOMEM;
+}
+
+/* The LLM of a resumed run is the recorded one; a credential of its URL
+ * was never recorded, so it must be given again (--llm, checked against
+ * the record). */
+static int resume_llm(struct spec *s, const char *given, char *err,
+                      size_t errcap)
+{
+    char red[sizeof s->llm];
+    if (given[0]) {
+        llm_redact(given, red, sizeof red);
+        if (strcmp(red, s->llm)) {
+            snprintf(err, errcap, "--llm '%s' is not the LLM this run uses "
+                     "('%s')", red, s->llm);
+            return KEVO_EINVAL;
+        }
+        snprintf(s->llm, sizeof s->llm, "%s", given);
+    } else if (strstr(s->llm, "://***@")) {
+        snprintf(err, errcap, "this run's LLM base URL carries a credential, "
+                 "which kevo never stores: give it again with --llm (the "
+                 "run has '%s')", s->llm);
+        return KEVO_EINVAL;
+    }
     return KEVO_OK;
 }
 
@@ -860,16 +944,16 @@ static int open_existing(struct session *ss, const char *dir, char *err,
         rc = rundir_load_templates(dir, &ss->tpls, &ss->n_tpls, err, errcap);
     if (!rc)
         rc = rundir_load_checkpoint(dir, &ss->checkpoint, err, errcap);
-    if (!rc && !(rc = rundir_path(path, sizeof path, dir, "journal.jsonl"))) {
-        /* killed between the manifest and the journal's creation: the run
-         * has no record yet, so it starts with an empty journal */
-        if (!fs_exists(path) && (rc = fs_write_new(path, "", 0, 1))) {
-            snprintf(err, errcap, "cannot create '%s': %s", path,
-                     kevo_strerror(rc));
-            return rc;
-        }
+    if (rc || (rc = rundir_path(path, sizeof path, dir, "journal.jsonl")))
+        return rc;
+    if (fs_exists(path))
         rc = jnl_read_all(path, &ss->existing, err, errcap);
-    }
+    else
+        rc = missing_journal(ss, path, err, errcap);
+    if (!rc)
+        rc = rundir_check_journal(dir, ss->checkpoint,
+                                  cJSON_GetArraySize(ss->existing), err,
+                                  errcap);
     return rc;
 }
 
@@ -899,21 +983,36 @@ static int do_resume(struct session *ss, const char *dir,
 {
     struct spec dflt;
     spec_defaults(&dflt);
-    int rc = rundir_lock(dir, err, errcap);
+    /* every check that can fail comes before the first write: reading the
+     * run (a non-run directory gets no lock file), the lock, the LLM,
+     * the GPU */
+    char path[4096];
+    int rc = open_existing(ss, dir, err, errcap);
     if (!rc)
-        rc = open_existing(ss, dir, err, errcap);
+        rc = rundir_lock(dir, err, errcap);
+    if (!rc)
+        rc = resume_llm(&ss->spec, over->llm, err, errcap);
     if (rc)
         return rc;
     apply_overrides(&ss->spec, over, &dflt);
-    if ((rc = make_evaluator(ss, factories, err, errcap)) ||
-        (rc = open_llm(ss, NULL, 0, err, errcap)))
+    if ((rc = check_llm(&ss->spec, err, errcap)) ||
+        (rc = make_evaluator(ss, factories, err, errcap)) ||
+        (rc = open_llm(ss, NULL, 0, err, errcap)) ||
+        (rc = rundir_path(path, sizeof path, dir, "journal.jsonl")))
         return rc;
+    /* killed between the manifest and the journal: it starts now */
+    if (ss->no_journal && (rc = fs_write_new(path, "", 0, 1))) {
+        snprintf(err, errcap, "cannot create '%s': %s", path,
+                 kevo_strerror(rc));
+        return rc;
+    }
     /* reopen for appending: repairs a line torn by a crash */
-    char path[4096];
     cJSON_Delete(ss->existing);
     ss->existing = NULL;
-    if ((rc = rundir_path(path, sizeof path, dir, "journal.jsonl")) ||
-        (rc = jnl_open_resume(path, &ss->jnl, &ss->existing, err, errcap)))
+    if ((rc = jnl_open_resume(path, &ss->jnl, &ss->existing, err, errcap)) ||
+        (rc = rundir_check_journal(dir, ss->checkpoint,
+                                   cJSON_GetArraySize(ss->existing), err,
+                                   errcap)))
         return rc;
     char line[4200];
     snprintf(line, sizeof line, "resuming %s: %d records in the journal, "

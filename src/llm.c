@@ -185,6 +185,28 @@ int llm_cfg_parse(const char *text, struct llm_cfg *c, char *err, size_t errcap)
                            colon + 1, c, err, errcap);
 }
 
+void llm_redact(const char *text, char *out, size_t cap)
+{
+    char buf[4096];
+    size_t n = 0;
+    const char *p = text, *sch;
+    while ((sch = strstr(p, "://"))) {
+        const char *host = sch + 3;
+        size_t auth = strcspn(host, "/?#"), keep = (size_t)(host - p);
+        const char *at = memrchr(host, '@', auth);
+        if (!at)
+            keep += auth;
+        n += (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0,
+                              "%.*s%s", (int)keep, p, at ? "***" : "");
+        p = at ? at : host + auth;
+        if (n >= sizeof buf)
+            break;
+    }
+    if (n < sizeof buf)
+        snprintf(buf + n, sizeof buf - n, "%s", p);
+    snprintf(out, cap, "%s", buf);
+}
+
 int llm_budget_parse(const char *text, struct llm_cfg *c, char *err,
                      size_t errcap)
 {
@@ -721,9 +743,13 @@ static int setup_provider(struct llm *l, char *err, size_t errcap)
              c->base_url[0] ? c->base_url : l->api->default_base);
     if (!valid_url(l->base) ||
         llm_http_url(l->api, l->base, l->url, sizeof l->url)) {
+        llm_redact(l->base, l->base, sizeof l->base);
         snprintf(err, errcap, "%s: bad base URL '%s'", l->api->name, l->base);
         return KEVO_EINVAL;
     }
+    /* the request URL keeps any credential; what is shown, stored and
+     * hashed does not */
+    llm_redact(l->base, l->base, sizeof l->base);
     snprintf(l->key_env, sizeof l->key_env, "%s",
              c->key_env[0] ? c->key_env : l->api->default_key_env);
     if (strcmp(l->key_env, "-") != 0) {

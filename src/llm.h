@@ -65,6 +65,11 @@ void llm_cfg_defaults(struct llm_cfg *c);
  */
 int llm_cfg_parse(const char *text, struct llm_cfg *c, char *err,
                   size_t errcap) KEVO_WUR;
+/* Copies text into out[cap] with the userinfo of every URL in it
+ * replaced by three stars ("user:secret@host" after the scheme becomes
+ * "***@host"): what is written or printed of a --llm value or base URL.
+ * out may be text. */
+void llm_redact(const char *text, char *out, size_t cap);
 /* Parses a --llm-budget value: "200k" / "2M" tokens, or "$5" / "5usd". */
 int llm_budget_parse(const char *text, struct llm_cfg *c, char *err,
                      size_t errcap) KEVO_WUR;

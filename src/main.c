@@ -101,6 +101,17 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "__worker"))
         return worker_main(argc - 1, argv + 1);
+    if (argc == 3 && !strcmp(argv[1], "help")) {
+        /* kevo help CMD = kevo CMD --help */
+        static char help[] = "--help";
+        char *hv[] = {argv[2], help, NULL};
+        for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+            if (!strcmp(argv[2], commands[i].name))
+                return commands[i].run(2, hv);
+        fprintf(stderr, "kevo: '%s' is not a kevo command (see kevo --help)\n",
+                argv[2]);
+        return EXIT_USAGE;
+    }
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
         usage(argc < 2 ? stderr : stdout);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -105,11 +106,16 @@ static int copy_templates(const char *dir, const struct spec *s,
     return rc;
 }
 
-int rundir_create(const char *dir, const struct spec *s,
-                  struct tpl *const *tpls, int n_tpls, const char *env_json,
-                  char *err, size_t errcap)
+int rundir_check_new(const char *dir, char *err, size_t errcap)
 {
-    char path[4096];
+    struct stat st;
+    if (stat(dir, &st))
+        return KEVO_OK; /* a missing directory is made; other errors too */
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errcap, "'%s' exists and is not a directory (pick "
+                 "another --name or --runs-dir)", dir);
+        return KEVO_EEXIST;
+    }
     if (!dir_is_empty(dir)) {
         snprintf(err, errcap,
                  "run directory '%s' already exists and is not empty "
@@ -117,7 +123,42 @@ int rundir_create(const char *dir, const struct spec *s,
                  dir, dir);
         return KEVO_EEXIST;
     }
-    int rc = fs_mkdirs(dir);
+    return KEVO_OK;
+}
+
+int rundir_has_started(const char *dir)
+{
+    char path[4096];
+    if (rundir_path(path, sizeof path, dir, "checkpoint.json") ||
+        fs_exists(path))
+        return 1;
+    return rundir_path(path, sizeof path, dir, "sources") ||
+           !dir_is_empty(path);
+}
+
+int rundir_check_journal(const char *dir, const cJSON *checkpoint,
+                         long n_records, char *err, size_t errcap)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(checkpoint,
+                                                      "journal_records");
+    if (!checkpoint || !cJSON_IsNumber(n) || n->valuedouble <= n_records)
+        return KEVO_OK;
+    snprintf(err, errcap, "'%s/journal.jsonl' has lost records: it holds "
+             "%ld, but checkpoint.json was written after %.0f (the journal "
+             "was cut or replaced); the run cannot be resumed", dir,
+             n_records, n->valuedouble);
+    return KEVO_EPARSE;
+}
+
+int rundir_create(const char *dir, const struct spec *s,
+                  struct tpl *const *tpls, int n_tpls, const char *env_json,
+                  char *err, size_t errcap)
+{
+    char path[4096];
+    int rc = rundir_check_new(dir, err, errcap);
+    if (rc)
+        return rc;
+    rc = fs_mkdirs(dir);
     if (!rc && !(rc = rundir_path(path, sizeof path, dir, "sources")))
         rc = fs_mkdirs(path);
     if (!rc)

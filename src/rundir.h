@@ -35,6 +35,21 @@ const char *rundir_git_commit(void);
 int rundir_create(const char *dir, const struct spec *s,
                   struct tpl *const *tpls, int n_tpls, const char *env_json,
                   char *err, size_t errcap) KEVO_WUR;
+/* Checks that dir can become a new run directory: it does not exist, or
+ * is an empty directory. KEVO_EEXIST (with a message) if not. Writes
+ * nothing. */
+int rundir_check_new(const char *dir, char *err, size_t errcap) KEVO_WUR;
+/*
+ * Checks a run's journal against its checkpoint: a journal with fewer
+ * records (n_records) than the checkpoint was written after has lost
+ * records. KEVO_EPARSE with a message naming both counts if so.
+ */
+int rundir_check_journal(const char *dir, const cJSON *checkpoint,
+                         long n_records, char *err, size_t errcap) KEVO_WUR;
+/* 1 if the run has started: it has a checkpoint or an evaluated source.
+ * A run without a journal that has not started was killed between its
+ * manifest and its journal; one that has started lost its journal. */
+int rundir_has_started(const char *dir);
 /* Takes an exclusive lock on dir (held until the process exits); fails
  * with KEVO_EEXIST if another process holds it. */
 int rundir_lock(const char *dir, char *err, size_t errcap) KEVO_WUR;

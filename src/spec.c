@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fsutil.h"
+#include "llm.h"
 
 void spec_defaults(struct spec *s)
 {
@@ -67,6 +68,12 @@ cJSON *spec_budgets_json(const struct spec *s)
     if (s->stagnation > 0)
         cJSON_AddNumberToObject(o, "stagnation", s->stagnation);
     return o;
+}
+
+int spec_name_ok(const char *name)
+{
+    return name[0] && !strchr(name, '/') && strcmp(name, ".") &&
+           strcmp(name, "..");
 }
 
 int spec_llm_on(const struct spec *s)
@@ -194,8 +201,9 @@ static int parse_member(struct spec *s, const cJSON *it, const char *text,
         matched)
         return rc;
     if (!strcmp(k, "name")) {
-        if (copy_str(it, s->name, sizeof s->name) || strchr(it->valuestring, '/'))
-            BAD("'name' must be a non-empty string without '/'");
+        if (copy_str(it, s->name, sizeof s->name) ||
+            !spec_name_ok(it->valuestring))
+            BAD("'name' must be a plain name (no '/', not '.' or '..')");
     } else if (!strcmp(k, "problem")) {
         if (copy_str(it, s->problem, sizeof s->problem))
             BAD("'problem' must be a string");
@@ -221,7 +229,7 @@ static int parse_member(struct spec *s, const cJSON *it, const char *text,
     } else if (!strcmp(k, "time")) {
         double t = cJSON_IsString(it) ? spec_parse_duration(it->valuestring)
                    : cJSON_IsNumber(it) ? it->valuedouble : -1;
-        if (t < 0)
+        if (!(t >= 0) || !isfinite(t))
             BAD("'time' must be a duration such as \"8h\", \"30m\" or 90");
         s->max_time_s = t;
     } else if (!strcmp(k, "archive_prob") || !strcmp(k, "crossover_prob")) {
@@ -386,8 +394,11 @@ cJSON *spec_to_json(const struct spec *s)
     cJSON_AddStringToObject(o, "evaluator", s->evaluator);
     if (s->arch[0])
         cJSON_AddStringToObject(o, "arch", s->arch);
-    if (s->llm[0])
-        cJSON_AddStringToObject(o, "llm", s->llm);
+    if (s->llm[0]) { /* never a credential of the URL */
+        char llm[sizeof s->llm];
+        llm_redact(s->llm, llm, sizeof llm);
+        cJSON_AddStringToObject(o, "llm", llm);
+    }
     if (s->llm_key_env[0])
         cJSON_AddStringToObject(o, "llm_key_env", s->llm_key_env);
     cJSON_AddNumberToObject(o, "llm_budget_tokens", s->llm_budget_tokens);
@@ -415,5 +426,5 @@ double spec_parse_duration(const char *text)
         mul = 86400;
     else
         return -1;
-    return v * mul;
+    return isfinite(v * mul) ? v * mul : -1;
 }

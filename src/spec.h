@@ -75,6 +75,9 @@ struct spec {
 /* The generation cap of a run that names no budget at all. */
 #define SPEC_GENERATIONS_DEFAULT 20
 
+/* 1 if name can name a run directory: not empty, no '/', not "." or "..". */
+int spec_name_ok(const char *name);
+
 /* 1 if the spec turns LLM mutation on. */
 int spec_llm_on(const struct spec *s);
 

@@ -1099,6 +1099,7 @@ struct walk {
     int64_t v[TPL_MAX_VARS];        /* params assigned so far + rest */
     int level[TPL_MAX_CONSTRAINTS]; /* params a constraint needs */
     uint64_t count, limit;          /* valid points found / cap */
+    uint64_t steps, max_steps;      /* nodes visited / cap on the work */
 };
 
 /* 1 if every constraint that needs exactly the first d params holds. */
@@ -1113,7 +1114,7 @@ static int holds_at(const struct walk *w, int d)
 /* Depth-first over the values of param d, pruning as soon as possible. */
 static void walk_from(struct walk *w, int d)
 {
-    if (w->count >= w->limit || !holds_at(w, d))
+    if (w->count >= w->limit || ++w->steps > w->max_steps || !holds_at(w, d))
         return;
     if (d == w->t->n_params) {
         w->count++;
@@ -1129,7 +1130,13 @@ static void walk_from(struct walk *w, int d)
 uint64_t tpl_space_size(const struct tpl *t, const struct tpl_device *dev,
                         uint64_t limit)
 {
-    struct walk w = {.t = t, .limit = limit};
+    return tpl_space_count(t, dev, limit, UINT64_MAX, NULL);
+}
+
+uint64_t tpl_space_count(const struct tpl *t, const struct tpl_device *dev,
+                         uint64_t limit, uint64_t max_steps, int *complete)
+{
+    struct walk w = {.t = t, .limit = limit, .max_steps = max_steps};
     int64_t def[TPL_MAX_PARAMS];
     tpl_default_point(t, def);
     fill_vars(t, def, NULL, dev, w.v);
@@ -1139,6 +1146,8 @@ uint64_t tpl_space_size(const struct tpl *t, const struct tpl_device *dev,
         w.level[i] = u ? 64 - __builtin_clzll(u) : 0;
     }
     walk_from(&w, 0);
+    if (complete)
+        *complete = w.count < w.limit && w.steps <= w.max_steps;
     return w.count;
 }
 

@@ -178,6 +178,11 @@ int tpl_value_index(const struct tpl *t, int i, int64_t v);
  * enumeration; stops at limit and returns limit if the space is larger. */
 uint64_t tpl_space_size(const struct tpl *t, const struct tpl_device *dev,
                         uint64_t limit);
+/* tpl_space_size bounded in work as well: stops after max_steps nodes of
+ * the search tree; *complete (may be NULL) = 1 if the count is exact, 0 if
+ * it stopped at either bound (then the count is a lower bound). */
+uint64_t tpl_space_count(const struct tpl *t, const struct tpl_device *dev,
+                         uint64_t limit, uint64_t max_steps, int *complete);
 /* Product of the value-list lengths (the unconstrained space). */
 double tpl_space_raw(const struct tpl *t);
 
