@@ -42,6 +42,7 @@
 // kevo: param CLUSTER 1 2 default=1
 // kevo: param CUT 0 4 8 16 default=0
 // kevo: param SK 0 1 default=0
+// kevo: param PACKW 1 2 4 default=1
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
 // accumulators a thread:
@@ -62,7 +63,7 @@
 // The pack kernel indexes 16-byte chunks of the image in 32 bits:
 // kevo: requires (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 8 < 2147483648
 // kevo: launch hgemm_pack
-// kevo: grid cdiv((cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 8, 256)
+// kevo: grid cdiv((cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 8, 256 * PACKW)
 // kevo: block 256
 // kevo: launch hgemm_packed
 // kevo: grid CLUSTER * min((SMS - CUT) / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
@@ -142,10 +143,38 @@ __device__ __forceinline__ uint4 load8(const elem_t *row, int len, int c)
     return o;
 }
 
-/* One thread per 16-byte chunk of the packed image: first the A tiles
- * ([tm][kt], BM rows x 8 chunks each), then the B tiles ([tn][kt],
- * BN/64 boxes of 64 k-rows x 8 chunks). Physical chunk p of row r holds
- * logical chunk p ^ (r % 8). */
+/* Chunk q of the packed image: first the A tiles ([tm][kt], BM rows x 8
+ * chunks each), then the B tiles ([tn][kt], BN/64 boxes of 64 k-rows x 8
+ * chunks). Physical chunk p of row r holds logical chunk p ^ (r % 8).
+ * 32-bit indices: gemm's check_shape keeps the image far below 2^31
+ * chunks, and 64-bit divisions would cost as much as the memory traffic. */
+__device__ __forceinline__ uint4 pack_chunk(const elem_t *__restrict__ A,
+                                            const elem_t *__restrict__ B,
+                                            int M, int N, int K, int ktiles,
+                                            unsigned chunks_a, unsigned q)
+{
+    if (q < chunks_a) {
+        const unsigned tile = q / (BM * 8), w = q % (BM * 8);
+        const int tm = (int)(tile / ktiles), kt = (int)(tile % ktiles);
+        const int r = (int)(w / 8), j = (int)(w % 8) ^ (r % 8);
+        const int m = tm * BM + r;
+        if (m < M)
+            return load8(A + (size_t)m * K, K, kt * BK + j * 8);
+        return make_uint4(0, 0, 0, 0);
+    }
+    const unsigned qb = q - chunks_a;
+    const unsigned tile = qb / (BN * 8), w = qb % (BN * 8);
+    const int tn = (int)(tile / ktiles), kt = (int)(tile % ktiles);
+    const int box = (int)(w / 512), kr = (int)(w % 512) / 8;
+    const int j = (int)(w % 8) ^ (kr % 8);
+    const int k = kt * BK + kr;
+    if (k < K)
+        return load8(B + (size_t)k * N, N, tn * BN + box * 64 + j * 8);
+    return make_uint4(0, 0, 0, 0);
+}
+
+/* PACKW chunks a thread, 256 apart (coalesced), all loads before the
+ * stores. Block 0 also clears the stream-K flags. */
 extern "C" __global__ void __launch_bounds__(256)
 hgemm_pack(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
            elem_t *__restrict__ C, int M, int N, int K, void *ws)
@@ -153,43 +182,24 @@ hgemm_pack(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
     const int ktiles = (K + BK - 1) / BK;
     const int tiles_mp = (M + BM * CLUSTER - 1) / (BM * CLUSTER) * CLUSTER;
     const int tiles_n = (N + BN - 1) / BN;
-    /* 32-bit indices: gemm's check_shape keeps the packed image far
-     * below 2^31 chunks, and 64-bit divisions would cost as much as the
-     * memory traffic */
     const unsigned chunks_a = (unsigned)tiles_mp * ktiles * (BM * 8);
-    const unsigned chunks_b = (unsigned)tiles_n * ktiles * (BN * 8);
-    const unsigned q = blockIdx.x * 256u + threadIdx.x;
+    const unsigned chunks = chunks_a + (unsigned)tiles_n * ktiles * (BN * 8);
     if (SK && blockIdx.x == 0) {
-        unsigned *flags = (unsigned *)((char *)ws + (size_t)(chunks_a +
-                                                             chunks_b) * 16);
+        unsigned *flags = (unsigned *)((char *)ws + (size_t)chunks * 16);
         for (int i = threadIdx.x; i < SK_FLAG_BYTES / 4; i += 256)
             flags[i] = 0;
     }
-    uint4 v;
-    if (q < chunks_a) {
-        const unsigned tile = q / (BM * 8), w = q % (BM * 8);
-        const int tm = (int)(tile / ktiles), kt = (int)(tile % ktiles);
-        const int r = (int)(w / 8), j = (int)(w % 8) ^ (r % 8);
-        const int m = tm * BM + r;
-        if (m < M)
-            v = load8(A + (size_t)m * K, K, kt * BK + j * 8);
-        else
-            v = make_uint4(0, 0, 0, 0);
-    } else if (q < chunks_a + chunks_b) {
-        const unsigned qb = q - chunks_a;
-        const unsigned tile = qb / (BN * 8), w = qb % (BN * 8);
-        const int tn = (int)(tile / ktiles), kt = (int)(tile % ktiles);
-        const int box = (int)(w / 512), kr = (int)(w % 512) / 8;
-        const int j = (int)(w % 8) ^ (kr % 8);
-        const int k = kt * BK + kr;
-        if (k < K)
-            v = load8(B + (size_t)k * N, N, tn * BN + box * 64 + j * 8);
-        else
-            v = make_uint4(0, 0, 0, 0);
-    } else {
-        return;
-    }
-    reinterpret_cast<uint4 *>(ws)[q] = v;
+    const unsigned q0 = blockIdx.x * (256u * PACKW) + threadIdx.x;
+    uint4 v[PACKW];
+#pragma unroll
+    for (int c = 0; c < PACKW; ++c)
+        if (q0 + 256u * c < chunks)
+            v[c] = pack_chunk(A, B, M, N, K, ktiles, chunks_a,
+                              q0 + 256u * c);
+#pragma unroll
+    for (int c = 0; c < PACKW; ++c)
+        if (q0 + 256u * c < chunks)
+            reinterpret_cast<uint4 *>(ws)[q0 + 256u * c] = v[c];
 }
 
 /* ---- shared memory, mbarriers, bulk copies ---- */

@@ -11,8 +11,13 @@
  * Out-of-bounds TMA boxes read zeros (any M; K and N edges), stores to C
  * are predicated. PERSIST=1 runs min(SMS, tiles) blocks over all tiles,
  * GROUP_M block rows at a time (L2 reuse); SETREG=1 moves registers from
- * the producer to the consumers (setmaxnreg). Not: clusters/multicast,
- * TMA stores, split-K. TMA needs 16-byte row strides: K and N % 8 == 0.
+ * the producer to the consumers (setmaxnreg). CLUSTER=2 pairs two blocks
+ * on adjacent M tiles of one N tile: each loads its A slice and half of
+ * the B boxes, multicast to both (TMA .multicast::cluster); a stage is
+ * free once the consumers of both blocks released it. Persistent
+ * clusters may not all be co-resident: CUT leaves CUT multiprocessors
+ * out of the persistent grid. Not: TMA stores, split-K. TMA needs
+ * 16-byte row strides: K and N % 8 == 0.
  */
 // kevo: problem gemm
 // kevo: dtypes fp16 bf16
@@ -23,6 +28,8 @@
 // kevo: param GROUP_M 1 4 8 16 default=8
 // kevo: param PERSIST 0 1 default=0
 // kevo: param SETREG 0 1 default=0
+// kevo: param CLUSTER 1 2 default=1
+// kevo: param CUT 0 4 8 16 default=0
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
 // accumulators per thread:
@@ -31,14 +38,19 @@
 // setmaxnreg only pays when 384 threads share the register file:
 // kevo: constraint !SETREG || CONSUMERS == 2
 // kevo: constraint 1024 + STAGES * (BM + BN) * 128 + 256 <= SMEM_OPTIN
+// A pair splits the B boxes of a stage in halves; CUT only trims a
+// persistent grid of clusters:
+// kevo: constraint CLUSTER == 1 || BN >= 128
+// kevo: constraint CUT == 0 || CLUSTER > 1 && PERSIST
 // TMA: 16-byte global row strides (checked for the tensor maps as well):
 // kevo: requires K % 8 == 0 && N % 8 == 0
 // kevo: tensormap tmA A 64, BM swizzle=128
 // kevo: tensormap tmB B 64, 64 swizzle=128
 // kevo: launch hgemm_wgmma
-// kevo: grid PERSIST ? min(SMS, cdiv(M, BM) * cdiv(N, BN)) : cdiv(M, BM) * cdiv(N, BN)
+// kevo: grid CLUSTER * (PERSIST ? min((SMS - CUT) / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN)) : cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
 // kevo: block 128 * (CONSUMERS + 1)
 // kevo: smem 1024 + STAGES * (BM + BN) * 128 + 256
+// kevo: cluster CLUSTER, 1, 1
 
 #define BK 64                          /* one 128-byte swizzle row */
 #define MI (BM / (64 * CONSUMERS))     /* m64 blocks per consumer */
@@ -47,6 +59,7 @@
 #define B_BYTES (BN * BK * 2)          /* B slice: BN/64 boxes of BK rows */
 #define B_BOX_BYTES (64 * BK * 2)
 #define STAGE_BYTES (A_BYTES + B_BYTES) /* a multiple of 1024 */
+#define B_BOXES_OWN (BN / 64 / CLUSTER) /* B boxes a block of a pair loads */
 
 typedef unsigned long long u64;
 
@@ -94,6 +107,29 @@ __device__ __forceinline__ void mbar_arrive(unsigned bar)
                  : "memory");
 }
 
+/* Arrives on the barrier at bar's offset in block cta of the cluster. */
+__device__ __forceinline__ void mbar_arrive_remote(unsigned bar, unsigned cta)
+{
+    unsigned rb;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+                 : "=r"(rb) : "r"(bar), "r"(cta));
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64"
+                 " _, [%0];\n" ::"r"(rb) : "memory");
+}
+
+__device__ __forceinline__ unsigned cluster_rank(void)
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+
+__device__ __forceinline__ void cluster_sync(void)
+{
+    asm volatile("barrier.cluster.arrive.release;\n"
+                 "barrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
 /* Waits until the phase of the given parity has completed. A fresh
  * barrier is in phase 0, so waiting on parity 1 returns at once. */
 __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
@@ -117,6 +153,19 @@ __device__ __forceinline__ void tma_load(unsigned dst, const tmap_t *map,
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
                  "complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
                  ::"r"(dst), "l"(map), "r"(bar), "r"(c0), "r"(c1)
+                 : "memory");
+}
+
+/* Same, landing at the same offset in both blocks of the pair and
+ * completing on the barrier at bar's offset in each. */
+__device__ __forceinline__ void tma_load_mc(unsigned dst, const tmap_t *map,
+                                            unsigned bar, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+                 "complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4}],"
+                 " [%2], %5;\n"
+                 ::"r"(dst), "l"(map), "r"(bar), "r"(c0), "r"(c1),
+                   "h"((unsigned short)((1u << CLUSTER) - 1))
                  : "memory");
 }
 
@@ -376,14 +425,17 @@ __device__ __forceinline__ void wgmma_bn<256>(float (&d)[128], u64 da,
 
 /* ---- the kernel ---- */
 
-/* Block tile of the t-th tile: GROUP_M block rows sweep the columns. */
+/* Block tile of the t-th (pair) tile: GROUP_M (pair) rows sweep the
+ * columns; tiles_m counts pairs of M tiles when CLUSTER = 2, and block
+ * rank of the pair takes the rank-th M tile of its pair. */
 __device__ __forceinline__ void tile_origin(int t, int tiles_m, int tiles_n,
                                             int &m0, int &n0)
 {
     const int per_group = GROUP_M * tiles_n;
     const int first_m = (t / per_group) * GROUP_M;
     const int gsize = min(tiles_m - first_m, GROUP_M);
-    m0 = (first_m + (t % per_group) % gsize) * BM;
+    const int rank = CLUSTER == 1 ? 0 : (int)cluster_rank();
+    m0 = ((first_m + (t % per_group) % gsize) * CLUSTER + rank) * BM;
     n0 = ((t % per_group) / gsize) * BN;
 }
 
@@ -406,7 +458,9 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(ta) : "memory");
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(tb) : "memory");
     int it = 0;
-    for (int t = blockIdx.x; t < tiles_m * tiles_n; t += gridDim.x) {
+    const int rank = CLUSTER == 1 ? 0 : (int)cluster_rank();
+    for (int t = blockIdx.x / CLUSTER; t < tiles_m * tiles_n;
+         t += gridDim.x / CLUSTER) {
         int m0, n0;
         tile_origin(t, tiles_m, tiles_n, m0, n0);
         for (int kt = 0; kt < ktiles; ++kt, ++it) {
@@ -415,9 +469,15 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
             mbar_expect_tx(sm.full(s), STAGE_BYTES);
             tma_load(sm.a(s), ta, sm.full(s), kt * BK, m0);
 #pragma unroll
-            for (int j = 0; j < BN / 64; ++j)
-                tma_load(sm.b(s) + j * B_BOX_BYTES, tb, sm.full(s),
-                         n0 + 64 * j, kt * BK);
+            for (int jj = 0; jj < B_BOXES_OWN; ++jj) {
+                const int j = rank * B_BOXES_OWN + jj;
+                if (CLUSTER == 1)
+                    tma_load(sm.b(s) + j * B_BOX_BYTES, tb, sm.full(s),
+                             n0 + 64 * j, kt * BK);
+                else
+                    tma_load_mc(sm.b(s) + j * B_BOX_BYTES, tb, sm.full(s),
+                                n0 + 64 * j, kt * BK);
+            }
         }
     }
 }
@@ -451,6 +511,18 @@ __device__ __forceinline__ void store_tile(elem_t *C, int M, int N, int r0,
     }
 }
 
+/* Gives stage s back to the producer of every block of the cluster. */
+__device__ __forceinline__ void release(const smem_map &sm, int s)
+{
+    if (CLUSTER == 1) {
+        mbar_arrive(sm.empty(s));
+        return;
+    }
+#pragma unroll
+    for (int c = 0; c < CLUSTER; ++c)
+        mbar_arrive_remote(sm.empty(s), c);
+}
+
 __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C, int M,
                                         int N, int tiles_m, int tiles_n,
                                         int ktiles, int cw, int tid)
@@ -462,7 +534,8 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C, int M,
         for (int i = 0; i < BN / 2; ++i)
             acc[mi][i] = 0.f;
     int it = 0;
-    for (int t = blockIdx.x; t < tiles_m * tiles_n; t += gridDim.x) {
+    for (int t = blockIdx.x / CLUSTER; t < tiles_m * tiles_n;
+         t += gridDim.x / CLUSTER) {
         int m0, n0;
         tile_origin(t, tiles_m, tiles_n, m0, n0);
         for (int kt = 0; kt < ktiles; ++kt, ++it) {
@@ -493,14 +566,14 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C, int M,
              * so its stage goes back to the producer */
             wg_wait<1>();
             if (kt > 0 && tid == 0)
-                mbar_arrive(sm.empty((it - 1) % STAGES));
+                release(sm, (it - 1) % STAGES);
         }
         wg_wait<0>();
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi)
             reg_fence(acc[mi]);
         if (tid == 0)
-            mbar_arrive(sm.empty((it - 1) % STAGES));
+            release(sm, (it - 1) % STAGES);
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi)
             store_tile(C, M, N, m0 + (cw * MI + mi) * 64, n0, acc[mi], tid);
@@ -518,17 +591,25 @@ hgemm_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
     sm.base = (smem_u32(smem_raw) + 1023u) & ~1023u; /* swizzle atoms */
     sm.bars = sm.base + STAGES * STAGE_BYTES;
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
-    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+    /* with CLUSTER = 2, pairs of M tiles (the second may lie past M: its
+     * A boxes read zeros and its stores are masked) */
+    const int tiles_m = (M + BM * CLUSTER - 1) / (BM * CLUSTER);
+    const int tiles_n = (N + BN - 1) / BN;
     const int ktiles = (K + BK - 1) / BK;
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(sm.full(s), 1);
-            mbar_init(sm.empty(s), CONSUMERS);
+            mbar_init(sm.empty(s), CONSUMERS * CLUSTER);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
-    __syncthreads();
+    /* with a pair, the peer's barriers exist before any multicast or
+     * remote arrive reaches them */
+    if (CLUSTER > 1)
+        cluster_sync();
+    else
+        __syncthreads();
 
     if (wg == 0) {
         if (SETREG)
@@ -540,4 +621,8 @@ hgemm_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
             asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
         consume(sm, C, M, N, tiles_m, tiles_n, ktiles, wg - 1, tid);
     }
+    /* the peer may multicast into this block or arrive on its barriers
+     * until it is done too */
+    if (CLUSTER > 1)
+        cluster_sync();
 }
