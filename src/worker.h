@@ -19,9 +19,10 @@
  *     file-scope const/constexpr data NVRTC puts in .nv.global.init) is
  *     located with cuModuleGetGlobal (or through its section's base),
  *     together with the bytes between them, and hashed on the GPU after
- *     load, after every check launch and after the timing loop; any change
- *     is cheat "module global 'X' changed during check A: state carried
- *     across launches; use the workspace". Constant tables pass; a counter
+ *     load, after every check launch, the timing loop and confirm's
+ *     interleaved pairs; any change is cheat "module global 'X' changed
+ *     during check A: state carried across launches; use the workspace"
+ *     (in confirm: the confirm error). Constant tables pass; a counter
  *     or cache kept across launches does not (state used inside one
  *     launch and restored before it ends is allowed). Data that cannot be
  *     located is compile_error; so is printf (a vprintf import: "printf is

@@ -99,6 +99,28 @@ if [ -f "$ROOT/templates/gemm/sgemm_tiled.cu" ]; then
     row "confirm: tiled vs naive GEMM" accept "${got:-none}"
 fi
 
+echo "== issue 10: long K, sizes past the old cap, memory refusal"
+# a naive serial-K kernel at K = 400000 (failed the old sqrt(K) tolerance),
+# the Kernel Tuner-style SGEMM with file-scope constexpr data, a GEMM with
+# 1.07e9 input elements (refused as "too large" before), and a shape that
+# cannot fit: refused with the bytes needed and free
+for c in "gemm_ok.cu:256x256x400000" "gemm_constexpr.cu:256x256x400000" \
+    "gemm_ok.cu:32768x32x32768"; do
+    f="$ROOT/tests/gpu/harness/${c%%:*}"; s=${c##*:}
+    log="$LOG/issue10-$(basename "$f" .cu)-$s.log"
+    "$KEVO" eval "$f" --shape "$s" --timeout-ms 30000 --seed "$SEED" \
+        >"$log" 2>&1
+    got=$(verdict_of "$f" "$log")
+    row "$(basename "$f") $s" ok "${got:-none}"
+    sed 's/^/    /' "$log"
+done
+log="$LOG/issue10-too-big.log"
+"$KEVO" eval "$h/gemm_ok.cu" --shape 131072x131072x16 --seed "$SEED" \
+    >"$log" 2>&1
+got=$(grep -c 'needs [0-9]* bytes of GPU memory (inputs .*only [0-9]* free' "$log")
+row "131072x131072x16: needs N bytes, only F free" 1 "$got"
+sed 's/^/    /' "$log"
+
 echo "== shipped templates at their default point"
 # every dtype of a template on an awkward shape, its first dtype on a
 # regular one; "unsupported" is right only for a template that declares

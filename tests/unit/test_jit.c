@@ -403,6 +403,28 @@ static void test_cubin_globals(void)
               KEVO_OK && o.ok);
     CHECK(jit_cubin_calls(o.cubin, o.cubin_len, "vprintf"));
     CHECK(jit_cubin_globals(o.cubin, o.cubin_len, g, 8) >= 1);
+    /* a cut or corrupted cubin is read within its bounds (ASan checks the
+     * copies, each exactly as long as the cut) */
+    for (size_t cut = 0; cut < o.cubin_len; cut += 1 + cut / 7) {
+        char *bin = malloc(cut ? cut : 1);
+        memcpy(bin, o.cubin, cut);
+        (void)jit_cubin_globals(bin, cut, g, 8);
+        (void)jit_cubin_calls(bin, cut, "vprintf");
+        if (cut > 0x40) {
+            bin[cut / 2] ^= 0x5a; /* somewhere in the headers or tables */
+            (void)jit_cubin_globals(bin, cut, g, 8);
+        }
+        free(bin);
+    }
+    char *bin = malloc(o.cubin_len);
+    memcpy(bin, o.cubin, o.cubin_len);
+    for (size_t i = 0; i < o.cubin_len; i++) { /* every byte, in turn */
+        bin[i] ^= (char)0xa5;
+        (void)jit_cubin_globals(bin, o.cubin_len, g, 8);
+        (void)jit_cubin_calls(bin, o.cubin_len, "vprintf");
+        bin[i] ^= (char)0xa5;
+    }
+    free(bin);
     jit_output_release(&o);
     CHECK(jit_cubin_globals("not an elf", 10, g, 8) == -1);
 }
