@@ -37,8 +37,11 @@
 // kevo: param NBUF 1 2 3 4 6 8 default=2
 // 16-byte units folded per step (loads in flight per thread):
 // kevo: param UNROLL 1 2 4 default=2
-// Bulk copies a row slice is issued as (all on one mbarrier):
-// kevo: param NCOPY 1 2 4 default=1
+// Chunks of a row slice, each one bulk copy on its own mbarrier: the fold
+// starts on a chunk as soon as it lands, and in the write pass a chunk is
+// refilled with the next row as soon as it is written out (with NBUF = 1
+// that is the only overlap of DRAM reads with the compute):
+// kevo: param NCH 1 2 4 8 default=1
 // Blocks per SM the persistent grid is sized for, and clusters left out
 // of it (to fit a GPC-shaped cluster count or divide ROWS evenly):
 // kevo: param BPS 1 2 3 4 default=1
@@ -49,10 +52,10 @@
 // kevo: param STH 0 1 default=1
 // kevo: constraint BPS * THREADS <= 2048
 // kevo: constraint SMS * BPS / CL - DROP >= 1
-// The ring (fp32-sized, see above) + ~1 KB of static and reserved shared
+// The ring (fp32-sized, see above) + ~2 KB of static and reserved shared
 // memory per block, BPS blocks per SM (233472 B an SM on sm_90):
-// kevo: requires NBUF * cdiv(cdiv(COLS, 4) + 1, CL) * 16 <= SMEM_OPTIN - 1024
-// kevo: requires BPS * (NBUF * cdiv(cdiv(COLS, 4) + 1, CL) * 16 + 2048) <= 233472
+// kevo: requires NBUF * cdiv(cdiv(COLS, 4) + 1, CL) * 16 <= SMEM_OPTIN - 2048
+// kevo: requires BPS * (NBUF * cdiv(cdiv(COLS, 4) + 1, CL) * 16 + 3072) <= 233472
 // kevo: requires COLS <= 536000000
 // kevo: launch softmax_bulk
 // kevo: grid CL * min(ROWS, SMS * BPS / CL - DROP)
@@ -63,7 +66,7 @@
 #define ES ((int)sizeof(elem_t))
 #define VE (16 / ES) /* elements per 16-byte unit */
 #define NW (THREADS / 32)
-#define MAXB 16      /* row buffers at most (mbarriers) */
+#define MAXB 16      /* row buffers at most (NCH mbarriers each) */
 #define L2E 1.4426950408889634f
 #define NEG_INF __int_as_float(0xff800000)
 
@@ -246,22 +249,21 @@ __device__ __forceinline__ rowgeo geo(const elem_t *x, long long row,
     return g;
 }
 
-/* Issues the copies of this rank's units of a row into buffer sb. */
+/* Issues the copy of chunk c of this rank's units of a row into its
+ * buffer sb: local units [c*per, (c+1)*per), per fixed for the launch so
+ * that a chunk of the next row never overlaps another chunk of this one. */
 __device__ __forceinline__ void issue(unsigned char *sb, u64 *bar,
-                                      const rowgeo &g, u64 pol)
+                                      const rowgeo &g, int c, int per,
+                                      u64 pol)
 {
-    int first = max(g.u0, g.c0);
-    int n = max(0, min(g.u1, g.ncp) - first); /* units to copy */
+    int nloc = g.u1 - g.u0;
+    int lo = max(c * per, g.c0 - g.u0);
+    int hi = min(min(nloc, (c + 1) * per), g.ncp - g.u0);
+    int n = max(0, hi - lo); /* units to copy */
     mbar_expect(bar, (u32)n * 16u);
-    int per = (n + NCOPY - 1) / NCOPY;
-    sb += (size_t)(first - g.u0) * 16;
-#pragma unroll
-    for (int k = 0; k < NCOPY; ++k) {
-        int a = k * per, b = min(n, a + per);
-        if (a < b)
-            bulk_load(sb + (size_t)a * 16, g.base + (size_t)(first + a) * 16,
-                      (u32)(b - a) * 16u, bar, pol);
-    }
+    if (n > 0)
+        bulk_load(sb + (size_t)lo * 16, g.base + (size_t)(g.u0 + lo) * 16,
+                  (u32)n * 16u, bar, pol);
     mbar_emu_done(bar);
 }
 
@@ -358,7 +360,7 @@ softmax_bulk(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
 {
     extern __shared__ float4 smem4[];
     unsigned char *ring = reinterpret_cast<unsigned char *>(smem4);
-    __shared__ u64 bar[MAXB];
+    __shared__ u64 bar[MAXB * NCH]; /* buffer b, chunk c: b * NCH + c */
     __shared__ float red_m[NW], red_s[NW];
     __shared__ float2 part[2];
 
@@ -373,12 +375,13 @@ softmax_bulk(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
     const int q4 = ((COLS + 3) / 4 + 1 + CL - 1) / CL;
     const int nbuf = min(MAXB, (int)((long long)NBUF * q4 / qmax));
     const size_t stride = (size_t)qmax * 16;
+    const int per = (qmax + NCH - 1) / NCH; /* units of a chunk */
     /* y's rows can take 16-byte stores where x's can */
     const bool yal = (((u64)x ^ (u64)y) & 15) == 0;
     const u64 pol = evict_first_policy();
 
     if (t == 0) {
-        for (int b = 0; b < nbuf; ++b)
+        for (int b = 0; b < nbuf * NCH; ++b)
             mbar_init(&bar[b]);
         mbar_fence_init();
     }
@@ -386,34 +389,42 @@ softmax_bulk(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
     if (t == 0)
         for (int b = 0; b < nbuf; ++b) {
             long long row = cid + (long long)b * ncl;
-            if (row < ROWS)
-                issue(ring + b * stride, &bar[b],
-                      geo(x, row, COLS, total, rank), pol);
+            if (row < ROWS) {
+                const rowgeo g = geo(x, row, COLS, total, rank);
+                for (int c = 0; c < NCH; ++c)
+                    issue(ring + b * stride, &bar[b * NCH + c], g, c, per,
+                          pol);
+            }
         }
 
     int it = 0;
     for (long long row = cid; row < ROWS; row += ncl, ++it) {
         const int b = it % nbuf;
+        const u32 par = (u32)((it / nbuf) & 1);
         const rowgeo g = geo(x, row, COLS, total, rank);
         const uint4 *sb = reinterpret_cast<const uint4 *>(ring + b * stride);
         const int nloc = g.u1 - g.u0;
-        mbar_wait(&bar[b], (u32)((it / nbuf) & 1));
 
-        /* fold this rank's units */
+        /* fold this rank's units, a chunk as soon as it lands */
         float m = NEG_INF, s = 0.f;
-        int k = t;
-        for (; k + (UNROLL - 1) * THREADS < nloc; k += UNROLL * THREADS) {
-            float f[UNROLL][VE];
+#pragma unroll 1
+        for (int c = 0; c < NCH; ++c) {
+            const int end = min(nloc, (c + 1) * per);
+            int k = c * per + t;
+            mbar_wait(&bar[b * NCH + c], par);
+            for (; k + (UNROLL - 1) * THREADS < end; k += UNROLL * THREADS) {
+                float f[UNROLL][VE];
 #pragma unroll
-            for (int j = 0; j < UNROLL; ++j)
-                unit_vals(f[j], sb + k + j * THREADS, g.u0 + k + j * THREADS,
-                          g, COLS);
-            fold<UNROLL>(m, s, f);
-        }
-        for (; k < nloc; k += THREADS) {
-            float f[1][VE];
-            unit_vals(f[0], sb + k, g.u0 + k, g, COLS);
-            fold<1>(m, s, f);
+                for (int j = 0; j < UNROLL; ++j)
+                    unit_vals(f[j], sb + k + j * THREADS,
+                              g.u0 + k + j * THREADS, g, COLS);
+                fold<UNROLL>(m, s, f);
+            }
+            for (; k < end; k += THREADS) {
+                float f[1][VE];
+                unit_vals(f[0], sb + k, g.u0 + k, g, COLS);
+                fold<1>(m, s, f);
+            }
         }
 
         /* the block's pair, in a fixed order */
@@ -456,35 +467,36 @@ softmax_bulk(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
         }
         const float nm = -m * L2E, inv = 1.f / s;
 
-        /* write from shared memory */
+        /* write from shared memory; each chunk, once written out (and red_*
+         * read), is refilled with the same chunk of row it + nbuf */
         elem_t *yr = reinterpret_cast<elem_t *>(
             reinterpret_cast<unsigned char *>(y + row * COLS) - g.off);
-        k = t;
-        for (; k + (UNROLL - 1) * THREADS < nloc; k += UNROLL * THREADS) {
-            float f[UNROLL][VE];
+        const long long nrow = row + (long long)nbuf * ncl;
+#pragma unroll 1
+        for (int c = 0; c < NCH; ++c) {
+            const int end = min(nloc, (c + 1) * per);
+            int k = c * per + t;
+            for (; k + (UNROLL - 1) * THREADS < end; k += UNROLL * THREADS) {
+                float f[UNROLL][VE];
 #pragma unroll
-            for (int j = 0; j < UNROLL; ++j)
-                unit_vals(f[j], sb + k + j * THREADS, g.u0 + k + j * THREADS,
-                          g, COLS);
+                for (int j = 0; j < UNROLL; ++j)
+                    unit_vals(f[j], sb + k + j * THREADS,
+                              g.u0 + k + j * THREADS, g, COLS);
 #pragma unroll
-            for (int j = 0; j < UNROLL; ++j)
-                unit_store(yr, g.u0 + k + j * THREADS, g, COLS, yal, f[j],
-                           nm, inv);
-        }
-        for (; k < nloc; k += THREADS) {
-            float f[VE];
-            unit_vals(f, sb + k, g.u0 + k, g, COLS);
-            unit_store(yr, g.u0 + k, g, COLS, yal, f, nm, inv);
-        }
-
-        /* buffer b and red_* are free: refill b with row it + nbuf */
-        __syncthreads();
-        if (t == 0) {
-            long long nrow = row + (long long)nbuf * ncl;
-            if (nrow < ROWS) {
+                for (int j = 0; j < UNROLL; ++j)
+                    unit_store(yr, g.u0 + k + j * THREADS, g, COLS, yal, f[j],
+                               nm, inv);
+            }
+            for (; k < end; k += THREADS) {
+                float f[VE];
+                unit_vals(f, sb + k, g.u0 + k, g, COLS);
+                unit_store(yr, g.u0 + k, g, COLS, yal, f, nm, inv);
+            }
+            __syncthreads();
+            if (t == 0 && nrow < ROWS) {
                 fence_async();
-                issue(ring + b * stride, &bar[b],
-                      geo(x, nrow, COLS, total, rank), pol);
+                issue(ring + b * stride, &bar[b * NCH + c],
+                      geo(x, nrow, COLS, total, rank), c, per, pol);
             }
         }
     }
