@@ -35,13 +35,13 @@
 // kevo: problem gemm
 // kevo: dtypes fp16 bf16
 // kevo: param BM 64 128 256 default=128
-// kevo: param BN 64 128 192 256 default=256
+// kevo: param BN 64 128 192 256 default=192
 // kevo: param CONSUMERS 1 2 default=2
 // kevo: param STAGES 2 3 4 5 6 7 default=4
 // kevo: param GROUP_M 1 4 8 16 default=8
 // kevo: param CLUSTER 1 2 default=1
 // kevo: param CUT 0 4 8 16 default=0
-// kevo: param SK 0 1 default=0
+// kevo: param SK 0 1 default=1
 // kevo: param PACKW 1 2 4 default=1
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
