@@ -8,10 +8,25 @@
 # rebuilt from the recorded answer when that copy is gone or edited; a
 # run where neither is left fails with both reasons. kevo verify finds the
 # template too (and then stops for want of a GPU). A TMA template
-# (hgemm_wgmma) exports to C and torch with its tensor maps encoded.
+# (hgemm_wgmma) exports to C and torch with its tensor maps encoded. The
+# torch extensions' CUDA sources compile with nvcc against stand-in torch
+# headers (tests/data/torch-stub); tests/gpu/export_torch.sh runs them.
 . tests/cli/lib.inc
 K="$KEVO"
 CUDA=/usr/local/cuda
+NVCC=$CUDA/bin/nvcc
+# torch_compiles PY: the extension's CUDA source compiles with nvcc against
+# a stand-in for the torch headers (tests/data/torch-stub; no torch in CI)
+cat >"$SCRATCH/cudasrc.py" <<'PY'
+import re, sys
+print(re.search(r"CUDA_SRC = r'''(.*?)'''", open(sys.argv[1]).read(), re.S).group(1))
+PY
+torch_compiles() {
+    python3 "$SCRATCH/cudasrc.py" "$1" >"$SCRATCH/tsrc.cu" || return 1
+    "$NVCC" -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Itests/data/torch-stub \
+        -c "$SCRATCH/tsrc.cu" -o "$SCRATCH/tsrc.o" 2>"$SCRATCH/tsrc.err" ||
+        { grep -m5 error "$SCRATCH/tsrc.err"; return 1; }
+}
 SERVER="$BUILD/tests/llm_server"
 export KEVO_TEST_KEY=sk-kevo-test-5f2a9c1e
 "$SERVER" --port 0 --key-env KEVO_TEST_KEY --answers tests/data/llm-answers/split \
@@ -94,6 +109,10 @@ python3 -c "import ast,sys; ast.parse(open(sys.argv[1]).read())" "$X.py" &&
     grep -q "ws_t = torch::empty({(int64_t)ws_bytes}" "$X.py" &&
     ok "export --format torch: both launches and a workspace sized by the plan" ||
     fail "torch export of the LLM winner"
+if [ -x "$NVCC" ]; then
+    torch_compiles "$X.py" && ok "the torch extension's CUDA source compiles (nvcc, torch stand-in headers)" ||
+        fail "torch extension source of the LLM winner does not compile"
+fi
 
 # where the template comes from
 cp -r "$R" "$SCRATCH/gone"; rm -rf "$SCRATCH/gone/export" "$SCRATCH/gone/llm/templates"
@@ -133,4 +152,8 @@ C
 cc -std=c11 -Wall -Wextra -Werror -I"$SCRATCH/xt" -I$CUDA/include "$SCRATCH/mt.c" "$XT.c" \
     -L$CUDA/lib64/stubs -lcuda -o "$SCRATCH/mt" 2>"$SCRATCH/ce" &&
     ok "the TMA C launcher compiles with -Werror and links" || { fail "TMA C launcher"; head "$SCRATCH/ce"; }
+if [ -x "$NVCC" ]; then
+    torch_compiles "$XT.py" && ok "the TMA torch extension's CUDA source compiles (nvcc, torch stand-in headers)" ||
+        fail "TMA torch extension source does not compile"
+fi
 finish
