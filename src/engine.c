@@ -97,12 +97,33 @@ int eng_supports(const struct engine *e, const struct genome *g)
     return supports(e, g);
 }
 
-/* A random valid, supported point of template t; -1 if none found. */
+static const struct pointset *points_of(struct engine *e, int t, int *rc);
+
+/* 1 if the run draws random points from the templates' point lists and
+ * starts from a Latin hypercube (spec init "lhs"); 0: by rejection, as
+ * runs made before issue 13. */
+static int use_lists(const struct engine *e)
+{
+    return !strcmp(e->env.spec->init, "lhs");
+}
+
+/* A random valid, supported point of template t; -1 if none found. With
+ * point lists, uniform over t's list (by rejection if t has none). */
 static int random_point(struct engine *e, int t, struct genome *g)
 {
     const struct tpl *tp = e->tpls[t];
     memset(g, 0, sizeof *g);
     g->tpl = t;
+    int rc;
+    const struct pointset *ps = use_lists(e) ? points_of(e, t, &rc) : NULL;
+    if (ps) { /* uniform over the usable points, no rejection */
+        if (ps->n == 0)
+            return -1;
+        pointset_get(ps, tp, (long)rng_below(&e->rng, (uint64_t)ps->n),
+                     g->vals);
+        genome_rehash(g, tp);
+        return 0;
+    }
     for (int tries = 0; tries < RANDOM_TRIES; tries++) {
         for (int i = 0; i < tp->n_params; i++) {
             const struct tpl_param *p = &tp->params[i];
@@ -200,6 +221,40 @@ static int offer_initial(struct engine *e, const struct genome *g, int *k)
     return eng_add_child(e, &c);
 }
 
+/* How many points the Latin hypercube of template t has: at least the
+ * spec's random points plus the default, and 3 per parameter, so that
+ * every parameter's range is cut into that many strata (a space of 7
+ * parameters starts from 21 points, not 9). */
+static long lhs_count(const struct engine *e, const struct tpl *tp)
+{
+    long k = e->env.spec->init_random + 1, per = 3L * tp->n_params;
+    return k > per ? k : per;
+}
+
+/* The Latin hypercube over t's point list; 1 if t has none (then the
+ * caller draws random points). */
+static int offer_lhs(struct engine *e, int t, int *k, int *rc)
+{
+    const struct pointset *ps = points_of(e, t, rc);
+    if (*rc || !ps)
+        return !*rc;
+    long n = lhs_count(e, e->tpls[t]);
+    long *at = malloc(sizeof *at * (size_t)n);
+    if (!at) {
+        *rc = KEVO_ENOMEM;
+        return 0;
+    }
+    n = sample_lhs(ps, e->tpls[t], n, &e->rng, at);
+    for (long i = 0; i < n && !*rc; i++) {
+        struct genome g = {.tpl = t};
+        pointset_get(ps, e->tpls[t], at[i], g.vals);
+        genome_rehash(&g, e->tpls[t]);
+        *rc = offer_initial(e, &g, k);
+    }
+    free(at);
+    return 0;
+}
+
 static int make_initial(struct engine *e)
 {
     int k = 0, rc;
@@ -212,6 +267,13 @@ static int make_initial(struct engine *e)
         genome_rehash(&g, tp);
         if ((rc = offer_initial(e, &g, &k)))
             return rc;
+        if (use_lists(e)) {
+            int none = offer_lhs(e, t, &k, &rc);
+            if (rc)
+                return rc;
+            if (!none)
+                continue;
+        }
         for (int r = 0; r < e->env.spec->init_random; r++) {
             if (random_point(e, t, &g))
                 break;
@@ -364,6 +426,22 @@ static int try_child(struct engine *e, int i, int arm, struct child *c)
     return 0;
 }
 
+/* A child of island i at a random point not evaluated yet; -1 if none
+ * found. */
+static int random_child(struct engine *e, int i, struct child *c)
+{
+    memset(c, 0, sizeof *c);
+    c->island = i;
+    c->mutator = "random";
+    for (int tries = 0; tries < MAKE_TRIES; tries++) {
+        int t = (int)rng_below(&e->rng, (uint64_t)e->n_tpls);
+        if (eng_tpl_usable(e, t) && random_point(e, t, &c->g) == 0 &&
+            !seen_has(&e->seen, c->g.hash))
+            return 0;
+    }
+    return -1;
+}
+
 static int make_offspring(struct engine *e)
 {
     for (int i = 0; i < e->n_isl; i++)
@@ -378,13 +456,19 @@ static int make_offspring(struct engine *e)
                 if (arm >= ARM_LLM_REWRITE)
                     continue; /* asked an LLM: its child comes later */
             }
-            for (int t = 0; t < MAKE_TRIES; t++)
+            int t = 0;
+            for (; t < MAKE_TRIES; t++)
                 if (try_child(e, i, arm, &c) == 0) {
                     rc = eng_add_child(e, &c);
                     if (rc)
                         return rc;
                     break;
                 }
+            /* no new neighbour (a sparse table, a region mined out): a
+             * fresh random point keeps the search going */
+            if (t == MAKE_TRIES && use_lists(e) &&
+                random_child(e, i, &c) == 0 && (rc = eng_add_child(e, &c)))
+                return rc;
         }
     return KEVO_OK;
 }

@@ -98,27 +98,42 @@ void sample_shuffle(long *perm, long n, struct rng *r)
     }
 }
 
-/* Index of the point of ps nearest to target (value indices, normalized
- * by each parameter's value count) that taken does not mark; -1 if none. */
-static long nearest(const struct pointset *ps, const struct tpl *t,
-                    const double *target, const uint8_t *taken)
+/* Strata of parameter p for a hypercube of k points: its values, or k
+ * bins of neighbouring values when it has more than k. */
+static int bins_of(const struct tpl *t, int p, long k)
+{
+    int nv = t->params[p].n_values;
+    return nv < k ? nv : (int)k;
+}
+
+/* The point of ps (not taken) that covers the most strata no chosen point
+ * covers yet (covered[p][bin]), nearest to target (value indices,
+ * normalized by each parameter's value count) among those; -1 if none. */
+static long pick(const struct pointset *ps, const struct tpl *t, long k,
+                 const double *target, const uint8_t *taken,
+                 uint8_t (*covered)[TPL_MAX_VALUES])
 {
     double best = DBL_MAX, w[TPL_MAX_PARAMS];
     long at = -1;
     const int np = ps->n_params;
-    for (int k = 0; k < np; k++) {
-        int nv = t->params[k].n_values;
-        w[k] = nv > 1 ? 1.0 / ((double)(nv - 1) * (nv - 1)) : 0;
+    int nb[TPL_MAX_PARAMS], nv[TPL_MAX_PARAMS];
+    for (int j = 0; j < np; j++) {
+        nv[j] = t->params[j].n_values;
+        nb[j] = bins_of(t, j, k);
+        w[j] = nv[j] > 1 ? 1.0 / ((double)(nv[j] - 1) * (nv[j] - 1)) : 0;
     }
     for (long i = 0; i < ps->n; i++) {
         if (taken[i])
             continue;
         const uint8_t *row = ps->idx + (size_t)i * (size_t)np;
+        int gain = 0;
         double d = 0;
-        for (int k = 0; k < np && d < best; k++) {
-            double x = row[k] - target[k];
-            d += x * x * w[k];
+        for (int j = 0; j < np; j++) {
+            double x = row[j] - target[j];
+            gain += !covered[j][row[j] * nb[j] / nv[j]];
+            d += x * x * w[j];
         }
+        d -= gain * 1e6; /* a new stratum outweighs any distance */
         if (d < best) {
             best = d;
             at = i;
@@ -137,9 +152,12 @@ long sample_lhs(const struct pointset *ps, const struct tpl *t, long k,
         return 0;
     long *perm = malloc(sizeof *perm * (size_t)k * (size_t)(np ? np : 1));
     uint8_t *taken = calloc((size_t)ps->n, 1);
-    if (!perm || !taken) {
+    uint8_t(*covered)[TPL_MAX_VALUES] = calloc(TPL_MAX_PARAMS,
+                                               sizeof *covered);
+    if (!perm || !taken || !covered) {
         free(perm);
         free(taken);
+        free(covered);
         return 0;
     }
     for (int j = 0; j < np; j++) {
@@ -157,13 +175,17 @@ long sample_lhs(const struct pointset *ps, const struct tpl *t, long k,
             int nv = t->params[j].n_values;
             target[j] = (double)(long)(((double)st + 0.5) * nv / (double)k);
         }
-        long at = nearest(ps, t, target, taken);
+        long at = pick(ps, t, k, target, taken, covered);
         if (at < 0)
             break;
         taken[at] = 1;
         out[got++] = at;
+        const uint8_t *row = ps->idx + (size_t)at * (size_t)np;
+        for (int j = 0; j < np; j++)
+            covered[j][row[j] * bins_of(t, j, k) / t->params[j].n_values] = 1;
     }
     free(perm);
     free(taken);
+    free(covered);
     return got;
 }

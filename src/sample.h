@@ -46,14 +46,16 @@ void pointset_get(const struct pointset *ps, const struct tpl *t, long i,
 /* Shuffles perm[0..n) in place (Fisher-Yates with r). */
 void sample_shuffle(long *perm, long n, struct rng *r);
 /*
- * A Latin hypercube of k points over ps: each parameter's range of value
- * indices is cut into k equal strata and every stratum is hit by exactly
- * one sample (the sample takes the stratum's middle value index), so
- * with k >= a parameter's value count every value is aimed at; each
- * sample then takes the point of ps
- * nearest to it (normalized index distance), never one taken before.
- * Writes up to k distinct indices into ps to out; returns how many (fewer
- * only if ps has fewer than k points).
+ * A Latin hypercube of k points over ps, for spaces cut by constraints:
+ * each parameter's value indices are cut into k strata (its values, if
+ * it has k or fewer) and sample s aims at stratum perm_p[s] of every
+ * parameter p (one random permutation per parameter). Each sample takes
+ * the point of ps, not taken before, that covers the most strata no
+ * earlier sample covers, nearest to its aim (normalized index distance)
+ * among those. So every stratum that a valid point can reach is covered
+ * as long as samples remain, whatever the constraints cut away. Writes
+ * up to k distinct indices into ps to out; returns how many (fewer only
+ * if ps has fewer than k points, or out of memory: 0).
  */
 long sample_lhs(const struct pointset *ps, const struct tpl *t, long k,
                 struct rng *r, long *out);

@@ -30,7 +30,7 @@ void spec_defaults(struct spec *s)
     s->archive_prob = 0.2;
     s->crossover_prob = 0.3;
     snprintf(s->strategy, sizeof s->strategy, "evolve");
-    snprintf(s->init, sizeof s->init, "random"); /* lhs: coming */
+    snprintf(s->init, sizeof s->init, "lhs");
     s->surrogate = 0;
     s->max_generations = SPEC_GENERATIONS_UNSET;
     snprintf(s->evaluator, sizeof s->evaluator, "gpu");

@@ -254,14 +254,15 @@ static void test_eval_budget_exact(void)
     fixture_release(&f);
 }
 
-static void test_replay_evaluates_nothing(void)
+static void replay_once(const char *init, int want_confirms)
 {
     struct fixture f;
     struct engine_stats st, st2;
     fixture_init(&f, 21);
+    snprintf(f.spec.init, sizeof f.spec.init, "%s", init);
     CHECK(run_engine(&f, NULL, &st) == KEVO_OK);
     long live = f.stats.evaluated, confirms = f.stats.confirms;
-    CHECK(live == st.evals && confirms > 0);
+    CHECK(live == st.evals && (confirms > 0) >= want_confirms);
     cJSON *j = journal(&f);
     CHECK(run_engine(&f, j, &st2) == KEVO_OK);
     CHECK(f.stats.evaluated == live);   /* nothing evaluated again */
@@ -270,6 +271,14 @@ static void test_replay_evaluates_nothing(void)
     CHECK(st2.best_fitness == st.best_fitness);
     cJSON_Delete(j);
     fixture_release(&f);
+}
+
+static void test_replay_evaluates_nothing(void)
+{
+    /* (with a hypercube first, template kb's 6 points are all in
+     * generation 0 and its best is the space's: no confirmation later) */
+    replay_once("random", 1);
+    replay_once("lhs", 0);
 }
 
 static void test_divergence_reported(void)
@@ -387,6 +396,66 @@ static void test_archive_keeps_best_per_cell(void)
     cJSON_Delete(j);
 }
 
+/* Generation 0 of template ka from the journal: how many points, and how
+ * many values of its parameters none of them has. */
+static void gen0_cover(struct fixture *f, int *n, int *missed)
+{
+    cJSON *j = journal(f), *r;
+    int hit[4][8] = {{0}};
+    static const char *const names[4] = {"BM", "BN", "TM", "UNROLL"};
+    *n = 0;
+    cJSON_ArrayForEach(r, j)
+    {
+        const char *t = record_str(r, "type"), *tp = record_str(r, "template");
+        if (!t || strcmp(t, "eval") || record_num(r, "gen", -1) != 0 ||
+            strcmp(tp, "ka"))
+            continue;
+        (*n)++;
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "params");
+        for (int k = 0; k < 4; k++) {
+            int at = tpl_value_index(f->tpls[0], k,
+                                     (int64_t)record_num(p, names[k], -1));
+            if (at >= 0)
+                hit[k][at] = 1;
+        }
+    }
+    *missed = 0;
+    for (int k = 0; k < 4; k++)
+        for (int v = 0; v < f->tpls[0]->params[k].n_values; v++)
+            *missed += !hit[k][v];
+    cJSON_Delete(j);
+}
+
+static void test_first_generation_fills_the_space(void)
+{
+    struct fixture f;
+    struct engine_stats st;
+    int n, missed, n_old = 0, missed_old = 0;
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        fixture_init(&f, seed);
+        f.spec.max_generations = 1;
+        CHECK(run_engine(&f, NULL, &st) == KEVO_OK);
+        gen0_cover(&f, &n, &missed);
+        /* the default point + 3 per parameter (4 x 3 = 12 > 4 + 1) */
+        CHECK_MSG(n >= 12 && n <= 13, "seed %llu: %d points",
+                  (unsigned long long)seed, n);
+        CHECK_MSG(missed == 0, "seed %llu: %d values never tried",
+                  (unsigned long long)seed, missed);
+        fixture_release(&f);
+        /* runs recorded before: 1 + init_random random points */
+        fixture_init(&f, seed);
+        f.spec.max_generations = 1;
+        snprintf(f.spec.init, sizeof f.spec.init, "random");
+        CHECK(run_engine(&f, NULL, &st) == KEVO_OK);
+        gen0_cover(&f, &n, &missed);
+        n_old += n;
+        missed_old += missed;
+        fixture_release(&f);
+    }
+    CHECK(n_old <= 50);
+    CHECK(missed_old > 0); /* what the hypercube is for */
+}
+
 int main(void)
 {
     RUN(test_same_seed_same_journal, "one seed fixes every choice");
@@ -405,5 +474,8 @@ int main(void)
         "crossover takes each parameter from a parent of one template");
     RUN(test_archive_keeps_best_per_cell,
         "the archive keeps the best kernel per descriptor cell");
+    RUN(test_first_generation_fills_the_space,
+        "generation 0 is a Latin hypercube that tries every value of "
+        "every parameter");
     TEST_DONE();
 }
