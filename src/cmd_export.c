@@ -10,8 +10,12 @@
  *          wrapper computes the plan from the tensors' sizes
  * The plan is generated as C from the template's own expressions, so the
  * exported launcher agrees with kevo for every shape the template
- * supports. Nothing here names a problem: buffer dims come from the
- * problem's buffers() (rows, cols), mapped back to size names.
+ * supports: every launch in order, the workspace the plan sizes (the C
+ * launcher allocates one when given none, the torch wrapper per call) and
+ * TMA tensor maps encoded as the harness does (worker.c). Works the same
+ * for a run's own templates and LLM-born ones (runview.c finds both).
+ * Nothing here names a problem: buffer dims come from the problem's
+ * buffers() (rows, cols), mapped back to size names.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -775,7 +779,8 @@ static void put_torch_tmaps(const struct exporter *x, FILE *f)
     fprintf(f, "prop->multiProcessorCount,\n        (long long)prop->"
                "sharedMemPerBlockOptin, prop->l2CacheSize, box, &why), "
                "\"%s: \", why);\n"
-               "    PFN_cuTensorMapEncodeTiled_v12000 encode = %s_encoder_();\n",
+               "    PFN_cuTensorMapEncodeTiled_v12000 encode = "
+               "%s_encoder_();\n",
             x->base, x->base);
     for (int i = 0; i < t->n_tmaps; i++) {
         const char *n = x->bufs[t->tmaps[i].buf].name;
