@@ -89,7 +89,17 @@ static int parse_eval_args(int argc, char **argv, struct eval_args *a)
         case 'j': a->json = 1; break;
         case 'b': a->ab = 1; break;
         case 'v': a->verbose = 1; break;
-        case 't': a->timeout_ms = atoi(optarg); break;
+        case 't': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || end == optarg || v < 1 || v > 3600000) {
+                fprintf(stderr, "kevo eval: --timeout-ms: '%s' is not an "
+                        "integer in [1, 3600000]\n", optarg);
+                return XC_USAGE;
+            }
+            a->timeout_ms = (int)v;
+            break;
+        }
         case 'S':
             a->seed = strtoull(optarg, NULL, 0);
             a->have_seed = 1;
@@ -378,6 +388,40 @@ static int run_group(const struct eval_args *a, struct group *g,
     return x;
 }
 
+/* Every usage error of a group (--arch, --shape, --dtype, --param) before
+ * the GPU is looked for. */
+static int check_group(const struct eval_args *a, const struct group *g)
+{
+    const char *opts[16];
+    char err[512];
+    const char *sh = shape_for(a, g->p->name);
+    enum dtype dt;
+    int64_t vals[TPL_MAX_PARAMS];
+    if (a->arch && jit_default_options(a->arch, opts, 16) < 0) {
+        fprintf(stderr, "kevo eval: --arch: '%s' is not a real arch "
+                "(sm_<digits>[a|f], e.g. sm_90a)\n", a->arch);
+        return XC_USAGE;
+    }
+    if (!sh) {
+        fprintf(stderr, "kevo eval: --shape is required for %s\n",
+                g->p->name);
+        return XC_USAGE;
+    }
+    struct shape shape;
+    if (problem_parse_shape(g->p, sh, &shape, err, sizeof err)) {
+        fprintf(stderr, "kevo eval: %s\n", err);
+        return XC_USAGE;
+    }
+    if (a->dtype && dtype_parse(a->dtype, &dt)) {
+        fprintf(stderr, "kevo eval: unknown dtype '%s'\n", a->dtype);
+        return XC_USAGE;
+    }
+    for (int i = 0; i < g->n; i++)
+        if (point_for(a, g->t[i], vals, a->n_files == 1))
+            return XC_USAGE;
+    return XC_OK;
+}
+
 static uint64_t random_seed(void)
 {
     return hash_final(hash_u64(hash_u64(HASH_SEED, (uint64_t)fs_now_ns()),
@@ -428,6 +472,8 @@ int cmd_eval_main(int argc, char **argv)
         groups[g].t[groups[g].n] = t;
         groups[g].file[groups[g].n++] = a.files[i];
     }
+    for (int g = 0; g < n_groups && !x; g++)
+        x = check_group(&a, &groups[g]);
     if (!x && !gpu_driver_present()) {
         fprintf(stderr, "kevo eval: no NVIDIA driver (libcuda.so.1 not "
                 "found): this command needs a GPU\n");

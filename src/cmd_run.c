@@ -24,6 +24,7 @@
 #include "fsutil.h"
 #include "genome.h"
 #include "hash.h"
+#include "jit.h"
 #include "jnl.h"
 #include "llm.h"
 #include "mutator.h"
@@ -513,7 +514,17 @@ static int run_flag(int c, const char *arg, struct spec *s,
         if (!(rc = parse_long("offspring", arg, 1, 100000, &v, err, errcap)))
             s->offspring = (int)v;
         break;
-    case OPT_ARCH: snprintf(s->arch, sizeof s->arch, "%s", arg); break;
+    case OPT_ARCH: {
+        const char *opts[16];
+        if (strlen(arg) >= sizeof s->arch ||
+            jit_default_options(arg, opts, 16) < 0) {
+            snprintf(err, errcap, "--arch: '%s' is not a real arch "
+                     "(sm_<digits>[a|f], e.g. sm_90a)", arg);
+            return KEVO_EINVAL;
+        }
+        snprintf(s->arch, sizeof s->arch, "%s", arg);
+        break;
+    }
     case OPT_COMP:
         if (!(rc = parse_long("compilers", arg, 0, 1024, &v, err, errcap)))
             s->compilers = (int)v;

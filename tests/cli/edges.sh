@@ -47,7 +47,8 @@ m = json.load(open(sys.argv[1]))
 assert m["budgets"] == {"evals": 200}, m["budgets"]
 assert m["spec"]["generations"] == 0
 PY
-$T run $R $S --time 2s --name t4 || fail "setup t4"
+$T run $R --problem softmax --shape 256x256 --islands 1 --population 4 --offspring 4 \
+    --time 2s --name t4 || fail "setup t4"
 gens=$(grep -c '"type":"gen"' "$SCRATCH/t4/journal.jsonl")
 [ "$gens" -gt 20 ] && ok "--time without --generations runs past 20 generations" \
     || fail "--time capped at $gens generations"
@@ -221,4 +222,23 @@ for c in run status list eval; do
         && ok "kevo help $c prints $c's usage" || { fail "kevo help $c"; cat "$SCRATCH/h"; }
 done
 expect_fail "kevo help of an unknown command names it" "'frob' is not a kevo command" $K help frob
+expect_fail "run --arch checks the arch when parsed" "--arch: 'sm_x' is not a real arch" \
+    $T run $R --problem gemm --shape 64x64x64 --arch sm_x --name a15
+# eval: usage errors come before the GPU check (exit 2, not 3)
+F=templates/gemm/sgemm_tiled.cu
+eval_usage() { # sentence, stderr substring, args...
+    what=$1; want=$2; shift 2
+    $K eval "$@" >"$SCRATCH/out" 2>"$SCRATCH/err"; rc=$?
+    [ $rc = 2 ] && grep -qF -- "$want" "$SCRATCH/err" && ok "$what" \
+        || { fail "$what (exit $rc)"; cat "$SCRATCH/err"; }
+}
+eval_usage "eval without --shape is a usage error" "--shape is required for gemm" $F
+eval_usage "eval with an unknown --param is a usage error" "has no parameter 'NOPE'" \
+    $F --shape 64x64x64 --param NOPE=1
+eval_usage "eval with a bad --arch is a usage error" "--arch: 'sm_foo' is not a real arch" \
+    $F --shape 64x64x64 --arch sm_foo
+eval_usage "eval with a bad --dtype is a usage error" "unknown dtype 'fp8'" \
+    $F --shape 64x64x64 --dtype fp8
+eval_usage "eval --timeout-ms nan is a usage error" "--timeout-ms: 'nan'" \
+    $F --shape 64x64x64 --timeout-ms nan
 finish
