@@ -5,6 +5,8 @@
 #   make gpu-test   GPU tests, run on a machine with an NVIDIA GPU
 #   make bundle     build/bundle/: kevo + the non-system .so files it needs
 #   make bench-engine   engine overhead per evaluation (population 1000)
+#   make bench-search   kevo vs random search on the recorded tables
+#                       (bench/tables/*.jsonl, or TABLES=...; no GPU)
 #   V=1 shows full commands, DEBUG=1 builds with -O0 -g and asserts.
 
 CUDA    ?= /usr/local/cuda
@@ -56,7 +58,7 @@ TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
 KEVO    := $(BUILD)/kevo
 
 .PHONY: all deps run test unit-test cli-test gpu-test bundle bench-engine \
-        clean format
+        bench-search clean format
 
 all: $(KEVO)
 
@@ -115,6 +117,11 @@ gpu-test: $(KEVO)
 
 bench-engine: $(BUILD)/tests/bench_engine
 	$(Q)$(BUILD)/tests/bench_engine
+
+TABLES ?= $(wildcard bench/tables/*.jsonl)
+bench-search: $(KEVO)
+	$(Q)$(if $(TABLES),,echo "no tables: bench/tables/*.jsonl (kevo table RUN)"; exit 1)
+	$(Q)set -e; for t in $(TABLES); do echo "== $$t"; $(KEVO) bench-search $$t; done
 
 bundle: $(KEVO)
 	$(Q)scripts/bundle.sh $(KEVO) build/bundle

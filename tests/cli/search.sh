@@ -88,6 +88,18 @@ head -3 "$SCRATCH/t.jsonl" >"$SCRATCH/bad.jsonl"
 echo '{"t":0,"v":[1,2],"o":"ok","f":1}' >>"$SCRATCH/bad.jsonl"
 expect_fail "simulate: malformed point names its line" "bad.jsonl:4: 'v' must hold 6 values" \
     "$KEVO" run --simulate "$SCRATCH/bad.jsonl" --runs-dir "$SCRATCH" --name x3
+# bench-search on the 300-point table: the budget is the table, so random
+# search (a sweep of it) always gets there; same output for the same input
+"$KEVO" bench-search "$SCRATCH/t.jsonl" --seeds 10 --out "$SCRATCH/b.md" >"$SCRATCH/b.out" 2>&1 &&
+    "$KEVO" bench-search "$SCRATCH/t.jsonl" --seeds 10 >"$SCRATCH/b2.out" 2>&1 &&
+    grep -q '^| kevo default (evolve) | [0-9.]* ([0-9]*-[0-9]*) | [0-9]*/10 |' "$SCRATCH/b.out" &&
+    grep -q '^| random search (sweep) | [0-9.]* ([0-9]*-[0-9]*) | 10/10 | .* | 10/10 |$' "$SCRATCH/b.out" &&
+    grep -q '300 points of 1 template' "$SCRATCH/b.out" &&
+    cmp -s "$SCRATCH/b.out" "$SCRATCH/b2.out" && cmp -s "$SCRATCH/b.out" "$SCRATCH/b.md" &&
+    ok "bench-search: 10 seeds of kevo and random search on a table, deterministic, Markdown out" ||
+    { fail "bench-search"; cat "$SCRATCH/b.out"; }
+expect_fail "bench-search: unknown template" "no template 'nope' in table" \
+    "$KEVO" bench-search "$SCRATCH/t.jsonl" --template nope
 expect_fail "sweep: bad strategy" "--strategy: 'greedy' is not evolve or sweep" \
     $T run $SW --strategy greedy --name x4 --quiet
 finish
