@@ -395,8 +395,11 @@ int cmd_list_main(int argc, char **argv)
     char dir[4096], err[1024];
     struct tpl **t = NULL;
     int n = 0;
-    if (cli_templates_dir(tdir, dir, sizeof dir)) {
-        fprintf(stderr, "kevo list: template directory not found\n");
+    int rc = cli_templates_dir(tdir, dir, sizeof dir);
+    if (rc) {
+        fprintf(stderr, "kevo list: template directory '%s': %s\n",
+                tdir ? tdir : "templates",
+                rc == KEVO_ENOENT ? "not found" : kevo_strerror(rc));
         return EXIT_ERROR;
     }
     if (tpl_load_dir(dir, &t, &n, err, sizeof err)) {

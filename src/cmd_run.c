@@ -69,7 +69,9 @@ static int find_dir(const char *given, const char *env_name, const char *rel,
     char exe[PATH_MAX], cand[PATH_MAX + 64];
     if (given || env) {
         snprintf(out, cap, "%s", given ? given : env);
-        return fs_exists(out) ? KEVO_OK : KEVO_ENOENT;
+        return fs_is_dir(out) ? KEVO_OK
+               : fs_exists(out) ? KEVO_ENOTDIR
+                                : KEVO_ENOENT;
     }
     if (fs_exists(rel)) {
         snprintf(out, cap, "%s", rel);
@@ -658,10 +660,12 @@ static int load_library(struct session *ss, const char *tdir, char *err,
         return rc ? rc : select_templates(&ss->spec, &ss->tpls, &ss->n_tpls,
                                           err, errcap);
     }
-    if (cli_templates_dir(tdir, dir, sizeof dir)) {
-        snprintf(err, errcap, "template directory '%s' not found",
-                 tdir ? tdir : "templates");
-        return KEVO_ENOENT;
+    rc = cli_templates_dir(tdir, dir, sizeof dir);
+    if (rc) {
+        snprintf(err, errcap, "template directory '%s': %s",
+                 tdir ? tdir : "templates",
+                 rc == KEVO_ENOENT ? "not found" : kevo_strerror(rc));
+        return rc;
     }
     rc = tpl_load_dir(dir, &ss->tpls, &ss->n_tpls, err, errcap);
     return rc ? rc : select_templates(&ss->spec, &ss->tpls, &ss->n_tpls, err,

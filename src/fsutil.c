@@ -13,6 +13,21 @@
 #include <time.h>
 #include <unistd.h>
 
+int fs_status_of(int err)
+{
+    switch (err) {
+    case ENOENT: return KEVO_ENOENT;
+    case EISDIR: return KEVO_EISDIR;
+    case ENOTDIR: return KEVO_ENOTDIR;
+    case EACCES:
+    case EPERM:
+    case EROFS: return KEVO_EACCES;
+    case EEXIST: return KEVO_EEXIST;
+    case ENOMEM: return KEVO_ENOMEM;
+    default: return KEVO_EIO;
+    }
+}
+
 /* realloc that frees the old block when it fails. */
 static char *realloc_or_free(char *p, size_t n)
 {
@@ -30,9 +45,7 @@ static int open_regular(const char *path, size_t max, int *fd_out,
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        return errno == ENOENT ? KEVO_ENOENT
-               : errno == EISDIR ? KEVO_EISDIR
-                                 : KEVO_EIO;
+        return fs_status_of(errno);
     struct stat st;
     int rc = fstat(fd, &st) ? KEVO_EIO
              : S_ISDIR(st.st_mode) ? KEVO_EISDIR
@@ -53,8 +66,8 @@ static int open_regular(const char *path, size_t max, int *fd_out,
 
 int fs_read_file_max(const char *path, size_t max, char **out, size_t *len)
 {
-    int fd;
-    size_t size, n = 0;
+    int fd = -1;
+    size_t size = 0, n = 0;
     int rc = open_regular(path, max, &fd, &size);
     if (rc)
         return rc;
@@ -143,7 +156,7 @@ int fs_write_atomic(const char *path, const void *data, size_t n)
         return KEVO_EINVAL;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0)
-        return KEVO_EIO;
+        return fs_status_of(errno);
     int rc = write_all(fd, data, n);
     if (!rc && fsync(fd))
         rc = KEVO_EIO;
@@ -162,7 +175,7 @@ int fs_write_new(const char *path, const void *data, size_t n, int sync)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (fd < 0)
-        return errno == EEXIST ? KEVO_EEXIST : KEVO_EIO;
+        return fs_status_of(errno);
     int rc = write_all(fd, data, n);
     if (!rc && sync && fsync(fd))
         rc = KEVO_EIO;
@@ -173,22 +186,38 @@ int fs_write_new(const char *path, const void *data, size_t n, int sync)
     return rc;
 }
 
+/* mkdir that accepts an existing directory (and only a directory). */
+static int make_dir(const char *path)
+{
+    struct stat st;
+    if (!mkdir(path, 0755))
+        return KEVO_OK;
+    if (errno != EEXIST)
+        return fs_status_of(errno);
+    return stat(path, &st) || S_ISDIR(st.st_mode) ? KEVO_OK : KEVO_ENOTDIR;
+}
+
 int fs_mkdirs(const char *path)
 {
     char tmp[4096];
+    int rc;
     if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
         return KEVO_EINVAL;
     for (char *p = tmp + 1; *p; p++) {
         if (*p != '/')
             continue;
         *p = '\0';
-        if (mkdir(tmp, 0755) && errno != EEXIST)
-            return KEVO_EIO;
+        if ((rc = make_dir(tmp)))
+            return rc;
         *p = '/';
     }
-    if (mkdir(tmp, 0755) && errno != EEXIST)
-        return KEVO_EIO;
-    return KEVO_OK;
+    return make_dir(tmp);
+}
+
+int fs_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 int fs_exists(const char *path)

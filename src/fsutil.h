@@ -39,7 +39,12 @@ int fs_write_atomic(const char *path, const void *data, size_t n) KEVO_WUR;
  * the page cache) but not a power loss. */
 int fs_write_new(const char *path, const void *data, size_t n,
                  int sync) KEVO_WUR;
-/* mkdir -p. */
+/* The kevo status for an errno value (ENOENT -> KEVO_ENOENT, EISDIR ->
+ * KEVO_EISDIR, ENOTDIR, EACCES/EPERM/EROFS -> KEVO_EACCES, else EIO). */
+int fs_status_of(int err);
+/* 1 if path is a directory (or a link to one), else 0. */
+int fs_is_dir(const char *path);
+/* mkdir -p; KEVO_ENOTDIR if a part of path is a file. */
 int fs_mkdirs(const char *path) KEVO_WUR;
 /* 1 if path exists, else 0. */
 int fs_exists(const char *path);

@@ -26,6 +26,8 @@ const char *kevo_strerror(int rc)
                "journal)";
     case KEVO_EISDIR: return "is a directory";
     case KEVO_ENOTREG: return "not a regular file (a device, FIFO or socket)";
+    case KEVO_ENOTDIR: return "not a directory";
+    case KEVO_EACCES: return "permission denied";
     }
     return "unknown status";
 }

@@ -26,7 +26,9 @@ enum kevo_status {
     KEVO_EINTERNAL, /* a bug in kevo */
     KEVO_ETOOBIG,  /* a file is larger than kevo reads */
     KEVO_EISDIR,   /* a directory where a file is wanted */
-    KEVO_ENOTREG   /* not a regular file: device, FIFO, socket */
+    KEVO_ENOTREG,  /* not a regular file: device, FIFO, socket */
+    KEVO_ENOTDIR,  /* a file where a directory is wanted */
+    KEVO_EACCES    /* permission denied */
 };
 
 /* Returns a fixed, lower-case description of rc; never NULL. */

@@ -232,6 +232,18 @@ eval_usage() { # sentence, stderr substring, args...
     [ $rc = 2 ] && grep -qF -- "$want" "$SCRATCH/err" && ok "$what" \
         || { fail "$what (exit $rc)"; cat "$SCRATCH/err"; }
 }
+# the error names what is wrong, not "input/output error"
+touch "$SCRATCH/afile"
+expect_fail "--runs-dir that is a file: not a directory" "'$SCRATCH/afile/x': not a directory" \
+    $T run $R --problem softmax --shape 64x64 --runs-dir "$SCRATCH/afile" --name x
+expect_fail "--templates-dir that is a file: not a directory" "'$SCRATCH/afile': not a directory" \
+    $T run $R --problem softmax --shape 64x64 --templates-dir "$SCRATCH/afile" --name x
+expect_fail "list --templates-dir that is a file: not a directory" "'$SCRATCH/afile': not a directory" \
+    $K list --templates-dir "$SCRATCH/afile"
+expect_fail "status of a file: not a directory" "manifest.json': not a directory" \
+    $T status "$SCRATCH/afile"
+eval_usage "eval of a directory says it is one" "cannot read 'templates': is a directory" \
+    templates --shape 64x64x64
 eval_usage "eval without --shape is a usage error" "--shape is required for gemm" $F
 eval_usage "eval with an unknown --param is a usage error" "has no parameter 'NOPE'" \
     $F --shape 64x64x64 --param NOPE=1
