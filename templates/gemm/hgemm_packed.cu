@@ -19,40 +19,51 @@
  * stage, STAGES stages deep; warpgroups 1..CONSUMERS each own BM /
  * CONSUMERS rows of the BM x BN tile as MI = BM / (64 * CONSUMERS)
  * m64nBNk16 accumulators (wgmma.mma_async, B N-major from its row-major
- * layout). CLUSTER=2 pairs two CTAs on adjacent M tiles of the same N
- * tile: each copies its own A slice and half of the shared B slice,
- * multicast to both (cp.async.bulk .multicast::cluster), and consumers
- * release a stage in both CTAs. Tiles are visited GROUP_M (pair) rows at a
- * time for L2 reuse. With two consumer warpgroups setmaxnreg moves
- * registers from the producer to them. Epilogue: direct masked stores from
- * the accumulators, 4-byte pairs where the address is 4-byte aligned
+ * layout). Tiles are visited GROUP_M (pair) rows at a time for L2 reuse.
+ * With two consumer warpgroups setmaxnreg moves registers from the
+ * producer to them. SK=1 (stream-K) deals all but the last one-to-two
+ * waves of tiles whole and shares the rest as equal k-slice ranges (see
+ * "Work schedule" below). CLUSTER=2 pairs two CTAs on adjacent M tiles of
+ * the same N tile: each copies its own A slice and half of the shared B
+ * slice, multicast to both (cp.async.bulk .multicast::cluster), and
+ * consumers release a stage in both CTAs. Epilogue: direct masked stores
+ * from the accumulators, 4-byte pairs where the address is 4-byte aligned
  * (row-dependent when N is odd), single elements elsewhere.
  *
- * Not: TMA stores / a shared-memory epilogue, ping-pong consumers,
- * split-K / stream-K (wave quantization on small tile counts), overlap of
- * the pack with the main loop.
+ * Measured on the H100 (bench/results/2026-11-23-h100-hgemm-run2.log; same
+ * worker ratio to cuBLAS), default point (256x128, 2 consumers, 4 stages,
+ * SK=1): bf16 4099x4097x4095 439 TFLOP/s = 3.20x, fp16 434 = 3.15x;
+ * bf16 5003x6007x4001 480 = 3.68x; 128x256 SK=1 on bf16 8191x8193x8191
+ * 550 = 3.56x. The pack launch costs ~52 us of the 313 us at
+ * 4099x4097x4095 (measured by packing twice), the main loop the rest.
+ * A 75 s kevo run there found 445 TFLOP/s (256x128, SK=1, GROUP_M=4).
+ * Stream-K changed nothing at 128x256 in the same worker (416 vs 416);
+ * 256x128 went 422 -> 439 (two runs, not one worker). CLUSTER=2 is
+ * correct but ran 1.7-1.8x slower in every case measured (as did the
+ * same multicast in hgemm_wgmma; cause not found): kept for the search.
+ *
+ * Not: overlap of the pack with the main loop (a separate launch; needs a
+ * 1-D tensor map of the unaligned rows, or programmatic dependent
+ * launch), TMA stores / a shared-memory epilogue, ping-pong consumers.
  */
 // kevo: problem gemm
 // kevo: dtypes fp16 bf16
-// kevo: param BM 64 128 256 default=128
-// kevo: param BN 64 128 192 256 default=192
+// kevo: param BM 64 128 256 default=256
+// kevo: param BN 64 128 192 256 default=128
 // kevo: param CONSUMERS 1 2 default=2
 // kevo: param STAGES 2 3 4 5 6 7 default=4
 // kevo: param GROUP_M 1 4 8 16 default=8
 // kevo: param CLUSTER 1 2 default=1
-// kevo: param CUT 0 4 8 16 default=0
 // kevo: param SK 0 1 default=1
-// kevo: param PACKW 1 2 4 default=1
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
 // accumulators a thread:
 // kevo: constraint BM % (64 * CONSUMERS) == 0 && BM / (64 * CONSUMERS) <= 2
 // kevo: constraint BM / (64 * CONSUMERS) * BN <= 256
 // kevo: constraint 1024 + STAGES * (BM + BN) * 128 + 256 <= SMEM_OPTIN
-// Persistent clusters of 2 may not all be co-resident on SMS / 2 pairs of
-// multiprocessors: CUT leaves some out. Stream-K waits on other blocks, so
-// it needs every block resident: no clusters.
-// kevo: constraint CLUSTER > 1 || CUT == 0
+// Stream-K waits on other blocks, so it needs every block resident (a
+// persistent grid of one block a multiprocessor); with clusters that is
+// not assured: no clusters.
 // kevo: constraint !SK || CLUSTER == 1
 // kevo: constraint !SK || CONSUMERS * SMS <= 2048
 // Workspace: A padded to whole (cluster-rounded) M tiles, B to whole N
@@ -63,10 +74,10 @@
 // The pack kernel indexes 16-byte chunks of the image in 32 bits:
 // kevo: requires (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 8 < 2147483648
 // kevo: launch hgemm_pack
-// kevo: grid cdiv((cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 8, 256 * PACKW)
+// kevo: grid cdiv((cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 8, 256)
 // kevo: block 256
 // kevo: launch hgemm_packed
-// kevo: grid CLUSTER * min((SMS - CUT) / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
+// kevo: grid CLUSTER * min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
 // kevo: block 128 * (CONSUMERS + 1)
 // kevo: smem 1024 + STAGES * (BM + BN) * 128 + 256
 // kevo: cluster CLUSTER, 1, 1
@@ -81,7 +92,9 @@ enum {
     STAGE_BYTES = A_BYTES + B_BYTES,  /* a multiple of 1024 */
     B_PART = B_BYTES / CLUSTER,       /* B bytes each CTA of a pair copies */
     COPY_MAX = 16384,                 /* bytes per bulk copy instruction */
-    SK_FLAG_BYTES = 8192              /* stream-K flags, after packed B */
+    SK_FLAG_BYTES = 8192,             /* stream-K flags, after packed B */
+    PACKW = 1                         /* chunks a pack thread (1, 2 and 4
+                                         measured alike on the H100) */
 };
 
 typedef unsigned long long u64;

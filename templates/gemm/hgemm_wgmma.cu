@@ -14,9 +14,15 @@
  * the producer to the consumers (setmaxnreg). CLUSTER=2 pairs two blocks
  * on adjacent M tiles of one N tile: each loads its A slice and half of
  * the B boxes, multicast to both (TMA .multicast::cluster); a stage is
- * free once the consumers of both blocks released it. Persistent
- * clusters may not all be co-resident: CUT leaves CUT multiprocessors
- * out of the persistent grid. Not: TMA stores, split-K. TMA needs
+ * free once the consumers of both blocks released it. Measured on the
+ * H100 (bench/results/2026-11-23-h100-hgemm-run2.log): correct, but
+ * 1.6-1.8x SLOWER than CLUSTER=1 at 4096^3 and 8192^3, bf16 and fp16,
+ * persistent (with 0, 4 or 8 multiprocessors left out of the grid) or
+ * not; the cause is not found yet (candidates: fewer co-resident
+ * clusters than SMS / 2, the cross-block release), so CLUSTER=1 stays
+ * the default. Best measured point: CONSUMERS=2 BN=256 PERSIST=1
+ * SETREG=1 STAGES=4, 630-712 TFLOP/s at 4096^3 (0.79-0.88x cuBLAS),
+ * 653-723 at 8192^3 (0.81-0.90x). Not: TMA stores, split-K. TMA needs
  * 16-byte row strides: K and N % 8 == 0.
  */
 // kevo: problem gemm
@@ -29,7 +35,6 @@
 // kevo: param PERSIST 0 1 default=0
 // kevo: param SETREG 0 1 default=0
 // kevo: param CLUSTER 1 2 default=1
-// kevo: param CUT 0 4 8 16 default=0
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
 // accumulators per thread:
@@ -38,16 +43,14 @@
 // setmaxnreg only pays when 384 threads share the register file:
 // kevo: constraint !SETREG || CONSUMERS == 2
 // kevo: constraint 1024 + STAGES * (BM + BN) * 128 + 256 <= SMEM_OPTIN
-// A pair splits the B boxes of a stage in halves; CUT only trims a
-// persistent grid of clusters:
+// A pair splits the B boxes of a stage in halves:
 // kevo: constraint CLUSTER == 1 || BN >= 128
-// kevo: constraint CUT == 0 || CLUSTER > 1 && PERSIST
 // TMA: 16-byte global row strides (checked for the tensor maps as well):
 // kevo: requires K % 8 == 0 && N % 8 == 0
 // kevo: tensormap tmA A 64, BM swizzle=128
 // kevo: tensormap tmB B 64, 64 swizzle=128
 // kevo: launch hgemm_wgmma
-// kevo: grid CLUSTER * (PERSIST ? min((SMS - CUT) / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN)) : cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
+// kevo: grid CLUSTER * (PERSIST ? min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN)) : cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
 // kevo: block 128 * (CONSUMERS + 1)
 // kevo: smem 1024 + STAGES * (BM + BN) * 128 + 256
 // kevo: cluster CLUSTER, 1, 1
