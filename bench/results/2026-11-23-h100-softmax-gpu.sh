@@ -48,7 +48,7 @@ SPL=$T/softmax_split.cu
 BULK=$T/softmax_bulk.cu
 UNIT=$T/softmax_unit.cu
 
-if [ "$PHASE" != run ]; then
+if [ "$PHASE" = eval ] || [ "$PHASE" = both ]; then
     # odd COLS, 100 KB bf16 rows
     ev bf16 4096x50001 "$BULK" \
         "$(variant bulk_c1_t1024_n4 $BULK CL=1 NBUF=1 THREADS=1024 NCH=4)" \
@@ -105,7 +105,42 @@ if [ "$PHASE" != run ]; then
     ev fp16 1000x1003 "$BULK" "$UNIT"
 fi
 
-if [ "$PHASE" != eval ]; then
+if [ "$PHASE" = eval2 ]; then
+    # second call: softmax_unit with ASYNC (cp.async for the shared part)
+    # against ASYNC=0, the first run's best point, and bulk with DROP
+    ev bf16 4096x50001 \
+        "$(variant unit_run1_best $UNIT CL=1 THREADS=512 REG=12 SMK=16 UNROLL=1 LDH=1 STH=2 MINB=1 ASYNC=0)" \
+        "$(variant unit_run1_best_async $UNIT CL=1 THREADS=512 REG=12 SMK=16 UNROLL=1 LDH=1 STH=2 MINB=1 ASYNC=1)" \
+        "$(variant unit_c2_t512_async $UNIT CL=2 THREADS=512 REG=4 SMK=32 MINB=2 UNROLL=1 ASYNC=1)" \
+        "$(variant unit_c2_t512_sync $UNIT CL=2 THREADS=512 REG=4 SMK=32 MINB=2 UNROLL=1 ASYNC=0)" \
+        "$(variant unit_c1_t256_s96 $UNIT CL=1 THREADS=256 REG=4 SMK=96 MINB=2 UNROLL=1 ASYNC=1)"
+    ev fp32 1024x262144 \
+        "$(variant unit_c8_t256_r12_s96 $UNIT CL=8 THREADS=256 REG=12 SMK=96 MINB=2 ASYNC=1)" \
+        "$(variant unit_c8_t256_r12_s96_sync $UNIT CL=8 THREADS=256 REG=12 SMK=96 MINB=2 ASYNC=0)" \
+        "$(variant unit_c8_t512_r4_s96 $UNIT CL=8 THREADS=512 REG=4 SMK=96 MINB=2 UNROLL=1 ASYNC=1)" \
+        "$(variant unit_c8_t1024_r4_s96 $UNIT CL=8 THREADS=1024 REG=4 SMK=96 MINB=1 UNROLL=1 ASYNC=1)" \
+        "$(variant unit_c8_t256_r6_s64 $UNIT CL=8 THREADS=256 REG=6 SMK=64 MINB=3 UNROLL=1 ASYNC=1)" \
+        "$(variant bulk_c8_n4_drop2 $BULK CL=8 NBUF=1 THREADS=512 NCH=4 DROP=2)" \
+        "$(variant bulk_c8_n4_drop8 $BULK CL=8 NBUF=1 THREADS=512 NCH=4 DROP=8)" \
+        "$(variant cluster_cl8 $CLU CL=8 THREADS=256 VEC=4 REG=8 MINB=2)"
+    ev fp32 256x400000 \
+        "$(variant unit_c8_t256_r12_s160 $UNIT CL=8 THREADS=256 REG=12 SMK=160 MINB=1 ASYNC=1)" \
+        "$(variant unit_c8_t512_r4_s160 $UNIT CL=8 THREADS=512 REG=4 SMK=160 MINB=1 UNROLL=1 ASYNC=1)" \
+        "$(variant unit_c8_t1024_s160_async $UNIT CL=8 THREADS=1024 REG=4 SMK=160 MINB=1 UNROLL=1 ASYNC=1)" \
+        "$(variant cluster_cl8_t1024 $CLU CL=8 THREADS=1024 VEC=4 REG=8 MINB=1)"
+    ev bf16 4096x65536 \
+        "$(variant unit_c4_t512_async $UNIT CL=4 THREADS=512 REG=4 MINB=2 UNROLL=1 ASYNC=1)" \
+        "$(variant unit_c2_t256_r4_s48 $UNIT CL=2 THREADS=256 REG=4 SMK=48 MINB=3 UNROLL=1 ASYNC=1)" \
+        "$(variant unit_c1_t512_r4_s64 $UNIT CL=1 THREADS=512 REG=4 SMK=64 MINB=2 UNROLL=1 ASYNC=1)" \
+        "$CLU"
+    ev fp32 8192x4097 \
+        "$(variant unit_t128_r12 $UNIT THREADS=128 REG=12 MINB=4 UNROLL=1)" \
+        "$(variant unit_t256_r2_s16 $UNIT THREADS=256 REG=2 SMK=16 MINB=4 UNROLL=1 ASYNC=1)"
+    ev fp32 7x100003 "$(variant unit_c4_async $UNIT CL=4 THREADS=256 REG=4 SMK=32 MINB=2 ASYNC=1)"
+    ev fp16 1000x1003 "$(variant unit_s16_async $UNIT THREADS=128 REG=1 SMK=16 MINB=2 ASYNC=1)"
+fi
+
+if [ "$PHASE" = run ] || [ "$PHASE" = both ]; then
     # templates/softmax only, so an in-progress template elsewhere cannot
     # stop the run
     TD=$OUT/tpl

@@ -45,7 +45,7 @@
 // Blocks per SM the persistent grid is sized for, and clusters left out
 // of it (to fit a GPC-shaped cluster count or divide ROWS evenly):
 // kevo: param BPS 1 2 3 4 default=1
-// kevo: param DROP 0 1 2 4 default=0
+// kevo: param DROP 0 1 2 4 6 8 default=0
 // L2 policy of the copies: 0 normal, 1 evict-first; stores: 0 plain,
 // 1 streaming (.cs):
 // kevo: param EVF 0 1 default=1

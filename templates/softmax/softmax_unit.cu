@@ -13,7 +13,8 @@
  *
  * Each thread keeps its first REG units in registers (raw) and the next
  * ones in SMK KB of dynamic shared memory (raw, so 16-bit rows take half
- * the bytes of fp32 ones); units past both caches are streamed: folded in
+ * the bytes of fp32 ones; with ASYNC fetched by cp.async, all requests in
+ * flight at once); units past both caches are streamed: folded in
  * pass 1 and read again in pass 2. So a row is read once when it fits the
  * block's (or cluster's) REG*THREADS*16 + SMK KB, twice in part otherwise,
  * and any COLS runs. Pass 1 folds everything into an online (max, sum)
@@ -33,12 +34,15 @@
 // (evict first); stores 0 plain, 1 .cs, 2 .cg.
 // kevo: param LDH 0 1 2 3 default=3
 // kevo: param STH 0 1 2 default=1
-// kevo: param MINB 1 2 4 8 default=2
-// The register units (4 words each) + a streaming group as floats + ~32
-// must fit the cap that __launch_bounds__ implies; the shared cache must
+// kevo: param MINB 1 2 3 4 8 default=2
+// 1: the shared-memory part of the slice is fetched with cp.async, all
+// of it in flight at once; 0: through registers, UNROLL units at a time:
+// kevo: param ASYNC 0 1 default=1
+// The register units (4 words each, ~6 with the bf16 conversions) + a
+// streaming group as floats + ~32 must fit the cap that __launch_bounds__ implies; the shared cache must
 // fit MINB blocks an SM (233472 B on sm_90, 1 KB reserved a block):
 // kevo: constraint MINB * THREADS <= 2048
-// kevo: constraint REG * 4 + UNROLL * 12 + 32 <= min(255, 65536 / (MINB * THREADS) / 8 * 8)
+// kevo: constraint REG * 6 + UNROLL * 8 + 28 <= min(255, 65536 / (MINB * THREADS) / 8 * 8)
 // kevo: constraint MINB * (SMK * 1024 + 2048) <= 233472
 // kevo: constraint SMK * 1024 <= SMEM_OPTIN - 1024
 // kevo: requires COLS <= 1000000000 && CL * ROWS <= 2147483647
@@ -116,6 +120,31 @@ __device__ __forceinline__ float2 cl_read(const float2 *p, int r)
     return v;
 }
 
+/* 16 bytes global -> shared without registers (cp.async, sm_80+); the
+ * emulator copies at once. */
+__device__ __forceinline__ void cp_async16(uint4 *dst, const uint4 *src)
+{
+#ifdef __CUDA_ARCH__
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+                 ::"r"((u32)__cvta_generic_to_shared(dst)), "l"(src)
+                 : "memory");
+#else
+    *dst = *src;
+#endif
+}
+__device__ __forceinline__ void async_commit()
+{
+#ifdef __CUDA_ARCH__
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void async_wait()
+{
+#ifdef __CUDA_ARCH__
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
 /* One row's geometry, the same in every rank and thread. */
 struct rowgeo {
     const unsigned char *base; /* x's 16-byte unit holding the row start */
@@ -158,6 +187,17 @@ __device__ __forceinline__ uint4 load_unit(int u, const rowgeo &g, int COLS)
         e[i] = in ? gu[i] : FROM_F32(NEG_INF);
     }
     return w;
+}
+
+/* Unit u into shared slot dst: an interior unit by cp.async, an edge or
+ * absent one through registers (masked, as load_unit). */
+__device__ __forceinline__ void async_unit(uint4 *dst, int u, const rowgeo &g,
+                                           int COLS)
+{
+    if (u > 0 && u < g.nu - 1 && u < g.u1)
+        cp_async16(dst, reinterpret_cast<const uint4 *>(g.base) + u);
+    else
+        *dst = load_unit(u, g, COLS);
 }
 
 __device__ __forceinline__ float ufv(const uint4 &w, int i)
@@ -242,14 +282,26 @@ softmax_unit(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
     const int ub = g.u0 + t; /* thread's unit j is ub + j*THREADS */
     const bool yal = (((u64)x ^ (u64)y) & 15) == 0;
 
-    /* pass 1: the register units' loads first (bytes in flight), then the
-     * rest stream through the fold (kept in shared memory while it lasts) */
+    /* pass 1: the register units' loads first (bytes in flight); with
+     * ASYNC the shared-memory units are all requested at once as cp.async
+     * copies (no register staging, so the whole slice is in flight), else
+     * they stream through registers UNROLL at a time; units past both
+     * caches stream through the fold */
     uint4 v[REG > 0 ? REG : 1];
 #pragma unroll
     for (int j = 0; j < REG; ++j)
         v[j] = load_unit(ub + j * THREADS, g, COLS);
     float m = NEG_INF, s = 0.f;
-    for (int j = REG; j < nj; j += UNROLL) {
+    int j = REG;
+    if (ASYNC && SJ > 0) {
+        const int je = min(nj, REG + SJ);
+        for (int jj = REG; jj < je; ++jj)
+            async_unit(&cache[(jj - REG) * THREADS + t], ub + jj * THREADS,
+                       g, COLS);
+        async_commit();
+        j = je;
+    }
+    for (; j < nj; j += UNROLL) {
         uint4 c[UNROLL];
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u)
@@ -262,6 +314,15 @@ softmax_unit(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
     }
     if (REG > 0)
         fold<REG>(m, s, v);
+    if (ASYNC && SJ > 0) {
+        /* only this thread reads its own copies back: no block barrier */
+        async_wait();
+        const int je = min(nj, REG + SJ);
+        for (int jj = REG; jj < je; ++jj) {
+            uint4 c = cache[(jj - REG) * THREADS + t];
+            fold<1>(m, s, &c);
+        }
+    }
 
     /* the block's pair, in a fixed order */
 #pragma unroll
