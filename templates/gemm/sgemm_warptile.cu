@@ -14,9 +14,14 @@
  * in flight (cp.async groups); register fragments are double-buffered: the
  * next k-step's fragments (across the slice boundary too: one barrier per
  * slice, placed before the last k-step) load while this k-step's FFMAs
- * issue. Interior tiles load with no predicates; edge tiles (M, N, K)
- * zero-fill (src-size 0) and the epilogue is masked (scalar stores where
- * C's rows are not 16-byte aligned).
+ * issue. Interior blocks with K % BK == 0 run a branch-free loop with no
+ * predicates; otherwise a uniform branch per slice picks predicate-free
+ * copies where the slice is inside M, N and K and zero-filling ones
+ * (src-size 0) elsewhere; the epilogue is masked (scalar stores where C's
+ * rows are not 16-byte aligned). ORDER is the source order of the FFMAs,
+ * which changes ptxas's register allocation and schedule (the gap to
+ * cuBLAS at 4096^3 was measured as dispatch stalls, see bench/results/
+ * 2026-11-23-h100-sgemm-*).
  *
  * Split-K: launch 1 has S = gridDim.y blocks per output tile, each over a
  * balanced share of the K slices. S = SPLITK, or with SPLITK=0 (auto) as
@@ -31,15 +36,16 @@
 // kevo: param BM 64 128 256 default=128
 // kevo: param BN 64 128 256 default=256
 // kevo: param BK 8 16 32 default=8
-// kevo: param TM 4 8 16 default=8
-// kevo: param TN 4 8 16 default=16
-// kevo: param LN 2 4 8 16 default=4
+// kevo: param TM 4 8 16 default=16
+// kevo: param TN 4 8 16 default=8
+// kevo: param LN 2 4 8 16 default=8
 // kevo: param STAGES 3 4 5 6 default=3
 // kevo: param PAD 0 4 default=4
 // kevo: param GROUP_M 1 4 8 16 default=8
 // kevo: param MINB 1 2 default=1
 // kevo: param SPLITK 0 1 2 3 4 6 8 12 16 24 32 48 64 default=0
 // kevo: param RT 128 256 512 default=256
+// kevo: param ORDER 0 1 2 default=0
 //
 // Warp tiles divide the block tile; whole warps; at most 1024 threads:
 // kevo: constraint BM % (TM * (32 / LN)) == 0 && BN % (TN * LN) == 0
@@ -231,33 +237,65 @@ __device__ __forceinline__ void load_frag(float (&a)[TM], float (&b)[TN],
         ld_vec<4>(&b[d * 4], st + A_TILE + kk * BN + bcol + d * LN * 4);
 }
 
+/* The TM x TN FFMAs of a k-step. ORDER (the source order ptxas starts
+ * its scheduling and register allocation from): 0 row by row, 1 rows in
+ * serpentine (consecutive FFMAs share an operand at the turns), 2 column
+ * by column. */
 __device__ __forceinline__ void fma_step(float (&acc)[TM][TN],
                                          const float (&a)[TM],
                                          const float (&b)[TN])
 {
-#pragma unroll
-    for (int i = 0; i < TM; ++i)
+    if (ORDER == 2) {
 #pragma unroll
         for (int j = 0; j < TN; ++j)
-            acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+                acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    } else {
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int jj = 0; jj < TN; ++jj) {
+                const int j = ORDER == 1 && (i & 1) ? TN - 1 - jj : jj;
+                acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+            }
+    }
 }
 
-/* Slices [kt_beg, kt_end) (at least one) into acc. CHECK: predicated
- * loads (edge blocks, K % BK != 0). One barrier a slice, before its last
- * k-step: the next slice's first fragments load right after it and the
- * last k-step's FFMAs cover their latency. The loop body has no branch:
- * past kt_end the last slice is loaded again into a stage no one reads. */
+/* Issues slice kt (<= last) into stage st. !CHECK: interior block and
+ * K % BK == 0, never a predicate. CHECK: a uniform branch per slice picks
+ * the predicate-free copies where the slice is inside M, N and K (interior
+ * blocks of odd shapes: every slice but a K tail) and predicated ones
+ * elsewhere (edge blocks). */
+template <bool BV, bool CHECK>
+__device__ __forceinline__ void issue(float *st, const loader &L, int kt,
+                                      bool interior, int kfull, int M,
+                                      int N, int K)
+{
+    if (!CHECK || (interior && kt < kfull))
+        load_slice<BV, false>(st, L, kt, M, N, K);
+    else
+        load_slice<BV, true>(st, L, kt, M, N, K);
+}
+
+/* Slices [kt_beg, kt_end) (at least one) into acc. One barrier a slice,
+ * before its last k-step: the next slice's first fragments load right
+ * after it and the last k-step's FFMAs cover their latency. !CHECK: the
+ * loop body has no branch (past kt_end the last slice is loaded again,
+ * into a stage no one reads). */
 template <bool BV, bool CHECK>
 __device__ __forceinline__ void mainloop(float (&acc)[TM][TN], float *smem,
                                          const loader &L, int kt_beg,
-                                         int kt_end, int M, int N, int K,
-                                         int arow, int bcol)
+                                         int kt_end, bool interior, int M,
+                                         int N, int K, int arow, int bcol)
 {
-    const int nt = kt_end - kt_beg, last = kt_end - 1;
+    const int nt = kt_end - kt_beg, last = kt_end - 1, kfull = K / BK;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
-        load_slice<BV, CHECK>(smem + s * STAGE_FLOATS, L,
-                              min(kt_beg + s, last), M, N, K);
+        if (!CHECK || s < nt)
+            issue<BV, CHECK>(smem + s * STAGE_FLOATS, L,
+                             min(kt_beg + s, last), interior, kfull, M, N,
+                             K);
         cp_async_commit();
     }
     cp_async_wait<STAGES - 2>();
@@ -277,10 +315,10 @@ __device__ __forceinline__ void mainloop(float (&acc)[TM][TN], float *smem,
                 rd = rd + 1 == STAGES ? 0 : rd + 1;
                 load_frag(a[(kk + 1) & 1], b[(kk + 1) & 1],
                           smem + rd * STAGE_FLOATS, 0, arow, bcol);
-                if (!CHECK || ld <= last) /* CHECK: a branch keeps the
-                                           * predicate registers short-lived */
-                    load_slice<BV, CHECK>(smem + wr * STAGE_FLOATS, L,
-                                          min(ld, last), M, N, K);
+                if (!CHECK || ld <= last)
+                    issue<BV, CHECK>(smem + wr * STAGE_FLOATS, L,
+                                     min(ld, last), interior, kfull, M, N,
+                                     K);
                 cp_async_commit();
                 ++ld;
                 wr = wr + 1 == STAGES ? 0 : wr + 1;
@@ -349,14 +387,14 @@ sgemm_warptile(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
 
     if (kt_end > kt_beg) {
         if (!b_vec)
-            mainloop<false, true>(acc, smem, L, kt_beg, kt_end, M, N, K,
-                                  arow, bcol);
+            mainloop<false, true>(acc, smem, L, kt_beg, kt_end, interior, M,
+                                  N, K, arow, bcol);
         else if (interior && K % BK == 0)
-            mainloop<true, false>(acc, smem, L, kt_beg, kt_end, M, N, K,
-                                  arow, bcol);
+            mainloop<true, false>(acc, smem, L, kt_beg, kt_end, interior, M,
+                                  N, K, arow, bcol);
         else
-            mainloop<true, true>(acc, smem, L, kt_beg, kt_end, M, N, K,
-                                 arow, bcol);
+            mainloop<true, true>(acc, smem, L, kt_beg, kt_end, interior, M,
+                                 N, K, arow, bcol);
     }
 
     /* Output: C itself, or this split's workspace slot. */
