@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/gpu/gemm_families.sh - GPU check of the GEMM template families
-# hgemm_mma (fp16/bf16 tensor cores) and sgemm_splitk (fp32 split-K), run
+# hgemm_mma (fp16/bf16 tensor cores), sgemm_splitk (fp32 split-K) and
+# sgemm_warptile (fp32 warp tiles, split-K), run
 # on a machine with an NVIDIA GPU and KEVO set to the kevo binary. Each
 # template is evaluated at its default point and at a few other points
 # (written as copies of the template with other defaults, so that one kevo
@@ -90,6 +91,16 @@ S2=$(variant "$S" 64x128s16 BM=64 BN=128 BK=32 TM=8 TN=4 WARP_N=8 \
 run fp32 256x256x8192 "$S" "$S1" "$S2"
 run fp32 1024x1024x16384 "$S" "$S1" "$S2"
 run fp32 250x130x3001 "$S" "$S1" "$S2" # ragged, K not a multiple of splits
+
+# sgemm_warptile: the fast path, odd N and K (4-byte B copies, masked
+# epilogue), split-K (auto and fixed) with the ordered reduce
+W="$ROOT/templates/gemm/sgemm_warptile.cu"
+W1=$(variant "$W" 128x128m2 BM=128 BN=128 TM=16 TN=8 LN=8 MINB=2) || exit 2
+W2=$(variant "$W" 64x64s3 BM=64 BN=64 TM=4 TN=8 LN=8 BK=16 STAGES=4 \
+    SPLITK=3 ORDER=1) || exit 2
+run fp32 4096x4096x4096 "$W" "$W1"
+run fp32 1000x777x333 "$W" "$W1" "$W2"
+run fp32 384x384x65536 "$W1" "$W2"
 
 echo "$fail non-ok verdicts (logs in $LOG)" | tee -a "$TABLE"
 [ "$fail" -eq 0 ]
