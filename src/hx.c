@@ -24,9 +24,11 @@
 #include "blas.h"
 #include "gpu.h"
 #include "tmr.h"
+#include "fsutil.h"
 
 #define GUARD_BYTES (64 * 1024)
 #define MAX_SCRATCH 32
+#define SCRATCH_WIPE 0x7ff8deadu /* NaN pattern over released scratch */
 #define STAT_WORDS 256 /* u64 result slots for compares/guards */
 
 /* Harness kernels, compiled once per worker with NVRTC. No includes:
@@ -223,8 +225,18 @@ struct hx {
     CUdeviceptr rhashes;     /* HX_RANGE_BATCH x 2 u64, hx_hash_ranges */
     CUdeviceptr ws;          /* workspace */
     uint64_t ws_bytes;
-    CUdeviceptr scratch[MAX_SCRATCH];
-    int n_scratch;
+    /* Scratch arena: blocks stay allocated between checks (cuMemAlloc
+     * and cuMemFree of ~640 MB per check at 4096^3 GEMM cost more than
+     * the check itself); a block handed out is zero-filled, and every
+     * block used since the last release is overwritten with a NaN pattern
+     * at release (stream-ordered before the next candidate launch), so no
+     * reference value is in device memory while a candidate runs. */
+    struct sblock {
+        CUdeviceptr p;
+        size_t cap;
+        int used;            /* handed out since the last release */
+    } scratch[MAX_SCRATCH];
+    int n_scratch;           /* blocks allocated */
     int cuda_rc;
     char err[512];
 };
@@ -354,7 +366,9 @@ void hx_free(struct hx *h)
 {
     if (!h)
         return;
-    hx_scratch_release(h);
+    for (int i = 0; i < h->n_scratch; i++)
+        h->cu->cuMemFree(h->scratch[i].p);
+    h->n_scratch = 0;
     free_bufs(h);
     if (h->ws)
         h->cu->cuMemFree(h->ws);
@@ -469,27 +483,74 @@ int64_t hx_out_elems(const struct hx *h)
     return n;
 }
 
+/* Frees the arena blocks not handed out (all of them after a release). */
+static void scratch_trim(struct hx *h)
+{
+    int k = 0;
+    for (int i = 0; i < h->n_scratch; i++) {
+        if (h->scratch[i].used)
+            h->scratch[k++] = h->scratch[i];
+        else
+            h->cu->cuMemFree(h->scratch[i].p);
+    }
+    h->n_scratch = k;
+}
+
 int hx_scratch(struct hx *h, size_t bytes, hx_dptr *out)
 {
-    if (h->n_scratch == MAX_SCRATCH)
-        return hx_fail(h, KEVO_EINTERNAL, "too many scratch buffers");
-    CUdeviceptr p;
-    CUresult rc = h->cu->cuMemAlloc(&p, bytes ? bytes : 1);
-    if (!rc)
-        rc = bytes % 4 ? h->cu->cuMemsetD8(p, 0, bytes)
-                       : h->cu->cuMemsetD32(p, 0, bytes / 4);
-    if (rc)
-        return cuda_fail(h, rc, "cannot allocate reference scratch");
-    h->scratch[h->n_scratch++] = p;
-    *out = p;
+    size_t need = bytes ? bytes : 1;
+    int best = -1;
+    for (int i = 0; i < h->n_scratch; i++)
+        if (!h->scratch[i].used && h->scratch[i].cap >= need &&
+            (best < 0 || h->scratch[i].cap < h->scratch[best].cap))
+            best = i;
+    CUresult rc = CUDA_SUCCESS;
+    if (best < 0) {
+        CUdeviceptr p = 0;
+        if (h->n_scratch == MAX_SCRATCH)
+            scratch_trim(h);
+        if (h->n_scratch == MAX_SCRATCH)
+            return hx_fail(h, KEVO_EINTERNAL, "too many scratch buffers");
+        rc = h->cu->cuMemAlloc(&p, need);
+        if (rc == CUDA_ERROR_OUT_OF_MEMORY) { /* blocks of other sizes */
+            scratch_trim(h);
+            rc = h->cu->cuMemAlloc(&p, need);
+        }
+        if (rc)
+            return cuda_fail(h, rc, "cannot allocate reference scratch");
+        best = h->n_scratch++;
+        h->scratch[best] = (struct sblock){p, need, 0};
+    }
+    struct sblock *b = &h->scratch[best];
+    b->used = 1;
+    int r = hx_fill_pattern(h, b->p, need, 0); /* stream-ordered zero */
+    if (r)
+        return r;
+    *out = b->p;
     return KEVO_OK;
 }
 
 void hx_scratch_release(struct hx *h)
 {
+    for (int i = 0; i < h->n_scratch; i++) {
+        struct sblock *b = &h->scratch[i];
+        if (!b->used)
+            continue;
+        b->used = 0;
+        /* On the harness stream, so before any later candidate launch. A
+         * failure (sticky error) frees the block instead: either way the
+         * reference does not survive. */
+        if (hx_fill_pattern(h, b->p, b->cap, SCRATCH_WIPE)) {
+            h->cu->cuMemFree(b->p);
+            b->p = 0;
+            b->cap = 0;
+        }
+    }
+    int k = 0;
     for (int i = 0; i < h->n_scratch; i++)
-        h->cu->cuMemFree(h->scratch[i]);
-    h->n_scratch = 0;
+        if (h->scratch[i].p)
+            h->scratch[k++] = h->scratch[i];
+    h->n_scratch = k;
     for (int i = 0; i < h->n_bufs; i++)
         h->b[i].pristine = 0;
     h->pristine = 0;
@@ -923,9 +984,11 @@ void hx_time_opts_default(struct hx_time_opts *o)
     o->min_reps = 5;
     o->max_reps = 100;
     o->spread_stop = 0.02;
+    o->quick_spread = 0;
     o->cap_ns = 1.5e9;
     o->cap_first = 30;
-    o->cascade_ns = 0;
+    o->best_ns = 0;
+    o->cascade = 1.5;
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -1003,29 +1066,47 @@ int hx_time_loop(struct hx *h, const struct hx_time_opts *o, hx_call_fn fn,
         if (!r)
             r = fn(h, ud);
     }
-    if (!r)
+    if (!r && o->warmup)
         r = hx_sync(h);
     if (!r && (r = tmr_discard(h->t)))
         hx_fail(h, r, "%s", tmr_errmsg(h->t));
     int max = o->max_reps < 500 ? o->max_reps : 500;
-    double total = 0;
+    double total = 0, limit = o->best_ns > 0 ? o->cascade * o->best_ns : 0;
     while (!r && n < max) {
-        /* batches: 3 (cascade check), 2 (reach 5), then 5 */
-        int batch = n == 0 ? 3 : n == 3 ? 2 : 5;
+        /* batches: 1 (first cascade check, when racing), 2 (reach 3: the
+         * second cascade check and the quick stop), 2 (reach 5), then 5 */
+        int batch = n == 0 ? (limit > 0 ? 1 : 3) : n < 3 ? 3 - n
+                    : n == 3 ? 2 : 5;
         if (n + batch > max)
             batch = max - n;
         for (int i = 0; i < batch && !r; i++)
             r = one_rep(h, fn, hook, ud, n + i);
         int before = n;
-        if (!r)
+        if (!r) {
+            long long c0 = fs_now_ns();
             r = collect(h, v, &n, &st->kernels_per_rep);
+            st->collect_ms += (double)(fs_now_ns() - c0) / 1e6;
+            st->collects++;
+        }
         if (r)
             break;
         for (int i = before; i < n; i++)
             total += v[i];
         summarize(v, n, st);
-        if (n == 3 && o->cascade_ns > 0 && st->median_ns > o->cascade_ns) {
+        st->first_ns = v[0];
+        /* racing: clearly slower than the best known after 1 rep, or
+         * after 3 by the median; it keeps its (short) measurement */
+        if (limit > 0 && (n == 1 || n == 3) && st->median_ns > limit) {
             st->cascaded = 1;
+            break;
+        }
+        if (n == 3 && o->quick_spread > 0 && st->median_ns > 0 &&
+            (v[0] > v[1] ? (v[0] > v[2] ? v[0] : v[2])
+                         : (v[1] > v[2] ? v[1] : v[2])) -
+                    (v[0] < v[1] ? (v[0] < v[2] ? v[0] : v[2])
+                                 : (v[1] < v[2] ? v[1] : v[2])) <
+                o->quick_spread * st->median_ns) {
+            st->quick = 1;
             break;
         }
         if (n >= o->min_reps && st->spread < o->spread_stop)

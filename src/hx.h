@@ -164,21 +164,31 @@ int hx_flush(struct hx *h) KEVO_WUR;
 int hx_sync(struct hx *h) KEVO_WUR;
 
 struct hx_time_opts {
-    int warmup;           /* untimed launches first */
-    int min_reps;         /* at least */
+    int warmup;           /* untimed launches first (0: the caller ran it
+                             just before on the same inputs) */
+    int min_reps;         /* at least, unless a stop below */
     int max_reps;         /* at most */
     double spread_stop;   /* stop when (p90-p10)/median below */
+    double quick_spread;  /* > 0: stop after 3 reps when (max-min)/median
+                             of the 3 is below */
     double cap_ns;        /* stop when timed GPU time exceeds */
     double cap_first;     /* ... or this many times the first rep */
-    double cascade_ns;    /* > 0: stop after 3 reps if median above */
+    double best_ns;       /* > 0: racing against this time: stop after 1
+                             rep, or after 3 by the median, when above */
+    double cascade;       /* ... cascade * best_ns */
 };
 void hx_time_opts_default(struct hx_time_opts *o);
 
 struct hx_time_stats {
     double median_ns, min_ns, spread;
+    double first_ns;        /* the first timed repetition */
     int reps;
     int cascaded;           /* stopped early: clearly slower than best */
+    int quick;              /* stopped after 3 reps of tiny spread */
     int kernels_per_rep;    /* timed kernels seen per rep (0: events) */
+    int collects;           /* syncs + record collections */
+    double collect_ms;      /* host time in them (incl. waiting for the
+                               GPU) */
 };
 
 /* Enqueues untimed per-repetition work: pre = 1 before the flush, 0 after

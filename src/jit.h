@@ -145,6 +145,17 @@ int jit_pool_submit(struct jit_pool *p, const char *src, const char *name);
  * start (their warm-up compile fails, or they keep dying);
  * KEVO_EIO / KEVO_ENOMEM when a process cannot be made. */
 int jit_pool_wait(struct jit_pool *p, int ticket, struct jit_output *out) KEVO_WUR;
+/* One round of the pool's service without waiting for a ticket: reads
+ * finished compiles, hands queued tickets to idle children, enforces time
+ * limits. With block, waits until some child answers or a limit passes
+ * (at most the nearest deadline; 100 ms when nothing runs); without,
+ * returns at once. Callers that wait on something else (the GPU worker)
+ * call it now and then so that children do not sit idle. Errors as for
+ * jit_pool_wait. */
+int jit_pool_poll(struct jit_pool *p, int block) KEVO_WUR;
+/* 1 if ticket's result is ready (jit_pool_wait returns at once), 0 if
+ * not yet, -1 for an unknown ticket. */
+int jit_pool_done(const struct jit_pool *p, int ticket);
 /* Kills and reaps every compiler process; frees p and the results that
  * were never waited for. p may be NULL. */
 void jit_pool_free(struct jit_pool *p);

@@ -674,6 +674,21 @@ int jit_pool_wait(struct jit_pool *p, int ticket, struct jit_output *out)
     return KEVO_OK;
 }
 
+int jit_pool_poll(struct jit_pool *p, int block)
+{
+    if (p->broken)
+        return p->broken;
+    return pool_service(p, block);
+}
+
+int jit_pool_done(const struct jit_pool *p, int ticket)
+{
+    for (int i = 0; i < p->n_tk; i++)
+        if (p->tk[i].state != TK_FREE && p->tk[i].id == ticket)
+            return p->tk[i].state == TK_DONE;
+    return -1;
+}
+
 static int pool_alloc(const struct jit_pool_opts *o, struct jit_pool **out)
 {
     struct jit_pool *p = calloc(1, sizeof *p);

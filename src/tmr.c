@@ -20,6 +20,8 @@
 
 #include <cupti.h>
 
+#include "fsutil.h"
+
 #define CUPTI_BUF_BYTES (4u << 20)
 #define REC_CAP (1 << 20) /* records kept between discards */
 
@@ -353,9 +355,9 @@ static int group_records(double *ns, int *nkern, int max)
     return g < 0 ? 0 : g;
 }
 
-static void sleep_ms(int ms)
+static void sleep_us(int us)
 {
-    struct timespec ts = {0, ms * 1000000L};
+    struct timespec ts = {0, us * 1000L};
     nanosleep(&ts, NULL);
 }
 
@@ -365,10 +367,17 @@ int tmr_collect(struct tmr *t, double *ns, int *nkern, int max, int *n)
         return collect_events(t, ns, nkern, max, n);
     int want = t->reps < max ? t->reps : max, got = 0;
     int cnt[TMR_MAX_REPS];
-    /* Records of finished kernels come back on the next flush; retry a
-     * little in case CUPTI still holds them (forced flush after 5 ms). */
-    for (int attempt = 0; attempt < 60; attempt++) {
-        t->cp.flush_all(attempt < 5 ? 0 : CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    /* Records of finished kernels come back on the next flush; retry in
+     * steps of 50 us in case CUPTI still holds them (forced flush after
+     * 1 ms, give up after 60 ms). The steps were 1 ms: a wait that hit
+     * one cost a whole millisecond of idle GPU per collect. */
+    long long t0 = fs_now_ns();
+    for (int attempt = 0;; attempt++) {
+        long long waited = fs_now_ns() - t0;
+        if (attempt && waited > 60000000LL)
+            break;
+        t->cp.flush_all(waited < 1000000LL ? 0
+                                           : CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
         pthread_mutex_lock(&store.lock);
         got = group_records(ns, cnt, want);
         int ok = got >= want;
@@ -377,7 +386,7 @@ int tmr_collect(struct tmr *t, double *ns, int *nkern, int max, int *n)
         pthread_mutex_unlock(&store.lock);
         if (ok)
             break;
-        sleep_ms(1);
+        sleep_us(50);
     }
     pthread_mutex_lock(&store.lock);
     int zero = store.zero_ts;

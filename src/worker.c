@@ -38,6 +38,8 @@
 #include "wmsg.h"
 
 #define CHECK_SLOT (HX_HASH_SLOTS - 1) /* hash slot for checks */
+#define TIMING_CASCADE 1.5        /* racing: stop above this x best */
+#define TIMING_QUICK_SPREAD 0.005 /* stop after 3 reps within 0.5 % */
 #define MAX_ARGS (PROB_MAX_BUFS + PROB_MAX_DIMS + 1 + TPL_MAX_TMAPS)
 
 struct worker {
@@ -55,6 +57,7 @@ struct worker {
     uint64_t seed;           /* harness seed */
     struct baseline_result bl;
     char phase[64];          /* current phase, for messages */
+    double ref_ms;           /* host ms in reference compares, this job */
 };
 
 /* One loaded candidate. */
@@ -847,6 +850,7 @@ static int ref_compare(struct worker *w, const char *prefix,
 {
     hx_dptr ref, scale = 0;
     size_t bytes = (size_t)hx_out_elems(w->h) * 8;
+    long long t0 = fs_now_ns();
     int r = hx_scratch(w->h, bytes, &ref);
     if (!r && w->p->error_tol)
         r = hx_scratch(w->h, bytes, &scale);
@@ -860,6 +864,7 @@ static int ref_compare(struct worker *w, const char *prefix,
         r = hx_compare(w->h, ref, scale, cmp);
     if (!r && cmp->bad)
         describe_wrong(w, cmp, prefix, v);
+    w->ref_ms += (fs_now_ns() - t0) / 1e6;
     return r;
 }
 
@@ -963,13 +968,18 @@ static int timing_hook(struct hx *h, void *ud, int rep, int pre)
 /* Times the candidate; checks every repetition's hash against check B's
  * (deterministic templates). */
 static int run_timing(struct worker *w, struct job *jb, uint64_t s2,
-                      uint64_t hash_b, double cascade_ns,
+                      uint64_t hash_b, double best_ns,
                       struct hx_time_stats *st, struct verdict *v)
 {
     struct hx_time_opts o;
     struct timing_ud ud = {w, jb};
     hx_time_opts_default(&o);
-    o.cascade_ns = cascade_ns;
+    /* The check just before ran the candidate on these inputs: that is
+     * the warm-up (module loaded, clocks up; every rep is flushed). */
+    o.warmup = 0;
+    o.quick_spread = TIMING_QUICK_SPREAD;
+    o.best_ns = best_ns;
+    o.cascade = TIMING_CASCADE;
     progress(w, "timing");
     int r = hx_hash_reset(w->h);
     if (!r)
@@ -1034,6 +1044,7 @@ struct outcome {
     struct hx_cmp cmp;       /* of check A */
     uint64_t hash_a;
     double check_ms, time_ms;
+    double load_ms, a_ms, b_ms, c_ms, ref_ms; /* breakdown (evidence) */
     int rechecked;
 };
 
@@ -1087,6 +1098,17 @@ static int send_result(struct worker *w, struct job *jb, struct outcome *oc)
     cJSON_AddStringToObject(e, "hash_a", hx16);
     cJSON_AddBoolToObject(e, "nondeterministic", jb->nondet);
     cJSON_AddBoolToObject(e, "rechecked", oc->rechecked);
+    /* where the worker's time went (host ms; the GPU work is inside) */
+    cJSON *ph = cJSON_AddObjectToObject(e, "phase_ms");
+    cJSON_AddNumberToObject(ph, "load", oc->load_ms);
+    cJSON_AddNumberToObject(ph, "check_a", oc->a_ms);
+    cJSON_AddNumberToObject(ph, "check_b", oc->b_ms);
+    cJSON_AddNumberToObject(ph, "check_c", oc->c_ms);
+    cJSON_AddNumberToObject(ph, "reference", w->ref_ms);
+    cJSON_AddNumberToObject(ph, "collect", oc->st.collect_ms);
+    cJSON_AddNumberToObject(e, "collects", oc->st.collects);
+    cJSON_AddNumberToObject(e, "first_rep_ns", oc->st.first_ns);
+    cJSON_AddBoolToObject(e, "quick_stop", oc->st.quick);
     if (w->bl.n) {
         cJSON_AddStringToObject(e, "baseline", w->bl.name[0]);
         cJSON_AddNumberToObject(e, "baseline_ns", w->bl.median_ns[0]);
@@ -1099,11 +1121,15 @@ static int checks_ab(struct worker *w, struct job *jb, uint64_t s1,
                      uint64_t s2, uint64_t *hash_b, struct outcome *oc)
 {
     struct hx_cmp cb = {0};
+    long long t0 = fs_now_ns();
     int r = run_check(w, jb, "check A", s1, CHECK_REF, 0, &oc->hash_a,
                       &oc->cmp, &oc->v);
+    long long t1 = fs_now_ns();
+    oc->a_ms = (t1 - t0) / 1e6;
     if (!r && oc->v.outcome == EVAL_OK)
         r = run_check(w, jb, "check B", s2, CHECK_REF, 0, hash_b, &cb,
                       &oc->v);
+    oc->b_ms = (fs_now_ns() - t1) / 1e6;
     if (!r && oc->v.outcome == EVAL_OK) {
         if (cb.max_rel > oc->cmp.max_rel)
             oc->cmp.max_rel = cb.max_rel;
@@ -1138,7 +1164,8 @@ static void ok_detail(struct worker *w, struct job *jb, struct outcome *oc,
                 "nondeterministic" : "bitwise reproducible", oc->st.reps,
                 tmr_kind(w->t), oc->st.spread * 100, oc->st.kernels_per_rep,
                 oc->st.kernels_per_rep == 1 ? "" : "s",
-                oc->st.cascaded ? "; cascaded (slower than 1.5x best)" : "",
+                oc->st.cascaded ? "; cascaded (slower than 1.5x best)"
+                : oc->st.quick ? "; 3 reps within 0.5%" : "",
                 oc->rechecked ? "; re-checked: beat the roofline once" : "",
                 l2);
 }
@@ -1153,14 +1180,14 @@ static int evaluate(struct worker *w, struct job *jb, struct outcome *oc)
     long long t0 = fs_now_ns();
     int r = checks_ab(w, jb, s1, s2, &hash_b, oc);
     long long t1 = fs_now_ns();
-    double cascade = jb->best_ns > 0 ? 1.5 * jb->best_ns : 0;
     if (!r && oc->v.outcome == EVAL_OK)
-        r = run_timing(w, jb, s2, hash_b, cascade, &oc->st, &oc->v);
+        r = run_timing(w, jb, s2, hash_b, jb->best_ns, &oc->st, &oc->v);
     long long t2 = fs_now_ns();
     struct hx_cmp cc;
     if (!r && oc->v.outcome == EVAL_OK)
         r = run_check(w, jb, "check C", s1, jb->nondet ? CHECK_REF :
                       CHECK_HASH, oc->hash_a, &hash_c, &cc, &oc->v);
+    oc->c_ms = (fs_now_ns() - t2) / 1e6;
     struct sol_floor sf;
     floor_of(w, &sf);
     double fl = sf.ns;
@@ -1203,7 +1230,10 @@ static int handle_job(struct worker *w, const struct wmsg *m)
         return fatal(w, 0, "bad job message");
     hx_clear_error(w->h);
     progress(w, "load");
+    w->ref_ms = 0;
+    long long t0 = fs_now_ns();
     r = job_load(w, &jb, m->blob, m->blob_len, &oc.v);
+    oc.load_ms = (fs_now_ns() - t0) / 1e6;
     if (!r && oc.v.outcome == EVAL_OK)
         r = evaluate(w, &jb, &oc);
     job_unload(w, &jb);

@@ -60,9 +60,14 @@
  *     with the reference (GEMM: ||A[i,:]|| * ||B[:,j]|| >= sum_k |a_ik
  *     b_kj|, the scale of fp32 accumulation error; see fitness/gemm.c);
  *     wrong = "N of M elements wrong; first bad (r, c): got x, want y
- *     (tolerance t); max rel err e". Scratch and reference are freed
- *     before the next candidate launch: the reference is never in device
- *     memory while a candidate runs.
+ *     (tolerance t); max rel err e". Scratch (pristine copies, fp64
+ *     copies, reference, error scale) stays allocated from check to check
+ *     (allocating and freeing ~640 MB per check cost more than the check
+ *     at 4096^3), but every scratch byte used is zero-filled when handed
+ *     out and overwritten with a NaN pattern when the check ends, on the
+ *     harness stream, so before the next candidate launch: no reference
+ *     value is in device memory while a candidate runs, and nothing a
+ *     candidate writes there survives into a reference.
  *  6. Order. Check A, check B, timing, check C. C's output must be bitwise
  *     identical to A's (64-bit GPU hash) unless the template says
  *     nondeterministic; if it differs and C also fails the reference it
@@ -72,15 +77,24 @@
  *     inputs): a kernel that skips work when timed is wrong "after
  *     timing: ...".
  *  7. Timing. CUPTI CONCURRENT_KERNEL records (events when CUPTI is not
- *     available, recorded in the result): 2 warm-up launches, then
- *     repetitions each preceded by an L2 flush (a harness kernel writing
- *     2x L2 bytes in the same stream); a repetition's time runs from the
- *     first candidate kernel's start to the last one's end. At least 5
- *     repetitions, collected after 3, 5 and then every 5; stop at spread
- *     (p90-p10)/median < 2 %, 100 repetitions, 1.5 s of timed GPU time or
- *     30x the first repetition. Cascade: when the coordinator sent a best
- *     time and the median after 3 repetitions is > 1.5x it, timing stops
- *     (cascaded = 1); check C still runs.
+ *     available, recorded in the result). No warm-up launch of its own:
+ *     check B has just run the candidate on the same inputs (module
+ *     loaded, clocks up), and every repetition is preceded by poisoning
+ *     and an L2 flush (a harness kernel reading 2x L2 bytes in the same
+ *     stream); a repetition's time runs from the first candidate kernel's
+ *     start to the last one's end (first_rep_ns in the evidence shows a
+ *     cold first rep). Repetitions are collected after 1 (when racing),
+ *     3, 5 and then every 5; stop after 3 when their (max-min)/median <
+ *     0.5 % (quick_stop), else at >= 5 when spread (p90-p10)/median < 2 %,
+ *     100 repetitions, 1.5 s of timed GPU time or 30x the first
+ *     repetition. Racing (cascade): the coordinator sends a best time
+ *     (the engine's best, or the fastest ok, non-cascaded median this
+ *     evaluator measured itself, whichever is faster); timing stops when
+ *     the first repetition, or the median of 3, is > 1.5x it (cascaded =
+ *     1; its fitness is that short measurement). A kernel can only lose
+ *     by this: it is slower than a time already measured, and a kernel
+ *     that behaves differently in later repetitions needs state across
+ *     launches (guarantee 1). Check C still runs.
  *  8. Fitness = problem->work / median; ratio = fitness / the problem's
  *     first baseline (GEMM: cuBLAS in the dtype, TF32 off for fp32;
  *     softmax: copy bandwidth over the same bytes), baselines measured by
@@ -98,7 +112,9 @@
  *     still is, cheat "faster than the speed-of-light floor".
  *  9. Watchdog. The worker announces each phase (progress message); the
  *     coordinator gives each phase a deadline (kernel_timeout_ms; the
- *     timing phase gets the timing cap on top) and SIGKILLs and reaps a
+ *     timing phase gets the timing cap on top; the first phase counts
+ *     from the send, as the coordinator sends the next job before it
+ *     files the last answer) and SIGKILLs and reaps a
  *     worker that misses it: timeout "no answer within N ms (phase: check
  *     A)". A sticky CUDA error (700, 702, 714-719, ...) is reported as
  *     crashed with the error name and the phase, and the worker exits; a

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,8 @@ struct wrk {
     int fd;            /* our end of the socket pair, -1 if none */
     char *ready_json;  /* latest WM_READY body */
     int starts;
+    int sent;          /* a request is out, its answer not read yet */
+    long long sent_ns; /* when it went out */
 };
 
 void wrk_reply_release(struct wrk_reply *r)
@@ -57,6 +60,7 @@ static void reap(struct wrk *w, int grace_ms, char *how, size_t cap)
     if (w->fd >= 0)
         close(w->fd);
     w->fd = -1;
+    w->sent = 0;
     if (!w->pid)
         return;
     long long dl = fs_now_ns() + (long long)grace_ms * 1000000;
@@ -114,16 +118,36 @@ static int budget_ms(const struct wrk *w, const char *phase)
     return w->o.kernel_timeout_ms;
 }
 
-/* Reads until a non-progress message; fills rep. */
-static void await(struct wrk *w, const char *first_phase,
-                  struct wrk_reply *rep)
+/* Waits until fd is readable or dl (ns) passes, calling idle every
+ * IDLE_SLICE_MS meanwhile. */
+#define IDLE_SLICE_MS 5
+static void wait_readable(int fd, long long dl, wrk_idle_fn idle, void *ud)
+{
+    for (;;) {
+        long long left = (dl - fs_now_ns()) / 1000000;
+        if (left <= 0)
+            return;
+        struct pollfd p = {fd, POLLIN, 0};
+        int n = poll(&p, 1, left < IDLE_SLICE_MS ? (int)left : IDLE_SLICE_MS);
+        if (n != 0) /* readable, hung up, or an error: let recv decide */
+            return;
+        idle(ud);
+    }
+}
+
+/* Reads until a non-progress message; fills rep. The first phase's
+ * deadline counts from since_ns (when the request went out). */
+static void await(struct wrk *w, const char *first_phase, long long since_ns,
+                  wrk_idle_fn idle, void *ud, struct wrk_reply *rep)
 {
     struct wmsg m;
     wmsg_init(&m);
     snprintf(rep->phase, sizeof rep->phase, "%s", first_phase);
     int limit = budget_ms(w, rep->phase);
-    long long dl = fs_now_ns() + (long long)limit * 1000000;
+    long long dl = since_ns + (long long)limit * 1000000;
     for (;;) {
+        if (idle)
+            wait_readable(w->fd, dl, idle, ud);
         long long left = (dl - fs_now_ns()) / 1000000;
         int r = wmsg_recv(w->fd, left > 0 ? (int)left : 0, &m);
         if (r == KEVO_ETIMEOUT) {
@@ -194,7 +218,7 @@ static int start(struct wrk *w, char *err, size_t errcap)
         snprintf(err, errcap, "GPU worker did not start: %s", rep.reason);
         return KEVO_EIO;
     }
-    await(w, "init", &rep);
+    await(w, "init", fs_now_ns(), NULL, NULL, &rep);
     if (rep.status == WRK_ANSWER && rep.type == WM_READY) {
         free(w->ready_json);
         w->ready_json = rep.json;
@@ -258,10 +282,12 @@ void wrk_free(struct wrk *w)
     free(w);
 }
 
-int wrk_call(struct wrk *w, int type, const char *json, const void *blob,
+int wrk_send(struct wrk *w, int type, const char *json, const void *blob,
              size_t blob_len, struct wrk_reply *rep)
 {
     memset(rep, 0, sizeof *rep);
+    if (w->sent)
+        return KEVO_EINTERNAL; /* one request at a time */
     if (!w->pid) {
         if (w->o.verbose)
             fprintf(stderr, "kevo: restarting the GPU worker\n");
@@ -277,12 +303,31 @@ int wrk_call(struct wrk *w, int type, const char *json, const void *blob,
                  "request)", how);
         return KEVO_OK;
     }
-    await(w, "request", rep);
+    w->sent = 1;
+    w->sent_ns = fs_now_ns();
+    return KEVO_OK;
+}
+
+void wrk_await(struct wrk *w, struct wrk_reply *rep, wrk_idle_fn idle,
+               void *ud)
+{
+    if (!w->sent)
+        return; /* the send failed: rep says how */
+    w->sent = 0;
+    await(w, "request", w->sent_ns, idle, ud, rep);
     if (w->o.verbose && rep->status != WRK_ANSWER)
         fprintf(stderr, "kevo: GPU worker %s: %s\n",
                 rep->status == WRK_TIMEOUT ? "timed out" : "crashed",
                 rep->reason);
-    return KEVO_OK;
+}
+
+int wrk_call(struct wrk *w, int type, const char *json, const void *blob,
+             size_t blob_len, struct wrk_reply *rep)
+{
+    int r = wrk_send(w, type, json, blob, blob_len, rep);
+    if (!r)
+        wrk_await(w, rep, NULL, NULL);
+    return r;
 }
 
 const char *wrk_ready_json(const struct wrk *w)

@@ -61,6 +61,18 @@ void wrk_free(struct wrk *w);
 int wrk_call(struct wrk *w, int type, const char *json, const void *blob,
              size_t blob_len, struct wrk_reply *rep) KEVO_WUR;
 
+/* The two halves of wrk_call, so the caller can work while the worker
+ * does (one request at a time: KEVO_EINTERNAL if one is out). wrk_send
+ * returns an error only when no worker can be started; a failed send
+ * leaves rep as a crash, which wrk_await (on the same rep) keeps.
+ * wrk_await calls idle(ud) every few ms while it waits (NULL: none); the
+ * watchdog's first deadline counts from the send. */
+typedef void (*wrk_idle_fn)(void *ud);
+int wrk_send(struct wrk *w, int type, const char *json, const void *blob,
+             size_t blob_len, struct wrk_reply *rep) KEVO_WUR;
+void wrk_await(struct wrk *w, struct wrk_reply *rep, wrk_idle_fn idle,
+               void *ud);
+
 /* Body of the worker's latest WM_READY answer (borrowed). */
 const char *wrk_ready_json(const struct wrk *w);
 /* Workers started after the first. */
