@@ -113,7 +113,10 @@ if [ "$PHASE" = eval2 ]; then
         "$(variant unit_run1_best_async $UNIT CL=1 THREADS=512 REG=12 SMK=16 UNROLL=1 LDH=1 STH=2 MINB=1 ASYNC=1)" \
         "$(variant unit_c2_t512_async $UNIT CL=2 THREADS=512 REG=4 SMK=32 MINB=2 UNROLL=1 ASYNC=1)" \
         "$(variant unit_c2_t512_sync $UNIT CL=2 THREADS=512 REG=4 SMK=32 MINB=2 UNROLL=1 ASYNC=0)" \
-        "$(variant unit_c1_t256_s96 $UNIT CL=1 THREADS=256 REG=4 SMK=96 MINB=2 UNROLL=1 ASYNC=1)"
+        "$(variant unit_c1_t256_s96 $UNIT CL=1 THREADS=256 REG=4 SMK=96 MINB=2 UNROLL=1 ASYNC=1)" \
+        "$(variant bulk_c1_t1024_n4_evf0 $BULK CL=1 NBUF=1 THREADS=1024 NCH=4 EVF=0)" \
+        "$(variant bulk_c1_t512_n8 $BULK CL=1 NBUF=1 THREADS=512 NCH=8)" \
+        "$(variant bulk_c1_t1024_n1_u4 $BULK CL=1 NBUF=1 THREADS=1024 NCH=1 UNROLL=4)"
     ev fp32 1024x262144 \
         "$(variant unit_c8_t256_r12_s96 $UNIT CL=8 THREADS=256 REG=12 SMK=96 MINB=2 ASYNC=1)" \
         "$(variant unit_c8_t256_r12_s96_sync $UNIT CL=8 THREADS=256 REG=12 SMK=96 MINB=2 ASYNC=0)" \
@@ -135,7 +138,9 @@ if [ "$PHASE" = eval2 ]; then
         "$CLU"
     ev fp32 8192x4097 \
         "$(variant unit_t128_r12 $UNIT THREADS=128 REG=12 MINB=4 UNROLL=1)" \
-        "$(variant unit_t256_r2_s16 $UNIT THREADS=256 REG=2 SMK=16 MINB=4 UNROLL=1 ASYNC=1)"
+        "$(variant unit_t256_r2_s16 $UNIT THREADS=256 REG=2 SMK=16 MINB=4 UNROLL=1 ASYNC=1)" \
+        "$(variant bulk_nb3_bps4_evf0 $BULK NBUF=3 THREADS=256 BPS=4 EVF=0)" \
+        "$(variant bulk_nb2_bps4_t128 $BULK NBUF=2 THREADS=128 BPS=4)"
     ev fp32 7x100003 "$(variant unit_c4_async $UNIT CL=4 THREADS=256 REG=4 SMK=32 MINB=2 ASYNC=1)"
     ev fp16 1000x1003 "$(variant unit_s16_async $UNIT THREADS=128 REG=1 SMK=16 MINB=2 ASYNC=1)"
 fi
