@@ -85,6 +85,8 @@ static const char bench_usage[] =
     "best. Each run stops at 1 %% or after the budget (default: the table's\n"
     "points, at most 2000). The search space is the table's points only.\n"
     "  --template T   only template T's points (repeatable)\n"
+    "  --compare      also kevo without the surrogate, and kevo as before\n"
+    "                 issue 13 (random first generation, no surrogate)\n"
     "  --out FILE     also write the Markdown table to FILE\n";
 
 #define BENCH_MAX_SEEDS 1000
@@ -155,9 +157,26 @@ struct bench_cfg {
     double best;
 };
 
-/* One run of strategy ("evolve" / "sweep") with seed; *hit1 and *hit2 get
+/* A strategy to compare: spec settings over the defaults. */
+struct strategy {
+    const char *label;
+    const char *strategy; /* spec strategy */
+    const char *init;     /* NULL = default */
+    int surrogate;        /* -1 = default */
+};
+
+static const struct strategy strategies[] = {
+    {"kevo default (evolve)", "evolve", NULL, -1},
+    {"random search (sweep)", "sweep", NULL, -1},
+    /* --compare: what each part of the default is worth */
+    {"kevo without surrogate", "evolve", NULL, 0},
+    {"kevo before issue 13 (random init, no surrogate)", "evolve", "random",
+     0},
+};
+
+/* One run of strategy st with seed; *hit1 and *hit2 get
  * the evaluations needed (0 = not within the budget). */
-static int bench_run(const struct bench_cfg *c, const char *strategy,
+static int bench_run(const struct bench_cfg *c, const struct strategy *st,
                      uint64_t seed, long *hit1, long *hit2, char *err,
                      size_t errcap)
 {
@@ -170,7 +189,11 @@ static int bench_run(const struct bench_cfg *c, const char *strategy,
     s.seed = seed;
     s.max_evals = c->budget;
     s.max_generations = 0;
-    snprintf(s.strategy, sizeof s.strategy, "%s", strategy);
+    snprintf(s.strategy, sizeof s.strategy, "%s", st->strategy);
+    if (st->init)
+        snprintf(s.init, sizeof s.init, "%s", st->init);
+    if (st->surrogate >= 0)
+        s.surrogate = st->surrogate;
     snprintf(s.llm, sizeof s.llm, "off");
     struct bench_ev b = {.t = c->t, .at1 = 0.99 * c->best,
                          .at2 = 0.98 * c->best};
@@ -239,7 +262,7 @@ struct bench_args {
     const char *table, *out;
     int seeds;
     long budget;
-    int n_only;
+    int n_only, compare;
     const char *only[SPEC_MAX_TEMPLATES];
 };
 
@@ -247,7 +270,8 @@ static int parse_bench_args(int argc, char **argv, struct bench_args *a)
 {
     static const struct option opts[] = {
         {"seeds", 1, 0, 's'}, {"budget", 1, 0, 'b'}, {"template", 1, 0, 't'},
-        {"out", 1, 0, 'o'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"out", 1, 0, 'o'}, {"compare", 0, 0, 'c'}, {"help", 0, 0, 'h'},
+        {0, 0, 0, 0}};
     int c;
     char *end;
     optind = 1;
@@ -277,6 +301,7 @@ static int parse_bench_args(int argc, char **argv, struct bench_args *a)
             a->only[a->n_only++] = optarg;
             break;
         case 'o': a->out = optarg; break;
+        case 'c': a->compare = 1; break;
         default:
             fprintf(stderr, "kevo bench-search: unknown option '%s' (see "
                     "kevo bench-search --help)\n", argv[optind - 1]);
@@ -318,37 +343,39 @@ static int select_bench(struct bench_cfg *c, const struct bench_args *a,
 static int bench_all(const struct bench_cfg *c, const struct bench_args *a,
                      FILE *md)
 {
-    static const char *const strat[2] = {"evolve", "sweep"};
-    static const char *const label[2] = {"kevo default (evolve)",
-                                         "random search (sweep)"};
-    long hit[2][2][BENCH_MAX_SEEDS];
+    int n_st = a->compare ? 4 : 2;
+    long (*hit)[2][BENCH_MAX_SEEDS] = calloc(4, sizeof *hit);
     char err[1024] = "";
-    for (int k = 0; k < 2; k++)
+    if (!hit)
+        return EXIT_ERROR;
+    for (int k = 0; k < n_st; k++)
         for (int s = 0; s < a->seeds; s++)
-            if (bench_run(c, strat[k], (uint64_t)s + 1, &hit[k][0][s],
+            if (bench_run(c, &strategies[k], (uint64_t)s + 1, &hit[k][0][s],
                           &hit[k][1][s], err, sizeof err)) {
                 fprintf(stderr, "kevo bench-search: %s, seed %d: %s\n",
-                        strat[k], s + 1, err);
+                        strategies[k].label, s + 1, err);
+                free(hit);
                 return EXIT_ERROR;
             }
     fprintf(md, "| strategy | evaluations to within 1 %%: median (min-max) "
             "| reached | to within 2 %%: median (min-max) | reached |\n"
             "|---|---|---|---|---|\n");
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < n_st; k++) {
         char s1[64], s2[64];
         int r1, r2;
         summarize(hit[k][0], a->seeds, c->budget, s1, sizeof s1, &r1);
         summarize(hit[k][1], a->seeds, c->budget, s2, sizeof s2, &r2);
-        fprintf(md, "| %s | %s | %d/%d | %s | %d/%d |\n", label[k], s1, r1,
-                a->seeds, s2, r2, a->seeds);
+        fprintf(md, "| %s | %s | %d/%d | %s | %d/%d |\n", strategies[k].label,
+                s1, r1, a->seeds, s2, r2, a->seeds);
     }
     fprintf(md, "\nPer seed (1 %%, 2 %%; 0 = not within the budget):\n\n");
-    for (int k = 0; k < 2; k++) {
-        fprintf(md, "- %s:", label[k]);
+    for (int k = 0; k < n_st; k++) {
+        fprintf(md, "- %s:", strategies[k].label);
         for (int s = 0; s < a->seeds; s++)
             fprintf(md, " %ld/%ld", hit[k][0][s], hit[k][1][s]);
         fprintf(md, "\n");
     }
+    free(hit);
     return 0;
 }
 

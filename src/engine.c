@@ -442,32 +442,144 @@ static int random_child(struct engine *e, int i, struct child *c)
     return -1;
 }
 
+/* One cheap-mutator child for island i (arm as for try_child); a fresh
+ * random point if no mutation finds a new one. 0 = made. */
+static int one_child(struct engine *e, int i, int arm, struct child *c)
+{
+    for (int t = 0; t < MAKE_TRIES; t++)
+        if (try_child(e, i, arm, c) == 0)
+            return 0;
+    /* no new neighbour (a sparse table, a region mined out): a fresh
+     * random point keeps the search going */
+    return use_lists(e) ? random_child(e, i, c) : -1;
+}
+
+/* ----------------------------------------------------------- surrogate */
+
+struct pool {
+    struct child *c;
+    int n, cap;
+};
+
+static int pool_has(const struct pool *p, uint64_t h)
+{
+    for (int i = 0; i < p->n; i++)
+        if (p->c[i].g.hash == h)
+            return 1;
+    return 0;
+}
+
+static int pool_add(struct pool *p, const struct child *c)
+{
+    if (p->n == p->cap) {
+        int cap = p->cap ? p->cap * 2 : 64;
+        void *q = realloc(p->c, sizeof *p->c * (size_t)cap);
+        if (!q)
+            return KEVO_ENOMEM;
+        p->c = q;
+        p->cap = cap;
+    }
+    p->c[p->n++] = *c;
+    return KEVO_OK;
+}
+
+static int by_score(const void *a, const void *b)
+{
+    const struct child *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score > y->score ? -1 : 1;
+    return (x->g.hash > y->g.hash) - (x->g.hash < y->g.hash);
+}
+
+/* Moves want children of pool p to out: the best rated, and a quarter
+ * drawn at random from the rest (exploration the forest cannot rate
+ * well). */
+static int keep_best(struct engine *e, struct pool *p, int want,
+                     struct pool *out)
+{
+    int rc = KEVO_OK;
+    for (int k = 0; k < p->n; k++)
+        p->c[k].score = esur_score(e, &p->c[k].g);
+    qsort(p->c, (size_t)p->n, sizeof *p->c, by_score);
+    if (want > p->n)
+        want = p->n;
+    int explore = want / 4, top = want - explore;
+    for (int k = top; k < top + explore; k++) {
+        int j = k + (int)rng_below(&e->rng, (uint64_t)(p->n - k));
+        struct child t = p->c[j];
+        p->c[j] = p->c[k];
+        p->c[k] = t;
+    }
+    for (int k = 0; k < want && !rc; k++)
+        if (!pool_has(out, p->c[k].g.hash))
+            rc = pool_add(out, &p->c[k]);
+    return rc;
+}
+
+/* Offspring of island i through the surrogate (into out): for each of
+ * its slots the spec's number of candidates (cheap mutators), plus as
+ * many random unseen points, then keep_best. The budget plays no part,
+ * so a generation cut by it is a prefix of the uncut one. */
+static int offspring_pool(struct engine *e, int i, struct pool *p,
+                          struct pool *out)
+{
+    int slots = 0, rc;
+    p->n = 0;
+    for (int k = 0; k < e->env.spec->offspring; k++) {
+        int arm = -1;
+        if (e->use_bandit && e->isl[i].n > 0) {
+            if ((rc = ellm_pick(e, i, &arm)))
+                return rc;
+            if (arm >= ARM_LLM_REWRITE)
+                continue; /* asked an LLM: its child comes later */
+        }
+        slots++;
+        for (int m = 0; m < e->env.spec->surrogate; m++) {
+            struct child c;
+            if (one_child(e, i, arm, &c) == 0 && !pool_has(p, c.g.hash) &&
+                (rc = pool_add(p, &c)))
+                return rc;
+        }
+    }
+    for (int k = 0; k < slots && use_lists(e); k++) {
+        struct child c;
+        if (random_child(e, i, &c) == 0 && !pool_has(p, c.g.hash) &&
+            (rc = pool_add(p, &c)))
+            return rc;
+    }
+    return keep_best(e, p, slots, out);
+}
+
 static int make_offspring(struct engine *e)
 {
+    int rc;
+    if ((rc = esur_fit(e)))
+        return rc;
+    if (e->sur) { /* rated: the most promising are evaluated first */
+        struct pool p = {0}, out = {0};
+        for (int i = 0; i < e->n_isl && !rc; i++)
+            rc = offspring_pool(e, i, &p, &out);
+        if (!rc)
+            qsort(out.c, (size_t)out.n, sizeof *out.c, by_score);
+        for (int k = 0; !rc && k < out.n && e->n_kids < evals_left(e); k++)
+            rc = eng_add_child(e, &out.c[k]);
+        free(p.c);
+        free(out.c);
+        return rc;
+    }
     for (int i = 0; i < e->n_isl; i++)
         for (int k = 0; k < e->env.spec->offspring; k++) {
             if (e->n_kids >= evals_left(e))
                 return KEVO_OK;
             struct child c;
-            int arm = -1, rc;
+            int arm = -1;
             if (e->use_bandit && e->isl[i].n > 0) {
                 if ((rc = ellm_pick(e, i, &arm)))
                     return rc;
                 if (arm >= ARM_LLM_REWRITE)
                     continue; /* asked an LLM: its child comes later */
             }
-            int t = 0;
-            for (; t < MAKE_TRIES; t++)
-                if (try_child(e, i, arm, &c) == 0) {
-                    rc = eng_add_child(e, &c);
-                    if (rc)
-                        return rc;
-                    break;
-                }
-            /* no new neighbour (a sparse table, a region mined out): a
-             * fresh random point keeps the search going */
-            if (t == MAKE_TRIES && use_lists(e) &&
-                random_child(e, i, &c) == 0 && (rc = eng_add_child(e, &c)))
+            if (one_child(e, i, arm, &c) == 0 && (rc = eng_add_child(e, &c)))
                 return rc;
         }
     return KEVO_OK;
@@ -563,7 +675,8 @@ static int take_result(struct engine *e, int idx)
     e->st.evals++;
     e->st.outcomes[c->r.outcome]++;
     child_desc(e, c);
-    if (ellm_note(e, c))
+    if (ellm_note(e, c) ||
+        esur_note(e, c->g.tpl, c->g.vals, c->r.outcome, c->r.fitness))
         return KEVO_ENOMEM;
     if (c->r.outcome == EVAL_OK &&
         archive_offer(&e->arc, &c->d, &c->g, c->r.fitness) < 0)
@@ -1173,6 +1286,8 @@ static int replay_counts(struct engine *e)
         int rc = seen_add(&e->seen, hash);
         if (!rc)
             rc = ellm_note_record(e, e->ex[i], hash);
+        if (!rc)
+            rc = esur_note_record(e, e->ex[i]);
         if (rc)
             return rc;
         e->st.evals++;
@@ -1267,6 +1382,8 @@ void engine_free(struct engine *e)
     free(e->pts);
     free(e->pts_state);
     free(e->sweep);
+    esur_release(e);
+    free(e->hist);
     free(e->ex);
     free(e);
 }

@@ -37,10 +37,20 @@ struct child {
     struct eval_result r;  /* owned evidence */
     struct archive_desc d;
     int depth;             /* repairs in this child's LLM lineage */
+    double score;          /* the surrogate's rating (0 = none) */
 };
 
 struct llm_pending;
 struct recmap;
+struct surrogate;
+
+/* One measured point, for the surrogate (engine_sur.c). */
+struct sur_hist {
+    int tpl;
+    uint8_t at[TPL_MAX_PARAMS]; /* value indices */
+    uint8_t ok;
+    double fitness;
+};
 
 struct engine {
     struct engine_env env;
@@ -81,6 +91,14 @@ struct engine {
     long *sweep;           /* template << 40 | point index, shuffled */
     long n_sweep, sweep_at;
     int sweep_ready;
+    /* the surrogate (engine_sur.c): every result in journal order, and
+     * the forest fitted to them for this generation (NULL: none) */
+    struct sur_hist *hist;
+    long n_hist, cap_hist, n_hist_ok;
+    struct surrogate *sur;
+    int sur_n_tpls;        /* templates when it was fitted */
+    int *sur_off;          /* per template: its first feature */
+    int sur_d;             /* features */
 };
 
 /* engine_llm.c */
@@ -114,6 +132,20 @@ int ellm_after_eval(struct engine *e);
 cJSON *ellm_to_json(const struct engine *e);
 int ellm_restore(struct engine *e, const cJSON *ck);
 int ellm_usable_tpls(const struct engine *e);
+
+/* engine_sur.c: the surrogate that ranks offspring before evaluation */
+/* Remembers a result (in journal order; also for records read back). */
+int esur_note(struct engine *e, int tpl, const int64_t *vals,
+              enum eval_outcome o, double fitness);
+int esur_note_record(struct engine *e, const cJSON *rec);
+/* Fits the forest to the results so far (when the spec asks for a
+ * surrogate and there are enough of them); deterministic in the seed and
+ * generation. */
+int esur_fit(struct engine *e);
+/* The forest's rating of g: predicted log fitness plus an exploration
+ * bonus for uncertainty; 0 if no forest. */
+double esur_score(const struct engine *e, const struct genome *g);
+void esur_release(struct engine *e);
 
 
 #endif

@@ -3,6 +3,7 @@
  * evaluator: determinism, no duplicates, elitism, budgets, replay from a
  * journal, divergence detection, migration, and the mutators.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -456,6 +457,60 @@ static void test_first_generation_fills_the_space(void)
     CHECK(missed_old > 0); /* what the hypercube is for */
 }
 
+/* Mean log fitness of the correct children after generation 0, and the
+ * journal's canonical text. */
+static double offspring_quality(struct fixture *f, char **text)
+{
+    cJSON *j = journal(f), *r;
+    double sum = 0;
+    int n = 0;
+    cJSON_ArrayForEach(r, j)
+    {
+        const char *t = record_str(r, "type"), *o = record_str(r, "outcome");
+        if (t && !strcmp(t, "eval") && record_num(r, "gen", 0) > 0 && o &&
+            !strcmp(o, "ok")) {
+            sum += log(record_num(r, "fitness", 1));
+            n++;
+        }
+    }
+    *text = canon(j);
+    cJSON_Delete(j);
+    return n ? sum / n : 0;
+}
+
+static void test_surrogate_screens_offspring(void)
+{
+    double with = 0, without = 0;
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        struct fixture a, b, c;
+        struct engine_stats st;
+        char *ta, *tb, *tc;
+        fixture_init(&a, seed);
+        fixture_init(&b, seed);
+        fixture_init(&c, seed);
+        a.spec.max_generations = b.spec.max_generations = 4;
+        c.spec.max_generations = 4;
+        a.spec.surrogate = b.spec.surrogate = 4;
+        c.spec.surrogate = 0;
+        CHECK(run_engine(&a, NULL, &st) == KEVO_OK);
+        CHECK(run_engine(&b, NULL, &st) == KEVO_OK);
+        CHECK(run_engine(&c, NULL, &st) == KEVO_OK);
+        with += offspring_quality(&a, &ta);
+        offspring_quality(&b, &tb);
+        without += offspring_quality(&c, &tc);
+        CHECK(ta && tb && !strcmp(ta, tb)); /* deterministic */
+        CHECK(tc && strcmp(ta, tc));        /* and it decides something */
+        free(ta);
+        free(tb);
+        free(tc);
+        fixture_release(&a);
+        fixture_release(&b);
+        fixture_release(&c);
+    }
+    CHECK_MSG(with > without, "mean log fitness %g with, %g without",
+              with / 8, without / 8);
+}
+
 int main(void)
 {
     RUN(test_same_seed_same_journal, "one seed fixes every choice");
@@ -477,5 +532,7 @@ int main(void)
     RUN(test_first_generation_fills_the_space,
         "generation 0 is a Latin hypercube that tries every value of "
         "every parameter");
+    RUN(test_surrogate_screens_offspring,
+        "the surrogate picks better offspring, the same for the same seed");
     TEST_DONE();
 }

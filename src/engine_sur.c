@@ -1,0 +1,204 @@
+/*
+ * engine_sur.c - the engine's surrogate (issue 13): every measured point
+ * of the run, in journal order, and a random forest (surrogate.h) fitted
+ * to them once per generation, which rates offspring before they cost an
+ * evaluation (engine.c draws a larger pool and keeps the best rated).
+ *
+ * Target: log fitness for a correct point; a failed one (compile error,
+ * wrong, crash, ...) counts as one e-fold below the slowest correct point
+ * seen, so failures form their own low class and the forest learns where
+ * they lie. Features: per template an indicator and its parameters' value
+ * indices (SUR_MISSING for another template's parameters). The forest's
+ * seed is derived from the run's seed and the generation, and the data is
+ * the journal's, so a resumed or replayed run fits the same forest.
+ */
+#include "engine_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "record.h"
+#include "surrogate.h"
+
+#define SUR_MIN_OK 6       /* correct points needed before fitting */
+#define SUR_MAX_TRAIN 3000 /* the best half and the latest half of these */
+#define SUR_KAPPA 1.0      /* exploration bonus per tree disagreement */
+
+int esur_note(struct engine *e, int tpl, const int64_t *vals,
+              enum eval_outcome o, double fitness)
+{
+    if (e->env.spec->surrogate < 2 || tpl < 0)
+        return KEVO_OK;
+    if (e->n_hist == e->cap_hist) {
+        long cap = e->cap_hist ? e->cap_hist * 2 : 256;
+        void *p = realloc(e->hist, sizeof *e->hist * (size_t)cap);
+        if (!p)
+            return KEVO_ENOMEM;
+        e->hist = p;
+        e->cap_hist = cap;
+    }
+    struct sur_hist *h = &e->hist[e->n_hist];
+    const struct tpl *t = e->tpls[tpl];
+    memset(h, 0, sizeof *h);
+    h->tpl = tpl;
+    for (int i = 0; i < t->n_params; i++) {
+        int at = tpl_value_index(t, i, vals[i]);
+        h->at[i] = (uint8_t)(at < 0 ? 0 : at);
+    }
+    h->ok = o == EVAL_OK && fitness > 0;
+    h->fitness = fitness;
+    e->n_hist++;
+    e->n_hist_ok += h->ok;
+    return KEVO_OK;
+}
+
+int esur_note_record(struct engine *e, const cJSON *rec)
+{
+    if (e->env.spec->surrogate < 2)
+        return KEVO_OK;
+    const char *name = record_str(rec, "template");
+    const char *oc = record_str(rec, "outcome");
+    const cJSON *ps = cJSON_GetObjectItemCaseSensitive(rec, "params");
+    int64_t vals[TPL_MAX_PARAMS] = {0};
+    enum eval_outcome o;
+    int tpl = -1;
+    for (int t = 0; name && t < e->n_tpls; t++)
+        if (!strcmp(e->tpls[t]->name, name))
+            tpl = t;
+    if (tpl < 0 || !oc || eval_outcome_parse(oc, &o))
+        return KEVO_OK; /* not a point the surrogate can place */
+    for (int i = 0; i < e->tpls[tpl]->n_params; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+            ps, e->tpls[tpl]->params[i].name);
+        if (!cJSON_IsNumber(v))
+            return KEVO_OK;
+        vals[i] = (int64_t)v->valuedouble;
+    }
+    return esur_note(e, tpl, vals, o, record_num(rec, "fitness", 0));
+}
+
+void esur_release(struct engine *e)
+{
+    surrogate_free(e->sur);
+    e->sur = NULL;
+    free(e->sur_off);
+    e->sur_off = NULL;
+}
+
+/* Feature codes of (tpl, value indices at) into x[e->sur_d]. */
+static void features(const struct engine *e, int tpl, const uint8_t *at,
+                     uint8_t *x)
+{
+    memset(x, SUR_MISSING, (size_t)e->sur_d);
+    for (int t = 0; t < e->sur_n_tpls; t++)
+        x[e->sur_off[t]] = t == tpl;
+    if (tpl >= e->sur_n_tpls)
+        return;
+    for (int i = 0; i < e->tpls[tpl]->n_params; i++)
+        x[e->sur_off[tpl] + 1 + i] = at[i];
+}
+
+static int by_fitness_desc(const void *a, const void *b, void *ud)
+{
+    const struct sur_hist *h = ud;
+    long x = *(const long *)a, y = *(const long *)b;
+    if (h[x].fitness != h[y].fitness)
+        return h[x].fitness > h[y].fitness ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+/* The rows to train on: all, or past SUR_MAX_TRAIN the best half and the
+ * latest half (the region being searched and what is known to be good). */
+static long training_rows(const struct engine *e, long *rows)
+{
+    long n = 0;
+    if (e->n_hist <= SUR_MAX_TRAIN) {
+        for (long i = 0; i < e->n_hist; i++)
+            rows[n++] = i;
+        return n;
+    }
+    long *all = malloc(sizeof *all * (size_t)e->n_hist);
+    char *pick = calloc((size_t)e->n_hist, 1);
+    if (!all || !pick) {
+        free(all);
+        free(pick);
+        return -1;
+    }
+    for (long i = 0; i < e->n_hist; i++)
+        all[i] = i;
+    qsort_r(all, (size_t)e->n_hist, sizeof *all, by_fitness_desc, e->hist);
+    for (long i = 0; i < SUR_MAX_TRAIN / 2; i++)
+        pick[all[i]] = 1;
+    for (long i = e->n_hist - 1, k = 0; i >= 0 && k < SUR_MAX_TRAIN / 2;
+         i--, k++)
+        pick[i] = 1;
+    for (long i = 0; i < e->n_hist; i++)
+        if (pick[i])
+            rows[n++] = i;
+    free(all);
+    free(pick);
+    return n;
+}
+
+int esur_fit(struct engine *e)
+{
+    esur_release(e);
+    if (e->env.spec->surrogate < 2 || e->n_hist_ok < SUR_MIN_OK)
+        return KEVO_OK;
+    e->sur_n_tpls = e->n_tpls;
+    e->sur_off = malloc(sizeof *e->sur_off * (size_t)e->n_tpls);
+    if (!e->sur_off)
+        return KEVO_ENOMEM;
+    e->sur_d = 0;
+    for (int t = 0; t < e->n_tpls; t++) {
+        e->sur_off[t] = e->sur_d;
+        e->sur_d += 1 + e->tpls[t]->n_params;
+    }
+    long cap = e->n_hist < SUR_MAX_TRAIN ? e->n_hist : SUR_MAX_TRAIN;
+    long *rows = malloc(sizeof *rows * (size_t)cap);
+    uint8_t *x = malloc((size_t)cap * (size_t)e->sur_d);
+    double *y = malloc(sizeof *y * (size_t)cap);
+    long n = rows && x && y ? training_rows(e, rows) : -1;
+    int rc = n < 0 ? KEVO_ENOMEM : KEVO_OK;
+    double lo = INFINITY;
+    for (long i = 0; i < n; i++)
+        if (e->hist[rows[i]].ok && log(e->hist[rows[i]].fitness) < lo)
+            lo = log(e->hist[rows[i]].fitness);
+    for (long i = 0; i < n; i++) {
+        const struct sur_hist *h = &e->hist[rows[i]];
+        features(e, h->tpl, h->at, x + (size_t)i * (size_t)e->sur_d);
+        y[i] = h->ok ? log(h->fitness) : lo - 1.0;
+    }
+    if (!rc && isfinite(lo)) {
+        struct sur_opts o = {.trees = 32, .max_depth = 12, .min_leaf = 2};
+        uint64_t seed = hash_final(hash_u64(
+            hash_u64(HASH_SEED ^ 0x7375726fULL, e->env.spec->seed),
+            (uint64_t)e->gen));
+        rc = surrogate_fit(x, y, (int)n, e->sur_d, &o, seed, &e->sur);
+        if (rc == KEVO_EINVAL)
+            rc = KEVO_OK; /* too little to fit: no surrogate this time */
+    }
+    free(rows);
+    free(x);
+    free(y);
+    return rc;
+}
+
+double esur_score(const struct engine *e, const struct genome *g)
+{
+    if (!e->sur || g->tpl >= e->sur_n_tpls)
+        return 0;
+    uint8_t at[TPL_MAX_PARAMS] = {0}, x[1024];
+    const struct tpl *t = e->tpls[g->tpl];
+    if (e->sur_d > (int)sizeof x)
+        return 0;
+    for (int i = 0; i < t->n_params; i++) {
+        int k = tpl_value_index(t, i, g->vals[i]);
+        at[i] = (uint8_t)(k < 0 ? 0 : k);
+    }
+    features(e, g->tpl, at, x);
+    double sd, m = surrogate_predict(e->sur, x, &sd);
+    return m + SUR_KAPPA * sd;
+}

@@ -1,0 +1,204 @@
+/*
+ * surrogate.c - the random forest (see surrogate.h). Trees are stored as
+ * flat node arrays; a node splits on "x[feat] <= cut" or is a leaf.
+ */
+#include "surrogate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+
+struct node {
+    int feat;       /* -1 = leaf */
+    int cut;        /* go left if code <= cut */
+    int left, right;
+    double value;   /* leaf: mean target */
+};
+
+struct tree {
+    struct node *n;
+    int count, cap;
+};
+
+struct surrogate {
+    int d, n_trees;
+    struct tree *t;
+};
+
+struct fit {
+    const uint8_t *x;
+    const double *y;
+    int d;
+    const struct sur_opts *o;
+    struct rng *r;
+    int *feats;     /* scratch: feature order */
+};
+
+static int new_node(struct tree *t)
+{
+    if (t->count == t->cap) {
+        int cap = t->cap ? t->cap * 2 : 64;
+        void *p = realloc(t->n, sizeof *t->n * (size_t)cap);
+        if (!p)
+            return -1;
+        t->n = p;
+        t->cap = cap;
+    }
+    t->n[t->count] = (struct node){.feat = -1};
+    return t->count++;
+}
+
+/* Best split of idx[0..n) on feature f: returns the gain (reduction of the
+ * sum of squares) and the cut; 0 if no split leaves min_leaf on each side. */
+static double best_cut(const struct fit *F, const int *idx, int n, int f,
+                       int *cut)
+{
+    int cnt[256] = {0};
+    double sum[256] = {0}, tot = 0;
+    for (int i = 0; i < n; i++) {
+        int c = F->x[(size_t)idx[i] * (size_t)F->d + (size_t)f];
+        cnt[c]++;
+        sum[c] += F->y[idx[i]];
+        tot += F->y[idx[i]];
+    }
+    double base = tot * tot / n, best = 0;
+    int nl = 0;
+    double sl = 0;
+    for (int c = 0; c < 255; c++) {
+        if (!cnt[c])
+            continue;
+        nl += cnt[c];
+        sl += sum[c];
+        int nr = n - nl;
+        if (nl < F->o->min_leaf || nr < F->o->min_leaf)
+            continue;
+        double g = sl * sl / nl + (tot - sl) * (tot - sl) / nr - base;
+        if (g > best + 1e-12) {
+            best = g;
+            *cut = c;
+        }
+    }
+    return best;
+}
+
+/* Grows the subtree of node at over idx[0..n); returns 0 or -1 (memory). */
+static int grow(struct fit *F, struct tree *t, int at, int *idx, int n,
+                int depth)
+{
+    double mean = 0;
+    for (int i = 0; i < n; i++)
+        mean += F->y[idx[i]];
+    mean /= n;
+    t->n[at].value = mean;
+    if (depth >= F->o->max_depth || n < 2 * F->o->min_leaf)
+        return 0;
+    /* mtry features, a random subset (partial Fisher-Yates) */
+    int mtry = F->o->mtry > 0 ? F->o->mtry : F->d / 3;
+    if (mtry < 1)
+        mtry = 1;
+    if (mtry > F->d)
+        mtry = F->d;
+    for (int i = 0; i < F->d; i++)
+        F->feats[i] = i;
+    int bf = -1, bc = 0;
+    double bg = 0;
+    for (int k = 0; k < mtry; k++) {
+        int j = k + (int)rng_below(F->r, (uint64_t)(F->d - k));
+        int f = F->feats[j];
+        F->feats[j] = F->feats[k];
+        F->feats[k] = f;
+        int c = 0;
+        double g = best_cut(F, idx, n, f, &c);
+        if (g > bg) {
+            bg = g;
+            bf = f;
+            bc = c;
+        }
+    }
+    if (bf < 0)
+        return 0;
+    /* partition idx: codes <= bc first */
+    int l = 0;
+    for (int i = 0; i < n; i++)
+        if (F->x[(size_t)idx[i] * (size_t)F->d + (size_t)bf] <= bc) {
+            int tmp = idx[l];
+            idx[l++] = idx[i];
+            idx[i] = tmp;
+        }
+    int left = new_node(t), right = left >= 0 ? new_node(t) : -1;
+    if (right < 0)
+        return -1;
+    t->n[at].feat = bf;
+    t->n[at].cut = bc;
+    t->n[at].left = left;
+    t->n[at].right = right;
+    if (grow(F, t, left, idx, l, depth + 1))
+        return -1;
+    return grow(F, t, right, idx + l, n - l, depth + 1);
+}
+
+void surrogate_free(struct surrogate *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->n_trees; i++)
+        free(s->t[i].n);
+    free(s->t);
+    free(s);
+}
+
+int surrogate_fit(const uint8_t *x, const double *y, int n, int d,
+                  const struct sur_opts *o, uint64_t seed,
+                  struct surrogate **out)
+{
+    if (n < 2 || d < 1 || o->trees < 1)
+        return KEVO_EINVAL;
+    struct surrogate *s = calloc(1, sizeof *s);
+    int *idx = malloc(sizeof *idx * (size_t)n);
+    int *feats = malloc(sizeof *feats * (size_t)d);
+    struct rng r;
+    int rc = s && idx && feats ? KEVO_OK : KEVO_ENOMEM;
+    if (!rc && !(s->t = calloc((size_t)o->trees, sizeof *s->t)))
+        rc = KEVO_ENOMEM;
+    rng_seed(&r, seed);
+    struct fit F = {x, y, d, o, &r, feats};
+    for (int k = 0; !rc && k < o->trees; k++) {
+        s->n_trees++;
+        for (int i = 0; i < n; i++) /* bootstrap sample */
+            idx[i] = (int)rng_below(&r, (uint64_t)n);
+        int root = new_node(&s->t[k]);
+        if (root < 0 || grow(&F, &s->t[k], root, idx, n, 0))
+            rc = KEVO_ENOMEM;
+    }
+    free(idx);
+    free(feats);
+    if (rc) {
+        surrogate_free(s);
+        return rc;
+    }
+    s->d = d;
+    *out = s;
+    return KEVO_OK;
+}
+
+double surrogate_predict(const struct surrogate *s, const uint8_t *x,
+                         double *sd)
+{
+    double sum = 0, sq = 0;
+    for (int k = 0; k < s->n_trees; k++) {
+        const struct node *n = s->t[k].n;
+        int at = 0;
+        while (n[at].feat >= 0)
+            at = x[n[at].feat] <= n[at].cut ? n[at].left : n[at].right;
+        sum += n[at].value;
+        sq += n[at].value * n[at].value;
+    }
+    double mean = sum / s->n_trees;
+    if (sd) {
+        double v = sq / s->n_trees - mean * mean;
+        *sd = v > 0 ? sqrt(v) : 0;
+    }
+    return mean;
+}
