@@ -1066,7 +1066,9 @@ int hx_time_loop(struct hx *h, const struct hx_time_opts *o, hx_call_fn fn,
         if (!r)
             r = fn(h, ud);
     }
-    if (!r && o->warmup)
+    /* idle GPU before the discard, also without warm-up: records of
+     * kernels still running would straddle it */
+    if (!r)
         r = hx_sync(h);
     if (!r && (r = tmr_discard(h->t)))
         hx_fail(h, r, "%s", tmr_errmsg(h->t));
@@ -1100,14 +1102,13 @@ int hx_time_loop(struct hx *h, const struct hx_time_opts *o, hx_call_fn fn,
             st->cascaded = 1;
             break;
         }
-        if (n == 3 && o->quick_spread > 0 && st->median_ns > 0 &&
-            (v[0] > v[1] ? (v[0] > v[2] ? v[0] : v[2])
-                         : (v[1] > v[2] ? v[1] : v[2])) -
-                    (v[0] < v[1] ? (v[0] < v[2] ? v[0] : v[2])
-                                 : (v[1] < v[2] ? v[1] : v[2])) <
-                o->quick_spread * st->median_ns) {
-            st->quick = 1;
-            break;
+        if (n == 3 && o->quick_spread > 0 && st->median_ns > 0) {
+            double lo = fmin(v[0], fmin(v[1], v[2])),
+                   hi = fmax(v[0], fmax(v[1], v[2]));
+            if (hi - lo < o->quick_spread * st->median_ns) {
+                st->quick = 1;
+                break;
+            }
         }
         if (n >= o->min_reps && st->spread < o->spread_stop)
             break;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -161,6 +162,43 @@ static void test_pool_parallel(void)
            N * 1000.0 / ms);
     struct jit_output o;
     CHECK(jit_pool_wait(p, t[0], &o) == KEVO_EINVAL); /* collected */
+    jit_pool_free(p);
+}
+
+/* jit_pool_done / jit_pool_poll: a caller that waits on something else
+ * (the GPU worker) sees results arrive by polling, without waiting on a
+ * ticket. */
+static void test_pool_poll(void)
+{
+    struct jit_pool *p = pool_start(2, 20000, NULL);
+    if (!p)
+        return;
+    int t = jit_pool_submit(p, "extern \"C\" __global__ void kevo_p(int *a)"
+                               " { a[0] = 5; }\n", "p.cu");
+    CHECK(t >= 0);
+    CHECK(jit_pool_done(p, t) == 0);   /* just queued */
+    CHECK(jit_pool_done(p, t + 1000) == -1);
+    long long t0 = fs_now_ns();
+    int polls = 0;
+    while (jit_pool_done(p, t) == 0 && ms_since(t0) < 20000) {
+        CHECK(jit_pool_poll(p, 0) == KEVO_OK); /* never blocks */
+        polls++;
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+    CHECK_MSG(jit_pool_done(p, t) == 1, "done after %d polls", polls);
+    CHECK(polls > 0);
+    struct jit_output o;
+    CHECK(jit_pool_wait(p, t, &o) == KEVO_OK && o.ok);
+    jit_output_release(&o);
+    CHECK(jit_pool_done(p, t) == -1); /* collected */
+    /* blocking poll returns once a child answers */
+    t = jit_pool_submit(p, "extern \"C\" __global__ void kevo_q(int *a)"
+                           " { a[1] = 6; }\n", "q.cu");
+    while (jit_pool_done(p, t) == 0)
+        CHECK(jit_pool_poll(p, 1) == KEVO_OK);
+    CHECK(jit_pool_wait(p, t, &o) == KEVO_OK && o.ok);
+    jit_output_release(&o);
     jit_pool_free(p);
 }
 
@@ -492,6 +530,7 @@ int main(void)
     }
     RUN(test_pool_cache, "a repeat compile comes from the cache, same cubin");
     RUN(test_pool_parallel, "a pool of 2 compiles 8 sources, each its own");
+    RUN(test_pool_poll, "polling the pool finishes compiles without a wait");
     RUN(test_pool_timeout, "a compile past the limit is killed, pool goes on");
     RUN(test_pool_crash, "a crashed compiler is reported and replaced");
     RUN(test_pool_big, "a multi-megabyte source and cubin pass the pipes");
