@@ -97,7 +97,8 @@ int eng_supports(const struct engine *e, const struct genome *g)
     return supports(e, g);
 }
 
-static const struct pointset *points_of(struct engine *e, int t, int *rc);
+static const struct pointset *points_of(struct engine *e, int t, int full,
+                                        int *rc);
 
 /* 1 if the run draws random points from the templates' point lists and
  * starts from a Latin hypercube (spec init "lhs"); 0: by rejection, as
@@ -108,14 +109,18 @@ static int use_lists(const struct engine *e)
 }
 
 /* A random valid, supported point of template t; -1 if none found. With
- * point lists, uniform over t's list (by rejection if t has none). */
+ * point lists, uniform over t's complete list (by rejection if t has
+ * none, or only a sample). */
 static int random_point(struct engine *e, int t, struct genome *g)
 {
     const struct tpl *tp = e->tpls[t];
     memset(g, 0, sizeof *g);
     g->tpl = t;
     int rc;
-    const struct pointset *ps = use_lists(e) ? points_of(e, t, &rc) : NULL;
+    const struct pointset *ps = use_lists(e) ? points_of(e, t, 0, &rc)
+                                             : NULL;
+    if (ps && e->pts_state[t] == 2)
+        ps = NULL; /* a sample: draw from the whole space instead */
     if (ps) { /* uniform over the usable points, no rejection */
         if (ps->n == 0)
             return -1;
@@ -152,17 +157,45 @@ static int point_ok(void *ud, const int64_t *vals)
     return supports(x->e, &g);
 }
 
+/* Past this many raw points a list for the hypercube is a sample (the
+ * enumeration of sgemm_warptile's 7.3M takes seconds). */
+#define FAST_RAW 1e6
+#define SAMPLED_POINTS 20000
+
 /* The usable points of base template t (the env's list, else enumerated
  * once); NULL if t has no list (made by an LLM, or too large to
- * enumerate). *rc is set on an error (out of memory). */
-static const struct pointset *points_of(struct engine *e, int t, int *rc)
+ * enumerate). full = 0 accepts, for a space of more than FAST_RAW raw
+ * points, a sample of SAMPLED_POINTS (drawn by a PRNG seeded from the
+ * run's seed and t) unless the evaluator admits only some points (a
+ * table). *rc is set on an error (out of memory). */
+static const struct pointset *points_of(struct engine *e, int t, int full,
+                                        int *rc)
 {
     *rc = KEVO_OK;
     if (t >= e->n_base)
         return NULL;
     if (e->env.points)
         return &e->env.points[t];
-    if (e->pts_state[t] == 0) {
+    if (!full && e->pts_state[t] == 0 && !e->env.ev.ops->admit &&
+        tpl_space_raw(e->tpls[t]) > FAST_RAW) {
+        struct point_ok_ctx x = {e, t};
+        struct rng r;
+        rng_seed(&r, hash_final(hash_u64(hash_u64(HASH_SEED ^ 0x6c6873ULL,
+                                                  e->env.spec->seed),
+                                         (uint64_t)t)));
+        pointset_init(&e->pts[t], e->tpls[t]->n_params);
+        if ((*rc = pointset_sample(&e->pts[t], e->tpls[t], &e->env.dev,
+                                   point_ok, &x, SAMPLED_POINTS, &r))) {
+            pointset_release(&e->pts[t]);
+            return NULL;
+        }
+        e->pts_state[t] = 2;
+    }
+    if (e->pts_state[t] == 2 && !full)
+        return &e->pts[t];
+    if (e->pts_state[t] == 2)
+        pointset_release(&e->pts[t]);
+    if (e->pts_state[t] == 0 || e->pts_state[t] == 2) {
         struct point_ok_ctx x = {e, t};
         pointset_init(&e->pts[t], e->tpls[t]->n_params);
         int r = pointset_enumerate(&e->pts[t], e->tpls[t], &e->env.dev,
@@ -176,7 +209,7 @@ static const struct pointset *points_of(struct engine *e, int t, int *rc)
         if (r)
             pointset_release(&e->pts[t]);
     }
-    return e->pts_state[t] > 0 ? &e->pts[t] : NULL;
+    return e->pts_state[t] == 1 ? &e->pts[t] : NULL;
 }
 
 int eng_add_child(struct engine *e, const struct child *c)
@@ -235,7 +268,7 @@ static long lhs_count(const struct engine *e, const struct tpl *tp)
  * caller draws random points). */
 static int offer_lhs(struct engine *e, int t, int *k, int *rc)
 {
-    const struct pointset *ps = points_of(e, t, rc);
+    const struct pointset *ps = points_of(e, t, 0, rc);
     if (*rc || !ps)
         return !*rc;
     long n = lhs_count(e, e->tpls[t]);
@@ -299,7 +332,7 @@ static int build_sweep(struct engine *e)
     for (int t = 0; t < e->n_base; t++) {
         if (!eng_tpl_usable(e, t))
             continue;
-        const struct pointset *ps = points_of(e, t, &rc);
+        const struct pointset *ps = points_of(e, t, 1, &rc);
         if (rc)
             return rc;
         if (!ps) {
@@ -315,8 +348,8 @@ static int build_sweep(struct engine *e)
     if (!e->sweep)
         return KEVO_ENOMEM;
     for (int t = 0; t < e->n_base; t++) {
-        const struct pointset *ps = eng_tpl_usable(e, t) ? points_of(e, t, &rc)
-                                                         : NULL;
+        const struct pointset *ps =
+            eng_tpl_usable(e, t) ? points_of(e, t, 1, &rc) : NULL;
         for (long i = 0; ps && i < ps->n; i++)
             e->sweep[e->n_sweep++] = (long)t << SWEEP_SHIFT | i;
     }
@@ -341,7 +374,7 @@ static int make_sweep(struct engine *e)
         long code = e->sweep[e->sweep_at++];
         struct child c = {.g.tpl = (int)(code >> SWEEP_SHIFT),
                           .island = k % e->n_isl, .mutator = "sweep"};
-        pointset_get(points_of(e, c.g.tpl, &rc), e->tpls[c.g.tpl],
+        pointset_get(points_of(e, c.g.tpl, 1, &rc), e->tpls[c.g.tpl],
                      code & ((1L << SWEEP_SHIFT) - 1), c.g.vals);
         genome_rehash(&c.g, e->tpls[c.g.tpl]);
         if (seen_has(&e->seen, c.g.hash))

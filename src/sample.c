@@ -3,6 +3,9 @@
  */
 #include "sample.h"
 
+#include "hash.h"
+#include "seen.h"
+
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +81,33 @@ int pointset_enumerate(struct pointset *ps, const struct tpl *t,
         if (i < 0)
             return KEVO_OK;
     }
+}
+
+int pointset_sample(struct pointset *ps, const struct tpl *t,
+                    const struct tpl_device *dev, sample_ok_fn ok, void *ud,
+                    long n, struct rng *r)
+{
+    struct seen got;
+    int rc = seen_init(&got);
+    uint8_t at[TPL_MAX_PARAMS];
+    int64_t vals[TPL_MAX_PARAMS] = {0};
+    for (long tries = 0; !rc && ps->n < n && tries < 50 * n; tries++) {
+        uint64_t h = HASH_SEED;
+        for (int i = 0; i < t->n_params; i++) {
+            const struct tpl_param *p = &t->params[i];
+            at[i] = (uint8_t)rng_below(r, (uint64_t)p->n_values);
+            vals[i] = p->values[at[i]];
+            h = hash_u64(h, at[i]);
+        }
+        h = hash_final(h) | 1; /* never 0 (the empty key) */
+        if (seen_has(&got, h) || !tpl_point_valid(t, vals, dev) ||
+            (ok && !ok(ud, vals)))
+            continue;
+        if (!(rc = seen_add(&got, h)))
+            rc = add_idx(ps, at);
+    }
+    seen_release(&got);
+    return rc;
 }
 
 void pointset_get(const struct pointset *ps, const struct tpl *t, long i,

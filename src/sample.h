@@ -39,6 +39,13 @@ int pointset_add(struct pointset *ps, const struct tpl *t,
 int pointset_enumerate(struct pointset *ps, const struct tpl *t,
                        const struct tpl_device *dev, sample_ok_fn ok,
                        void *ud) KEVO_WUR;
+/* Fills ps (initialized, empty) with up to n distinct random points of t
+ * that satisfy its constraints and that ok (may be NULL) accepts, drawn
+ * uniformly by rejection with r (at most 50 n draws): a stand-in for a
+ * space too large to enumerate quickly. */
+int pointset_sample(struct pointset *ps, const struct tpl *t,
+                    const struct tpl_device *dev, sample_ok_fn ok, void *ud,
+                    long n, struct rng *r) KEVO_WUR;
 /* Writes the values of point i of ps (a point of t) to vals. */
 void pointset_get(const struct pointset *ps, const struct tpl *t, long i,
                   int64_t *vals);

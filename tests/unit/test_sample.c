@@ -148,6 +148,35 @@ static void test_lhs_covers_ranges(void)
     tpl_free(c);
 }
 
+static void test_sampled_list(void)
+{
+    struct tpl *c = parse(tpl_cons_text);
+    struct pointset all, a, b;
+    struct rng r;
+    pointset_init(&all, c->n_params);
+    pointset_init(&a, c->n_params);
+    pointset_init(&b, c->n_params);
+    CHECK(pointset_enumerate(&all, c, NULL, odd_c, NULL) == KEVO_OK);
+    rng_seed(&r, 9);
+    CHECK(pointset_sample(&a, c, NULL, odd_c, NULL, 30, &r) == KEVO_OK);
+    CHECK(a.n == 30);
+    for (long i = 0; i < a.n; i++) {
+        int64_t v[TPL_MAX_PARAMS];
+        pointset_get(&a, c, i, v);
+        CHECK(tpl_point_valid(c, v, NULL) && v[2] % 2 == 1);
+        for (long j = 0; j < i; j++)
+            CHECK(memcmp(a.idx + i * 4, a.idx + j * 4, 4));
+    }
+    /* asking for more than there are: each usable point once at most */
+    rng_seed(&r, 9);
+    CHECK(pointset_sample(&b, c, NULL, odd_c, NULL, 100000, &r) == KEVO_OK);
+    CHECK(b.n <= all.n && b.n > all.n / 2);
+    pointset_release(&all);
+    pointset_release(&a);
+    pointset_release(&b);
+    tpl_free(c);
+}
+
 static void test_shuffle_is_a_permutation(void)
 {
     long p[1000], q[1000];
@@ -178,6 +207,8 @@ int main(void)
     RUN(test_lhs_covers_ranges,
         "a Latin hypercube covers each parameter's range with distinct "
         "points, fixed by the seed");
+    RUN(test_sampled_list,
+        "a sampled list holds distinct usable points, at most all of them");
     RUN(test_shuffle_is_a_permutation, "a shuffle is a seeded permutation");
     TEST_DONE();
 }
