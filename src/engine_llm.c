@@ -256,7 +256,11 @@ static int push_pending(struct engine *e, struct llm_pending *p)
     p->prompt = hash_final(hash_str(hash_str(HASH_SEED, p->system), p->user));
     p->ticket = -1;
     if (e->env.llm) {
-        struct llm_req q = {p->op->name, p->system, p->user};
+        /* the request's number in the run: answers are taken in order,
+         * so it is the answers taken plus the requests still pending
+         * (the same on a resume, which re-asks the pending ones) */
+        struct llm_req q = {p->op->name, p->system, p->user,
+                            e->llm_seq + e->n_pend};
         int rc = llm_submit(e->env.llm, &q, &p->ticket);
         if (rc) {
             pending_release(p);

@@ -901,7 +901,15 @@ static int dispatch(struct llm *l, struct job *j)
     struct llm_ans *a = &j->ans, got;
     char key[17];
     memcpy(key, a->key, sizeof key);
-    if (l->replay) {
+    /* a transcript this run already holds wins over the replay too: a
+     * resumed run must see the answer its journal recorded */
+    if (l->store && llm_store_get(l->store, key, &got) == KEVO_OK) {
+        *a = got;
+        j->state = J_DONE; /* already stored: no rewrite */
+        a->latency_ms = (double)(fs_now_ns() - j->t0_ns) / 1e6;
+        count_answer(l, a);
+        pthread_cond_broadcast(&l->cv);
+    } else if (l->replay) {
         int rc = llm_replay_get(l->replay, j->seq, a);
         memcpy(a->key, key, sizeof key);
         if (rc)
@@ -910,12 +918,6 @@ static int dispatch(struct llm *l, struct job *j)
     } else if (l->disabled) {
         snprintf(a->detail, sizeof a->detail, "provider disabled: %s", l->why);
         finish(l, j, LLM_FATAL);
-    } else if (l->store && llm_store_get(l->store, key, &got) == KEVO_OK) {
-        *a = got;
-        j->state = J_DONE; /* already stored: no rewrite */
-        a->latency_ms = (double)(fs_now_ns() - j->t0_ns) / 1e6;
-        count_answer(l, a);
-        pthread_cond_broadcast(&l->cv);
     } else if ((lead = find_leader(l, key))) {
         j->state = J_FOLLOW;
         j->leader = lead->ticket;
@@ -938,7 +940,7 @@ int llm_submit(struct llm *l, const struct llm_req *r, long *ticket)
     pthread_mutex_lock(&l->mu);
     int rc = grow_jobs(l);
     j->ticket = l->n_jobs;
-    j->seq = l->seq0 + j->ticket;
+    j->seq = r->seq >= 0 ? r->seq : l->seq0 + j->ticket;
     if (!rc && l->store)
         rc = llm_store_index(l->store, j->seq, j->ans.key, j->kind);
     if (!rc) {

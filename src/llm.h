@@ -86,6 +86,10 @@ struct llm_req {
     const char *kind;    /* "propose", "rewrite", ...: for the index */
     const char *system;  /* system prompt */
     const char *user;    /* user message */
+    long seq;            /* the caller's number for this request, the
+                            same on a resume (replay answers request n
+                            with the recorded run's answer n); < 0: the
+                            next number of this session */
 };
 
 struct llm_ans {

@@ -346,15 +346,28 @@ static void replay_fail(struct llm_ans *ans, const char *fmt, const char *run,
     snprintf(ans->detail, sizeof ans->detail, fmt, run, a, b);
 }
 
+/* The index record of request n: the last line whose "seq" is n (a
+ * resumed run re-asks its pending requests under their own numbers, so a
+ * number can appear twice, always with the same prompt); NULL if none. */
+static const cJSON *replay_rec(const struct llm_replay *r, long n)
+{
+    const cJSON *rec, *hit = NULL;
+    cJSON_ArrayForEach(rec, r->index) {
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(rec, "seq");
+        if (cJSON_IsNumber(s) && (long)s->valuedouble == n)
+            hit = rec;
+    }
+    return hit;
+}
+
 int llm_replay_get(const struct llm_replay *r, long n, struct llm_ans *ans)
 {
-    long count = cJSON_GetArraySize(r->index);
-    if (n < 0 || n >= count) {
-        replay_fail(ans, "replay: run '%s' recorded only %ld answers%s", r->run,
-                    count, "");
+    const cJSON *rec = n >= 0 ? replay_rec(r, n) : NULL;
+    if (!rec) {
+        replay_fail(ans, "replay: run '%s' has no recorded request %ld%s",
+                    r->run, n, "");
         return KEVO_OK;
     }
-    const cJSON *rec = cJSON_GetArrayItem(r->index, (int)n);
     const cJSON *key = cJSON_GetObjectItemCaseSensitive(rec, "key");
     uint64_t h;
     char name[32], path[4096 + 32];

@@ -149,7 +149,8 @@ static struct llm *client(const struct llm_cfg *c, const char *run)
 
 static int ask(struct llm *l, const char *user, struct llm_ans *a)
 {
-    struct llm_req r = {.kind = "propose", .system = sys_text, .user = user};
+    struct llm_req r = {.kind = "propose", .system = sys_text, .user = user,
+                         .seq = -1};
     long t;
     memset(a, 0, sizeof *a);
     int rc = llm_submit(l, &r, &t);
@@ -535,7 +536,8 @@ static double run_batch(const struct llm_cfg *c, int n, long delay0,
         char user[128];
         snprintf(user, sizeof user, "[[delay:%ld]] [[id:%s%d]]",
                  delay0 > 0 ? delay0 * (n - i) : -delay0, tag, i);
-        struct llm_req r = {.kind = "propose", .system = "", .user = user};
+        struct llm_req r = {.kind = "propose", .system = "", .user = user,
+                            .seq = -1};
         CHECK(llm_submit(l, &r, &t[i]) == KEVO_OK && t[i] == i);
     }
     for (int i = 0; i < n; i++) {
@@ -628,7 +630,8 @@ static void test_cache(void)
           !strcmp(a.key, b.key));
     llm_ans_release(&b);
     /* two identical requests in flight together: one is sent */
-    struct llm_req r = {.kind = "rewrite", .system = "", .user = "twin"};
+    struct llm_req r = {.kind = "rewrite", .system = "", .user = "twin",
+                        .seq = -1};
     long t1, t2;
     CHECK(llm_submit(l, &r, &t1) == KEVO_OK && llm_submit(l, &r, &t2) == 0);
     CHECK(llm_wait(l, t2, &b) == KEVO_OK && b.status == LLM_OK && b.cached);
