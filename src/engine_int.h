@@ -143,7 +143,8 @@ int esur_note_record(struct engine *e, const cJSON *rec);
  * generation. */
 int esur_fit(struct engine *e);
 /* The forest's rating of g: predicted log fitness plus an exploration
- * bonus for uncertainty; 0 if no forest. */
+ * bonus for uncertainty; 0 if no forest, HUGE_VAL for a template newer
+ * than the forest (an LLM's: tried before the rated ones). */
 double esur_score(const struct engine *e, const struct genome *g);
 void esur_release(struct engine *e);
 

@@ -188,8 +188,10 @@ int esur_fit(struct engine *e)
 
 double esur_score(const struct engine *e, const struct genome *g)
 {
-    if (!e->sur || g->tpl >= e->sur_n_tpls)
+    if (!e->sur)
         return 0;
+    if (g->tpl >= e->sur_n_tpls)
+        return HUGE_VAL; /* a family newer than the forest: try it first */
     uint8_t at[TPL_MAX_PARAMS] = {0}, x[1024];
     const struct tpl *t = e->tpls[g->tpl];
     if (e->sur_d > (int)sizeof x)
