@@ -141,7 +141,7 @@ int fs_sync_dir(const char *dir)
     return rc;
 }
 
-static int sync_parent(const char *path)
+int fs_sync_parent(const char *path)
 {
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s", path);
@@ -168,7 +168,7 @@ int fs_write_atomic(const char *path, const void *data, size_t n)
         unlink(tmp);
         return rc;
     }
-    return sync_parent(path);
+    return fs_sync_parent(path);
 }
 
 int fs_write_new(const char *path, const void *data, size_t n, int sync)

@@ -31,6 +31,9 @@ int fs_read_file_max(const char *path, size_t max, char **out,
                      size_t *len) KEVO_WUR;
 /* fs_read_file_max with max = FS_READ_MAX. */
 int fs_read_file(const char *path, char **out, size_t *len) KEVO_WUR;
+/* fsyncs the directory that holds path, so a rename or creation in it is
+ * durable; KEVO_EIO on failure. */
+int fs_sync_parent(const char *path) KEVO_WUR;
 /* Atomically replaces path with n bytes of data (see top comment). */
 int fs_write_atomic(const char *path, const void *data, size_t n) KEVO_WUR;
 /* Writes path only if it does not exist yet (O_EXCL), then fsyncs it

@@ -150,21 +150,52 @@ int rundir_check_journal(const char *dir, const cJSON *checkpoint,
     return KEVO_EPARSE;
 }
 
-int rundir_create(const char *dir, const struct spec *s,
-                  struct tpl *const *tpls, int n_tpls, const char *env_json,
-                  char *err, size_t errcap)
+/* Removes the directory tree at path (best effort: for cleaning up a
+ * half-made run directory of our own). */
+static void remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            char sub[4096];
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+                snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) >=
+                    (int)sizeof sub)
+                continue;
+            if (e->d_type == DT_DIR)
+                remove_tree(sub);
+            else
+                unlink(sub);
+        }
+        closedir(d);
+    }
+    rmdir(path);
+}
+
+/* The hidden sibling a run directory is built in: <parent>/.<name>.new.<pid> */
+static int staging_path(char *out, size_t cap, const char *dir)
+{
+    const char *slash = strrchr(dir, '/');
+    int plen = slash ? (int)(slash - dir) + 1 : 0;
+    const char *base = slash ? slash + 1 : dir;
+    return snprintf(out, cap, "%.*s.%s.new.%d", plen, dir, base,
+                    (int)getpid()) >= (int)cap ? KEVO_EINVAL : KEVO_OK;
+}
+
+static int fill_new(const char *dir, const char *shown,
+                    const struct spec *s, struct tpl *const *tpls,
+                    int n_tpls, const char *env_json, char *err,
+                    size_t errcap)
 {
     char path[4096];
-    int rc = rundir_check_new(dir, err, errcap);
-    if (rc)
-        return rc;
-    rc = fs_mkdirs(dir);
+    int rc = fs_mkdirs(dir);
     if (!rc && !(rc = rundir_path(path, sizeof path, dir, "sources")))
         rc = fs_mkdirs(path);
     if (!rc)
         rc = copy_templates(dir, s, tpls, n_tpls);
     if (rc) {
-        snprintf(err, errcap, "cannot create run directory '%s': %s", dir,
+        snprintf(err, errcap, "cannot create run directory '%s': %s", shown,
                  kevo_strerror(rc));
         return rc;
     }
@@ -177,9 +208,38 @@ int rundir_create(const char *dir, const struct spec *s,
         rc = fs_write_new(path, text, strlen(text), 1);
     free(text);
     if (rc)
-        snprintf(err, errcap, "cannot write '%s/manifest.json': %s", dir,
+        snprintf(err, errcap, "cannot write '%s/manifest.json': %s", shown,
                  kevo_strerror(rc));
     return rc;
+}
+
+/* Built in a hidden sibling and renamed into place, so a kill at any
+ * moment leaves either no run directory or a whole one (manifest,
+ * templates, sources), never one that resume cannot read. */
+int rundir_create(const char *dir, const struct spec *s,
+                  struct tpl *const *tpls, int n_tpls, const char *env_json,
+                  char *err, size_t errcap)
+{
+    char tmp[4096];
+    int rc = rundir_check_new(dir, err, errcap);
+    if (rc)
+        return rc;
+    if (staging_path(tmp, sizeof tmp, dir)) {
+        snprintf(err, errcap, "run directory path too long: '%s'", dir);
+        return KEVO_EINVAL;
+    }
+    remove_tree(tmp); /* a leftover of a killed process with our pid */
+    rc = fill_new(tmp, dir, s, tpls, n_tpls, env_json, err, errcap);
+    if (!rc && rename(tmp, dir)) {
+        snprintf(err, errcap, "cannot create run directory '%s': %s", dir,
+                 strerror(errno));
+        rc = KEVO_EIO;
+    }
+    if (rc) {
+        remove_tree(tmp);
+        return rc;
+    }
+    return fs_sync_parent(dir);
 }
 
 int rundir_lock(const char *dir, char *err, size_t errcap)

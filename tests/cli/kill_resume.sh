@@ -20,7 +20,14 @@ while [ $i -lt $ROUNDS ]; do
         sleep "0.$(( ($(od -An -N2 -tu2 /dev/urandom) % 59) + 1 ))"
         if kill -9 $pid 2>/dev/null; then kills=$((kills + 1)); fi
         wait $pid 2>/dev/null
-        $T resume "$SCRATCH/$name" --quiet &
+        if [ -d "$SCRATCH/$name" ]; then
+            # made atomically: a run directory always has its manifest
+            [ -f "$SCRATCH/$name/manifest.json" ] ||
+                fail "round $i: a half-made run directory (no manifest)"
+            $T resume "$SCRATCH/$name" --quiet &
+        else # killed before the run existed: nothing to resume, run it
+            $T run $ARGS --runs-dir "$SCRATCH" --name $name &
+        fi
         pid=$!
     done
     wait $pid || { fail "round $i: final resume failed"; continue; }
