@@ -531,6 +531,8 @@ static int keep_best(struct engine *e, struct pool *p, int want,
                      struct pool *out)
 {
     int rc = KEVO_OK;
+    if (p->n == 0)
+        return KEVO_OK;
     for (int k = 0; k < p->n; k++)
         p->c[k].score = esur_score(e, &p->c[k].g);
     qsort(p->c, (size_t)p->n, sizeof *p->c, by_score);
@@ -592,7 +594,7 @@ static int make_offspring(struct engine *e)
         struct pool p = {0}, out = {0};
         for (int i = 0; i < e->n_isl && !rc; i++)
             rc = offspring_pool(e, i, &p, &out);
-        if (!rc)
+        if (!rc && out.n)
             qsort(out.c, (size_t)out.n, sizeof *out.c, by_score);
         for (int k = 0; !rc && k < out.n && e->n_kids < evals_left(e); k++)
             rc = eng_add_child(e, &out.c[k]);
