@@ -42,6 +42,7 @@
 #include "llm.h"
 #include "record.h"
 #include "rundir.h"
+#include "simtable.h"
 
 #define SHOW_CHARS 240 /* of a JSON value in a message */
 
@@ -351,8 +352,14 @@ static int replay_engine(struct replay *r, struct engine_stats *st)
     char err[512] = "", prompts[4096];
     char *facts = NULL;
     struct llm *llm = NULL;
-    int rc = KEVO_OK;
-    if (spec_llm_on(&s)) {
+    struct simtable *tab = NULL; /* a simulated run: its table's points */
+    struct pointset *pts = NULL;
+    int rc = s.table[0] ? simtable_load(s.table, &tab, err, sizeof err)
+                        : KEVO_OK;
+    if (tab && !(rc = simtable_points_for(tab, r->rv.tpls, r->rv.n_tpls,
+                                          &pts)))
+        env.points = pts;
+    if (!rc && spec_llm_on(&s)) {
         struct llm_cfg c;
         char spec_text[1300];
         llm_cfg_defaults(&c);
@@ -373,6 +380,8 @@ static int replay_engine(struct replay *r, struct engine_stats *st)
         snprintf(r->err, sizeof r->err, "%s", err);
         llm_free(llm);
         free(facts);
+        free(pts);
+        simtable_free(tab);
         return rc;
     }
     rc = engine_run(e, err, sizeof err);
@@ -380,6 +389,8 @@ static int replay_engine(struct replay *r, struct engine_stats *st)
     engine_free(e);
     llm_free(llm);
     free(facts);
+    free(pts);
+    simtable_free(tab);
     if (rc && rc != KEVO_ESTOPPED && (rc != KEVO_EDIVERGE ||
                                       r->div.index < 0))
         snprintf(r->err, sizeof r->err, "the engine stopped: %s", err);

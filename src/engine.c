@@ -63,6 +63,9 @@ static const struct tpl *tpl_of(const struct engine *e, const struct genome *g)
 static int supports(const struct engine *e, const struct genome *g)
 {
     char why[8];
+    if (e->has_members &&
+        !seen_has(&e->members, genome_hash(tpl_of(e, g), g->vals)))
+        return 0;
     return tpl_supports(tpl_of(e, g), g->vals, e->env.spec->dtype,
                         &e->env.spec->shape, &e->env.dev, why, sizeof why) &&
            (!e->env.ev.ops->admit ||
@@ -1362,6 +1365,24 @@ static int alloc_engine(const struct engine_env *env, struct engine **out)
     return rc;
 }
 
+/* With env.points: the set of their genome hashes (the search space). */
+static int index_points(struct engine *e)
+{
+    if (!e->env.points)
+        return KEVO_OK;
+    int rc = seen_init(&e->members);
+    e->has_members = !rc;
+    for (int t = 0; !rc && t < e->env.n_tpls; t++) {
+        const struct pointset *ps = &e->env.points[t];
+        for (long i = 0; !rc && i < ps->n; i++) {
+            int64_t vals[TPL_MAX_PARAMS] = {0};
+            pointset_get(ps, e->env.tpls[t], i, vals);
+            rc = seen_add(&e->members, genome_hash(e->env.tpls[t], vals));
+        }
+    }
+    return rc;
+}
+
 static int index_existing(struct engine *e)
 {
     const cJSON *arr = e->env.existing, *it;
@@ -1385,6 +1406,8 @@ int engine_new(const struct engine_env *env, const cJSON *checkpoint,
         return KEVO_ENOMEM;
     if (!rc)
         rc = index_existing(e);
+    if (!rc)
+        rc = index_points(e);
     rng_seed(&e->rng, env->spec->seed);
     if (!rc && checkpoint && (rc = restore(e, checkpoint)))
         snprintf(err, errcap, "malformed checkpoint");
@@ -1417,6 +1440,8 @@ void engine_free(struct engine *e)
     free(e->pts);
     free(e->pts_state);
     free(e->sweep);
+    if (e->has_members)
+        seen_release(&e->members);
     esur_release(e);
     free(e->hist);
     free(e->ex);

@@ -55,8 +55,9 @@ struct engine_env {
     const char *llm_dir;              /* NULL = run_dir */
     const char *prompts_dir;          /* mutators/prompts */
     const char *gpu_facts;            /* GPU facts for the prompts */
-    /* (optional) Per template of tpls: its usable points, so the engine
-     * need not enumerate them (borrowed). */
+    /* (optional) Per template of tpls: its usable points (borrowed). The
+     * search is then restricted to them (a recorded table), and the
+     * engine need not enumerate any. */
     const struct pointset *points;
 };
 

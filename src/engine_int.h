@@ -88,6 +88,8 @@ struct engine {
      * to enumerate); the sweep's order over all of them */
     struct pointset *pts;
     signed char *pts_state;
+    struct seen members;   /* genome hashes of env.points (if given) */
+    int has_members;
     long *sweep;           /* template << 40 | point index, shuffled */
     long n_sweep, sweep_at;
     int sweep_ready;

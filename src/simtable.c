@@ -344,6 +344,58 @@ static int load_compact(struct simtable *t, const char *path, char *text,
     return rc;
 }
 
+/* Puts each template's points in lexicographic order of their value
+ * indices: the order an enumeration of the template lists them in, so a
+ * simulated run (which enumerates the points the table admits) and a
+ * user of the table's lists (bench-search, replay) see the same lists. */
+static const uint8_t *sort_rows;
+static int sort_width;
+
+static int row_cmp(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return memcmp(sort_rows + (size_t)x * (size_t)sort_width,
+                  sort_rows + (size_t)y * (size_t)sort_width,
+                  (size_t)sort_width);
+}
+
+static int sort_points(struct simtable *t)
+{
+    for (int k = 0; k < t->n_tpls; k++) {
+        struct pointset *ps = &t->pts[k];
+        size_t w = (size_t)ps->n_params;
+        if (ps->n < 2 || !w)
+            continue;
+        long *ord = malloc(sizeof *ord * (size_t)ps->n);
+        long *inv = malloc(sizeof *inv * (size_t)ps->n);
+        uint8_t *idx = malloc((size_t)ps->n * w);
+        if (!ord || !inv || !idx) {
+            free(ord);
+            free(inv);
+            free(idx);
+            return KEVO_ENOMEM;
+        }
+        for (long i = 0; i < ps->n; i++)
+            ord[i] = i;
+        sort_rows = ps->idx;
+        sort_width = (int)w;
+        qsort(ord, (size_t)ps->n, sizeof *ord, row_cmp);
+        for (long i = 0; i < ps->n; i++) {
+            memcpy(idx + (size_t)i * w, ps->idx + (size_t)ord[i] * w, w);
+            inv[ord[i]] = i;
+        }
+        for (long i = 0; i < t->n; i++)
+            if (t->p[i].tpl == k)
+                t->p[i].row = inv[t->p[i].row];
+        free(ps->idx);
+        ps->idx = idx;
+        ps->cap = ps->n;
+        free(ord);
+        free(inv);
+    }
+    return KEVO_OK;
+}
+
 static int is_dir(const char *path)
 {
     struct stat st;
@@ -383,6 +435,8 @@ int simtable_load(const char *path, struct simtable **out, char *err,
         snprintf(err, errcap, "table '%s' has no measured point", path);
         rc = KEVO_EPARSE;
     }
+    if (!rc)
+        rc = sort_points(t);
     if (rc) {
         simtable_free(t);
         return rc;
@@ -603,5 +657,21 @@ int simtable_setup_run(const char *path, struct spec *s, int shape_given,
         t->n_tpls = 0;
     }
     simtable_free(t);
+    return KEVO_OK;
+}
+
+int simtable_points_for(const struct simtable *t, struct tpl *const *tpls,
+                        int n, struct pointset **out)
+{
+    struct pointset *p = calloc((size_t)n + 1, sizeof *p);
+    if (!p)
+        return KEVO_ENOMEM;
+    for (int i = 0; i < n; i++) {
+        pointset_init(&p[i], tpls[i]->n_params);
+        for (int k = 0; k < t->n_tpls; k++)
+            if (t->tpls[k]->hash == tpls[i]->hash)
+                p[i] = t->pts[k];
+    }
+    *out = p;
     return KEVO_OK;
 }

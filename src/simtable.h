@@ -85,6 +85,14 @@ int simtable_evaluator(struct simtable *t, int own, struct evaluator *out)
  * the table's device facts. */
 extern const struct evaluator_factory simtable_factory;
 /*
+ * The table's points of each of tpls[0..n) (matched by template text),
+ * for engine_env.points: *out is a new array of n point lists borrowed
+ * from t (an empty list for a template not in t); caller frees the array
+ * (not the lists) before t.
+ */
+int simtable_points_for(const struct simtable *t, struct tpl *const *tpls,
+                        int n, struct pointset **out) KEVO_WUR;
+/*
  * For `kevo run --simulate PATH`: makes s a simulated run of the table at
  * PATH: s->table = its absolute path, evaluator "simulate", problem and
  * dtype from the table (a different --problem is an error), and the

@@ -98,6 +98,23 @@ expect_fail "simulate: malformed point names its line" "bad.jsonl:4: 'v' must ho
     cmp -s "$SCRATCH/b.out" "$SCRATCH/b2.out" && cmp -s "$SCRATCH/b.out" "$SCRATCH/b.md" &&
     ok "bench-search: 10 seeds of kevo and random search on a table, deterministic, Markdown out" ||
     { fail "bench-search"; cat "$SCRATCH/b.out"; }
+# bench-search's kevo is kevo run --simulate: seed 1 reaches 1 % at the same evaluation
+"$KEVO" run --simulate "$SCRATCH/t.jsonl" --seed 1 --evals 300 --runs-dir "$SCRATCH" --name s1 --quiet
+first=$(python3 - "$SCRATCH/t.jsonl" "$SCRATCH/s1/journal.jsonl" <<'PY'
+import json, sys
+best = max(json.loads(l).get("f", 0) for l in open(sys.argv[1]) if '"o":"ok"' in l)
+ev = [json.loads(l) for l in open(sys.argv[2])]
+ev = [r for r in ev if r["type"] == "eval"]
+print(next((i + 1 for i, r in enumerate(ev) if r["outcome"] == "ok" and r["fitness"] >= 0.99 * best), 0))
+PY
+)
+bench1=$(grep '^- kevo default' "$SCRATCH/b.out" | awk '{print $5}' | cut -d/ -f1)
+[ -n "$first" ] && [ "$first" = "$bench1" ] &&
+    ok "bench-search's kevo row is what kevo run --simulate does (seed 1: $first evaluations to 1 %)" ||
+    fail "bench-search ($bench1) and run --simulate ($first) differ"
+"$KEVO" replay "$SCRATCH/sim2" 2>&1 | grep -q '^identical: 200 evaluations' &&
+    "$KEVO" replay "$SCRATCH/s1" 2>&1 | grep -q '^identical: 300 evaluations' &&
+    ok "kevo replay proves simulated runs identical" || fail "replay of a simulated run"
 expect_fail "bench-search: unknown template" "no template 'nope' in table" \
     "$KEVO" bench-search "$SCRATCH/t.jsonl" --template nope
 expect_fail "sweep: bad strategy" "--strategy: 'greedy' is not evolve or sweep" \
