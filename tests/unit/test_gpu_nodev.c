@@ -166,6 +166,63 @@ static void a_worker_that_hangs_is_killed_at_the_deadline(void)
     unlink(exe);
 }
 
+static int idle_calls;
+static void count_idle(void *ud)
+{
+    (void)ud;
+    idle_calls++;
+}
+
+/* wrk_send + wrk_await (the evaluator's pipeline): one request at a time,
+ * the idle hook runs while the worker works, progress is skipped and the
+ * answer is the worker's. A bash fake worker writes the frames itself. */
+static void send_then_await_calls_idle_while_waiting(void)
+{
+    static const char body[] =
+        "fd=$2\n"
+        "printf 'KVWM\\x10\\0\\0\\0\\x02\\0\\0\\0\\0\\0\\0\\0{}' >&$fd\n"
+        "sleep 0.4\n"
+        "printf 'KVWM\\x11\\0\\0\\0\\x12\\0\\0\\0\\0\\0\\0\\0"
+        "{\"phase\":\"timing\"}' >&$fd\n"
+        "printf 'KVWM\\x12\\0\\0\\0\\x10\\0\\0\\0\\0\\0\\0\\0"
+        "{\"outcome\":\"ok\"}' >&$fd\n"
+        "sleep 0.5";
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/kevo-test-%ld-pipe", (long)getpid());
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fprintf(f, "#!/bin/bash\n%s\n", body);
+    fclose(f);
+    chmod(path, 0700);
+    struct wrk_opts o = {.exe = path, .init_json = init_json,
+                         .kernel_timeout_ms = 5000};
+    struct wrk *w = NULL;
+    char err[512] = "";
+    int rc = wrk_new(&o, &w, err, sizeof err);
+    CHECK_MSG(rc == KEVO_OK, "wrk_new: %d %s", rc, err);
+    if (rc) {
+        unlink(path);
+        return;
+    }
+    struct wrk_reply rep, rep2;
+    CHECK(wrk_send(w, WM_JOB, "{}", "cubin", 5, &rep) == KEVO_OK);
+    CHECK(wrk_send(w, WM_JOB, "{}", NULL, 0, &rep2) == KEVO_EINTERNAL);
+    idle_calls = 0;
+    wrk_await(w, &rep, count_idle, NULL);
+    CHECK_MSG(rep.status == WRK_ANSWER && rep.type == WM_RESULT,
+              "status %d type %d reason '%s'", rep.status, rep.type,
+              rep.reason);
+    CHECK(rep.json && strstr(rep.json, "\"ok\""));
+    CHECK_MSG(!strcmp(rep.phase, "timing"), "phase '%s'", rep.phase);
+    CHECK_MSG(idle_calls >= 2, "idle called %d times", idle_calls);
+    wrk_reply_release(&rep);
+    /* the request is answered: the next one may go out */
+    CHECK(wrk_send(w, WM_JOB, "{}", NULL, 0, &rep) == KEVO_OK);
+    wrk_free(w);
+    unlink(path);
+}
+
 static int run_quiet(const char *cmd, char *out, size_t cap)
 {
     FILE *p = popen(cmd, "r");
@@ -277,6 +334,8 @@ int main(void)
         "a worker that dies at start is reported with its exit status");
     RUN(a_worker_that_hangs_is_killed_at_the_deadline,
         "a worker that hangs is killed at the deadline, naming the phase");
+    RUN(send_then_await_calls_idle_while_waiting,
+        "wrk_send/wrk_await: one request at a time, idle hook while waiting");
     RUN(cli_eval_and_doctor_exit_3_without_a_gpu,
         "kevo doctor and kevo eval exit 3 with the needs-a-GPU message");
     RUN(harness_kernels_compile_for_sm_90a,
