@@ -1,0 +1,187 @@
+/*
+ * test_fsutil.c - unit tests of the bounded file reader and the errno
+ * mapping of src/fsutil.c, and of the small input checks issue 10 added
+ * elsewhere: URL redaction (llm.c), run names and budget resolution
+ * (spec.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fsutil.h"
+#include "llm.h"
+#include "spec.h"
+
+static char dir[64];
+
+static void path_of(char *out, size_t cap, const char *name)
+{
+    snprintf(out, cap, "%s/%s", dir, name);
+}
+
+static void write_text(const char *name, const char *text)
+{
+    char p[128];
+    path_of(p, sizeof p, name);
+    FILE *f = fopen(p, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* rc of fs_read_file_max(path, max), freeing what it read */
+static int read_rc(const char *path, size_t max, size_t *len)
+{
+    char *buf = NULL;
+    int rc = fs_read_file_max(path, max, &buf, len);
+    CHECK(rc == KEVO_OK ? buf != NULL : buf == NULL);
+    free(buf);
+    return rc;
+}
+
+static void reads_a_whole_regular_file(void)
+{
+    char p[128], *buf = NULL;
+    size_t len = 0;
+    write_text("a.txt", "hello\n");
+    path_of(p, sizeof p, "a.txt");
+    CHECK(fs_read_file(p, &buf, &len) == KEVO_OK);
+    CHECK(len == 6 && buf && !strcmp(buf, "hello\n"));
+    free(buf);
+    CHECK(read_rc(p, 6, &len) == KEVO_OK && len == 6);
+}
+
+static void a_file_past_the_cap_is_too_large(void)
+{
+    char p[128];
+    path_of(p, sizeof p, "a.txt");
+    CHECK(read_rc(p, 5, NULL) == KEVO_ETOOBIG);
+    CHECK(strstr(kevo_strerror(KEVO_ETOOBIG), "too large") != NULL);
+}
+
+static void devices_fifos_and_links_to_them_are_refused(void)
+{
+    char p[128], l[128];
+    CHECK(read_rc("/dev/zero", FS_READ_MAX, NULL) == KEVO_ENOTREG);
+    CHECK(read_rc("/dev/null", FS_READ_MAX, NULL) == KEVO_ENOTREG);
+    path_of(p, sizeof p, "fifo");
+    CHECK(mkfifo(p, 0600) == 0);
+    /* would block forever in open() or read() without O_NONBLOCK */
+    CHECK(read_rc(p, FS_READ_MAX, NULL) == KEVO_ENOTREG);
+    path_of(l, sizeof l, "zero.json");
+    CHECK(symlink("/dev/zero", l) == 0);
+    CHECK(read_rc(l, FS_READ_MAX, NULL) == KEVO_ENOTREG);
+}
+
+static void a_directory_and_a_missing_file_say_so(void)
+{
+    char p[128];
+    CHECK(read_rc(dir, FS_READ_MAX, NULL) == KEVO_EISDIR);
+    CHECK(!strcmp(kevo_strerror(KEVO_EISDIR), "is a directory"));
+    path_of(p, sizeof p, "nope");
+    CHECK(read_rc(p, FS_READ_MAX, NULL) == KEVO_ENOENT);
+    path_of(p, sizeof p, "a.txt/x");
+    CHECK(read_rc(p, FS_READ_MAX, NULL) == KEVO_ENOTDIR);
+}
+
+static void mkdirs_refuses_a_file_in_the_path(void)
+{
+    char p[128];
+    path_of(p, sizeof p, "d/e/f");
+    CHECK(fs_mkdirs(p) == KEVO_OK && fs_is_dir(p));
+    CHECK(fs_mkdirs(p) == KEVO_OK);
+    path_of(p, sizeof p, "a.txt/g");
+    CHECK(fs_mkdirs(p) == KEVO_ENOTDIR);
+    path_of(p, sizeof p, "a.txt");
+    CHECK(fs_mkdirs(p) == KEVO_ENOTDIR);
+    CHECK(!fs_is_dir(p));
+}
+
+static void redact(const char *in, const char *want)
+{
+    char out[256];
+    llm_redact(in, out, sizeof out);
+    CHECK_MSG(!strcmp(out, want), "'%s' -> '%s', want '%s'", in, out, want);
+}
+
+static void the_userinfo_of_a_url_is_redacted(void)
+{
+    redact("openai:m@http://user:sk-X@host/v1", "openai:m@http://***@host/v1");
+    redact("http://sk-X@host:8080", "http://***@host:8080");
+    redact("openai:gpt-5", "openai:gpt-5");
+    redact("openai:m@https://host/v1?a=b@c", "openai:m@https://host/v1?a=b@c");
+    redact("anthropic:m@http://a:b@c@host/x/y@z",
+           "anthropic:m@http://***@host/x/y@z");
+    char buf[64] = "openai:m@http://u:p@h/v1"; /* in place */
+    llm_redact(buf, buf, sizeof buf);
+    CHECK(!strcmp(buf, "openai:m@http://***@h/v1"));
+}
+
+static void run_names_are_plain(void)
+{
+    CHECK(spec_name_ok("run-1"));
+    CHECK(spec_name_ok("..x"));
+    CHECK(!spec_name_ok(""));
+    CHECK(!spec_name_ok("."));
+    CHECK(!spec_name_ok(".."));
+    CHECK(!spec_name_ok("a/b"));
+}
+
+static void a_time_or_eval_budget_lifts_the_generation_cap(void)
+{
+    struct spec s;
+    spec_defaults(&s);
+    spec_resolve_budgets(&s);
+    CHECK(s.max_generations == SPEC_GENERATIONS_DEFAULT);
+    spec_defaults(&s);
+    s.max_time_s = 600;
+    spec_resolve_budgets(&s);
+    CHECK(s.max_generations == 0);
+    spec_defaults(&s);
+    s.max_evals = 100;
+    spec_resolve_budgets(&s);
+    CHECK(s.max_generations == 0);
+    spec_defaults(&s);
+    s.max_time_s = 600;
+    s.max_generations = 7; /* given: it stands */
+    spec_resolve_budgets(&s);
+    CHECK(s.max_generations == 7);
+}
+
+static void non_finite_durations_are_refused(void)
+{
+    CHECK(spec_parse_duration("90s") == 90);
+    CHECK(spec_parse_duration("nan") < 0);
+    CHECK(spec_parse_duration("inf") < 0);
+    CHECK(spec_parse_duration("1e400") < 0);
+    CHECK(spec_parse_duration("1e306h") < 0);
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/kevo-fsutil.XXXXXX");
+    if (!mkdtemp(dir))
+        return 1;
+    RUN(reads_a_whole_regular_file, "reads a whole regular file");
+    RUN(a_file_past_the_cap_is_too_large, "a file past the cap is too large");
+    RUN(devices_fifos_and_links_to_them_are_refused,
+        "devices, FIFOs and links to them are refused without blocking");
+    RUN(a_directory_and_a_missing_file_say_so,
+        "a directory, a missing file and a file in the path say so");
+    RUN(mkdirs_refuses_a_file_in_the_path, "mkdirs refuses a file in the path");
+    RUN(the_userinfo_of_a_url_is_redacted, "the userinfo of a URL is redacted");
+    RUN(run_names_are_plain, "run names are plain names");
+    RUN(a_time_or_eval_budget_lifts_the_generation_cap,
+        "a time or evaluation budget lifts the default generation cap");
+    RUN(non_finite_durations_are_refused, "non-finite durations are refused");
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", dir);
+    TEST_DONE();
+}
