@@ -32,23 +32,23 @@
  */
 // kevo: problem softmax
 // kevo: dtypes fp32 fp16 bf16
-// kevo: param CL 1 2 4 8 default=1
-// kevo: param THREADS 128 256 384 512 768 1024 default=512
-// kevo: param NBUF 1 2 3 4 6 8 default=2
+// kevo: param CL 1 2 4 8 default=8
+// kevo: param THREADS 128 256 384 512 768 1024 default=384
+// kevo: param NBUF 1 2 3 4 6 8 default=1
 // 16-byte units folded per step (loads in flight per thread):
-// kevo: param UNROLL 1 2 4 default=2
+// kevo: param UNROLL 1 2 4 default=4
 // Chunks of a row slice, each one bulk copy on its own mbarrier: the fold
 // starts on a chunk as soon as it lands, and in the write pass a chunk is
 // refilled with the next row as soon as it is written out (with NBUF = 1
 // that is the only overlap of DRAM reads with the compute):
-// kevo: param NCH 1 2 4 8 default=1
+// kevo: param NCH 1 2 4 8 default=8
 // Blocks per SM the persistent grid is sized for, and clusters left out
 // of it (to fit a GPC-shaped cluster count or divide ROWS evenly):
 // kevo: param BPS 1 2 3 4 default=1
-// kevo: param DROP 0 1 2 4 6 8 default=0
+// kevo: param DROP 0 1 2 4 6 8 default=1
 // L2 policy of the copies: 0 normal, 1 evict-first; stores: 0 plain,
 // 1 streaming (.cs):
-// kevo: param EVF 0 1 default=1
+// kevo: param EVF 0 1 default=0
 // kevo: param STH 0 1 default=1
 // kevo: constraint BPS * THREADS <= 2048
 // kevo: constraint SMS * BPS / CL - DROP >= 1
