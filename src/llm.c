@@ -133,9 +133,11 @@ static int parse_model_url(const char *prov, const char *rest,
         return KEVO_EINVAL;
     }
     if (at && !valid_url(at + 1)) {
+        char url[512];
+        llm_redact(at + 1, url, sizeof url);
         snprintf(err, errcap,
                  "--llm: base URL '%s' must start with http:// or https://",
-                 at + 1);
+                 url);
         return KEVO_EINVAL;
     }
     if (at && strlen(at + 1) >= sizeof c->base_url) {

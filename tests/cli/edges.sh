@@ -204,6 +204,11 @@ $T resume "$SCRATCH/u14" --generations 3 --quiet --llm "openai:test-model@$URL" 
     && ok "resume --llm with the credential continues and writes none of it" \
     || fail "resume with the credential"
 kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null
+$T run $R --problem gemm --shape 64x64x64 --llm "openai:m@ftp://u:sk-SECRET9@h/v1" \
+    --name q14 2>"$SCRATCH/err"
+grep -q "base URL 'ftp://\*\*\*@h/v1'" "$SCRATCH/err" && ! grep -q SECRET9 "$SCRATCH/err" \
+    && ok "an error about the URL does not print its credential" \
+    || { fail "credential in an error"; cat "$SCRATCH/err"; }
 
 # ---- item 15: smaller edges of the command line
 for n in . ..; do
