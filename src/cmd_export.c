@@ -535,6 +535,13 @@ static void put_c_source(const struct exporter *x, FILE *f)
                "set the dynamic shared memory size\";\n"
                "                return r;\n            }\n"
                "            smem_set[i] = l[i].smem;\n        }\n"
+               "        if (l[i].cluster[0] * (l[i].cluster[1] ? l[i].cluster[1]"
+               " : 1) * (l[i].cluster[2] ? l[i].cluster[2] : 1) > 8 &&\n"
+               "            (r = cuFuncSetAttribute(fn[i], "
+               "CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1))) {\n"
+               "            last_error = \"cannot allow a cluster of more "
+               "than 8 blocks\";\n"
+               "            return r;\n        }\n"
                "        if (l[i].cluster[0]) {\n"
                "            CUlaunchAttribute at;\n"
                "            CUlaunchConfig cfg = {0};\n"
@@ -700,6 +707,17 @@ static void put_torch_sizes(const struct exporter *x, FILE *f)
                 p->dim_names[d], p->dim_names[d], p->dim_names[d]);
 }
 
+/* Clusters of more than 8 blocks (Hopper allows 16) need an opt-in. */
+static void put_torch_cluster_optin(FILE *f, int i, const char *kernel,
+                                    const char *cast)
+{
+    fprintf(f, "    if (l[%d].cluster[0] * (l[%d].cluster[1] ? l[%d].cluster[1] "
+               ": 1) * (l[%d].cluster[2] ? l[%d].cluster[2] : 1) > 8)\n"
+               "        C10_CUDA_CHECK(cudaFuncSetAttribute(%s%s, "
+               "cudaFuncAttributeNonPortableClusterSizeAllowed, 1));\n",
+            i, i, i, i, i, cast, kernel);
+}
+
 static void put_torch_launch(const struct exporter *x, FILE *f, int i)
 {
     const struct tpl_launch *ln = &x->v.best_tpl->launches[i];
@@ -707,6 +725,7 @@ static void put_torch_launch(const struct exporter *x, FILE *f, int i)
                "cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamic"
                "SharedMemorySize, (int)l[%d].smem));\n",
             i, ln->kernel, i);
+    put_torch_cluster_optin(f, i, ln->kernel, "");
     char args[1024];
     size_t n = 0;
     for (int b = 0; b < x->n_bufs && n < sizeof args; b++)
@@ -824,6 +843,7 @@ static void put_torch_launch_args(const struct exporter *x, FILE *f, int i)
                "cudaFuncSetAttribute((const void *)%s, cudaFuncAttribute"
                "MaxDynamicSharedMemorySize, (int)l[%d].smem));\n",
             i, ln->kernel, i);
+    put_torch_cluster_optin(f, i, ln->kernel, "(const void *)");
     fprintf(f, "    {\n        cudaLaunchConfig_t cfg = {};\n"
                "        cudaLaunchAttribute at[1];\n"
                "        cfg.gridDim = dim3(l[%d].grid[0], l[%d].grid[1], "

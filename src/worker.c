@@ -730,6 +730,18 @@ static int job_load(struct worker *w, struct job *jb, const void *cubin,
                         d->kernel, gpu_errname(rc));
             return KEVO_OK;
         }
+        /* clusters of more than 8 blocks (Hopper allows 16) need the
+         * non-portable opt-in */
+        uint32_t cl = d->cluster[0] * (d->cluster[1] ? d->cluster[1] : 1) *
+                      (d->cluster[2] ? d->cluster[2] : 1);
+        if (cl > 8 &&
+            (rc = cu->cuFuncSetAttribute(
+                 f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1))) {
+            set_verdict(v, EVAL_COMPILE_ERROR, "cannot launch: cluster of "
+                        "%u blocks for '%s': %s", cl, d->kernel,
+                        gpu_errname(rc));
+            return KEVO_OK;
+        }
         if (i == 0 && cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(
                           &jb->res.occupancy, f, threads, d->smem_bytes))
             jb->res.occupancy = 0;

@@ -27,7 +27,7 @@
 // (H100, bench/results/2026-11-23-h100-softmax-eval2.log).
 // kevo: problem softmax
 // kevo: dtypes fp32 fp16 bf16
-// kevo: param CL 1 2 4 8 default=1
+// kevo: param CL 1 2 4 8 16 default=1
 // kevo: param THREADS 128 256 512 1024 default=256
 // kevo: param REG 0 1 2 4 6 8 12 16 default=4
 // kevo: param SMK 0 16 32 48 64 96 128 160 192 224 default=16
