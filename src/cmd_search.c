@@ -76,13 +76,13 @@ int cmd_table_main(int argc, char **argv)
 
 static const char bench_usage[] =
     "usage: kevo bench-search TABLE [--seeds N] [--budget N] [--template T]\n"
-    "                         [--out FILE]\n"
+    "                         [--compare] [--out FILE]\n"
     "\n"
     "Compares search strategies on a recorded table (see kevo table) without\n"
     "a GPU: for seeds 1..N (default 10) it runs kevo's default strategy and\n"
     "random search (a seeded sweep) on the simulated table and reports how\n"
-    "many evaluations each needed to come within 1 %% and 2 %% of the table's\n"
-    "best. Each run stops at 1 %% or after the budget (default: the table's\n"
+    "many evaluations each needed to come within 1 % and 2 % of the table's\n"
+    "best. Each run stops at 1 % or after the budget (default: the table's\n"
     "points, at most 2000). The search space is the table's points only.\n"
     "  --template T   only template T's points (repeatable)\n"
     "  --compare      also kevo without the surrogate, and kevo as before\n"

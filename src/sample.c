@@ -138,10 +138,11 @@ static int bins_of(const struct tpl *t, int p, long k)
 
 /* The point of ps (not taken) that covers the most strata no chosen point
  * covers yet (covered[p][bin]), nearest to target (value indices,
- * normalized by each parameter's value count) among those; -1 if none. */
+ * normalized by each parameter's value count) among those, the first
+ * from index start on (wrapping) among equals; -1 if none. */
 static long pick(const struct pointset *ps, const struct tpl *t, long k,
                  const double *target, const uint8_t *taken,
-                 uint8_t (*covered)[TPL_MAX_VALUES])
+                 uint8_t (*covered)[TPL_MAX_VALUES], long start)
 {
     double best = DBL_MAX, w[TPL_MAX_PARAMS];
     long at = -1;
@@ -152,7 +153,8 @@ static long pick(const struct pointset *ps, const struct tpl *t, long k,
         nb[j] = bins_of(t, j, k);
         w[j] = nv[j] > 1 ? 1.0 / ((double)(nv[j] - 1) * (nv[j] - 1)) : 0;
     }
-    for (long i = 0; i < ps->n; i++) {
+    for (long ii = 0; ii < ps->n; ii++) {
+        long i = (ii + start) % ps->n;
         if (taken[i])
             continue;
         const uint8_t *row = ps->idx + (size_t)i * (size_t)np;
@@ -205,7 +207,9 @@ long sample_lhs(const struct pointset *ps, const struct tpl *t, long k,
             int nv = t->params[j].n_values;
             target[j] = (double)(long)(((double)st + 0.5) * nv / (double)k);
         }
-        long at = pick(ps, t, k, target, taken, covered);
+        /* a random start: equals are not always the list's first */
+        long at = pick(ps, t, k, target, taken, covered,
+                       (long)rng_below(r, (uint64_t)ps->n));
         if (at < 0)
             break;
         taken[at] = 1;

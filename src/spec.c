@@ -31,7 +31,7 @@ void spec_defaults(struct spec *s)
     s->crossover_prob = 0.3;
     snprintf(s->strategy, sizeof s->strategy, "evolve");
     snprintf(s->init, sizeof s->init, "lhs");
-    s->surrogate = 4;
+    s->surrogate = 8; /* kevo bench-search: 8 beat 2, 4 and 16 */
     s->max_generations = SPEC_GENERATIONS_UNSET;
     snprintf(s->evaluator, sizeof s->evaluator, "gpu");
     s->compile_timeout_ms = 60000;
