@@ -6,7 +6,7 @@
 #   make bundle     build/bundle/: kevo + the non-system .so files it needs
 #   make bench-engine   engine overhead per evaluation (population 1000)
 #   make bench-search   kevo vs random search on the recorded tables
-#                       (bench/tables/*.jsonl, or TABLES=...; no GPU)
+#                       (bench/tables/: run dirs or .jsonl; TABLES=...; no GPU)
 #   V=1 shows full commands, DEBUG=1 builds with -O0 -g and asserts.
 
 CUDA    ?= /usr/local/cuda
@@ -118,7 +118,8 @@ gpu-test: $(KEVO)
 bench-engine: $(BUILD)/tests/bench_engine
 	$(Q)$(BUILD)/tests/bench_engine
 
-TABLES ?= $(wildcard bench/tables/*.jsonl)
+TABLES ?= $(wildcard bench/tables/*.jsonl) \
+          $(patsubst %/journal.jsonl,%,$(wildcard bench/tables/*/journal.jsonl))
 bench-search: $(KEVO)
 	$(Q)$(if $(TABLES),,echo "no tables: bench/tables/*.jsonl (kevo table RUN)"; exit 1)
 	$(Q)set -e; for t in $(TABLES); do echo "== $$t"; $(KEVO) bench-search $$t; done
