@@ -35,6 +35,7 @@
 // kevo: param PERSIST 0 1 default=0
 // kevo: param SETREG 0 1 default=0
 // kevo: param CLUSTER 1 2 default=1
+// kevo: param EPI 0 1 default=0
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
 // accumulators per thread:
@@ -42,17 +43,18 @@
 // kevo: constraint BM / (64 * CONSUMERS) * BN <= 256
 // setmaxnreg only pays when 384 threads share the register file:
 // kevo: constraint !SETREG || CONSUMERS == 2
-// kevo: constraint 1024 + STAGES * (BM + BN) * 128 + 256 <= SMEM_OPTIN
+// kevo: constraint 1024 + STAGES * (BM + BN) * 128 + EPI * CONSUMERS * 16384 + 256 <= SMEM_OPTIN
 // A pair splits the B boxes of a stage in halves:
 // kevo: constraint CLUSTER == 1 || BN >= 128
 // TMA: 16-byte global row strides (checked for the tensor maps as well):
 // kevo: requires K % 8 == 0 && N % 8 == 0
 // kevo: tensormap tmA A 64, BM swizzle=128
 // kevo: tensormap tmB B 64, 64 swizzle=128
+// kevo: tensormap tmC C 64, 64 swizzle=128
 // kevo: launch hgemm_wgmma
 // kevo: grid CLUSTER * (PERSIST ? min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN)) : cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
 // kevo: block 128 * (CONSUMERS + 1)
-// kevo: smem 1024 + STAGES * (BM + BN) * 128 + 256
+// kevo: smem 1024 + STAGES * (BM + BN) * 128 + EPI * CONSUMERS * 16384 + 256
 // kevo: cluster CLUSTER, 1, 1
 
 #define BK 64                          /* one 128-byte swizzle row */
@@ -63,6 +65,7 @@
 #define B_BOX_BYTES (64 * BK * 2)
 #define STAGE_BYTES (A_BYTES + B_BYTES) /* a multiple of 1024 */
 #define B_BOXES_OWN (BN / 64 / CLUSTER) /* B boxes a block of a pair loads */
+#define EPI_BOX_BYTES (64 * 64 * 2)    /* EPI = 1: a 64 x 64 box of C */
 
 typedef unsigned long long u64;
 
@@ -110,14 +113,19 @@ __device__ __forceinline__ void mbar_arrive(unsigned bar)
                  : "memory");
 }
 
-/* Arrives on the barrier at bar's offset in block cta of the cluster. */
+/* Arrives on the barrier at bar's offset in block cta of the cluster.
+ * Default (.release.cta) semantics, as CUTLASS's ClusterBarrier::arrive:
+ * ".release.cluster" compiles to MEMBAR.ALL.GPU (waits for every global
+ * store of the thread in flight) before the arrive, and doing that once a
+ * k-slice made CLUSTER = 2 1.6-1.8x slower than CLUSTER = 1 (SASS of
+ * 872f900). The stage's readers are wgmma, complete at wgmma.wait_group. */
 __device__ __forceinline__ void mbar_arrive_remote(unsigned bar, unsigned cta)
 {
     unsigned rb;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
                  : "=r"(rb) : "r"(bar), "r"(cta));
-    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64"
-                 " _, [%0];\n" ::"r"(rb) : "memory");
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(rb)
+                 : "memory");
 }
 
 __device__ __forceinline__ unsigned cluster_rank(void)
@@ -447,7 +455,7 @@ __device__ __forceinline__ void tile_origin(int t, int tiles_m, int tiles_n,
  * it counts slices over all tiles of the block: stage it % STAGES, phase
  * parity (it / STAGES) & 1. */
 struct smem_map {
-    unsigned base, bars;
+    unsigned base, epi, bars;
     __device__ unsigned a(int s) const { return base + s * STAGE_BYTES; }
     __device__ unsigned b(int s) const { return a(s) + A_BYTES; }
     __device__ unsigned full(int s) const { return bars + 8 * s; }
@@ -514,22 +522,83 @@ __device__ __forceinline__ void store_tile(elem_t *C, int M, int N, int r0,
     }
 }
 
-/* Gives stage s back to the producer of every block of the cluster. */
-__device__ __forceinline__ void release(const smem_map &sm, int s)
+/*
+ * EPI = 1: the m64 x BN accumulator goes out in 64 x 64 boxes through two
+ * 8 KB shared buffers per consumer (128-byte swizzle: 16-byte chunk c of
+ * row r at chunk c ^ (r % 8), the layout of tensor map tmC, and free of
+ * bank conflicts for the fragment's 8 rows x 4 threads) and TMA stores
+ * (clipped at the M and N edges). Thread 0 of the warpgroup issues the
+ * store of a box and, before a buffer is rewritten, waits until the store
+ * that last read it has (cp.async.bulk.wait_group.read 1: all but the
+ * newest group, which used the other buffer). The stores run on while the
+ * consumer goes on to the next tile.
+ */
+__device__ __forceinline__ void bar_named(int id, int n)
 {
-    if (CLUSTER == 1) {
-        mbar_arrive(sm.empty(s));
-        return;
-    }
-#pragma unroll
-    for (int c = 0; c < CLUSTER; ++c)
-        mbar_arrive_remote(sm.empty(s), c);
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory");
 }
 
-__device__ __forceinline__ void consume(const smem_map &sm, elem_t *C, int M,
-                                        int N, int tiles_m, int tiles_n,
-                                        int ktiles, int cw, int tid)
+__device__ __forceinline__ void store_tile_tma(const smem_map &sm,
+                                               const tmap_t *tc, int r0,
+                                               int n0,
+                                               const float (&d)[BN / 2],
+                                               int cw, int tid, int &nbox)
 {
+    const int lane = tid % 32;
+#pragma unroll
+    for (int j = 0; j < BN / 64; ++j, ++nbox) {
+        const unsigned buf = sm.epi + (cw * 2 + (nbox & 1)) * EPI_BOX_BYTES;
+        if (tid == 0)
+            asm volatile("cp.async.bulk.wait_group.read 1;\n" ::: "memory");
+        bar_named(1 + cw, 128);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = 16 * (tid / 32) + lane / 4 + 8 * h;
+#pragma unroll
+            for (int c = 0; c < 8; ++c) {
+                const int i = 8 * j + c;
+                elem2 v;
+                v.x = FROM_F32(d[4 * i + 2 * h]);
+                v.y = FROM_F32(d[4 * i + 2 * h + 1]);
+                const unsigned addr = buf + row * 128 +
+                                      ((c ^ (row & 7)) << 4) +
+                                      4 * (lane % 4);
+                asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr),
+                             "r"(*reinterpret_cast<unsigned *>(&v))
+                             : "memory");
+            }
+        }
+        /* generic-proxy writes, then the async proxy (TMA) reads them */
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        bar_named(1 + cw, 128);
+        if (tid == 0) {
+            asm volatile("cp.async.bulk.tensor.2d.global.shared::cta."
+                         "bulk_group [%0, {%1, %2}], [%3];\n"
+                         ::"l"(tc), "r"(n0 + 64 * j), "r"(r0), "r"(buf)
+                         : "memory");
+            asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+        }
+    }
+}
+
+/* Gives stage s back to the producer of every block of the cluster:
+ * thread c < CLUSTER of the warpgroup arrives on block c's barrier. */
+__device__ __forceinline__ void release(const smem_map &sm, int s, int tid)
+{
+    if (CLUSTER == 1) {
+        if (tid == 0)
+            mbar_arrive(sm.empty(s));
+    } else if (tid < CLUSTER) {
+        mbar_arrive_remote(sm.empty(s), tid);
+    }
+}
+
+__device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
+                                        const tmap_t *tc, int M, int N,
+                                        int tiles_m, int tiles_n, int ktiles,
+                                        int cw, int tid)
+{
+    int nbox = 0; /* EPI = 1: boxes stored so far (buffer nbox & 1) */
     float acc[MI][BN / 2];
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi)
@@ -568,31 +637,41 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C, int M,
             /* keep this slice's wgmma in flight; the previous one is done,
              * so its stage goes back to the producer */
             wg_wait<1>();
-            if (kt > 0 && tid == 0)
-                release(sm, (it - 1) % STAGES);
+            if (kt > 0)
+                release(sm, (it - 1) % STAGES, tid);
         }
         wg_wait<0>();
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi)
             reg_fence(acc[mi]);
-        if (tid == 0)
-            release(sm, (it - 1) % STAGES);
+        release(sm, (it - 1) % STAGES, tid);
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi)
-            store_tile(C, M, N, m0 + (cw * MI + mi) * 64, n0, acc[mi], tid);
+        for (int mi = 0; mi < MI; ++mi) {
+            if (EPI)
+                store_tile_tma(sm, tc, m0 + (cw * MI + mi) * 64, n0, acc[mi],
+                               cw, tid, nbox);
+            else
+                store_tile(C, M, N, m0 + (cw * MI + mi) * 64, n0, acc[mi],
+                           tid);
+        }
     }
+    /* the smem of the last boxes is read before the block exits */
+    if (EPI && tid == 0)
+        asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 hgemm_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
             elem_t *__restrict__ C, int M, int N, int K, void *ws,
             const __grid_constant__ tmap_t tmA,
-            const __grid_constant__ tmap_t tmB)
+            const __grid_constant__ tmap_t tmB,
+            const __grid_constant__ tmap_t tmC)
 {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     smem_map sm;
     sm.base = (smem_u32(smem_raw) + 1023u) & ~1023u; /* swizzle atoms */
-    sm.bars = sm.base + STAGES * STAGE_BYTES;
+    sm.epi = sm.base + STAGES * STAGE_BYTES; /* EPI = 1 boxes, 1024-aligned */
+    sm.bars = sm.epi + EPI * CONSUMERS * 2 * EPI_BOX_BYTES;
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
     /* with CLUSTER = 2, pairs of M tiles (the second may lie past M: its
      * A boxes read zeros and its stores are masked) */
@@ -622,7 +701,7 @@ hgemm_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
     } else {
         if (SETREG)
             asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-        consume(sm, C, M, N, tiles_m, tiles_n, ktiles, wg - 1, tid);
+        consume(sm, C, &tmC, M, N, tiles_m, tiles_n, ktiles, wg - 1, tid);
     }
     /* the peer may multicast into this block or arrive on its barriers
      * until it is done too */
