@@ -644,6 +644,8 @@ int simtable_setup_run(const char *path, struct spec *s, int shape_given,
     }
     snprintf(s->table, sizeof s->table, "%s", abs);
     snprintf(s->evaluator, sizeof s->evaluator, "simulate");
+    if (!s->llm[0]) /* no API calls unless asked: a table holds no LLM kernel */
+        snprintf(s->llm, sizeof s->llm, "off");
     snprintf(s->problem, sizeof s->problem, "%s", t->problem);
     s->dtype = t->dtype;
     if (!shape_given)

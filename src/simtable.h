@@ -95,8 +95,9 @@ int simtable_points_for(const struct simtable *t, struct tpl *const *tpls,
 /*
  * For `kevo run --simulate PATH`: makes s a simulated run of the table at
  * PATH: s->table = its absolute path, evaluator "simulate", problem and
- * dtype from the table (a different --problem is an error), and the
- * table's shape unless shape_given. Also hands over the table's
+ * dtype from the table (a different --problem is an error), the table's
+ * shape unless shape_given, and LLM mutation off unless s names an LLM
+ * (a table has no point of an LLM's template; no API key is used). Also hands over the table's
  * templates (*tpls new, *n; caller frees each with tpl_free, then the
  * array) when tpls is not NULL.
  */

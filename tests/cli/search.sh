@@ -80,6 +80,10 @@ grep -q '"evaluator":"simulate"\|"evaluator":	"simulate"' "$SCRATCH/sim1/manifes
 "$KEVO" resume "$SCRATCH/sim1" --evals 260 --quiet &&
     [ "$(grep -c '"type":"eval"' "$SCRATCH/sim1/journal.jsonl")" = 260 ] &&
     ok "a simulated run resumes from its table" || fail "simulated resume"
+ANTHROPIC_API_KEY=sk-kevo-test-unused "$KEVO" run --simulate "$SCRATCH/t.jsonl" --evals 5 \
+    --runs-dir "$SCRATCH" --name sim6 --quiet &&
+    grep -q '"llm":[[:space:]]*"off"' "$SCRATCH/sim6/manifest.json" &&
+    ok "a simulated run uses no LLM API even with a key set" || fail "simulate and LLM"
 expect_fail "simulate: missing table" "cannot read table" \
     "$KEVO" run --simulate "$SCRATCH/nope.jsonl" --runs-dir "$SCRATCH" --name x1
 expect_fail "simulate: table of another problem" "recorded for softmax, not gemm" \
