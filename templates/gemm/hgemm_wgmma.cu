@@ -12,18 +12,27 @@
  * are predicated. PERSIST=1 runs min(SMS, tiles) blocks over all tiles,
  * GROUP_M block rows at a time (L2 reuse); SETREG=1 moves registers from
  * the producer to the consumers (setmaxnreg). CLUSTER=2 pairs two blocks
- * on adjacent M tiles of one N tile: each loads its A slice and half of
- * the B boxes, multicast to both (TMA .multicast::cluster); a stage is
- * free once the consumers of both blocks released it. Measured on the
- * H100 (bench/results/2026-11-23-h100-hgemm-run2.log): correct, but
- * 1.6-1.8x SLOWER than CLUSTER=1 at 4096^3 and 8192^3, bf16 and fp16,
- * persistent (with 0, 4 or 8 multiprocessors left out of the grid) or
- * not; the cause is not found yet (candidates: fewer co-resident
- * clusters than SMS / 2, the cross-block release), so CLUSTER=1 stays
- * the default. Best measured point: CONSUMERS=2 BN=256 PERSIST=1
- * SETREG=1 STAGES=4, 630-712 TFLOP/s at 4096^3 (0.79-0.88x cuBLAS),
- * 653-723 at 8192^3 (0.81-0.90x). Not: TMA stores, split-K. TMA needs
- * 16-byte row strides: K and N % 8 == 0.
+ * on adjacent M tiles of one N tile (CLN=0: each loads its A slice and
+ * half of the B boxes, multicast to both with TMA .multicast::cluster) or
+ * on adjacent N tiles of one M tile (CLN=1: each loads half of the A rows,
+ * multicast, and its own B slice); a stage is free once the consumers of
+ * both blocks released it. EPI=1 stores C through shared memory and TMA
+ * stores (store_tile_tma) instead of 4-byte stores from registers.
+ * Measured on the H100 at 857df76 (bench/results/2026-11-23-h100-hgemm-
+ * run2.log): CLUSTER=2 correct but 1.6-1.8x SLOWER than CLUSTER=1,
+ * persistent or not (hgemm_packed's pair, the same protocol, was 1.45x
+ * slower at 1000x999x777 where all 16 pairs are resident: run1.log), so a
+ * per-k-slice cost rather than too few co-resident clusters. Its
+ * stage release used mbarrier.arrive.release.cluster, which ptxas turns
+ * into MEMBAR.ALL.GPU + ERRBAR before each arrive (cuobjdump -sass); the
+ * release is now a plain remote arrive, without the fence (CUTLASS's
+ * ClusterBarrier::arrive does the same). The fix, CLN and EPI are NOT
+ * measured yet (bench/results/2026-11-23-h100-hgemm2-call1.sh measures
+ * them), so the defaults stay CLUSTER=1 EPI=0. Best measured point:
+ * CONSUMERS=2 BN=256 PERSIST=1 SETREG=1 STAGES=4, 630-712 TFLOP/s at
+ * 4096^3 (0.79-0.88x cuBLAS), 653-723 at 8192^3 (0.81-0.90x). Not:
+ * ping-pong consumers, split-K. TMA needs 16-byte row strides: K and
+ * N % 8 == 0.
  */
 // kevo: problem gemm
 // kevo: dtypes fp16 bf16
@@ -35,6 +44,7 @@
 // kevo: param PERSIST 0 1 default=0
 // kevo: param SETREG 0 1 default=0
 // kevo: param CLUSTER 1 2 default=1
+// kevo: param CLN 0 1 default=0
 // kevo: param EPI 0 1 default=0
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
@@ -44,15 +54,17 @@
 // setmaxnreg only pays when 384 threads share the register file:
 // kevo: constraint !SETREG || CONSUMERS == 2
 // kevo: constraint 1024 + STAGES * (BM + BN) * 128 + EPI * CONSUMERS * 16384 + 256 <= SMEM_OPTIN
-// A pair splits the B boxes of a stage in halves:
-// kevo: constraint CLUSTER == 1 || BN >= 128
+// A pair on adjacent M tiles (CLN = 0) splits the B boxes of a stage in
+// halves; a pair on adjacent N tiles (CLN = 1) the A rows:
+// kevo: constraint CLUSTER == 1 || CLN == 1 || BN >= 128
+// kevo: constraint CLUSTER == 2 || CLN == 0
 // TMA: 16-byte global row strides (checked for the tensor maps as well):
 // kevo: requires K % 8 == 0 && N % 8 == 0
-// kevo: tensormap tmA A 64, BM swizzle=128
+// kevo: tensormap tmA A 64, BM / (1 + CLN) swizzle=128
 // kevo: tensormap tmB B 64, 64 swizzle=128
 // kevo: tensormap tmC C 64, 64 swizzle=128
 // kevo: launch hgemm_wgmma
-// kevo: grid CLUSTER * (PERSIST ? min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN)) : cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
+// kevo: grid CLUSTER * (PERSIST ? min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLN ? 1 : CLUSTER) * cdiv(cdiv(N, BN), CLN ? CLUSTER : 1)) : cdiv(cdiv(M, BM), CLN ? 1 : CLUSTER) * cdiv(cdiv(N, BN), CLN ? CLUSTER : 1))
 // kevo: block 128 * (CONSUMERS + 1)
 // kevo: smem 1024 + STAGES * (BM + BN) * 128 + EPI * CONSUMERS * 16384 + 256
 // kevo: cluster CLUSTER, 1, 1
@@ -64,7 +76,10 @@
 #define B_BYTES (BN * BK * 2)          /* B slice: BN/64 boxes of BK rows */
 #define B_BOX_BYTES (64 * BK * 2)
 #define STAGE_BYTES (A_BYTES + B_BYTES) /* a multiple of 1024 */
-#define B_BOXES_OWN (BN / 64 / CLUSTER) /* B boxes a block of a pair loads */
+#define CL_M (CLN ? 1 : CLUSTER)       /* blocks of a cluster along M */
+#define CL_N (CLN ? CLUSTER : 1)       /* and along N */
+#define B_BOXES_OWN (BN / 64 / CL_M)   /* B boxes a block of a pair loads */
+#define A_ROWS_OWN (BM / CL_N)         /* A rows a block of a pair loads */
 #define EPI_BOX_BYTES (64 * 64 * 2)    /* EPI = 1: a 64 x 64 box of C */
 
 typedef unsigned long long u64;
@@ -436,9 +451,10 @@ __device__ __forceinline__ void wgmma_bn<256>(float (&d)[128], u64 da,
 
 /* ---- the kernel ---- */
 
-/* Block tile of the t-th (pair) tile: GROUP_M (pair) rows sweep the
- * columns; tiles_m counts pairs of M tiles when CLUSTER = 2, and block
- * rank of the pair takes the rank-th M tile of its pair. */
+/* Block tile of the t-th (cluster) tile: GROUP_M (cluster) rows sweep
+ * the columns; tiles_m and tiles_n count cluster tiles (CL_M x CL_N block
+ * tiles), and block rank of the pair takes the rank-th M (CLN = 0) or N
+ * (CLN = 1) tile of its pair. */
 __device__ __forceinline__ void tile_origin(int t, int tiles_m, int tiles_n,
                                             int &m0, int &n0)
 {
@@ -446,8 +462,8 @@ __device__ __forceinline__ void tile_origin(int t, int tiles_m, int tiles_n,
     const int first_m = (t / per_group) * GROUP_M;
     const int gsize = min(tiles_m - first_m, GROUP_M);
     const int rank = CLUSTER == 1 ? 0 : (int)cluster_rank();
-    m0 = ((first_m + (t % per_group) % gsize) * CLUSTER + rank) * BM;
-    n0 = ((t % per_group) / gsize) * BN;
+    m0 = ((first_m + (t % per_group) % gsize) * CL_M + (CLN ? 0 : rank)) * BM;
+    n0 = ((t % per_group) / gsize * CL_N + (CLN ? rank : 0)) * BN;
 }
 
 /* Stage s: A slice at a(s), B slice at a(s) + A_BYTES; full(s) completes
@@ -478,11 +494,15 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
             const int s = it % STAGES;
             mbar_wait(sm.empty(s), ((it / STAGES) & 1) ^ 1);
             mbar_expect_tx(sm.full(s), STAGE_BYTES);
-            tma_load(sm.a(s), ta, sm.full(s), kt * BK, m0);
+            if (CL_N == 1)
+                tma_load(sm.a(s), ta, sm.full(s), kt * BK, m0);
+            else /* this block's half of the pair's A rows, to both */
+                tma_load_mc(sm.a(s) + rank * A_ROWS_OWN * 128, ta, sm.full(s),
+                            kt * BK, m0 + rank * A_ROWS_OWN);
 #pragma unroll
             for (int jj = 0; jj < B_BOXES_OWN; ++jj) {
-                const int j = rank * B_BOXES_OWN + jj;
-                if (CLUSTER == 1)
+                const int j = (CL_M == 1 ? 0 : rank) * B_BOXES_OWN + jj;
+                if (CL_M == 1)
                     tma_load(sm.b(s) + j * B_BOX_BYTES, tb, sm.full(s),
                              n0 + 64 * j, kt * BK);
                 else
@@ -673,10 +693,10 @@ hgemm_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
     sm.epi = sm.base + STAGES * STAGE_BYTES; /* EPI = 1 boxes, 1024-aligned */
     sm.bars = sm.epi + EPI * CONSUMERS * 2 * EPI_BOX_BYTES;
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
-    /* with CLUSTER = 2, pairs of M tiles (the second may lie past M: its
-     * A boxes read zeros and its stores are masked) */
-    const int tiles_m = (M + BM * CLUSTER - 1) / (BM * CLUSTER);
-    const int tiles_n = (N + BN - 1) / BN;
+    /* with CLUSTER = 2, pairs of M (or N) tiles (the second may lie past
+     * M (N): its boxes read zeros and its stores are masked) */
+    const int tiles_m = (M + BM * CL_M - 1) / (BM * CL_M);
+    const int tiles_n = (N + BN * CL_N - 1) / (BN * CL_N);
     const int ktiles = (K + BK - 1) / BK;
 
     if (threadIdx.x == 0) {
