@@ -11,6 +11,7 @@
  * curl_multi_perform); curl handles are only touched by the worker.
  */
 #include "llm.h"
+#include "hash.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -903,15 +904,7 @@ static int dispatch(struct llm *l, struct job *j)
     struct llm_ans *a = &j->ans, got;
     char key[17];
     memcpy(key, a->key, sizeof key);
-    /* a transcript this run already holds wins over the replay too: a
-     * resumed run must see the answer its journal recorded */
-    if (l->store && llm_store_get(l->store, key, &got) == KEVO_OK) {
-        *a = got;
-        j->state = J_DONE; /* already stored: no rewrite */
-        a->latency_ms = (double)(fs_now_ns() - j->t0_ns) / 1e6;
-        count_answer(l, a);
-        pthread_cond_broadcast(&l->cv);
-    } else if (l->replay) {
+    if (l->replay) { /* answer n of the recorded run, whatever the prompt */
         int rc = llm_replay_get(l->replay, j->seq, a);
         memcpy(a->key, key, sizeof key);
         if (rc)
@@ -920,6 +913,12 @@ static int dispatch(struct llm *l, struct job *j)
     } else if (l->disabled) {
         snprintf(a->detail, sizeof a->detail, "provider disabled: %s", l->why);
         finish(l, j, LLM_FATAL);
+    } else if (l->store && llm_store_get(l->store, key, &got) == KEVO_OK) {
+        *a = got;
+        j->state = J_DONE; /* already stored: no rewrite */
+        a->latency_ms = (double)(fs_now_ns() - j->t0_ns) / 1e6;
+        count_answer(l, a);
+        pthread_cond_broadcast(&l->cv);
     } else if ((lead = find_leader(l, key))) {
         j->state = J_FOLLOW;
         j->leader = lead->ticket;
@@ -943,6 +942,13 @@ int llm_submit(struct llm *l, const struct llm_req *r, long *ticket)
     int rc = grow_jobs(l);
     j->ticket = l->n_jobs;
     j->seq = r->seq >= 0 ? r->seq : l->seq0 + j->ticket;
+    if (l->replay) { /* the answer is request seq's, whatever the prompt:
+                        two equal prompts keep two transcripts */
+        char num[32];
+        snprintf(num, sizeof num, "#%ld", j->seq);
+        hash_hex(hash_final(hash_str(hash_str(HASH_SEED, j->ans.key), num)),
+                 j->ans.key);
+    }
     if (!rc && l->store)
         rc = llm_store_index(l->store, j->seq, j->ans.key, j->kind);
     if (!rc) {
