@@ -364,8 +364,10 @@ int llm_replay_get(const struct llm_replay *r, long n, struct llm_ans *ans)
 {
     const cJSON *rec = n >= 0 ? replay_rec(r, n) : NULL;
     if (!rec) {
-        replay_fail(ans, "replay: run '%s' has no recorded request %ld%s",
-                    r->run, n, "");
+        char none[48];
+        snprintf(none, sizeof none, " (none for request %ld)", n);
+        replay_fail(ans, "replay: run '%s' recorded only %ld answers%s",
+                    r->run, (long)cJSON_GetArraySize(r->index), none);
         return KEVO_OK;
     }
     const cJSON *key = cJSON_GetObjectItemCaseSensitive(rec, "key");
