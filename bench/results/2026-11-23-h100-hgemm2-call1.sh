@@ -31,6 +31,15 @@ mk cn256 CONSUMERS=2 BM=256 BN=128 PERSIST=1 SETREG=1 STAGES=4 CLUSTER=2 CLN=1 E
 mk cm256 CONSUMERS=2 BM=256 BN=128 PERSIST=1 SETREG=1 STAGES=4 CLUSTER=2 EPI=1
 ev() { echo "### $*" >>$L; timeout 60 $B eval "$@" --timeout-ms 8000 >>$L 2>&1; echo "rc $?" >>$L; }
 v() { for n in "$@"; do printf '%s ' $V/$n.cu; done; }
+# hgemm_packed has the same .release.cluster arrive: a copy with it
+# removed (the fix to port if it measures faster), CLUSTER=2 vs its default
+P=templates/gemm/hgemm_packed.cu
+cp $P $V/pk_def.cu
+sed -E "s/^(\/\/ kevo: param SK .*default=)[0-9]+/\10/" $P >$V/pk_sk0.cu
+cp $P $V/pk_c2fix.cu
+sed -i -E -e 's/mbarrier\.arrive\.release\.cluster\.shared::cluster\.b64/mbarrier.arrive.shared::cluster.b64/' \
+  -e 's/^(\/\/ kevo: param CLUSTER .*default=)[0-9]+/\12/' -e "s/^(\/\/ kevo: param SK .*default=)[0-9]+/\10/" $V/pk_c2fix.cu
+grep -c "release.cluster.shared::cluster" $V/pk_c2fix.cu >>$L
 nvidia-smi --query-gpu=name,clocks.sm,power.draw --format=csv >>$L 2>&1
 # correctness first, on edges (M, N not tile multiples; a pair's second tile past M or N)
 ev $(v c2 e1 c2e1 cn256 cm256) --dtype bf16 --shape 1000x1000x1000
@@ -39,6 +48,7 @@ ev $(v base c2 e1 c2e1 c2e1g16 c2e1np c2e1s3 cn256 cm256) --dtype bf16 --shape 4
 ev $(v base c2 e1 c2e1 c2e1g16 cn256 cm256) --dtype bf16 --shape 8192x8192x8192
 ev $(v base c2e1 cn256) --dtype fp16 --shape 4096x4096x4096
 ev $(v base c2e1 cn256) --dtype fp16 --shape 8192x8192x8192
+ev $(v pk_def pk_sk0 pk_c2fix) --dtype bf16 --shape 4099x4097x4095
 nvidia-smi --query-gpu=name,clocks.sm,power.draw --format=csv >>$L 2>&1
 grep -E "^###|x cublas|baseline|wrong|error|unsupported|fail|rc " $L >$OUT/summary.txt
 # tensor-pipe use and stalls of the cluster + TMA-store point at 8192^3
