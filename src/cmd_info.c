@@ -18,6 +18,7 @@
 #include "llm_mutator.h"
 #include "mutator.h"
 #include "progress.h"
+#include "provenance.h"
 #include "record.h"
 #include "fsutil.h"
 #include "rundir.h"
@@ -297,8 +298,10 @@ static const char list_usage[] =
     "usage: kevo list [--templates-dir DIR] [--json]\n"
     "\n"
     "Lists the problems kevo can optimize, the templates with the size of\n"
-    "their parameter space (valid points / all combinations), and the\n"
-    "mutators.\n";
+    "their parameter space (valid points / all combinations) and, for one\n"
+    "that kevo promote added, where it comes from (its provenance lines:\n"
+    "run, model, prompt, answer, GPU, shape, fitness, verify drift), and\n"
+    "the mutators.\n";
 
 /* Counting a space stops at SPACE_LIMIT valid points or SPACE_STEPS nodes
  * of the search tree (well under a second), whichever comes first: a template
@@ -310,6 +313,17 @@ static uint64_t space_count(const struct tpl *t, int *exact)
 {
     return tpl_space_count(t, &tpl_device_default, SPACE_LIMIT, SPACE_STEPS,
                            exact);
+}
+
+/* A promoted template's "// kevo: provenance" lines (kevo promote), one
+ * per line under its entry. */
+static void print_provenance(const struct tpl *t)
+{
+    cJSON *o = prov_read(t->text);
+    const cJSON *x;
+    cJSON_ArrayForEach(x, o)
+        printf("           %-9s %s\n", x->string, x->valuestring);
+    cJSON_Delete(o);
 }
 
 static void list_text(struct tpl **t, int n)
@@ -329,6 +343,7 @@ static void list_text(struct tpl **t, int n)
                exact || valid >= SPACE_LIMIT ? ""
                                              : " (counting stopped after "
                                                "5M steps)");
+        print_provenance(t[i]);
     }
     printf("mutators:\n");
     for (int i = 0; kevo_mutators[i]; i++)
@@ -362,6 +377,10 @@ static void list_json(struct tpl **t, int n)
         /* false: valid_points is a lower bound */
         cJSON_AddBoolToObject(p, "valid_points_exact", exact);
         cJSON_AddNumberToObject(p, "all_points", tpl_space_raw(t[i]));
+        /* {KEY: VALUE} of a promoted template, else {} */
+        cJSON *pv = prov_read(t[i]->text);
+        cJSON_AddItemToObject(p, "provenance", pv ? pv
+                                                  : cJSON_CreateObject());
         cJSON_AddItemToArray(ts, p);
     }
     cJSON *ms = cJSON_AddArrayToObject(o, "mutators");

@@ -8,6 +8,7 @@
 
 #include "cmd_gpu.h"
 #include "cmd_outputs.h"
+#include "cmd_promote.h"
 #include "cmd_repro.h"
 #include "cmd_run.h"
 #include "cmd_search.h"
@@ -80,6 +81,8 @@ static const struct command commands[] = {
     {"report", "Markdown + HTML report of a run, with charts", 0, cmd_report_main},
     {"leaderboard", "best kernel of each run, by problem/shape/GPU", 0, cmd_board_main},
     {"export", "the winning kernel as .cu, C launcher or PyTorch op", 0, cmd_export_main},
+    {"promote", "add a verified LLM-born template of a run to the library",
+     0, cmd_promote_main},
     {"table", "a run's measured points as a table for run --simulate", 0,
      cmd_table_main},
     {"bench-search", "search strategies compared on a recorded table (no "

@@ -331,6 +331,24 @@ static int d_nondeterministic(struct tparse *tp, char *args)
     return KEVO_OK;
 }
 
+/* "provenance KEY VALUE": where a template promoted from a run comes from
+ * (kevo promote writes these lines, kevo list shows them; provenance.h
+ * reads them). Checked for form only; nothing of the template depends on
+ * them. */
+static int d_provenance(struct tparse *tp, char *args)
+{
+    char *value = args + strcspn(args, " \t");
+    char key[32];
+    size_t n = (size_t)(value - args);
+    value += strspn(value, " \t");
+    snprintf(key, sizeof key, "%.*s", (int)(n < sizeof key ? n : 0), args);
+    if (!*key || !is_ident(key) || !*value)
+        return perr(tp, "'provenance' takes a KEY (a name of at most %d "
+                    "characters) and a VALUE, got '%s'", (int)sizeof key - 1,
+                    args);
+    return KEVO_OK;
+}
+
 /* ---- pass 2: expression directives ---- */
 
 /* Compiles text as the expression of directive kind, for the template. */
@@ -609,6 +627,7 @@ static const struct directive {
     {"dtypes", 1, d_dtypes},
     {"param", 1, d_param},
     {"nondeterministic", 1, d_nondeterministic},
+    {"provenance", 1, d_provenance},
     {"constraint", 2, d_constraint},
     {"requires", 2, d_requires},
     {"launch", 2, d_launch},
@@ -659,7 +678,8 @@ static int scan_directive(struct tparse *tp, const char *s, int pass)
         if (strcmp(d->name, word))
             continue;
         if (pass == 1 && !tp->prob && strcmp(word, "problem") &&
-            strcmp(word, "dtypes") && strcmp(word, "nondeterministic"))
+            strcmp(word, "dtypes") && strcmp(word, "nondeterministic") &&
+            strcmp(word, "provenance"))
             return perr(tp, "'%s' before the 'problem' directive", word);
         return d->pass == pass ? d->fn(tp, args) : KEVO_OK;
     }

@@ -22,6 +22,10 @@
  *                                          run to run (atomics)
  *   // kevo: tensormap tmA A BK, BM swizzle=128   (optional) a TMA tensor
  *                                          map of buffer A (see below)
+ *   // kevo: provenance run runs/x         (optional, any number) KEY
+ *                                          VALUE: where a template that
+ *                                          kevo promote took from a run
+ *                                          comes from; no effect on it
  *
  * tensormap NAME BUFFER INNER, OUTER [swizzle=128|64|32|none]: the
  * harness encodes a 2-D tiled tensor map (cuTensorMapEncodeTiled) of the
