@@ -57,6 +57,17 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
 KEVO    := $(BUILD)/kevo
 
+# ---- embedded text: kernels and fixed launcher text live in these files;
+# each becomes $(BUILD)/gen/<file name>.h holding
+# `static const char <name up to the first dot>[]` (src/tools/embed.c: no
+# xxd or ld -b binary needed), included by its user. File names must be
+# unique across the folders. The .o files wait for every header once;
+# after that their .d files name the header they include.
+EMBED_SRC := $(wildcard src/kernels/*.cu fitness/*.cu src/export/*.in)
+EMBED_H := $(addprefix $(BUILD)/gen/,$(addsuffix .h,$(notdir $(EMBED_SRC))))
+EMBED   := $(BUILD)/tools/embed
+CFLAGS  += -I$(BUILD)/gen
+
 .PHONY: all deps run test unit-test cli-test gpu-test bundle bench-engine \
         bench-search clean format
 
@@ -70,7 +81,7 @@ $(DEPS_STAMP):
 	$(Q)scripts/install-deps.sh
 	$(Q)mkdir -p build && touch $@
 
-$(BUILD)/%.o: %.c | $(DEPS_STAMP)
+$(BUILD)/%.o: %.c | $(DEPS_STAMP) $(EMBED_H)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
@@ -92,8 +103,21 @@ $(BUILD)/tests/%: $(BUILD)/tests/tools/%.o $(SUPPORT_OBJ) $(BUILD)/libkevo.a
 
 .SECONDARY:
 
-# the commit is baked into rundir.o: rebuild it every time (it is small)
-$(BUILD)/src/rundir.o: .FORCE
+$(EMBED): src/tools/embed.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) -o $@ $<
+
+define embed_rule
+$(BUILD)/gen/$(notdir $(1)).h: $(1) $(EMBED)
+	@mkdir -p $$(dir $$@)
+	@$$(if $$(Q),echo "  EMBED   $(1)")
+	$$(Q)$$(EMBED) $(firstword $(subst ., ,$(notdir $(1)))) $(1) $$@
+endef
+$(foreach f,$(EMBED_SRC),$(eval $(call embed_rule,$(f))))
+
+# the commit is baked into version.o: rebuild it every time (it is tiny)
+$(BUILD)/src/version.o: .FORCE
 .PHONY: .FORCE
 
 # ---- the main job: make run ARGS="--problem gemm --shape 4096x4096x4096"

@@ -112,61 +112,10 @@ static double gemm_ref_scratch(const struct shape *s, enum dtype dt)
 
 /* ---- GPU side (runs inside the worker, see hx.h) ---- */
 
-/* Fallback fp64 reference, used only when cuBLAS cannot be loaded: one
- * thread per output, 16x16 tiles through shared memory. */
-static const char gemm_harness[] =
-    "extern \"C\" __global__ void kevo_gemm_ref_f64(const double *A, const "
-    "double *B, double *C, int M, int N, int K) {\n"
-    "  __shared__ double a[16][17], b[16][17];\n"
-    "  int tx = threadIdx.x % 16, ty = threadIdx.x / 16;\n"
-    "  int r = blockIdx.y * 16 + ty, c = blockIdx.x * 16 + tx;\n"
-    "  double acc = 0;\n"
-    "  for (long long k0 = 0; k0 < K; k0 += 16) {\n"
-    "    a[ty][tx] = (r < M && k0 + tx < K) ? A[(long long)r * K + k0 + tx] "
-    ": 0.0;\n"
-    "    b[ty][tx] = (c < N && k0 + ty < K) ? B[(long long)(k0 + ty) * N + c] "
-    ": 0.0;\n"
-    "    __syncthreads();\n"
-    "    for (int k = 0; k < 16; k++) acc += a[ty][k] * b[k][tx];\n"
-    "    __syncthreads();\n"
-    "  }\n"
-    "  if (r < M && c < N) C[(long long)r * N + c] = acc;\n"
-    "}\n"
-    /* Error scale: squared row norms of A (one block per row), squared
-     * column norms of B (a thread per column and a K-chunk per grid row,
-     * added atomically into zeroed memory), then E = sqrt(na[r]*nb[c]). */
-    "extern \"C\" __global__ void kevo_gemm_rownorm(const double *A, double "
-    "*na, int M, int K) {\n"
-    "  __shared__ double red[256];\n"
-    "  const double *a = A + (long long)blockIdx.x * K;\n"
-    "  double s = 0;\n"
-    "  for (long long k = threadIdx.x; k < K; k += 256) s += a[k] * a[k];\n"
-    "  red[threadIdx.x] = s;\n"
-    "  __syncthreads();\n"
-    "  for (int o = 128; o; o >>= 1) {\n"
-    "    if (threadIdx.x < o) red[threadIdx.x] += red[threadIdx.x + o];\n"
-    "    __syncthreads();\n"
-    "  }\n"
-    "  if (threadIdx.x == 0) na[blockIdx.x] = red[0];\n"
-    "}\n"
-    "extern \"C\" __global__ void kevo_gemm_colnorm(const double *B, double "
-    "*nb, int K, int N, int chunk) {\n"
-    "  long long c = (long long)blockIdx.x * 256 + threadIdx.x;\n"
-    "  if (c >= N) return;\n"
-    "  long long k0 = (long long)blockIdx.y * chunk, k1 = k0 + chunk;\n"
-    "  if (k1 > K) k1 = K;\n"
-    "  double s = 0;\n"
-    "  for (long long k = k0; k < k1; k++) { double b = B[k * N + c]; s += "
-    "b * b; }\n"
-    "  atomicAdd(nb + c, s);\n"
-    "}\n"
-    "extern \"C\" __global__ void kevo_gemm_escale(const double *na, const "
-    "double *nb, double *E, int M, int N) {\n"
-    "  long long n = (long long)M * N;\n"
-    "  for (long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < n; "
-    "i += (long long)gridDim.x * 256)\n"
-    "    E[i] = sqrt(na[i / N] * nb[i % N]);\n"
-    "}\n";
+/* Error scale and the fallback fp64 reference (used only when cuBLAS
+ * cannot be loaded): fitness/gemm_harness.cu, embedded at build time as
+ * gemm_harness[] (src/tools/embed.c). */
+#include "gemm_harness.cu.h"
 
 /* A and B uniform in [-1, 1), independent streams of the seed. */
 static int gemm_gen_inputs(struct hx *h, const struct shape *s, enum dtype dt,

@@ -30,9 +30,9 @@
 #include "jnl.h"
 #include "progress.h"
 #include "record.h"
-#include "rundir.h"
 #include "spec.h"
 #include "tpl.h"
+#include "version.h"
 
 #define MAX_CASES 128
 #define MAX_FILTERS 16
@@ -527,7 +527,7 @@ static int tabulate(struct bench *b, int *n_failed)
     cJSON_AddStringToObject(j, "suite", b->suite_name);
     cJSON_AddStringToObject(j, "suite_file", b->suite_path);
     cJSON_AddStringToObject(j, "date", stamp);
-    cJSON_AddStringToObject(j, "commit", rundir_git_commit());
+    cJSON_AddStringToObject(j, "commit", kevo_git_commit());
     cJSON_AddStringToObject(j, "kevo_version", KEVO_VERSION);
     cJSON *g = cJSON_AddObjectToObject(j, "gpu");
     cJSON_AddStringToObject(g, "name", gpu ? gpu : "unknown");
@@ -539,7 +539,7 @@ static int tabulate(struct bench *b, int *n_failed)
                             "Commit %s, suite %s (%s)%s, runs in %s.\n\n%s",
                             date, gpu ? gpu : "unknown GPU",
                             uuid && *uuid ? " " : "", uuid ? uuid : "",
-                            rundir_git_commit(), b->suite_name, b->suite_path,
+                            kevo_git_commit(), b->suite_name, b->suite_path,
                             b->quick ? ", quick budget" : "", b->runs,
                             md_head);
     for (int i = 0; i < b->n; i++) {

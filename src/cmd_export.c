@@ -28,7 +28,9 @@
 #include "fsutil.h"
 #include "jit.h"
 #include "record.h"
-#include "rundir.h"
+#include "version.h"
+
+#include "launcher_text.c.in.h" /* generated from src/export/ */
 
 enum fmt { FMT_CU, FMT_C, FMT_TORCH };
 
@@ -111,7 +113,7 @@ static void put_about(const struct exporter *x, FILE *f, const char *pre)
     struct launch_plan lp;
     problem_format_shape(&v->spec.shape, shape, sizeof shape);
     fprintf(f, "%skevo export of run '%s' (kevo %s, commit %s)\n", pre,
-            v->spec.name, KEVO_VERSION, rundir_git_commit());
+            v->spec.name, KEVO_VERSION, kevo_git_commit());
     fprintf(f, "%sproblem %s, dtype %s, shape %s, template %s, genome %s\n",
             pre, v->prob->name, dtype_name(v->spec.dtype), shape,
             v->best_tpl->name, record_str(v->best, "hash"));
@@ -225,18 +227,7 @@ static void put_plan_fn(const struct exporter *x, FILE *f)
                "cluster[3]; /* cluster[0] == 0: none */\n    unsigned smem;"
                " /* dynamic shared memory, bytes */\n};\n\n",
             x->base);
-    fprintf(f, "static inline long long kx_cdiv_(long long a, long long b) "
-               "{ return (a + b - 1) / b; }\n"
-               "static inline long long kx_min_(long long a, long long b) "
-               "{ return a < b ? a : b; }\n"
-               "static inline long long kx_max_(long long a, long long b) "
-               "{ return a > b ? a : b; }\n"
-               "static inline long long kx_log2_(long long a) "
-               "{ long long r = -1; while (a) { a >>= 1; r++; } return r; }\n"
-               "static inline long long kx_ispow2_(long long a) "
-               "{ return a > 0 && !(a & (a - 1)); }\n"
-               "static inline long long kx_align_(long long a, long long b) "
-               "{ return kx_cdiv_(a, b) * b; }\n\n");
+    fputs(launcher_text_plan_helpers, f);
     for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
         fprintf(f, "#pragma push_macro(\"%s\")\n#undef %s\n#define %s "
                    "kx_%s_\n", fns[i], fns[i], fns[i], fns[i]);
@@ -438,37 +429,12 @@ static void put_c_source(const struct exporter *x, FILE *f)
                "names[N_LAUNCH] = {", t->n_launches);
     for (int i = 0; i < t->n_launches; i++)
         fprintf(f, "%s\"%s\"", i ? ", " : "", t->launches[i].kernel);
-    fprintf(f, "};\nstatic CUmodule module;\nstatic CUfunction "
-               "fn[N_LAUNCH];\nstatic unsigned smem_set[N_LAUNCH];\n"
-               "static long long sms, smem_optin, l2_bytes;\n"
-               "static CUdeviceptr own_ws; /* allocated when the caller "
-               "passes ws = 0 */\nstatic unsigned long long own_ws_bytes;\n"
-               "static const char *last_error = \"\";\n\n");
+    fprintf(f, "};\n%s", launcher_text_c_state);
     fprintf(f, "const char *%s_last_error(void)\n{\n    return last_error;"
                "\n}\n\n", b);
-    fprintf(f, "CUresult %s_load(const char *cubin_path)\n{\n"
-               "    CUdevice dev;\n    int a = 0;\n"
-               "    CUresult r = cuModuleLoad(&module, cubin_path);\n"
-               "    for (int i = 0; !r && i < N_LAUNCH; i++) {\n"
-               "        r = cuModuleGetFunction(&fn[i], module, "
-               "kernel_names[i]);\n        smem_set[i] = 0;\n    }\n"
-               "    if (!r)\n        r = cuCtxGetDevice(&dev);\n"
-               "    if (!r && !(r = cuDeviceGetAttribute(&a, "
-               "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev)))\n"
-               "        sms = a;\n"
-               "    if (!r && !(r = cuDeviceGetAttribute(&a, "
-               "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "
-               "dev)))\n        smem_optin = a;\n"
-               "    if (!r && !(r = cuDeviceGetAttribute(&a, "
-               "CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev)))\n"
-               "        l2_bytes = a;\n"
-               "    last_error = r ? \"cannot load the cubin\" : \"\";\n"
-               "    return r;\n}\n\n", b);
-    fprintf(f, "void %s_unload(void)\n{\n    if (own_ws) {\n"
-               "        cuCtxSynchronize();\n        cuMemFree(own_ws);\n"
-               "    }\n    own_ws = 0;\n    own_ws_bytes = 0;\n"
-               "    if (module)\n"
-               "        cuModuleUnload(module);\n    module = NULL;\n}\n\n", b);
+    fprintf(f, "CUresult %s_load(const char *cubin_path)\n%s", b,
+            launcher_text_c_load_body);
+    fprintf(f, "void %s_unload(void)\n%s", b, launcher_text_c_unload_body);
     fprintf(f, "unsigned long long %s_workspace_bytes(", b);
     for (int d = 0; d < p->n_dims; d++)
         fprintf(f, "%sint %s", d ? ", " : "", p->dim_names[d]);
@@ -491,18 +457,8 @@ static void put_c_source(const struct exporter *x, FILE *f)
     for (int d = 0; d < p->n_dims; d++)
         fprintf(f, "%s, ", p->dim_names[d]);
     fprintf(f, "sms, smem_optin, l2_bytes, l, &ws_bytes, &last_error))\n"
-               "        return CUDA_ERROR_INVALID_VALUE;\n"
-               "    if (ws_bytes && !ws) { /* ours, grown when too small */\n"
-               "        if (own_ws_bytes < ws_bytes) {\n"
-               "            if (own_ws) {\n"
-               "                cuCtxSynchronize(); /* launches may use it */\n"
-               "                cuMemFree(own_ws);\n            }\n"
-               "            own_ws = 0;\n            own_ws_bytes = 0;\n"
-               "            if ((r = cuMemAlloc(&own_ws, (size_t)ws_bytes))) {"
-               "\n                last_error = \"cannot allocate the "
-               "workspace\";\n                return r;\n            }\n"
-               "            own_ws_bytes = ws_bytes;\n        }\n"
-               "        ws = own_ws;\n    }\n");
+               "        return CUDA_ERROR_INVALID_VALUE;\n%s",
+            launcher_text_c_ws_grow);
     if (t->n_tmaps) {
         fprintf(f, "    CUtensorMap tm[%d];\n    unsigned box[%d][2];\n"
                    "    if (%s_tmaps_(", t->n_tmaps, t->n_tmaps, b);
@@ -524,51 +480,7 @@ static void put_c_source(const struct exporter *x, FILE *f)
     fprintf(f, "&ws");
     for (int i = 0; i < t->n_tmaps; i++)
         fprintf(f, ", &tm[%d]", i);
-    fprintf(f, "};\n"
-               "    for (int i = 0; i < N_LAUNCH; i++) {\n"
-               "        if (l[i].smem > 48 * 1024 && smem_set[i] < "
-               "l[i].smem) {\n"
-               "            r = cuFuncSetAttribute(fn[i], "
-               "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, "
-               "(int)l[i].smem);\n"
-               "            if (r) {\n                last_error = \"cannot "
-               "set the dynamic shared memory size\";\n"
-               "                return r;\n            }\n"
-               "            smem_set[i] = l[i].smem;\n        }\n"
-               "        if (l[i].cluster[0] * (l[i].cluster[1] ? l[i].cluster[1]"
-               " : 1) * (l[i].cluster[2] ? l[i].cluster[2] : 1) > 8 &&\n"
-               "            (r = cuFuncSetAttribute(fn[i], "
-               "CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1))) {\n"
-               "            last_error = \"cannot allow a cluster of more "
-               "than 8 blocks\";\n"
-               "            return r;\n        }\n"
-               "        if (l[i].cluster[0]) {\n"
-               "            CUlaunchAttribute at;\n"
-               "            CUlaunchConfig cfg = {0};\n"
-               "            at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;\n"
-               "            at.value.clusterDim.x = l[i].cluster[0];\n"
-               "            at.value.clusterDim.y = l[i].cluster[1];\n"
-               "            at.value.clusterDim.z = l[i].cluster[2];\n"
-               "            cfg.gridDimX = l[i].grid[0];\n"
-               "            cfg.gridDimY = l[i].grid[1];\n"
-               "            cfg.gridDimZ = l[i].grid[2];\n"
-               "            cfg.blockDimX = l[i].block[0];\n"
-               "            cfg.blockDimY = l[i].block[1];\n"
-               "            cfg.blockDimZ = l[i].block[2];\n"
-               "            cfg.sharedMemBytes = l[i].smem;\n"
-               "            cfg.hStream = stream;\n"
-               "            cfg.attrs = &at;\n            cfg.numAttrs = 1;\n"
-               "            r = cuLaunchKernelEx(&cfg, fn[i], args, NULL);\n"
-               "        } else {\n"
-               "            r = cuLaunchKernel(fn[i], l[i].grid[0], "
-               "l[i].grid[1], l[i].grid[2],\n"
-               "                               l[i].block[0], l[i].block[1],"
-               " l[i].block[2],\n"
-               "                               l[i].smem, stream, args, "
-               "NULL);\n        }\n"
-               "        if (r) {\n            last_error = \"launch "
-               "failed\";\n            return r;\n        }\n    }\n"
-               "    last_error = \"\";\n    return CUDA_SUCCESS;\n}\n");
+    fprintf(f, "};\n%s", launcher_text_c_launch_loop);
 }
 
 static int write_text_file(const char *path, void (*put)(
@@ -766,24 +678,8 @@ static void put_torch_launch(const struct exporter *x, FILE *f, int i)
  * for the extension), looked up once. */
 static void put_torch_encoder(const struct exporter *x, FILE *f)
 {
-    fprintf(f, "\nstatic PFN_cuTensorMapEncodeTiled_v12000 %s_encoder_()\n"
-               "{\n    static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;\n"
-               "    if (!fn) {\n        void *p = nullptr;\n"
-               "        cudaDriverEntryPointQueryResult q;\n"
-               "#if CUDART_VERSION >= 12050\n"
-               "        cudaError_t e = cudaGetDriverEntryPointByVersion("
-               "\"cuTensorMapEncodeTiled\", &p,\n"
-               "            12000, cudaEnableDefault, &q);\n#else\n"
-               "        cudaError_t e = cudaGetDriverEntryPoint("
-               "\"cuTensorMapEncodeTiled\", &p,\n"
-               "            cudaEnableDefault, &q);\n#endif\n"
-               "        TORCH_CHECK(e == cudaSuccess && q == "
-               "cudaDriverEntryPointSuccess && p,\n"
-               "                    \"the CUDA driver has no "
-               "cuTensorMapEncodeTiled (TMA needs CUDA 12 and sm_90)\");\n"
-               "        fn = (PFN_cuTensorMapEncodeTiled_v12000)p;\n    }\n"
-               "    return fn;\n}\n",
-            x->base);
+    fprintf(f, "\nstatic PFN_cuTensorMapEncodeTiled_v12000 %s_encoder_()\n%s",
+            x->base, launcher_text_torch_encoder_body);
 }
 
 /* Encodes the tensor maps (after outputs and ws exist) into tm[]. */

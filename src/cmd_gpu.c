@@ -26,9 +26,9 @@
 #include "hash.h"
 #include "hx.h"
 #include "jit.h"
-#include "rundir.h"
 #include "tmr.h"
 #include "tpl.h"
+#include "version.h"
 
 #define MAX_FILES 256
 #define MAX_OPT_LIST 32
@@ -532,7 +532,7 @@ static int doctor_done(int code, int gpu)
     if (jchecks) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "kevo", KEVO_VERSION);
-        cJSON_AddStringToObject(o, "commit", rundir_git_commit());
+        cJSON_AddStringToObject(o, "commit", kevo_git_commit());
         cJSON_AddStringToObject(o, "nvrtc", jit_nvrtc_version());
         cJSON_AddBoolToObject(o, "gpu", gpu);
         cJSON_AddNumberToObject(o, "failed", n_fail);
@@ -743,7 +743,7 @@ int cmd_doctor_main(int argc, char **argv)
     }
     n_fail = 0;
     fprintf(dout, "kevo %s (%s), NVRTC %s, CUDA headers %d.%d\n", KEVO_VERSION,
-           rundir_git_commit(), jit_nvrtc_version(), CUDA_VERSION / 1000,
+           kevo_git_commit(), jit_nvrtc_version(), CUDA_VERSION / 1000,
            CUDA_VERSION % 1000 / 10);
     struct gpu g;
     char err[512];

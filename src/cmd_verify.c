@@ -31,6 +31,7 @@
 #include "hash.h"
 #include "record.h"
 #include "rundir.h"
+#include "version.h"
 
 #define MAX_TOP 32
 #define MAX_REPS 50
@@ -462,7 +463,7 @@ static cJSON *verify_json(const struct verify *v)
     cJSON_AddStringToObject(o, "harness_seed", hex);
     cJSON_AddNumberToObject(o, "reps", v->reps);
     cJSON_AddStringToObject(o, "kevo_version", KEVO_VERSION);
-    cJSON_AddStringToObject(o, "kevo_commit", rundir_git_commit());
+    cJSON_AddStringToObject(o, "kevo_commit", kevo_git_commit());
     cJSON_AddItemToObject(o, "baselines", baselines_json(v));
     cJSON *es = cJSON_AddArrayToObject(o, "entries");
     for (int i = 0; i < v->n; i++)

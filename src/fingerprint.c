@@ -18,7 +18,7 @@
 #include "gpu.h"
 #include "hash.h"
 #include "jit.h"
-#include "rundir.h"
+#include "version.h"
 
 /* ---- the NVML entry points gpu.c does not read */
 
@@ -141,7 +141,7 @@ static cJSON *kevo_part(const char *arch)
 {
     cJSON *k = cJSON_CreateObject();
     cJSON_AddStringToObject(k, "version", KEVO_VERSION);
-    cJSON_AddStringToObject(k, "commit", rundir_git_commit());
+    cJSON_AddStringToObject(k, "commit", kevo_git_commit());
     cJSON *o = cJSON_AddArrayToObject(k, "compile_options");
     const char *opts[32];
     int n = jit_default_options(arch, opts, 32);

@@ -16,15 +16,7 @@
 
 #include "fingerprint.h"
 #include "fsutil.h"
-
-#ifndef KEVO_GIT_COMMIT
-#define KEVO_GIT_COMMIT "unknown"
-#endif
-
-const char *rundir_git_commit(void)
-{
-    return KEVO_GIT_COMMIT;
-}
+#include "version.h"
 
 int rundir_path(char *out, size_t cap, const char *dir, const char *name)
 {
@@ -67,7 +59,7 @@ static cJSON *manifest_json(const struct spec *s, struct tpl *const *tpls,
     char hex[17];
     cJSON *m = cJSON_CreateObject();
     cJSON_AddStringToObject(m, "kevo_version", KEVO_VERSION);
-    cJSON_AddStringToObject(m, "git_commit", rundir_git_commit());
+    cJSON_AddStringToObject(m, "git_commit", kevo_git_commit());
     cJSON_AddNumberToObject(m, "created", fs_wall_s());
     cJSON_AddItemToObject(m, "spec", spec_to_json(s));
     /* the stop conditions in force, for a reader of the manifest */
