@@ -259,8 +259,10 @@ __device__ __forceinline__ void mbar_arrive_cta(unsigned bar, unsigned cta)
         unsigned rb;
         asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
                      : "=r"(rb) : "r"(bar), "r"(cta));
-        asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64"
-                     " _, [%0];\n" ::"r"(rb) : "memory");
+        /* a plain remote arrive: .release.cluster compiles to
+         * MEMBAR.ALL.GPU before every arrive (hgemm_wgmma.cu's header) */
+        asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n"
+                     ::"r"(rb) : "memory");
     }
 }
 

@@ -26,26 +26,28 @@
  * stage release used mbarrier.arrive.release.cluster, which ptxas turns
  * into MEMBAR.ALL.GPU + ERRBAR before each arrive (cuobjdump -sass); the
  * release is now a plain remote arrive, without the fence (CUTLASS's
- * ClusterBarrier::arrive does the same). The fix, CLN and EPI are NOT
- * measured yet (bench/results/2026-11-23-h100-hgemm2-call1.sh measures
- * them), so the defaults stay CLUSTER=1 EPI=0. Best measured point:
- * CONSUMERS=2 BN=256 PERSIST=1 SETREG=1 STAGES=4, 630-712 TFLOP/s at
- * 4096^3 (0.79-0.88x cuBLAS), 653-723 at 8192^3 (0.81-0.90x). Not:
+ * ClusterBarrier::arrive does the same). Measured at 0330614 with the fix
+ * (bench/results/2026-11-23-h100-hgemm2-call1-evals.log, cuBLAS in the
+ * same worker): CONSUMERS=2 BN=256 PERSIST=1 SETREG=1 STAGES=4 went from
+ * 0.778x (bf16 4096^3) / 0.815x (8192^3) to 0.891x / 0.965x with CLUSTER=2
+ * and 0.985x / 1.012x (790 / 811 TFLOP/s) with CLUSTER=2 EPI=1, now the
+ * default; fp16 0.986x / 1.003x. Tensor pipes 94% busy under ncu at
+ * 8192^3 (...-hgemm2-call1-ncu-c2e1.log). Not:
  * ping-pong consumers, split-K. TMA needs 16-byte row strides: K and
  * N % 8 == 0.
  */
 // kevo: problem gemm
 // kevo: dtypes fp16 bf16
 // kevo: param BM 64 128 256 default=128
-// kevo: param BN 64 128 256 default=128
-// kevo: param CONSUMERS 1 2 default=1
+// kevo: param BN 64 128 256 default=256
+// kevo: param CONSUMERS 1 2 default=2
 // kevo: param STAGES 2 3 4 5 6 default=4
 // kevo: param GROUP_M 1 4 8 16 default=8
-// kevo: param PERSIST 0 1 default=0
-// kevo: param SETREG 0 1 default=0
-// kevo: param CLUSTER 1 2 default=1
+// kevo: param PERSIST 0 1 default=1
+// kevo: param SETREG 0 1 default=1
+// kevo: param CLUSTER 1 2 default=2
 // kevo: param CLN 0 1 default=0
-// kevo: param EPI 0 1 default=0
+// kevo: param EPI 0 1 default=1
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
 // accumulators per thread:
