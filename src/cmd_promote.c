@@ -68,20 +68,23 @@ static const char usage[] =
     "exit status: 0 promoted, 1 refused or an error, 2 usage\n";
 
 struct promote {
-    const char *run, *want, *to, *name_opt;
-    int force;
-    struct run_view v;              /* the run, owned */
-    const struct tpl *t;            /* the template to promote, borrowed */
-    const cJSON *birth;             /* its first "llm" record, borrowed */
-    const cJSON *ventry;            /* its verify.json entry, borrowed */
-    const cJSON *eval;              /* that kernel's journal record */
-    cJSON *transcript;              /* llm/<key>.json, owned (may be NULL) */
-    char name[TPL_NAME_MAX];        /* the library name */
-    char lib[4096];                 /* the library directory */
+    const char *run;         /* the run directory, as given */
+    const char *want;        /* the template named, NULL = the best's */
+    const char *to;          /* --to, NULL = kevo run's library */
+    const char *name_opt;    /* --name, NULL = <problem>_<template> */
+    int force;               /* --force */
+    struct run_view v;       /* the run, owned */
+    const struct tpl *t;     /* the template to promote, borrowed */
+    const cJSON *birth;      /* its first "llm" record, borrowed */
+    const cJSON *ventry;     /* its verify.json entry, borrowed */
+    const cJSON *eval;       /* that kernel's journal record */
+    cJSON *transcript;       /* llm/<key>.json, owned (may be NULL) */
+    char name[TPL_NAME_MAX]; /* the library name */
+    char lib[4096];          /* the library directory */
     char dest[4096 + TPL_NAME_MAX + 40]; /* lib/<problem>/<name>.cu */
-    int n_prov;
-    char prov[MAX_PROV][2][512];    /* KEY, VALUE */
-    char err[2048];
+    int n_prov;              /* provenance lines filled */
+    char prov[MAX_PROV][2][512]; /* KEY, VALUE */
+    char err[2048];          /* why it failed, one line */
 };
 
 /* ---------------------------------------------------------- the run */
@@ -137,8 +140,10 @@ static int verify_rank(const struct promote *p, const char *name)
     cJSON_ArrayForEach(r, p->v.records)
     {
         const char *t = record_str(r, "template"), *o = record_str(r,
-                                                                 "outcome");
-        if (t && !strcmp(t, name) && o && !strcmp(o, "ok") &&
+                                                                 "outcome"),
+                   *type = record_str(r, "type");
+        if (type && !strcmp(type, "eval") && t && !strcmp(t, name) && o &&
+            !strcmp(o, "ok") &&
             record_num(r, "median_ns", 0) > 0 &&
             record_num(r, "fitness", 0) > best)
             best = record_num(r, "fitness", 0);
@@ -149,9 +154,11 @@ static int verify_rank(const struct promote *p, const char *name)
     int n = 0;
     cJSON_ArrayForEach(r, p->v.records)
     {
-        const char *h = record_str(r, "hash"), *o = record_str(r, "outcome");
+        const char *h = record_str(r, "hash"), *o = record_str(r, "outcome"),
+                   *type = record_str(r, "type");
         int dup = 0;
-        if (!h || !o || strcmp(o, "ok") || record_num(r, "median_ns", 0) <= 0
+        if (!type || strcmp(type, "eval") || !h || !o || strcmp(o, "ok") ||
+            record_num(r, "median_ns", 0) <= 0
             || record_num(r, "fitness", 0) <= best)
             continue;
         for (int i = 0; i < n; i++)
@@ -202,71 +209,79 @@ static int not_in_top(struct promote *p)
 }
 
 /* The template's kernel in verify.json (the run's best if it is one, else
- * its fittest), and whether verify verified it. */
-static int check_verified(struct promote *p)
+ * its fittest) and its journal record. */
+static int find_entry(struct promote *p)
 {
-    const cJSON *vf = p->v.verify, *e;
-    if (!vf) {
+    const cJSON *e;
+    if (!p->v.verify) {
         snprintf(p->err, sizeof p->err, "run '%s' has no verify.json: "
                  "re-measure it first with `kevo verify %s` (needs the "
                  "run's GPU); only a verified template is promoted", p->run,
                  p->run);
         return KEVO_ENOENT;
     }
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(vf, "entries"))
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(p->v.verify,
+                                                           "entries"))
     {
         const char *t = record_str(e, "template");
-        if (!t || strcmp(t, p->t->name))
-            continue;
-        if (!p->ventry || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-                              e, "best")))
+        if (t && !strcmp(t, p->t->name) &&
+            (!p->ventry ||
+             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "best"))))
             p->ventry = e;
     }
     if (!p->ventry)
         return not_in_top(p);
-    const char *h = record_str(p->ventry, "hash"),
-               *oc = record_str(p->ventry, "outcome");
+    const char *h = record_str(p->ventry, "hash");
     p->eval = h ? run_view_find_eval(&p->v, h) : NULL;
-    const char *eoc = p->eval ? record_str(p->eval, "outcome") : NULL,
-               *et = p->eval ? record_str(p->eval, "template") : NULL;
-    if (!eoc || strcmp(eoc, "ok") || !et || strcmp(et, p->t->name)) {
+    const char *oc = record_str(p->eval, "outcome"),
+               *t = record_str(p->eval, "template");
+    if (!oc || strcmp(oc, "ok") || !t || strcmp(t, p->t->name)) {
         snprintf(p->err, sizeof p->err, "'%s/verify.json' does not match the "
                  "run: its kernel %s of '%s' is no correct kernel of that "
                  "template in the journal; run `kevo verify %s` again",
                  p->run, h ? h : "?", p->t->name, p->run);
         return KEVO_EPARSE;
     }
-    const char *diff = record_str(vf, "differences");
-    if (!oc || strcmp(oc, "ok")) {
-        snprintf(p->err, sizeof p->err, "kevo verify did not verify template "
-                 "'%s': its kernel %s was %s when re-measured%s%s", p->t->name,
-                 h, oc ? oc : "not measured",
-                 record_str(p->ventry, "detail") ? ": " : "",
-                 record_str(p->ventry, "detail")
-                     ? record_str(p->ventry, "detail") : "");
-        return KEVO_EINVAL;
-    }
-    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(vf, "same_gpu")) ||
-        !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(vf, "same_software"))) {
-        snprintf(p->err, sizeof p->err, "kevo verify did not verify template "
-                 "'%s': it re-measured it on another %s than the run's (%s); "
-                 "verify on the run's machine", p->t->name,
-                 !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(vf,
-                                                                "same_gpu"))
-                     ? "GPU" : "software stack",
-                 diff && *diff ? diff : "differences not recorded");
-        return KEVO_EINVAL;
-    }
-    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p->ventry,
-                                                       "within_noise"))) {
-        snprintf(p->err, sizeof p->err, "kevo verify did not verify template "
-                 "'%s': its kernel %s drifted %+.2f%% from the recorded "
-                 "time, beyond the noise (%.2f%%)", p->t->name, h,
-                 record_num(p->ventry, "drift", 0) * 100,
-                 record_num(p->ventry, "noise", 0) * 100);
-        return KEVO_EINVAL;
-    }
     return KEVO_OK;
+}
+
+static int is_true(const cJSON *o, const char *k)
+{
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+/* Whether kevo verify verified that kernel: correct in every round, on
+ * the run's GPU and software, within noise (each says why not). */
+static int check_verified(struct promote *p)
+{
+    int rc = find_entry(p);
+    if (rc)
+        return rc;
+    const cJSON *vf = p->v.verify, *x = p->ventry;
+    const char *h = record_str(x, "hash"), *oc = record_str(x, "outcome"),
+               *detail = record_str(x, "detail"),
+               *diff = record_str(vf, "differences");
+    int k = snprintf(p->err, sizeof p->err, "kevo verify did not verify "
+                     "template '%s': ", p->t->name);
+    char *w = p->err + k;
+    size_t cap = sizeof p->err - (size_t)k;
+    if (!oc || strcmp(oc, "ok"))
+        snprintf(w, cap, "its kernel %s was %s when re-measured%s%s", h,
+                 oc ? oc : "not measured", detail ? ": " : "",
+                 detail ? detail : "");
+    else if (!is_true(vf, "same_gpu") || !is_true(vf, "same_software"))
+        snprintf(w, cap, "it re-measured it on another %s than the run's "
+                 "(%s); verify on the run's machine",
+                 !is_true(vf, "same_gpu") ? "GPU" : "software stack",
+                 diff && *diff ? diff : "differences not recorded");
+    else if (!is_true(x, "within_noise"))
+        snprintf(w, cap, "its kernel %s drifted %+.2f%% from the recorded "
+                 "time, beyond the noise (%.2f%%)", h,
+                 record_num(x, "drift", 0) * 100,
+                 record_num(x, "noise", 0) * 100);
+    else
+        return KEVO_OK;
+    return KEVO_EINVAL;
 }
 
 /* llm/<key>.json of the template's first answer (model, provider), or

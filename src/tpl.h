@@ -144,7 +144,8 @@ struct tpl {
  * smem/cluster before any launch, a default point that violates a
  * constraint (reported at the constraint's line), a launch kernel not
  * defined as extern "C" __global__ in the text, a param never used (as a
- * whole word) in the text outside directives nor in an expression.
+ * whole word) in the text outside directives nor in an expression, a
+ * "provenance" line without a KEY (a name) and a VALUE.
  * Checks the default point against tpl_device_default.
  * On success *out is a new template; free with tpl_free().
  */
