@@ -1,8 +1,9 @@
 /*
  * hx.c - the GPU harness used inside the worker (see hx.h): live buffers
  * between guard regions, scratch memory for references, the core harness
- * kernels, and the timing loop. Knows no problem by name and no message
- * protocol; candidates are launched by worker.c.
+ * kernels (their source: src/kernels/hx_core.cu), and the timing loop.
+ * Knows no problem by name and no message protocol; candidates are
+ * launched by worker.c.
  *
  * Timing recipe (notes/cupti-nvrtc-driver.md section 4): an L2 flush
  * kernel READING 2x the L2 size before every repetition, CUPTI kernel
