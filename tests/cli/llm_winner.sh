@@ -140,9 +140,11 @@ $T run --evaluator test --problem gemm --dtype bf16 --shape 512x256x320 --seed 3
 $K export "$SCRATCH/tma" --format all --out "$SCRATCH/xt" --quiet 2>"$SCRATCH/te" ||
     { fail "export of a TMA template"; cat "$SCRATCH/te"; }
 XT="$SCRATCH/xt/kevo_gemm"
-[ "$(grep -c 'cuTensorMapEncodeTiled(&tm\[' "$XT.c")" = 2 ] && grep -q '&ws, &tm\[0\], &tm\[1\]}' "$XT.c" &&
+# as many maps as the winning point uses (A and B; C too with EPI=1)
+ntm=$(grep -c 'cuTensorMapEncodeTiled(&tm\[' "$XT.c")
+[ "$ntm" -ge 2 ] && grep -q '&ws, &tm\[0\], &tm\[1\]' "$XT.c" &&
     grep -q 'CU_TENSOR_MAP_SWIZZLE_128B' "$XT.c" && grep -q 'CU_TENSOR_MAP_DATA_TYPE_BFLOAT16' "$XT.c" &&
-    [ "$(grep -c 'encode(&tm\[' "$XT.py")" = 2 ] && grep -q 'cudaLaunchKernelExC(&cfg, (const void \*)hgemm_wgmma, kx_args)' "$XT.py" &&
+    [ "$(grep -c 'encode(&tm\[' "$XT.py")" = "$ntm" ] && grep -q 'cudaLaunchKernelExC(&cfg, (const void \*)hgemm_wgmma, kx_args)' "$XT.py" &&
     ok "a TMA template exports to C and torch, each tensor map encoded and passed after ws" ||
     fail "TMA export content"
 cat >"$SCRATCH/mt.c" <<'C'
