@@ -175,6 +175,21 @@ mkdir -p "$SCRATCH/badlib/softmax" && cp "$SCRATCH/bad.cu" "$SCRATCH/badlib/soft
 expect_fail "a provenance line without a value is a template error" \
     "badlib/softmax/bad.cu:1: 'provenance' takes a KEY" $K list --templates-dir "$SCRATCH/badlib"
 
+# where the template comes from and where it goes by default
+cp -r "$R" "$SCRATCH/gone"; rm -rf "$SCRATCH/gone/llm/templates"
+python3 - "$SCRATCH/gone/verify.json" "$SCRATCH/gone" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1])); v["run"] = sys.argv[2]
+json.dump(v, open(sys.argv[1], "w"), indent="\t")
+PY
+mkdir -p "$SCRATCH/lib2"
+KEVO_TEMPLATES="$SCRATCH/lib2" $K promote "$SCRATCH/gone" >/dev/null 2>"$SCRATCH/e" &&
+    grep -v '^// kevo: provenance ' "$SCRATCH/lib2/softmax/$NAME.cu" | cmp -s - "$R/llm/templates/$tpl.cu" &&
+    grep -q "^// kevo: provenance run $SCRATCH/gone\$" "$SCRATCH/lib2/softmax/$NAME.cu" &&
+    ok "without llm/templates/ the template rebuilt from its answer is promoted, the same text, into kevo run's library (\$KEVO_TEMPLATES)" ||
+    { fail "promote of a rebuilt template / default library"; cat "$SCRATCH/e"; }
+[ ! -e "templates/softmax/$NAME.cu" ] || { rm -f "templates/softmax/$NAME.cu"; fail "promote wrote into the repository's templates/"; }
+
 # the next run starts from it: another shape, the promoted template beside
 # a shipped one, no LLM
 cp templates/softmax/softmax_block.cu "$LIB/softmax/"
