@@ -30,6 +30,7 @@
 #include "provenance.h"
 #include "record.h"
 #include "rundir.h"
+#include "version.h"
 
 #define MAX_VERIFY_TOP 32 /* kevo verify --top's limit (cmd_verify.c) */
 #define MAX_PROV 24
@@ -371,7 +372,7 @@ static void fill_provenance(struct promote *p)
                           : NULL;
     iso_date(fs_wall_s(), date, sizeof date);
     add(p, "promoted", "%s by kevo promote (kevo %s, %s)", date, KEVO_VERSION,
-        rundir_git_commit());
+        kevo_git_commit());
     add(p, "run", "%s", p->run);
     iso_date(record_num(p->v.manifest, "created", 0), date, sizeof date);
     add(p, "run_date", "%s", date);

@@ -16,6 +16,7 @@
 #include "hash.h"
 #include "jit.h"
 #include "rundir.h"
+#include "version.h"
 #include "worker.h"
 
 static int gpu_create(const struct spec *s, const struct problem *p,
@@ -96,7 +97,7 @@ static void usage(FILE *f)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-8s %s%s\n", commands[i].name, commands[i].summary,
                 commands[i].needs_gpu ? " (needs a GPU)" : "");
-    fprintf(f, "\nkevo %s (%s), NVRTC %s\n", KEVO_VERSION, rundir_git_commit(),
+    fprintf(f, "\nkevo %s (%s), NVRTC %s\n", KEVO_VERSION, kevo_git_commit(),
             jit_nvrtc_version());
 }
 
@@ -121,7 +122,7 @@ int main(int argc, char **argv)
         return argc < 2 ? EXIT_USAGE : EXIT_DONE;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("kevo %s (%s)\n", KEVO_VERSION, rundir_git_commit());
+        printf("kevo %s (%s)\n", KEVO_VERSION, kevo_git_commit());
         return EXIT_DONE;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)

@@ -20,12 +20,6 @@
 #include "status.h"
 #include "tpl.h"
 
-/* Transitional: the version lives in version.h; main.c still names the
- * commit accessor by its old name. Remove both once it includes
- * version.h and calls kevo_git_commit(). */
-#include "version.h"
-#define rundir_git_commit kevo_git_commit
-
 /*
  * Creates dir (which must not exist, or be empty) with manifest.json,
  * templates/ and sources/. env_json (may be NULL) is the evaluator's
