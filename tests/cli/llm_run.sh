@@ -8,20 +8,7 @@
 # killed and resumed journals what an uninterrupted one does; the key never
 # reaches the run directory.
 . tests/cli/lib.inc
-SERVER="$BUILD/tests/llm_server"
-export KEVO_TEST_KEY=sk-kevo-test-5f2a9c1e
-start_server() { # answers-dir -> sets PORT
-    rm -f "$SCRATCH/port" # else the last server's port may be read first
-    "$SERVER" --port 0 --key-env KEVO_TEST_KEY --answers "$1" \
-        --log "$SCRATCH/server.log" --lifetime 120 >"$SCRATCH/port" &
-    SPID=$!
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
-        PORT=$(head -1 "$SCRATCH/port" 2>/dev/null)
-        [ -n "$PORT" ] && break
-        sleep 0.2
-    done
-}
-stop_server() { kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; }
+. tests/cli/llm.inc
 ARGS="--evaluator test --problem softmax --shape 512x1000 --seed 3 \
       --islands 2 --population 6 --offspring 8 --quiet"
 llm_seq() { # run-dir -> "op verdict template" per llm record

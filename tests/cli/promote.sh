@@ -14,21 +14,8 @@
 # earlier promotion), bad names, a malformed provenance line.
 . tests/cli/lib.inc
 K="$KEVO"
-SERVER="$BUILD/tests/llm_server"
-export KEVO_TEST_KEY=sk-kevo-test-5f2a9c1e
-"$SERVER" --port 0 --key-env KEVO_TEST_KEY --answers tests/data/llm-answers/split \
-    --log "$SCRATCH/server.log" --lifetime 120 >"$SCRATCH/port" &
-SPID=$!
-for _ in 1 2 3 4 5 6 7 8 9 10; do
-    PORT=$(head -1 "$SCRATCH/port" 2>/dev/null)
-    [ -n "$PORT" ] && break
-    sleep 0.2
-done
-$T run --evaluator test --problem softmax --shape 512x1000 --seed 3 --islands 2 \
-    --population 6 --offspring 8 --quiet --generations 5 --template softmax_block \
-    --llm "openai:test-model@http://127.0.0.1:$PORT/v1" --llm-key-env KEVO_TEST_KEY \
-    --runs-dir "$SCRATCH" --name w 2>"$SCRATCH/w.err" || { fail "LLM run"; cat "$SCRATCH/w.err"; }
-kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null
+. tests/cli/llm.inc
+llm_winner_run w
 R="$SCRATCH/w"
 LIB="$SCRATCH/lib"
 tpl=$(sed -n 's/.*"template":[[:space:]]*"\(llm_[0-9a-f]*\)".*/\1/p' "$R/best.json")
