@@ -653,8 +653,9 @@ int ellm_collect(struct engine *e)
     int taken = rc ? i - 1 : i;
     for (int k = 0; k < taken; k++)
         pending_release(&e->pend[k]);
-    memmove(e->pend, e->pend + taken,
-            sizeof *e->pend * (size_t)(e->n_pend - taken));
+    if (taken > 0) /* pend is NULL while nothing was ever asked */
+        memmove(e->pend, e->pend + taken,
+                sizeof *e->pend * (size_t)(e->n_pend - taken));
     e->n_pend -= taken;
     e->llm_this_gen = 0;
     return rc;
