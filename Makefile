@@ -136,8 +136,13 @@ cli-test: $(KEVO) $(TOOL_BIN)
 	$(Q)KEVO=$(abspath $(KEVO)) BUILD=$(abspath $(BUILD)) \
 	    tests/run-cli.sh
 
+# the GPU suite, then (where PyTorch is installed) the torch exports of
+# shipped, TMA and LLM-born winners checked against torch (~6 minutes)
 gpu-test: $(KEVO)
 	$(Q)KEVO=$(abspath $(KEVO)) tests/gpu/run.sh
+	$(Q)if python3 -c 'import torch' 2>/dev/null; then \
+	    KEVO=$(abspath $(KEVO)) tests/gpu/export_torch.sh; \
+	else echo "gpu-test: no PyTorch here, torch exports not checked"; fi
 
 bench-engine: $(BUILD)/tests/bench_engine
 	$(Q)$(BUILD)/tests/bench_engine

@@ -121,6 +121,16 @@ got=$(grep -c 'needs [0-9]* bytes of GPU memory (inputs .*only [0-9]* free' "$lo
 row "131072x131072x16: needs N bytes, only F free" 1 "$got"
 sed 's/^/    /' "$log"
 
+# --time without --generations runs for its time, not 20 generations
+t0=$(date +%s)
+"$KEVO" run --problem softmax --dtype fp32 --shape 1024x1000 --time 20s --seed "$SEED" \
+    --runs-dir "$LOG/runs" --name budget >"$LOG/issue10-budget.log" 2>&1
+"$KEVO" status "$LOG/runs/budget" >>"$LOG/issue10-budget.log" 2>&1
+took=$(( $(date +%s) - t0 ))
+got=$([ "$took" -ge 19 ] && grep -q 'no generation cap' "$LOG/issue10-budget.log" &&
+      grep -q 'time budget reached' "$LOG/issue10-budget.log" && echo 1 || echo 0)
+row "run --time 20s runs its time (${took}s, no generation cap)" 1 "$got"
+
 echo "== shipped templates at their default point"
 # every dtype of a template on an awkward shape, its first dtype on a
 # regular one; "unsupported" is right only for a template that declares
