@@ -216,24 +216,6 @@ static cJSON *load_best(const char *dir, const cJSON *records)
     return best ? cJSON_Duplicate(best, 1) : NULL;
 }
 
-/* The journal's records; an empty list for a run killed before it wrote
- * its journal, an error for a started run whose journal is gone. */
-static int read_journal(const char *dir, cJSON **records, char *err,
-                        size_t errcap)
-{
-    char path[4096];
-    if (rundir_path(path, sizeof path, dir, "journal.jsonl"))
-        return KEVO_EINVAL;
-    if (fs_exists(path))
-        return jnl_read_all(path, records, err, errcap);
-    if (rundir_has_started(dir)) {
-        snprintf(err, errcap, "'%s' is missing: the run's record of its "
-                 "evaluations is lost, so it cannot be resumed", path);
-        return KEVO_ENOENT;
-    }
-    return (*records = cJSON_CreateArray()) ? KEVO_OK : KEVO_ENOMEM;
-}
-
 int cmd_status_main(int argc, char **argv)
 {
     int json;
@@ -252,10 +234,12 @@ int cmd_status_main(int argc, char **argv)
     }
     struct spec sp;
     cJSON *records = NULL, *ck = NULL;
-    char err[1024], path[4096], damage[1024] = "";
+    char err[1024], damage[1024] = "";
+    int not_started = 0;
     int rc = rundir_load_manifest(dir, &sp, NULL, err, sizeof err);
     if (!rc)
-        rc = read_journal(dir, &records, err, sizeof err);
+        rc = rundir_read_journal(dir, &records, &not_started, err,
+                                 sizeof err);
     if (!rc)
         rc = rundir_load_checkpoint(dir, &ck, err, sizeof err);
     if (rc) {
@@ -272,8 +256,7 @@ int cmd_status_main(int argc, char **argv)
     summarize(records, &s);
     cJSON *best = load_best(dir, records);
     const char *state = damage[0] ? "damaged, cannot be resumed"
-                        : !rundir_path(path, sizeof path, dir,
-                                       "journal.jsonl") && !fs_exists(path)
+                        : not_started
                             ? "not started; 'kevo resume' starts it"
                             : run_state(dir, &sp, &s);
     if (json) {
@@ -417,8 +400,7 @@ int cmd_list_main(int argc, char **argv)
     int rc = cli_templates_dir(tdir, dir, sizeof dir);
     if (rc) {
         fprintf(stderr, "kevo list: template directory '%s': %s\n",
-                tdir ? tdir : "templates",
-                rc == KEVO_ENOENT ? "not found" : kevo_strerror(rc));
+                tdir ? tdir : "templates", kevo_strerror(rc));
         return EXIT_ERROR;
     }
     if (tpl_load_dir(dir, &t, &n, err, sizeof err)) {

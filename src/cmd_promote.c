@@ -464,7 +464,7 @@ static int find_library(struct promote *p)
     if (rc) {
         snprintf(p->err, sizeof p->err, "template directory '%s': %s (name "
                  "one with --to)", p->to ? p->to : "templates",
-                 rc == KEVO_ENOENT ? "not found" : kevo_strerror(rc));
+                 kevo_strerror(rc));
         return rc;
     }
     snprintf(p->dest, sizeof p->dest, "%s/%s/%s.cu", p->lib,

@@ -663,8 +663,7 @@ static int load_library(struct session *ss, const char *tdir, char *err,
     rc = cli_templates_dir(tdir, dir, sizeof dir);
     if (rc) {
         snprintf(err, errcap, "template directory '%s': %s",
-                 tdir ? tdir : "templates",
-                 rc == KEVO_ENOENT ? "not found" : kevo_strerror(rc));
+                 tdir ? tdir : "templates", kevo_strerror(rc));
         return rc;
     }
     rc = tpl_load_dir(dir, &ss->tpls, &ss->n_tpls, err, errcap);
@@ -905,21 +904,6 @@ static int parse_resume_args(int argc, char **argv, struct session *ss,
     return KEVO_OK;
 }
 
-/* No journal: a run killed between writing its manifest and its journal
- * has no checkpoint and no evaluated source yet, and starts on resume
- * (ss->no_journal); any other run has lost its record. */
-static int missing_journal(struct session *ss, const char *path, char *err,
-                           size_t errcap)
-{
-    if (rundir_has_started(ss->dir)) {
-        snprintf(err, errcap, "'%s' is missing: the run's record of its "
-                 "evaluations is lost, so it cannot be resumed", path);
-        return KEVO_ENOENT;
-    }
-    ss->no_journal = 1;
-    return (ss->existing = cJSON_CreateArray()) ? KEVO_OK : KEVO_ENOMEM;
-}
-
 /* The LLM of a resumed run is the recorded one; a credential of its URL
  * was never recorded, so it must be given again (--llm, checked against
  * the record). */
@@ -947,7 +931,6 @@ static int resume_llm(struct spec *s, const char *given, char *err,
 static int open_existing(struct session *ss, const char *dir, char *err,
                          size_t errcap)
 {
-    char path[4096];
     snprintf(ss->dir, sizeof ss->dir, "%s", dir);
     int rc = rundir_load_manifest(dir, &ss->spec, NULL, err, errcap);
     if (!rc && !(ss->problem = problem_find(ss->spec.problem))) {
@@ -959,12 +942,9 @@ static int open_existing(struct session *ss, const char *dir, char *err,
         rc = rundir_load_templates(dir, &ss->tpls, &ss->n_tpls, err, errcap);
     if (!rc)
         rc = rundir_load_checkpoint(dir, &ss->checkpoint, err, errcap);
-    if (rc || (rc = rundir_path(path, sizeof path, dir, "journal.jsonl")))
-        return rc;
-    if (fs_exists(path))
-        rc = jnl_read_all(path, &ss->existing, err, errcap);
-    else
-        rc = missing_journal(ss, path, err, errcap);
+    if (!rc)
+        rc = rundir_read_journal(dir, &ss->existing, &ss->no_journal, err,
+                                 errcap);
     if (!rc)
         rc = rundir_check_journal(dir, ss->checkpoint,
                                   cJSON_GetArraySize(ss->existing), err,

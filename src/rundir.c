@@ -16,6 +16,7 @@
 
 #include "fingerprint.h"
 #include "fsutil.h"
+#include "jnl.h"
 #include "version.h"
 
 int rundir_path(char *out, size_t cap, const char *dir, const char *name)
@@ -126,6 +127,24 @@ int rundir_has_started(const char *dir)
         return 1;
     return rundir_path(path, sizeof path, dir, "sources") ||
            !dir_is_empty(path);
+}
+
+int rundir_read_journal(const char *dir, cJSON **records, int *not_started,
+                        char *err, size_t errcap)
+{
+    char path[4096];
+    *not_started = 0;
+    if (rundir_path(path, sizeof path, dir, "journal.jsonl"))
+        return KEVO_EINVAL;
+    if (fs_exists(path))
+        return jnl_read_all(path, records, err, errcap);
+    if (rundir_has_started(dir)) {
+        snprintf(err, errcap, "'%s' is missing: the run's record of its "
+                 "evaluations is lost, so it cannot be resumed", path);
+        return KEVO_ENOENT;
+    }
+    *not_started = 1;
+    return (*records = cJSON_CreateArray()) ? KEVO_OK : KEVO_ENOMEM;
 }
 
 int rundir_check_journal(const char *dir, const cJSON *checkpoint,

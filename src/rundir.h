@@ -39,6 +39,14 @@ int rundir_check_new(const char *dir, char *err, size_t errcap) KEVO_WUR;
  */
 int rundir_check_journal(const char *dir, const cJSON *checkpoint,
                          long n_records, char *err, size_t errcap) KEVO_WUR;
+/*
+ * Reads dir's journal into a new array *records (caller deletes). A run
+ * killed between its manifest and its journal (no journal, not started:
+ * see rundir_has_started) reads as no records with *not_started = 1; a
+ * started run whose journal is gone is KEVO_ENOENT with a message.
+ */
+int rundir_read_journal(const char *dir, cJSON **records, int *not_started,
+                        char *err, size_t errcap) KEVO_WUR;
 /* 1 if the run has started: it has a checkpoint or an evaluated source.
  * A run without a journal that has not started was killed between its
  * manifest and its journal; one that has started lost its journal. */
