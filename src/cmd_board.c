@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "cmd_outputs.h"
@@ -314,10 +313,8 @@ static int scan(struct board *bd, const char *dir, int depth, char *err,
         qsort(names, (size_t)n, sizeof *names, name_cmp);
     for (int i = 0; i < n; i++) {
         char path[4096];
-        struct stat st;
         if (!rc && depth < MAX_DEPTH &&
-            !fs_join(path, sizeof path, dir, names[i]) && !stat(path, &st) &&
-            S_ISDIR(st.st_mode))
+            !fs_join(path, sizeof path, dir, names[i]) && fs_is_dir(path))
             rc = scan(bd, path, depth + 1, err, errcap);
         free(names[i]);
     }
