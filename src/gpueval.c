@@ -464,15 +464,10 @@ static int ge_eval_batch(void *self, const struct candidate *const *cands,
         if (rc || (b.deliver == n && b.at_worker < 0))
             break;
         if (b.at_worker < 0 && !feed(&b, 1, &rc)) {
-            if (!rc && b.deliver < n && b.sl[b.deliver].st != SL_DONE &&
-                b.at_worker < 0) {
-                /* nothing compiling, nothing out, not decided: a bug */
-                int k = b.deliver;
-                while (k < n && b.sl[k].st == SL_DONE)
-                    k++;
-                if (k < n && b.sl[k].st != SL_COMPILING)
-                    rc = KEVO_EINTERNAL;
-            }
+            /* the next to deliver marked at the worker with no job out:
+             * a bug (a compiling one just waits for the next round) */
+            if (!rc && b.deliver < n && b.sl[b.deliver].st == SL_AT_WORKER)
+                rc = KEVO_EINTERNAL;
             continue;
         }
         int i = b.at_worker;
