@@ -231,8 +231,6 @@ static void child_setup(int fd)
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/* Never returns: the child leaves with _exit (no atexit handlers, no
- * stdio flush of buffers copied from the parent, no leak check). */
 /* Niceness of a compiler process. The pool keeps every CPU compiling
  * while the GPU worker, one more process, needs a core for its launches,
  * synchronizations and CUPTI flushes: at equal priority its host work
@@ -242,6 +240,8 @@ static void child_setup(int fd)
  * the compilers every other cycle. */
 #define CHILD_NICE 10
 
+/* Never returns: the child leaves with _exit (no atexit handlers, no
+ * stdio flush of buffers copied from the parent, no leak check). */
 static void child_main(int fd, const char *arch, const char *cache_dir)
 {
     struct jit_output o;
