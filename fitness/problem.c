@@ -124,20 +124,34 @@ int problem_check_buffers(const struct problem *p, const struct shape *s,
     return KEVO_OK;
 }
 
+/* Bytes of the input and output buffers of shape s, elements of the
+ * outputs; returns the buffer count. */
+static int buf_bytes(const struct problem *p, const struct shape *s,
+                     enum dtype dt, double *in, double *out,
+                     double *out_elems)
+{
+    struct buf_desc d[PROB_MAX_BUFS];
+    int n = p->buffers(s, dt, d);
+    *in = *out = *out_elems = 0;
+    for (int i = 0; i < n; i++) {
+        double b = (double)d[i].n_elems * (double)dtype_size(d[i].dtype);
+        if (d[i].role == BUF_IN) {
+            *in += b;
+        } else {
+            *out += b;
+            *out_elems += (double)d[i].n_elems;
+        }
+    }
+    return n;
+}
+
 void problem_floor(const struct problem *p, const struct shape *s,
                    enum dtype dt, double peak_flops, double peak_bw,
                    double l2_bytes, struct sol_floor *out)
 {
-    struct buf_desc d[PROB_MAX_BUFS];
-    int n = p->buffers(s, dt, d);
+    double out_elems;
     memset(out, 0, sizeof *out);
-    for (int i = 0; i < n; i++) {
-        double b = (double)d[i].n_elems * (double)dtype_size(d[i].dtype);
-        if (d[i].role == BUF_IN)
-            out->in_bytes += b;
-        else
-            out->out_bytes += b;
-    }
+    buf_bytes(p, s, dt, &out->in_bytes, &out->out_bytes, &out_elems);
     out->l2_bytes = l2_bytes > 0 ? l2_bytes : 0;
     out->out_dram_bytes = out->out_bytes - out->l2_bytes;
     if (out->out_dram_bytes < 0)
@@ -157,20 +171,10 @@ void problem_floor(const struct problem *p, const struct shape *s,
 void problem_mem_need(const struct problem *p, const struct shape *s,
                       enum dtype dt, double l2_bytes, struct mem_need *out)
 {
-    struct buf_desc d[PROB_MAX_BUFS];
-    int n = p->buffers(s, dt, d);
-    double out_elems = 0;
+    double out_elems;
     memset(out, 0, sizeof *out);
-    for (int i = 0; i < n; i++) {
-        double b = (double)d[i].n_elems * (double)dtype_size(d[i].dtype);
-        if (d[i].role == BUF_IN) {
-            out->inputs += b;
-        } else {
-            out->outputs += b;
-            out_elems += (double)d[i].n_elems;
-        }
-        out->guards += 2 * MEM_GUARD_BYTES;
-    }
+    int n = buf_bytes(p, s, dt, &out->inputs, &out->outputs, &out_elems);
+    out->guards = n * 2 * MEM_GUARD_BYTES;
     out->pristine = out->inputs;
     out->reference = out_elems * 8 * (p->error_tol ? 2 : 1);
     out->ref_scratch = p->ref_scratch_bytes ? p->ref_scratch_bytes(s, dt) : 0;
