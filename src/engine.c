@@ -100,6 +100,28 @@ int eng_supports(const struct engine *e, const struct genome *g)
     return supports(e, g);
 }
 
+int eng_record_point(const struct engine *e, const cJSON *rec, int *tpl,
+                     int64_t *vals)
+{
+    const char *name = record_str(rec, "template");
+    const cJSON *ps = cJSON_GetObjectItemCaseSensitive(rec, "params");
+    int t = e->n_tpls - 1;
+    while (name && t >= 0 && strcmp(e->tpls[t]->name, name))
+        t--;
+    if (!name || t < 0)
+        return -1;
+    const struct tpl *tp = e->tpls[t];
+    for (int i = 0; i < tp->n_params; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(ps,
+                                                          tp->params[i].name);
+        if (!cJSON_IsNumber(v))
+            return -1;
+        vals[i] = (int64_t)v->valuedouble;
+    }
+    *tpl = t;
+    return 0;
+}
+
 static const struct pointset *points_of(struct engine *e, int t, int full,
                                         int *rc);
 

@@ -84,8 +84,9 @@ struct engine {
     int use_bandit;
     struct bandit bandit;
     /* issue 13 (engine.c): per base template, its usable points, built
-     * when first needed (pts_state 0 = not yet, 1 = built, -1 = too many
-     * to enumerate); the sweep's order over all of them */
+     * when first needed (pts_state 0 = not yet, 1 = built, 2 = a sample
+     * of a large space, -1 = too many to enumerate); the sweep's order
+     * over all of them */
     struct pointset *pts;
     signed char *pts_state;
     struct seen members;   /* genome hashes of env.points (if given) */
@@ -110,6 +111,11 @@ const struct tpl *eng_tpl(const struct engine *e, const struct genome *g);
 const struct member *eng_tournament(struct engine *e, const struct island *is,
                                     int tpl);
 int eng_supports(const struct engine *e, const struct genome *g);
+/* The template (index, the last of that name) and parameter values of
+ * journal record rec into *tpl and vals; -1 if its template is unknown or
+ * a parameter is missing (*tpl untouched, vals maybe partly written). */
+int eng_record_point(const struct engine *e, const cJSON *rec, int *tpl,
+                     int64_t *vals);
 /* 1 if template t supports the run's dtype. */
 int eng_tpl_usable(const struct engine *e, int t);
 int eng_diverged(struct engine *e, const char *what);

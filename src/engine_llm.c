@@ -120,23 +120,10 @@ int ellm_note_record(struct engine *e, const cJSON *rec, uint64_t hash)
 {
     if (!e->recs)
         return KEVO_OK;
-    const char *name = record_str(rec, "template");
-    const cJSON *ps = cJSON_GetObjectItemCaseSensitive(rec, "params");
     struct child c;
     memset(&c, 0, sizeof c);
-    c.g.tpl = -1;
-    for (int t = 0; name && t < e->n_tpls; t++)
-        if (!strcmp(e->tpls[t]->name, name))
-            c.g.tpl = t;
-    if (c.g.tpl < 0)
+    if (eng_record_point(e, rec, &c.g.tpl, c.g.vals))
         return KEVO_EPARSE;
-    const struct tpl *tp = e->tpls[c.g.tpl];
-    for (int i = 0; i < tp->n_params; i++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(ps, tp->params[i].name);
-        if (!cJSON_IsNumber(v))
-            return KEVO_EPARSE;
-        c.g.vals[i] = (int64_t)v->valuedouble;
-    }
     c.g.hash = hash;
     if (record_get_result(rec, &c.r))
         return KEVO_EPARSE;

@@ -58,24 +58,13 @@ int esur_note_record(struct engine *e, const cJSON *rec)
 {
     if (e->env.spec->surrogate < 2)
         return KEVO_OK;
-    const char *name = record_str(rec, "template");
     const char *oc = record_str(rec, "outcome");
-    const cJSON *ps = cJSON_GetObjectItemCaseSensitive(rec, "params");
     int64_t vals[TPL_MAX_PARAMS] = {0};
     enum eval_outcome o;
-    int tpl = -1;
-    for (int t = 0; name && t < e->n_tpls; t++)
-        if (!strcmp(e->tpls[t]->name, name))
-            tpl = t;
-    if (tpl < 0 || !oc || eval_outcome_parse(oc, &o))
+    int tpl;
+    if (!oc || eval_outcome_parse(oc, &o) ||
+        eng_record_point(e, rec, &tpl, vals))
         return KEVO_OK; /* not a point the surrogate can place */
-    for (int i = 0; i < e->tpls[tpl]->n_params; i++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(
-            ps, e->tpls[tpl]->params[i].name);
-        if (!cJSON_IsNumber(v))
-            return KEVO_OK;
-        vals[i] = (int64_t)v->valuedouble;
-    }
     return esur_note(e, tpl, vals, o, record_num(rec, "fitness", 0));
 }
 
