@@ -10,7 +10,6 @@
 
 #include "cmd_run.h"
 #include "engine.h"
-#include "genome.h"
 #include "progress.h"
 #include "simtable.h"
 
@@ -108,15 +107,7 @@ static int bench_batch(void *self, const struct candidate *const *c, int n,
     for (int i = 0; i < n; i++) {
         struct eval_result r;
         eval_result_init(&r);
-        long at = simtable_find(b->t, c[i]->genome_hash);
-        const struct sim_point *p = at >= 0 ? &b->t->p[at] : NULL;
-        r.outcome = p ? p->outcome : EVAL_UNSUPPORTED;
-        if (p && p->outcome == EVAL_OK) {
-            r.fitness = p->fitness;
-            r.median_ns = r.min_ns = p->median_ns;
-            r.reps = 1;
-            r.ratio = p->ratio;
-        }
+        simtable_answer(b->t, c[i]->genome_hash, &r);
         b->n++;
         if (!b->hit2 && r.fitness >= b->at2)
             b->hit2 = b->n;
@@ -133,7 +124,7 @@ static int bench_batch(void *self, const struct candidate *const *c, int n,
 static int bench_admit(void *self, const struct tpl *t, const int64_t *vals)
 {
     const struct bench_ev *b = self;
-    return simtable_find(b->t, genome_hash(t, vals)) >= 0;
+    return simtable_admits(b->t, t, vals);
 }
 
 static void bench_destroy(void *self)

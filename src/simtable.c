@@ -512,6 +512,27 @@ struct simeval {
     int own;
 };
 
+long simtable_answer(const struct simtable *t, uint64_t h,
+                     struct eval_result *r)
+{
+    long at = simtable_find(t, h);
+    const struct sim_point *p = at >= 0 ? &t->p[at] : NULL;
+    r->outcome = p ? p->outcome : EVAL_UNSUPPORTED;
+    if (p && p->outcome == EVAL_OK) {
+        r->fitness = p->fitness;
+        r->median_ns = r->min_ns = p->median_ns;
+        r->reps = 1;
+        r->ratio = p->ratio;
+    }
+    return at;
+}
+
+int simtable_admits(const struct simtable *t, const struct tpl *tp,
+                    const int64_t *vals)
+{
+    return simtable_find(t, genome_hash(tp, vals)) >= 0;
+}
+
 static int sim_batch(void *self, const struct candidate *const *c, int n,
                      eval_cb cb, void *ud)
 {
@@ -519,23 +540,12 @@ static int sim_batch(void *self, const struct candidate *const *c, int n,
     for (int i = 0; i < n; i++) {
         struct eval_result r;
         eval_result_init(&r);
-        long at = simtable_find(s->t, c[i]->genome_hash);
-        if (at < 0) {
-            r.outcome = EVAL_UNSUPPORTED;
+        if (simtable_answer(s->t, c[i]->genome_hash, &r) < 0)
             snprintf(r.detail, sizeof r.detail, "simulated: not a point of "
                      "the table");
-        } else {
-            const struct sim_point *p = &s->t->p[at];
-            r.outcome = p->outcome;
+        else
             snprintf(r.detail, sizeof r.detail, "simulated: recorded %s",
-                     eval_outcome_name(p->outcome));
-            if (p->outcome == EVAL_OK) {
-                r.fitness = p->fitness;
-                r.median_ns = r.min_ns = p->median_ns;
-                r.reps = 1;
-                r.ratio = p->ratio;
-            }
-        }
+                     eval_outcome_name(r.outcome));
         if (cb(ud, i, &r))
             return KEVO_ESTOPPED;
     }
@@ -545,7 +555,7 @@ static int sim_batch(void *self, const struct candidate *const *c, int n,
 static int sim_admit(void *self, const struct tpl *t, const int64_t *vals)
 {
     const struct simeval *s = self;
-    return simtable_find(s->t, genome_hash(t, vals)) >= 0;
+    return simtable_admits(s->t, t, vals);
 }
 
 static char *sim_environment(void *self)

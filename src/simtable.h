@@ -67,6 +67,14 @@ void simtable_free(struct simtable *t);
 int simtable_write(const struct simtable *t, FILE *f) KEVO_WUR;
 /* Index in t->p of the point with genome hash h, or -1. */
 long simtable_find(const struct simtable *t, uint64_t h);
+/* Sets r's outcome (EVAL_UNSUPPORTED if absent) and, for an ok point,
+ * its recorded fitness, time and ratio, from the point with genome hash
+ * h; returns its index in t->p, or -1. */
+long simtable_answer(const struct simtable *t, uint64_t h,
+                     struct eval_result *r);
+/* 1 if point vals of template tp is in t. */
+int simtable_admits(const struct simtable *t, const struct tpl *tp,
+                    const int64_t *vals);
 /* Index of template name in t, or -1. */
 int simtable_tpl_index(const struct simtable *t, const char *name);
 /* Best fitness among the ok points of the templates keep marks (NULL =
