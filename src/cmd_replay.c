@@ -24,7 +24,6 @@
  */
 #include "cmd_repro.h"
 
-#include <ftw.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -286,20 +285,10 @@ static int load_run(struct replay *r)
 
 /* ------------------------------------------------------- scratch dir */
 
-static int rm_entry(const char *path, const struct stat *st, int flag,
-                    struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 static void remove_tmp(struct replay *r)
 {
     if (r->tmp[0])
-        nftw(r->tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        fs_remove_tree(r->tmp);
     r->tmp[0] = '\0';
 }
 

@@ -47,6 +47,9 @@ int fs_write_new(const char *path, const void *data, size_t n,
 int fs_status_of(int err);
 /* 1 if path is a directory (or a link to one), else 0. */
 int fs_is_dir(const char *path);
+/* Removes the tree at path, depth first, without following links (best
+ * effort: for kevo's own scratch and half-made directories). */
+void fs_remove_tree(const char *path);
 /* mkdir -p; KEVO_ENOTDIR if a part of path is a file. */
 int fs_mkdirs(const char *path) KEVO_WUR;
 /* 1 if path exists, else 0. */

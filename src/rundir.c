@@ -161,29 +161,6 @@ int rundir_check_journal(const char *dir, const cJSON *checkpoint,
     return KEVO_EPARSE;
 }
 
-/* Removes the directory tree at path (best effort: for cleaning up a
- * half-made run directory of our own). */
-static void remove_tree(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            char sub[4096];
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-                snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) >=
-                    (int)sizeof sub)
-                continue;
-            if (e->d_type == DT_DIR)
-                remove_tree(sub);
-            else
-                unlink(sub);
-        }
-        closedir(d);
-    }
-    rmdir(path);
-}
-
 /* The hidden sibling a run directory is built in: <parent>/.<name>.new.<pid> */
 static int staging_path(char *out, size_t cap, const char *dir)
 {
@@ -239,7 +216,7 @@ int rundir_create(const char *dir, const struct spec *s,
         snprintf(err, errcap, "run directory path too long: '%s'", dir);
         return KEVO_EINVAL;
     }
-    remove_tree(tmp); /* a leftover of a killed process with our pid */
+    fs_remove_tree(tmp); /* a leftover of a killed process with our pid */
     rc = fill_new(tmp, dir, s, tpls, n_tpls, env_json, err, errcap);
     if (!rc && rename(tmp, dir)) {
         snprintf(err, errcap, "cannot create run directory '%s': %s", dir,
@@ -247,7 +224,7 @@ int rundir_create(const char *dir, const struct spec *s,
         rc = KEVO_EIO;
     }
     if (rc) {
-        remove_tree(tmp);
+        fs_remove_tree(tmp);
         return rc;
     }
     return fs_sync_parent(dir);
