@@ -7,7 +7,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "fsutil.h"
 #include "genome.h"
@@ -396,12 +395,6 @@ static int sort_points(struct simtable *t)
     return KEVO_OK;
 }
 
-static int is_dir(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 int simtable_load(const char *path, struct simtable **out, char *err,
                   size_t errcap)
 {
@@ -414,7 +407,7 @@ int simtable_load(const char *path, struct simtable **out, char *err,
     }
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    if (is_dir(path)) {
+    if (fs_is_dir(path)) {
         rc = load_run(t, path, err, errcap);
     } else if (!strcmp(base, "journal.jsonl")) {
         snprintf(dir, sizeof dir, "%.*s", (int)(base - path), path);
