@@ -15,7 +15,8 @@ WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow \
            -Wstrict-prototypes -Wmissing-prototypes -Wvla \
            -Wno-format-truncation
 CSTD    := -std=c11 -D_GNU_SOURCE
-INC     := -Isrc -Ifitness -Imutators -Itests/support -I$(CUDA)/include -I/usr/include/cjson
+LAYERS  := util core gpu llm run search engine cli
+INC     := $(addprefix -Isrc/,$(LAYERS)) -Ifitness -Imutators -Itests/support -I$(CUDA)/include -I/usr/include/cjson
 ifeq ($(DEBUG),1)
 OPT     := -O0 -g
 else
@@ -45,10 +46,12 @@ else
 Q := @
 endif
 
-LIB_SRC := $(filter-out src/main.c,$(wildcard src/*.c)) \
+# src/ has one folder per layer, lowest first in LAYERS (README "Layout";
+# tests/cli/layers.sh checks that includes only point down).
+LIB_SRC := $(filter-out src/cli/main.c,$(wildcard $(addsuffix /*.c,$(addprefix src/,$(LAYERS))))) \
            $(wildcard mutators/*.c) $(wildcard fitness/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-MAIN_OBJ := $(BUILD)/src/main.o
+MAIN_OBJ := $(BUILD)/src/cli/main.o
 SUPPORT_SRC := $(wildcard tests/support/*.c)
 SUPPORT_OBJ := $(SUPPORT_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
@@ -59,11 +62,11 @@ KEVO    := $(BUILD)/kevo
 
 # ---- embedded text: kernels and fixed launcher text live in these files;
 # each becomes $(BUILD)/gen/<file name>.h holding
-# `static const char <name up to the first dot>[]` (src/tools/embed.c: no
+# `static const char <name up to the first dot>[]` (src/util/tools/embed.c: no
 # xxd or ld -b binary needed), included by its user. File names must be
 # unique across the folders. The .o files wait for every header once;
 # after that their .d files name the header they include.
-EMBED_SRC := $(wildcard src/kernels/*.cu fitness/*.cu src/export/*.in)
+EMBED_SRC := $(wildcard src/gpu/kernels/*.cu fitness/*.cu src/cli/export/*.in)
 EMBED_H := $(addprefix $(BUILD)/gen/,$(addsuffix .h,$(notdir $(EMBED_SRC))))
 EMBED   := $(BUILD)/tools/embed
 CFLAGS  += -I$(BUILD)/gen
@@ -103,7 +106,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/tools/%.o $(SUPPORT_OBJ) $(BUILD)/libkevo.a
 
 .SECONDARY:
 
-$(EMBED): src/tools/embed.c | $(DEPS_STAMP)
+$(EMBED): src/util/tools/embed.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CSTD) $(OPT) $(WARN) -o $@ $<
@@ -117,7 +120,7 @@ endef
 $(foreach f,$(EMBED_SRC),$(eval $(call embed_rule,$(f))))
 
 # the commit is baked into version.o: rebuild it every time (it is tiny)
-$(BUILD)/src/version.o: .FORCE
+$(BUILD)/src/util/version.o: .FORCE
 .PHONY: .FORCE
 
 # ---- the main job: make run ARGS="--problem gemm --shape 4096x4096x4096"
@@ -157,7 +160,7 @@ bundle: $(KEVO)
 	$(Q)scripts/bundle.sh $(KEVO) build/bundle
 
 format:
-	clang-format -i src/*.[ch] mutators/*.[ch] fitness/*.[ch] tests/*/*.[ch]
+	clang-format -i src/*/*.[ch] mutators/*.[ch] fitness/*.[ch] tests/*/*.[ch]
 
 clean:
 	rm -rf build

@@ -114,7 +114,7 @@ static double gemm_ref_scratch(const struct shape *s, enum dtype dt)
 
 /* Error scale and the fallback fp64 reference (used only when cuBLAS
  * cannot be loaded): fitness/gemm_harness.cu, embedded at build time as
- * gemm_harness[] (src/tools/embed.c). */
+ * gemm_harness[] (src/util/tools/embed.c). */
 #include "gemm_harness.cu.h"
 
 /* A and B uniform in [-1, 1), independent streams of the seed. */

@@ -76,7 +76,7 @@ static int softmax_check_shape(const struct shape *s, char *err,
 /* ---- GPU side (runs inside the worker, see hx.h) ---- */
 
 /* Generator, reference and baselines: fitness/softmax_harness.cu,
- * embedded at build time as softmax_harness[] (src/tools/embed.c);
+ * embedded at build time as softmax_harness[] (src/util/tools/embed.c);
  * compiled after the dtype's prelude (elem_t, TO_F32, FROM_F32). */
 #include "softmax_harness.cu.h"
 

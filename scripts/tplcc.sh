@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tplcc.sh - check a kevo template (see src/tpl.h) at one point of its
+# tplcc.sh - check a kevo template (see src/core/tpl.h) at one point of its
 # parameter space without kevo: reads the "// kevo:" directives, evaluates
 # the constraints, writes the instantiated source (prelude for the dtype as
 # in fitness/*.c, one #define per parameter, the template text) and compiles
@@ -7,7 +7,7 @@
 # shared memory per kernel. It can also count the valid points, list sample
 # points, and run the instance through tests/gpu/tpl_selftest.cu, on the GPU
 # (--gpu) or on a CPU emulation (--emu, g++ with ASan/UBSan). A developer's
-# tool: kevo's own parser is src/tpl.c; when they disagree, tpl.c rules.
+# tool: kevo's own parser is src/core/tpl.c; when they disagree, tpl.c rules.
 #
 # usage: scripts/tplcc.sh [options] TEMPLATE.cu [NAME=VALUE ...]
 #   -t DTYPE        fp32 | fp16 | bf16 (default: first of the template's dtypes)

@@ -36,7 +36,7 @@ cat >"$SCRATCH/fixture.py" <<'PY'
 import json, re, sys
 run, mode = sys.argv[1], sys.argv[2]
 ex = json.load(open("examples/h100-gemm-fp32-1024x768x512/verify.json"))
-src = open("src/cmd_verify.c").read()
+src = open("src/cli/cmd_verify.c").read()
 def writer_keys(fn):
     body = re.search(r"^static cJSON \*%s\(.*?^\}" % fn, src, re.S | re.M).group(0)
     return set(re.findall(r'ToObject\(o, "([a-z_]+)"', body))

@@ -11,7 +11,7 @@ J="$SCRATCH/r/journal.jsonl"
 n_eval=$(grep -c '"type":"eval"' "$J")
 n_gen=$(grep -c '"type":"gen"' "$J")
 
-snap() { (cd "$1" && find . -type f ! -name .lock | sort | xargs md5sum; ls -la .) ; }
+snap() { (cd "$1" && find . -type f ! -name .lock | sort | xargs md5sum; ls -la . | grep -v " \.\.$") ; }
 snap "$SCRATCH/r" >"$SCRATCH/before"
 if $K replay "$SCRATCH/r" >"$SCRATCH/out" 2>&1 &&
    grep -q "^identical: $n_eval evaluations, $n_gen generations" "$SCRATCH/out"; then

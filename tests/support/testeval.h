@@ -10,7 +10,7 @@
 #ifndef KEVO_TESTEVAL_H
 #define KEVO_TESTEVAL_H
 
-#include "cmd_run.h"
+#include "evfactory.h"
 #include "eval.h"
 
 struct testeval_stats {

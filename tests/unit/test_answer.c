@@ -1,5 +1,5 @@
 /*
- * test_answer.c - unit tests of src/answer.c over recorded-style LLM
+ * test_answer.c - unit tests of src/llm/answer.c over recorded-style LLM
  * answers in tests/data/answers/ (one .md file each). Each file starts with two
  * lines:
  *   <!-- run: PROBLEM DTYPE SHAPE -->

@@ -1,5 +1,5 @@
 /*
- * test_bandit.c - unit tests of src/bandit.c: untried arms first, the
+ * test_bandit.c - unit tests of src/search/bandit.c: untried arms first, the
  * allowed mask, preference for improvement per cost in a simulated run,
  * adaptation when the best arm changes, determinism, and the exact JSON
  * round trip (same state bits, same future choices).

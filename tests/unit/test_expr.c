@@ -1,5 +1,5 @@
 /*
- * test_expr.c - unit tests of src/expr.c: C precedence and semantics on
+ * test_expr.c - unit tests of src/util/expr.c: C precedence and semantics on
  * int64, every operator and function, short-circuit, failures at
  * evaluation (division by zero, overflow) and every parse error.
  */

@@ -1,6 +1,6 @@
 /*
  * test_fsutil.c - unit tests of the bounded file reader and the errno
- * mapping of src/fsutil.c, and of the small input checks issue 10 added
+ * mapping of src/util/fsutil.c, and of the small input checks issue 10 added
  * elsewhere: URL redaction (llm.c), run names and budget resolution
  * (spec.c).
  */

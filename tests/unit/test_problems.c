@@ -60,7 +60,7 @@ static void test_work_models(void)
 
 static uint64_t xs_state = 0x9e3779b97f4a7c15ULL;
 
-/* uniform [-1, 1) on the harness's 24-bit grid (src/kernels/hx_core.cu kevo_fill_uniform) */
+/* uniform [-1, 1) on the harness's 24-bit grid (src/gpu/kernels/hx_core.cu kevo_fill_uniform) */
 static float unif(void)
 {
     xs_state ^= xs_state << 13;

@@ -1,6 +1,6 @@
 /*
  * test_prompts.c - the LLM mutators' prompts (mutators/llm_*.c,
- * the files in mutators/prompts, src/prompt.c): each mutator's request, built
+ * the files in mutators/prompts, src/llm/prompt.c): each mutator's request, built
  * for shipped templates and a made-up measurement, states the facts
  * (ABI, prelude, shape, the template text, its point, time, registers,
  * counters, the answer format) with no placeholder left; the example in

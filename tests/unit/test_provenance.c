@@ -1,6 +1,6 @@
 /*
- * test_provenance.c - unit tests of src/provenance.c and of the template
- * parser's "provenance" directive (src/tpl.c): which lines are provenance,
+ * test_provenance.c - unit tests of src/run/provenance.c and of the template
+ * parser's "provenance" directive (src/core/tpl.c): which lines are provenance,
  * reading them into KEY: VALUE, stripping them, the body hash that ignores
  * them, and that a template with them parses (before its problem line
  * too) while a malformed one, or a parameter named only in one, fails.

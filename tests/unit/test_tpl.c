@@ -1,5 +1,5 @@
 /*
- * test_tpl.c - unit tests of src/tpl.c: parsing good templates, the
+ * test_tpl.c - unit tests of src/core/tpl.c: parsing good templates, the
  * launch plan, instantiation, space counting, shape support, and one
  * data-driven case per malformed-template kind (tests/data/templates/bad,
  * each file's first line is "// expect: <substring of the error>", where

@@ -1,4 +1,4 @@
-// expect: cheat  (module globals are hashed around every launch, see src/worker.h guarantee 1: "module global 'cache_y' changed during check A"; was compile_error when all globals were refused; without either rule this kernel is wrong)
+// expect: cheat  (module globals are hashed around every launch, see src/gpu/worker.h guarantee 1: "module global 'cache_y' changed during check A"; was compile_error when all globals were refused; without either rule this kernel is wrong)
 /*
  * cached_device_buffer.cu - memoization. The first launch computes each row
  * and keeps it in a __device__ array; later launches copy the kept rows and

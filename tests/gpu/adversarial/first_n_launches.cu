@@ -1,4 +1,4 @@
-// expect: cheat  (module globals are hashed around every launch, see src/worker.h guarantee 1: "module global 'blocks_started' changed during check A"; was compile_error when all globals were refused; without either rule this kernel is wrong)
+// expect: cheat  (module globals are hashed around every launch, see src/gpu/worker.h guarantee 1: "module global 'blocks_started' changed during check A"; was compile_error when all globals were refused; without either rule this kernel is wrong)
 /*
  * first_n_launches.cu - correct for the first 3 launches, then a uniform
  * 1/COLS everywhere. Launches are counted in a __device__ counter (blocks

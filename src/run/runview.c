@@ -2,7 +2,7 @@
  * runview.c - the run loader every reader of a run directory shares
  * (report, leaderboard, export, verify, replay): reads its manifest,
  * journal, templates - the run's own copies and the ones born from LLM
- * answers - and winner into a struct run_view (see cmd_outputs.h),
+ * answers - and winner into a struct run_view (see runview.h),
  * checking each record enough to trust it, with errors naming the file
  * and line; plus the output commands' small helpers.
  */
@@ -13,8 +13,6 @@
 #include <string.h>
 
 #include "answer.h"
-#include "cmd_outputs.h"
-#include "cmd_run.h"
 #include "eval.h"
 #include "fsutil.h"
 #include "hash.h"
@@ -23,6 +21,7 @@
 #include "llm_store.h"
 #include "record.h"
 #include "rundir.h"
+#include "runview.h"
 
 /* ------------------------------------------------------------ loader */
 
@@ -400,25 +399,6 @@ void run_view_release(struct run_view *v)
         tpl_free(v->llm_tpls[i]);
     free(v->llm_tpls);
     memset(v, 0, sizeof *v);
-}
-
-int outputs_write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return KEVO_EIO;
-    size_t n = strlen(text);
-    int bad = fwrite(text, 1, n, f) != n;
-    bad |= fclose(f) != 0;
-    return bad ? KEVO_EIO : KEVO_OK;
-}
-
-void outputs_print_json(const cJSON *o)
-{
-    char *t = cJSON_Print(o);
-    if (t)
-        printf("%s\n", t);
-    free(t);
 }
 
 char *run_view_source(const struct run_view *v, char *rel, size_t cap)

@@ -24,7 +24,7 @@
 
 #include <stdio.h>
 
-#include "cmd_run.h"
+#include "evfactory.h"
 #include "eval.h"
 #include "problem.h"
 #include "sample.h"

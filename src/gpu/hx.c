@@ -1,7 +1,7 @@
 /*
  * hx.c - the GPU harness used inside the worker (see hx.h): live buffers
  * between guard regions, scratch memory for references, the core harness
- * kernels (their source: src/kernels/hx_core.cu), and the timing loop.
+ * kernels (their source: src/gpu/kernels/hx_core.cu), and the timing loop.
  * Knows no problem by name and no message protocol; candidates are
  * launched by worker.c.
  *
@@ -33,7 +33,7 @@
 #define STAT_WORDS 256 /* u64 result slots for compares/guards */
 
 /* Harness kernels, compiled once per worker with NVRTC: hx_core[] is
- * src/kernels/hx_core.cu, embedded at build time (src/tools/embed.c). */
+ * src/gpu/kernels/hx_core.cu, embedded at build time (src/util/tools/embed.c). */
 #include "hx_core.cu.h"
 
 struct hbuf {

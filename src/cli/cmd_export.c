@@ -30,7 +30,7 @@
 #include "record.h"
 #include "version.h"
 
-#include "launcher_text.c.in.h" /* generated from src/export/ */
+#include "launcher_text.c.in.h" /* generated from src/cli/export/ */
 
 enum fmt { FMT_CU, FMT_C, FMT_TORCH };
 

@@ -1,34 +1,21 @@
 /*
- * cmd_outputs.h - the read-only commands that turn finished (or stopped)
- * run directories into things people use: `kevo report` (Markdown + HTML
- * report with gnuplot SVGs), `kevo leaderboard` (best kernel per run,
- * grouped by problem/dtype/shape/GPU; Markdown, CSV, JSON, T4 results) and
- * `kevo export` (the winner as .cu, C driver-API launcher, PyTorch
- * extension). None needs a GPU; none changes a file the run wrote.
- *
- * They share one loader (struct run_view, in runview.c; verify and replay
- * use it too) that reads and checks manifest.json, journal.jsonl, the
- * run's templates (its own copies and those born from LLM answers) and
- * best.json, so every command finds a template the same way and reports a
- * damaged run the same way: the path, and for the journal the line of the
- * bad record.
+ * runview.h - a run directory as every reader sees it: manifest, problem,
+ * journal (each record checked), device facts, the run's templates (its
+ * own copies and those born from LLM answers), the winner and verify.json.
+ * report, leaderboard, export, promote, verify and replay all open runs
+ * through it, so every command finds a template the same way and reports
+ * a damaged run the same way: the path, and for the journal the line of
+ * the bad record.
  */
-#ifndef KEVO_CMD_OUTPUTS_H
-#define KEVO_CMD_OUTPUTS_H
+#ifndef KEVO_RUNVIEW_H
+#define KEVO_RUNVIEW_H
 
 #include <cJSON.h>
-#include <stdio.h>
 
 #include "problem.h"
 #include "spec.h"
 #include "status.h"
 #include "tpl.h"
-
-/* Each returns the process exit code (cmd_run.h: 0 done, 1 error,
- * 2 usage). */
-int cmd_report_main(int argc, char **argv);
-int cmd_board_main(int argc, char **argv);
-int cmd_export_main(int argc, char **argv);
 
 /* A run directory as the output commands see it. Use the functions. */
 struct run_view {
@@ -106,10 +93,5 @@ void run_view_point(const struct tpl *t, const cJSON *params, int64_t *vals);
  * the path relative to the run. New string (caller frees), NULL without
  * memory. Requires v->best. */
 char *run_view_source(const struct run_view *v, char *rel, size_t cap);
-/* Writes the whole text to path (replacing it); KEVO_EIO names nothing,
- * the caller adds the path. */
-int outputs_write_file(const char *path, const char *text) KEVO_WUR;
-/* Prints a JSON value to stdout, formatted, with a newline. */
-void outputs_print_json(const cJSON *o);
 
 #endif

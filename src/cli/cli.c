@@ -1,0 +1,94 @@
+/*
+ * cli.c - what the commands share: finding kevo's data directories, the
+ * LLM inputs of an existing run, and writing outputs.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "fsutil.h"
+#include "rundir.h"
+
+/* A data directory: given, else $env, else ./rel, else rel next to the
+ * executable or one or two levels up (build/, build/bundle/). */
+static int find_dir(const char *given, const char *env_name, const char *rel,
+                    char *out, size_t cap)
+{
+    const char *env = getenv(env_name);
+    char exe[PATH_MAX], cand[PATH_MAX + 64];
+    if (given || env) {
+        snprintf(out, cap, "%s", given ? given : env);
+        return fs_is_dir(out) ? KEVO_OK
+               : fs_exists(out) ? KEVO_ENOTDIR
+                                : KEVO_ENOENT;
+    }
+    if (fs_exists(rel)) {
+        snprintf(out, cap, "%s", rel);
+        return KEVO_OK;
+    }
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return KEVO_ENOENT;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    static const char *const up[] = {"", "../", "../../"};
+    for (size_t i = 0; i < sizeof up / sizeof *up; i++) {
+        snprintf(cand, sizeof cand, "%s/%s%s", exe, up[i], rel);
+        if (fs_exists(cand)) {
+            snprintf(out, cap, "%s", cand);
+            return KEVO_OK;
+        }
+    }
+    return KEVO_ENOENT;
+}
+
+int cli_templates_dir(const char *given, char *out, size_t cap)
+{
+    return find_dir(given, "KEVO_TEMPLATES", "templates", out, cap);
+}
+
+int cli_prompts_dir(char *out, size_t cap)
+{
+    return find_dir(NULL, "KEVO_PROMPTS", "mutators/prompts", out, cap);
+}
+
+int cli_llm_inputs(const char *run_dir, char *prompts, size_t cap,
+                   char **facts, char *err, size_t errcap)
+{
+    char path[4096];
+    int rc;
+    if (cli_prompts_dir(prompts, cap)) {
+        snprintf(err, errcap, "LLM prompt files not found (mutators/prompts; "
+                 "set KEVO_PROMPTS)");
+        return KEVO_ENOENT;
+    }
+    if ((rc = rundir_path(path, sizeof path, run_dir, "gpu_facts.txt")) ||
+        (rc = fs_read_file(path, facts, NULL)))
+        snprintf(err, errcap, "cannot read '%s': %s", path, kevo_strerror(rc));
+    return rc;
+}
+
+int outputs_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return KEVO_EIO;
+    size_t n = strlen(text);
+    int bad = fwrite(text, 1, n, f) != n;
+    bad |= fclose(f) != 0;
+    return bad ? KEVO_EIO : KEVO_OK;
+}
+
+void outputs_print_json(const cJSON *o)
+{
+    char *t = cJSON_Print(o);
+    if (t)
+        printf("%s\n", t);
+    free(t);
+}
+

@@ -1,0 +1,35 @@
+/*
+ * cli.h - what the commands share (cli.c): exit codes, kevo's data
+ * directories, an existing run's LLM inputs, writing outputs.
+ */
+#ifndef KEVO_CLI_H
+#define KEVO_CLI_H
+
+#include <cJSON.h>
+#include <stddef.h>
+
+#include "status.h"
+
+/* Exit codes. */
+enum { EXIT_DONE = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_NOGPU = 3,
+       EXIT_STOPPED = 130 };
+
+/* Finds the templates directory: dir if given, else $KEVO_TEMPLATES, else
+ * ./templates, else next to the executable (../templates, templates). */
+int cli_templates_dir(const char *given, char *out, size_t cap);
+/* Finds the LLM prompt files: $KEVO_PROMPTS, ./mutators/prompts, or next
+ * to the executable. */
+int cli_prompts_dir(char *out, size_t cap);
+/* What the LLM side of an existing run needs to build the same prompts
+ * again: the prompts directory and the run's gpu_facts.txt (*facts is
+ * new). Errors name what is missing. */
+int cli_llm_inputs(const char *run_dir, char *prompts, size_t cap,
+                   char **facts, char *err, size_t errcap);
+
+/* Writes the whole text to path (replacing it); KEVO_EIO names nothing,
+ * the caller adds the path. */
+int outputs_write_file(const char *path, const char *text) KEVO_WUR;
+/* Prints a JSON value to stdout, formatted, with a newline. */
+void outputs_print_json(const cJSON *o);
+
+#endif
