@@ -296,6 +296,9 @@ static const char run_usage[] =
     "                       search)\n"
     "  --arch A             compile for A (default: read from the GPU)\n"
     "  --compilers N        compiler processes (default: CPUs)\n"
+    "  --gpus all|0,1,...   one GPU worker per listed GPU, fed by one compile\n"
+    "                       pool (default: GPU 0 alone); same decisions as one\n"
+    "                       GPU for the same results (README: Several GPUs)\n"
     "  --llm P              LLM mutation: openai:MODEL[@BASE_URL],\n"
     "                       anthropic:MODEL[@BASE_URL], replay:RUN_DIR, off\n"
     "                       (default: from ANTHROPIC_API_KEY / OPENAI_API_KEY,\n"
@@ -315,7 +318,7 @@ enum {
     OPT_TEMPLATE, OPT_TDIR, OPT_SEED, OPT_GENS, OPT_EVALS, OPT_TIME,
     OPT_STAG, OPT_ISL, OPT_POP, OPT_OFF, OPT_ARCH, OPT_COMP, OPT_QUIET,
     OPT_JSON, OPT_EVALUATOR, OPT_HELP, OPT_LLM, OPT_LLM_KEY, OPT_LLM_BUDGET,
-    OPT_LLM_PRICE, OPT_LLM_PER_GEN, OPT_STRATEGY, OPT_SIMULATE
+    OPT_LLM_PRICE, OPT_LLM_PER_GEN, OPT_STRATEGY, OPT_SIMULATE, OPT_GPUS
 };
 
 static const struct option run_opts[] = {
@@ -333,7 +336,7 @@ static const struct option run_opts[] = {
     {"llm", 1, 0, OPT_LLM}, {"llm-key-env", 1, 0, OPT_LLM_KEY},
     {"llm-budget", 1, 0, OPT_LLM_BUDGET}, {"llm-price", 1, 0, OPT_LLM_PRICE},
     {"llm-per-gen", 1, 0, OPT_LLM_PER_GEN}, {"strategy", 1, 0, OPT_STRATEGY},
-    {"simulate", 1, 0, OPT_SIMULATE},
+    {"simulate", 1, 0, OPT_SIMULATE}, {"gpus", 1, 0, OPT_GPUS},
     {0, 0, 0, 0}};
 
 /* getopt's '?' (unknown option) or ':' (option without its value). */
@@ -534,6 +537,18 @@ static int run_flag(int c, const char *arg, struct spec *s,
         snprintf(s->strategy, sizeof s->strategy, "%s", arg);
         break;
     case OPT_SIMULATE: f->simulate = arg; break;
+    case OPT_GPUS: {
+        int ids[SPEC_MAX_GPUS];
+        char why[300];
+        if (strlen(arg) >= sizeof s->gpus ||
+            spec_gpu_list(arg, 0, ids, SPEC_MAX_GPUS, why, sizeof why) < 0) {
+            snprintf(err, errcap, "--gpus: '%.200s' is not 'all' or a list "
+                     "of GPU numbers such as 0,1,3", arg);
+            return KEVO_EINVAL;
+        }
+        snprintf(s->gpus, sizeof s->gpus, "%s", arg);
+        break;
+    }
     default: return common_flag(c, arg, s, f, err, errcap);
     }
     return rc;

@@ -29,6 +29,7 @@ int eval_outcome_parse(const char *s, enum eval_outcome *out)
 void eval_result_init(struct eval_result *r)
 {
     memset(r, 0, sizeof *r);
+    r->gpu = -1;
 }
 
 void eval_result_release(struct eval_result *r)

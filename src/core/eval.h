@@ -70,6 +70,9 @@ struct eval_result {
     double compile_ms;       /* wall time spent on each phase */
     double check_ms;
     double time_ms;
+    int gpu;                 /* which GPU measured it (the fan-out's id of
+                                the sub-evaluator, fanout.h); -1 = not
+                                recorded (one evaluator) */
     char detail[512];        /* one line of evidence: the reason for a bad
                                 outcome, or notes for an ok one */
     char *evidence_json;     /* (optional) JSON object text with details;

@@ -43,6 +43,8 @@ void record_put_result(cJSON *o, const struct eval_result *r)
     cJSON_AddNumberToObject(ms, "check", r->check_ms);
     cJSON_AddNumberToObject(ms, "time", r->time_ms);
     cJSON_AddStringToObject(o, "detail", r->detail);
+    if (r->gpu >= 0) /* a multi-GPU run: which one measured it */
+        cJSON_AddNumberToObject(o, "gpu", r->gpu);
     if (r->evidence_json) {
         cJSON *ev = cJSON_Parse(r->evidence_json);
         if (ev)
@@ -73,6 +75,7 @@ int record_get_result(const cJSON *o, struct eval_result *r)
     r->compile_ms = record_num(ms, "compile", 0);
     r->check_ms = record_num(ms, "check", 0);
     r->time_ms = record_num(ms, "time", 0);
+    r->gpu = (int)record_num(o, "gpu", -1);
     const char *d = record_str(o, "detail");
     snprintf(r->detail, sizeof r->detail, "%s", d ? d : "");
     const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "evidence");

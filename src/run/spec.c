@@ -4,6 +4,7 @@
  */
 #include "spec.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -275,6 +276,12 @@ static int parse_member(struct spec *s, const cJSON *it, const char *text,
     } else if (!strcmp(k, "arch")) {
         if (copy_str(it, s->arch, sizeof s->arch))
             BAD("'arch' must be a string such as \"sm_90a\"");
+    } else if (!strcmp(k, "gpus")) {
+        int ids[SPEC_MAX_GPUS];
+        char why[300];
+        if (copy_str(it, s->gpus, sizeof s->gpus) ||
+            spec_gpu_list(s->gpus, 0, ids, SPEC_MAX_GPUS, why, sizeof why) < 0)
+            BAD("'gpus' must be \"all\" or a list such as \"0,1,3\"");
     } else {
         BAD("unknown member '%s'", k);
     }
@@ -394,6 +401,8 @@ cJSON *spec_to_json(const struct spec *s)
     cJSON_AddStringToObject(o, "evaluator", s->evaluator);
     if (s->arch[0])
         cJSON_AddStringToObject(o, "arch", s->arch);
+    if (s->gpus[0])
+        cJSON_AddStringToObject(o, "gpus", s->gpus);
     if (s->llm[0]) { /* never a credential of the URL */
         char llm[sizeof s->llm];
         llm_redact(s->llm, llm, sizeof llm);
@@ -407,6 +416,53 @@ cJSON *spec_to_json(const struct spec *s)
     cJSON_AddNumberToObject(o, "llm_price_out", s->llm_price_out);
     cJSON_AddNumberToObject(o, "llm_cost", s->llm_cost);
     return o;
+}
+
+int spec_gpu_list(const char *text, int n_avail, int *ids, int max,
+                  char *err, size_t errcap)
+{
+    int n = 0;
+    if (!strcmp(text, "all")) {
+        if (n_avail <= 0) /* checked again once the count is known */
+            return 0;
+        if (n_avail > max) {
+            snprintf(err, errcap, "gpus 'all': %d GPUs, at most %d are used",
+                     n_avail, max);
+            return -1;
+        }
+        for (; n < n_avail; n++)
+            ids[n] = n;
+        return n;
+    }
+    for (const char *p = text;; p++) {
+        char *end;
+        errno = 0;
+        long v = *p >= '0' && *p <= '9' ? strtol(p, &end, 10) : -1;
+        if (v < 0 || errno || v > 1023 || (*end && *end != ',')) {
+            snprintf(err, errcap, "gpus '%s': expected 'all' or GPU numbers "
+                     "separated by commas, e.g. 0,1,3", text);
+            return -1;
+        }
+        if (n_avail > 0 && v >= n_avail) {
+            snprintf(err, errcap, "gpus '%s': there is no GPU %ld (%d found: "
+                     "0 to %d)", text, v, n_avail, n_avail - 1);
+            return -1;
+        }
+        for (int i = 0; i < n; i++)
+            if (ids[i] == v) {
+                snprintf(err, errcap, "gpus '%s': GPU %ld is named twice",
+                         text, v);
+                return -1;
+            }
+        if (n == max) {
+            snprintf(err, errcap, "gpus '%s': more than %d GPUs", text, max);
+            return -1;
+        }
+        ids[n++] = (int)v;
+        if (!*end)
+            return n;
+        p = end;
+    }
 }
 
 double spec_parse_duration(const char *text)

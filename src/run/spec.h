@@ -8,12 +8,14 @@
 #define KEVO_SPEC_H
 
 #include <cJSON.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "problem.h"
 #include "status.h"
 
 #define SPEC_MAX_TEMPLATES 64
+#define SPEC_MAX_GPUS 64 /* GPUs one run drives (FANOUT_MAX_SUBS) */
 
 struct spec {
     char name[128];          /* run name: runs/<name> */
@@ -51,6 +53,9 @@ struct spec {
     /* evaluation */
     char evaluator[32];      /* "gpu" (tests register others) */
     char arch[16];           /* "" = from the device */
+    char gpus[256];          /* "" = one GPU, as before multi-GPU (the
+                                default); "all" or "0,1,3": one worker per
+                                GPU under one fan-out (spec_gpu_list) */
     int compilers;           /* compile processes, 0 = CPUs */
     int compile_timeout_ms;
     int kernel_timeout_ms;
@@ -107,6 +112,15 @@ cJSON *spec_budgets_json(const struct spec *s);
 /* Completes and checks a spec: problem exists, dtype supported, shape
  * given and valid, numbers in range. */
 int spec_validate(const struct spec *s, char *err, size_t errcap) KEVO_WUR;
+/*
+ * Resolves a GPU list: "all" (devices 0 .. n_avail-1) or comma-separated
+ * distinct device numbers, each < n_avail when n_avail > 0 (n_avail <= 0:
+ * unknown, only the syntax and "all" needing a count are checked). Fills
+ * ids[0..max) and returns how many, or -1 with a message naming the list
+ * and what is wrong in err.
+ */
+int spec_gpu_list(const char *text, int n_avail, int *ids, int max,
+                  char *err, size_t errcap);
 /* The spec as a new JSON object. */
 cJSON *spec_to_json(const struct spec *s);
 /* Parses "8h", "30m", "90s", "1.5h", "45" (seconds). -1 on error. */

@@ -11,11 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fanout.h"
 #include "hash.h"
 
 struct testeval {
     struct testeval_stats *stats;
     long delay_us;
+    long fail_from;  /* evaluations from this one on fail (0: never) */
+    long calls;      /* evaluations attempted */
 };
 
 double testeval_fitness(const struct tpl *t, const int64_t *vals,
@@ -64,6 +67,8 @@ static int te_batch(void *self, const struct candidate *const *c, int n,
 {
     struct testeval *te = self;
     for (int i = 0; i < n; i++) {
+        if (te->fail_from && ++te->calls >= te->fail_from)
+            return KEVO_ECUDA; /* a GPU that died (KEVO_TEST_GPU_FAIL) */
         struct eval_result r;
         eval_result_init(&r);
         r.fitness = testeval_fitness(c[i]->tpl, c[i]->vals, c[i]->genome_hash,
@@ -135,10 +140,48 @@ int testeval_new(struct evaluator *out, struct testeval_stats *stats)
     return KEVO_OK;
 }
 
+/* KEVO_TEST_GPU_FAIL="G:N": the instance for GPU G fails every
+ * evaluation from its N-th on, as a GPU that falls off the bus would. */
+static long fail_from(int gpu)
+{
+    const char *e = getenv("KEVO_TEST_GPU_FAIL");
+    int g;
+    long n;
+    if (!e || sscanf(e, "%d:%ld", &g, &n) != 2 || g != gpu || n < 1)
+        return 0;
+    return n;
+}
+
+int testeval_new_gpus(const char *gpus, struct evaluator *out, char *err,
+                      size_t errcap)
+{
+    struct fanout_sub subs[SPEC_MAX_GPUS];
+    int ids[SPEC_MAX_GPUS];
+    const char *na = getenv("KEVO_TEST_GPUS");
+    int n_avail = na && atoi(na) > 0 ? atoi(na) : 4;
+    int n = spec_gpu_list(gpus, n_avail, ids, SPEC_MAX_GPUS, err, errcap);
+    if (n < 0)
+        return KEVO_EINVAL;
+    for (int k = 0; k < n; k++) {
+        int rc = testeval_new(&subs[k].ev, NULL);
+        if (rc) {
+            while (k-- > 0)
+                subs[k].ev.ops->destroy(subs[k].ev.self);
+            return rc;
+        }
+        ((struct testeval *)subs[k].ev.self)->fail_from = fail_from(ids[k]);
+        subs[k].gpu = ids[k];
+        snprintf(subs[k].label, sizeof subs[k].label, "gpu %d", ids[k]);
+    }
+    return fanout_new(NULL, subs, n, out, err, errcap);
+}
+
 static int te_create(const struct spec *s, const struct problem *p,
                      struct evaluator *out, struct tpl_device *dev, char *err,
                      size_t errcap)
 {
+    if (s->gpus[0])
+        return testeval_new_gpus(s->gpus, out, err, errcap);
     return testeval_new(out, NULL);
 }
 

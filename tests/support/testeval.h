@@ -6,9 +6,16 @@
  * deterministic confirm(). A template whose text says
  * "kevo-test: speedup X" scores X times higher (for LLM proposals that must
  * win when better). Lets the engine be tested without a GPU.
+ * With a run's "gpus" (--gpus 0,1,2) the factory makes one independent
+ * instance per listed GPU under the fan-out (fanout.h), each answering the
+ * same deterministic result per candidate; env KEVO_TEST_GPUS sets how
+ * many GPUs "all" means (default 4), KEVO_TEST_GPU_FAIL="G:N" makes GPU
+ * G's instance fail from its N-th evaluation on.
  */
 #ifndef KEVO_TESTEVAL_H
 #define KEVO_TESTEVAL_H
+
+#include <stddef.h>
 
 #include "evfactory.h"
 #include "eval.h"
@@ -20,6 +27,10 @@ struct testeval_stats {
 
 /* Makes a test evaluator; stats (may be NULL) counts its work. */
 int testeval_new(struct evaluator *out, struct testeval_stats *stats);
+/* A fan-out of test evaluators, one per GPU of the list gpus (spec.h
+ * spec_gpu_list). KEVO_EINVAL with a message for a bad list. */
+int testeval_new_gpus(const char *gpus, struct evaluator *out, char *err,
+                      size_t errcap);
 /* The factory entry named "test" for cmd_run. */
 extern const struct evaluator_factory testeval_factory;
 /* Fitness the test landscape gives (tpl, vals); 0 for failing genomes. */

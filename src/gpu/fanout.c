@@ -1,0 +1,480 @@
+/*
+ * fanout.c - one evaluator over several (see fanout.h).
+ *
+ * A batch is a row of slots, one per candidate. One thread per live
+ * sub-evaluator takes the lowest pending slot, evaluates that candidate
+ * alone and stores its result; the calling thread waits on a condition
+ * variable and hands results to the callback in index order as the
+ * prefix fills up. All shared state is under one mutex; a sub-evaluator
+ * is only ever called from its own thread during a batch, and from the
+ * calling thread between batches (confirm, environment), so sub-evaluators
+ * need no locking of their own (a resource they share, such as a compile
+ * pool, does). The worker threads block every signal: Ctrl-C reaches the
+ * calling thread, whose callback decides to stop.
+ */
+#include "fanout.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#define DEFAULT_MAX_FAILURES 3
+
+enum slot_state { SL_PENDING, SL_RUNNING, SL_DONE };
+
+struct slot {
+    enum slot_state st;
+    int avoid;              /* sub that last failed on it, -1 = none */
+    int tries;              /* failed attempts so far */
+    struct eval_result r;   /* once SL_DONE; owned */
+};
+
+struct sub {
+    struct fanout_sub s;
+    int fails;              /* failed evaluations in a row */
+    int dropped;            /* 1: no longer used */
+    int last_rc;            /* status of its last failure */
+};
+
+struct fanout {
+    struct evaluator_ops ops; /* what sub 0 offers, with our functions */
+    struct fanout_opts o;
+    struct sub subs[FANOUT_MAX_SUBS];
+    int n;
+    int alive;              /* subs not dropped */
+    double engine_best;     /* from set_best; 0 = none */
+    double seen_best;       /* fastest uncascaded ok time of any sub */
+    char last_err[160];     /* the last failure, for the final error */
+    /* the batch in flight (under mu) */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;      /* a slot finished or a sub gave up */
+    const struct candidate *const *cands;
+    struct slot *sl;
+    int n_cands;
+    int running;            /* threads still taking work */
+    int stop;               /* 1: take no more work */
+    int fatal;              /* status that ends the batch, or 0 */
+};
+
+struct worker_arg {
+    struct fanout *f;
+    int k;                  /* index in f->subs */
+};
+
+static void KEVO_PRINTF(2, 3) report(struct fanout *f, const char *fmt, ...)
+{
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (f->o.report)
+        f->o.report(f->o.report_ud, line);
+    else
+        fprintf(stderr, "kevo: %s\n", line);
+}
+
+/* The cascade reference passed on to a sub before each candidate. */
+static double race_best(const struct fanout *f)
+{
+    double b = f->engine_best;
+    if (f->seen_best > 0 && (b <= 0 || f->seen_best < b))
+        b = f->seen_best;
+    return b;
+}
+
+/* ---- one sub-evaluator's thread */
+
+struct one {
+    struct eval_result r;   /* deep copy of the sub's result */
+    int got;                /* 1: r is set */
+    int nomem;              /* 1: its evidence could not be copied */
+};
+
+static int take_one(void *ud, int index, const struct eval_result *r)
+{
+    struct one *o = ud;
+    o->r = *r;
+    o->r.evidence_json = r->evidence_json ? strdup(r->evidence_json) : NULL;
+    o->nomem = r->evidence_json && !o->r.evidence_json;
+    o->got = 1;
+    return 0;
+}
+
+/* The lowest pending slot sub k may take, or -1. A slot that failed on k
+ * goes to another sub while one is alive. */
+static int next_slot(struct fanout *f, int k)
+{
+    for (int i = 0; i < f->n_cands; i++) {
+        struct slot *s = &f->sl[i];
+        if (s->st == SL_PENDING && (s->avoid != k || f->alive == 1))
+            return i;
+    }
+    return -1;
+}
+
+/* Sub k failed on slot i with rc (called under mu). */
+static void failed(struct fanout *f, int k, int i, int rc)
+{
+    struct sub *u = &f->subs[k];
+    struct slot *s = &f->sl[i];
+    u->fails++;
+    u->last_rc = rc;
+    s->st = SL_PENDING;
+    s->avoid = k;
+    s->tries++;
+    snprintf(f->last_err, sizeof f->last_err, "%s failed: %s", u->s.label,
+             kevo_strerror(rc));
+    report(f, "%s failed on candidate %d of the batch (%s); it goes to "
+           "another evaluator", u->s.label, i, kevo_strerror(rc));
+    if (u->fails >= f->o.max_failures) {
+        u->dropped = 1;
+        f->alive--;
+        report(f, "%s failed %d times in a row: dropped, %d left",
+               u->s.label, u->fails, f->alive);
+    }
+    if (s->tries > f->n + f->o.max_failures && !f->fatal)
+        f->fatal = rc; /* the candidate itself seems to break them */
+}
+
+static void *sub_thread(void *p)
+{
+    struct worker_arg *a = p;
+    struct fanout *f = a->f;
+    struct sub *u = &f->subs[a->k];
+    pthread_mutex_lock(&f->mu);
+    for (;;) {
+        int i = f->stop || f->fatal || u->dropped ? -1 : next_slot(f, a->k);
+        if (i < 0) {
+            /* nothing for us now; a failure elsewhere may hand us a slot */
+            int more = 0;
+            for (int j = 0; j < f->n_cands && !f->stop && !f->fatal &&
+                            !u->dropped; j++)
+                more |= f->sl[j].st != SL_DONE;
+            if (!more)
+                break;
+            pthread_cond_wait(&f->cv, &f->mu);
+            continue;
+        }
+        f->sl[i].st = SL_RUNNING;
+        double best = race_best(f);
+        pthread_mutex_unlock(&f->mu);
+        struct one o = {.got = 0, .nomem = 0};
+        eval_result_init(&o.r);
+        if (u->s.ev.ops->set_best)
+            u->s.ev.ops->set_best(u->s.ev.self, best);
+        int rc = u->s.ev.ops->eval_batch(u->s.ev.self, &f->cands[i], 1,
+                                         take_one, &o);
+        if (!rc && (!o.got || o.nomem))
+            rc = o.nomem ? KEVO_ENOMEM : KEVO_EINTERNAL;
+        pthread_mutex_lock(&f->mu);
+        if (rc) {
+            eval_result_release(&o.r);
+            failed(f, a->k, i, rc);
+        } else {
+            u->fails = 0;
+            o.r.gpu = u->s.gpu;
+            if (o.r.outcome == EVAL_OK && o.r.median_ns > 0 &&
+                !o.r.cascaded &&
+                (f->seen_best <= 0 || o.r.median_ns < f->seen_best))
+                f->seen_best = o.r.median_ns;
+            f->sl[i].r = o.r;
+            f->sl[i].st = SL_DONE;
+        }
+        pthread_cond_broadcast(&f->cv);
+    }
+    f->running--;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+    return NULL;
+}
+
+/* ---- the batch, seen from the calling thread */
+
+/* Starts one thread per live sub, all signals blocked in them. Returns the
+ * number started (their args in a[]). */
+static int start_threads(struct fanout *f, pthread_t *th,
+                         struct worker_arg *a, int *rc)
+{
+    sigset_t all, old;
+    int started = 0;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    for (int k = 0; k < f->n; k++) {
+        if (f->subs[k].dropped)
+            continue;
+        a[started] = (struct worker_arg){f, k};
+        pthread_mutex_lock(&f->mu);
+        f->running++;
+        pthread_mutex_unlock(&f->mu);
+        if (pthread_create(&th[started], NULL, sub_thread, &a[started])) {
+            pthread_mutex_lock(&f->mu);
+            f->running--;
+            pthread_mutex_unlock(&f->mu);
+            *rc = KEVO_ENOMEM;
+            break;
+        }
+        started++;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return started;
+}
+
+/* Hands finished slots to cb in order until the batch ends. */
+static int deliver(struct fanout *f, eval_cb cb, void *ud)
+{
+    int rc = KEVO_OK;
+    pthread_mutex_lock(&f->mu);
+    for (int next = 0; next < f->n_cands;) {
+        struct slot *s = &f->sl[next];
+        if (s->st == SL_DONE) {
+            struct eval_result r = s->r;
+            eval_result_init(&s->r);
+            pthread_mutex_unlock(&f->mu);
+            int stop = cb(ud, next, &r);
+            eval_result_release(&r);
+            pthread_mutex_lock(&f->mu);
+            next++;
+            if (stop) {
+                rc = KEVO_ESTOPPED;
+                break;
+            }
+            continue;
+        }
+        if (f->fatal) {
+            rc = f->fatal;
+            break;
+        }
+        if (f->alive == 0 || f->running == 0) {
+            rc = KEVO_ENODEV;
+            break;
+        }
+        pthread_cond_wait(&f->cv, &f->mu);
+    }
+    f->stop = 1;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+    return rc;
+}
+
+static int fo_eval_batch(void *self, const struct candidate *const *cands,
+                         int n, eval_cb cb, void *ud)
+{
+    struct fanout *f = self;
+    pthread_t th[FANOUT_MAX_SUBS];
+    struct worker_arg a[FANOUT_MAX_SUBS];
+    if (n <= 0)
+        return KEVO_OK;
+    if (f->alive == 0)
+        return KEVO_ENODEV;
+    struct slot *sl = calloc((size_t)n, sizeof *sl);
+    if (!sl)
+        return KEVO_ENOMEM;
+    for (int i = 0; i < n; i++)
+        sl[i].avoid = -1;
+    if (f->o.prefetch)
+        f->o.prefetch(f->o.prefetch_ud, cands, n);
+    pthread_mutex_lock(&f->mu);
+    f->cands = cands;
+    f->sl = sl;
+    f->n_cands = n;
+    f->stop = f->fatal = 0;
+    pthread_mutex_unlock(&f->mu);
+    int rc = KEVO_OK;
+    int started = start_threads(f, th, a, &rc);
+    if (started > 0) {
+        int drc = deliver(f, cb, ud);
+        if (!rc)
+            rc = drc;
+    }
+    pthread_mutex_lock(&f->mu);
+    f->stop = 1;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+    for (int t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    if (rc == KEVO_ENODEV)
+        report(f, "no evaluator left (%s)", f->last_err);
+    for (int i = 0; i < n; i++)
+        eval_result_release(&sl[i].r);
+    f->sl = NULL;
+    f->cands = NULL;
+    f->n_cands = 0;
+    free(sl);
+    return rc;
+}
+
+/* The first sub still in use, or -1. */
+static int first_alive(const struct fanout *f)
+{
+    for (int k = 0; k < f->n; k++)
+        if (!f->subs[k].dropped)
+            return k;
+    return -1;
+}
+
+/* On the first sub in use: the same GPU measures both, interleaved. A sub
+ * whose confirm fails is dropped like a failed evaluation would be, and
+ * the next one confirms. */
+static int fo_confirm(void *self, const struct candidate *ch,
+                      const struct candidate *inc, int *accept,
+                      double *ratio, double *noise)
+{
+    struct fanout *f = self;
+    for (;;) {
+        int k = first_alive(f);
+        if (k < 0)
+            return KEVO_ENODEV;
+        struct sub *u = &f->subs[k];
+        if (!u->s.ev.ops->confirm) { /* a sub of another kind */
+            *accept = 0;
+            *ratio = *noise = 0;
+            return KEVO_OK;
+        }
+        int rc = u->s.ev.ops->confirm(u->s.ev.self, ch, inc, accept, ratio,
+                                      noise);
+        if (!rc || f->alive == 1)
+            return rc;
+        u->dropped = 1;
+        f->alive--;
+        snprintf(f->last_err, sizeof f->last_err, "%s failed: %s",
+                 u->s.label, kevo_strerror(rc));
+        report(f, "%s failed to confirm (%s): dropped, %d left; the next "
+               "one confirms", u->s.label, kevo_strerror(rc), f->alive);
+    }
+}
+
+/* The engine may call it from its callback, mid-batch: each thread reads
+ * the value under the mutex when it starts a candidate. */
+static void fo_set_best(void *self, double best_median_ns)
+{
+    struct fanout *f = self;
+    pthread_mutex_lock(&f->mu);
+    f->engine_best = best_median_ns;
+    pthread_mutex_unlock(&f->mu);
+}
+
+static int fo_admit(void *self, const struct tpl *t, const int64_t *vals)
+{
+    struct fanout *f = self;
+    struct sub *u = &f->subs[0];
+    return u->s.ev.ops->admit(u->s.ev.self, t, vals);
+}
+
+/* Sub 0's environment, plus "gpus": one entry per sub with its id and its
+ * own environment's "device" object (when it has one). */
+static char *fo_environment(void *self)
+{
+    struct fanout *f = self;
+    cJSON *j = NULL;
+    cJSON *list = cJSON_CreateArray();
+    for (int k = 0; k < f->n && list; k++) {
+        struct sub *u = &f->subs[k];
+        char *txt = u->s.ev.ops->environment
+                        ? u->s.ev.ops->environment(u->s.ev.self)
+                        : NULL;
+        cJSON *e = txt ? cJSON_Parse(txt) : NULL;
+        free(txt);
+        cJSON *g = cJSON_CreateObject();
+        cJSON_AddNumberToObject(g, "gpu", u->s.gpu);
+        cJSON_AddStringToObject(g, "label", u->s.label);
+        cJSON *d = cJSON_DetachItemFromObjectCaseSensitive(e, "device");
+        if (d)
+            cJSON_AddItemToObject(g, "device", d);
+        cJSON_AddItemToArray(list, g);
+        if (k == 0 && e) {
+            if (d) /* sub 0's device stays where readers look for it */
+                cJSON_AddItemToObject(e, "device", cJSON_Duplicate(d, 1));
+            j = e;
+        } else {
+            cJSON_Delete(e);
+        }
+    }
+    if (!j)
+        j = cJSON_CreateObject();
+    cJSON_AddItemToObject(j, "gpus", list);
+    char *s = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    return s;
+}
+
+static void fo_destroy(void *self)
+{
+    struct fanout *f = self;
+    if (!f)
+        return;
+    for (int k = 0; k < f->n; k++)
+        f->subs[k].s.ev.ops->destroy(f->subs[k].s.ev.self);
+    pthread_cond_destroy(&f->cv);
+    pthread_mutex_destroy(&f->mu);
+    free(f);
+}
+
+static const struct evaluator_ops fanout_ops = {
+    .name = "fanout",
+    .eval_batch = fo_eval_batch,
+    .confirm = fo_confirm,
+    .set_best = fo_set_best,
+    .admit = fo_admit,
+    .environment = fo_environment,
+    .destroy = fo_destroy,
+};
+
+int fanout_new(const struct fanout_opts *o, struct fanout_sub *subs, int n,
+               struct evaluator *out, char *err, size_t errcap)
+{
+    struct fanout *f = NULL;
+    int rc = KEVO_EINVAL;
+    if (n < 1 || n > FANOUT_MAX_SUBS) {
+        snprintf(err, errcap, "a fan-out needs 1 to %d evaluators, not %d",
+                 FANOUT_MAX_SUBS, n);
+        goto fail;
+    }
+    for (int k = 0; k < n; k++)
+        if (!subs[k].ev.ops || !subs[k].ev.ops->eval_batch) {
+            snprintf(err, errcap, "evaluator %d of a fan-out cannot "
+                     "evaluate", k);
+            goto fail;
+        }
+    if (!(f = calloc(1, sizeof *f))) {
+        snprintf(err, errcap, "out of memory");
+        rc = KEVO_ENOMEM;
+        goto fail;
+    }
+    if (o)
+        f->o = *o;
+    if (f->o.max_failures <= 0)
+        f->o.max_failures = DEFAULT_MAX_FAILURES;
+    f->n = f->alive = n;
+    for (int k = 0; k < n; k++)
+        f->subs[k].s = subs[k];
+    pthread_mutex_init(&f->mu, NULL);
+    pthread_cond_init(&f->cv, NULL);
+    /* offer only what sub 0 offers: the engine reads a present admit as
+     * "a recorded table", a present confirm as "re-measure swaps" */
+    const struct evaluator_ops *s0 = subs[0].ev.ops;
+    f->ops = fanout_ops;
+    if (!s0->confirm)
+        f->ops.confirm = NULL;
+    if (!s0->admit)
+        f->ops.admit = NULL;
+    out->ops = &f->ops;
+    out->self = f;
+    return KEVO_OK;
+fail:
+    for (int k = 0; k < n && k < FANOUT_MAX_SUBS; k++)
+        if (subs[k].ev.ops)
+            subs[k].ev.ops->destroy(subs[k].ev.self);
+    return rc;
+}
+
+int fanout_alive(const struct evaluator *e)
+{
+    const struct fanout *f = e->self;
+    return f->alive;
+}

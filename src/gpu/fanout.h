@@ -1,0 +1,75 @@
+/*
+ * fanout.h - one evaluator over several: implements struct evaluator_ops
+ * (eval.h) on top of N sub-evaluators (one GPU worker each, the test
+ * evaluator in CI, or remote MPI ranks), keeping all of them busy and
+ * handing results on strictly in candidate order.
+ *
+ * What stays the same whatever N is: the callback sees the results of a
+ * batch in index order, one at a time, from the calling thread, so the
+ * engine journals and decides exactly as with one evaluator given the same
+ * results; confirm() runs on one sub-evaluator (the first one still in use),
+ * so a champion swap is always an interleaved A/B comparison on one GPU.
+ * What N changes: which sub-evaluator measured a candidate (its id goes into
+ * eval_result.gpu), and everything that depends on the order in which
+ * measurements finish: the cascade reference each candidate races against
+ * (set_best plus the fastest time measured so far by any sub), hence which
+ * slow candidates stop early ("cascaded"), and the measurement noise of a
+ * different GPU. It does not know what a GPU or a compile is.
+ */
+#ifndef KEVO_FANOUT_H
+#define KEVO_FANOUT_H
+
+#include <stddef.h>
+
+#include "eval.h"
+#include "status.h"
+
+#define FANOUT_MAX_SUBS 64
+
+/* One sub-evaluator. */
+struct fanout_sub {
+    struct evaluator ev;   /* owned by the fan-out once fanout_new is
+                              called (destroyed with it, or on failure) */
+    int gpu;               /* written into each of its results' gpu member
+                              (>= 0; e.g. the CUDA ordinal) */
+    char label[32];        /* names it in messages: "gpu 1", "rank 3" */
+};
+
+struct fanout_opts {
+    int max_failures;      /* failed evaluations in a row after which a
+                              sub-evaluator is dropped (0 = 3) */
+    /* (optional) Called at the start of every batch, before any sub
+     * starts, with the whole batch: lets a shared resource (the compile
+     * pool of several GPU evaluators) start on all of it. */
+    void (*prefetch)(void *ud, const struct candidate *const *cands, int n);
+    void *prefetch_ud;
+    /* (optional) Receives one line per failure or drop; NULL = stderr,
+     * prefixed "kevo: ". */
+    void (*report)(void *ud, const char *line);
+    void *report_ud;
+};
+
+/*
+ * Makes the fan-out evaluator over subs[0..n) (1 <= n <= FANOUT_MAX_SUBS;
+ * every sub must have eval_batch; confirm, set_best and admit are offered
+ * when sub 0 has them). Takes ownership of each subs[i].ev, destroyed even
+ * on failure; the array itself is copied. Per batch it runs one thread per
+ * sub-evaluator, each taking the lowest-numbered candidate nobody has taken
+ * and evaluating it alone (eval_batch of one) after passing on the current
+ * cascade reference (set_best). A sub-evaluator whose eval_batch fails
+ * (returns an error: its GPU worker cannot start, ...) is reported, its
+ * candidate goes to another one, and after max_failures failures in a row
+ * it is dropped for the rest of the run; eval_batch fails only when none
+ * is left (KEVO_ENODEV, the last failure named in the report). Sub-
+ * evaluators must be safe to drive from different threads at once (each
+ * one from one thread at a time). *out is filled; destroy it with
+ * out->ops->destroy(out->self).
+ */
+int fanout_new(const struct fanout_opts *o, struct fanout_sub *subs, int n,
+               struct evaluator *out, char *err, size_t errcap) KEVO_WUR;
+
+/* Sub-evaluators of fan-out e still in use (not dropped). e must come from
+ * fanout_new. */
+int fanout_alive(const struct evaluator *e);
+
+#endif

@@ -1,0 +1,446 @@
+/*
+ * test_fanout.c - the fan-out evaluator over fake sub-evaluators and over
+ * test evaluators: callbacks in index order with every sub busy at once,
+ * a sub failing mid-batch (its candidate moves, it is dropped), none
+ * left, a callback that stops, confirm on sub 0, set_best forwarded,
+ * and the environment's list of GPUs.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cJSON.h>
+
+#include "check.h"
+#include "fanout.h"
+#include "testeval.h"
+
+#define N_CANDS 40
+
+/* ---- fake sub-evaluators */
+
+struct shared {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int n_subs;        /* subs that must have started before any goes on */
+    int started;       /* subs that have started their first candidate */
+    int released;      /* 1: held subs may go on */
+};
+
+struct fake {
+    int id;
+    int fail_from;     /* calls from this one on fail (0: never) */
+    int calls;         /* eval_batch calls */
+    int evaluated;     /* candidates evaluated */
+    int confirms;
+    double best;       /* last set_best value */
+    int fails;         /* failed calls */
+    int in_batch;      /* 1 while inside eval_batch (two at once: a bug) */
+    int overlap;       /* 1: was called while already inside */
+    struct shared *sh; /* NULL: none of the waits below */
+    int hold;          /* 1: the first call waits until sh->released */
+    int release_at;    /* sets sh->released at this many failures */
+};
+
+/* The first call of each fake waits (up to 5 s) until every sub has
+ * started one (proves they run at the same time, without timing), and a
+ * held one until it is released. */
+static void first_call(struct fake *f)
+{
+    struct shared *sh = f->sh;
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += 5;
+    pthread_mutex_lock(&sh->mu);
+    sh->started++;
+    pthread_cond_broadcast(&sh->cv);
+    while ((sh->started < sh->n_subs || (f->hold && !sh->released)) &&
+           !pthread_cond_timedwait(&sh->cv, &sh->mu, &dl))
+        ;
+    pthread_mutex_unlock(&sh->mu);
+}
+
+static void failed_once(struct fake *f)
+{
+    f->fails++;
+    if (f->sh && f->fails == f->release_at) {
+        pthread_mutex_lock(&f->sh->mu);
+        f->sh->released = 1;
+        pthread_cond_broadcast(&f->sh->cv);
+        pthread_mutex_unlock(&f->sh->mu);
+    }
+}
+
+static int fake_batch(void *self, const struct candidate *const *c, int n,
+                      eval_cb cb, void *ud)
+{
+    struct fake *f = self;
+    if (f->in_batch)
+        f->overlap = 1;
+    f->in_batch = 1;
+    f->calls++;
+    if (f->sh && f->calls == 1)
+        first_call(f);
+    int rc = KEVO_OK;
+    for (int i = 0; i < n && !rc; i++) {
+        if (f->fail_from && f->calls >= f->fail_from) {
+            failed_once(f);
+            rc = KEVO_ECUDA;
+            break;
+        }
+        struct eval_result r;
+        eval_result_init(&r);
+        r.outcome = EVAL_OK;
+        r.fitness = (double)c[i]->genome_hash;
+        r.median_ns = 1e6 / r.fitness;
+        r.evidence_json = strdup("{\"who\":\"fake\"}");
+        f->evaluated++;
+        if (cb(ud, i, &r))
+            rc = KEVO_ESTOPPED;
+        eval_result_release(&r);
+    }
+    f->in_batch = 0;
+    return rc;
+}
+
+static int fake_confirm(void *self, const struct candidate *ch,
+                        const struct candidate *in, int *accept,
+                        double *ratio, double *noise)
+{
+    struct fake *f = self;
+    f->confirms++;
+    *ratio = (double)ch->genome_hash / (double)in->genome_hash;
+    *noise = 0.01;
+    *accept = *ratio > 1.01;
+    return KEVO_OK;
+}
+
+static void fake_set_best(void *self, double best)
+{
+    ((struct fake *)self)->best = best;
+}
+
+static char *fake_env(void *self)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "{\"evaluator\":\"fake\",\"device\":"
+             "{\"name\":\"Fake GPU\",\"ordinal\":%d}}",
+             ((struct fake *)self)->id);
+    return strdup(buf);
+}
+
+static void fake_destroy(void *self)
+{
+    (void)self; /* the test owns the fakes */
+}
+
+static const struct evaluator_ops fake_ops = {
+    .name = "fake",
+    .eval_batch = fake_batch,
+    .confirm = fake_confirm,
+    .set_best = fake_set_best,
+    .environment = fake_env,
+    .destroy = fake_destroy,
+};
+
+/* ---- batches and a recording callback */
+
+struct rec {
+    int n;                 /* callbacks so far */
+    int order_ok;          /* 1 while every index came in order */
+    int values_ok;         /* 1 while every result is its candidate's */
+    int by_gpu[8];         /* results per gpu id */
+    int stop_at;           /* return 1 at this index (-1: never) */
+    const struct candidate *cands;
+};
+
+static int on_result(void *ud, int index, const struct eval_result *r)
+{
+    struct rec *rc = ud;
+    if (index != rc->n)
+        rc->order_ok = 0;
+    if (r->fitness != (double)rc->cands[index].genome_hash ||
+        !r->evidence_json || !strstr(r->evidence_json, "fake"))
+        rc->values_ok = 0;
+    if (r->gpu >= 0 && r->gpu < 8)
+        rc->by_gpu[r->gpu]++;
+    else
+        rc->values_ok = 0;
+    rc->n++;
+    return index == rc->stop_at;
+}
+
+static struct candidate cands[N_CANDS];
+static const struct candidate *cand_ptrs[N_CANDS];
+
+static void make_cands(void)
+{
+    for (int i = 0; i < N_CANDS; i++) {
+        cands[i] = (struct candidate){.genome_hash = 1000 + 7 * (uint64_t)i};
+        cand_ptrs[i] = &cands[i];
+    }
+}
+
+static struct rec rec_new(void)
+{
+    struct rec r = {.order_ok = 1, .values_ok = 1, .stop_at = -1,
+                    .cands = cands};
+    return r;
+}
+
+struct lines {
+    char text[2048];
+};
+
+static void collect(void *ud, const char *line)
+{
+    struct lines *l = ud;
+    size_t n = strlen(l->text);
+    snprintf(l->text + n, sizeof l->text - n, "%s\n", line);
+}
+
+static int make_fanout(struct fake *f, int n, struct lines *lines,
+                       struct evaluator *ev)
+{
+    struct fanout_sub subs[8];
+    char err[256];
+    for (int k = 0; k < n; k++) {
+        subs[k].ev = (struct evaluator){&fake_ops, &f[k]};
+        subs[k].gpu = k;
+        snprintf(subs[k].label, sizeof subs[k].label, "gpu %d", k);
+    }
+    struct fanout_opts o = {.report = collect, .report_ud = lines};
+    return fanout_new(&o, subs, n, ev, err, sizeof err);
+}
+
+/* ---- cases */
+
+static void test_order(void)
+{
+    struct shared sh = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+                        4, 0, 0};
+    struct fake f[4] = {{.id = 0}, {.id = 1}, {.id = 2}, {.id = 3}};
+    for (int k = 0; k < 4; k++)
+        f[k].sh = &sh;
+    struct lines l = {""};
+    struct evaluator ev;
+    CHECK(make_fanout(f, 4, &l, &ev) == KEVO_OK);
+    struct rec r = rec_new();
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_result, &r) ==
+          KEVO_OK);
+    CHECK(r.n == N_CANDS && r.order_ok && r.values_ok);
+    CHECK(sh.started == 4); /* all four were inside at once */
+    int total = 0;
+    for (int k = 0; k < 4; k++) {
+        CHECK_MSG(r.by_gpu[k] > 0, "gpu %d measured nothing", k);
+        CHECK(r.by_gpu[k] == f[k].evaluated);
+        CHECK(!f[k].overlap);
+        total += f[k].evaluated;
+    }
+    CHECK(total == N_CANDS); /* each candidate measured once */
+    CHECK(l.text[0] == '\0');
+    ev.ops->destroy(ev.self);
+}
+
+static void test_failure(void)
+{
+    /* gpus 0 and 2 each hold their first candidate until gpu 1 has failed
+     * three times, so it certainly fails mid-batch */
+    struct shared sh = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+                        3, 0, 0};
+    struct fake f[3] = {{.id = 0, .hold = 1},
+                        {.id = 1, .fail_from = 1, .release_at = 3},
+                        {.id = 2, .hold = 1}};
+    for (int k = 0; k < 3; k++)
+        f[k].sh = &sh;
+    struct lines l = {""};
+    struct evaluator ev;
+    CHECK(make_fanout(f, 3, &l, &ev) == KEVO_OK);
+    struct rec r = rec_new();
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_result, &r) ==
+          KEVO_OK);
+    CHECK(r.n == N_CANDS && r.order_ok && r.values_ok);
+    CHECK(sh.released);
+    CHECK(r.by_gpu[1] == 0 && f[1].evaluated == 0);
+    CHECK(f[0].evaluated + f[2].evaluated == N_CANDS);
+    CHECK(f[1].calls == 3); /* 3 failures in a row, then dropped */
+    CHECK(fanout_alive(&ev) == 2);
+    CHECK_MSG(strstr(l.text, "gpu 1 failed on candidate") != NULL, "%s",
+              l.text);
+    CHECK_MSG(strstr(l.text, "gpu 1 failed 3 times in a row: dropped, 2 "
+                     "left") != NULL, "%s", l.text);
+    /* the next batch does not use it */
+    int calls = f[1].calls;
+    struct rec r2 = rec_new();
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, 10, on_result, &r2) ==
+          KEVO_OK);
+    CHECK(r2.n == 10 && r2.order_ok && r2.values_ok && r2.by_gpu[1] == 0);
+    CHECK(f[1].calls == calls);
+    ev.ops->destroy(ev.self);
+}
+
+static void test_none_left(void)
+{
+    struct fake f[2] = {{.id = 0, .fail_from = 1}, {.id = 1, .fail_from = 2}};
+    struct lines l = {""};
+    struct evaluator ev;
+    CHECK(make_fanout(f, 2, &l, &ev) == KEVO_OK);
+    struct rec r = rec_new();
+    int rc = ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_result, &r);
+    CHECK(rc == KEVO_ENODEV);
+    CHECK(r.order_ok && r.values_ok && r.n <= 1);
+    CHECK(fanout_alive(&ev) == 0);
+    CHECK_MSG(strstr(l.text, "no evaluator left (gpu ") != NULL, "%s",
+              l.text);
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, 3, on_result, &r) ==
+          KEVO_ENODEV);
+    ev.ops->destroy(ev.self);
+}
+
+static void test_stop(void)
+{
+    struct fake f[3] = {{.id = 0}, {.id = 1}, {.id = 2}};
+    struct lines l = {""};
+    struct evaluator ev;
+    CHECK(make_fanout(f, 3, &l, &ev) == KEVO_OK);
+    struct rec r = rec_new();
+    r.stop_at = 5;
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_result, &r) ==
+          KEVO_ESTOPPED);
+    CHECK(r.n == 6 && r.order_ok && r.values_ok);
+    struct rec r2 = rec_new();
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_result, &r2) ==
+          KEVO_OK);
+    CHECK(r2.n == N_CANDS && r2.order_ok && r2.values_ok);
+    ev.ops->destroy(ev.self);
+}
+
+static void test_confirm_and_best(void)
+{
+    struct fake f[3] = {{.id = 0}, {.id = 1}, {.id = 2}};
+    struct lines l = {""};
+    struct evaluator ev;
+    CHECK(make_fanout(f, 3, &l, &ev) == KEVO_OK);
+    int accept = -1;
+    double ratio = 0, noise = 0;
+    CHECK(ev.ops->confirm(ev.self, &cands[9], &cands[0], &accept, &ratio,
+                          &noise) == KEVO_OK);
+    CHECK(accept == 1 && ratio > 1.0);
+    CHECK(f[0].confirms == 1 && f[1].confirms == 0 && f[2].confirms == 0);
+    /* set_best reaches every sub before its next candidate; the fastest
+     * time any sub measured lowers it further (cascade reference) */
+    ev.ops->set_best(ev.self, 5000.0);
+    struct rec r = rec_new();
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, 3, on_result, &r) ==
+          KEVO_OK);
+    for (int k = 0; k < 3; k++)
+        CHECK(f[k].calls == 0 || (f[k].best > 0 && f[k].best <= 5000.0));
+    ev.ops->destroy(ev.self);
+}
+
+static void test_environment(void)
+{
+    struct fake f[2] = {{.id = 0}, {.id = 1}};
+    struct lines l = {""};
+    struct evaluator ev;
+    CHECK(make_fanout(f, 2, &l, &ev) == KEVO_OK);
+    char *env = ev.ops->environment(ev.self);
+    cJSON *j = cJSON_Parse(env);
+    const cJSON *g = cJSON_GetObjectItem(j, "gpus");
+    CHECK(cJSON_GetArraySize(g) == 2);
+    CHECK(cJSON_GetObjectItem(cJSON_GetArrayItem(g, 1), "device") != NULL);
+    CHECK(cJSON_GetObjectItem(j, "device") != NULL); /* sub 0's */
+    CHECK(cJSON_IsString(cJSON_GetObjectItem(j, "evaluator")));
+    cJSON_Delete(j);
+    free(env);
+    ev.ops->destroy(ev.self);
+}
+
+/* Test evaluators as subs: a fan-out of three answers exactly what one
+ * answers, candidate by candidate. */
+static const char tpl_text[] =
+    "// kevo: problem gemm\n"
+    "// kevo: dtypes fp32\n"
+    "// kevo: param BM 16 32 64 128 default=64\n"
+    "// kevo: param TM 1 2 4 8 default=4\n"
+    "// kevo: launch ka\n"
+    "// kevo: grid cdiv(N, BM), cdiv(M, BM)\n"
+    "// kevo: block 128\n"
+    "extern \"C\" __global__ void ka(const elem_t *A, const elem_t *B,\n"
+    "    elem_t *C, int M, int N, int K, void *ws)\n"
+    "{ int x = BM + TM; (void)x; }\n";
+
+struct seq {
+    int n;
+    double fitness[16];
+    int outcome[16];
+};
+
+static int on_seq(void *ud, int index, const struct eval_result *r)
+{
+    struct seq *s = ud;
+    if (index == s->n && s->n < 16) {
+        s->fitness[s->n] = r->fitness;
+        s->outcome[s->n] = r->outcome;
+        s->n++;
+    }
+    return 0;
+}
+
+static void test_testeval_subs(void)
+{
+    char err[256];
+    struct tpl *t;
+    CHECK(tpl_parse("ka", NULL, tpl_text, &t, err, sizeof err) == KEVO_OK);
+    struct candidate c[16];
+    const struct candidate *cp[16];
+    int64_t vals[16][2];
+    for (int i = 0; i < 16; i++) {
+        vals[i][0] = 16 << (i % 4);
+        vals[i][1] = 1 << (i / 4);
+        c[i] = (struct candidate){t, vals[i], 0x9e3779b97f4a7c15ULL * (i + 1),
+                                  "", 0};
+        cp[i] = &c[i];
+    }
+    struct evaluator one, many;
+    struct testeval_stats st[3] = {{0}};
+    CHECK(testeval_new(&one, NULL) == KEVO_OK);
+    struct fanout_sub subs[3];
+    for (int k = 0; k < 3; k++) {
+        CHECK(testeval_new(&subs[k].ev, &st[k]) == KEVO_OK);
+        subs[k].gpu = k;
+        snprintf(subs[k].label, sizeof subs[k].label, "gpu %d", k);
+    }
+    CHECK(fanout_new(NULL, subs, 3, &many, err, sizeof err) == KEVO_OK);
+    struct seq a = {0}, b = {0};
+    CHECK(one.ops->eval_batch(one.self, cp, 16, on_seq, &a) == KEVO_OK);
+    CHECK(many.ops->eval_batch(many.self, cp, 16, on_seq, &b) == KEVO_OK);
+    CHECK(a.n == 16 && b.n == 16);
+    CHECK(!memcmp(a.fitness, b.fitness, sizeof a.fitness));
+    CHECK(!memcmp(a.outcome, b.outcome, sizeof a.outcome));
+    CHECK(st[0].evaluated + st[1].evaluated + st[2].evaluated == 16);
+    one.ops->destroy(one.self);
+    many.ops->destroy(many.self);
+    tpl_free(t);
+}
+
+int main(void)
+{
+    make_cands();
+    RUN(test_order, "results reach the callback in index order while every "
+        "sub-evaluator is busy at once, each candidate measured once");
+    RUN(test_failure, "a sub-evaluator failing mid-batch: its candidate goes "
+        "to another, the batch completes in order, the sub is dropped");
+    RUN(test_none_left, "with no sub-evaluator left the batch fails with "
+        "ENODEV and says why");
+    RUN(test_stop, "a callback that stops ends the batch there; the next "
+        "batch runs whole");
+    RUN(test_confirm_and_best, "confirm runs on sub-evaluator 0 only; "
+        "set_best reaches every sub");
+    RUN(test_environment, "the environment is sub 0's plus the list of GPUs");
+    RUN(test_testeval_subs, "three test evaluators answer exactly what one "
+        "answers");
+    TEST_DONE();
+}
