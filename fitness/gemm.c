@@ -14,8 +14,8 @@
 #include "hx.h"
 #include "problem.h"
 
-static int gemm_buffers(const struct shape *s, enum dtype dt,
-                        struct buf_desc *out)
+static int gemm_buffers(const struct problem *p, const struct shape *s,
+                        enum dtype dt, struct buf_desc *out)
 {
     int64_t m = s->d[0], n = s->d[1], k = s->d[2];
     out[0] = (struct buf_desc){"A", BUF_IN, m * k, dt, m, k};
@@ -24,12 +24,14 @@ static int gemm_buffers(const struct shape *s, enum dtype dt,
     return 3;
 }
 
-static double gemm_flops(const struct shape *s, enum dtype dt)
+static double gemm_flops(const struct problem *p, const struct shape *s,
+                         enum dtype dt)
 {
     return 2.0 * (double)s->d[0] * (double)s->d[1] * (double)s->d[2];
 }
 
-static double gemm_min_bytes(const struct shape *s, enum dtype dt)
+static double gemm_min_bytes(const struct problem *p, const struct shape *s,
+                             enum dtype dt)
 {
     double m = (double)s->d[0], n = (double)s->d[1], k = (double)s->d[2];
     return (m * k + k * n + m * n) * (double)dtype_size(dt);
@@ -68,8 +70,8 @@ static double gemm_min_bytes(const struct shape *s, enum dtype dt)
  */
 #define GEMM_ETOL 0x1p-20 /* 16 * 2^-24 */
 
-static void gemm_tolerance(const struct shape *s, enum dtype dt, double *atol,
-                           double *rtol)
+static void gemm_tolerance(const struct problem *p, const struct shape *s,
+                           enum dtype dt, double *atol, double *rtol)
 {
     double sk = sqrt((double)s->d[2]);
     switch (dt) {
@@ -88,7 +90,8 @@ static void gemm_tolerance(const struct shape *s, enum dtype dt, double *atol,
     }
 }
 
-static double gemm_error_tol(const struct shape *s, enum dtype dt)
+static double gemm_error_tol(const struct problem *p, const struct shape *s,
+                             enum dtype dt)
 {
     return GEMM_ETOL;
 }
@@ -98,13 +101,15 @@ extern const struct problem prob_gemm;
 /* Sizes reach kernels as int: M, N, K < 2^31 (the shape parser's limit);
  * the harness indexes with 64-bit offsets. What fits is the worker's
  * memory check (problem_mem_need). */
-static int gemm_check_shape(const struct shape *s, char *err, size_t errcap)
+static int gemm_check_shape(const struct problem *p, const struct shape *s,
+                            char *err, size_t errcap)
 {
-    return problem_check_buffers(&prob_gemm, s, err, errcap);
+    return problem_check_buffers(p, s, err, errcap);
 }
 
 /* fp64 copies of A and B, their squared row / column norms */
-static double gemm_ref_scratch(const struct shape *s, enum dtype dt)
+static double gemm_ref_scratch(const struct problem *p, const struct shape *s,
+                               enum dtype dt)
 {
     double m = (double)s->d[0], n = (double)s->d[1], k = (double)s->d[2];
     return (m * k + k * n + m + n) * 8;
@@ -118,8 +123,8 @@ static double gemm_ref_scratch(const struct shape *s, enum dtype dt)
 #include "gemm_harness.cu.h"
 
 /* A and B uniform in [-1, 1), independent streams of the seed. */
-static int gemm_gen_inputs(struct hx *h, const struct shape *s, enum dtype dt,
-                           uint64_t seed)
+static int gemm_gen_inputs(const struct problem *p, struct hx *h,
+                           const struct shape *s, enum dtype dt, uint64_t seed)
 {
     int r = hx_fill_uniform(h, hx_buf(h, 0), s->d[0] * s->d[2], dt,
                             hx_seed(seed, 0), -1.0f, 1.0f);
@@ -159,8 +164,9 @@ static int gemm_error_scale(struct hx *h, int m, int n, int k, hx_dptr a64,
     return r;
 }
 
-static int gemm_reference(struct hx *h, const struct shape *s, enum dtype dt,
-                          double *ref_dev, double *scale_dev)
+static int gemm_reference(const struct problem *p, struct hx *h,
+                          const struct shape *s, enum dtype dt, double *ref_dev,
+                          double *scale_dev)
 {
     int m = (int)s->d[0], n = (int)s->d[1], k = (int)s->d[2];
     hx_dptr a64, b64, c = (hx_dptr)(uintptr_t)ref_dev;
@@ -200,7 +206,8 @@ static int gemm_cublas_call(struct hx *h, void *ud)
 
 /* cuBLAS in the run's dtype on the live buffers (outputs are poisoned
  * again before every candidate check). */
-static int gemm_baseline(struct hx *h, const struct shape *s, enum dtype dt,
+static int gemm_baseline(const struct problem *p, struct hx *h,
+                         const struct shape *s, enum dtype dt,
                          struct baseline_result *out)
 {
     struct gemm_call g = {s, dt};
@@ -213,7 +220,7 @@ static int gemm_baseline(struct hx *h, const struct shape *s, enum dtype dt,
         return r;
     out->name[0] = "cublas";
     out->median_ns[0] = ns;
-    out->fitness[0] = ns > 0 ? gemm_flops(s, dt) / (ns * 1e-9) : 0;
+    out->fitness[0] = ns > 0 ? gemm_flops(p, s, dt) / (ns * 1e-9) : 0;
     out->n = 1;
     return KEVO_OK;
 }

@@ -15,9 +15,8 @@
 #include "hx.h"
 #include "problem.h"
 
-
-static int softmax_buffers(const struct shape *s, enum dtype dt,
-                           struct buf_desc *out)
+static int softmax_buffers(const struct problem *p, const struct shape *s,
+                           enum dtype dt, struct buf_desc *out)
 {
     int64_t n = s->d[0] * s->d[1];
     out[0] = (struct buf_desc){"x", BUF_IN, n, dt, s->d[0], s->d[1]};
@@ -25,20 +24,22 @@ static int softmax_buffers(const struct shape *s, enum dtype dt,
     return 2;
 }
 
-static double softmax_bytes(const struct shape *s, enum dtype dt)
+static double softmax_bytes(const struct problem *p, const struct shape *s,
+                            enum dtype dt)
 {
     return 2.0 * (double)s->d[0] * (double)s->d[1] * (double)dtype_size(dt);
 }
 
-static double softmax_flops(const struct shape *s, enum dtype dt)
+static double softmax_flops(const struct problem *p, const struct shape *s,
+                            enum dtype dt)
 {
     return 5.0 * (double)s->d[0] * (double)s->d[1];
 }
 
 /* Outputs are probabilities in [0, 1]; relative error dominates. The abs
  * term is tiny (1/COLS scale) so an all-zero output fails. */
-static void softmax_tolerance(const struct shape *s, enum dtype dt,
-                              double *atol, double *rtol)
+static void softmax_tolerance(const struct problem *p, const struct shape *s,
+                              enum dtype dt, double *atol, double *rtol)
 {
     double inv = 1.0 / (double)s->d[1];
     switch (dt) {
@@ -67,10 +68,10 @@ extern const struct problem prob_softmax;
  * block per row is a grid of ROWS <= 2^31 - 1 blocks, and the harness
  * indexes with 64-bit offsets. What fits is the worker's memory check
  * (problem_mem_need). */
-static int softmax_check_shape(const struct shape *s, char *err,
-                               size_t errcap)
+static int softmax_check_shape(const struct problem *p, const struct shape *s,
+                               char *err, size_t errcap)
 {
-    return problem_check_buffers(&prob_softmax, s, err, errcap);
+    return problem_check_buffers(p, s, err, errcap);
 }
 
 /* ---- GPU side (runs inside the worker, see hx.h) ---- */
@@ -80,8 +81,9 @@ static int softmax_check_shape(const struct shape *s, char *err,
  * compiled after the dtype's prelude (elem_t, TO_F32, FROM_F32). */
 #include "softmax_harness.cu.h"
 
-static int softmax_gen_inputs(struct hx *h, const struct shape *s,
-                              enum dtype dt, uint64_t seed)
+static int softmax_gen_inputs(const struct problem *p, struct hx *h,
+                              const struct shape *s, enum dtype dt,
+                              uint64_t seed)
 {
     hx_dptr x = hx_buf(h, 0);
     int rows = (int)s->d[0], cols = (int)s->d[1];
@@ -90,9 +92,9 @@ static int softmax_gen_inputs(struct hx *h, const struct shape *s,
     return hx_launch(h, "kevo_softmax_gen", (unsigned)rows, 1, 256, 0, args);
 }
 
-static int softmax_reference(struct hx *h, const struct shape *s,
-                             enum dtype dt, double *ref_dev,
-                             double *scale_dev)
+static int softmax_reference(const struct problem *p, struct hx *h,
+                             const struct shape *s, enum dtype dt,
+                             double *ref_dev, double *scale_dev)
 {
     hx_dptr x = hx_buf(h, 0), y = (hx_dptr)(uintptr_t)ref_dev;
     int rows = (int)s->d[0], cols = (int)s->d[1];
@@ -125,8 +127,9 @@ static int softmax_copy_call(struct hx *h, void *ud)
     return hx_launch(h, "base_copy", hx_grid(h, n / 16 + 1), 1, 256, 0, args);
 }
 
-static int softmax_baseline(struct hx *h, const struct shape *s,
-                            enum dtype dt, struct baseline_result *out)
+static int softmax_baseline(const struct problem *p, struct hx *h,
+                            const struct shape *s, enum dtype dt,
+                            struct baseline_result *out)
 {
     struct softmax_call c = {s, dt};
     hx_call_fn fns[2] = {softmax_copy_call, softmax_naive_call};
@@ -139,7 +142,7 @@ static int softmax_baseline(struct hx *h, const struct shape *s,
             return r;
         out->name[i] = names[i];
         out->median_ns[i] = ns;
-        out->fitness[i] = ns > 0 ? softmax_bytes(s, dt) / (ns * 1e-9) : 0;
+        out->fitness[i] = ns > 0 ? softmax_bytes(p, s, dt) / (ns * 1e-9) : 0;
         out->n = i + 1;
     }
     return KEVO_OK;

@@ -59,7 +59,7 @@ static void set_shape(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
 static void set_buffers(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
 {
     struct buf_desc bufs[PROB_MAX_BUFS];
-    int n = c->problem->buffers(c->shape, c->dtype, bufs);
+    int n = c->problem->buffers(c->problem, c->shape, c->dtype, bufs);
     struct prompt_buf b, names;
     prompt_buf_init(&b, 0);
     prompt_buf_init(&names, 0);
@@ -82,9 +82,9 @@ static void set_buffers(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
 static void set_work(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
 {
     const struct problem *p = c->problem;
-    double work = p->work(c->shape, c->dtype);
-    double flops = p->flops ? p->flops(c->shape, c->dtype) : 0;
-    double bytes = p->min_bytes ? p->min_bytes(c->shape, c->dtype) : 0;
+    double work = p->work(p, c->shape, c->dtype);
+    double flops = p->flops ? p->flops(p, c->shape, c->dtype) : 0;
+    double bytes = p->min_bytes ? p->min_bytes(p, c->shape, c->dtype) : 0;
     double ai = bytes > 0 ? flops / bytes : 0;
     char sz[32];
     fmt_bytes(bytes, sz, sizeof sz);
@@ -123,16 +123,17 @@ static void set_common(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
     prompt_vars_set(pv, "ABI", p->abi);
     prompt_vars_set(pv, "WORK_UNIT", p->work_unit);
     prompt_vars_set(pv, "DTYPE", dtype_name(c->dtype));
-    prompt_vars_set(pv, "PRELUDE", p->prelude(c->dtype));
+    prompt_vars_set(pv, "PRELUDE", p->prelude(p, c->dtype));
     prompt_vars_set(pv, "GPU_FACTS",
                     c->gpu_facts && *c->gpu_facts ? c->gpu_facts
                                                   : "(not given)");
     double atol = 0, rtol = 0;
-    p->tolerance(c->shape, c->dtype, &atol, &rtol);
+    p->tolerance(p, c->shape, c->dtype, &atol, &rtol);
     if (p->error_tol) /* per-element scale: GEMM ||A row|| * ||B column|| */
-        prompt_vars_setf(pv, "TOLERANCE", "|out - ref| <= %.3g + %.3g * |ref| "
-                         "+ %.3g * ||A[i,:]|| * ||B[:,j]||", atol, rtol,
-                         p->error_tol(c->shape, c->dtype));
+        prompt_vars_setf(pv, "TOLERANCE",
+                         "|out - ref| <= %.3g + %.3g * |ref| "
+                         "+ %.3g * ||A[i,:]|| * ||B[:,j]||",
+                         atol, rtol, p->error_tol(p, c->shape, c->dtype));
     else
         prompt_vars_setf(pv, "TOLERANCE", "|out - ref| <= %.3g + %.3g * |ref|",
                          atol, rtol);

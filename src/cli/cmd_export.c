@@ -79,8 +79,8 @@ static void map_dims(struct exporter *x)
         s.d[i] = primes[i];
     struct buf_desc b[PROB_MAX_BUFS];
     memset(b, 0, sizeof b);
-    int n = p->buffers(&s, x->v.spec.dtype, b);
-    x->n_bufs = p->buffers(&x->v.spec.shape, x->v.spec.dtype, x->bufs);
+    int n = p->buffers(p, &s, x->v.spec.dtype, b);
+    x->n_bufs = p->buffers(p, &x->v.spec.shape, x->v.spec.dtype, x->bufs);
     for (int i = 0; i < n && i < x->n_bufs; i++)
         for (int k = 0; k < 2; k++) {
             int64_t want = k ? b[i].cols : b[i].rows;

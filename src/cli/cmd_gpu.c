@@ -651,9 +651,10 @@ static void doctor_timing(struct gpu *g, const char *core)
         line(0, "cupti", "%s", err);
         return;
     }
-    src = malloc(strlen(sm->prelude(DTYPE_FP32)) + strlen(sm->harness_src) + 1);
+    src = malloc(strlen(sm->prelude(sm, DTYPE_FP32)) + strlen(sm->harness_src) +
+                 1);
     if (src) {
-        strcpy(src, sm->prelude(DTYPE_FP32));
+        strcpy(src, sm->prelude(sm, DTYPE_FP32));
         strcat(src, sm->harness_src);
     }
     if (src && !jit_compile(src, "softmax", g->info.arch, &o) && o.ok)
@@ -669,9 +670,9 @@ static void doctor_timing(struct gpu *g, const char *core)
     if (!rc)
         rc = hx_set_problem(h, sm, DTYPE_FP32, &sh, 1);
     if (!rc)
-        rc = sm->gen_inputs(h, &sh, DTYPE_FP32, 2);
+        rc = sm->gen_inputs(sm, h, &sh, DTYPE_FP32, 2);
     if (!rc)
-        rc = sm->baseline(h, &sh, DTYPE_FP32, &bl);
+        rc = sm->baseline(sm, h, &sh, DTYPE_FP32, &bl);
     double gbs = bl.n ? bl.fitness[0] / 1e9 : 0;
     int plausible = gbs > 50 && gbs < g->info.peak_bw / 1e9 * 1.05;
     if (rc)
@@ -685,9 +686,9 @@ static void doctor_timing(struct gpu *g, const char *core)
         struct shape gs = {3, {2048, 2048, 2048}};
         rc = hx_set_problem(h, gm, DTYPE_FP32, &gs, 1);
         if (!rc)
-            rc = gm->gen_inputs(h, &gs, DTYPE_FP32, 3);
+            rc = gm->gen_inputs(gm, h, &gs, DTYPE_FP32, 3);
         if (!rc)
-            rc = gm->baseline(h, &gs, DTYPE_FP32, &bl);
+            rc = gm->baseline(gm, h, &gs, DTYPE_FP32, &bl);
         if (rc || !bl.n)
             line(0, "cublas", "%s", hx_errmsg(h));
         else

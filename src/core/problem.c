@@ -33,7 +33,7 @@ size_t dtype_size(enum dtype dt)
     return (unsigned)dt < DTYPE_COUNT ? dtype_sizes[dt] : 0;
 }
 
-const char *problem_prelude_std(enum dtype dt)
+const char *problem_prelude_std(const struct problem *p, enum dtype dt)
 {
     switch (dt) {
     case DTYPE_FP16:
@@ -58,7 +58,7 @@ const struct problem *problem_find(const char *name)
     for (int i = 0; kevo_problems[i]; i++)
         if (!strcmp(kevo_problems[i]->name, name))
             return kevo_problems[i];
-    return NULL;
+    return problem_find_user(name);
 }
 
 int problem_parse_shape(const struct problem *p, const char *text,
@@ -83,7 +83,7 @@ int problem_parse_shape(const struct problem *p, const char *text,
     }
     if (s.n_dims != p->n_dims)
         goto bad;
-    if (p->check_shape && p->check_shape(&s, err, errcap))
+    if (p->check_shape && p->check_shape(p, &s, err, errcap))
         return KEVO_EINVAL;
     *out = s;
     return KEVO_OK;
@@ -112,7 +112,7 @@ int problem_check_buffers(const struct problem *p, const struct shape *s,
                           char *err, size_t errcap)
 {
     struct buf_desc d[PROB_MAX_BUFS];
-    int n = p->buffers(s, DTYPE_FP32, d);
+    int n = p->buffers(p, s, DTYPE_FP32, d);
     /* buffers are products of two dims < 2^31 each: no int64 overflow */
     for (int i = 0; i < n; i++)
         if (d[i].n_elems > PROB_MAX_BUF_ELEMS) {
@@ -131,7 +131,7 @@ static int buf_bytes(const struct problem *p, const struct shape *s,
                      double *out_elems)
 {
     struct buf_desc d[PROB_MAX_BUFS];
-    int n = p->buffers(s, dt, d);
+    int n = p->buffers(p, s, dt, d);
     *in = *out = *out_elems = 0;
     for (int i = 0; i < n; i++) {
         double b = (double)d[i].n_elems * (double)dtype_size(d[i].dtype);
@@ -156,7 +156,7 @@ void problem_floor(const struct problem *p, const struct shape *s,
     out->out_dram_bytes = out->out_bytes - out->l2_bytes;
     if (out->out_dram_bytes < 0)
         out->out_dram_bytes = 0;
-    double f = p->flops ? p->flops(s, dt) : 0;
+    double f = p->flops ? p->flops(p, s, dt) : 0;
     out->flops_ns = peak_flops > 0 ? f / peak_flops * 1e9 : 0;
     if (peak_bw > 0) {
         out->bytes_ns = (out->in_bytes + out->out_dram_bytes) / peak_bw * 1e9;
@@ -177,7 +177,8 @@ void problem_mem_need(const struct problem *p, const struct shape *s,
     out->guards = n * 2 * MEM_GUARD_BYTES;
     out->pristine = out->inputs;
     out->reference = out_elems * 8 * (p->error_tol ? 2 : 1);
-    out->ref_scratch = p->ref_scratch_bytes ? p->ref_scratch_bytes(s, dt) : 0;
+    out->ref_scratch =
+        p->ref_scratch_bytes ? p->ref_scratch_bytes(p, s, dt) : 0;
     /* as hx_set_problem: 2x L2, at least 64 MiB, whole MiB */
     double fb = 2 * (l2_bytes > 0 ? l2_bytes : 0), mib = 1024.0 * 1024;
     if (fb < 64 * mib)

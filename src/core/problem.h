@@ -67,32 +67,38 @@ struct problem {
 
     /* Source placed before every candidate for dtype dt: typedef of
      * elem_t, includes, conversion helpers. Static string. */
-    const char *(*prelude)(enum dtype dt);
+    const char *(*prelude)(const struct problem *p, enum dtype dt);
     /* Fills out[] with the buffers of shape s; returns their count. */
-    int (*buffers)(const struct shape *s, enum dtype dt,
-                   struct buf_desc *out);
+    int (*buffers)(const struct problem *p, const struct shape *s,
+                   enum dtype dt, struct buf_desc *out);
     /* Work done by one call: FLOPs (compute-bound problems) or minimum
      * bytes moved (memory-bound ones); fitness = work / median time. */
-    double (*work)(const struct shape *s, enum dtype dt);
-    double (*flops)(const struct shape *s, enum dtype dt);
-    double (*min_bytes)(const struct shape *s, enum dtype dt);
+    double (*work)(const struct problem *p, const struct shape *s,
+                   enum dtype dt);
+    double (*flops)(const struct problem *p, const struct shape *s,
+                    enum dtype dt);
+    double (*min_bytes)(const struct problem *p, const struct shape *s,
+                        enum dtype dt);
     /* Tolerance for shape s and dtype dt: an output element passes when
      * |out - ref| <= atol + rtol * |ref| + etol * scale (NaN/Inf never
      * pass); etol and scale only for problems with error_tol. */
-    void (*tolerance)(const struct shape *s, enum dtype dt, double *atol,
-                      double *rtol);
+    void (*tolerance)(const struct problem *p, const struct shape *s,
+                      enum dtype dt, double *atol, double *rtol);
     /* (optional) etol: the coefficient of the per-element error scale
      * that reference() writes (GEMM: a bound of sum_k |a_ik b_kj|, the
      * scale of fp32 accumulation error). NULL: no error scale. */
-    double (*error_tol)(const struct shape *s, enum dtype dt);
+    double (*error_tol)(const struct problem *p, const struct shape *s,
+                        enum dtype dt);
     /* Checks a shape; writes a reason and returns KEVO_EINVAL if bad.
      * Sizes reach kernels as int, so every size is < 2^31 (the shape
      * parser's limit); how much fits is decided by the GPU's free memory
      * (problem_mem_need), not here. */
-    int (*check_shape)(const struct shape *s, char *err, size_t errcap);
+    int (*check_shape)(const struct problem *p, const struct shape *s,
+                       char *err, size_t errcap);
     /* (optional) Device scratch bytes reference() allocates besides the
      * reference and error scale (GEMM: fp64 copies of A and B). */
-    double (*ref_scratch_bytes)(const struct shape *s, enum dtype dt);
+    double (*ref_scratch_bytes)(const struct problem *p,
+                                const struct shape *s, enum dtype dt);
 
     /* ---- GPU side: called inside the worker process only. ---- */
     /* CUDA source of the problem's own harness kernels (input generators,
@@ -100,27 +106,59 @@ struct problem {
     const char *harness_src;
     /* Fills the input buffers bufs[i] (device) with fresh random data
      * drawn from seed; never zeros. */
-    int (*gen_inputs)(struct hx *h, const struct shape *s, enum dtype dt,
-                      uint64_t seed);
+    int (*gen_inputs)(const struct problem *p, struct hx *h,
+                      const struct shape *s, enum dtype dt, uint64_t seed);
     /* Computes the fp64 reference of the current (pristine) inputs into
      * the device array ref (one double per output element, outputs in
      * declared order) and, when the problem has error_tol, the error
      * scale of each element into scale_dev (same layout; NULL
      * otherwise). */
-    int (*reference)(struct hx *h, const struct shape *s, enum dtype dt,
-                     double *ref_dev, double *scale_dev);
+    int (*reference)(const struct problem *p, struct hx *h,
+                     const struct shape *s, enum dtype dt, double *ref_dev,
+                     double *scale_dev);
     /* Measures the problem's baselines (optional). Fills names/values. */
-    int (*baseline)(struct hx *h, const struct shape *s, enum dtype dt,
+    int (*baseline)(const struct problem *p, struct hx *h,
+                    const struct shape *s, enum dtype dt,
                     struct baseline_result *out);
+
+    /* ---- user-defined problems only (fitness/userprob.c); NULL for the
+     * built-in ones. ---- */
+    const char *description;   /* what it computes, for prompts */
+    const char *reference_src; /* the fp64 reference, CUDA */
+    const char *file_path;     /* the .problem file it was read from */
+    const char *file_text;     /* its exact text (copied into run dirs) */
 };
 
 /* The usual prelude: elem_t as float, __half or __nv_bfloat16, with
  * TO_F32 / FROM_F32 conversions (for problem->prelude). */
-const char *problem_prelude_std(enum dtype dt);
+const char *problem_prelude_std(const struct problem *p, enum dtype dt);
 /* NULL-terminated registry (fitness/registry.c). */
 extern const struct problem *const kevo_problems[];
-/* Finds a problem by name; NULL if none. */
+/* Finds a problem by name: a built-in one, else a user-defined one loaded
+ * in this process (problem_load_*); NULL if none. */
 const struct problem *problem_find(const char *name);
+
+/*
+ * User-defined problems (fitness/userprob.c; the .problem format is in the
+ * README, "User-defined problems"). problem_load_file reads and parses a
+ * file and registers its problem for problem_find (for the life of the
+ * process); loading the same text again returns the same problem, another
+ * text under a loaded name is KEVO_EEXIST. Errors are "path:line: what".
+ */
+int problem_load_file(const char *path, const struct problem **out, char *err,
+                      size_t errcap) KEVO_WUR;
+/* The same from text already read; path only names it in messages. */
+int problem_load_text(const char *path, const char *text,
+                      const struct problem **out, char *err,
+                      size_t errcap) KEVO_WUR;
+/* A loaded user problem by name; NULL if none. */
+const struct problem *problem_find_user(const char *name);
+/* Parses without registering (kevo list, tests); free with
+ * problem_free_user. */
+int problem_parse_file_text(const char *path, const char *text,
+                            struct problem **out, char *err,
+                            size_t errcap) KEVO_WUR;
+void problem_free_user(struct problem *p);
 /* Parses "4096x4096x4096" for problem p; writes a reason on error. */
 int problem_parse_shape(const struct problem *p, const char *text,
                         struct shape *out, char *err, size_t errcap) KEVO_WUR;

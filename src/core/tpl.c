@@ -537,7 +537,7 @@ static int buffer_index(const struct problem *p, const char *name, int *two_d)
     struct buf_desc d[PROB_MAX_BUFS];
     for (int i = 0; i < p->n_dims; i++)
         one.d[i] = 1;
-    int n = p->buffers(&one, DTYPE_FP32, d);
+    int n = p->buffers(p, &one, DTYPE_FP32, d);
     for (int i = 0; i < n; i++)
         if (!strcmp(d[i].name, name)) {
             *two_d = d[i].rows > 0 && d[i].cols > 0;
@@ -1053,7 +1053,10 @@ static int tmaps_fit(const struct tpl *t, const struct launch_plan *pl,
     struct buf_desc d[PROB_MAX_BUFS];
     if (pl->n_tmaps == 0)
         return 1;
-    problem_find(t->problem)->buffers(s, dt, d);
+    {
+        const struct problem *tp = problem_find(t->problem);
+        tp->buffers(tp, s, dt, d);
+    }
     for (int i = 0; i < pl->n_tmaps; i++) {
         const struct tmap_plan *m = &pl->tm[i];
         const struct buf_desc *b = &d[m->buf];
@@ -1340,7 +1343,7 @@ char *tpl_instantiate(const struct tpl *t, const int64_t *vals, enum dtype dt)
     fprintf(f, "// kevo: %s", t->name);
     for (int i = 0; i < t->n_params; i++)
         fprintf(f, " %s=%lld", t->params[i].name, (long long)vals[i]);
-    const char *prelude = p->prelude(dt);
+    const char *prelude = p->prelude(p, dt);
     size_t n = strlen(prelude);
     fprintf(f, " dtype=%s\n%s%s", dtype_name(dt), prelude,
             n && prelude[n - 1] != '\n' ? "\n" : "");

@@ -274,7 +274,7 @@ int hx_set_problem(struct hx *h, const struct problem *p, enum dtype dt,
     h->dt = dt;
     h->shape = *s;
     struct buf_desc d[PROB_MAX_BUFS];
-    int n = p->buffers(s, dt, d);
+    int n = p->buffers(p, s, dt, d);
     for (int i = 0; i < n; i++) {
         struct hbuf *b = &h->b[i];
         memset(b, 0, sizeof *b);
@@ -671,9 +671,9 @@ static int compare_one(struct hx *h, struct hbuf *b, CUdeviceptr ref,
 int hx_compare(struct hx *h, hx_dptr ref, hx_dptr scale, struct hx_cmp *out)
 {
     double atol, rtol, etol = 0;
-    h->p->tolerance(&h->shape, h->dt, &atol, &rtol);
+    h->p->tolerance(h->p, &h->shape, h->dt, &atol, &rtol);
     if (h->p->error_tol && scale)
-        etol = h->p->error_tol(&h->shape, h->dt);
+        etol = h->p->error_tol(h->p, &h->shape, h->dt);
     memset(out, 0, sizeof *out);
     out->first_bad = -1;
     CUdeviceptr r0 = ref, s0 = etol > 0 ? scale : 0;

@@ -227,7 +227,7 @@ static int start_harness(struct worker *w, char *err, size_t errcap)
     int r = compile_cubin(hx_core_source(), "kevo_core", arch, &core, err,
                           errcap);
     if (!r && w->p->harness_src) {
-        char *src = concat(w->p->prelude(w->dt), w->p->harness_src);
+        char *src = concat(w->p->prelude(w->p, w->dt), w->p->harness_src);
         r = src ? compile_cubin(src, w->p->name, arch, &prob, err, errcap)
                 : KEVO_ENOMEM;
         free(src);
@@ -251,9 +251,10 @@ static int measure_baselines(struct worker *w)
         return KEVO_OK;
     progress(w, "baseline");
     hx_view_live(w->h);
-    int r = w->p->gen_inputs(w->h, &w->shape, w->dt, hx_seed(w->seed, 7777));
+    int r =
+        w->p->gen_inputs(w->p, w->h, &w->shape, w->dt, hx_seed(w->seed, 7777));
     if (!r)
-        r = w->p->baseline(w->h, &w->shape, w->dt, &w->bl);
+        r = w->p->baseline(w->p, w->h, &w->shape, w->dt, &w->bl);
     return r;
 }
 
@@ -867,7 +868,7 @@ static int ref_compare(struct worker *w, const char *prefix,
     if (!r && w->p->error_tol)
         r = hx_scratch(w->h, bytes, &scale);
     if (!r)
-        r = w->p->reference(w->h, &w->shape, w->dt,
+        r = w->p->reference(w->p, w->h, &w->shape, w->dt,
                             (double *)(uintptr_t)ref,
                             (double *)(uintptr_t)scale);
     if (!r)
@@ -899,7 +900,7 @@ static int run_check(struct worker *w, struct job *jb, const char *phase,
     int bad = 0;
     progress(w, phase);
     hx_view_live(h);
-    int r = w->p->gen_inputs(h, &w->shape, w->dt, seed);
+    int r = w->p->gen_inputs(w->p, h, &w->shape, w->dt, seed);
     if (!r)
         r = poison_all(w, jb);
     if (r)
@@ -920,7 +921,7 @@ static int run_check(struct worker *w, struct job *jb, const char *phase,
         return r;
     r = hx_view_pristine(h);
     if (!r)
-        r = w->p->gen_inputs(h, &w->shape, w->dt, seed);
+        r = w->p->gen_inputs(w->p, h, &w->shape, w->dt, seed);
     if (!r)
         r = hx_sync(h);
     if (!r)
@@ -1019,7 +1020,7 @@ static int run_timing(struct worker *w, struct job *jb, uint64_t s2,
     struct hx_cmp cmp;
     r = hx_view_pristine(w->h);
     if (!r)
-        r = w->p->gen_inputs(w->h, &w->shape, w->dt, s2);
+        r = w->p->gen_inputs(w->p, w->h, &w->shape, w->dt, s2);
     if (!r)
         r = hx_sync(w->h);
     if (!r)
@@ -1064,7 +1065,7 @@ static int send_result(struct worker *w, struct job *jb, struct outcome *oc)
 {
     cJSON *j = cJSON_CreateObject();
     int ok = oc->v.outcome == EVAL_OK;
-    double work = w->p->work(&w->shape, w->dt);
+    double work = w->p->work(w->p, &w->shape, w->dt);
     double fit = ok && oc->st.median_ns > 0 ? work / (oc->st.median_ns * 1e-9)
                                              : 0;
     struct sol_floor sf;
@@ -1303,7 +1304,7 @@ static int handle_confirm(struct worker *w, const struct wmsg *m)
     double ta[TMR_MAX_REPS], tb[TMR_MAX_REPS], ratio[TMR_MAX_REPS];
     cJSON *o = cJSON_CreateObject();
     if (!r && va.outcome == EVAL_OK && vb.outcome == EVAL_OK) {
-        r = w->p->gen_inputs(w->h, &w->shape, w->dt,
+        r = w->p->gen_inputs(w->p, w->h, &w->shape, w->dt,
                              hx_seed(w->seed, 99991));
         if (!r)
             r = hx_time_pairs(w->h, pairs, timing_call,

@@ -467,7 +467,7 @@ static void abi_init(struct abi *a, const struct answer_ctx *ctx,
 {
     const struct problem *p = ctx->problem;
     int n = 0;
-    a->n_bufs = p->buffers(ctx->shape, ctx->dtype, a->bufs);
+    a->n_bufs = p->buffers(p, ctx->shape, ctx->dtype, a->bufs);
     a->n_dims = p->n_dims;
     for (int i = 0; i < a->n_bufs; i++)
         a->names[n++] = a->bufs[i].name;
@@ -517,7 +517,7 @@ static enum answer_reject check_buf(const struct answer_ctx *ctx,
         struct buf_desc bufs[PROB_MAX_BUFS];
         if (!(t->dtype_mask >> dt & 1))
             continue;
-        ctx->problem->buffers(ctx->shape, (enum dtype)dt, bufs);
+        ctx->problem->buffers(ctx->problem, ctx->shape, (enum dtype)dt, bufs);
         if (want != (int)bufs[i].dtype)
             return reject(why, whycap, ANSWER_BAD_ABI,
                           "kernel '%s' parameter %d '%s': buffer %s holds %s "
@@ -683,8 +683,8 @@ static enum answer_reject check_pp_names(struct rx *x,
     add_defines(x, nc, defined, sizeof defined);
     for (int dt = 0; dt < DTYPE_COUNT; dt++)
         if (t->dtype_mask >> dt & 1)
-            add_defines(x, ctx->problem->prelude((enum dtype)dt), defined,
-                        sizeof defined);
+            add_defines(x, ctx->problem->prelude(ctx->problem, (enum dtype)dt),
+                        defined, sizeof defined);
     for (size_t at = 0; rx_match(x, RX_PPIF, nc, len, at, &ov);) {
         /* the inner matches reuse the match data: copy the offsets */
         size_t c0 = ov[2], c1 = ov[3], lstart = ov[0], lend = ov[1];

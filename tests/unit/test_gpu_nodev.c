@@ -281,7 +281,7 @@ static void harness_kernels_compile_for_sm_90a(void)
         for (int dt = 0; dt < DTYPE_COUNT; dt++) {
             if (!(p->dtype_mask & 1u << dt))
                 continue;
-            const char *pre = p->prelude((enum dtype)dt);
+            const char *pre = p->prelude(p, (enum dtype)dt);
             char *src = malloc(strlen(pre) + strlen(p->harness_src) + 1);
             strcpy(src, pre);
             strcat(src, p->harness_src);

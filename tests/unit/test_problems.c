@@ -34,7 +34,7 @@ static void test_softmax_fp16_subnormal(void)
     for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
         struct shape s = {2, {4096, cols[i]}};
         double atol, rtol;
-        p->tolerance(&s, DTYPE_FP16, &atol, &rtol);
+        p->tolerance(p, &s, DTYPE_FP16, &atol, &rtol);
         /* typical outputs of a row around 1/COLS, and much smaller */
         for (double r = 4.0 / (double)cols[i]; r > 1e-9; r /= 3)
             CHECK_MSG(atol + rtol * r >= fp16_half_step(r),
@@ -51,9 +51,9 @@ static void test_work_models(void)
     if (!g || !s)
         return;
     struct shape gs = {3, {4096, 4096, 1024}}, ss = {2, {4096, 65536}};
-    CHECK(g->work(&gs, DTYPE_BF16) == 2.0 * 4096 * 4096 * 1024);
-    CHECK(s->work(&ss, DTYPE_FP16) == 2.0 * 4096 * 65536 * 2);
-    CHECK(s->min_bytes(&ss, DTYPE_FP32) == 2.0 * 4096 * 65536 * 4);
+    CHECK(g->work(g, &gs, DTYPE_BF16) == 2.0 * 4096 * 4096 * 1024);
+    CHECK(s->work(s, &ss, DTYPE_FP16) == 2.0 * 4096 * 65536 * 2);
+    CHECK(s->min_bytes(s, &ss, DTYPE_FP32) == 2.0 * 4096 * 65536 * 4);
 }
 
 /* ---- fp32 GEMM tolerance at long K (issue 10, item 3) */
@@ -80,8 +80,8 @@ static void dot_products(const struct problem *p, int k, int n,
                          struct dot_stats *st)
 {
     struct shape sh = {3, {1, 1, k}};
-    double atol, rtol, etol = p->error_tol(&sh, DTYPE_FP32);
-    p->tolerance(&sh, DTYPE_FP32, &atol, &rtol);
+    double atol, rtol, etol = p->error_tol(p, &sh, DTYPE_FP32);
+    p->tolerance(p, &sh, DTYPE_FP32, &atol, &rtol);
     float *a = malloc(sizeof *a * (size_t)k), *b = malloc(sizeof *b * (size_t)k);
     memset(st, 0, sizeof *st);
     for (int e = 0; e < n && a && b; e++) {
