@@ -52,6 +52,14 @@ int cli_templates_dir(const char *given, char *out, size_t cap)
     return find_dir(given, "KEVO_TEMPLATES", "templates", out, cap);
 }
 
+int cli_problems_dir(const char *given, char *out, size_t cap)
+{
+    int rc = find_dir(given, "KEVO_PROBLEMS", "problems", out, cap);
+    if (rc == KEVO_ENOENT && !given && !getenv("KEVO_PROBLEMS"))
+        rc = find_dir(NULL, "KEVO_PROBLEMS", "examples/problems", out, cap);
+    return rc;
+}
+
 int cli_prompts_dir(char *out, size_t cap)
 {
     return find_dir(NULL, "KEVO_PROMPTS", "mutators/prompts", out, cap);

@@ -17,6 +17,10 @@ enum { EXIT_DONE = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_NOGPU = 3,
 /* Finds the templates directory: dir if given, else $KEVO_TEMPLATES, else
  * ./templates, else next to the executable (../templates, templates). */
 int cli_templates_dir(const char *given, char *out, size_t cap);
+/* The directory `kevo list` searches for user-defined problems (DIR/x.problem
+ * and DIR/y/x.problem): given, else $KEVO_PROBLEMS, else problems/, else
+ * examples/problems/ (found as cli_templates_dir finds templates/). */
+int cli_problems_dir(const char *given, char *out, size_t cap);
 /* Finds the LLM prompt files: $KEVO_PROMPTS, ./mutators/prompts, or next
  * to the executable. */
 int cli_prompts_dir(char *out, size_t cap);

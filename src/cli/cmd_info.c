@@ -5,6 +5,7 @@
  * space, mutators). Neither needs a GPU, neither writes anything.
  */
 #include <getopt.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,9 +279,12 @@ int cmd_status_main(int argc, char **argv)
 /* -------------------------------------------------------------- list */
 
 static const char list_usage[] =
-    "usage: kevo list [--templates-dir DIR] [--json]\n"
+    "usage: kevo list [--templates-dir DIR] [--problems-dir DIR] [--json]\n"
     "\n"
-    "Lists the problems kevo can optimize, the templates with the size of\n"
+    "Lists the problems kevo can optimize (built in, then the user-defined\n"
+    "ones: DIR/*.problem and DIR/*/*.problem, DIR from --problems-dir, else\n"
+    "$KEVO_PROBLEMS, else ./problems, else examples/problems; their\n"
+    "templates are the *.cu next to each file), the templates with the size of\n"
     "their parameter space (valid points / all combinations) and, for one\n"
     "that kevo promote added, where it comes from (its provenance lines:\n"
     "run, model, prompt, answer, GPU, shape, fitness, verify drift), and\n"
@@ -309,6 +313,10 @@ static void print_provenance(const struct tpl *t)
     cJSON_Delete(o);
 }
 
+/* User-defined problems found by load_user_problems. */
+static const struct problem *user_probs[16];
+static int n_user_probs;
+
 static void list_text(struct tpl **t, int n)
 {
     printf("problems:\n");
@@ -316,6 +324,10 @@ static void list_text(struct tpl **t, int n)
         const struct problem *p = kevo_problems[i];
         printf("  %-10s %s\n", p->name, p->summary);
     }
+    for (int i = 0; i < n_user_probs; i++)
+        printf("  %-10s %s\n  %-10s (user problem: %s)\n",
+               user_probs[i]->name, user_probs[i]->summary, "",
+               user_probs[i]->file_path);
     printf("templates:\n");
     for (int i = 0; i < n; i++) {
         int exact;
@@ -348,6 +360,14 @@ static void list_json(struct tpl **t, int n)
         cJSON_AddStringToObject(p, "abi", kevo_problems[i]->abi);
         cJSON_AddItemToArray(ps, p);
     }
+    for (int i = 0; i < n_user_probs; i++) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "name", user_probs[i]->name);
+        cJSON_AddStringToObject(p, "summary", user_probs[i]->summary);
+        cJSON_AddStringToObject(p, "abi", user_probs[i]->abi);
+        cJSON_AddStringToObject(p, "file", user_probs[i]->file_path);
+        cJSON_AddItemToArray(ps, p);
+    }
     cJSON *ts = cJSON_AddArrayToObject(o, "templates");
     for (int i = 0; i < n; i++) {
         cJSON *p = cJSON_CreateObject();
@@ -378,10 +398,69 @@ static void list_json(struct tpl **t, int n)
     cJSON_Delete(o);
 }
 
+/* Appends the templates next to problem file path to *t. */
+static int add_flat_templates(const char *path, struct tpl ***t, int *n,
+                              char *err, size_t errcap)
+{
+    char dir[4096];
+    struct tpl **more = NULL;
+    int k = 0;
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = '\0'; /* path is DIR/x.problem or DIR/y/x.problem */
+    int rc = tpl_load_flat(dir, &more, &k, err, errcap);
+    struct tpl **all = rc ? NULL : realloc(*t, (size_t)(*n + k + 1) *
+                                                   sizeof *all);
+    if (!rc && !all)
+        rc = KEVO_ENOMEM;
+    for (int i = 0; i < k; i++) {
+        if (rc)
+            tpl_free(more[i]);
+        else
+            all[(*n)++] = more[i];
+    }
+    free(more);
+    if (all)
+        *t = all;
+    return rc;
+}
+
+/* Loads every user problem in the problems directory (kevo list) and
+ * their templates; a bad file is reported and makes the exit non-zero. */
+static int load_user_problems(const char *given, struct tpl ***t, int *n)
+{
+    char dir[4096], pat[4200], err[1024];
+    if (cli_problems_dir(given, dir, sizeof dir)) {
+        if (!given)
+            return KEVO_OK; /* none here */
+        fprintf(stderr, "kevo list: problems directory '%s' not found\n",
+                given);
+        return KEVO_ENOENT;
+    }
+    int bad = 0;
+    for (int level = 0; level < 2; level++) {
+        glob_t g;
+        snprintf(pat, sizeof pat, "%s/%s*.problem", dir, level ? "*/" : "");
+        if (glob(pat, 0, NULL, &g))
+            continue;
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            const struct problem *p;
+            if (problem_load_file(g.gl_pathv[i], &p, err, sizeof err) ||
+                add_flat_templates(g.gl_pathv[i], t, n, err, sizeof err)) {
+                fprintf(stderr, "kevo list: %s\n", err);
+                bad = 1;
+            } else if (n_user_probs < 16) {
+                user_probs[n_user_probs++] = p;
+            }
+        }
+        globfree(&g);
+    }
+    return bad ? KEVO_EPARSE : KEVO_OK;
+}
+
 int cmd_list_main(int argc, char **argv)
 {
     int json;
-    const char *tdir = NULL;
+    const char *tdir = NULL, *pdir = NULL;
     if (want_help(argc, argv, &json)) {
         fputs(list_usage, stdout);
         return EXIT_DONE;
@@ -389,6 +468,8 @@ int cmd_list_main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--templates-dir") && i + 1 < argc)
             tdir = argv[++i];
+        else if (!strcmp(argv[i], "--problems-dir") && i + 1 < argc)
+            pdir = argv[++i];
         else if (strcmp(argv[i], "--json")) {
             fprintf(stderr, "kevo list: unknown argument '%s'\n", argv[i]);
             return EXIT_USAGE;
@@ -407,6 +488,7 @@ int cmd_list_main(int argc, char **argv)
         fprintf(stderr, "kevo list: %s\n", err);
         return EXIT_ERROR;
     }
+    int urc = load_user_problems(pdir, &t, &n);
     if (json)
         list_json(t, n);
     else
@@ -414,5 +496,5 @@ int cmd_list_main(int argc, char **argv)
     for (int i = 0; i < n; i++)
         tpl_free(t[i]);
     free(t);
-    return EXIT_DONE;
+    return urc ? EXIT_ERROR : EXIT_DONE;
 }

@@ -303,6 +303,8 @@ static const char run_usage[] =
     "                       anthropic:MODEL[@BASE_URL], replay:RUN_DIR, off\n"
     "                       (default: from ANTHROPIC_API_KEY / OPENAI_API_KEY,\n"
     "                       else off)\n"
+    "  --problem-file F     a user-defined problem (README \"User-defined\n"
+    "                       problems\"); its templates: the *.cu next to F\n"
     "  --llm-key-env VAR    read the API key from VAR (never from a flag)\n"
     "  --llm-budget B       stop asking past B tokens (200k, 2M) or USD ($5)\n"
     "  --llm-price IN,OUT   USD per million input,output tokens\n"
@@ -318,7 +320,8 @@ enum {
     OPT_TEMPLATE, OPT_TDIR, OPT_SEED, OPT_GENS, OPT_EVALS, OPT_TIME,
     OPT_STAG, OPT_ISL, OPT_POP, OPT_OFF, OPT_ARCH, OPT_COMP, OPT_QUIET,
     OPT_JSON, OPT_EVALUATOR, OPT_HELP, OPT_LLM, OPT_LLM_KEY, OPT_LLM_BUDGET,
-    OPT_LLM_PRICE, OPT_LLM_PER_GEN, OPT_STRATEGY, OPT_SIMULATE, OPT_GPUS
+    OPT_LLM_PRICE, OPT_LLM_PER_GEN, OPT_STRATEGY, OPT_SIMULATE, OPT_GPUS,
+    OPT_PROBLEM_FILE
 };
 
 static const struct option run_opts[] = {
@@ -371,6 +374,7 @@ static int parse_long(const char *opt, const char *v, long lo, long hi,
 struct run_flags {
     const char *runs_dir, *tdir, *shape, *simulate;
     enum progress_mode mode;
+    {"problem-file", 1, 0, OPT_PROBLEM_FILE},
 };
 
 /* Budget and output flags shared by run and resume. */
@@ -450,6 +454,12 @@ static int run_flag(int c, const char *arg, struct spec *s,
         if (!(rc = parse_long("islands", arg, 1, 64, &v, err, errcap)))
             s->islands = (int)v;
         break;
+    case OPT_PROBLEM_FILE: {
+        const struct problem *up;
+        if (!(rc = problem_load_file(arg, &up, err, errcap)))
+            snprintf(s->problem, sizeof s->problem, "%s", up->name);
+        break;
+    }
     case OPT_POP:
         if (!(rc = parse_long("population", arg, 1, 100000, &v, err, errcap)))
             s->population = (int)v;
@@ -650,6 +660,18 @@ static char *compose_facts(const char *env_json, const struct spec *s)
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "device");
     const char *name = record_str(d, "name"), *arch = record_str(j, "arch");
     char buf[2048];
+    const struct problem *p = problem_find(ss->spec.problem);
+    if (!tdir && p && p->file_path) { /* a user problem: the *.cu next to it */
+        snprintf(dir, sizeof dir, "%s", p->file_path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            slash[slash == dir] = '\0'; /* "/x.problem": "/" */
+        else
+            snprintf(dir, sizeof dir, ".");
+        rc = tpl_load_flat(dir, &ss->tpls, &ss->n_tpls, err, errcap);
+        return rc ? rc : select_templates(&ss->spec, &ss->tpls, &ss->n_tpls,
+                                          err, errcap);
+    }
     int n = snprintf(buf, sizeof buf,
                      "GPU: %s (%s), %.0f SMs, %.0f KB shared memory per block "
                      "(opt-in), %.0f MB L2",

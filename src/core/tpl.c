@@ -927,13 +927,14 @@ static void folder_of(const char *path, char *out, size_t cap)
 }
 
 /* Loads the sorted paths into arr; on error frees what it loaded. */
-static int load_all(char **paths, size_t n, struct tpl **arr, char *err,
-                    size_t errcap)
+static int load_all(char **paths, size_t n, int check_folder,
+                    struct tpl **arr, char *err, size_t errcap)
 {
     for (size_t i = 0; i < n; i++) {
         char folder[64];
         folder_of(paths[i], folder, sizeof folder);
-        int rc = load(paths[i], folder, &arr[i], err, errcap);
+        int rc = load(paths[i], check_folder ? folder : NULL, &arr[i], err,
+                      errcap);
         if (rc) {
             while (i > 0)
                 tpl_free(arr[--i]);
@@ -943,8 +944,10 @@ static int load_all(char **paths, size_t n, struct tpl **arr, char *err,
     return KEVO_OK;
 }
 
-int tpl_load_dir(const char *dir, struct tpl ***out, int *n, char *err,
-                 size_t errcap)
+/* Loads every file matching dir/glob_rest (see tpl_load_dir). */
+static int load_glob(const char *dir, const char *glob_rest,
+                     int check_folder, struct tpl ***out, int *n, char *err,
+                     size_t errcap)
 {
     char pattern[600];
     *out = NULL;
@@ -953,7 +956,7 @@ int tpl_load_dir(const char *dir, struct tpl ***out, int *n, char *err,
         snprintf(err, errcap, "cannot open templates directory '%s'", dir);
         return KEVO_ENOENT;
     }
-    if (fs_join(pattern, sizeof pattern, dir, "*/*.cu")) {
+    if (fs_join(pattern, sizeof pattern, dir, glob_rest)) {
         snprintf(err, errcap, "templates path too long: '%s'", dir);
         return KEVO_EINVAL;
     }
@@ -969,7 +972,8 @@ int tpl_load_dir(const char *dir, struct tpl ***out, int *n, char *err,
     qsort(g.gl_pathv, g.gl_pathc, sizeof *g.gl_pathv, cmp_str);
     struct tpl **arr = calloc(g.gl_pathc, sizeof *arr);
     int rc =
-        arr ? load_all(g.gl_pathv, g.gl_pathc, arr, err, errcap) : KEVO_ENOMEM;
+        arr ? load_all(g.gl_pathv, g.gl_pathc, check_folder, arr, err, errcap)
+            : KEVO_ENOMEM;
     if (rc == KEVO_ENOMEM && !arr)
         snprintf(err, errcap, "out of memory");
     if (rc) {
@@ -980,6 +984,18 @@ int tpl_load_dir(const char *dir, struct tpl ***out, int *n, char *err,
     }
     globfree(&g);
     return rc;
+}
+
+int tpl_load_dir(const char *dir, struct tpl ***out, int *n, char *err,
+                 size_t errcap)
+{
+    return load_glob(dir, "*/*.cu", 1, out, n, err, errcap);
+}
+
+int tpl_load_flat(const char *dir, struct tpl ***out, int *n, char *err,
+                  size_t errcap)
+{
+    return load_glob(dir, "*.cu", 0, out, n, err, errcap);
 }
 
 void tpl_free(struct tpl *t)

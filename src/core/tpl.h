@@ -162,6 +162,10 @@ int tpl_load(const char *path, struct tpl **out, char *err,
  * dir missing: KEVO_ENOENT. */
 int tpl_load_dir(const char *dir, struct tpl ***out, int *n, char *err,
                  size_t errcap) KEVO_WUR;
+/* The same for every dir/<name>.cu, whatever their problems (the
+ * templates next to a user problem's file). */
+int tpl_load_flat(const char *dir, struct tpl ***out, int *n, char *err,
+                  size_t errcap) KEVO_WUR;
 void tpl_free(struct tpl *t);
 
 /* Fills vals[0..n_params) with the default point. */

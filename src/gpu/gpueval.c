@@ -652,6 +652,10 @@ static char *init_json(const struct gpueval_opts *o)
     cJSON_AddStringToObject(j, "problem", o->problem->name);
     cJSON_AddStringToObject(j, "dtype", dtype_name(o->dtype));
     cJSON *s = cJSON_AddArrayToObject(j, "shape");
+    if (o->problem->file_text) { /* a user problem: the worker parses it */
+        cJSON_AddStringToObject(j, "problem_file", o->problem->file_path);
+        cJSON_AddStringToObject(j, "problem_text", o->problem->file_text);
+    }
     for (int i = 0; i < o->shape.n_dims; i++)
         cJSON_AddItemToArray(s, cJSON_CreateNumber((double)o->shape.d[i]));
     char seed[17];

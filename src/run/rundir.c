@@ -162,6 +162,29 @@ int rundir_check_journal(const char *dir, const cJSON *checkpoint,
 }
 
 /* The hidden sibling a run directory is built in: <parent>/.<name>.new.<pid> */
+/* A user-defined problem's file (README "User-defined problems"): the run
+ * keeps its exact text, and every later command reads it from there. */
+static int copy_problem_file(const char *dir, const struct spec *s)
+{
+    const struct problem *p = problem_find(s->problem);
+    char path[4096];
+    if (!p || !p->file_text)
+        return KEVO_OK;
+    int rc = rundir_path(path, sizeof path, dir, RUNDIR_PROBLEM_FILE);
+    return rc ? rc : fs_write_new(path, p->file_text, strlen(p->file_text), 1);
+}
+
+/* Loads the run's copy of its problem file, when it has one. */
+static int load_problem_file(const char *dir, char *err, size_t errcap)
+{
+    char path[4096];
+    const struct problem *p;
+    if (rundir_path(path, sizeof path, dir, RUNDIR_PROBLEM_FILE))
+        return KEVO_EINVAL;
+    return fs_exists(path) ? problem_load_file(path, &p, err, errcap)
+                           : KEVO_OK;
+}
+
 static int staging_path(char *out, size_t cap, const char *dir)
 {
     const char *slash = strrchr(dir, '/');
@@ -182,6 +205,8 @@ static int fill_new(const char *dir, const char *shown,
         rc = fs_mkdirs(path);
     if (!rc)
         rc = copy_templates(dir, s, tpls, n_tpls);
+    if (!rc)
+        rc = copy_problem_file(dir, s);
     if (rc) {
         snprintf(err, errcap, "cannot create run directory '%s': %s", shown,
                  kevo_strerror(rc));
@@ -256,6 +281,10 @@ int rundir_load_manifest(const char *dir, struct spec *s, cJSON **manifest,
     if (rundir_path(path, sizeof path, dir, "manifest.json"))
         return KEVO_EINVAL;
     int rc = fs_read_file(path, &text, NULL);
+    if (!rc && (rc = load_problem_file(dir, err, errcap))) {
+        free(text);
+        return rc;
+    }
     if (rc) {
         snprintf(err, errcap, "'%s' is not a kevo run directory: cannot read "
                  "'%s': %s", dir, path, kevo_strerror(rc));

@@ -7,6 +7,9 @@
  *                    resume never depends on the repository changing
  *   sources/<hash>.cu  every evaluated candidate's exact source
  *   best.json, best.cu the accepted best so far
+ *   problem.problem  a user-defined problem's file (README "User-defined
+ *                    problems"), copied at creation; rundir_load_manifest
+ *                    loads it first: no later command reads the original
  * Nothing here overwrites or truncates an existing file except the atomic
  * replacement of checkpoint.json and best.*, and the repair of a journal
  * line torn by a crash (jnl.h).
@@ -19,6 +22,8 @@
 #include "spec.h"
 #include "status.h"
 #include "tpl.h"
+
+#define RUNDIR_PROBLEM_FILE "problem.problem"
 
 /*
  * Creates dir (which must not exist, or be empty) with manifest.json,

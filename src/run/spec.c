@@ -208,6 +208,13 @@ static int parse_member(struct spec *s, const cJSON *it, const char *text,
     } else if (!strcmp(k, "problem")) {
         if (copy_str(it, s->problem, sizeof s->problem))
             BAD("'problem' must be a string");
+    } else if (!strcmp(k, "problem_file")) { /* a user-defined problem */
+        const struct problem *up;
+        if (!cJSON_IsString(it))
+            BAD("'problem_file' must be a string (a .problem file)");
+        if ((rc = problem_load_file(it->valuestring, &up, err, errcap)))
+            return rc;
+        snprintf(s->problem, sizeof s->problem, "%s", up->name);
     } else if (!strcmp(k, "dtype")) {
         if (!cJSON_IsString(it) || dtype_parse(it->valuestring, &s->dtype))
             BAD("'dtype' must be one of fp32, fp16, bf16");
@@ -306,7 +313,17 @@ int spec_parse_json(struct spec *s, const char *text, const char *path,
         rc = KEVO_EPARSE;
     }
     /* problem first: shape parsing depends on it */
+    const cJSON *pf = cJSON_GetObjectItemCaseSensitive(root, "problem_file");
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(root, "problem");
+    if (!rc && pf)
+        rc = parse_member(s, pf, text, path, err, errcap);
+    if (!rc && pf && p &&
+        (!cJSON_IsString(p) || strcmp(p->valuestring, s->problem))) {
+        snprintf(err, errcap, "%s:%d: 'problem' names another problem than "
+                 "'problem_file' (%s)", path,
+                 line_of_key(text, "problem"), s->problem);
+        rc = KEVO_EPARSE;
+    }
     if (!rc && p)
         rc = parse_member(s, p, text, path, err, errcap);
     const cJSON *it;
@@ -314,7 +331,7 @@ int spec_parse_json(struct spec *s, const char *text, const char *path,
     {
         if (rc)
             break;
-        if (it != p)
+        if (it != p && it != pf)
             rc = parse_member(s, it, text, path, err, errcap);
     }
     cJSON_Delete(root);
