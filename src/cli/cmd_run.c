@@ -550,10 +550,12 @@ static int run_flag(int c, const char *arg, struct spec *s,
     case OPT_GPUS: {
         int ids[SPEC_MAX_GPUS];
         char why[300];
-        if (strlen(arg) >= sizeof s->gpus ||
-            spec_gpu_list(arg, 0, ids, SPEC_MAX_GPUS, why, sizeof why) < 0) {
-            snprintf(err, errcap, "--gpus: '%.200s' is not 'all' or a list "
-                     "of GPU numbers such as 0,1,3", arg);
+        if (strlen(arg) >= sizeof s->gpus) {
+            snprintf(err, errcap, "--gpus: too long");
+            return KEVO_EINVAL;
+        }
+        if (spec_gpu_list(arg, 0, ids, SPEC_MAX_GPUS, why, sizeof why) < 0) {
+            snprintf(err, errcap, "--%s", why);
             return KEVO_EINVAL;
         }
         snprintf(s->gpus, sizeof s->gpus, "%s", arg);

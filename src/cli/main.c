@@ -13,6 +13,7 @@
 #include "cmd_run.h"
 #include "cmd_search.h"
 #include "gpueval.h"
+#include "gpuset.h"
 #include "hash.h"
 #include "jit.h"
 #include "rundir.h"
@@ -36,6 +37,13 @@ static int gpu_create(const struct spec *s, const struct problem *p,
         .harness_seed = hash_final(hash_u64(HASH_SEED ^ 0x6b65766fULL,
                                             s->seed)),
     };
+    if (s->gpus[0]) { /* several GPUs, one worker each (gpuset.h) */
+        int ids[SPEC_MAX_GPUS], all = !strcmp(s->gpus, "all");
+        int n = all ? 0 : spec_gpu_list(s->gpus, 0, ids, SPEC_MAX_GPUS, err,
+                                        errcap);
+        return n < 0 ? KEVO_EINVAL
+                     : gpuset_new(&o, all, ids, n, out, dev, err, errcap);
+    }
     return gpueval_new(&o, out, dev, err, errcap);
 }
 

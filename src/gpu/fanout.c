@@ -408,7 +408,8 @@ static void fo_destroy(void *self)
     struct fanout *f = self;
     if (!f)
         return;
-    for (int k = 0; k < f->n; k++)
+    for (int k = f->n - 1; k >= 0; k--) /* last to first: sub 0 may own
+                                           what the others borrow */
         f->subs[k].s.ev.ops->destroy(f->subs[k].s.ev.self);
     pthread_cond_destroy(&f->cv);
     pthread_mutex_destroy(&f->mu);

@@ -63,7 +63,7 @@ struct fanout_opts {
  * is left (KEVO_ENODEV, the last failure named in the report). Sub-
  * evaluators must be safe to drive from different threads at once (each
  * one from one thread at a time). *out is filled; destroy it with
- * out->ops->destroy(out->self).
+ * out->ops->destroy(out->self), which destroys the subs last to first.
  */
 int fanout_new(const struct fanout_opts *o, struct fanout_sub *subs, int n,
                struct evaluator *out, char *err, size_t errcap) KEVO_WUR;

@@ -37,6 +37,7 @@ struct gpueval {
     struct gpueval_opts o;
     char arch[16];
     struct jit_pool *pool;
+    int own_pool;        /* 1: made here, freed here */
     struct wrk *wrk;
     struct tpl_device dev;
     double best_ns;      /* for cascades (the engine's); 0 = none */
@@ -629,7 +630,8 @@ static void ge_destroy(void *self)
     if (!g)
         return;
     wrk_free(g->wrk);
-    jit_pool_free(g->pool);
+    if (g->own_pool)
+        jit_pool_free(g->pool);
     for (int i = 0; i < CUBIN_CACHE; i++)
         free(g->cache[i].cubin);
     free(g);
@@ -661,7 +663,7 @@ static char *init_json(const struct gpueval_opts *o)
     char seed[17];
     hash_hex(o->harness_seed, seed);
     cJSON_AddStringToObject(j, "seed", seed);
-    cJSON_AddNumberToObject(j, "device", 0);
+    cJSON_AddNumberToObject(j, "device", o->device);
     cJSON_AddBoolToObject(j, "cupti", getenv("KEVO_NO_CUPTI") == NULL);
     char *txt = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);
@@ -738,6 +740,10 @@ int gpueval_new(const struct gpueval_opts *o, struct evaluator *out,
     }
     read_device(g);
     fingerprint_of(g);
+    if (o->pool) {
+        g->pool = o->pool;
+        goto made;
+    }
     char cache[4096];
     if (!o->cache_dir)
         jit_cache_dir(cache, sizeof cache);
@@ -754,9 +760,42 @@ int gpueval_new(const struct gpueval_opts *o, struct evaluator *out,
         ge_destroy(g);
         return rc;
     }
+    g->own_pool = 1;
+made:
     if (dev)
         *dev = g->dev;
     out->ops = &gpueval_ops;
     out->self = g;
     return KEVO_OK;
+}
+
+struct jit_pool *gpueval_pool(const struct evaluator *e)
+{
+    return ((const struct gpueval *)e->self)->pool;
+}
+
+int gpueval_device_count(const struct evaluator *e)
+{
+    const struct gpueval *g = e->self;
+    cJSON *j = cJSON_Parse(wrk_ready_json(g->wrk));
+    int n = (int)num(j, "device_count");
+    cJSON_Delete(j);
+    return n;
+}
+
+void gpueval_prefetch(void *self, const struct candidate *const *cands,
+                      int n)
+{
+    struct gpueval *g = self;
+    for (int i = 0; i < n; i++) {
+        struct launch_plan pl;
+        struct eval_result r;
+        eval_result_init(&r);
+        int decided = precheck(g, cands[i], &pl, &r);
+        eval_result_release(&r);
+        if (!decided && jit_pool_prefetch(g->pool, cands[i]->source,
+                                          cands[i]->tpl->name)) {
+            /* the submit that follows reports it */
+        }
+    }
 }

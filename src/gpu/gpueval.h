@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "eval.h"
+#include "jit.h"
 #include "problem.h"
 #include "status.h"
 #include "tpl.h"
@@ -29,6 +30,10 @@ struct gpueval_opts {
     uint64_t harness_seed;     /* input seeds derive from it; never put into
                                   a candidate's source */
     int verbose;               /* 1: log worker restarts etc. to stderr */
+    int device;                /* CUDA ordinal of the GPU its worker opens */
+    struct jit_pool *pool;     /* (optional) compile pool shared with other
+                                  evaluators, borrowed (must outlive this
+                                  one); NULL = its own (n_compilers, ...) */
 };
 
 /*
@@ -38,5 +43,16 @@ struct gpueval_opts {
  */
 int gpueval_new(const struct gpueval_opts *o, struct evaluator *out,
                 struct tpl_device *dev, char *err, size_t errcap) KEVO_WUR;
+
+/* The compile pool of GPU evaluator e (borrowed; e made by gpueval_new),
+ * to share with the next ones through gpueval_opts.pool. */
+struct jit_pool *gpueval_pool(const struct evaluator *e);
+/* Number of CUDA devices e's worker sees (0 if it did not say). */
+int gpueval_device_count(const struct evaluator *e);
+/* The fan-out's prefetch hook (fanout.h): starts compiling, in the shared
+ * pool, every candidate of the batch that gets past the checks made before
+ * compiling. self is a GPU evaluator's (evaluator.self). */
+void gpueval_prefetch(void *self, const struct candidate *const *cands,
+                      int n);
 
 #endif

@@ -125,6 +125,9 @@ struct jit_pool_opts {
     const char *cache_dir; /* NULL = no disk cache */
 };
 
+/* A pool may be used from several threads at once (each call takes its
+ * mutex; a thread waiting in poll() lets the others queue work). */
+
 /* Starts the pool (forks n_procs compiler processes, which warm NVRTC up
  * in parallel; creates cache_dir). Call before the process starts any
  * threads. KEVO_EINVAL for a bad arch (see jit_default_options). *out is
@@ -155,7 +158,15 @@ int jit_pool_wait(struct jit_pool *p, int ticket, struct jit_output *out) KEVO_W
 int jit_pool_poll(struct jit_pool *p, int block) KEVO_WUR;
 /* 1 if ticket's result is ready (jit_pool_wait returns at once), 0 if
  * not yet, -1 for an unknown ticket. */
-int jit_pool_done(const struct jit_pool *p, int ticket);
+int jit_pool_done(struct jit_pool *p, int ticket);
+/* Starts compiling src for the disk cache, for a submit expected soon
+ * (several GPU evaluators fed by one pool, fanout.h): a jit_pool_submit of
+ * the same source while it is queued or compiling takes it over (no second
+ * compile, its place in the queue kept); once done, the submit finds it in
+ * the cache. No ticket to wait for. Nothing without a cache_dir, for a
+ * cache hit, or for a source already queued. Errors as for submit. */
+int jit_pool_prefetch(struct jit_pool *p, const char *src,
+                      const char *name) KEVO_WUR;
 /* Kills and reaps every compiler process; frees p and the results that
  * were never waited for. p may be NULL. */
 void jit_pool_free(struct jit_pool *p);

@@ -14,11 +14,21 @@
  * request only to an idle child, which reads all of it before compiling,
  * so the parent's blocking send cannot deadlock; replies of any size are
  * read in pieces as poll() reports them.
+ *
+ * Threads (several GPU evaluators share one pool, fanout.h): every public
+ * call takes the pool's mutex. One caller at a time "services" the pool
+ * (pool_service); it lets go of the mutex only around its blocking poll(),
+ * with `servicing` set, so that others may queue tickets meanwhile (and
+ * wake it through a pipe) but touch no process. Callers that need a result
+ * while another one services wait on a condition variable that every
+ * service round broadcasts.
  */
 #include "jit.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -81,6 +91,7 @@ enum ticket_state { TK_FREE, TK_QUEUED, TK_RUNNING, TK_DONE };
 struct ticket {
     int id; /* what submit returned */
     enum ticket_state state;
+    int prefetch; /* 1: from jit_pool_prefetch, nobody waits for it yet */
     uint64_t key; /* cache key (0 without a cache) */
     char *src;    /* owned copies while QUEUED */
     char *name;
@@ -98,9 +109,13 @@ struct jit_pool {
     int next_id;        /* next ticket id */
     int n_start_fails;  /* children that died in a row before ready */
     int broken;         /* status that every wait now returns, or 0 */
-    struct pollfd *pfd; /* n_procs, rebuilt each round */
+    struct pollfd *pfd; /* n_procs + 1 (the wake pipe), rebuilt each round */
     int *pfd_proc;      /* pfd[k] watches procs[pfd_proc[k]] */
-    char err[256];      /* reason for the last failure */
+    char err[256];      /* reason for the last failure (any thread's) */
+    pthread_mutex_t mu; /* guards everything above */
+    pthread_cond_t cv;  /* a service round ended */
+    int servicing;      /* 1: a thread is in poll() without the mutex */
+    int wake[2];        /* pipe: a new ticket interrupts that poll() */
 };
 
 static void KEVO_PRINTF(2, 3) set_err(struct jit_pool *p, const char *fmt, ...)
@@ -309,6 +324,16 @@ static void proc_reap(struct proc *c, char *why, size_t cap)
     c->ticket = -1;
 }
 
+static void ticket_release(struct ticket *t);
+
+/* A finished prefetch nobody adopted: its result is in the disk cache (the
+ * child stored it), where a later submit finds it; the slot is freed. */
+static void drop_if_prefetch(struct ticket *t)
+{
+    if (t->prefetch && t->state == TK_DONE)
+        ticket_release(t);
+}
+
 static void ticket_finish(struct ticket *t, const char *log, int timed_out,
                           double compile_ms)
 {
@@ -335,6 +360,7 @@ static void proc_lost(struct jit_pool *p, struct proc *c, int timed_out)
         else
             snprintf(log, sizeof log, "%s\n", why);
         ticket_finish(&p->tk[ti], log, timed_out, ms);
+        drop_if_prefetch(&p->tk[ti]);
     } else if (state == PROC_STARTING) {
         p->n_start_fails++;
         set_err(p, "%s before it was ready",
@@ -392,6 +418,7 @@ static int take_reply(struct jit_pool *p, struct proc *c,
     o->timed_out = h->timed_out;
     o->compile_ms = h->compile_ms;
     p->tk[c->ticket].state = TK_DONE;
+    drop_if_prefetch(&p->tk[c->ticket]);
     c->state = PROC_IDLE;
     c->ticket = -1;
     return KEVO_OK;
@@ -580,8 +607,18 @@ static void kill_overdue(struct jit_pool *p)
     }
 }
 
+/* Empties the wake pipe (non-blocking). */
+static void drain_wake(struct jit_pool *p)
+{
+    char buf[64];
+    while (read(p->wake[0], buf, sizeof buf) > 0)
+        ;
+}
+
 /* One round: dispatch, wait for readiness (up to the nearest deadline
- * if block, else not at all), read, enforce deadlines, refill. */
+ * if block, else not at all), read, enforce deadlines, refill. Called with
+ * the mutex held and nobody servicing; a blocking wait lets go of the
+ * mutex while in poll(). */
 static int pool_service(struct jit_pool *p, int block)
 {
     int rc = respawn_dead(p);
@@ -595,14 +632,30 @@ static int pool_service(struct jit_pool *p, int block)
             p->pfd[n].events = POLLIN;
             p->pfd_proc[n++] = i;
         }
+    p->pfd[n].fd = p->wake[0];
+    p->pfd[n].events = POLLIN;
     int wait_ms = block ? next_wait_ms(p) : 0;
     if (n == 0 || wait_ms < 0)
         wait_ms = block ? 100 : 0; /* nothing running: do not hang */
-    int ready = poll(p->pfd, (nfds_t)n, wait_ms);
+    int ready;
+    if (wait_ms > 0) {
+        p->servicing = 1;
+        pthread_mutex_unlock(&p->mu);
+        ready = poll(p->pfd, (nfds_t)n + 1, wait_ms);
+        int e = errno;
+        pthread_mutex_lock(&p->mu);
+        p->servicing = 0;
+        pthread_cond_broadcast(&p->cv);
+        errno = e;
+    } else {
+        ready = poll(p->pfd, (nfds_t)n + 1, 0);
+    }
     if (ready < 0 && errno != EINTR) {
         set_err(p, "poll failed: %s", strerror(errno));
         return KEVO_EIO;
     }
+    if (ready > 0 && p->pfd[n].revents)
+        drain_wake(p);
     for (int k = 0; k < n && ready > 0 && !rc; k++)
         if (p->pfd[k].revents)
             rc = proc_read(p, &p->procs[p->pfd_proc[k]]);
@@ -612,7 +665,22 @@ static int pool_service(struct jit_pool *p, int block)
     rc = respawn_dead(p);
     if (!rc)
         dispatch(p);
+    pthread_cond_broadcast(&p->cv);
     return rc;
+}
+
+/* A round of service if nobody else is in one; else (another thread is in
+ * poll(), which a new ticket has woken) nothing. Mutex held. */
+static void service_now(struct jit_pool *p)
+{
+    if (!p->servicing) {
+        if (pool_service(p, 0)) {
+            /* reported again by the wait that needs it */
+        }
+    } else {
+        ssize_t w = write(p->wake[1], "w", 1);
+        (void)w; /* a full pipe is already a wake-up */
+    }
 }
 
 /* ---- public */
@@ -636,11 +704,30 @@ static int answer_now(struct jit_pool *p, struct ticket *t, const char *src)
     return rc == KEVO_OK ? 1 : rc == KEVO_ENOENT ? 0 : -rc;
 }
 
-int jit_pool_submit(struct jit_pool *p, const char *src, const char *name)
+/* The unadopted prefetch of the same source, or NULL. */
+static struct ticket *prefetched(struct jit_pool *p, uint64_t key)
+{
+    for (int i = 0; i < p->n_tk; i++)
+        if (p->tk[i].state != TK_FREE && p->tk[i].prefetch &&
+            p->tk[i].key == key)
+            return &p->tk[i];
+    return NULL;
+}
+
+/* submit and prefetch, mutex held. */
+static int submit_locked(struct jit_pool *p, const char *src,
+                         const char *name, int prefetch)
 {
     if (!src || !name || strlen(src) > JIT_SRC_CAP || strlen(name) > NAME_CAP) {
         set_err(p, "source or name missing or too long");
         return -KEVO_EINVAL;
+    }
+    if (p->cache_dir) {
+        struct ticket *pt = prefetched(p, jit_cache_key(src, p->arch));
+        if (pt) { /* compiling already: a submit adopts it */
+            pt->prefetch = prefetch;
+            return pt->id;
+        }
     }
     struct ticket *t = ticket_new(p);
     if (!t) {
@@ -653,53 +740,96 @@ int jit_pool_submit(struct jit_pool *p, const char *src, const char *name)
         t->src = strdup(src);
         t->name = strdup(name);
         t->state = TK_QUEUED;
+        t->prefetch = prefetch;
         r = t->src && t->name ? 0 : -KEVO_ENOMEM;
     }
-    if (r < 0) {
+    if (r < 0 || (r == 1 && prefetch)) { /* a prefetch answered: done */
         ticket_release(t);
-        return r;
+        return r < 0 ? r : id;
     }
-    /* start it now if a child is idle, and collect finished ones; a
-     * failure here is reported again by the wait that needs it */
-    if (pool_service(p, 0)) {
-    }
+    /* start it now if a child is idle, and collect finished ones */
+    service_now(p);
     return id;
 }
 
-int jit_pool_wait(struct jit_pool *p, int ticket, struct jit_output *out)
+int jit_pool_submit(struct jit_pool *p, const char *src, const char *name)
 {
-    struct ticket *t = ticket_find(p, ticket);
-    if (!t) {
-        set_err(p, "no pending ticket %d", ticket);
-        return KEVO_EINVAL;
-    }
-    int ti = (int)(t - p->tk); /* p->tk moves only in submit */
-    while (p->tk[ti].state != TK_DONE) {
+    pthread_mutex_lock(&p->mu);
+    int r = submit_locked(p, src, name, 0);
+    pthread_mutex_unlock(&p->mu);
+    return r;
+}
+
+int jit_pool_prefetch(struct jit_pool *p, const char *src, const char *name)
+{
+    if (!p->cache_dir)
+        return KEVO_OK;
+    pthread_mutex_lock(&p->mu);
+    int r = submit_locked(p, src, name, 1);
+    pthread_mutex_unlock(&p->mu);
+    return r < 0 ? -r : KEVO_OK;
+}
+
+/* Mutex held. p->tk moves in submit, so the ticket is looked up again
+ * after every wait. */
+static int wait_locked(struct jit_pool *p, int ticket, struct jit_output *out)
+{
+    for (;;) {
+        struct ticket *t = ticket_find(p, ticket);
+        if (!t) {
+            set_err(p, "no pending ticket %d", ticket);
+            return KEVO_EINVAL;
+        }
+        if (t->state == TK_DONE) {
+            *out = t->out;
+            memset(&t->out, 0, sizeof t->out);
+            ticket_release(t);
+            return KEVO_OK;
+        }
         if (p->broken)
             return p->broken;
+        if (p->servicing) {
+            pthread_cond_wait(&p->cv, &p->mu);
+            continue;
+        }
         int rc = pool_service(p, 1);
         if (rc)
             return rc;
     }
-    *out = p->tk[ti].out;
-    memset(&p->tk[ti].out, 0, sizeof p->tk[ti].out);
-    ticket_release(&p->tk[ti]);
-    return KEVO_OK;
+}
+
+int jit_pool_wait(struct jit_pool *p, int ticket, struct jit_output *out)
+{
+    pthread_mutex_lock(&p->mu);
+    int rc = wait_locked(p, ticket, out);
+    pthread_mutex_unlock(&p->mu);
+    return rc;
 }
 
 int jit_pool_poll(struct jit_pool *p, int block)
 {
-    if (p->broken)
-        return p->broken;
-    return pool_service(p, block);
+    pthread_mutex_lock(&p->mu);
+    int rc = p->broken;
+    if (!rc && !p->servicing)
+        rc = pool_service(p, block);
+    else if (!rc && block) /* someone else serves: wait for their round */
+        pthread_cond_wait(&p->cv, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    return rc;
 }
 
-int jit_pool_done(const struct jit_pool *p, int ticket)
+int jit_pool_done(struct jit_pool *p, int ticket)
 {
+    pthread_mutex_lock(&p->mu);
+    int r = -1;
     for (int i = 0; i < p->n_tk; i++)
-        if (p->tk[i].state != TK_FREE && p->tk[i].id == ticket)
-            return p->tk[i].state == TK_DONE;
-    return -1;
+        if (p->tk[i].state != TK_FREE && p->tk[i].id == ticket &&
+            !p->tk[i].prefetch) {
+            r = p->tk[i].state == TK_DONE;
+            break;
+        }
+    pthread_mutex_unlock(&p->mu);
+    return r;
 }
 
 static int pool_alloc(const struct jit_pool_opts *o, struct jit_pool **out)
@@ -716,8 +846,13 @@ static int pool_alloc(const struct jit_pool_opts *o, struct jit_pool **out)
     p->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : JIT_DEFAULT_TIMEOUT_MS;
     p->arch = strdup(o->arch);
     p->cache_dir = o->cache_dir ? strdup(o->cache_dir) : NULL;
+    p->wake[0] = p->wake[1] = -1;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    if (pipe2(p->wake, O_CLOEXEC | O_NONBLOCK))
+        return KEVO_EIO;
     p->procs = calloc((size_t)p->n_procs, sizeof *p->procs);
-    p->pfd = calloc((size_t)p->n_procs, sizeof *p->pfd);
+    p->pfd = calloc((size_t)p->n_procs + 1, sizeof *p->pfd);
     p->pfd_proc = calloc((size_t)p->n_procs, sizeof *p->pfd_proc);
     if (!p->arch || (o->cache_dir && !p->cache_dir) || !p->procs || !p->pfd ||
         !p->pfd_proc)
@@ -764,5 +899,10 @@ void jit_pool_free(struct jit_pool *p)
     free(p->procs);
     free(p->cache_dir);
     free(p->arch);
+    for (int i = 0; i < 2; i++)
+        if (p->wake[i] >= 0)
+            close(p->wake[i]);
+    pthread_cond_destroy(&p->cv);
+    pthread_mutex_destroy(&p->mu);
     free(p);
 }

@@ -284,6 +284,9 @@ static int send_ready(struct worker *w)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddItemToObject(j, "device", device_json(w));
+    int n_dev = 0; /* for kevo run --gpus all */
+    if (w->g.cu->cuDeviceGetCount(&n_dev) == CUDA_SUCCESS)
+        cJSON_AddNumberToObject(j, "device_count", n_dev);
     cJSON_AddStringToObject(j, "timer", tmr_kind(w->t));
     cJSON_AddStringToObject(j, "timer_note", tmr_note(w->t));
     cJSON_AddNumberToObject(j, "cupti_version", tmr_cupti_version(w->t));

@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "fanout.h"
+#include "gpuset.h"
 #include "testeval.h"
 
 #define N_CANDS 40
@@ -426,6 +427,40 @@ static void test_testeval_subs(void)
     tpl_free(t);
 }
 
+/* The GPU match check of kevo run --gpus, on worker ready answers. */
+static void test_gpu_match(void)
+{
+    const char *h100 = "{\"device\":{\"name\":\"NVIDIA H100 80GB HBM3\","
+                       "\"sms\":132,\"clock_khz\":1980000,\"mem_clock_khz\":"
+                       "2619000},\"nvml\":{\"power_limit_mw\":700000,"
+                       "\"app_sm_clock_mhz\":1980}}";
+    const char *h100_b = "{\"device\":{\"name\":\"NVIDIA H100 80GB HBM3\","
+                         "\"sms\":132,\"clock_khz\":1980000,"
+                         "\"mem_clock_khz\":2619000},\"nvml\":{"
+                         "\"power_limit_mw\":690000,\"app_sm_clock_mhz\":"
+                         "1980}}";
+    const char *h100_low = "{\"device\":{\"name\":\"NVIDIA H100 80GB HBM3\","
+                           "\"sms\":132,\"clock_khz\":1980000,"
+                           "\"mem_clock_khz\":2619000},\"nvml\":{"
+                           "\"power_limit_mw\":500000}}";
+    const char *a100 = "{\"device\":{\"name\":\"NVIDIA A100-SXM4-80GB\","
+                       "\"sms\":108,\"clock_khz\":1410000}}";
+    const char *slow = "{\"device\":{\"name\":\"NVIDIA H100 80GB HBM3\","
+                       "\"sms\":132,\"clock_khz\":1755000}}";
+    char why[512] = "";
+    CHECK(gpuset_match(h100, 0, h100_b, 1, why, sizeof why) == 0);
+    CHECK(gpuset_match(h100, 0, a100, 3, why, sizeof why) == 1);
+    CHECK_MSG(strstr(why, "GPU 0 is 'NVIDIA H100 80GB HBM3' and GPU 3 is "
+                     "'NVIDIA A100-SXM4-80GB'") != NULL, "%s", why);
+    CHECK(gpuset_match(h100, 0, h100_low, 2, why, sizeof why) == 1);
+    CHECK_MSG(strstr(why, "GPU 0 and GPU 2 have different power limits: "
+                     "700 vs 500 W") != NULL, "%s", why);
+    CHECK(gpuset_match(h100, 1, slow, 5, why, sizeof why) == 1);
+    CHECK_MSG(strstr(why, "GPU 1 and GPU 5 differ in max clocks") != NULL,
+              "%s", why);
+    CHECK(gpuset_match(h100, 0, "{}", 1, why, sizeof why) == 1);
+}
+
 int main(void)
 {
     make_cands();
@@ -442,5 +477,7 @@ int main(void)
     RUN(test_environment, "the environment is sub 0's plus the list of GPUs");
     RUN(test_testeval_subs, "three test evaluators answer exactly what one "
         "answers");
+    RUN(test_gpu_match, "GPUs of two models, power limits or clocks are "
+        "refused with both GPUs named; one model within tolerance passes");
     TEST_DONE();
 }

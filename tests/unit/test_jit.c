@@ -1,10 +1,12 @@
 /*
  * test_jit.c - NVRTC compiles (no GPU needed): ptxas numbers, errors,
  * source screening, the disk cache, and the process pool (parallel
- * compiles, time limit, crashed compiler). Pool tests run first, before
+ * compiles, time limit, crashed compiler, several threads, prefetch).
+ * Pool tests run first, before
  * this process has called NVRTC, as kevo does; the later ones fork after.
  */
 #include <dirent.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -521,6 +523,99 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
+/* ---- one pool, several threads (GPU evaluators under a fan-out) */
+
+struct pool_user {
+    struct jit_pool *p;
+    int id;   /* thread number: its kernels' names */
+    int ok;   /* compiles that gave their own kernel */
+};
+
+static void *pool_user_main(void *arg)
+{
+    struct pool_user *u = arg;
+    for (int i = 0; i < 3; i++) {
+        char src[200], name[32];
+        snprintf(name, sizeof name, "kevo_t%d_%d", u->id, i);
+        snprintf(src, sizeof src, "extern \"C\" __global__ void %s(int *a)"
+                 " { a[threadIdx.x] = %d; }\n", name, u->id * 10 + i);
+        struct jit_output o;
+        int t = jit_pool_submit(u->p, src, "t.cu");
+        if (t >= 0 && jit_pool_wait(u->p, t, &o) == KEVO_OK) {
+            u->ok += o.ok && contains(&o, name);
+            jit_output_release(&o);
+        }
+    }
+    return NULL;
+}
+
+static void test_pool_threads(void)
+{
+    struct jit_pool *p = pool_start(2, 20000, NULL);
+    if (!p)
+        return;
+    pthread_t th[4];
+    struct pool_user u[4];
+    for (int i = 0; i < 4; i++) {
+        u[i] = (struct pool_user){p, i, 0};
+        CHECK(pthread_create(&th[i], NULL, pool_user_main, &u[i]) == 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        CHECK_MSG(u[i].ok == 3, "thread %d: %d of 3", i, u[i].ok);
+    }
+    jit_pool_free(p);
+}
+
+/* A prefetch compiles for the cache; the submit of the same source while
+ * it compiles takes over its ticket (no second ticket, no second compile),
+ * and one after it finished is a cache hit. */
+static void test_pool_prefetch(void)
+{
+    char dir[80];
+    snprintf(dir, sizeof dir, "%s/prefetch", cache_dir);
+    struct jit_pool *p = pool_start(1, 20000, dir);
+    if (!p)
+        return;
+    const char *a = "extern \"C\" __global__ void kevo_pa(int *a)"
+                    " { a[threadIdx.x] = 7; }\n";
+    const char *b = "extern \"C\" __global__ void kevo_pb(int *a)"
+                    " { a[threadIdx.x] = 8; }\n";
+    /* a rejected source is answered at once: it shows the next ticket id */
+    int t0 = jit_pool_submit(p, "__global__ void k() { k<<<1, 1>>>(); }",
+                             "r.cu");
+    CHECK(t0 >= 0);
+    CHECK(jit_pool_prefetch(p, a, "a.cu") == KEVO_OK);   /* ticket t0 + 1 */
+    CHECK(jit_pool_prefetch(p, a, "a.cu") == KEVO_OK);   /* no second one */
+    int ta = jit_pool_submit(p, a, "a.cu");
+    CHECK_MSG(ta == t0 + 1, "submit got ticket %d, the prefetch was %d", ta,
+              t0 + 1);
+    CHECK(jit_pool_done(p, ta) == 0);
+    struct jit_output o;
+    CHECK(jit_pool_wait(p, ta, &o) == KEVO_OK && o.ok && !o.cached &&
+          contains(&o, "kevo_pa"));
+    jit_output_release(&o);
+    /* a prefetch nobody takes over ends in the cache (its child stores it
+     * there before it answers) */
+    CHECK(jit_pool_prefetch(p, b, "b.cu") == KEVO_OK);
+    long long t_start = fs_now_ns();
+    int tb = -1;
+    while (ms_since(t_start) < 20000) {
+        CHECK(jit_pool_poll(p, 1) == KEVO_OK);
+        struct jit_output c;
+        if (jit_cache_load(dir, jit_cache_key(b, ARCH), &c) == KEVO_OK) {
+            jit_output_release(&c);
+            tb = jit_pool_submit(p, b, "b.cu");
+            break;
+        }
+    }
+    /* taken over if its reply was not read yet, else a cache hit */
+    CHECK(tb >= 0 && jit_pool_wait(p, tb, &o) == KEVO_OK && o.ok &&
+          contains(&o, "kevo_pb"));
+    jit_output_release(&o);
+    jit_pool_free(p);
+}
+
 int main(void)
 {
     snprintf(cache_dir, sizeof cache_dir, "/tmp/kevo-test-jit-XXXXXX");
@@ -535,6 +630,10 @@ int main(void)
     RUN(test_pool_crash, "a crashed compiler is reported and replaced");
     RUN(test_pool_big, "a multi-megabyte source and cubin pass the pipes");
     RUN(test_pool_broken, "a pool whose compilers cannot start says so");
+    RUN(test_pool_threads, "four threads share one pool of 2, each gets its "
+        "own three kernels");
+    RUN(test_pool_prefetch, "a prefetched compile is taken over by the "
+        "submit of the same source, or found in the cache once done");
     RUN(test_compile_small, "a small kernel gives an ELF cubin and registers");
     RUN(test_compile_error, "a broken source gives the error and its line");
     RUN(test_compile_local, "a local array shows as stack bytes, smem counted");

@@ -1,0 +1,180 @@
+/*
+ * gpuset.c - several GPUs of one host as one evaluator (see gpuset.h).
+ *
+ * The first GPU's evaluator is made first: it reads the arch and starts
+ * the compile pool, and its worker says how many devices there are; the
+ * others borrow that pool. The fan-out destroys its subs last to first, so
+ * the pool's owner goes last. Workers start one after the other (each
+ * measures its baselines at start); a parallel start would save seconds
+ * per GPU at run start, nothing after.
+ */
+#include "gpuset.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "fanout.h"
+
+static double num_of(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+/* 1 if a and b (both known, > 0) differ by more than tol of a. */
+static int off(double a, double b, double tol)
+{
+    return a > 0 && b > 0 && fabs(a - b) > tol * a;
+}
+
+int gpuset_match(const char *env_a, int ga, const char *env_b, int gb,
+                 char *why, size_t cap)
+{
+    cJSON *a = cJSON_Parse(env_a ? env_a : ""),
+          *b = cJSON_Parse(env_b ? env_b : "");
+    const cJSON *da = cJSON_GetObjectItem(a, "device"),
+                *db = cJSON_GetObjectItem(b, "device"),
+                *na = cJSON_GetObjectItem(a, "nvml"),
+                *nb = cJSON_GetObjectItem(b, "nvml"),
+                *ma = cJSON_GetObjectItem(da, "name"),
+                *mb = cJSON_GetObjectItem(db, "name");
+    int bad = 1;
+    if (!cJSON_IsString(ma) || !cJSON_IsString(mb))
+        snprintf(why, cap, "GPU %d or GPU %d did not say what it is", ga, gb);
+    else if (strcmp(ma->valuestring, mb->valuestring))
+        snprintf(why, cap, "GPU %d is '%s' and GPU %d is '%s': fitness is "
+                 "only comparable on one GPU model; list GPUs of one model "
+                 "with --gpus", ga, ma->valuestring, gb, mb->valuestring);
+    else if (num_of(da, "sms") != num_of(db, "sms"))
+        snprintf(why, cap, "GPU %d has %.0f multiprocessors and GPU %d has "
+                 "%.0f (a MIG slice?): fitness is not comparable", ga,
+                 num_of(da, "sms"), gb, num_of(db, "sms"));
+    else if (off(num_of(da, "clock_khz"), num_of(db, "clock_khz"),
+                 GPUSET_CLOCK_TOL) ||
+             off(num_of(da, "mem_clock_khz"), num_of(db, "mem_clock_khz"),
+                 GPUSET_CLOCK_TOL))
+        snprintf(why, cap, "GPU %d and GPU %d differ in max clocks: SM %.0f "
+                 "vs %.0f MHz, memory %.0f vs %.0f MHz (tolerance %.0f %%)",
+                 ga, gb, num_of(da, "clock_khz") / 1e3,
+                 num_of(db, "clock_khz") / 1e3,
+                 num_of(da, "mem_clock_khz") / 1e3,
+                 num_of(db, "mem_clock_khz") / 1e3, GPUSET_CLOCK_TOL * 100);
+    else if (off(num_of(na, "power_limit_mw"), num_of(nb, "power_limit_mw"),
+                 GPUSET_POWER_TOL))
+        snprintf(why, cap, "GPU %d and GPU %d have different power limits: "
+                 "%.0f vs %.0f W (tolerance %.0f %%; nvidia-smi -pl)", ga, gb,
+                 num_of(na, "power_limit_mw") / 1e3,
+                 num_of(nb, "power_limit_mw") / 1e3, GPUSET_POWER_TOL * 100);
+    else if (off(num_of(na, "app_sm_clock_mhz"),
+                 num_of(nb, "app_sm_clock_mhz"), GPUSET_POWER_TOL))
+        snprintf(why, cap, "GPU %d and GPU %d have different application "
+                 "clocks: %.0f vs %.0f MHz (tolerance %.0f %%; nvidia-smi "
+                 "-ac)", ga, gb, num_of(na, "app_sm_clock_mhz"),
+                 num_of(nb, "app_sm_clock_mhz"), GPUSET_POWER_TOL * 100);
+    else
+        bad = 0;
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    return bad;
+}
+
+/* KEVO_WORKERS_PER_GPU (test aid, gpuset.h): 1 to 8, default 1. */
+static int workers_per_gpu(void)
+{
+    const char *e = getenv("KEVO_WORKERS_PER_GPU");
+    int n = e ? atoi(e) : 1;
+    return n < 1 ? 1 : n > 8 ? 8 : n;
+}
+
+static void destroy_subs(struct fanout_sub *subs, int n)
+{
+    while (n-- > 0)
+        subs[n].ev.ops->destroy(subs[n].ev.self);
+}
+
+/* Makes the evaluator of GPU gpu into subs[k]; checks it against sub 0. */
+static int add_gpu(struct gpueval_opts *go, int gpu, int copy,
+                   struct fanout_sub *subs, int k, struct tpl_device *dev,
+                   char *err, size_t errcap)
+{
+    char why[512];
+    go->device = gpu;
+    int rc = gpueval_new(go, &subs[k].ev, dev, why, sizeof why);
+    if (rc) {
+        snprintf(err, errcap, "GPU %d: %s", gpu, why);
+        return rc;
+    }
+    subs[k].gpu = gpu;
+    if (copy)
+        snprintf(subs[k].label, sizeof subs[k].label, "gpu %d/%d", gpu,
+                 copy);
+    else
+        snprintf(subs[k].label, sizeof subs[k].label, "gpu %d", gpu);
+    if (k == 0)
+        return KEVO_OK;
+    char *a = subs[0].ev.ops->environment(subs[0].ev.self),
+         *b = subs[k].ev.ops->environment(subs[k].ev.self);
+    int bad = gpuset_match(a, subs[0].gpu, b, gpu, why, sizeof why);
+    free(a);
+    free(b);
+    if (bad) {
+        subs[k].ev.ops->destroy(subs[k].ev.self);
+        snprintf(err, errcap, "%s", why);
+        return KEVO_EINVAL;
+    }
+    return KEVO_OK;
+}
+
+int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
+               struct evaluator *out, struct tpl_device *dev, char *err,
+               size_t errcap)
+{
+    struct fanout_sub subs[FANOUT_MAX_SUBS];
+    int list[FANOUT_MAX_SUBS], per = workers_per_gpu(), k = 0;
+    struct gpueval_opts go = *o;
+    go.pool = NULL;
+    if (!all && (n < 1 || n > FANOUT_MAX_SUBS)) {
+        snprintf(err, errcap, "--gpus: 1 to %d GPUs, not %d",
+                 FANOUT_MAX_SUBS, n);
+        return KEVO_EINVAL;
+    }
+    int rc = add_gpu(&go, all ? 0 : ids[0], 0, subs, k++, dev, err, errcap);
+    if (rc)
+        return rc;
+    int count = gpueval_device_count(&subs[0].ev);
+    if (all)
+        n = count > 0 ? count : 1;
+    for (int i = 0; i < n; i++) {
+        list[i] = all ? i : ids[i];
+        if (count > 0 && list[i] >= count) {
+            snprintf(err, errcap, "--gpus: there is no GPU %d (the driver "
+                     "shows %d: 0 to %d)", list[i], count, count - 1);
+            destroy_subs(subs, k);
+            return KEVO_EINVAL;
+        }
+    }
+    if (n * per > FANOUT_MAX_SUBS) {
+        snprintf(err, errcap, "--gpus: %d workers, at most %d", n * per,
+                 FANOUT_MAX_SUBS);
+        destroy_subs(subs, k);
+        return KEVO_EINVAL;
+    }
+    go.pool = gpueval_pool(&subs[0].ev);
+    for (int i = 0; i < n && !rc; i++)
+        for (int c = i == 0 ? 1 : 0; c < per && !rc; c++)
+            if (!(rc = add_gpu(&go, list[i], c, subs, k, NULL, err, errcap)))
+                k++;
+    if (rc) {
+        destroy_subs(subs, k);
+        return rc;
+    }
+    struct fanout_opts fo = {
+        .prefetch = gpueval_prefetch,
+        .prefetch_ud = subs[0].ev.self,
+    };
+    return fanout_new(&fo, subs, k, out, err, errcap);
+}
