@@ -7,6 +7,9 @@
 #   make bench-engine   engine overhead per evaluation (population 1000)
 #   make bench-search   kevo vs random search on the recorded tables
 #                       (bench/tables/: run dirs or .jsonl; TABLES=...; no GPU)
+#   make MPI=1      build/mpi/kevo: kevo run/resume as one MPI job (mpirun,
+#                   srun); needs Open MPI's mpicc (README: Several hosts)
+#   make mpi-test   the MPI path under mpirun with the test evaluator
 #   V=1 shows full commands, DEBUG=1 builds with -O0 -g and asserts.
 
 CUDA    ?= /usr/local/cuda
@@ -15,7 +18,7 @@ WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow \
            -Wstrict-prototypes -Wmissing-prototypes -Wvla \
            -Wno-format-truncation
 CSTD    := -std=c11 -D_GNU_SOURCE
-LAYERS  := util core gpu llm run search engine cli
+LAYERS  := util core gpu llm run search engine mpi cli
 INC     := $(addprefix -Isrc/,$(LAYERS)) -Ifitness -Imutators -Itests/support -I$(CUDA)/include -I/usr/include/cjson
 ifeq ($(DEBUG),1)
 OPT     := -O0 -g
@@ -39,6 +42,19 @@ ifeq ($(SAN),1)
 LDFLAGS += -fsanitize=address,undefined
 endif
 LDLIBS  := -lnvrtc -lcjson -lpcre2-8 -lcurl -ldl -lm
+# ---- MPI=1: src/mpi/ compiled in (KEVO_MPI), flags from Open MPI's mpicc,
+# objects in their own folder; without it src/mpi/ is headers only
+MPICC   ?= mpicc
+ifeq ($(MPI),1)
+MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null)
+MPI_LIBS := $(shell $(MPICC) --showme:link 2>/dev/null)
+ifeq ($(MPI_LIBS),)
+$(error make MPI=1 needs Open MPI's mpicc (apt-get install openmpi-bin libopenmpi-dev))
+endif
+CFLAGS  += -DKEVO_MPI $(MPI_CFLAGS)
+LDLIBS  += $(MPI_LIBS)
+override BUILD := $(BUILD)/mpi
+endif
 
 ifeq ($(V),1)
 Q :=
@@ -48,7 +64,7 @@ endif
 
 # src/ has one folder per layer, lowest first in LAYERS (README "Layout";
 # tests/cli/layers.sh checks that includes only point down).
-LIB_SRC := $(filter-out src/cli/main.c,$(wildcard $(addsuffix /*.c,$(addprefix src/,$(LAYERS))))) \
+LIB_SRC := $(filter-out src/cli/main.c $(if $(filter 1,$(MPI)),,src/mpi/%),$(wildcard $(addsuffix /*.c,$(addprefix src/,$(LAYERS))))) \
            $(wildcard mutators/*.c) $(wildcard fitness/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/src/cli/main.o
@@ -71,8 +87,8 @@ EMBED_H := $(addprefix $(BUILD)/gen/,$(addsuffix .h,$(notdir $(EMBED_SRC))))
 EMBED   := $(BUILD)/tools/embed
 CFLAGS  += -I$(BUILD)/gen
 
-.PHONY: all deps run test unit-test cli-test gpu-test bundle bench-engine \
-        bench-search clean format
+.PHONY: all deps run test unit-test cli-test mpi-test gpu-test bundle \
+        bench-engine bench-search clean format
 
 all: $(KEVO)
 
@@ -129,7 +145,8 @@ run: $(KEVO)
 	$(KEVO) run $(ARGS)
 
 # ---- tests
-test: unit-test cli-test
+# (mpi-test too where Open MPI's mpicc is installed; not under SAN=1)
+test: unit-test cli-test $(if $(SAN),,$(if $(shell command -v $(MPICC)),mpi-test))
 
 unit-test: $(TEST_BIN) $(TOOL_BIN) $(KEVO)
 	$(Q)KEVO=$(abspath $(KEVO)) BUILD=$(abspath $(BUILD)) \
@@ -138,6 +155,15 @@ unit-test: $(TEST_BIN) $(TOOL_BIN) $(KEVO)
 cli-test: $(KEVO) $(TOOL_BIN)
 	$(Q)KEVO=$(abspath $(KEVO)) BUILD=$(abspath $(BUILD)) \
 	    tests/run-cli.sh
+
+# the MPI build's kevo_test under mpirun, 2-4 ranks (tests/cli/mpi.sh)
+ifeq ($(MPI),1)
+mpi-test: $(KEVO) $(TOOL_BIN)
+	$(Q)KEVO=$(abspath $(KEVO)) BUILD=$(abspath $(BUILD)) sh tests/cli/mpi.sh
+else
+mpi-test:
+	$(Q)$(MAKE) --no-print-directory MPI=1 mpi-test
+endif
 
 # the GPU suite, then (where PyTorch is installed) the torch exports of
 # shipped, TMA and LLM-born winners checked against torch (~6 minutes)

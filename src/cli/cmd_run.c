@@ -27,6 +27,7 @@
 #include "jit.h"
 #include "jnl.h"
 #include "llm.h"
+#include "mpijob.h"
 #include "mutator.h"
 #include "record.h"
 #include "rundir.h"
@@ -170,9 +171,31 @@ static int make_evaluator(struct session *ss,
         return KEVO_EINVAL;
     }
     ss->dev = tpl_device_default;
-    int rc = f->create(&ss->spec, ss->problem, &ss->ev, &ss->dev, err, errcap);
+    /* under mpirun or srun every rank starts its evaluator at once and
+     * rank 0 drives them all (mpijob.h); the spec records the run's own */
+    struct spec local = ss->spec;
+    int rc = mpijob_hello(&local, err, errcap);
+    if (!rc)
+        rc = f->create(&local, ss->problem, &ss->ev, &ss->dev, err, errcap);
+    if (!rc)
+        rc = mpijob_wrap(&ss->ev, &ss->dev, err, errcap);
     ss->have_ev = rc == KEVO_OK;
     return rc;
+}
+
+/* Under mpirun or srun every rank but 0 serves rank 0 and ends here
+ * (mpijob.h): returns 1 with the exit code in *code. */
+static int mpi_served(const char *cmd, const struct evaluator_factory *f,
+                      int *code)
+{
+    char err[1024] = "";
+    int served, rc = mpijob_enter(f, &served, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "kevo %s: %s\n", cmd, err[0] ? err : kevo_strerror(rc));
+    if (rc && !served)
+        mpijob_leave();
+    *code = exit_for(rc);
+    return served || rc;
 }
 
 static cJSON *best_record(struct session *ss, const struct engine *e,
@@ -817,8 +840,8 @@ static int start_run(struct session *ss, const struct run_flags *f,
     return rc;
 }
 
-int cmd_run_main(int argc, char **argv,
-                 const struct evaluator_factory *factories)
+static int run_main(int argc, char **argv,
+                    const struct evaluator_factory *factories)
 {
     struct session ss;
     struct run_flags f = {.mode = PROG_AUTO};
@@ -834,6 +857,17 @@ int cmd_run_main(int argc, char **argv,
         fprintf(stderr, "kevo run: %s\n", err[0] ? err : kevo_strerror(rc));
     session_release(&ss);
     return exit_for(rc);
+}
+
+int cmd_run_main(int argc, char **argv,
+                 const struct evaluator_factory *factories)
+{
+    int code;
+    if (mpi_served("run", factories, &code))
+        return code;
+    code = run_main(argc, argv, factories);
+    mpijob_leave();
+    return code;
 }
 
 /* ------------------------------------------------------- kevo resume */
@@ -996,8 +1030,8 @@ static int do_resume(struct session *ss, const char *dir,
     return run_engine(ss, err, errcap);
 }
 
-int cmd_resume_main(int argc, char **argv,
-                    const struct evaluator_factory *factories)
+static int resume_main(int argc, char **argv,
+                       const struct evaluator_factory *factories)
 {
     struct session ss;
     struct run_flags f = {.mode = PROG_AUTO};
@@ -1017,4 +1051,15 @@ int cmd_resume_main(int argc, char **argv,
         fprintf(stderr, "kevo resume: %s\n", err[0] ? err : kevo_strerror(rc));
     session_release(&ss);
     return exit_for(rc);
+}
+
+int cmd_resume_main(int argc, char **argv,
+                    const struct evaluator_factory *factories)
+{
+    int code;
+    if (mpi_served("resume", factories, &code))
+        return code;
+    code = resume_main(argc, argv, factories);
+    mpijob_leave();
+    return code;
 }

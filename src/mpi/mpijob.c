@@ -1,0 +1,130 @@
+/*
+ * mpijob.c - the MPI hooks of the search commands (see mpijob.h). Owns
+ * which ranks still need a quit from rank 0; the messages themselves are
+ * mpieval.c's and mpiserve.c's.
+ */
+#include "mpijob.h"
+
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fanout.h"
+#include "mpieval.h"
+#include "mpiserve.h"
+#include "mpx.h"
+#include "record.h"
+
+/* What rank 0 still owes each rank: a quit, unless a proxy owns it. */
+enum rank_state { RK_WAITING, RK_HELLOED, RK_PROXIED, RK_QUIT };
+
+static enum rank_state state[FANOUT_MAX_SUBS];
+static int in_job;             /* 1: MPI initialised, several ranks */
+
+int mpijob_enter(const struct evaluator_factory *factories, int *served,
+                 char *err, size_t errcap)
+{
+    *served = 0;
+    if (!mpx_launched())
+        return KEVO_OK;
+    int rc = mpx_init(err, errcap);
+    if (rc)
+        return rc;
+    if (mpx_size() > FANOUT_MAX_SUBS) {
+        snprintf(err, errcap, "%d ranks: kevo drives at most %d", mpx_size(),
+                 FANOUT_MAX_SUBS);
+        if (mpx_rank() != 0) { /* rank 0 says the same; nobody waits */
+            *served = 1;
+            mpx_finalize();
+        }
+        return KEVO_EINVAL;
+    }
+    in_job = mpx_size() > 1;
+    if (in_job)
+        mpx_pick_gpu();
+    if (mpx_rank() == 0)
+        return KEVO_OK;
+    *served = 1;
+    rc = mpiserve_run(factories, err, errcap);
+    mpx_finalize();
+    return rc;
+}
+
+int mpijob_hello(struct spec *s, char *err, size_t errcap)
+{
+    if (!in_job)
+        return KEVO_OK;
+    for (int r = 1; r < mpx_size(); r++) {
+        int rc = mpieval_hello(r, s, err, errcap);
+        if (rc)
+            return rc;
+        state[r] = RK_HELLOED;
+    }
+    s->compilers = mpx_compilers(s->compilers);
+    return KEVO_OK;
+}
+
+/* The device name in rank 0's own environment, or NULL (new string). */
+static char *local_device(const struct evaluator *ev)
+{
+    char *env = ev->ops->environment ? ev->ops->environment(ev->self) : NULL;
+    cJSON *e = env ? cJSON_Parse(env) : NULL;
+    const char *n =
+        record_str(cJSON_GetObjectItemCaseSensitive(e, "device"), "name");
+    char *name = n ? strdup(n) : NULL;
+    cJSON_Delete(e);
+    free(env);
+    return name;
+}
+
+int mpijob_wrap(struct evaluator *ev, const struct tpl_device *dev, char *err,
+                size_t errcap)
+{
+    if (!in_job)
+        return KEVO_OK;
+    struct fanout_sub subs[FANOUT_MAX_SUBS];
+    int n = mpx_size(), rc = KEVO_OK;
+    char *device = local_device(ev);
+    memset(subs, 0, sizeof subs);
+    subs[0].ev = *ev;
+    snprintf(subs[0].label, sizeof subs[0].label, "rank 0");
+    /* every rank answers its hello, also after a refusal, so that each
+     * one is left waiting only for its quit */
+    for (int r = 1; r < n; r++) {
+        char why[1024];
+        int rrc = mpieval_new(r, dev, device, &subs[r].ev, why, sizeof why);
+        if (rrc && !rc) {
+            rc = rrc;
+            snprintf(err, errcap, "%s", why);
+        }
+        state[r] = rrc ? RK_HELLOED : RK_PROXIED;
+        subs[r].gpu = r;
+        snprintf(subs[r].label, sizeof subs[r].label, "rank %d", r);
+    }
+    free(device);
+    if (rc) { /* the proxies made quit their ranks; the others, leave */
+        ev->ops->destroy(ev->self);
+        for (int r = 1; r < n; r++)
+            if (state[r] == RK_PROXIED) {
+                subs[r].ev.ops->destroy(subs[r].ev.self);
+                state[r] = RK_QUIT;
+            }
+        return rc;
+    }
+    rc = fanout_new(NULL, subs, n, ev, err, errcap); /* owns subs */
+    return rc;
+}
+
+void mpijob_leave(void)
+{
+    if (mpx_rank() != 0)
+        return;
+    if (in_job)
+        for (int r = 1; r < mpx_size(); r++)
+            if (state[r] == RK_WAITING || state[r] == RK_HELLOED) {
+                mpieval_quit(r);
+                state[r] = RK_QUIT;
+            }
+    mpx_finalize();
+}

@@ -1,0 +1,114 @@
+# kevo run / resume as one MPI job (src/mpi/, make MPI=1) under Open MPI's
+# mpirun with the test evaluator, 2 to 4 ranks on this host: the journal's
+# decisions equal a single-process run with the same seed and budget (the
+# per-result "gpu", the rank that measured it, aside) and every rank
+# measured some of them; a rank whose evaluator dies is reported and its
+# work goes to the others, with the same journal; kill -9 of the
+# coordinator or of a serving rank ends the job, and `kevo resume` under
+# mpirun (with another rank count) continues with nothing lost or
+# repeated; `kevo replay` (no MPI) proves the decisions. Run by
+# `make mpi-test`; skipped by tests/run-cli.sh's plain build.
+. tests/cli/lib.inc
+if ! command -v mpirun >/dev/null 2>&1 || ! ldd "$T" | grep -q libmpi; then
+    echo "skip mpi.sh: $T is not an MPI build or mpirun is missing (make mpi-test)"
+    exit 0
+fi
+MPIRUN="mpirun --oversubscribe --bind-to none"
+[ "$(id -u)" = 0 ] && MPIRUN="$MPIRUN --allow-run-as-root"
+ARGS="--evaluator test --problem gemm --shape 1000x1000x1000 --seed 11 \
+      --generations 8 --islands 3 --population 8 --offspring 10 --quiet"
+# the journal without wall-clock members and without the measuring rank
+canon() { $CANON "$1" | sed 's/,"gpu":[0-9]*//'; }
+
+$T run $ARGS --runs-dir "$SCRATCH" --name ref || { fail "reference run"; finish; }
+canon "$SCRATCH/ref/journal.jsonl" >"$SCRATCH/ref.canon"
+total=$(grep -c '"type":"eval"' "$SCRATCH/ref.canon")
+
+for np in 2 3 4; do
+    if ! $MPIRUN -np $np $T run $ARGS --runs-dir "$SCRATCH" --name np$np \
+            >"$SCRATCH/np$np.out" 2>&1; then
+        fail "mpirun -np $np kevo run"; tail -20 "$SCRATCH/np$np.out"; continue
+    fi
+    canon "$SCRATCH/np$np/journal.jsonl" >"$SCRATCH/np$np.canon"
+    if cmp -s "$SCRATCH/ref.canon" "$SCRATCH/np$np.canon"; then
+        ok "mpirun -np $np: the journal equals the single-process run ($total evaluations)"
+    else
+        fail "mpirun -np $np: the journal differs from the single-process run"
+        diff "$SCRATCH/ref.canon" "$SCRATCH/np$np.canon" | head -5
+    fi
+    r=0 missing=""
+    while [ $r -lt $np ]; do
+        grep -q "\"gpu\":$r[,}]" "$SCRATCH/np$np/journal.jsonl" || missing="$missing $r"
+        r=$((r + 1))
+    done
+    [ -z "$missing" ] && ok "mpirun -np $np: every rank measured candidates (journal 'gpu' = rank)" \
+        || fail "mpirun -np $np: ranks$missing measured nothing"
+done
+grep -q '"mpi_rank":[[:space:]]*1,' "$SCRATCH/np2/manifest.json" &&
+    grep -q '"host":[[:space:]]*"' "$SCRATCH/np2/manifest.json" &&
+    ok "the manifest lists each rank with its host" ||
+    { fail "the manifest lacks the serving rank"; grep gpus "$SCRATCH/np2/manifest.json"; }
+
+# a rank whose evaluator dies after 4 evaluations (the test evaluator's
+# KEVO_TEST_GPU_FAIL for its GPU 0): reported, its work redistributed
+GARGS="$ARGS --gpus 0"
+$T run $GARGS --runs-dir "$SCRATCH" --name gref >/dev/null 2>&1 &&
+    canon "$SCRATCH/gref/journal.jsonl" >"$SCRATCH/gref.canon" || fail "--gpus 0 reference run"
+if $MPIRUN -np 2 $T run $GARGS --runs-dir "$SCRATCH" --name dies : \
+        -np 1 env KEVO_TEST_GPU_FAIL=0:5 $T run $GARGS --runs-dir "$SCRATCH" \
+        --name dies >"$SCRATCH/dies.out" 2>&1; then
+    canon "$SCRATCH/dies/journal.jsonl" >"$SCRATCH/dies.canon"
+    cmp -s "$SCRATCH/gref.canon" "$SCRATCH/dies.canon" &&
+        ok "a rank whose GPU dies: same journal, its work done by the other ranks" ||
+        { fail "a rank whose GPU dies: the journal differs"; diff "$SCRATCH/gref.canon" "$SCRATCH/dies.canon" | head -5; }
+    grep -q "rank 2 .*its work goes to the other ranks" "$SCRATCH/dies.out" &&
+        grep -q "rank 2 failed 3 times in a row: dropped" "$SCRATCH/dies.out" &&
+        ok "rank 0 reports the failing rank and drops it" ||
+        { fail "no report of the failing rank"; cat "$SCRATCH/dies.out"; }
+    n2=$(grep -c '"gpu":2[,}]' "$SCRATCH/dies/journal.jsonl")
+    [ "$n2" -le 4 ] && ok "the failing rank measured only what it finished ($n2)" ||
+        fail "the failing rank has $n2 results"
+else
+    fail "mpirun with a failing rank"; tail -20 "$SCRATCH/dies.out"
+fi
+
+# a pid of the job's rank $2 among mpirun $1's processes ('' if none yet)
+rank_pid() {
+    for p in $(pgrep -P "$1"); do
+        if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
+                grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
+            echo "$p"; return
+        fi
+    done
+}
+# kill -9 of rank $1 after $2 s, then resume under mpirun -np $3
+kill_round() {
+    name=kill$1-$3
+    KEVO_TEST_EVAL_US=20000 $MPIRUN -np 3 $T run $ARGS --runs-dir "$SCRATCH" \
+        --name $name >"$SCRATCH/$name.out" 2>&1 &
+    job=$!
+    sleep "$2"
+    pid=$(rank_pid $job $1)
+    [ -n "$pid" ] && kill -9 "$pid"
+    wait $job && { fail "kill -9 of rank $1: the job did not fail (killed: '$pid')"; return; }
+    [ -f "$SCRATCH/$name/manifest.json" ] || { fail "kill -9 of rank $1 at $2 s: no run yet"; return; }
+    n=$(grep -c '"type":"eval"' "$SCRATCH/$name/journal.jsonl")
+    if ! $MPIRUN -np $3 $T resume "$SCRATCH/$name" --quiet >"$SCRATCH/$name.res" 2>&1; then
+        fail "mpirun -np $3 kevo resume after kill -9 of rank $1"; tail "$SCRATCH/$name.res"; return
+    fi
+    canon "$SCRATCH/$name/journal.jsonl" >"$SCRATCH/$name.canon"
+    cmp -s "$SCRATCH/ref.canon" "$SCRATCH/$name.canon" &&
+        ok "kill -9 of rank $1 after $n of $total evaluations, resume with $3 ranks: the journal equals the uninterrupted run" ||
+        { fail "kill -9 of rank $1, resume with $3 ranks: the journal differs"; diff "$SCRATCH/ref.canon" "$SCRATCH/$name.canon" | head -5; }
+    R="$SCRATCH/$name"
+}
+kill_round 0 1.0 3
+kill_round 1 1.6 2
+kill_round 0 2.2 1
+if [ -n "${R:-}" ] && "$KEVO" replay "$R" >"$SCRATCH/replay.out" 2>&1 &&
+        grep -q "^identical: $total evaluations" "$SCRATCH/replay.out"; then
+    ok "kevo replay (no MPI) of a killed and resumed MPI run: identical"
+else
+    fail "kevo replay of the MPI run"; cat "$SCRATCH/replay.out"
+fi
+finish
