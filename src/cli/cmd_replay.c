@@ -4,23 +4,20 @@
  * the recorded ones.
  *
  * How: a fresh engine (seed, spec, device facts and templates from the run
- * directory, no checkpoint) writes its journal into a temporary directory,
- * and its evaluator is a "replay evaluator" that answers each candidate
- * with the recorded result of the journal record at the engine's current
- * position, after checking that the record is the evaluation of that very
- * genome (confirmations likewise). Afterwards the produced journal is
- * compared with the recorded one record by record, member by member
- * (wall-clock members such as "t" aside): same children in the same order
- * with the same parents, mutators and islands, same confirmations, same
- * survivors and best in every "gen" record. Nothing is written into the
- * run directory; the engine needs no hook for this.
+ * directory, no checkpoint) runs on a recording-only run log (runlog.h):
+ * the same mechanism as a resume, with every record recorded and nothing
+ * live. Each result, confirmation and LLM answer is the recorded one, once
+ * the record is checked to be about the very candidate or request the
+ * engine has; each record the engine makes is compared with the recorded
+ * one on its decisions (accounting members such as "t", tokens, cost and
+ * transcript keys aside): same children in the same order with the same
+ * parents, mutators and islands, same confirmations, same survivors and
+ * best in every "gen" record. The first difference is reported with the
+ * record's line. Nothing is written anywhere.
  *
- * LLM runs: the engine journals one "llm" record per answer (engine.h);
- * they are compared like the others (accounting members aside: tokens,
- * cost, cached, latency), with the answers given by the replay provider
- * (llm.h, "replay:<run>": the n-th request gets the run's n-th recorded
- * answer), never by a live API, and the prompts built from the run's own
- * gpu_facts.txt, so a different prompt is a divergence.
+ * LLM runs: answers come from the run's own transcripts, never from an
+ * API, and the prompts are built from the run's own gpu_facts.txt, so a
+ * different prompt is a divergence.
  */
 #include "cmd_repro.h"
 
@@ -35,15 +32,11 @@
 #include "cmd_run.h"
 #include "engine.h"
 #include "fsutil.h"
-#include "genome.h"
 #include "hash.h"
-#include "jnl.h"
-#include "llm.h"
 #include "record.h"
-#include "rundir.h"
+#include "records.h"
+#include "runlog.h"
 #include "simtable.h"
-
-#define SHOW_CHARS 240 /* of a JSON value in a message */
 
 static const char usage[] =
     "usage: kevo replay <run-dir> [--json]\n"
@@ -63,19 +56,6 @@ static const char usage[] =
     "\n"
     "exit status: 0 identical, 1 divergent or error, 2 usage\n";
 
-/* members that are accounting, not decisions: wall clock, and for "llm"
- * records what the provider charged and where its transcript is */
-static const char *const clock_members[] = {"t", "latency_ms", "cached",
-                                            "tokens_in", "tokens_out",
-                                            "cost_usd", "key"};
-
-struct divergence {
-    long index;            /* 0-based record index; -1 = none */
-    char what[1024];       /* human text */
-    cJSON *recorded;       /* the differing value in the journal, or NULL */
-    cJSON *produced;       /* the engine's, or NULL */
-};
-
 struct replay {
     const char *dir;
     struct run_view rv;    /* the run: manifest, recorded records, its own
@@ -84,9 +64,7 @@ struct replay {
                               facts; owned */
     const cJSON **rec;     /* rv.records by index */
     long n_rec;
-    char tmp[4096];        /* scratch run directory; "" = none */
-    struct jnl *out;       /* the engine's journal in tmp */
-    struct divergence div; /* found by the replay evaluator */
+    struct runlog_divergence div; /* the first difference (index -1: none) */
     char err[1024];
 };
 
@@ -100,38 +78,6 @@ static long count_type(const struct replay *r, const char *type)
     return n;
 }
 
-/* "<hash> (<template> BM=128 ...)" of a candidate. */
-static void describe(const struct candidate *c, char *out, size_t cap)
-{
-    char hex[17], params[300];
-    struct genome g = {.tpl = 0};
-    memcpy(g.vals, c->vals, sizeof g.vals[0] * (size_t)c->tpl->n_params);
-    genome_format(&g, c->tpl, params, sizeof params);
-    hash_hex(c->genome_hash, hex);
-    snprintf(out, cap, "%s (%s %s)", hex, c->tpl->name, params);
-}
-
-/* What record i of the journal is, for messages. */
-static void describe_record(const struct replay *r, long i, char *out,
-                            size_t cap)
-{
-    const cJSON *x = r->rec[i];
-    const char *type = record_str(x, "type");
-    const char *h = record_str(x, "hash"), *t = record_str(x, "template");
-    if (type && !strcmp(type, "eval"))
-        snprintf(out, cap, "the evaluation of %s (%s)", h ? h : "?",
-                 t ? t : "?");
-    else if (type && !strcmp(type, "confirm"))
-        snprintf(out, cap, "a confirmation of %s against %s",
-                 record_str(x, "challenger") ? record_str(x, "challenger")
-                                             : "?",
-                 record_str(x, "incumbent") ? record_str(x, "incumbent")
-                                            : "?");
-    else
-        snprintf(out, cap, "a '%s' record (generation %.0f)",
-                 type ? type : "?", record_num(x, "gen", -1));
-}
-
 static int diverge(struct replay *r, long index, const char *fmt, ...)
     KEVO_PRINTF(3, 4);
 static int diverge(struct replay *r, long index, const char *fmt, ...)
@@ -143,92 +89,6 @@ static int diverge(struct replay *r, long index, const char *fmt, ...)
     va_end(ap);
     return KEVO_EDIVERGE;
 }
-
-/* ------------------------------------------------- the replay evaluator */
-
-/* The engine's position: every record it writes goes to r->out, so the
- * next record it writes has this index. */
-static long position(const struct replay *r)
-{
-    return jnl_count(r->out);
-}
-
-static int rv_batch(void *self, const struct candidate *const *cands, int n,
-                    eval_cb cb, void *ud)
-{
-    struct replay *r = self;
-    char want[400], have[400];
-    for (int i = 0; i < n; i++) {
-        long pos = position(r);
-        if (pos >= r->n_rec)
-            return KEVO_ESTOPPED; /* the recording ends here */
-        const cJSON *rec = r->rec[pos];
-        const char *type = record_str(rec, "type"), *h = record_str(rec,
-                                                                   "hash");
-        uint64_t hash;
-        if (!type || strcmp(type, "eval") || !h || hash_parse(h, &hash) ||
-            hash != cands[i]->genome_hash) {
-            describe(cands[i], want, sizeof want);
-            describe_record(r, pos, have, sizeof have);
-            return diverge(r, pos, "the journal holds %s here, but the "
-                           "engine evaluates %s", have, want);
-        }
-        struct eval_result res;
-        eval_result_init(&res);
-        if (record_get_result(rec, &res)) {
-            eval_result_release(&res);
-            return diverge(r, pos, "malformed evaluation record");
-        }
-        int stop = cb(ud, i, &res);
-        eval_result_release(&res);
-        if (stop)
-            return KEVO_ESTOPPED;
-    }
-    return KEVO_OK;
-}
-
-static int rv_confirm(void *self, const struct candidate *ch,
-                      const struct candidate *in, int *accept, double *ratio,
-                      double *noise)
-{
-    struct replay *r = self;
-    long pos = position(r);
-    if (pos >= r->n_rec)
-        return KEVO_ESTOPPED;
-    const cJSON *rec = r->rec[pos];
-    const char *type = record_str(rec, "type");
-    const char *hc = record_str(rec, "challenger"),
-               *hi = record_str(rec, "incumbent");
-    uint64_t c, i;
-    if (!type || strcmp(type, "confirm") || !hc || hash_parse(hc, &c) ||
-        c != ch->genome_hash || !hi || hash_parse(hi, &i) ||
-        i != in->genome_hash) {
-        char a[400], b[400], have[400];
-        describe(ch, a, sizeof a);
-        describe(in, b, sizeof b);
-        describe_record(r, pos, have, sizeof have);
-        return diverge(r, pos, "the journal holds %s here, but the engine "
-                       "confirms the new best %s against %s", have, a, b);
-    }
-    *accept = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "accept"));
-    *ratio = record_num(rec, "ratio", 0);
-    *noise = record_num(rec, "noise", 0);
-    return KEVO_OK;
-}
-
-static void rv_destroy(void *self)
-{
-    (void)self;
-}
-
-/* confirm() is offered only when the run had one: a run whose evaluator
- * had none has no "confirm" record, and one that had it but never needed
- * it behaves the same without it. */
-static const struct evaluator_ops rv_ops = {
-    .name = "replay", .eval_batch = rv_batch, .confirm = rv_confirm,
-    .destroy = rv_destroy};
-static const struct evaluator_ops rv_ops_noconfirm = {
-    .name = "replay", .eval_batch = rv_batch, .destroy = rv_destroy};
 
 /* ------------------------------------------------------------ loading */
 
@@ -283,38 +143,6 @@ static int load_run(struct replay *r)
     return KEVO_OK;
 }
 
-/* ------------------------------------------------------- scratch dir */
-
-static void remove_tmp(struct replay *r)
-{
-    if (r->tmp[0])
-        fs_remove_tree(r->tmp);
-    r->tmp[0] = '\0';
-}
-
-static int make_tmp(struct replay *r)
-{
-    const char *base = getenv("TMPDIR");
-    char path[4200];
-    snprintf(r->tmp, sizeof r->tmp, "%s/kevo-replay.XXXXXX",
-             base && *base ? base : "/tmp");
-    if (!mkdtemp(r->tmp)) {
-        snprintf(r->err, sizeof r->err, "cannot create a scratch directory "
-                 "'%s'", r->tmp);
-        r->tmp[0] = '\0';
-        return KEVO_EIO;
-    }
-    snprintf(path, sizeof path, "%s/sources", r->tmp);
-    int rc = fs_mkdirs(path);
-    snprintf(path, sizeof path, "%s/journal.jsonl", r->tmp);
-    if (!rc)
-        rc = jnl_create(path, &r->out);
-    if (rc)
-        snprintf(r->err, sizeof r->err, "cannot write the scratch journal "
-                 "'%s': %s", path, kevo_strerror(rc));
-    return rc;
-}
-
 /* ------------------------------------------------------- the replay */
 
 /*
@@ -324,23 +152,23 @@ static int make_tmp(struct replay *r)
  * children), so it is set to the number of recorded evaluations, which
  * reproduces a generation cut by the budget and changes nothing else.
  */
-static int replay_engine(struct replay *r, struct engine_stats *st)
+static int replay_engine(struct replay *r, struct engine_stats *st,
+                         long *pos)
 {
     struct spec s = r->rv.spec;
     s.max_generations = 0;
     s.max_time_s = 0;
     s.stagnation = 0;
     s.max_evals = count_type(r, "eval");
-    struct evaluator ev = {count_type(r, "confirm") ? &rv_ops
-                                                    : &rv_ops_noconfirm, r};
+    struct runlog_cfg lc = {.records = r->rv.records, .live = 0,
+                            .llm_dir = r->dir};
+    struct runlog *log = NULL;
     struct engine_env env = {
         .spec = &s, .problem = r->rv.prob, .tpls = r->rv.tpls,
-        .n_tpls = r->rv.n_tpls, .dev = r->rv.dev, .ev = ev, .run_dir = r->tmp,
-        .jnl = r->out, .existing = NULL, .stop = NULL, .prog = NULL};
-    struct engine *e;
+        .n_tpls = r->rv.n_tpls, .dev = r->rv.dev, .run_dir = r->dir};
+    struct engine *e = NULL;
     char err[512] = "", prompts[4096];
     char *facts = NULL;
-    struct llm *llm = NULL;
     struct simtable *tab = NULL; /* a simulated run: its table's points */
     struct pointset *pts = NULL;
     int rc = s.table[0] ? simtable_load(s.table, &tab, err, sizeof err)
@@ -348,126 +176,52 @@ static int replay_engine(struct replay *r, struct engine_stats *st)
     if (tab && !(rc = simtable_points_for(tab, r->rv.tpls, r->rv.n_tpls,
                                           &pts)))
         env.points = pts;
-    if (!rc && spec_llm_on(&s)) {
-        struct llm_cfg c;
-        char spec_text[1300];
-        llm_cfg_defaults(&c);
-        snprintf(spec_text, sizeof spec_text, "replay:%s", r->dir);
-        if (!(rc = cli_llm_inputs(r->dir, prompts, sizeof prompts, &facts,
-                                  err, sizeof err)) &&
-            !(rc = llm_cfg_parse(spec_text, &c, err, sizeof err))) {
-            rc = llm_new(&c, r->tmp, &llm, err, sizeof err);
-        }
+    if (!rc && spec_llm_on(&s) &&
+        !(rc = cli_llm_inputs(r->dir, prompts, sizeof prompts, &facts, err,
+                              sizeof err))) {
         env.llm_on = 1;
-        env.llm = llm;
         env.prompts_dir = prompts;
         env.gpu_facts = facts;
     }
+    if (!rc && (rc = runlog_new(&lc, &log)))
+        snprintf(err, sizeof err, "out of memory");
+    env.log = log;
     if (!rc)
         rc = engine_new(&env, NULL, &e, err, sizeof err);
-    if (rc) {
-        snprintf(r->err, sizeof r->err, "%s", err);
-        llm_free(llm);
-        free(facts);
-        free(pts);
-        simtable_free(tab);
-        return rc;
+    if (!rc) {
+        rc = engine_run(e, err, sizeof err);
+        *st = *engine_stats(e);
+        *pos = runlog_pos(log);
+        const struct runlog_divergence *d = runlog_divergence(log);
+        if (rc == KEVO_EDIVERGE && d->index >= 0) {
+            r->div.index = d->index;
+            snprintf(r->div.what, sizeof r->div.what, "%s", d->what);
+            r->div.recorded = cJSON_Duplicate(d->recorded, 1);
+            r->div.produced = cJSON_Duplicate(d->produced, 1);
+        }
     }
-    rc = engine_run(e, err, sizeof err);
-    *st = *engine_stats(e);
-    engine_free(e);
-    llm_free(llm);
-    free(facts);
-    free(pts);
-    simtable_free(tab);
     if (rc && rc != KEVO_ESTOPPED && (rc != KEVO_EDIVERGE ||
                                       r->div.index < 0))
         snprintf(r->err, sizeof r->err, "the engine stopped: %s", err);
+    engine_free(e);
+    runlog_free(log);
+    free(facts);
+    free(pts);
+    simtable_free(tab);
     return rc == KEVO_ESTOPPED ? KEVO_OK : rc;
 }
 
-static int is_clock_member(const char *k)
+/* After the engine: it must have taken every recorded record. */
+static int check_end(struct replay *r, const struct engine_stats *st,
+                     long pos)
 {
-    for (size_t i = 0; i < sizeof clock_members / sizeof *clock_members; i++)
-        if (!strcmp(k, clock_members[i]))
-            return 1;
-    return 0;
-}
-
-/* The first member (other than clock members) in which a and b differ,
- * or NULL. */
-static const char *first_difference(const cJSON *a, const cJSON *b)
-{
-    const cJSON *x;
-    cJSON_ArrayForEach(x, a)
-    {
-        if (is_clock_member(x->string))
-            continue;
-        const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, x->string);
-        if (!y || !cJSON_Compare(x, y, 1))
-            return x->string;
-    }
-    cJSON_ArrayForEach(x, b)
-        if (!is_clock_member(x->string) &&
-            !cJSON_GetObjectItemCaseSensitive(a, x->string))
-            return x->string;
-    return NULL;
-}
-
-static void show(const cJSON *v, char *out, size_t cap)
-{
-    char *s = v ? cJSON_PrintUnformatted(v) : NULL;
-    snprintf(out, cap, "%s", s ? s : "(absent)");
-    if (strlen(out) >= SHOW_CHARS)
-        strcpy(out + SHOW_CHARS - 4, "...");
-    free(s);
-}
-
-/* Compares the produced journal with the recorded one. */
-static int compare(struct replay *r, const struct engine_stats *st,
-                   int engine_rc)
-{
-    char path[4200], err[512];
-    cJSON *prod = NULL;
-    snprintf(path, sizeof path, "%s/journal.jsonl", r->tmp);
-    int rc = jnl_read_all(path, &prod, err, sizeof err);
-    if (rc) {
-        snprintf(r->err, sizeof r->err, "%s", err);
-        return rc;
-    }
-    long np = cJSON_GetArraySize(prod), i = 0;
-    const cJSON *p = prod ? prod->child : NULL;
-    for (; i < r->n_rec && i < np; i++, p = p->next) {
-        const char *k = first_difference(r->rec[i], p);
-        if (!k)
-            continue;
-        char a[SHOW_CHARS + 8], b[SHOW_CHARS + 8];
-        const cJSON *va = cJSON_GetObjectItemCaseSensitive(r->rec[i], k),
-                    *vb = cJSON_GetObjectItemCaseSensitive(p, k);
-        show(va, a, sizeof a);
-        show(vb, b, sizeof b);
-        cJSON_Delete(r->div.recorded);
-        cJSON_Delete(r->div.produced);
-        r->div.recorded = va ? cJSON_Duplicate(va, 1) : NULL;
-        r->div.produced = vb ? cJSON_Duplicate(vb, 1) : NULL;
-        diverge(r, i, "'%s' differs: the journal has %s, the engine "
-                "produced %s", k, a, b);
-        cJSON_Delete(prod);
-        return KEVO_EDIVERGE;
-    }
-    cJSON_Delete(prod);
-    if (engine_rc == KEVO_EDIVERGE && r->div.index >= 0)
-        return KEVO_EDIVERGE; /* the evaluator's finding, at np */
-    if (engine_rc)
-        return engine_rc;
-    if (np < r->n_rec) {
-        char have[400];
-        describe_record(r, np, have, sizeof have);
-        return diverge(r, np, "the engine stopped (%s) but the journal goes "
-                       "on with %s and %ld more records",
-                       engine_stop_text(st->stop), have, r->n_rec - np - 1);
-    }
-    return KEVO_OK;
+    if (pos >= r->n_rec)
+        return KEVO_OK;
+    char have[400];
+    rec_describe(r->rec[pos], have, sizeof have);
+    return diverge(r, pos, "the engine stopped (%s) but the journal goes on "
+                   "with %s and %ld more records", engine_stop_text(st->stop),
+                   have, r->n_rec - pos - 1);
 }
 
 /* Every sources/<h>.cu named by an evaluation must hash to h. */
@@ -598,14 +352,10 @@ int cmd_replay_main(int argc, char **argv)
     struct engine_stats st = {.gen = -1};
     long checked = 0, n_bad = 0;
     char bad[300] = "";
+    long pos = 0;
     int rc = load_run(&r);
-    if (!rc && !(rc = make_tmp(&r))) {
-        int erc = replay_engine(&r, &st);
-        jnl_close(r.out);
-        r.out = NULL;
-        rc = erc && erc != KEVO_EDIVERGE ? erc : compare(&r, &st, erc);
-    }
-    remove_tmp(&r);
+    if (!rc && !(rc = replay_engine(&r, &st, &pos)))
+        rc = check_end(&r, &st, pos);
     if (!rc || rc == KEVO_EDIVERGE) {
         n_bad = check_sources(&r, &checked, bad, sizeof bad);
         print_result(&r, rc, checked, n_bad, bad, json);
@@ -617,6 +367,5 @@ int cmd_replay_main(int argc, char **argv)
     free(r.rec);
     cJSON_Delete(r.div.recorded);
     cJSON_Delete(r.div.produced);
-    jnl_close(r.out);
     return rc || n_bad ? EXIT_ERROR : EXIT_DONE;
 }

@@ -250,17 +250,27 @@ static void print_summary(struct session *ss, const struct engine *e, int rc)
 
 static int run_engine(struct session *ss, char *err, size_t errcap)
 {
+    struct runlog_cfg lc = {.records = ss->existing, .live = 1,
+                            .jnl = ss->jnl, .ev = ss->ev, .llm = ss->llm,
+                            .llm_dir = ss->dir};
+    struct runlog *log;
+    int rc = runlog_new(&lc, &log);
+    if (rc) {
+        snprintf(err, errcap, "out of memory");
+        return rc;
+    }
     struct engine_env env = {
         .spec = &ss->spec, .problem = ss->problem, .tpls = ss->tpls,
-        .n_tpls = ss->n_tpls, .dev = ss->dev, .ev = ss->ev,
-        .run_dir = ss->dir, .jnl = ss->jnl, .existing = ss->existing,
-        .stop = &stop_requested, .prog = &ss->prog,
-        .llm_on = spec_llm_on(&ss->spec), .llm = ss->llm,
-        .prompts_dir = ss->prompts, .gpu_facts = ss->gpu_facts};
+        .n_tpls = ss->n_tpls, .dev = ss->dev, .log = log,
+        .run_dir = ss->dir, .stop = &stop_requested, .prog = &ss->prog,
+        .llm_on = spec_llm_on(&ss->spec), .prompts_dir = ss->prompts,
+        .gpu_facts = ss->gpu_facts};
     struct engine *e;
-    int rc = engine_new(&env, ss->checkpoint, &e, err, errcap);
-    if (rc)
+    rc = engine_new(&env, ss->checkpoint, &e, err, errcap);
+    if (rc) {
+        runlog_free(log);
         return rc;
+    }
     install_signals();
     rc = engine_run(e, err, errcap);
     const struct engine_stats *st = engine_stats(e);
@@ -279,6 +289,7 @@ static int run_engine(struct session *ss, char *err, size_t errcap)
     if (!rc || rc == KEVO_ESTOPPED)
         print_summary(ss, e, rc);
     engine_free(e);
+    runlog_free(log);
     return rc;
 }
 

@@ -188,17 +188,24 @@ static int bench_run(const struct bench_cfg *c, const struct strategy *st,
     snprintf(s.llm, sizeof s.llm, "off");
     struct bench_ev b = {.t = c->t, .at1 = 0.99 * c->best,
                          .at2 = 0.98 * c->best};
-    struct engine_env env = {
-        .spec = &s, .problem = problem_find(s.problem), .tpls = c->tpls,
-        .n_tpls = c->n_tpls, .dev = c->t->dev,
-        .ev = {&bench_ops, &b}, .run_dir = "/nonexistent",
-        .stop = &b.stop, .points = c->pts};
-    struct engine *e;
-    int rc = engine_new(&env, NULL, &e, err, errcap);
+    struct runlog_cfg lc = {.live = 1, .ev = {&bench_ops, &b}};
+    struct runlog *log;
+    int rc = runlog_new(&lc, &log);
     if (rc)
         return rc;
+    struct engine_env env = {
+        .spec = &s, .problem = problem_find(s.problem), .tpls = c->tpls,
+        .n_tpls = c->n_tpls, .dev = c->t->dev, .log = log,
+        .run_dir = "/nonexistent", .stop = &b.stop, .points = c->pts};
+    struct engine *e;
+    rc = engine_new(&env, NULL, &e, err, errcap);
+    if (rc) {
+        runlog_free(log);
+        return rc;
+    }
     rc = engine_run(e, err, errcap);
     engine_free(e);
+    runlog_free(log);
     if (rc == KEVO_ESTOPPED && b.stop)
         rc = KEVO_OK; /* stopped at 1 % */
     *hit1 = b.hit1;

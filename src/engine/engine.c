@@ -23,6 +23,7 @@
 #include "hash.h"
 #include "mutator.h"
 #include "record.h"
+#include "records.h"
 #include "rng.h"
 #include "seen.h"
 
@@ -68,8 +69,7 @@ static int supports(const struct engine *e, const struct genome *g)
         return 0;
     return tpl_supports(tpl_of(e, g), g->vals, e->env.spec->dtype,
                         &e->env.spec->shape, &e->env.dev, why, sizeof why) &&
-           (!e->env.ev.ops->admit ||
-            e->env.ev.ops->admit(e->env.ev.self, tpl_of(e, g), g->vals));
+           runlog_admit(e->env.log, tpl_of(e, g), g->vals);
 }
 
 int eng_tpl_usable(const struct engine *e, int t)
@@ -100,23 +100,22 @@ int eng_supports(const struct engine *e, const struct genome *g)
     return supports(e, g);
 }
 
-int eng_record_point(const struct engine *e, const cJSON *rec, int *tpl,
-                     int64_t *vals)
+int eng_record_point(const struct engine *e, const struct rec_eval *rec,
+                     int *tpl, int64_t *vals)
 {
-    const char *name = record_str(rec, "template");
-    const cJSON *ps = cJSON_GetObjectItemCaseSensitive(rec, "params");
     int t = e->n_tpls - 1;
-    while (name && t >= 0 && strcmp(e->tpls[t]->name, name))
+    while (t >= 0 && strcmp(e->tpls[t]->name, rec->tpl))
         t--;
-    if (!name || t < 0)
+    if (t < 0)
         return -1;
     const struct tpl *tp = e->tpls[t];
     for (int i = 0; i < tp->n_params; i++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(ps,
-                                                          tp->params[i].name);
-        if (!cJSON_IsNumber(v))
+        int k = 0;
+        while (k < rec->n_params && strcmp(rec->names[k], tp->params[i].name))
+            k++;
+        if (k == rec->n_params)
             return -1;
-        vals[i] = (int64_t)v->valuedouble;
+        vals[i] = rec->vals[k];
     }
     *tpl = t;
     return 0;
@@ -201,7 +200,7 @@ static const struct pointset *points_of(struct engine *e, int t, int full,
         return NULL;
     if (e->env.points)
         return &e->env.points[t];
-    if (!full && e->pts_state[t] == 0 && !e->env.ev.ops->admit &&
+    if (!full && e->pts_state[t] == 0 && !runlog_has_admit(e->env.log) &&
         tpl_space_raw(e->tpls[t]) > FAST_RAW) {
         struct point_ok_ctx x = {e, t};
         struct rng r;
@@ -670,7 +669,7 @@ static int write_source(struct engine *e, struct child *c)
     if (!c->source)
         return KEVO_ENOMEM;
     c->src_hash = hash_final(hash_str(HASH_SEED, c->source));
-    if (!e->env.jnl)
+    if (!runlog_writes(e->env.log))
         return KEVO_OK;
     char hex[17], rel[64], path[4096];
     hash_hex(c->src_hash, hex);
@@ -685,29 +684,18 @@ static cJSON *eval_record(struct engine *e, int idx)
 {
     const struct child *c = &e->kids[idx];
     const struct tpl *t = tpl_of(e, &c->g);
-    char hex[17];
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "type", "eval");
-    cJSON_AddNumberToObject(o, "gen", e->gen);
-    cJSON_AddNumberToObject(o, "idx", idx);
-    cJSON_AddNumberToObject(o, "island", c->island);
-    hash_hex(c->g.hash, hex);
-    cJSON_AddStringToObject(o, "hash", hex);
-    cJSON_AddStringToObject(o, "template", t->name);
-    cJSON *p = cJSON_AddObjectToObject(o, "params");
-    for (int i = 0; i < t->n_params; i++)
-        cJSON_AddNumberToObject(p, t->params[i].name, (double)c->g.vals[i]);
-    cJSON_AddStringToObject(o, "mutator", c->mutator);
-    cJSON *par = cJSON_AddArrayToObject(o, "parents");
-    for (int i = 0; i < c->n_par; i++) {
-        hash_hex(c->par[i], hex);
-        cJSON_AddItemToArray(par, cJSON_CreateString(hex));
+    struct rec_eval r = {.gen = e->gen, .idx = idx, .island = c->island,
+                         .hash = c->g.hash, .n_params = t->n_params,
+                         .n_par = c->n_par, .source = c->src_hash,
+                         .r = c->r, .t = elapsed_s(e)};
+    snprintf(r.tpl, sizeof r.tpl, "%s", t->name);
+    for (int i = 0; i < t->n_params; i++) {
+        snprintf(r.names[i], sizeof r.names[i], "%s", t->params[i].name);
+        r.vals[i] = c->g.vals[i];
     }
-    hash_hex(c->src_hash, hex);
-    cJSON_AddStringToObject(o, "source", hex);
-    record_put_result(o, &c->r);
-    cJSON_AddNumberToObject(o, "t", elapsed_s(e));
-    return o;
+    snprintf(r.mutator, sizeof r.mutator, "%s", c->mutator);
+    memcpy(r.par, c->par, sizeof r.par);
+    return rec_eval_json(&r);
 }
 
 static void progress_tick(struct engine *e, const struct child *c)
@@ -745,32 +733,8 @@ static int take_result(struct engine *e, int idx)
     return KEVO_OK;
 }
 
-int eng_diverged(struct engine *e, const char *what)
-{
-    snprintf(e->errbuf, sizeof e->errbuf,
-             "journal record %ld differs from what the engine produced: %s",
-             e->pos + 1, what);
-    return KEVO_EDIVERGE;
-}
-
-/* Takes the result of kid idx from existing record e->pos. */
-static int result_from_journal(struct engine *e, int idx)
-{
-    const cJSON *rec = e->ex[e->pos];
-    const char *type = record_str(rec, "type"), *h = record_str(rec, "hash");
-    uint64_t hash;
-    if (!type || strcmp(type, "eval") || !h || hash_parse(h, &hash) ||
-        hash != e->kids[idx].g.hash)
-        return eng_diverged(e, "expected the evaluation of another genome");
-    if (record_get_result(rec, &e->kids[idx].r))
-        return eng_diverged(e, "malformed evaluation record");
-    e->pos++;
-    return take_result(e, idx);
-}
-
 struct batch_ctx {
     struct engine *e;
-    int base;   /* kid index of the batch's first candidate */
     int rc;
 };
 
@@ -783,34 +747,24 @@ static int copy_result(struct eval_result *dst, const struct eval_result *src)
     return KEVO_OK;
 }
 
-static int on_result(void *ud, int index, const struct eval_result *r)
+/* A result, recorded or live (the run log knows which): journaled, then
+ * counted. */
+static int on_result(void *ud, int idx, const struct eval_result *r)
 {
     struct batch_ctx *b = ud;
     struct engine *e = b->e;
-    int idx = b->base + index;
+    int live = !runlog_replaying(e->env.log);
+    eval_result_release(&e->kids[idx].r);
     if ((b->rc = copy_result(&e->kids[idx].r, r)))
         return 1;
-    /* The journal is the truth: the engine continues with the values as
-     * written (JSON keeps ~15 digits), exactly what a resume reads back. */
     cJSON *rec = eval_record(e, idx);
-    char *text = cJSON_PrintUnformatted(rec);
+    b->rc = rec ? runlog_put(e->env.log, rec, 0) : KEVO_ENOMEM;
     cJSON_Delete(rec);
-    rec = text ? cJSON_Parse(text) : NULL;
-    if (!rec)
-        b->rc = KEVO_ENOMEM;
-    else if (e->env.jnl)
-        b->rc = jnl_append_text(e->env.jnl, text, 0);
-    eval_result_release(&e->kids[idx].r);
-    if (!b->rc && record_get_result(rec, &e->kids[idx].r))
-        b->rc = KEVO_EINTERNAL;
-    cJSON_Delete(rec);
-    free(text);
-    if (b->rc)
+    if (b->rc || (b->rc = take_result(e, idx)))
         return 1;
-    e->pos++;
+    if (!live)
+        return 0;
     e->st.session_evals++;
-    if ((b->rc = take_result(e, idx)))
-        return 1;
     if (e->env.stop && *e->env.stop) {
         e->st.stop = STOP_SIGNAL;
         return 1;
@@ -824,31 +778,25 @@ static int on_result(void *ud, int index, const struct eval_result *r)
 
 static int evaluate_children(struct engine *e)
 {
-    int rc, i = 0;
-    for (int k = 0; k < e->n_kids; k++)
+    int rc, n = e->n_kids;
+    for (int k = 0; k < n; k++)
         if ((rc = write_source(e, &e->kids[k])))
             return rc;
-    for (; i < e->n_kids && e->pos < e->n_ex; i++)
-        if ((rc = result_from_journal(e, i)))
-            return rc;
-    if (i >= e->n_kids)
-        return KEVO_OK;
-    int n = e->n_kids - i;
-    struct candidate *cands = calloc((size_t)n, sizeof *cands);
-    const struct candidate **ptrs = calloc((size_t)n, sizeof *ptrs);
+    struct candidate *cands = calloc((size_t)n + 1, sizeof *cands);
+    const struct candidate **ptrs = calloc((size_t)n + 1, sizeof *ptrs);
     if (!cands || !ptrs) {
         free(cands);
         free(ptrs);
         return KEVO_ENOMEM;
     }
     for (int k = 0; k < n; k++) {
-        const struct child *c = &e->kids[i + k];
+        const struct child *c = &e->kids[k];
         cands[k] = (struct candidate){tpl_of(e, &c->g), c->g.vals, c->g.hash,
                                       c->source, c->src_hash};
         ptrs[k] = &cands[k];
     }
-    struct batch_ctx b = {e, i, KEVO_OK};
-    rc = e->env.ev.ops->eval_batch(e->env.ev.self, ptrs, n, on_result, &b);
+    struct batch_ctx b = {e, KEVO_OK};
+    rc = runlog_evaluate(e->env.log, ptrs, n, on_result, &b);
     free(cands);
     free(ptrs);
     if (b.rc)
@@ -870,8 +818,7 @@ static void set_best(struct engine *e, const struct child *c)
     e->st.best_ratio = c->r.ratio;
     e->st.best_gen = e->gen;
     describe(e, &c->g, e->best_what, sizeof e->best_what);
-    if (e->env.ev.ops->set_best)
-        e->env.ev.ops->set_best(e->env.ev.self, c->r.median_ns);
+    runlog_set_best(e->env.log, c->r.median_ns);
 }
 
 static int best_child(const struct engine *e)
@@ -889,7 +836,8 @@ static int best_child(const struct engine *e)
     return best;
 }
 
-static int confirm_live(struct engine *e, const struct child *c, int *accept)
+/* Noise-aware acceptance of challenger c against the incumbent. */
+static int confirm(struct engine *e, const struct child *c, int *accept)
 {
     struct genome inc = {.tpl = e->st.best_tpl, .hash = e->st.best_hash};
     memcpy(inc.vals, e->st.best_vals, sizeof inc.vals);
@@ -900,45 +848,10 @@ static int confirm_live(struct engine *e, const struct child *c, int *accept)
                            c->src_hash};
     struct candidate in = {tpl_of(e, &inc), inc.vals, inc.hash, src,
                            hash_final(hash_str(HASH_SEED, src))};
-    double ratio = 0, noise = 0;
-    int rc = e->env.ev.ops->confirm(e->env.ev.self, &ch, &in, accept, &ratio,
-                                    &noise);
+    int rc = runlog_confirm(e->env.log, e->gen, elapsed_s(e), &ch, &in,
+                            accept);
     free(src);
-    if (rc || !e->env.jnl) {
-        e->pos += !rc;
-        return rc;
-    }
-    char hex[17];
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "type", "confirm");
-    cJSON_AddNumberToObject(o, "gen", e->gen);
-    hash_hex(c->g.hash, hex);
-    cJSON_AddStringToObject(o, "challenger", hex);
-    hash_hex(inc.hash, hex);
-    cJSON_AddStringToObject(o, "incumbent", hex);
-    cJSON_AddBoolToObject(o, "accept", *accept);
-    cJSON_AddNumberToObject(o, "ratio", ratio);
-    cJSON_AddNumberToObject(o, "noise", noise);
-    cJSON_AddNumberToObject(o, "t", elapsed_s(e));
-    rc = jnl_append(e->env.jnl, o, 0);
-    cJSON_Delete(o);
-    e->pos++;
     return rc;
-}
-
-static int confirm_from_journal(struct engine *e, const struct child *c,
-                                int *accept)
-{
-    const cJSON *rec = e->ex[e->pos];
-    const char *type = record_str(rec, "type");
-    const char *h = record_str(rec, "challenger");
-    uint64_t hash;
-    if (!type || strcmp(type, "confirm") || !h || hash_parse(h, &hash) ||
-        hash != c->g.hash)
-        return eng_diverged(e, "expected a confirmation of the new best");
-    *accept = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "accept"));
-    e->pos++;
-    return KEVO_OK;
 }
 
 static int update_best(struct engine *e)
@@ -948,12 +861,9 @@ static int update_best(struct engine *e)
         return KEVO_OK;
     const struct child *c = &e->kids[b];
     int accept = 1, rc = KEVO_OK;
-    if (e->st.best_tpl >= 0 && e->env.ev.ops->confirm) {
-        rc = e->pos < e->n_ex ? confirm_from_journal(e, c, &accept)
-                              : confirm_live(e, c, &accept);
-        if (rc)
-            return rc;
-    }
+    if (e->st.best_tpl >= 0 && runlog_confirms(e->env.log) &&
+        (rc = confirm(e, c, &accept)))
+        return rc;
     if (accept) {
         set_best(e, c);
         if (e->env.prog) {
@@ -1061,28 +971,27 @@ static int genome_from_json(const cJSON *o, struct genome *g, double *f,
 
 static cJSON *gen_record(struct engine *e)
 {
-    char hex[17];
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "type", "gen");
-    cJSON_AddNumberToObject(o, "gen", e->gen);
-    cJSON_AddNumberToObject(o, "evals", (double)e->st.evals);
-    cJSON_AddNumberToObject(o, "children", e->n_kids);
-    if (e->st.best_tpl >= 0) {
-        hash_hex(e->st.best_hash, hex);
-        cJSON_AddStringToObject(o, "best", hex);
-        cJSON_AddNumberToObject(o, "best_fitness", e->st.best_fitness);
-    }
-    cJSON *isl = cJSON_AddArrayToObject(o, "islands");
-    for (int i = 0; i < e->n_isl; i++) {
-        cJSON *a = cJSON_CreateArray();
-        for (int k = 0; k < e->isl[i].n; k++) {
-            hash_hex(e->isl[i].m[k].g.hash, hex);
-            cJSON_AddItemToArray(a, cJSON_CreateString(hex));
+    struct rec_gen g = {.gen = e->gen, .evals = e->st.evals,
+                        .children = e->n_kids, .has_best = e->st.best_tpl >= 0,
+                        .best = e->st.best_hash,
+                        .best_fitness = e->st.best_fitness,
+                        .n_islands = e->n_isl, .archive_cells = e->arc.n,
+                        .t = elapsed_s(e)};
+    int total = 0;
+    for (int i = 0; i < e->n_isl; i++)
+        total += e->isl[i].n;
+    g.island_n = calloc((size_t)e->n_isl + 1, sizeof *g.island_n);
+    g.members = calloc((size_t)total + 1, sizeof *g.members);
+    cJSON *o = NULL;
+    if (g.island_n && g.members) {
+        for (int i = 0, at = 0; i < e->n_isl; i++) {
+            g.island_n[i] = e->isl[i].n;
+            for (int k = 0; k < e->isl[i].n; k++)
+                g.members[at++] = e->isl[i].m[k].g.hash;
         }
-        cJSON_AddItemToArray(isl, a);
+        o = rec_gen_json(&g);
     }
-    cJSON_AddNumberToObject(o, "archive_cells", e->arc.n);
-    cJSON_AddNumberToObject(o, "t", elapsed_s(e));
+    rec_gen_release(&g);
     return o;
 }
 
@@ -1091,7 +1000,8 @@ static cJSON *checkpoint_json(struct engine *e)
     char hex[17];
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "gen", e->gen);
-    cJSON_AddNumberToObject(o, "journal_records", (double)e->pos);
+    cJSON_AddNumberToObject(o, "journal_records",
+                            (double)runlog_pos(e->env.log));
     cJSON *r = cJSON_AddArrayToObject(o, "rng");
     for (int i = 0; i < 4; i++) {
         hash_hex(e->rng.s[i], hex);
@@ -1123,7 +1033,7 @@ static cJSON *checkpoint_json(struct engine *e)
 
 static int write_checkpoint(struct engine *e)
 {
-    if (!e->env.jnl)
+    if (!runlog_writes(e->env.log))
         return KEVO_OK;
     char path[4096];
     if (fs_join(path, sizeof path, e->env.run_dir, "checkpoint.json"))
@@ -1163,20 +1073,11 @@ static void log_generation(struct engine *e)
 
 static int finish_generation(struct engine *e)
 {
-    int rc = KEVO_OK;
-    if (e->pos < e->n_ex) {
-        const char *type = record_str(e->ex[e->pos], "type");
-        if (!type || strcmp(type, "gen") ||
-            record_num(e->ex[e->pos], "gen", -1) != e->gen)
-            return eng_diverged(e, "expected the end of a generation");
-    } else if (e->env.jnl) {
-        cJSON *rec = gen_record(e);
-        rc = jnl_append(e->env.jnl, rec, 1);
-        cJSON_Delete(rec);
-        if (rc)
-            return rc;
-    }
-    e->pos++;
+    cJSON *rec = gen_record(e);
+    int rc = rec ? runlog_put(e->env.log, rec, 1) : KEVO_ENOMEM;
+    cJSON_Delete(rec);
+    if (rc)
+        return rc;
     e->st.gen = e->gen;
     log_generation(e);
     return write_checkpoint(e);
@@ -1253,9 +1154,15 @@ int engine_run(struct engine *e, char *err, size_t errcap)
         rc = KEVO_ESTOPPED;
     if (e->st.stop == STOP_TIME && rc == KEVO_ESTOPPED)
         rc = KEVO_OK; /* a budget, not an interruption */
-    if (rc && rc != KEVO_ESTOPPED)
+    const struct runlog_divergence *d = runlog_divergence(e->env.log);
+    if (rc == KEVO_EDIVERGE && d->index >= 0)
+        snprintf(err, errcap, "journal record %ld differs from what the "
+                 "engine produced: %s", d->index + 1, d->what);
+    else if (rc && rc != KEVO_ESTOPPED)
         snprintf(err, errcap, "%s",
-                 e->errbuf[0] ? e->errbuf : kevo_strerror(rc));
+                 e->errbuf[0] ? e->errbuf
+                 : runlog_error(e->env.log)[0] ? runlog_error(e->env.log)
+                                               : kevo_strerror(rc));
     if (e->env.prog)
         progress_finish(e->env.prog);
     return rc;
@@ -1298,8 +1205,7 @@ static int restore_best(struct engine *e, const cJSON *b)
     e->st.best_ratio = record_num(b, "ratio", 0);
     e->st.best_gen = (int)record_num(b, "gen", 0);
     describe(e, &g, e->best_what, sizeof e->best_what);
-    if (e->env.ev.ops->set_best)
-        e->env.ev.ops->set_best(e->env.ev.self, ns);
+    runlog_set_best(e->env.log, ns);
     return KEVO_OK;
 }
 
@@ -1314,9 +1220,9 @@ static int restore(struct engine *e, const cJSON *ck)
             return KEVO_EPARSE;
     }
     e->st.gen = (int)record_num(ck, "gen", -2);
-    e->pos = (long)record_num(ck, "journal_records", -1);
     e->env.elapsed_before_s = record_num(ck, "elapsed_s", 0);
-    if (e->st.gen < 0 || e->pos < 0 || e->pos > e->n_ex)
+    if (e->st.gen < 0 ||
+        runlog_seek(e->env.log, (long)record_num(ck, "journal_records", -1)))
         return KEVO_EPARSE;
     int rc = ellm_restore(e, ck);
     if (!rc)
@@ -1329,29 +1235,30 @@ static int restore(struct engine *e, const cJSON *ck)
     return rc;
 }
 
-/* Counts the evaluations before the journal position and marks their
- * genomes as seen. */
-static int replay_counts(struct engine *e)
+/* Counts the evaluations before the log's position (the checkpoint's)
+ * and marks their genomes as seen. */
+static int count_history(struct engine *e)
 {
-    for (long i = 0; i < e->pos; i++) {
-        const char *type = record_str(e->ex[i], "type");
-        const char *h = record_str(e->ex[i], "hash");
-        const char *oc = record_str(e->ex[i], "outcome");
-        enum eval_outcome o;
-        uint64_t hash;
-        if (!type || strcmp(type, "eval"))
+    for (long i = 0; i < runlog_pos(e->env.log); i++) {
+        const cJSON *o = runlog_recorded(e->env.log, i);
+        struct rec_eval r;
+        char why[128];
+        if (rec_type_of(o) != REC_EVAL)
             continue;
-        if (!h || hash_parse(h, &hash) || !oc || eval_outcome_parse(oc, &o))
-            return KEVO_EPARSE;
-        int rc = seen_add(&e->seen, hash);
+        int rc = rec_eval_parse(o, &r, why, sizeof why);
         if (!rc)
-            rc = ellm_note_record(e, e->ex[i], hash);
+            rc = seen_add(&e->seen, r.hash);
         if (!rc)
-            rc = esur_note_record(e, e->ex[i]);
+            rc = ellm_note_record(e, &r);
+        if (!rc)
+            rc = esur_note_record(e, &r);
+        if (!rc) {
+            e->st.evals++;
+            e->st.outcomes[r.r.outcome]++;
+        }
+        rec_eval_release(&r);
         if (rc)
             return rc;
-        e->st.evals++;
-        e->st.outcomes[o]++;
     }
     return KEVO_OK;
 }
@@ -1405,20 +1312,6 @@ static int index_points(struct engine *e)
     return rc;
 }
 
-static int index_existing(struct engine *e)
-{
-    const cJSON *arr = e->env.existing, *it;
-    e->n_ex = arr ? cJSON_GetArraySize(arr) : 0;
-    if (!e->n_ex)
-        return KEVO_OK;
-    e->ex = calloc((size_t)e->n_ex, sizeof *e->ex);
-    if (!e->ex)
-        return KEVO_ENOMEM;
-    long i = 0;
-    cJSON_ArrayForEach(it, arr) e->ex[i++] = it;
-    return KEVO_OK;
-}
-
 int engine_new(const struct engine_env *env, const cJSON *checkpoint,
                struct engine **out, char *err, size_t errcap)
 {
@@ -1427,13 +1320,11 @@ int engine_new(const struct engine_env *env, const cJSON *checkpoint,
     if (!e)
         return KEVO_ENOMEM;
     if (!rc)
-        rc = index_existing(e);
-    if (!rc)
         rc = index_points(e);
     rng_seed(&e->rng, env->spec->seed);
     if (!rc && checkpoint && (rc = restore(e, checkpoint)))
         snprintf(err, errcap, "malformed checkpoint");
-    if (!rc && (rc = replay_counts(e)))
+    if (!rc && (rc = count_history(e)))
         snprintf(err, errcap, "malformed journal record before the checkpoint");
     if (rc) {
         if (rc == KEVO_ENOMEM)
@@ -1466,6 +1357,5 @@ void engine_free(struct engine *e)
         seen_release(&e->members);
     esur_release(e);
     free(e->hist);
-    free(e->ex);
     free(e);
 }

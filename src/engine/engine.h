@@ -4,16 +4,15 @@
  * islands, a MAP-Elites archive for diversity, the mutators of mutators/,
  * and budgets. Every random choice comes from one seeded PRNG.
  *
- * Determinism and resume: the engine's decisions depend only on the seed
- * and on the results it receives. Every result (and every noise-aware
- * confirmation) is journaled before the engine moves on; a generation ends
- * with a "gen" record and an atomic checkpoint. A resumed engine starts
- * from the checkpoint and re-derives the records after it in order: a
- * record already in the journal is taken from there (never evaluated or
- * written again), the rest are evaluated. So a run killed at any moment
- * and resumed writes exactly the journal an uninterrupted run writes, and
- * any divergence is reported as KEVO_EDIVERGE at the first differing
- * record. The same mechanism replays a whole run from its journal.
+ * Determinism, resume and replay: the engine's decisions depend only on
+ * the seed and on the results it receives. It asks the run log (runlog.h)
+ * for every result, confirmation and LLM answer, and hands it every
+ * record it makes; a generation ends with a "gen" record and an atomic
+ * checkpoint. Whether an answer is recorded (a resume re-deriving the
+ * records after its checkpoint, a replay) or live (the GPU, an API) is the
+ * run log's business: a resumed run writes exactly the journal an
+ * uninterrupted run writes, a replay proves the same decisions, and any
+ * difference is KEVO_EDIVERGE at the first differing record.
  */
 #ifndef KEVO_ENGINE_H
 #define KEVO_ENGINE_H
@@ -22,9 +21,9 @@
 #include <signal.h>
 
 #include "eval.h"
-#include "jnl.h"
 #include "problem.h"
 #include "progress.h"
+#include "runlog.h"
 #include "sample.h"
 #include "spec.h"
 #include "status.h"
@@ -36,23 +35,19 @@ struct engine_env {
     struct tpl *const *tpls;          /* the run's templates, borrowed */
     int n_tpls;
     struct tpl_device dev;
-    struct evaluator ev;              /* borrowed */
-    const char *run_dir;              /* sources/ and checkpoint.json */
-    struct jnl *jnl;                  /* borrowed; NULL = write nothing */
-    const cJSON *existing;            /* records already in the journal
-                                         (resume/replay), or NULL */
+    struct runlog *log;               /* results, answers, records;
+                                         borrowed (runlog.h) */
+    const char *run_dir;              /* sources/ and checkpoint.json
+                                         (written when the log writes) */
     volatile sig_atomic_t *stop;      /* 1 = stop after this evaluation */
     struct progress *prog;            /* may be NULL */
     double elapsed_before_s;          /* run time of earlier sessions */
     /* LLM mutation (engine_llm.c). llm_on says the run uses it (from the
      * spec): then the engine asks for proposals, rewrites, crossovers and
      * repairs, chooses operators with a bandit, and journals one "llm"
-     * record per answer. Answers already in the journal are read from the
-     * transcripts in llm_dir/llm/ (so a resume or a replay needs no
-     * provider); new ones come from llm (NULL: none can be asked). */
+     * record per answer; the run log gives the answers (recorded ones from
+     * the journal and transcripts, new ones from its LLM client). */
     int llm_on;
-    struct llm *llm;                  /* borrowed, may be NULL */
-    const char *llm_dir;              /* NULL = run_dir */
     const char *prompts_dir;          /* mutators/prompts */
     const char *gpu_facts;            /* GPU facts for the prompts */
     /* (optional) Per template of tpls: its usable points (borrowed). The
@@ -91,7 +86,8 @@ struct engine;
 
 /*
  * Makes an engine. checkpoint is the parsed checkpoint.json of the run
- * being resumed, or NULL for a fresh start. Borrows env's pointers for
+ * being resumed (the log then starts at its journal position), or NULL
+ * for a fresh start. Borrows env's pointers for
  * the engine's life. Errors (bad checkpoint) go to err.
  */
 int engine_new(const struct engine_env *env, const cJSON *checkpoint,

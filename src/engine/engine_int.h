@@ -9,6 +9,7 @@
 #include "bandit.h"
 #include "engine.h"
 #include "genome.h"
+#include "records.h"
 #include "rng.h"
 #include "seen.h"
 
@@ -60,9 +61,6 @@ struct engine {
     struct archive arc;
     struct seen seen;
     struct engine_stats st;
-    const cJSON **ex;      /* existing journal records, in order */
-    long n_ex;
-    long pos;              /* index of the next journal record */
     struct child *kids;
     int n_kids, cap_kids;
     int gen;               /* generation being made */
@@ -112,13 +110,12 @@ const struct member *eng_tournament(struct engine *e, const struct island *is,
                                     int tpl);
 int eng_supports(const struct engine *e, const struct genome *g);
 /* The template (index, the last of that name) and parameter values of
- * journal record rec into *tpl and vals; -1 if its template is unknown or
+ * eval record rec into *tpl and vals; -1 if its template is unknown or
  * a parameter is missing (*tpl untouched, vals maybe partly written). */
-int eng_record_point(const struct engine *e, const cJSON *rec, int *tpl,
-                     int64_t *vals);
+int eng_record_point(const struct engine *e, const struct rec_eval *rec,
+                     int *tpl, int64_t *vals);
 /* 1 if template t supports the run's dtype. */
 int eng_tpl_usable(const struct engine *e, int t);
-int eng_diverged(struct engine *e, const char *what);
 int eng_add_child(struct engine *e, const struct child *c);
 
 int ellm_init(struct engine *e);
@@ -126,7 +123,7 @@ void ellm_free(struct engine *e);
 /* Remembers a result (for prompts and rewards). */
 int ellm_note(struct engine *e, const struct child *c);
 /* Remembers a result read back from an earlier session's journal. */
-int ellm_note_record(struct engine *e, const cJSON *rec, uint64_t hash);
+int ellm_note_record(struct engine *e, const struct rec_eval *rec);
 /* Generation 0: asks for the initial proposals. */
 int ellm_propose(struct engine *e);
 /* Takes the answers asked for earlier, in order: journal records,
@@ -145,7 +142,7 @@ int ellm_usable_tpls(const struct engine *e);
 /* Remembers a result (in journal order; also for records read back). */
 int esur_note(struct engine *e, int tpl, const int64_t *vals,
               enum eval_outcome o, double fitness);
-int esur_note_record(struct engine *e, const cJSON *rec);
+int esur_note_record(struct engine *e, const struct rec_eval *rec);
 /* Fits the forest to the results so far (when the spec asks for a
  * surrogate and there are enough of them); deterministic in the seed and
  * generation. */

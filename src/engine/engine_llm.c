@@ -116,7 +116,7 @@ int ellm_note(struct engine *e, const struct child *c)
     return KEVO_OK;
 }
 
-int ellm_note_record(struct engine *e, const cJSON *rec, uint64_t hash)
+int ellm_note_record(struct engine *e, const struct rec_eval *rec)
 {
     if (!e->recs)
         return KEVO_OK;
@@ -124,12 +124,10 @@ int ellm_note_record(struct engine *e, const cJSON *rec, uint64_t hash)
     memset(&c, 0, sizeof c);
     if (eng_record_point(e, rec, &c.g.tpl, c.g.vals))
         return KEVO_EPARSE;
-    c.g.hash = hash;
-    if (record_get_result(rec, &c.r))
-        return KEVO_EPARSE;
-    int rc = ellm_note(e, &c);
-    eval_result_release(&c.r);
-    return rc;
+    c.g.hash = rec->hash;
+    c.r = rec->r;
+    c.r.evidence_json = NULL; /* ellm_note keeps no evidence */
+    return ellm_note(e, &c);
 }
 
 /* ---------------------------------------------------------- templates */
@@ -241,18 +239,15 @@ static void fill_parent(const struct engine *e, uint64_t h,
 static int push_pending(struct engine *e, struct llm_pending *p)
 {
     p->prompt = hash_final(hash_str(hash_str(HASH_SEED, p->system), p->user));
-    p->ticket = -1;
-    if (e->env.llm) {
-        /* the request's number in the run: answers are taken in order,
-         * so it is the answers taken plus the requests still pending
-         * (the same on a resume, which re-asks the pending ones) */
-        struct llm_req q = {p->op->name, p->system, p->user,
-                            e->llm_seq + e->n_pend};
-        int rc = llm_submit(e->env.llm, &q, &p->ticket);
-        if (rc) {
-            pending_release(p);
-            return rc;
-        }
+    /* the request's number in the run: answers are taken in order, so it
+     * is the answers taken plus the requests still pending (the same on a
+     * resume, which re-asks the pending ones) */
+    struct llm_req q = {p->op->name, p->system, p->user,
+                        e->llm_seq + e->n_pend};
+    int rc = runlog_ask(e->env.log, &q, &p->ticket);
+    if (rc) {
+        pending_release(p);
+        return rc;
     }
     if (e->n_pend == e->cap_pend) {
         int cap = e->cap_pend ? e->cap_pend * 2 : 16;
@@ -397,76 +392,29 @@ int ellm_after_eval(struct engine *e)
 
 /* ----------------------------------------------------------- answers */
 
-static int parse_status(const char *s, enum llm_status *out)
-{
-    for (int i = LLM_OK; i <= LLM_BUDGET; i++)
-        if (s && !strcmp(s, llm_status_name((enum llm_status)i))) {
-            *out = (enum llm_status)i;
-            return 0;
-        }
-    return -1;
-}
-
-/* A recorded answer: status st (from the journal); the text of an ok
- * answer from the run's transcript store (llm_dir/llm/<key>.json). */
-static int recorded_answer(const struct engine *e, const char *key,
-                           enum llm_status st, struct llm_ans *a)
-{
-    const char *dir = e->env.llm_dir ? e->env.llm_dir : e->env.run_dir;
-    memset(a, 0, sizeof *a);
-    if (st == LLM_OK) {
-        int rc = llm_store_read(dir, key, a);
-        if (rc || a->status != LLM_OK) {
-            llm_ans_release(a);
-            snprintf(((struct engine *)e)->errbuf, sizeof e->errbuf,
-                     "cannot read the recorded answer %s in '%s/llm'", key,
-                     dir);
-            return rc ? rc : KEVO_EPARSE;
-        }
-    }
-    a->status = st;
-    a->cached = 1;
-    snprintf(a->key, sizeof a->key, "%s", key);
-    return KEVO_OK;
-}
-
 static cJSON *llm_record(const struct engine *e, const struct llm_pending *p,
                          const struct llm_ans *a, enum answer_reject v,
                          const char *why, const struct tpl *t)
 {
-    char hex[17];
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "type", "llm");
-    cJSON_AddNumberToObject(o, "gen", e->gen);
-    cJSON_AddNumberToObject(o, "seq", (double)e->llm_seq);
-    cJSON_AddStringToObject(o, "op", p->op->name);
-    cJSON_AddNumberToObject(o, "island", p->island);
-    cJSON *par = cJSON_AddArrayToObject(o, "parents");
-    for (int i = 0; i < p->n_par; i++) {
-        hash_hex(p->par[i], hex);
-        cJSON_AddItemToArray(par, cJSON_CreateString(hex));
-    }
-    hash_hex(p->prompt, hex);
-    cJSON_AddStringToObject(o, "prompt", hex);
-    cJSON_AddStringToObject(o, "key", a->key);
-    cJSON_AddStringToObject(o, "status", llm_status_name(a->status));
-    cJSON_AddStringToObject(o, "verdict", a->status == LLM_OK
-                                              ? answer_reject_name(v)
-                                              : "none");
-    cJSON_AddStringToObject(o, "why", why);
-    if (t) {
-        cJSON_AddStringToObject(o, "template", t->name);
-        hash_hex(t->hash, hex);
-        cJSON_AddStringToObject(o, "template_hash", hex);
-    }
-    cJSON_AddNumberToObject(o, "tokens_in", (double)a->tokens_in);
-    cJSON_AddNumberToObject(o, "tokens_out", (double)a->tokens_out);
-    cJSON_AddNumberToObject(o, "cost_usd", a->cost_usd);
-    cJSON_AddBoolToObject(o, "cached", a->cached);
-    cJSON_AddNumberToObject(o, "latency_ms", a->latency_ms);
-    cJSON_AddNumberToObject(o, "t", (double)(fs_now_ns() - e->t0_ns) * 1e-9 +
-                                        e->env.elapsed_before_s);
-    return o;
+    struct rec_llm r = {.gen = e->gen, .seq = e->llm_seq,
+                        .island = p->island, .n_par = p->n_par,
+                        .prompt = p->prompt, .has_tpl = t != NULL,
+                        .tpl_hash = t ? t->hash : 0,
+                        .tokens_in = a->tokens_in,
+                        .tokens_out = a->tokens_out, .cost_usd = a->cost_usd,
+                        .cached = a->cached, .latency_ms = a->latency_ms,
+                        .t = (double)(fs_now_ns() - e->t0_ns) * 1e-9 +
+                             e->env.elapsed_before_s};
+    memcpy(r.par, p->par, sizeof r.par);
+    snprintf(r.op, sizeof r.op, "%s", p->op->name);
+    snprintf(r.key, sizeof r.key, "%s", a->key);
+    snprintf(r.status, sizeof r.status, "%s", llm_status_name(a->status));
+    snprintf(r.verdict, sizeof r.verdict, "%s",
+             a->status == LLM_OK ? answer_reject_name(v) : "none");
+    snprintf(r.why, sizeof r.why, "%s", why);
+    if (t)
+        snprintf(r.tpl, sizeof r.tpl, "%s", t->name);
+    return rec_llm_json(&r);
 }
 
 /* Saves an LLM template's text for people (the transcript stays the
@@ -475,7 +423,8 @@ static void save_tpl_text(const struct engine *e, const struct tpl *t)
 {
     char rel[128], path[4096];
     snprintf(rel, sizeof rel, "llm/templates/%s.cu", t->name);
-    if (!e->env.jnl || fs_join(path, sizeof path, e->env.run_dir, rel))
+    if (!runlog_writes(e->env.log) ||
+        fs_join(path, sizeof path, e->env.run_dir, rel))
         return;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
@@ -528,72 +477,29 @@ static void log_answer(struct engine *e, const struct llm_pending *p,
     progress_log(e->env.prog, "llm", line);
 }
 
-/* Takes the answer of pending request p: from the journal or live. */
+/* Takes the answer of pending request p (the run log's: recorded or live)
+ * and journals what became of it. */
 static int take_answer(struct engine *e, struct llm_pending *p)
 {
     struct llm_ans a;
     char why[512] = "";
-    int from_journal = e->pos < e->n_ex, rc;
-    memset(&a, 0, sizeof a);
-    if (from_journal) {
-        const cJSON *rec = e->ex[e->pos];
-        const char *type = record_str(rec, "type");
-        const char *ph = record_str(rec, "prompt");
-        const char *key = record_str(rec, "key");
-        enum llm_status st;
-        uint64_t h;
-        if (!type || strcmp(type, "llm") || !ph || hash_parse(ph, &h) ||
-            h != p->prompt || !key || strlen(key) > 16 ||
-            parse_status(record_str(rec, "status"), &st))
-            return eng_diverged(e, "expected the answer to another LLM "
-                                   "request");
-        if ((rc = recorded_answer(e, key, st, &a)))
-            return rc;
-        snprintf(a.detail, sizeof a.detail, "%s",
-                 record_str(rec, "why") ? record_str(rec, "why") : "");
-        if (p->ticket >= 0) { /* asked again on resume: drain it */
-            struct llm_ans b;
-            if (!llm_wait(e->env.llm, p->ticket, &b))
-                llm_ans_release(&b);
-        }
-        a.tokens_in = (long)record_num(rec, "tokens_in", 0);
-        a.tokens_out = (long)record_num(rec, "tokens_out", 0);
-        a.cost_usd = record_num(rec, "cost_usd", 0);
-        a.latency_ms = record_num(rec, "latency_ms", 0);
-    } else if (p->ticket >= 0) {
-        if ((rc = llm_wait(e->env.llm, p->ticket, &a)))
-            return rc;
-    } else {
-        snprintf(e->errbuf, sizeof e->errbuf,
-                 "an LLM answer is needed but no provider is configured "
-                 "and the journal has none");
-        return KEVO_ENOENT;
-    }
+    int rc = runlog_answer(e->env.log, p->prompt, p->ticket, &a);
+    if (rc)
+        return rc;
     struct tpl *t = NULL;
     enum answer_reject v = ANSWER_NO_CODE;
     if (a.status == LLM_OK)
         v = to_template(e, a.text, &t, why, sizeof why);
     else
         snprintf(why, sizeof why, "%s", a.detail);
-    if (from_journal) {
-        const char *rv = record_str(e->ex[e->pos], "verdict");
-        const char *want = a.status == LLM_OK ? answer_reject_name(v) : "none";
-        if (!rv || strcmp(rv, want)) {
-            tpl_free(t);
-            llm_ans_release(&a);
-            return eng_diverged(e, "the recorded answer parses differently");
-        }
-    } else if (e->env.jnl) {
-        cJSON *o = llm_record(e, p, &a, v, why, t);
-        rc = jnl_append(e->env.jnl, o, 0);
-        cJSON_Delete(o);
-        if (rc) {
-            tpl_free(t);
-            llm_ans_release(&a);
-            return rc;
-        }
+    cJSON *o = llm_record(e, p, &a, v, why, t);
+    rc = o ? runlog_put(e->env.log, o, 0) : KEVO_ENOMEM;
+    cJSON_Delete(o);
+    if (rc) {
+        tpl_free(t);
+        llm_ans_release(&a);
+        return rc;
     }
-    e->pos++;
     e->llm_seq++;
     log_answer(e, p, &a, v, why, t);
     if ((a.status == LLM_FATAL || a.status == LLM_BUDGET) && !e->llm_off) {
@@ -695,7 +601,7 @@ static int restore_tpls(struct engine *e, const cJSON *ts)
         struct tpl *tp = NULL;
         char why[512];
         if (!key || !name || strlen(key) > 16 ||
-            recorded_answer(e, key, LLM_OK, &a))
+            runlog_transcript(e->env.log, key, &a))
             return KEVO_EPARSE;
         enum answer_reject v = to_template(e, a.text, &tp, why, sizeof why);
         llm_ans_release(&a);

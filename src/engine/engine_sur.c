@@ -54,18 +54,15 @@ int esur_note(struct engine *e, int tpl, const int64_t *vals,
     return KEVO_OK;
 }
 
-int esur_note_record(struct engine *e, const cJSON *rec)
+int esur_note_record(struct engine *e, const struct rec_eval *rec)
 {
     if (e->env.spec->surrogate < 2)
         return KEVO_OK;
-    const char *oc = record_str(rec, "outcome");
     int64_t vals[TPL_MAX_PARAMS] = {0};
-    enum eval_outcome o;
     int tpl;
-    if (!oc || eval_outcome_parse(oc, &o) ||
-        eng_record_point(e, rec, &tpl, vals))
+    if (eng_record_point(e, rec, &tpl, vals))
         return KEVO_OK; /* not a point the surrogate can place */
-    return esur_note(e, tpl, vals, o, record_num(rec, "fitness", 0));
+    return esur_note(e, tpl, vals, rec->r.outcome, rec->r.fitness);
 }
 
 void esur_release(struct engine *e)

@@ -51,9 +51,13 @@ static int bench(struct tpl **tpls, int n, const char *problem,
     for (int i = 0; i < n && k < 64; i++)
         if (!strcmp(tpls[i]->problem, problem))
             mine[k++] = tpls[i];
+    struct runlog_cfg lc = {.live = 1, .jnl = io ? j : NULL, .ev = ev};
+    struct runlog *log;
+    if (runlog_new(&lc, &log))
+        return 1;
     struct engine_env env = {.spec = &s, .problem = p, .tpls = mine,
                              .n_tpls = k, .dev = tpl_device_default,
-                             .ev = ev, .run_dir = dir, .jnl = io ? j : NULL};
+                             .log = log, .run_dir = dir};
     struct engine *e;
     long long t0 = fs_now_ns();
     if (engine_new(&env, NULL, &e, err, sizeof err) ||
@@ -69,6 +73,7 @@ static int bench(struct tpl **tpls, int n, const char *problem,
            io ? "engine + journal, sources, checkpoints on disk"
               : "engine decisions only, no run directory I/O");
     engine_free(e);
+    runlog_free(log);
     jnl_close(j);
     ev.ops->destroy(ev.self);
     snprintf(path, sizeof path, "rm -rf '%s'", dir);

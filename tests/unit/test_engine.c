@@ -105,10 +105,14 @@ static int run_engine(struct fixture *f, const cJSON *existing,
     snprintf(path, sizeof path, "%s/journal.jsonl", f->dir);
     if (testeval_new(&ev, &f->stats) || (!existing && jnl_create(path, &j)))
         return -1;
+    struct runlog_cfg lc = {.records = existing, .live = 1, .jnl = j,
+                            .ev = ev, .llm_dir = f->dir};
+    struct runlog *log;
+    if (runlog_new(&lc, &log))
+        return -1;
     struct engine_env env = {
         .spec = &f->spec, .problem = problem_find("gemm"), .tpls = f->tpls,
-        .n_tpls = 2, .dev = tpl_device_default, .ev = ev, .run_dir = f->dir,
-        .jnl = j, .existing = existing};
+        .n_tpls = 2, .dev = tpl_device_default, .log = log, .run_dir = f->dir};
     struct engine *e;
     int rc = engine_new(&env, NULL, &e, err, sizeof err);
     if (!rc) {
@@ -116,6 +120,7 @@ static int run_engine(struct fixture *f, const cJSON *existing,
         *st = *engine_stats(e);
         engine_free(e);
     }
+    runlog_free(log);
     if (rc)
         fprintf(stderr, "  engine: %s\n", err);
     jnl_close(j);

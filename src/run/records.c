@@ -1,0 +1,512 @@
+/*
+ * records.c - the journal's record types and their one JSON codec.
+ */
+#include "records.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "record.h"
+
+static const char *const type_names[] = {"eval", "confirm", "gen", "llm"};
+
+/* members that are accounting, not decisions */
+static const char *const accounting[] = {
+    "t", "latency_ms", "cached", "tokens_in", "tokens_out", "cost_usd",
+    "key", "gpu", "rank"};
+
+const char *rec_type_name(enum rec_type t)
+{
+    return t < REC_UNKNOWN ? type_names[t] : "?";
+}
+
+enum rec_type rec_type_of(const cJSON *o)
+{
+    const char *s = record_str(o, "type");
+    for (int i = 0; s && i < REC_UNKNOWN; i++)
+        if (!strcmp(s, type_names[i]))
+            return (enum rec_type)i;
+    return REC_UNKNOWN;
+}
+
+/* ------------------------------------------------------------ writing */
+
+static void put_hash(cJSON *o, const char *k, uint64_t h)
+{
+    char hex[17];
+    hash_hex(h, hex);
+    cJSON_AddStringToObject(o, k, hex);
+}
+
+static void put_parents(cJSON *o, int n, const uint64_t *par)
+{
+    char hex[17];
+    cJSON *a = cJSON_AddArrayToObject(o, "parents");
+    for (int i = 0; i < n; i++) {
+        hash_hex(par[i], hex);
+        cJSON_AddItemToArray(a, cJSON_CreateString(hex));
+    }
+}
+
+/* cJSON reports allocation failures only by NULL members; a record is
+ * complete when its last member exists */
+static cJSON *done(cJSON *o)
+{
+    if (o && !cJSON_GetObjectItemCaseSensitive(o, "t")) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+cJSON *rec_eval_json(const struct rec_eval *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "type", "eval");
+    cJSON_AddNumberToObject(o, "gen", r->gen);
+    cJSON_AddNumberToObject(o, "idx", r->idx);
+    cJSON_AddNumberToObject(o, "island", r->island);
+    put_hash(o, "hash", r->hash);
+    cJSON_AddStringToObject(o, "template", r->tpl);
+    cJSON *p = cJSON_AddObjectToObject(o, "params");
+    for (int i = 0; p && i < r->n_params; i++)
+        cJSON_AddNumberToObject(p, r->names[i], (double)r->vals[i]);
+    cJSON_AddStringToObject(o, "mutator", r->mutator);
+    put_parents(o, r->n_par, r->par);
+    put_hash(o, "source", r->source);
+    record_put_result(o, &r->r);
+    cJSON_AddNumberToObject(o, "t", r->t);
+    return done(o);
+}
+
+cJSON *rec_confirm_json(const struct rec_confirm *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "type", "confirm");
+    cJSON_AddNumberToObject(o, "gen", r->gen);
+    put_hash(o, "challenger", r->challenger);
+    put_hash(o, "incumbent", r->incumbent);
+    cJSON_AddBoolToObject(o, "accept", r->accept);
+    cJSON_AddNumberToObject(o, "ratio", r->ratio);
+    cJSON_AddNumberToObject(o, "noise", r->noise);
+    cJSON_AddNumberToObject(o, "t", r->t);
+    return done(o);
+}
+
+cJSON *rec_gen_json(const struct rec_gen *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "type", "gen");
+    cJSON_AddNumberToObject(o, "gen", r->gen);
+    cJSON_AddNumberToObject(o, "evals", (double)r->evals);
+    cJSON_AddNumberToObject(o, "children", r->children);
+    if (r->has_best) {
+        put_hash(o, "best", r->best);
+        cJSON_AddNumberToObject(o, "best_fitness", r->best_fitness);
+    }
+    cJSON *isl = cJSON_AddArrayToObject(o, "islands");
+    char hex[17];
+    for (int i = 0, at = 0; isl && i < r->n_islands; i++) {
+        cJSON *a = cJSON_CreateArray();
+        for (int k = 0; a && k < r->island_n[i]; k++) {
+            hash_hex(r->members[at++], hex);
+            cJSON_AddItemToArray(a, cJSON_CreateString(hex));
+        }
+        cJSON_AddItemToArray(isl, a);
+    }
+    cJSON_AddNumberToObject(o, "archive_cells", r->archive_cells);
+    cJSON_AddNumberToObject(o, "t", r->t);
+    return done(o);
+}
+
+cJSON *rec_llm_json(const struct rec_llm *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "type", "llm");
+    cJSON_AddNumberToObject(o, "gen", r->gen);
+    cJSON_AddNumberToObject(o, "seq", (double)r->seq);
+    cJSON_AddStringToObject(o, "op", r->op);
+    cJSON_AddNumberToObject(o, "island", r->island);
+    put_parents(o, r->n_par, r->par);
+    put_hash(o, "prompt", r->prompt);
+    cJSON_AddStringToObject(o, "key", r->key);
+    cJSON_AddStringToObject(o, "status", r->status);
+    cJSON_AddStringToObject(o, "verdict", r->verdict);
+    cJSON_AddStringToObject(o, "why", r->why);
+    if (r->has_tpl) {
+        cJSON_AddStringToObject(o, "template", r->tpl);
+        put_hash(o, "template_hash", r->tpl_hash);
+    }
+    cJSON_AddNumberToObject(o, "tokens_in", (double)r->tokens_in);
+    cJSON_AddNumberToObject(o, "tokens_out", (double)r->tokens_out);
+    cJSON_AddNumberToObject(o, "cost_usd", r->cost_usd);
+    cJSON_AddBoolToObject(o, "cached", r->cached);
+    cJSON_AddNumberToObject(o, "latency_ms", r->latency_ms);
+    cJSON_AddNumberToObject(o, "t", r->t);
+    return done(o);
+}
+
+cJSON *rec_json(const struct record *r)
+{
+    switch (r->type) {
+    case REC_EVAL: return rec_eval_json(&r->u.eval);
+    case REC_CONFIRM: return rec_confirm_json(&r->u.confirm);
+    case REC_GEN: return rec_gen_json(&r->u.gen);
+    case REC_LLM: return rec_llm_json(&r->u.llm);
+    default: return NULL;
+    }
+}
+
+/* ------------------------------------------------------------ reading */
+
+static int bad(char *err, size_t cap, const char *type, const char *k)
+{
+    snprintf(err, cap, "%s record has no valid '%s'", type, k);
+    return KEVO_EPARSE;
+}
+
+static int get_num(const cJSON *o, const char *k, double *v)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!cJSON_IsNumber(it))
+        return -1;
+    *v = it->valuedouble;
+    return 0;
+}
+
+static int get_int(const cJSON *o, const char *k, int *v)
+{
+    double d;
+    if (get_num(o, k, &d) || d < -2147483648.0 || d > 2147483647.0)
+        return -1;
+    *v = (int)d;
+    return 0;
+}
+
+static int get_long(const cJSON *o, const char *k, long *v)
+{
+    double d;
+    if (get_num(o, k, &d))
+        return -1;
+    *v = (long)d;
+    return 0;
+}
+
+static int get_hash(const cJSON *o, const char *k, uint64_t *h)
+{
+    const char *s = record_str(o, k);
+    return s && strlen(s) == 16 && !hash_parse(s, h) ? 0 : -1;
+}
+
+static int get_str(const cJSON *o, const char *k, char *out, size_t cap)
+{
+    const char *s = record_str(o, k);
+    if (!s || strlen(s) >= cap)
+        return -1;
+    memcpy(out, s, strlen(s) + 1);
+    return 0;
+}
+
+static int get_parents(const cJSON *o, int *n, uint64_t *par)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "parents"), *it;
+    *n = 0;
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > 2)
+        return -1;
+    cJSON_ArrayForEach(it, a)
+    {
+        if (!cJSON_IsString(it) || strlen(it->valuestring) != 16 ||
+            hash_parse(it->valuestring, &par[*n]))
+            return -1;
+        (*n)++;
+    }
+    return 0;
+}
+
+static double opt_num(const cJSON *o, const char *k)
+{
+    return record_num(o, k, 0);
+}
+
+int rec_eval_parse(const cJSON *o, struct rec_eval *r, char *err,
+                   size_t errcap)
+{
+    memset(r, 0, sizeof *r);
+    eval_result_init(&r->r);
+    if (rec_type_of(o) != REC_EVAL)
+        return bad(err, errcap, "eval", "type");
+    if (get_int(o, "gen", &r->gen))
+        return bad(err, errcap, "eval", "gen");
+    if (get_hash(o, "hash", &r->hash))
+        return bad(err, errcap, "eval", "hash");
+    if (get_str(o, "template", r->tpl, sizeof r->tpl))
+        return bad(err, errcap, "eval", "template");
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, "params"), *it;
+    if (!cJSON_IsObject(p))
+        return bad(err, errcap, "eval", "params");
+    cJSON_ArrayForEach(it, p)
+    {
+        if (!cJSON_IsNumber(it) || r->n_params >= TPL_MAX_PARAMS ||
+            strlen(it->string) >= REC_NAME_MAX)
+            return bad(err, errcap, "eval", "params");
+        memcpy(r->names[r->n_params], it->string, strlen(it->string) + 1);
+        r->vals[r->n_params++] = (int64_t)it->valuedouble;
+    }
+    if (record_get_result(o, &r->r))
+        return bad(err, errcap, "eval", "outcome");
+    /* members that runs before them lack */
+    r->idx = (int)record_num(o, "idx", -1);
+    r->island = (int)record_num(o, "island", 0);
+    const char *m = record_str(o, "mutator");
+    snprintf(r->mutator, sizeof r->mutator, "%s", m ? m : "");
+    if (cJSON_GetObjectItemCaseSensitive(o, "parents") &&
+        get_parents(o, &r->n_par, r->par))
+        return bad(err, errcap, "eval", "parents");
+    if (cJSON_GetObjectItemCaseSensitive(o, "source") &&
+        get_hash(o, "source", &r->source))
+        return bad(err, errcap, "eval", "source");
+    r->t = opt_num(o, "t");
+    return KEVO_OK;
+}
+
+int rec_confirm_parse(const cJSON *o, struct rec_confirm *r, char *err,
+                      size_t errcap)
+{
+    memset(r, 0, sizeof *r);
+    if (rec_type_of(o) != REC_CONFIRM)
+        return bad(err, errcap, "confirm", "type");
+    if (get_int(o, "gen", &r->gen))
+        return bad(err, errcap, "confirm", "gen");
+    if (get_hash(o, "challenger", &r->challenger))
+        return bad(err, errcap, "confirm", "challenger");
+    if (get_hash(o, "incumbent", &r->incumbent))
+        return bad(err, errcap, "confirm", "incumbent");
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "accept");
+    if (!cJSON_IsBool(a))
+        return bad(err, errcap, "confirm", "accept");
+    r->accept = cJSON_IsTrue(a);
+    r->ratio = opt_num(o, "ratio");
+    r->noise = opt_num(o, "noise");
+    r->t = opt_num(o, "t");
+    return KEVO_OK;
+}
+
+int rec_gen_parse(const cJSON *o, struct rec_gen *r, char *err,
+                  size_t errcap)
+{
+    memset(r, 0, sizeof *r);
+    if (rec_type_of(o) != REC_GEN)
+        return bad(err, errcap, "gen", "type");
+    if (get_int(o, "gen", &r->gen))
+        return bad(err, errcap, "gen", "gen");
+    if (get_long(o, "evals", &r->evals))
+        return bad(err, errcap, "gen", "evals");
+    r->children = (int)record_num(o, "children", 0);
+    if (cJSON_GetObjectItemCaseSensitive(o, "best")) {
+        if (get_hash(o, "best", &r->best))
+            return bad(err, errcap, "gen", "best");
+        r->has_best = 1;
+        r->best_fitness = opt_num(o, "best_fitness");
+    }
+    const cJSON *isl = cJSON_GetObjectItemCaseSensitive(o, "islands"), *a,
+                *it;
+    if (!cJSON_IsArray(isl))
+        return bad(err, errcap, "gen", "islands");
+    int n = cJSON_GetArraySize(isl), total = 0;
+    cJSON_ArrayForEach(a, isl)
+    {
+        if (!cJSON_IsArray(a))
+            return bad(err, errcap, "gen", "islands");
+        total += cJSON_GetArraySize(a);
+    }
+    r->island_n = calloc((size_t)n + 1, sizeof *r->island_n);
+    r->members = calloc((size_t)total + 1, sizeof *r->members);
+    if (!r->island_n || !r->members) {
+        rec_gen_release(r);
+        return KEVO_ENOMEM;
+    }
+    int at = 0;
+    cJSON_ArrayForEach(a, isl)
+    {
+        cJSON_ArrayForEach(it, a)
+        {
+            if (!cJSON_IsString(it) || strlen(it->valuestring) != 16 ||
+                hash_parse(it->valuestring, &r->members[at])) {
+                rec_gen_release(r);
+                return bad(err, errcap, "gen", "islands");
+            }
+            at++;
+            r->island_n[r->n_islands]++;
+        }
+        r->n_islands++;
+    }
+    r->archive_cells = (int)record_num(o, "archive_cells", 0);
+    r->t = opt_num(o, "t");
+    return KEVO_OK;
+}
+
+int rec_llm_parse(const cJSON *o, struct rec_llm *r, char *err,
+                  size_t errcap)
+{
+    memset(r, 0, sizeof *r);
+    if (rec_type_of(o) != REC_LLM)
+        return bad(err, errcap, "llm", "type");
+    if (get_int(o, "gen", &r->gen))
+        return bad(err, errcap, "llm", "gen");
+    if (get_hash(o, "prompt", &r->prompt))
+        return bad(err, errcap, "llm", "prompt");
+    if (get_str(o, "key", r->key, sizeof r->key))
+        return bad(err, errcap, "llm", "key");
+    if (get_str(o, "status", r->status, sizeof r->status))
+        return bad(err, errcap, "llm", "status");
+    if (get_str(o, "op", r->op, sizeof r->op))
+        return bad(err, errcap, "llm", "op");
+    r->seq = (long)record_num(o, "seq", -1);
+    r->island = (int)record_num(o, "island", 0);
+    if (cJSON_GetObjectItemCaseSensitive(o, "parents") &&
+        get_parents(o, &r->n_par, r->par))
+        return bad(err, errcap, "llm", "parents");
+    const char *v = record_str(o, "verdict"), *w = record_str(o, "why");
+    snprintf(r->verdict, sizeof r->verdict, "%s", v ? v : "");
+    snprintf(r->why, sizeof r->why, "%s", w ? w : "");
+    if (cJSON_GetObjectItemCaseSensitive(o, "template")) {
+        if (get_str(o, "template", r->tpl, sizeof r->tpl) ||
+            get_hash(o, "template_hash", &r->tpl_hash))
+            return bad(err, errcap, "llm", "template");
+        r->has_tpl = 1;
+    }
+    r->tokens_in = (long)opt_num(o, "tokens_in");
+    r->tokens_out = (long)opt_num(o, "tokens_out");
+    r->cost_usd = opt_num(o, "cost_usd");
+    r->cached = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "cached"));
+    r->latency_ms = opt_num(o, "latency_ms");
+    r->t = opt_num(o, "t");
+    return KEVO_OK;
+}
+
+int rec_parse(const cJSON *o, struct record *r, char *err, size_t errcap)
+{
+    memset(r, 0, sizeof *r);
+    r->type = rec_type_of(o);
+    switch (r->type) {
+    case REC_EVAL: return rec_eval_parse(o, &r->u.eval, err, errcap);
+    case REC_CONFIRM: return rec_confirm_parse(o, &r->u.confirm, err, errcap);
+    case REC_GEN: return rec_gen_parse(o, &r->u.gen, err, errcap);
+    case REC_LLM: return rec_llm_parse(o, &r->u.llm, err, errcap);
+    default:
+        snprintf(err, errcap, "record has no known 'type' (eval, confirm, "
+                 "gen, llm)");
+        return KEVO_EPARSE;
+    }
+}
+
+int rec_parse_text(const char *line, struct record *r, char *err,
+                   size_t errcap)
+{
+    cJSON *o = cJSON_Parse(line);
+    if (!cJSON_IsObject(o)) {
+        cJSON_Delete(o);
+        memset(r, 0, sizeof *r);
+        r->type = REC_UNKNOWN;
+        snprintf(err, errcap, "not a JSON object (a truncated line?)");
+        return KEVO_EPARSE;
+    }
+    int rc = rec_parse(o, r, err, errcap);
+    cJSON_Delete(o);
+    return rc;
+}
+
+void rec_eval_release(struct rec_eval *r)
+{
+    eval_result_release(&r->r);
+}
+
+void rec_gen_release(struct rec_gen *r)
+{
+    free(r->island_n);
+    free(r->members);
+    r->island_n = NULL;
+    r->members = NULL;
+}
+
+void rec_release(struct record *r)
+{
+    if (r->type == REC_EVAL)
+        rec_eval_release(&r->u.eval);
+    else if (r->type == REC_GEN)
+        rec_gen_release(&r->u.gen);
+}
+
+int64_t rec_eval_param(const struct rec_eval *r, const char *name,
+                       int64_t dflt)
+{
+    for (int i = 0; i < r->n_params; i++)
+        if (!strcmp(r->names[i], name))
+            return r->vals[i];
+    return dflt;
+}
+
+/* ------------------------------------------------------- comparing */
+
+int rec_is_accounting(const char *k)
+{
+    for (size_t i = 0; i < sizeof accounting / sizeof *accounting; i++)
+        if (!strcmp(k, accounting[i]))
+            return 1;
+    return 0;
+}
+
+const char *rec_first_difference(const cJSON *a, const cJSON *b)
+{
+    const cJSON *x;
+    cJSON_ArrayForEach(x, a)
+    {
+        if (rec_is_accounting(x->string))
+            continue;
+        const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, x->string);
+        if (!y || !cJSON_Compare(x, y, 1))
+            return x->string;
+    }
+    cJSON_ArrayForEach(x, b)
+        if (!rec_is_accounting(x->string) &&
+            !cJSON_GetObjectItemCaseSensitive(a, x->string))
+            return x->string;
+    return NULL;
+}
+
+void rec_describe(const cJSON *o, char *out, size_t cap)
+{
+    const char *h = record_str(o, "hash"), *t = record_str(o, "template");
+    const char *c = record_str(o, "challenger"), *i = record_str(o,
+                                                                "incumbent");
+    switch (rec_type_of(o)) {
+    case REC_EVAL:
+        snprintf(out, cap, "the evaluation of %s (%s)", h ? h : "?",
+                 t ? t : "?");
+        break;
+    case REC_CONFIRM:
+        snprintf(out, cap, "a confirmation of %s against %s", c ? c : "?",
+                 i ? i : "?");
+        break;
+    case REC_LLM:
+        snprintf(out, cap, "the answer to LLM request %.0f (%s)",
+                 record_num(o, "seq", -1),
+                 record_str(o, "op") ? record_str(o, "op") : "?");
+        break;
+    default: {
+        const char *ty = record_str(o, "type");
+        snprintf(out, cap, "a '%s' record (generation %.0f)", ty ? ty : "?",
+                 record_num(o, "gen", -1));
+    }
+    }
+}

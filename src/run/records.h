@@ -1,0 +1,149 @@
+/*
+ * records.h - the records of a run's journal (journal.jsonl), typed, with
+ * one JSON codec: "eval" (a candidate and its result), "confirm" (a
+ * noise-aware acceptance of a new best), "gen" (the end of a generation)
+ * and "llm" (one LLM answer and what became of it). Every writer builds a
+ * struct and calls rec_*_json; every reader calls rec_parse (or
+ * rec_*_parse) and gets the struct back; the member names live here only
+ * (the result's members in core/record.c).
+ *
+ * Which members are decisions and which are accounting (wall clock,
+ * provider charges, the transcript key) is also said here, once:
+ * rec_first_difference compares two records on their decisions, for
+ * resume and replay (runlog.h).
+ *
+ * Unknown members are ignored (a newer kevo may add some); a missing or
+ * ill-typed required member is KEVO_EPARSE naming it.
+ */
+#ifndef KEVO_RECORDS_H
+#define KEVO_RECORDS_H
+
+#include <cJSON.h>
+#include <stdint.h>
+
+#include "eval.h"
+#include "status.h"
+#include "tpl.h"
+
+enum rec_type { REC_EVAL, REC_CONFIRM, REC_GEN, REC_LLM, REC_UNKNOWN };
+
+/* "eval", "confirm", "gen", "llm"; "?" for REC_UNKNOWN. */
+const char *rec_type_name(enum rec_type t);
+/* The type member of record o (REC_UNKNOWN when absent or unknown). */
+enum rec_type rec_type_of(const cJSON *o);
+
+#define REC_NAME_MAX 32
+
+struct rec_eval {
+    int gen;
+    int idx;                   /* child index in its generation */
+    int island;
+    uint64_t hash;             /* genome hash */
+    char tpl[TPL_NAME_MAX];    /* template name */
+    int n_params;
+    char names[TPL_MAX_PARAMS][REC_NAME_MAX];
+    int64_t vals[TPL_MAX_PARAMS];
+    char mutator[REC_NAME_MAX];
+    int n_par;
+    uint64_t par[2];           /* parents' genome hashes */
+    uint64_t source;           /* hash of the instantiated source */
+    struct eval_result r;      /* evidence_json owned: rec_eval_release */
+    double t;                  /* run time at writing, s (accounting) */
+};
+
+struct rec_confirm {
+    int gen;
+    uint64_t challenger, incumbent;
+    int accept;
+    double ratio;              /* incumbent time / challenger time */
+    double noise;
+    double t;
+};
+
+struct rec_gen {
+    int gen;
+    long evals;                /* evaluations so far */
+    int children;
+    int has_best;
+    uint64_t best;
+    double best_fitness;
+    int n_islands;
+    int *island_n;             /* members per island (owned) */
+    uint64_t *members;         /* all islands' members, in order (owned) */
+    int archive_cells;
+    double t;
+};
+
+struct rec_llm {
+    int gen;
+    long seq;                  /* the engine's request number */
+    char op[REC_NAME_MAX];     /* mutator, e.g. "llm_rewrite" */
+    int island;
+    int n_par;
+    uint64_t par[2];
+    uint64_t prompt;           /* hash of the request */
+    char key[17];              /* transcript key (accounting) */
+    char status[16];           /* llm_status_name */
+    char verdict[32];          /* answer_reject_name, or "none" */
+    char why[512];
+    int has_tpl;
+    char tpl[TPL_NAME_MAX];
+    uint64_t tpl_hash;
+    long tokens_in, tokens_out;
+    double cost_usd;
+    int cached;
+    double latency_ms;
+    double t;
+};
+
+struct record {
+    enum rec_type type;
+    union {
+        struct rec_eval eval;
+        struct rec_confirm confirm;
+        struct rec_gen gen;
+        struct rec_llm llm;
+    } u;
+};
+
+/* New JSON objects (NULL without memory). */
+cJSON *rec_eval_json(const struct rec_eval *r);
+cJSON *rec_confirm_json(const struct rec_confirm *r);
+cJSON *rec_gen_json(const struct rec_gen *r);
+cJSON *rec_llm_json(const struct rec_llm *r);
+cJSON *rec_json(const struct record *r);
+
+/* Parse one record of known type; err names the bad member. */
+int rec_eval_parse(const cJSON *o, struct rec_eval *r, char *err,
+                   size_t errcap) KEVO_WUR;
+int rec_confirm_parse(const cJSON *o, struct rec_confirm *r, char *err,
+                      size_t errcap) KEVO_WUR;
+int rec_gen_parse(const cJSON *o, struct rec_gen *r, char *err,
+                  size_t errcap) KEVO_WUR;
+int rec_llm_parse(const cJSON *o, struct rec_llm *r, char *err,
+                  size_t errcap) KEVO_WUR;
+/* Any record (an unknown type is KEVO_EPARSE). Release with rec_release. */
+int rec_parse(const cJSON *o, struct record *r, char *err,
+              size_t errcap) KEVO_WUR;
+/* One journal line (a truncated or non-JSON line is KEVO_EPARSE). */
+int rec_parse_text(const char *line, struct record *r, char *err,
+                   size_t errcap) KEVO_WUR;
+void rec_eval_release(struct rec_eval *r);
+void rec_gen_release(struct rec_gen *r);
+void rec_release(struct record *r);
+
+/* The value of parameter name in an eval record, or dflt. */
+int64_t rec_eval_param(const struct rec_eval *r, const char *name,
+                       int64_t dflt);
+
+/* 1 if member k of a record is accounting (wall clock, provider charges,
+ * transcript key, which GPU measured it), not a decision. */
+int rec_is_accounting(const char *k);
+/* The first member in which records a and b differ, accounting members
+ * aside; NULL if they agree. */
+const char *rec_first_difference(const cJSON *a, const cJSON *b);
+/* One line for people: "the evaluation of <hash> (<template>)", "a
+ * confirmation of <h> against <h>", "a 'gen' record (generation 3)". */
+void rec_describe(const cJSON *o, char *out, size_t cap);
+
+#endif
