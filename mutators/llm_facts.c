@@ -119,7 +119,16 @@ static void set_common(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
 {
     const struct problem *p = c->problem;
     prompt_vars_set(pv, "PROBLEM", p->name);
-    prompt_vars_set(pv, "SUMMARY", p->summary);
+    if (p->reference_src) /* a user problem: its words and its reference */
+        prompt_vars_setf(pv, "SUMMARY", "%s\n\n%s%sThe harness checks "
+                         "every output element against this fp64 reference "
+                         "(trusted code from the problem's file; it gets "
+                         "the exact fp64 values of the inputs the kernel "
+                         "read, then the sizes):\n\n```cuda\n%s```",
+                         p->summary, p->description ? p->description : "",
+                         p->description ? "\n" : "", p->reference_src);
+    else
+        prompt_vars_set(pv, "SUMMARY", p->summary);
     prompt_vars_set(pv, "ABI", p->abi);
     prompt_vars_set(pv, "WORK_UNIT", p->work_unit);
     prompt_vars_set(pv, "DTYPE", dtype_name(c->dtype));

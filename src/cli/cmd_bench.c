@@ -70,6 +70,7 @@ static const char usage[] =
 struct bcase {
     char name[160];              /* problem-dtype-shape */
     const struct problem *p;
+    char problem_file[1024];     /* a user problem's file, or "" */
     enum dtype dt;
     char shape[64];              /* as given */
     char time[32];               /* budget text */
@@ -115,10 +116,18 @@ static int parse_case(struct bench *b, const cJSON *o, int i,
     struct bcase *c = &b->c[b->n];
     const char *p = record_str(o, "problem"), *d = record_str(o, "dtype"),
                *s = record_str(o, "shape"), *t = record_str(o, "time");
-    char err[256];
+    const char *pf = record_str(o, "problem_file");
+    char err[1024];
     struct shape sh;
     if (!cJSON_IsObject(o))
         return case_error(b, i, "%s", "not an object");
+    c->problem_file[0] = '\0';
+    if (pf) { /* a user-defined problem, path from the current directory */
+        if (problem_load_file(pf, &c->p, err, sizeof err))
+            return case_error(b, i, "%s", err);
+        snprintf(c->problem_file, sizeof c->problem_file, "%s", pf);
+        p = c->p->name;
+    }
     if (!p || !(c->p = problem_find(p)))
         return case_error(b, i, "unknown problem '%s'", p ? p : "");
     if (!d || dtype_parse(d, &c->dt))
@@ -198,6 +207,10 @@ static int check_support(struct bench *b)
     for (int i = 0; !rc && i < b->n; i++) {
         struct bcase *c = &b->c[i];
         c->supported = 0;
+        if (c->problem_file[0]) { /* its templates are next to its file */
+            c->supported = (c->p->dtype_mask & 1u << c->dt) != 0;
+            continue;
+        }
         for (int k = 0; k < n; k++)
             c->supported |= !strcmp(t[k]->problem, c->p->name) &&
                             (t[k]->dtype_mask & 1u << c->dt);
@@ -248,7 +261,9 @@ static int run_case(const struct bench *b, const struct bcase *c)
         argv[k++] = "--spec";
         argv[k++] = spec;
     }
-    const char *fixed[] = {"--problem", c->p->name, "--dtype",
+    const char *fixed[] = {c->problem_file[0] ? "--problem-file" : "--problem",
+                           c->problem_file[0] ? c->problem_file : c->p->name,
+                           "--dtype",
                            dtype_name(c->dt), "--shape", c->shape, "--seed",
                            seed, "--name", c->name, "--runs-dir", b->runs};
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
@@ -259,7 +274,7 @@ static int run_case(const struct bench *b, const struct bcase *c)
         argv[k++] = "--time";
         argv[k++] = b->time_over ? b->time_over : c->time;
     }
-    if (b->tdir) {
+    if (b->tdir && !c->problem_file[0]) {
         argv[k++] = "--templates-dir";
         argv[k++] = b->tdir;
     }

@@ -43,6 +43,8 @@ static const char eval_usage[] =
     "in an isolated GPU worker; prints one verdict per file.\n"
     "\n"
     "  --problem P       expect this problem (default: the template's)\n"
+    "  --problem-file F  load a user-defined problem first (README \"User-\n"
+    "                    defined problems\") for the templates to use\n"
     "  --dtype D         fp32 | fp16 | bf16 (default: fp32 if supported)\n"
     "  --shape S         e.g. 4096x4096x4096; or PROBLEM=S per problem\n"
     "                    (repeatable). Required.\n"
@@ -78,12 +80,21 @@ static int parse_eval_args(int argc, char **argv, struct eval_args *a)
         {"param", 1, 0, 'P'},   {"arch", 1, 0, 'a'},  {"seed", 1, 0, 'S'},
         {"json", 0, 0, 'j'},    {"timeout-ms", 1, 0, 't'},
         {"verbose", 0, 0, 'v'}, {"help", 0, 0, 'h'},  {"ab", 0, 0, 'b'},
-        {0, 0, 0, 0}};
+        {"problem-file", 1, 0, 'F'}, {0, 0, 0, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
         switch (c) {
         case 'p': a->problem = optarg; break;
+        case 'F': { /* a user problem: registered for problem_find */
+            const struct problem *up;
+            char err[1024];
+            if (problem_load_file(optarg, &up, err, sizeof err)) {
+                fprintf(stderr, "kevo eval: %s\n", err);
+                return XC_USAGE;
+            }
+            break;
+        }
         case 'd': a->dtype = optarg; break;
         case 'a': a->arch = optarg; break;
         case 'j': a->json = 1; break;
