@@ -322,15 +322,15 @@ static int parse_init(struct worker *w, const cJSON *j, int *device,
                 *d = cJSON_GetObjectItem(j, "dtype"),
                 *s = cJSON_GetObjectItem(j, "shape"),
                 *sd = cJSON_GetObjectItem(j, "seed");
-    if (!cJSON_IsString(p) || !(w->p = problem_find(p->valuestring)) ||
-        !cJSON_IsString(d) || dtype_parse(d->valuestring, &w->dt) ||
-        !cJSON_IsArray(s) || cJSON_GetArraySize(s) != w->p->n_dims ||
     const cJSON *pf = cJSON_GetObjectItem(j, "problem_file"),
                 *pt = cJSON_GetObjectItem(j, "problem_text");
     const struct problem *up;
     if (cJSON_IsString(pf) && cJSON_IsString(pt) &&
         problem_load_text(pf->valuestring, pt->valuestring, &up, err, errcap))
         return KEVO_EPARSE; /* a user problem (fitness/userprob.c) */
+    if (!cJSON_IsString(p) || !(w->p = problem_find(p->valuestring)) ||
+        !cJSON_IsString(d) || dtype_parse(d->valuestring, &w->dt) ||
+        !cJSON_IsArray(s) || cJSON_GetArraySize(s) != w->p->n_dims ||
         !cJSON_IsString(sd) || hash_parse(sd->valuestring, &w->seed)) {
         snprintf(err, errcap, "bad init message");
         return KEVO_EPARSE;
