@@ -2,14 +2,15 @@
 # mpirun with the test evaluator, 2 to 4 ranks on this host: the journal's
 # decisions equal a single-process run with the same seed and budget (the
 # per-result "gpu", the rank that measured it, aside) and every rank
-# measured some of them; a rank whose evaluator dies is reported and its
-# work goes to the others, with the same journal; kill -9 of the
-# coordinator or of a serving rank ends the job, and `kevo resume` under
-# mpirun (with another rank count) continues with nothing lost or
-# repeated; `kevo replay` (no MPI) proves the decisions. Run by
-# `make mpi-test`; skipped by tests/run-cli.sh's plain build.
+# measured some of them (1 ms per evaluation, so each takes a share); a
+# rank whose evaluator dies is reported and its work goes to the others,
+# with the same journal; kill -9 of the coordinator or of a serving rank
+# ends the job, and `kevo resume` under mpirun (with another rank count)
+# continues with nothing lost or repeated; `kevo replay` (no MPI) proves
+# the decisions. Run by `make mpi-test`; skipped by tests/run-cli.sh's
+# plain build.
 . tests/cli/lib.inc
-if ! command -v mpirun >/dev/null 2>&1 || ! ldd "$T" | grep -q libmpi; then
+if ! command -v mpirun >/dev/null 2>&1 || ! ldd "$T" 2>/dev/null | grep -q libmpi; then
     echo "skip mpi.sh: $T is not an MPI build or mpirun is missing (make mpi-test)"
     exit 0
 fi
@@ -25,7 +26,7 @@ canon "$SCRATCH/ref/journal.jsonl" >"$SCRATCH/ref.canon"
 total=$(grep -c '"type":"eval"' "$SCRATCH/ref.canon")
 
 for np in 2 3 4; do
-    if ! $MPIRUN -np $np $T run $ARGS --runs-dir "$SCRATCH" --name np$np \
+    if ! KEVO_TEST_EVAL_US=1000 $MPIRUN -np $np $T run $ARGS --runs-dir "$SCRATCH" --name np$np \
             >"$SCRATCH/np$np.out" 2>&1; then
         fail "mpirun -np $np kevo run"; tail -20 "$SCRATCH/np$np.out"; continue
     fi
