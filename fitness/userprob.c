@@ -472,13 +472,14 @@ static double out_bytes64(const struct uprob *u, const struct shape *s)
     return n;
 }
 
-/* fp64 input copies (+ a second reference in the self-check), or the copy
- * baseline's two buffers, whichever is larger. */
+/* fp64 input copies, or in the self-check two of them and two references
+ * (the worker counts one reference), or the copy baseline's two buffers,
+ * whichever is largest. */
 static double up_ref_scratch(const struct problem *p, const struct shape *s,
                              enum dtype dt)
 {
     const struct uprob *u = up_of(p);
-    double ref = in_bytes64(u, s) + out_bytes64(u, s) + 16;
+    double ref = 2 * in_bytes64(u, s) + out_bytes64(u, s) + 64;
     double copy = u->copy_baseline ? 2 * ceil(up_min_bytes(p, s, dt) / 2) : 0;
     return ref > copy ? ref : copy;
 }

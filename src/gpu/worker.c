@@ -157,9 +157,9 @@ static int fatal(struct worker *w, int enodev, const char *fmt, ...)
 static int harness_fatal(struct worker *w)
 {
     int rc = hx_cuda_rc(w->h);
-    if (rc && gpu_err_sticky((CUresult)rc))
-        return fatal(w, 0, "%s (%d) in %s", gpu_errname((CUresult)rc), rc,
-                     w->phase);
+    if (rc && gpu_err_sticky((CUresult)rc)) /* + what the harness ran */
+        return fatal(w, 0, "%s (%d) in %s: %s", gpu_errname((CUresult)rc), rc,
+                     w->phase, hx_errmsg(w->h));
     return fatal(w, 0, "harness failure in %s: %s", w->phase,
                  hx_errmsg(w->h));
 }

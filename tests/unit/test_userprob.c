@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "fsutil.h"
+#include "jit.h"
 #include "problem.h"
 #include "tpl.h"
 
@@ -313,6 +314,53 @@ static void test_template(void)
     }
 }
 
+/* prelude + harness of p for dt through NVRTC (no GPU needed). */
+static int compile_harness(const struct problem *p, enum dtype dt,
+                           struct jit_output *o)
+{
+    const char *pre = p->prelude(p, dt);
+    char *src = malloc(strlen(pre) + strlen(p->harness_src) + 1);
+    strcpy(src, pre);
+    strcat(src, p->harness_src);
+    int rc = jit_compile(src, "userprob_test", "sm_90a", o);
+    free(src);
+    return rc;
+}
+
+static void test_harness_compiles(void)
+{
+    char *text = slurp(EXAMPLE), err[512] = "";
+    struct problem *p = NULL;
+    if (!text || problem_parse_file_text(EXAMPLE, text, &p, err, sizeof err)) {
+        CHECK_MSG(0, "%s", err);
+        free(text);
+        return;
+    }
+    for (int dt = 0; dt < DTYPE_COUNT; dt++) {
+        struct jit_output o;
+        CHECK(compile_harness(p, (enum dtype)dt, &o) == 0);
+        CHECK_MSG(o.ok, "%s: %s", dtype_name((enum dtype)dt), o.log);
+        jit_output_release(&o);
+    }
+    problem_free_user(p);
+    /* a broken reference: NVRTC names the line of the problem file */
+    char *broken = strdup(text), *at = strstr(broken, "y[i] = x[i] * g[i % COLS];");
+    CHECK(at != NULL);
+    if (at) {
+        memcpy(at, "y[i] = x[i] * h[i % COLS];", 26);
+        CHECK(problem_parse_file_text(EXAMPLE, broken, &p, err, sizeof err) == 0);
+        struct jit_output o;
+        CHECK(compile_harness(p, DTYPE_FP32, &o) == 0);
+        CHECK(!o.ok);
+        CHECK_MSG(strstr(o.log, EXAMPLE "(31): error: identifier \"h\" is "
+                                "undefined"), "%s", o.log);
+        jit_output_release(&o);
+        problem_free_user(p);
+    }
+    free(broken);
+    free(text);
+}
+
 int main(void)
 {
     RUN(test_example, "the shipped example scale.problem parses: sizes, "
@@ -326,6 +374,9 @@ int main(void)
                            "the line");
     RUN(test_registry, "a loaded problem is found by name; the same text "
                        "loads once, another text under its name is refused");
+    RUN(test_harness_compiles, "the example's harness and reference compile "
+                               "with NVRTC for every dtype; a reference "
+                               "error names the problem file's line");
     RUN(test_template, "the example's template parses once its problem is "
                        "loaded");
     TEST_DONE();
