@@ -178,6 +178,10 @@ if [ -f "$t" ]; then
     row "perf: all $PERF_N ok" "$PERF_N" "$n_ok"
 fi
 
+echo "== user-defined problems (tests/gpu/userprob.sh)"
+OUT="$LOG/userprob" KEVO="$KEVO" sh "$ROOT/tests/gpu/userprob.sh"
+row "userprob.sh: examples/problems, reference rules" 0 "$?"
+
 echo
 echo "== summary"
 cat "$TABLE"
