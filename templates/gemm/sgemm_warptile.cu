@@ -30,11 +30,20 @@
  * that returns at once; S > 1 writes fp32 partial tiles to workspace slots
  * and launch 2 sums slots 0..S-1 in order into C (no atomics: bitwise
  * deterministic). The workspace starts with a 16-byte header holding S.
+ *
+ * Default point BM=128 BN=128 TM=16 TN=8 LN=8 MINB=2 (SPLITK=0, auto):
+ * the one point measured best at every fp32 shape tried, so the search
+ * starts there; 25-second bench runs from the old default (BN=256 MINB=1)
+ * ended at 0.88x cuBLAS for long K. Measured on the H100 in one worker
+ * against cuBLAS (bench/results/2026-11-24-h100-perf-s4/c2-summary.txt),
+ * old default -> new: 384x384x262144 0.742x -> 1.063x (split-K auto, 29
+ * slices), 4096^3 0.932x -> 0.965x, 6144x2048x3072 0.944x -> 0.981x,
+ * 6001x5999x6007 0.906x -> 0.912x.
  */
 // kevo: problem gemm
 // kevo: dtypes fp32
 // kevo: param BM 64 128 256 default=128
-// kevo: param BN 64 128 256 default=256
+// kevo: param BN 64 128 256 default=128
 // kevo: param BK 8 16 32 default=8
 // kevo: param TM 4 8 16 default=16
 // kevo: param TN 4 8 16 default=8
@@ -42,7 +51,7 @@
 // kevo: param STAGES 3 4 5 6 default=3
 // kevo: param PAD 0 4 default=4
 // kevo: param GROUP_M 1 4 8 16 default=8
-// kevo: param MINB 1 2 default=1
+// kevo: param MINB 1 2 default=2
 // kevo: param SPLITK 0 1 2 3 4 6 8 12 16 24 32 48 64 default=0
 // kevo: param RT 128 256 512 default=256
 // kevo: param ORDER 0 1 2 default=0

@@ -17,7 +17,13 @@
  * is not copied but read element-wise. The units of a row are
  * split over the cluster's ranks: rank k holds units [k*q, (k+1)*q) of the
  * row, q = cdiv(units, CL), so a 400000-column fp32 row (1.6 MB) lives in
- * 8 blocks' shared memory. Per row: an online (max, sum) fold of the
+ * 8 blocks' shared memory. CL may be any of 1-8 or 16 (non-portable):
+ * 3, 5, 6, 7 fit the cluster count to the rows and to the GPC sizes, 16
+ * halves the slices (two row buffers or two blocks an SM for 400000 fp32
+ * columns). On the H100 (bench/results/2026-11-24-h100-perf-s4/), fp32
+ * 256x400000: CL = 8 with DROP = 1 (15 clusters) 0.887x copy; DROP = 0
+ * (16 clusters of 8 are not all resident) 0.577x; CL = 16 0.38-0.84x at
+ * every NBUF/BPS/DROP tried. Per row: an online (max, sum) fold of the
  * block's units, a block reduction, with CL > 1 a cluster exchange of the
  * CL pairs through distributed shared memory (one DSMEM load per lane,
  * combined in rank order: deterministic), then y written from shared
@@ -32,7 +38,7 @@
  */
 // kevo: problem softmax
 // kevo: dtypes fp32 fp16 bf16
-// kevo: param CL 1 2 4 8 default=8
+// kevo: param CL 1 2 3 4 5 6 7 8 16 default=8
 // kevo: param THREADS 128 256 384 512 768 1024 default=384
 // kevo: param NBUF 1 2 3 4 6 8 default=1
 // 16-byte units folded per step (loads in flight per thread):

@@ -18,7 +18,7 @@
  */
 // kevo: problem softmax
 // kevo: dtypes fp32 fp16 bf16
-// kevo: param CL 1 2 4 8 default=4
+// kevo: param CL 1 2 4 8 16 default=4
 // kevo: param THREADS 128 256 512 1024 default=256
 // kevo: param VEC 1 2 4 8 default=4
 // kevo: param REG 0 1 2 4 8 16 default=8
