@@ -578,10 +578,11 @@ static int self_check(const struct uprob *u, struct hx *h,
     if (!r)
         r = hx_sync(h);
     if (r) {
-        int rc = hx_cuda_rc(h);
+        char why[256]; /* hx_fail writes over hx_errmsg's text */
+        snprintf(why, sizeof why, "%s", hx_errmsg(h));
         hx_fail(h, r, "%s: the reference kevo_reference failed to run "
-                "(%s)%s", u->path, hx_errmsg(h),
-                rc ? ": it faulted before any candidate ran" : "");
+                "(%s)%s", u->path, why,
+                hx_cuda_rc(h) ? "; it faulted before any candidate ran" : "");
         return r;
     }
     uint64_t hs[3], bytes[3] = {(uint64_t)n * 8, (uint64_t)n * 8, 16};
