@@ -26,6 +26,13 @@ int mpijob_enter(const struct evaluator_factory *factories, int *served,
                  char *err, size_t errcap)
 {
     *served = 0;
+    long tasks = mpx_unmanaged_tasks();
+    if (tasks) {
+        snprintf(err, errcap, "Slurm started %ld tasks without an MPI "
+                 "process manager: each would be a separate run; start kevo "
+                 "with 'srun --mpi=pmix' (or pmi2) or with mpirun", tasks);
+        return KEVO_EINVAL;
+    }
     if (!mpx_launched())
         return KEVO_OK;
     int rc = mpx_init(err, errcap);

@@ -36,6 +36,15 @@ int mpx_launched(void)
            (getenv("PMIX_RANK") && env_long("SLURM_NTASKS") > 1);
 }
 
+long mpx_unmanaged_tasks(void)
+{
+    long tasks = env_long("SLURM_STEP_NUM_TASKS");
+    return tasks > 1 && !mpx_launched() && !getenv("PMIX_RANK") &&
+                   !getenv("PMI_RANK")
+               ? tasks
+               : 0;
+}
+
 static void mpi_reason(int code, const char *what, char *err, size_t errcap)
 {
     char s[MPI_MAX_ERROR_STRING];

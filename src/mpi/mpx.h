@@ -34,6 +34,10 @@ enum mpx_tag {
  * process as one of several; reads the environment only, so a plain
  * `kevo run` never initialises MPI. */
 int mpx_launched(void);
+/* Tasks Slurm started in this step when no MPI process manager came
+ * with them (srun without --mpi=pmix or pmi2: each task would be a run of
+ * its own); 0 otherwise. */
+long mpx_unmanaged_tasks(void);
 /* Initialises MPI once (thread level SERIALIZED or better) and duplicates
  * the world communicator with MPI_ERRORS_RETURN. Refuses a job the MPI
  * library sees as one process while Slurm started several tasks (srun

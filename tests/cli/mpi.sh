@@ -50,6 +50,11 @@ grep -q '"mpi_rank":[[:space:]]*1,' "$SCRATCH/np2/manifest.json" &&
     ok "the manifest lists each rank with its host" ||
     { fail "the manifest lacks the serving rank"; grep gpus "$SCRATCH/np2/manifest.json"; }
 
+expect_fail "srun's tasks without an MPI process manager are refused" \
+    "without an MPI process manager" \
+    env SLURM_STEP_NUM_TASKS=4 $T run $ARGS --runs-dir "$SCRATCH" --name slurm
+[ ! -e "$SCRATCH/slurm" ] && ok "... before anything is written" || fail "srun refusal wrote a run"
+
 # a rank whose evaluator dies after 4 evaluations (the test evaluator's
 # KEVO_TEST_GPU_FAIL for its GPU 0): reported, its work redistributed
 GARGS="$ARGS --gpus 0"
