@@ -25,6 +25,7 @@ static int crossover_build(const struct llm_prompt_ctx *ctx,
 
 const struct llm_mutator llm_crossover = {
     .name = "llm_crossover",
+    .role = LLM_ROLE_VARY,
     .summary = "LLM combines two templates of different families",
     .n_parents = 2,
     .build = crossover_build,

@@ -46,8 +46,15 @@ struct llm_prompt_ctx {
                                        request; the text differs by it) */
 };
 
+/* What the engine uses an LLM operator for (it iterates
+ * kevo_llm_mutators and never names one): proposals of new templates in
+ * generation 0, variation of parents as a bandit arm beside the cheap
+ * mutators, repair of a child that failed to compile or was wrong. */
+enum llm_role { LLM_ROLE_PROPOSE, LLM_ROLE_VARY, LLM_ROLE_REPAIR };
+
 struct llm_mutator {
     const char *name;     /* "llm_propose", "llm_rewrite", ... */
+    enum llm_role role;
     const char *summary;  /* one line for `kevo list` */
     int n_parents;        /* 0 (propose), 1 (rewrite, repair), 2 */
     /* Builds the request: *system and *user are new strings (caller
@@ -62,5 +69,8 @@ extern const struct llm_mutator llm_propose, llm_rewrite, llm_crossover,
 /* NULL-terminated: propose, rewrite, crossover, repair. */
 extern const struct llm_mutator *const kevo_llm_mutators[];
 const struct llm_mutator *llm_mutator_find(const char *name);
+/* The first operator of the table with role r and n_parents parents (-1:
+ * any number), or NULL. */
+const struct llm_mutator *llm_mutator_for(enum llm_role r, int n_parents);
 
 #endif

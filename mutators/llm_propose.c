@@ -25,6 +25,7 @@ static int propose_build(const struct llm_prompt_ctx *ctx,
 
 const struct llm_mutator llm_propose = {
     .name = "llm_propose",
+    .role = LLM_ROLE_PROPOSE,
     .summary = "LLM writes a new template from the problem's facts (no parent)",
     .n_parents = 0,
     .build = propose_build,

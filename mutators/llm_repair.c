@@ -24,6 +24,7 @@ static int repair_build(const struct llm_prompt_ctx *ctx,
 
 const struct llm_mutator llm_repair = {
     .name = "llm_repair",
+    .role = LLM_ROLE_REPAIR,
     .summary = "LLM fixes a template that failed (compile error, wrong, ...)",
     .n_parents = 1,
     .build = repair_build,

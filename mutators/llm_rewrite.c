@@ -23,6 +23,7 @@ static int rewrite_build(const struct llm_prompt_ctx *ctx,
 
 const struct llm_mutator llm_rewrite = {
     .name = "llm_rewrite",
+    .role = LLM_ROLE_VARY,
     .summary = "LLM rewrites a measured template into a faster one",
     .n_parents = 1,
     .build = rewrite_build,

@@ -33,5 +33,9 @@ struct mutator {
 /* NULL-terminated registry. */
 extern const struct mutator *const kevo_mutators[];
 const struct mutator *mutator_find(const char *name);
+/* The first mutator of the table with n_parents parents, or NULL (the
+ * engine's default mutation is the first with 1, its crossover the first
+ * with 2). */
+const struct mutator *mutator_for(int n_parents);
 
 #endif

@@ -14,6 +14,14 @@ const struct mutator *const kevo_mutators[] = {
     NULL,
 };
 
+const struct mutator *mutator_for(int n_parents)
+{
+    for (int i = 0; kevo_mutators[i]; i++)
+        if (kevo_mutators[i]->n_parents == n_parents)
+            return kevo_mutators[i];
+    return NULL;
+}
+
 const struct mutator *mutator_find(const char *name)
 {
     for (int i = 0; kevo_mutators[i]; i++)

@@ -445,8 +445,8 @@ static const struct genome *pick_parent(struct engine *e, const struct island *i
 }
 
 /* One attempt at a child of island i; 0 = made, -1 = try again. arm is
- * the bandit's choice (ARM_TWEAK, ARM_CROSSOVER) or -1: crossover with
- * the spec's probability. */
+ * the bandit's choice (a cheap mutator of e->arms) or -1: the default
+ * mutation, or crossover with the spec's probability. */
 static int try_child(struct engine *e, int i, int arm, struct child *c)
 {
     const struct island *is = &e->isl[i];
@@ -461,14 +461,17 @@ static int try_child(struct engine *e, int i, int arm, struct child *c)
         return seen_has(&e->seen, c->g.hash) ? -1 : 0;
     }
     const struct genome *par[2] = {pick_parent(e, is), NULL};
-    const struct mutator *m = kevo_mutators[0];
+    const struct mutator *m = mutator_for(1);
+    const struct mutator *two = arm >= 0 && e->arms[arm].cheap->n_parents == 2
+                                    ? e->arms[arm].cheap
+                                    : mutator_for(2);
     int cross = arm < 0 ? rng_unit(&e->rng) < e->env.spec->crossover_prob
-                        : arm == ARM_CROSSOVER;
-    if (cross && count_tpl(is, par[0]->tpl) >= 2) {
+                        : e->arms[arm].cheap->n_parents == 2;
+    if (cross && two && count_tpl(is, par[0]->tpl) >= 2) {
         const struct member *p2 = eng_tournament(e, is, par[0]->tpl);
         if (p2 && p2->g.hash != par[0]->hash) {
             par[1] = &p2->g;
-            m = mutator_find("crossover");
+            m = two;
         }
     }
     if (m->apply(&ctx, par, &c->g))
@@ -589,7 +592,7 @@ static int offspring_pool(struct engine *e, int i, struct pool *p,
         if (e->use_bandit && e->isl[i].n > 0) {
             if ((rc = ellm_pick(e, i, &arm)))
                 return rc;
-            if (arm >= ARM_LLM_REWRITE)
+            if (e->arms[arm].llm)
                 continue; /* asked an LLM: its child comes later */
         }
         slots++;
@@ -635,7 +638,7 @@ static int make_offspring(struct engine *e)
             if (e->use_bandit && e->isl[i].n > 0) {
                 if ((rc = ellm_pick(e, i, &arm)))
                     return rc;
-                if (arm >= ARM_LLM_REWRITE)
+                if (e->arms[arm].llm)
                     continue; /* asked an LLM: its child comes later */
             }
             if (one_child(e, i, arm, &c) == 0 && (rc = eng_add_child(e, &c)))

@@ -41,6 +41,15 @@ struct child {
     double score;          /* the surrogate's rating (0 = none) */
 };
 
+/* An operator the bandit chooses among: every cheap mutator of
+ * kevo_mutators, then every LLM operator of kevo_llm_mutators with role
+ * LLM_ROLE_VARY, in table order (engine_llm.c builds the list). */
+struct arm {
+    const char *name;
+    const struct mutator *cheap;      /* or */
+    const struct llm_mutator *llm;
+};
+
 struct llm_pending;
 struct recmap;
 struct surrogate;
@@ -81,6 +90,9 @@ struct engine {
     int llm_this_gen;      /* requests made this generation */
     int use_bandit;
     struct bandit bandit;
+    struct arm arms[BANDIT_MAX_ARMS];
+    const char *arm_names[BANDIT_MAX_ARMS];
+    int n_arms;
     /* issue 13 (engine.c): per base template, its usable points, built
      * when first needed (pts_state 0 = not yet, 1 = built, 2 = a sample
      * of a large space, -1 = too many to enumerate); the sweep's order
@@ -103,8 +115,6 @@ struct engine {
 };
 
 /* engine_llm.c */
-enum { ARM_TWEAK, ARM_CROSSOVER, ARM_LLM_REWRITE, ARM_LLM_CROSSOVER,
-       ARM_COUNT };
 const struct tpl *eng_tpl(const struct engine *e, const struct genome *g);
 const struct member *eng_tournament(struct engine *e, const struct island *is,
                                     int tpl);
@@ -129,8 +139,8 @@ int ellm_propose(struct engine *e);
 /* Takes the answers asked for earlier, in order: journal records,
  * templates, children. */
 int ellm_collect(struct engine *e);
-/* Picks the operator for one offspring slot of island i; an LLM arm
- * queues a request (and makes no child now). Returns the arm. */
+/* Picks the operator (index in e->arms) for one offspring slot of island
+ * i; an LLM arm queues a request (and makes no child now). */
 int ellm_pick(struct engine *e, int i, int *arm);
 /* After evaluation: bandit rewards, repair requests. */
 int ellm_after_eval(struct engine *e);

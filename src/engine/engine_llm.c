@@ -28,6 +28,7 @@
 #include "llm.h"
 #include "llm_store.h"
 #include "llm_mutator.h"
+#include "mutator.h"
 #include "record.h"
 
 #define LLM_COST_DEFAULT 20.0 /* an LLM request in evaluations (bandit) */
@@ -57,9 +58,28 @@ struct recmap {
     size_t n, cap;         /* cap: power of two, open addressing */
 };
 
-static const char *const arm_names[ARM_COUNT] = {"tweak", "crossover",
-                                                 "llm_rewrite",
-                                                 "llm_crossover"};
+/* The bandit's arms from the plug-in tables (see struct arm). */
+static void build_arms(struct engine *e)
+{
+    e->n_arms = 0;
+    for (int i = 0; kevo_mutators[i] && e->n_arms < BANDIT_MAX_ARMS; i++)
+        e->arms[e->n_arms++] = (struct arm){kevo_mutators[i]->name,
+                                            kevo_mutators[i], NULL};
+    for (int i = 0; kevo_llm_mutators[i] && e->n_arms < BANDIT_MAX_ARMS; i++)
+        if (kevo_llm_mutators[i]->role == LLM_ROLE_VARY)
+            e->arms[e->n_arms++] = (struct arm){kevo_llm_mutators[i]->name,
+                                                NULL, kevo_llm_mutators[i]};
+    for (int a = 0; a < e->n_arms; a++)
+        e->arm_names[a] = e->arms[a].name;
+}
+
+static int arm_of(const struct engine *e, const char *mutator)
+{
+    for (int a = 0; a < e->n_arms; a++)
+        if (!strcmp(e->arms[a].name, mutator))
+            return a;
+    return -1;
+}
 
 /* ------------------------------------------------------------ results */
 
@@ -148,7 +168,8 @@ int ellm_init(struct engine *e)
     if (!(e->recs = calloc(1, sizeof *e->recs)))
         return KEVO_ENOMEM;
     e->use_bandit = 1;
-    bandit_init(&e->bandit, ARM_COUNT, arm_names);
+    build_arms(e);
+    bandit_init(&e->bandit, e->n_arms, e->arm_names);
     return KEVO_OK;
 }
 
@@ -306,9 +327,10 @@ int ellm_propose(struct engine *e)
 {
     if (!e->env.llm_on || e->llm_off)
         return KEVO_OK;
-    int n = e->env.spec->llm_propose;
+    const struct llm_mutator *op = llm_mutator_for(LLM_ROLE_PROPOSE, -1);
+    int n = op ? e->env.spec->llm_propose : 0;
     for (int i = 0; i < n; i++) {
-        int rc = queue(e, &llm_propose, i % e->n_isl, 0, NULL, 0, i + 1);
+        int rc = queue(e, op, i % e->n_isl, 0, NULL, 0, i + 1);
         if (rc)
             return rc;
     }
@@ -322,39 +344,37 @@ int ellm_pick(struct engine *e, int i, int *arm)
     const struct island *is = &e->isl[i];
     int llm_ok = e->env.llm_on && !e->llm_off && is->n > 0 &&
                  e->llm_this_gen < e->env.spec->llm_per_gen;
-    int allowed[ARM_COUNT] = {1, 1, llm_ok, llm_ok && is->n >= 2};
+    int allowed[BANDIT_MAX_ARMS];
+    for (int a = 0; a < e->n_arms; a++)
+        allowed[a] = e->arms[a].cheap ||
+                     (llm_ok && is->n >= e->arms[a].llm->n_parents);
     *arm = bandit_pick(&e->bandit, &e->rng, allowed);
-    if (*arm < ARM_LLM_REWRITE)
+    const struct llm_mutator *op = e->arms[*arm].llm;
+    if (!op)
         return KEVO_OK;
     const struct member *p1 = eng_tournament(e, is, -1);
     uint64_t par[2] = {p1->g.hash, 0};
-    if (*arm == ARM_LLM_CROSSOVER) {
+    if (op->n_parents == 2) {
         /* a second parent of another family, if the island has one */
         for (int t = 0; t < 8 && !par[1]; t++) {
             const struct member *p2 = eng_tournament(e, is, -1);
             if (p2->g.tpl != p1->g.tpl)
                 par[1] = p2->g.hash;
         }
-        if (par[1])
-            return queue(e, &llm_crossover, i, 2, par, 0, 0);
-        *arm = ARM_LLM_REWRITE;
+        const struct llm_mutator *one = llm_mutator_for(LLM_ROLE_VARY, 1);
+        if (par[1] || !one)
+            return queue(e, op, i, par[1] ? 2 : 1, par, 0, 0);
+        op = one; /* none: a one-parent operator instead */
+        *arm = arm_of(e, op->name);
     }
-    return queue(e, &llm_rewrite, i, 1, par, 0, 0);
-}
-
-static int arm_of(const char *mutator)
-{
-    for (int a = 0; a < ARM_COUNT; a++)
-        if (!strcmp(arm_names[a], mutator))
-            return a;
-    return -1;
+    return queue(e, op, i, 1, par, 0, 0);
 }
 
 static double cost_of(const struct engine *e, int arm)
 {
     double c = e->env.spec->llm_cost > 0 ? e->env.spec->llm_cost
                                          : LLM_COST_DEFAULT;
-    return arm >= ARM_LLM_REWRITE ? 1.0 + c : 1.0;
+    return e->arms[arm].llm ? 1.0 + c : 1.0;
 }
 
 int ellm_after_eval(struct engine *e)
@@ -363,7 +383,7 @@ int ellm_after_eval(struct engine *e)
         return KEVO_OK;
     for (int k = 0; k < e->n_kids; k++) {
         const struct child *c = &e->kids[k];
-        int arm = arm_of(c->mutator);
+        int arm = arm_of(e, c->mutator);
         if (arm >= 0) {
             double pf = 0, gain = 0;
             for (int j = 0; j < c->n_par; j++) {
@@ -376,12 +396,12 @@ int ellm_after_eval(struct engine *e)
             bandit_update(&e->bandit, arm, gain, cost_of(e, arm));
         }
         /* an LLM child that does not compile or is wrong gets repaired */
-        int from_llm = !strncmp(c->mutator, "llm_", 4);
-        if (from_llm && !e->llm_off &&
+        const struct llm_mutator *fix = llm_mutator_for(LLM_ROLE_REPAIR, -1);
+        if (fix && llm_mutator_find(c->mutator) && !e->llm_off &&
             (c->r.outcome == EVAL_COMPILE_ERROR ||
              c->r.outcome == EVAL_WRONG) &&
             c->depth < e->env.spec->llm_repairs) {
-            int rc = queue(e, &llm_repair, c->island, 1, &c->g.hash,
+            int rc = queue(e, fix, c->island, 1, &c->g.hash,
                            c->depth + 1, 0);
             if (rc)
                 return rc;
@@ -509,8 +529,7 @@ static int take_answer(struct engine *e, struct llm_pending *p)
                          "LLM mutation is off for the rest of the run; the "
                          "cheap mutators go on");
     }
-    int arm = p->op == &llm_crossover ? ARM_LLM_CROSSOVER
-              : p->op == &llm_rewrite ? ARM_LLM_REWRITE : -1;
+    int arm = p->op->role == LLM_ROLE_VARY ? arm_of(e, p->op->name) : -1;
     if (!t) {
         if (arm >= 0 && e->use_bandit)
             bandit_update(&e->bandit, arm, 0, cost_of(e, arm));
