@@ -232,6 +232,7 @@ const struct problem prob_gemm = {
            "const elem_t *__restrict__ B, elem_t *__restrict__ C, int M, "
            "int N, int K, void *ws)",
     .work_unit = "FLOP/s",
+    .doctor_shape = "2048x2048x2048",
     .n_dims = 3,
     .dim_names = {"M", "N", "K"},
     .dtype_mask = 1u << DTYPE_FP32 | 1u << DTYPE_FP16 | 1u << DTYPE_BF16,

@@ -154,6 +154,7 @@ const struct problem prob_softmax = {
     .abi = "extern \"C\" __global__ void KERNEL(const elem_t *__restrict__ x, "
            "elem_t *__restrict__ y, int ROWS, int COLS, void *ws)",
     .work_unit = "B/s",
+    .doctor_shape = "4096x4096",
     .n_dims = 2,
     .dim_names = {"ROWS", "COLS"},
     .dtype_mask = 1u << DTYPE_FP32 | 1u << DTYPE_FP16 | 1u << DTYPE_BF16,

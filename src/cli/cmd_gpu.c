@@ -17,7 +17,6 @@
 
 #include <cJSON.h>
 
-#include "blas.h"
 #include "eval.h"
 #include "fsutil.h"
 #include "genome.h"
@@ -26,7 +25,8 @@
 #include "hash.h"
 #include "hx.h"
 #include "jit.h"
-#include "tmr.h"
+#include "progress.h"
+#include "record.h"
 #include "tpl.h"
 #include "version.h"
 
@@ -646,93 +646,68 @@ static void doctor_launch(struct gpu *g, const char *cubin)
         cu->cuModuleUnload(m);
 }
 
-/* CUPTI timing of a copy kernel, and cuBLAS Sgemm, through the harness. */
-static void doctor_timing(struct gpu *g, const char *core)
+/* The baselines a worker measured (its ready message), one line each;
+ * 1 if each is plausible (copies within the memory's peak, BLAS > 0) and
+ * the worker timed with CUPTI. */
+static int doctor_baselines(const struct problem *p, const char *shape,
+                            const char *env, double peak_bw)
 {
-    const struct problem *sm = problem_find("softmax"),
-                         *gm = problem_find("gemm");
-    CUstream s = NULL;
-    struct tmr *t = NULL;
-    struct blas *b = NULL;
-    struct hx *h = NULL;
-    char err[512], *prob = NULL, *src = NULL;
-    struct jit_output o = {0};
-    g->cu->cuStreamCreate(&s, CU_STREAM_DEFAULT); /* see worker.c */
-    if (tmr_new(g, s, 1, &t, err, sizeof err)) {
-        line(0, "cupti", "%s", err);
-        return;
+    cJSON *j = cJSON_Parse(env ? env : "");
+    const cJSON *bl = cJSON_GetObjectItemCaseSensitive(j, "baselines"), *b;
+    const cJSON *tm = cJSON_GetObjectItemCaseSensitive(j, "timer");
+    int cupti = cJSON_IsString(tm) && !strcmp(tm->valuestring, "cupti");
+    int good = cupti && cJSON_GetArraySize(bl) > 0;
+    char what[80];
+    snprintf(what, sizeof what, "%s %s", p->name, shape);
+    cJSON_ArrayForEach(b, bl)
+    {
+        const char *name = record_str(b, "name");
+        double ns = record_num(b, "median_ns", 0),
+               fit = record_num(b, "fitness", 0);
+        int copy = name && !strcmp(name, "copy");
+        int ok = cupti && ns > 0 && fit > 0 &&
+                 (!copy || (fit > 50e9 && fit < peak_bw * 1.05));
+        char val[64];
+        progress_fmt_fitness(fit, p->work_unit, val, sizeof val);
+        line(ok, what, "baseline %s: %.1f us = %s (timer %s)",
+             name ? name : "?", ns / 1e3, val,
+             cJSON_IsString(tm) ? tm->valuestring : "?");
+        good &= ok;
     }
-    src = malloc(strlen(sm->prelude(sm, DTYPE_FP32)) + strlen(sm->harness_src) +
-                 1);
-    if (src) {
-        strcpy(src, sm->prelude(sm, DTYPE_FP32));
-        strcat(src, sm->harness_src);
-    }
-    if (src && !jit_compile(src, "softmax", g->info.arch, &o) && o.ok)
-        prob = o.cubin;
-    int blas_rc = blas_new(s, &b, err, sizeof err);
-    if (blas_rc)
-        line(0, "cublas", "%s", err);
-    struct shape sh = {2, {4096, 4096}};
-    struct baseline_result bl = {0};
-    int rc = prob ? hx_new(g, s, t, blas_rc ? NULL : b, core, prob, &h, err,
-                           sizeof err)
-                  : KEVO_ECOMPILE;
-    if (!rc)
-        rc = hx_set_problem(h, sm, DTYPE_FP32, &sh, 1);
-    if (!rc)
-        rc = sm->gen_inputs(sm, h, &sh, DTYPE_FP32, 2);
-    if (!rc)
-        rc = sm->baseline(sm, h, &sh, DTYPE_FP32, &bl);
-    double gbs = bl.n ? bl.fitness[0] / 1e9 : 0;
-    int plausible = gbs > 50 && gbs < g->info.peak_bw / 1e9 * 1.05;
-    if (rc)
-        line(0, "timing", "%s", h ? hx_errmsg(h) : "harness did not start");
-    else
-        line(!strcmp(tmr_kind(t), "cupti") && plausible, "cupti timing",
-             "copy of 2x64 MiB: %.1f us = %.0f GB/s (%s%s%s)",
-             bl.median_ns[0] / 1e3, gbs, tmr_kind(t),
-             tmr_note(t)[0] ? ": " : "", tmr_note(t));
-    if (!rc && !blas_rc) {
-        struct shape gs = {3, {2048, 2048, 2048}};
-        rc = hx_set_problem(h, gm, DTYPE_FP32, &gs, 1);
-        if (!rc)
-            rc = gm->gen_inputs(gm, h, &gs, DTYPE_FP32, 3);
-        if (!rc)
-            rc = gm->baseline(gm, h, &gs, DTYPE_FP32, &bl);
-        if (rc || !bl.n)
-            line(0, "cublas", "%s", hx_errmsg(h));
-        else
-            line(1, "cublas", "cuBLAS %d Sgemm 2048^3 fp32: %.3f ms = %.1f "
-                 "TFLOP/s", blas_version(b), bl.median_ns[0] / 1e6,
-                 bl.fitness[0] / 1e12);
-    }
-    hx_free(h);
-    blas_free(b);
-    tmr_free(t);
-    jit_output_release(&o);
-    free(src);
+    if (!cJSON_GetArraySize(bl))
+        line(0, what, "the worker measured no baseline");
+    cJSON_Delete(j);
+    return good;
 }
 
-/* A real worker: fork + exec of this executable. */
-static void doctor_worker(void)
+/* Every built-in problem through a real worker (fork + exec of this
+ * executable, the bring-up every run uses: context, CUPTI, cuBLAS, the
+ * harness and the problem's kernels), at its doctor shape. */
+static void doctor_problems(double peak_bw)
 {
-    struct gpueval_opts o = {.problem = problem_find("softmax"),
-                             .dtype = DTYPE_FP32,
-                             .shape = {2, {1024, 1000}},
-                             .n_compilers = 1,
-                             .harness_seed = 42};
-    struct evaluator ev;
-    char err[512];
-    long long t0 = fs_now_ns();
-    int rc = gpueval_new(&o, &ev, NULL, err, sizeof err);
-    if (rc) {
-        line(0, "worker", "%s", err);
-        return;
+    for (int i = 0; kevo_problems[i]; i++) {
+        const struct problem *p = kevo_problems[i];
+        struct gpueval_opts o = {.problem = p, .dtype = DTYPE_FP32,
+                                 .n_compilers = 1, .harness_seed = 42};
+        char err[512];
+        if (!p->doctor_shape ||
+            problem_parse_shape(p, p->doctor_shape, &o.shape, err,
+                                sizeof err))
+            continue;
+        struct evaluator ev;
+        long long t0 = fs_now_ns();
+        int rc = gpueval_new(&o, &ev, NULL, err, sizeof err);
+        if (rc) {
+            line(0, p->name, "worker: %s", err);
+            continue;
+        }
+        line(1, p->name, "GPU worker started, compiled the harness and "
+             "measured the baselines in %.0f ms", (fs_now_ns() - t0) / 1e6);
+        char *env = ev.ops->environment ? ev.ops->environment(ev.self) : NULL;
+        doctor_baselines(p, p->doctor_shape, env, peak_bw);
+        free(env);
+        ev.ops->destroy(ev.self);
     }
-    line(1, "worker", "GPU worker process started and measured its "
-         "baselines in %.0f ms", (fs_now_ns() - t0) / 1e6);
-    ev.ops->destroy(ev.self);
 }
 
 int cmd_doctor_main(int argc, char **argv)
@@ -776,13 +751,12 @@ int cmd_doctor_main(int argc, char **argv)
     line(1, "context", "primary context on device 0");
     doctor_device(&g);
     char *core = doctor_compile(g.info.arch);
-    if (core) {
+    if (core)
         doctor_launch(&g, core);
-        doctor_timing(&g, core);
-    }
     free(core);
+    double peak_bw = g.info.peak_bw;
     gpu_close(&g);
-    doctor_worker();
+    doctor_problems(peak_bw);
     fprintf(dout, "%s: %d check%s failed\n", n_fail ? "FAIL" : "PASS", n_fail,
            n_fail == 1 ? "" : "s");
     return doctor_done(n_fail ? XC_BAD : XC_OK, 1);

@@ -35,7 +35,10 @@ struct shape {
     int64_t d[PROB_MAX_DIMS];      /* sizes, in problem->dim_names order */
 };
 
-enum buf_role { BUF_IN, BUF_OUT };
+/* BUF_INOUT: read and overwritten in place: its inputs are generated and
+ * its pristine copy kept like an input's, it is compared and hashed like an
+ * output, never poisoned and not checksummed. */
+enum buf_role { BUF_IN, BUF_OUT, BUF_INOUT };
 
 struct buf_desc {
     const char *name;  /* as in the ABI, e.g. "A" */
@@ -61,6 +64,9 @@ struct problem {
     const char *summary;  /* one line for `kevo list` */
     const char *abi;      /* the kernel signature, as text for people/LLMs */
     const char *work_unit; /* "FLOP/s" or "B/s": what fitness counts */
+    /* (optional) A small shape whose baselines `kevo doctor` measures
+     * through a real worker, e.g. "2048x2048x2048"; NULL: none. */
+    const char *doctor_shape;
     int n_dims;
     const char *dim_names[PROB_MAX_DIMS]; /* "M","N","K"; usable in exprs */
     unsigned dtype_mask;  /* 1u << DTYPE_x for each supported dtype */
