@@ -303,6 +303,8 @@ static const char run_usage[] =
     "\n"
     "  --spec FILE          read the run spec from a JSON file (flags override)\n"
     "  --problem P          gemm | softmax (see 'kevo list')\n"
+    "  --problem-file F     a user-defined problem (README \"User-defined\n"
+    "                       problems\"); its templates: the *.cu next to F\n"
     "  --dtype D            fp32 | fp16 | bf16 (default fp32)\n"
     "  --shape S            e.g. 4096x4096x4096 (gemm MxNxK), 4096x4096\n"
     "                       (softmax ROWSxCOLS)\n"
@@ -337,8 +339,6 @@ static const char run_usage[] =
     "                       anthropic:MODEL[@BASE_URL], replay:RUN_DIR, off\n"
     "                       (default: from ANTHROPIC_API_KEY / OPENAI_API_KEY,\n"
     "                       else off)\n"
-    "  --problem-file F     a user-defined problem (README \"User-defined\n"
-    "                       problems\"); its templates: the *.cu next to F\n"
     "  --llm-key-env VAR    read the API key from VAR (never from a flag)\n"
     "  --llm-budget B       stop asking past B tokens (200k, 2M) or USD ($5)\n"
     "  --llm-price IN,OUT   USD per million input,output tokens\n"
@@ -374,6 +374,7 @@ static const struct option run_opts[] = {
     {"llm-budget", 1, 0, OPT_LLM_BUDGET}, {"llm-price", 1, 0, OPT_LLM_PRICE},
     {"llm-per-gen", 1, 0, OPT_LLM_PER_GEN}, {"strategy", 1, 0, OPT_STRATEGY},
     {"simulate", 1, 0, OPT_SIMULATE}, {"gpus", 1, 0, OPT_GPUS},
+    {"problem-file", 1, 0, OPT_PROBLEM_FILE},
     {0, 0, 0, 0}};
 
 /* getopt's '?' (unknown option) or ':' (option without its value). */
@@ -408,7 +409,6 @@ static int parse_long(const char *opt, const char *v, long lo, long hi,
 struct run_flags {
     const char *runs_dir, *tdir, *shape, *simulate;
     enum progress_mode mode;
-    {"problem-file", 1, 0, OPT_PROBLEM_FILE},
 };
 
 /* Budget and output flags shared by run and resume. */
@@ -454,6 +454,12 @@ static int run_flag(int c, const char *arg, struct spec *s,
     switch (c) {
     case OPT_SPEC: return spec_load(s, arg, err, errcap);
     case OPT_PROBLEM: snprintf(s->problem, sizeof s->problem, "%s", arg); break;
+    case OPT_PROBLEM_FILE: {
+        const struct problem *up;
+        if (!(rc = problem_load_file(arg, &up, err, errcap)))
+            snprintf(s->problem, sizeof s->problem, "%s", up->name);
+        break;
+    }
     case OPT_DTYPE:
         if (dtype_parse(arg, &s->dtype)) {
             snprintf(err, errcap, "--dtype: '%s' is not fp32, fp16 or bf16",
@@ -488,12 +494,6 @@ static int run_flag(int c, const char *arg, struct spec *s,
         if (!(rc = parse_long("islands", arg, 1, 64, &v, err, errcap)))
             s->islands = (int)v;
         break;
-    case OPT_PROBLEM_FILE: {
-        const struct problem *up;
-        if (!(rc = problem_load_file(arg, &up, err, errcap)))
-            snprintf(s->problem, sizeof s->problem, "%s", up->name);
-        break;
-    }
     case OPT_POP:
         if (!(rc = parse_long("population", arg, 1, 100000, &v, err, errcap)))
             s->population = (int)v;
@@ -660,6 +660,18 @@ static int load_library(struct session *ss, const char *tdir, char *err,
         return rc ? rc : select_templates(&ss->spec, &ss->tpls, &ss->n_tpls,
                                           err, errcap);
     }
+    const struct problem *p = problem_find(ss->spec.problem);
+    if (!tdir && p && p->file_path) { /* a user problem: the *.cu next to it */
+        snprintf(dir, sizeof dir, "%s", p->file_path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            slash[slash == dir] = '\0'; /* "/x.problem": "/" */
+        else
+            snprintf(dir, sizeof dir, ".");
+        rc = tpl_load_flat(dir, &ss->tpls, &ss->n_tpls, err, errcap);
+        return rc ? rc : select_templates(&ss->spec, &ss->tpls, &ss->n_tpls,
+                                          err, errcap);
+    }
     rc = cli_templates_dir(tdir, dir, sizeof dir);
     if (rc) {
         snprintf(err, errcap, "template directory '%s': %s",
@@ -696,18 +708,6 @@ static char *compose_facts(const char *env_json, const struct spec *s)
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "device");
     const char *name = record_str(d, "name"), *arch = record_str(j, "arch");
     char buf[2048];
-    const struct problem *p = problem_find(ss->spec.problem);
-    if (!tdir && p && p->file_path) { /* a user problem: the *.cu next to it */
-        snprintf(dir, sizeof dir, "%s", p->file_path);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            slash[slash == dir] = '\0'; /* "/x.problem": "/" */
-        else
-            snprintf(dir, sizeof dir, ".");
-        rc = tpl_load_flat(dir, &ss->tpls, &ss->n_tpls, err, errcap);
-        return rc ? rc : select_templates(&ss->spec, &ss->tpls, &ss->n_tpls,
-                                          err, errcap);
-    }
     int n = snprintf(buf, sizeof buf,
                      "GPU: %s (%s), %.0f SMs, %.0f KB shared memory per block "
                      "(opt-in), %.0f MB L2",
@@ -885,14 +885,16 @@ int cmd_run_main(int argc, char **argv,
 
 static const char resume_usage[] =
     "usage: kevo resume <run-dir> [--generations N] [--evals N] [--time T]\n"
-    "                   [--stagnation N] [--llm P] [--quiet | --json]\n"
+    "                   [--stagnation N] [--llm P] [--gpus all|0,1,...]\n"
+    "                   [--quiet | --json]\n"
     "\n"
     "Continues a run from its last checkpoint and journal after a stop, a\n"
     "crash or kill -9: no finished evaluation is lost or repeated. Budget\n"
     "flags replace the run's budgets for this session (e.g. to extend it);\n"
     "--time or --evals without --generations lifts the generation cap.\n"
     "--llm gives the run's LLM again, with the credential of its base URL\n"
-    "(user:secret@host), which kevo never writes down.\n";
+    "(user:secret@host), which kevo never writes down. --gpus continues on\n"
+    "other GPUs (the decisions do not depend on their number).\n";
 
 static int parse_resume_args(int argc, char **argv, struct session *ss,
                              struct run_flags *f, const char **dir,
@@ -910,7 +912,7 @@ static int parse_resume_args(int argc, char **argv, struct session *ss,
             return bad_option(c, argv, "resume", err, errcap);
         int budget = c == OPT_GENS || c == OPT_EVALS || c == OPT_TIME ||
                      c == OPT_STAG || c == OPT_QUIET || c == OPT_JSON;
-        if (!budget && c != OPT_LLM) {
+        if (!budget && c != OPT_LLM && c != OPT_GPUS) {
             snprintf(err, errcap, "unknown option '%s' (see kevo resume "
                      "--help)", argv[optind - 1]);
             return KEVO_EINVAL;
@@ -992,6 +994,8 @@ static void apply_overrides(struct spec *s, const struct spec *over,
         s->max_time_s = over->max_time_s;
     if (over->stagnation != dflt->stagnation)
         s->stagnation = over->stagnation;
+    if (over->gpus[0]) /* resume --gpus: this session's GPUs */
+        snprintf(s->gpus, sizeof s->gpus, "%s", over->gpus);
 }
 
 static int do_resume(struct session *ss, const char *dir,
