@@ -29,6 +29,7 @@ enum slot_state { SL_PENDING, SL_RUNNING, SL_DONE };
 
 struct slot {
     enum slot_state st;
+    int ready;              /* 1: opts.ready said so (it stays so) */
     int avoid;              /* sub that last failed on it, -1 = none */
     int tries;              /* failed attempts so far */
     struct eval_result r;   /* once SL_DONE; owned */
@@ -57,6 +58,7 @@ struct fanout {
     struct slot *sl;
     int n_cands;
     int running;            /* threads still taking work */
+    int single;             /* 1: run_single is in eval_batch */
     int stop;               /* 1: take no more work */
     int fatal;              /* status that ends the batch, or 0 */
 };
@@ -106,40 +108,69 @@ static int take_one(void *ud, int index, const struct eval_result *r)
     return 0;
 }
 
-/* The lowest pending slot sub k may take, or -1. A slot that failed on k
- * goes to another sub while one is alive. */
+/* Pending slots looked at for a ready one (the compile pool works
+ * through the batch oldest first, so readiness is near the front). */
+#define READY_WINDOW 32
+
+/* The slot sub k takes: the lowest pending one that is ready among the
+ * next READY_WINDOW pending, else the lowest pending one; -1 if none. A
+ * slot that failed on k goes to another sub while one is alive. */
 static int next_slot(struct fanout *f, int k)
 {
-    for (int i = 0; i < f->n_cands; i++) {
+    int first = -1, seen = 0;
+    for (int i = 0; i < f->n_cands && seen < READY_WINDOW; i++) {
         struct slot *s = &f->sl[i];
-        if (s->st == SL_PENDING && (s->avoid != k || f->alive == 1))
+        if (s->st != SL_PENDING || (s->avoid == k && f->alive > 1))
+            continue;
+        if (!f->o.ready)
+            return i;
+        if (first < 0)
+            first = i;
+        seen++;
+        if (!s->ready)
+            s->ready = f->o.ready(f->o.prefetch_ud, f->cands[i]) != 0;
+        if (s->ready)
             return i;
     }
-    return -1;
+    return first;
 }
 
-/* Sub k failed on slot i with rc (called under mu). */
-static void failed(struct fanout *f, int k, int i, int rc)
+/* Counts a failure of sub k (under mu); drops it after max_failures. */
+static void count_failure(struct fanout *f, int k, int rc)
 {
     struct sub *u = &f->subs[k];
-    struct slot *s = &f->sl[i];
     u->fails++;
     u->last_rc = rc;
-    s->st = SL_PENDING;
-    s->avoid = k;
-    s->tries++;
     snprintf(f->last_err, sizeof f->last_err, "%s failed: %s", u->s.label,
              kevo_strerror(rc));
-    report(f, "%s failed on candidate %d of the batch (%s); it goes to "
-           "another evaluator", u->s.label, i, kevo_strerror(rc));
     if (u->fails >= f->o.max_failures) {
         u->dropped = 1;
         f->alive--;
         report(f, "%s failed %d times in a row: dropped, %d left",
                u->s.label, u->fails, f->alive);
     }
+}
+
+/* Sub k failed on slot i with rc (called under mu). */
+static void failed(struct fanout *f, int k, int i, int rc)
+{
+    struct slot *s = &f->sl[i];
+    s->st = SL_PENDING;
+    s->avoid = k;
+    s->tries++;
+    report(f, "%s failed on candidate %d of the batch (%s); it goes to "
+           "another evaluator", f->subs[k].s.label, i, kevo_strerror(rc));
+    count_failure(f, k, rc);
     if (s->tries > f->n + f->o.max_failures && !f->fatal)
         f->fatal = rc; /* the candidate itself seems to break them */
+}
+
+/* The only sub in use, k, failed at candidate i of the whole batch. */
+static void failed_single(struct fanout *f, int k, int i, int rc)
+{
+    report(f, "%s failed on candidate %d of the batch (%s); it is tried "
+           "again", f->subs[k].s.label, i, kevo_strerror(rc));
+    count_failure(f, k, rc);
 }
 
 static void *sub_thread(void *p)
@@ -262,6 +293,64 @@ static int deliver(struct fanout *f, eval_cb cb, void *ud)
     return rc;
 }
 
+/* ---- one sub-evaluator in use: the whole batch, in this thread */
+
+struct single {
+    struct fanout *f;
+    struct sub *u;
+    eval_cb cb;
+    void *ud;
+    int base;       /* index in the batch of the sub's index 0 */
+    int next;       /* batch index the next result will have */
+    int stopped;    /* 1: cb asked to stop */
+};
+
+static int single_cb(void *p, int index, const struct eval_result *r)
+{
+    struct single *s = p;
+    struct eval_result c = *r; /* evidence stays the sub's */
+    c.gpu = s->u->s.gpu;
+    s->u->fails = 0;
+    s->next = s->base + index + 1;
+    if (c.outcome == EVAL_OK && c.median_ns > 0 && !c.cascaded &&
+        (s->f->seen_best <= 0 || c.median_ns < s->f->seen_best))
+        s->f->seen_best = c.median_ns;
+    if (s->cb(s->ud, s->base + index, &c))
+        s->stopped = 1;
+    return s->stopped;
+}
+
+static int run_single(struct fanout *f, const struct candidate *const *cands,
+                      int n, eval_cb cb, void *ud)
+{
+    int k = 0;
+    while (f->subs[k].dropped)
+        k++;
+    struct single s = {f, &f->subs[k], cb, ud, 0, 0, 0};
+    struct evaluator *ev = &s.u->s.ev;
+    f->single = 1;
+    for (;;) {
+        if (ev->ops->set_best)
+            ev->ops->set_best(ev->self, race_best(f));
+        s.base = s.next;
+        int rc = ev->ops->eval_batch(ev->self, cands + s.base, n - s.base,
+                                     single_cb, &s);
+        if (s.stopped || rc == KEVO_ESTOPPED) {
+            rc = KEVO_ESTOPPED;
+        } else if (rc) {
+            pthread_mutex_lock(&f->mu);
+            failed_single(f, k, s.next, rc);
+            pthread_mutex_unlock(&f->mu);
+            if (!s.u->dropped)
+                continue;
+            report(f, "no evaluator left (%s)", f->last_err);
+            rc = KEVO_ENODEV;
+        }
+        f->single = 0;
+        return rc;
+    }
+}
+
 static int fo_eval_batch(void *self, const struct candidate *const *cands,
                          int n, eval_cb cb, void *ud)
 {
@@ -272,6 +361,8 @@ static int fo_eval_batch(void *self, const struct candidate *const *cands,
         return KEVO_OK;
     if (f->alive == 0)
         return KEVO_ENODEV;
+    if (f->alive == 1)
+        return run_single(f, cands, n, cb, ud);
     struct slot *sl = calloc((size_t)n, sizeof *sl);
     if (!sl)
         return KEVO_ENOMEM;
@@ -357,6 +448,12 @@ static void fo_set_best(void *self, double best_median_ns)
     pthread_mutex_lock(&f->mu);
     f->engine_best = best_median_ns;
     pthread_mutex_unlock(&f->mu);
+    if (f->single) { /* from inside its batch, in this thread: pass it on */
+        int k = first_alive(f);
+        struct evaluator *ev = &f->subs[k].s.ev;
+        if (ev->ops->set_best)
+            ev->ops->set_best(ev->self, race_best(f));
+    }
 }
 
 static int fo_admit(void *self, const struct tpl *t, const int64_t *vals)

@@ -43,6 +43,10 @@ struct fanout_opts {
      * pool of several GPU evaluators) start on all of it. */
     void (*prefetch)(void *ud, const struct candidate *const *cands, int n);
     void *prefetch_ud;
+    /* (optional) 1 if candidate c can start at once (e.g. compiled): a
+     * free sub takes the lowest such pending candidate among the next few
+     * before a lower one that would make it wait. Same ud as prefetch. */
+    int (*ready)(void *ud, const struct candidate *c);
     /* (optional) Receives one line per failure or drop; NULL = stderr,
      * prefixed "kevo: ". */
     void (*report)(void *ud, const char *line);
@@ -55,8 +59,11 @@ struct fanout_opts {
  * when sub 0 has them). Takes ownership of each subs[i].ev, destroyed even
  * on failure; the array itself is copied. Per batch it runs one thread per
  * sub-evaluator, each taking the lowest-numbered candidate nobody has taken
- * and evaluating it alone (eval_batch of one) after passing on the current
- * cascade reference (set_best). A sub-evaluator whose eval_batch fails
+ * (or a ready one, see opts.ready) and evaluating it alone (eval_batch of
+ * one) after passing on the current cascade reference (set_best). With
+ * one sub-evaluator in use, it gets the whole batch in one eval_batch in
+ * the calling thread (its own pipeline stays whole; what is delivered
+ * before a failure counts, the rest is tried again). A sub-evaluator whose eval_batch fails
  * (returns an error: its GPU worker cannot start, ...) is reported, its
  * candidate goes to another one, and after max_failures failures in a row
  * it is dropped for the rest of the run; eval_batch fails only when none

@@ -799,3 +799,9 @@ void gpueval_prefetch(void *self, const struct candidate *const *cands,
         }
     }
 }
+
+int gpueval_ready(void *self, const struct candidate *c)
+{
+    struct gpueval *g = self;
+    return jit_pool_ready(g->pool, c->source) != 0;
+}

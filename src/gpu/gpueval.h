@@ -54,5 +54,9 @@ int gpueval_device_count(const struct evaluator *e);
  * compiling. self is a GPU evaluator's (evaluator.self). */
 void gpueval_prefetch(void *self, const struct candidate *const *cands,
                       int n);
+/* The fan-out's ready hook (fanout.h): 1 if candidate c can go to a worker
+ * without waiting for its compile (decided before compiling, compiled, or
+ * never prefetched), 0 while its prefetched compile runs. */
+int gpueval_ready(void *self, const struct candidate *c);
 
 #endif

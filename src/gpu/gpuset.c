@@ -174,6 +174,7 @@ int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
     }
     struct fanout_opts fo = {
         .prefetch = gpueval_prefetch,
+        .ready = gpueval_ready,
         .prefetch_ud = subs[0].ev.self,
     };
     return fanout_new(&fo, subs, k, out, err, errcap);

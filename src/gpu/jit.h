@@ -167,6 +167,10 @@ int jit_pool_done(struct jit_pool *p, int ticket);
  * cache hit, or for a source already queued. Errors as for submit. */
 int jit_pool_prefetch(struct jit_pool *p, const char *src,
                       const char *name) KEVO_WUR;
+/* For a prefetched src: 1 if its compile is over (a submit now answers
+ * from the cache at once), 0 if it is queued or compiling; -1 if src was
+ * never prefetched (or its result was taken) or the pool has no cache. */
+int jit_pool_ready(struct jit_pool *p, const char *src);
 /* Kills and reaps every compiler process; frees p and the results that
  * were never waited for. p may be NULL. */
 void jit_pool_free(struct jit_pool *p);

@@ -91,7 +91,8 @@ enum ticket_state { TK_FREE, TK_QUEUED, TK_RUNNING, TK_DONE };
 struct ticket {
     int id; /* what submit returned */
     enum ticket_state state;
-    int prefetch; /* 1: from jit_pool_prefetch, nobody waits for it yet */
+    int prefetch; /* 1: from jit_pool_prefetch, nobody waits for it yet;
+                     once DONE only a marker (result in the disk cache) */
     uint64_t key; /* cache key (0 without a cache) */
     char *src;    /* owned copies while QUEUED */
     char *name;
@@ -327,11 +328,14 @@ static void proc_reap(struct proc *c, char *why, size_t cap)
 static void ticket_release(struct ticket *t);
 
 /* A finished prefetch nobody adopted: its result is in the disk cache (the
- * child stored it), where a later submit finds it; the slot is freed. */
+ * child stored it), where a later submit finds it; the ticket stays as a
+ * marker without the result (jit_pool_ready), freed by that submit. */
 static void drop_if_prefetch(struct ticket *t)
 {
-    if (t->prefetch && t->state == TK_DONE)
-        ticket_release(t);
+    if (t->prefetch && t->state == TK_DONE) {
+        jit_output_release(&t->out);
+        memset(&t->out, 0, sizeof t->out);
+    }
 }
 
 static void ticket_finish(struct ticket *t, const char *log, int timed_out,
@@ -724,10 +728,12 @@ static int submit_locked(struct jit_pool *p, const char *src,
     }
     if (p->cache_dir) {
         struct ticket *pt = prefetched(p, jit_cache_key(src, p->arch));
-        if (pt) { /* compiling already: a submit adopts it */
-            pt->prefetch = prefetch;
+        if (pt && (prefetch || pt->state != TK_DONE)) {
+            pt->prefetch = prefetch; /* compiling: a submit adopts it */
             return pt->id;
         }
+        if (pt) /* a done marker: the cache has it now */
+            ticket_release(pt);
     }
     struct ticket *t = ticket_new(p);
     if (!t) {
@@ -743,9 +749,18 @@ static int submit_locked(struct jit_pool *p, const char *src,
         t->prefetch = prefetch;
         r = t->src && t->name ? 0 : -KEVO_ENOMEM;
     }
-    if (r < 0 || (r == 1 && prefetch)) { /* a prefetch answered: done */
+    if (r < 0) {
         ticket_release(t);
-        return r < 0 ? r : id;
+        return r;
+    }
+    if (r == 1 && prefetch) { /* a cache hit (marker) or a rejected source */
+        if (!t->key) {
+            ticket_release(t);
+            return id;
+        }
+        t->prefetch = 1;
+        drop_if_prefetch(t);
+        return id;
     }
     /* start it now if a child is idle, and collect finished ones */
     service_now(p);
@@ -796,6 +811,18 @@ static int wait_locked(struct jit_pool *p, int ticket, struct jit_output *out)
         if (rc)
             return rc;
     }
+}
+
+int jit_pool_ready(struct jit_pool *p, const char *src)
+{
+    if (!p->cache_dir)
+        return -1;
+    uint64_t key = jit_cache_key(src, p->arch);
+    pthread_mutex_lock(&p->mu);
+    struct ticket *t = prefetched(p, key);
+    int r = t ? t->state == TK_DONE : -1;
+    pthread_mutex_unlock(&p->mu);
+    return r;
 }
 
 int jit_pool_wait(struct jit_pool *p, int ticket, struct jit_output *out)

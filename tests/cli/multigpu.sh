@@ -67,10 +67,12 @@ if KEVO_TEST_GPU_FAIL=0:40 $T run $ARGS --gpus 0 --runs-dir "$SCRATCH" --name lo
     fail "a run whose only GPU died succeeded"
 elif grep -q "no evaluator left (gpu 0 failed" "$SCRATCH/err"; then
     ok "with no GPU left the run fails and says why"
-    $T resume "$SCRATCH/lone" --quiet &&
+    $T resume "$SCRATCH/lone" --quiet --gpus 1,2 &&
         canon "$SCRATCH/lone/journal.jsonl" | cmp -s - "$SCRATCH/one.canon" &&
-        ok "...and resumes to the same journal, nothing lost or repeated" ||
+        ok "...and resumes on two other GPUs (resume --gpus 1,2) to the same journal, nothing lost or repeated" ||
         fail "resume after the last GPU died"
+    grep '"type":"eval"' "$SCRATCH/lone/journal.jsonl" | tail -n 3 | grep -q '"gpu":[12][,}]' &&
+        ok "...where GPUs 1 and 2 measured the rest" || fail "resume --gpus not used"
 else
     fail "the error does not say no GPU is left"; cat "$SCRATCH/err"
 fi

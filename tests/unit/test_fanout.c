@@ -43,7 +43,14 @@ struct fake {
     struct shared *sh; /* NULL: none of the waits below */
     int hold;          /* 1: the first call waits until sh->released */
     int release_at;    /* sets sh->released at this many failures */
+    int fail_once_at;  /* the call that reaches this many evaluations
+                          fails there, once (0: never) */
+    int *log;          /* (optional) candidate indices in the order
+                          evaluated, under log_mu */
+    int *n_log;
 };
+
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* The first call of each fake waits (up to 5 s) until every sub has
  * started one (proves they run at the same time, without timing), and a
@@ -90,6 +97,16 @@ static int fake_batch(void *self, const struct candidate *const *c, int n,
             failed_once(f);
             rc = KEVO_ECUDA;
             break;
+        }
+        if (f->fail_once_at && f->evaluated == f->fail_once_at) {
+            f->fail_once_at = 0;
+            rc = KEVO_ECUDA;
+            break;
+        }
+        if (f->log) {
+            pthread_mutex_lock(&log_mu);
+            f->log[(*f->n_log)++] = (int)((c[i]->genome_hash - 1000) / 7);
+            pthread_mutex_unlock(&log_mu);
         }
         struct eval_result r;
         eval_result_init(&r);
@@ -202,6 +219,14 @@ static void collect(void *ud, const char *line)
     snprintf(l->text + n, sizeof l->text - n, "%s\n", line);
 }
 
+/* opts.ready of the cases below: candidates 3 and up are ready */
+static int ready_from_3(void *ud, const struct candidate *c)
+{
+    return (c->genome_hash - 1000) / 7 >= 3;
+}
+
+static int use_ready; /* make_fanout passes ready_from_3 */
+
 static int make_fanout(struct fake *f, int n, struct lines *lines,
                        struct evaluator *ev)
 {
@@ -212,7 +237,8 @@ static int make_fanout(struct fake *f, int n, struct lines *lines,
         subs[k].gpu = k;
         snprintf(subs[k].label, sizeof subs[k].label, "gpu %d", k);
     }
-    struct fanout_opts o = {.report = collect, .report_ud = lines};
+    struct fanout_opts o = {.report = collect, .report_ud = lines,
+                            .ready = use_ready ? ready_from_3 : NULL};
     return fanout_new(&o, subs, n, ev, err, sizeof err);
 }
 
@@ -359,6 +385,58 @@ static void test_environment(void)
     ev.ops->destroy(ev.self);
 }
 
+static void test_single(void)
+{
+    struct fake f[1] = {{.id = 0, .fail_once_at = 5}};
+    struct lines l = {""};
+    struct evaluator ev;
+    CHECK(make_fanout(f, 1, &l, &ev) == KEVO_OK);
+    struct rec r = rec_new();
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_result, &r) ==
+          KEVO_OK);
+    CHECK(r.n == N_CANDS && r.order_ok && r.values_ok);
+    CHECK(r.by_gpu[0] == N_CANDS && f[0].evaluated == N_CANDS);
+    CHECK(f[0].calls == 2); /* the batch, then its rest after the failure */
+    CHECK_MSG(strstr(l.text, "gpu 0 failed on candidate 5 of the batch "
+                     "(CUDA driver error); it is tried again") != NULL,
+              "%s", l.text);
+    struct rec r2 = rec_new();
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_result, &r2) ==
+          KEVO_OK);
+    CHECK(f[0].calls == 3 && r2.n == N_CANDS && r2.order_ok);
+    CHECK(fanout_alive(&ev) == 1);
+    ev.ops->destroy(ev.self);
+}
+
+static void test_ready_first(void)
+{
+    struct shared sh = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+                        2, 0, 0};
+    int log[N_CANDS], n_log = 0;
+    struct fake f[2] = {{.id = 0}, {.id = 1}};
+    for (int k = 0; k < 2; k++) {
+        f[k].sh = &sh;
+        f[k].log = log;
+        f[k].n_log = &n_log;
+    }
+    struct lines l = {""};
+    struct evaluator ev;
+    use_ready = 1;
+    CHECK(make_fanout(f, 2, &l, &ev) == KEVO_OK);
+    use_ready = 0;
+    struct rec r = rec_new();
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_result, &r) ==
+          KEVO_OK);
+    CHECK(r.n == N_CANDS && r.order_ok && r.values_ok && n_log == N_CANDS);
+    /* both took a ready one first, 0..2 only once none was ready */
+    CHECK_MSG(log[0] >= 3 && log[1] >= 3, "%d %d", log[0], log[1]);
+    int seen_low = 0;
+    for (int i = 0; i < n_log; i++)
+        seen_low += log[i] < 3;
+    CHECK(seen_low == 3);
+    ev.ops->destroy(ev.self);
+}
+
 /* Test evaluators as subs: a fan-out of three answers exactly what one
  * answers, candidate by candidate. */
 static const char tpl_text[] =
@@ -472,6 +550,10 @@ int main(void)
         "ENODEV and says why");
     RUN(test_stop, "a callback that stops ends the batch there; the next "
         "batch runs whole");
+    RUN(test_single, "one sub-evaluator gets the whole batch in one call; "
+        "after a failure mid-batch its rest is tried again, nothing lost");
+    RUN(test_ready_first, "a free sub-evaluator takes a ready candidate "
+        "before a lower one that would make it wait");
     RUN(test_confirm_and_best, "confirm runs on sub-evaluator 0 only; "
         "set_best reaches every sub");
     RUN(test_environment, "the environment is sub 0's plus the list of GPUs");
