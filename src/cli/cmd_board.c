@@ -20,6 +20,7 @@
 #include "cmd_run.h"
 #include "eval.h"
 #include "fsutil.h"
+#include "hash.h"
 #include "progress.h"
 #include "record.h"
 
@@ -128,44 +129,43 @@ static void add_measure(cJSON *arr, const char *name, double v,
 }
 
 /* One evaluation as a T4 result (times in ms, as Kernel Tuner writes). */
-static cJSON *t4_result(const struct run_view *v, const cJSON *rec)
+static cJSON *t4_result(const struct run_view *v, const struct rec_eval *e)
 {
     cJSON *o = cJSON_CreateObject();
-    char ts[64];
-    time_t t = (time_t)(record_num(v->manifest, "created", 0) +
-                        record_num(rec, "t", 0));
+    char ts[64], hex[17];
+    time_t t = (time_t)(record_num(v->manifest, "created", 0) + e->t);
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
     cJSON_AddStringToObject(o, "timestamp", ts);
-    cJSON *c = cJSON_Duplicate(cJSON_GetObjectItem(rec, "params"), 1);
-    cJSON_AddStringToObject(c, "template", record_str(rec, "template"));
+    cJSON *c = cJSON_CreateObject();
+    for (int i = 0; c && i < e->n_params; i++)
+        cJSON_AddNumberToObject(c, e->names[i], (double)e->vals[i]);
+    cJSON_AddStringToObject(c, "template", e->tpl);
     cJSON_AddItemToObject(o, "configuration", c);
-    const char *oc = record_str(rec, "outcome");
-    int ok = !strcmp(oc, "ok");
-    const cJSON *ms = cJSON_GetObjectItem(rec, "ms");
+    const char *oc = eval_outcome_name(e->r.outcome);
+    int ok = e->r.outcome == EVAL_OK;
     cJSON *tm4 = cJSON_AddObjectToObject(o, "times");
-    cJSON_AddNumberToObject(tm4, "compilation", record_num(ms, "compile", 0));
-    cJSON_AddNumberToObject(tm4, "validation", record_num(ms, "check", 0));
-    cJSON_AddNumberToObject(tm4, "benchmark", record_num(ms, "time", 0));
+    cJSON_AddNumberToObject(tm4, "compilation", e->r.compile_ms);
+    cJSON_AddNumberToObject(tm4, "validation", e->r.check_ms);
+    cJSON_AddNumberToObject(tm4, "benchmark", e->r.time_ms);
     cJSON *rt = cJSON_AddArrayToObject(tm4, "runtimes");
     if (ok)
-        cJSON_AddItemToArray(rt, cJSON_CreateNumber(
-                                     record_num(rec, "median_ns", 0) / 1e6));
+        cJSON_AddItemToArray(rt, cJSON_CreateNumber(e->r.median_ns / 1e6));
     cJSON_AddStringToObject(o, "invalidity", t4_invalidity(oc));
     cJSON_AddNumberToObject(o, "correctness", ok ? 1 : 0);
     cJSON *m = cJSON_AddArrayToObject(o, "measurements");
     if (ok) {
-        add_measure(m, "time", record_num(rec, "median_ns", 0) / 1e6, "ms");
-        add_measure(m, "min_time", record_num(rec, "min_ns", 0) / 1e6, "ms");
-        add_measure(m, "spread", record_num(rec, "spread", 0), "");
-        add_measure(m, "throughput", record_num(rec, "fitness", 0),
-                    v->prob->work_unit);
+        add_measure(m, "time", e->r.median_ns / 1e6, "ms");
+        add_measure(m, "min_time", e->r.min_ns / 1e6, "ms");
+        add_measure(m, "spread", e->r.spread, "");
+        add_measure(m, "throughput", e->r.fitness, v->prob->work_unit);
     }
     cJSON *obj = cJSON_AddArrayToObject(o, "objectives");
     cJSON_AddItemToArray(obj, cJSON_CreateString("time"));
     cJSON_AddStringToObject(o, "kevo_outcome", oc);
-    cJSON_AddStringToObject(o, "kevo_hash", record_str(rec, "hash"));
+    hash_hex(e->hash, hex);
+    cJSON_AddStringToObject(o, "kevo_hash", hex);
     return o;
 }
 
@@ -174,20 +174,16 @@ static cJSON *t4_doc(const struct run_view *v)
     cJSON *d = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "schema_version", T4_SCHEMA_VERSION);
     cJSON *rs = cJSON_AddArrayToObject(d, "results");
-    const cJSON *rec;
-    cJSON_ArrayForEach(rec, v->records)
-    {
-        const char *t = record_str(rec, "type");
-        if (t && !strcmp(t, "eval"))
-            cJSON_AddItemToArray(rs, t4_result(v, rec));
-    }
+    for (int i = 0; i < v->n_records; i++)
+        if (run_view_eval(v, i))
+            cJSON_AddItemToArray(rs, t4_result(v, run_view_eval(v, i)));
     return d;
 }
 
 /* The entry of run v, which has a winner. */
 static void fill_entry(struct entry *e, const struct run_view *v)
 {
-    const cJSON *b = v->best, *bl;
+    const struct rec_best *b = &v->best;
     const cJSON *dev = cJSON_GetObjectItem(cJSON_GetObjectItem(v->manifest,
                                                                "environment"),
                                            "device");
@@ -205,29 +201,24 @@ static void fill_entry(struct entry *e, const struct run_view *v)
              e->dtype, e->shape, e->gpu);
     snprintf(e->unit, sizeof e->unit, "%s", v->prob->work_unit);
     e->ratios = cJSON_CreateObject();
-    const cJSON *r;
-    cJSON_ArrayForEach(r, v->records)
-    {
-        const char *t = record_str(r, "type");
-        e->evals += t && !strcmp(t, "eval");
-    }
+    e->evals = run_view_outcomes(v, NULL);
     snprintf(e->verified, sizeof e->verified, "%s",
              verify_state(v, e->verify_note, sizeof e->verify_note));
     snprintf(e->tpl, sizeof e->tpl, "%s", v->best_tpl->name);
-    snprintf(e->hash, sizeof e->hash, "%s", record_str(b, "hash"));
+    hash_hex(b->hash, e->hash);
     size_t n = 0;
     for (int i = 0; i < v->best_tpl->n_params && n < sizeof e->params; i++)
         n += (size_t)snprintf(e->params + n, sizeof e->params - n, "%s%s=%lld",
                               i ? " " : "", v->best_tpl->params[i].name,
                               (long long)v->best_vals[i]);
-    e->fitness = record_num(b, "fitness", 0);
-    e->median_ns = record_num(b, "median_ns", 0);
-    cJSON_ArrayForEach(bl, run_view_baselines(v))
-    {
-        double f = record_num(bl, "fitness", 0);
-        if (f > 0 && record_str(bl, "name"))
-            cJSON_AddNumberToObject(e->ratios, record_str(bl, "name"),
-                                    e->fitness / f);
+    e->fitness = b->fitness;
+    e->median_ns = b->median_ns;
+    for (int i = 0; i < run_view_n_baselines(v); i++) {
+        struct rec_baseline bl;
+        run_view_baseline(v, i, &bl);
+        if (bl.fitness > 0 && bl.name[0])
+            cJSON_AddNumberToObject(e->ratios, bl.name,
+                                    e->fitness / bl.fitness);
     }
 }
 
@@ -244,7 +235,7 @@ static int add_run(struct board *bd, const char *dir)
         skip(bd, dir, why[0] ? why : kevo_strerror(rc));
         return KEVO_OK;
     }
-    if (!v.best) {
+    if (!v.has_best) {
         skip(bd, dir, "no winner: no evaluation passed the checks");
         run_view_release(&v);
         return KEVO_OK;

@@ -116,14 +116,13 @@ static void put_about(const struct exporter *x, FILE *f, const char *pre)
             v->spec.name, KEVO_VERSION, kevo_git_commit());
     fprintf(f, "%sproblem %s, dtype %s, shape %s, template %s, genome %s\n",
             pre, v->prob->name, dtype_name(v->spec.dtype), shape,
-            v->best_tpl->name, record_str(v->best, "hash"));
+            v->best_tpl->name, v->best_hex);
     fprintf(f, "%sparameters:", pre);
     for (int i = 0; i < v->best_tpl->n_params; i++)
         fprintf(f, " %s=%lld", v->best_tpl->params[i].name,
                 (long long)v->best_vals[i]);
     fprintf(f, "\n%smeasured: %.6g %s, median %.1f ns%s%s\n", pre,
-            record_num(v->best, "fitness", 0), v->prob->work_unit,
-            record_num(v->best, "median_ns", 0),
+            v->best.fitness, v->prob->work_unit, v->best.median_ns,
             run_view_gpu(v)[0] ? " on " : "", run_view_gpu(v));
     fprintf(f, "%s\n%ssignature (the problem's ABI):\n%s  %s\n", pre, pre,
             pre, v->prob->abi);
@@ -549,6 +548,13 @@ static int torch_ready(const struct exporter *x, char *err, size_t errcap)
 {
     const struct problem *p = x->v.prob;
     for (int i = 0; i < x->n_bufs; i++)
+        if (x->bufs[i].role == BUF_INOUT) {
+            snprintf(err, errcap, "--format torch: buffer '%s' of problem "
+                     "'%s' is read and written in place (not supported; "
+                     "--format cu or c)", x->bufs[i].name, p->name);
+            return KEVO_EINVAL;
+        }
+    for (int i = 0; i < x->n_bufs; i++)
         if (x->dim[i][0] < 0 || x->dim[i][1] < 0) {
             snprintf(err, errcap, "--format torch: buffer '%s' of problem "
                      "'%s' has no 2-D shape in sizes (its rows/cols)",
@@ -884,7 +890,7 @@ static int write_torch(struct exporter *x, char *err, size_t errcap)
                "SHAPE = {",
             v->prob->name, dtype_name(v->spec.dtype),
             py_type(v->spec.dtype), v->best_tpl->name,
-            record_str(v->best, "hash"), x->arch);
+            v->best_hex, x->arch);
     for (int d = 0; d < v->prob->n_dims; d++)
         fprintf(f, "%s\"%s\": %lld", d ? ", " : "", v->prob->dim_names[d],
                 (long long)v->spec.shape.d[d]);
@@ -913,7 +919,7 @@ static int write_torch(struct exporter *x, char *err, size_t errcap)
                "def %s(*tensors):\n    \"\"\"The kernel on CUDA tensors "
                "(inputs in INPUTS order); new output(s).\"\"\"\n"
                "    return getattr(load(), FUNCTION)(*tensors)\n",
-            x->base, record_str(v->best, "hash"), digits, digits, x->base);
+            x->base, v->best_hex, digits, digits, x->base);
     fclose(f);
     free(cuda);
     snprintf(path, sizeof path, "%s/%s.py", x->out, x->base);
@@ -949,7 +955,7 @@ static int setup(struct exporter *x, const char *out, const char *arch,
                  char *err, size_t errcap)
 {
     const struct run_view *v = &x->v;
-    if (!v->best) {
+    if (!v->has_best) {
         snprintf(err, errcap, "run '%s' has no winner: no evaluation passed "
                  "the checks", v->dir);
         return KEVO_ENOENT;
@@ -1015,7 +1021,7 @@ static int export_run(struct exporter *x, const char *dir, const char *out,
     cJSON_AddStringToObject(x->json, "out", x->out);
     cJSON_AddStringToObject(x->json, "arch", x->arch);
     cJSON_AddStringToObject(x->json, "template", x->v.best_tpl->name);
-    cJSON_AddStringToObject(x->json, "hash", record_str(x->v.best, "hash"));
+    cJSON_AddStringToObject(x->json, "hash", x->v.best_hex);
     if (all || x->fmt == FMT_CU) {
         if ((rc = write_cu(x, path, sizeof path))) {
             snprintf(err, errcap, "cannot write '%s'", path);

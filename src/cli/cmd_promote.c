@@ -76,9 +76,9 @@ struct promote {
     int force;               /* --force */
     struct run_view v;       /* the run, owned */
     const struct tpl *t;     /* the template to promote, borrowed */
-    const cJSON *birth;      /* its first "llm" record, borrowed */
+    const struct rec_llm *birth; /* its first "llm" record, borrowed */
     const cJSON *ventry;     /* its verify.json entry, borrowed */
-    const cJSON *eval;       /* that kernel's journal record */
+    const struct rec_eval *eval; /* that kernel's journal record */
     cJSON *transcript;       /* llm/<key>.json, owned (may be NULL) */
     char name[TPL_NAME_MAX]; /* the library name */
     char lib[4096];          /* the library directory */
@@ -94,7 +94,9 @@ struct promote {
  * one an LLM answer made in this run. */
 static int pick_template(struct promote *p)
 {
-    const char *name = p->want ? p->want : record_str(p->v.best, "template");
+    const char *name = p->want       ? p->want
+                       : p->v.has_best ? p->v.best.tpl
+                                       : NULL;
     if (!name) {
         snprintf(p->err, sizeof p->err, "run '%s' has no correct kernel, so "
                  "no best template to promote", p->run);
@@ -115,15 +117,11 @@ static int pick_template(struct promote *p)
         snprintf(p->err, sizeof p->err, "run '%s': %s", p->run, why);
         return KEVO_ENOENT;
     }
-    const cJSON *r;
-    cJSON_ArrayForEach(r, p->v.records)
-    {
-        const char *type = record_str(r, "type"), *t = record_str(r,
-                                                                "template");
-        if (type && !strcmp(type, "llm") && t && !strcmp(t, name)) {
-            p->birth = r;
-            break;
-        }
+    for (int i = 0; !p->birth && i < p->v.n_records; i++) {
+        const struct rec_llm *l = &p->v.recs[i].u.llm;
+        if (p->v.recs[i].type == REC_LLM && l->has_tpl &&
+            !strcmp(l->tpl, name))
+            p->birth = l;
     }
     if (!p->birth) /* (run_view found it through such a record) */
         snprintf(p->err, sizeof p->err, "template '%s' has no \"llm\" record "
@@ -137,37 +135,27 @@ static int pick_template(struct promote *p)
 static int verify_rank(const struct promote *p, const char *name)
 {
     double best = -1;
-    const cJSON *r;
-    cJSON_ArrayForEach(r, p->v.records)
-    {
-        const char *t = record_str(r, "template"), *o = record_str(r,
-                                                                 "outcome"),
-                   *type = record_str(r, "type");
-        if (type && !strcmp(type, "eval") && t && !strcmp(t, name) && o &&
-            !strcmp(o, "ok") &&
-            record_num(r, "median_ns", 0) > 0 &&
-            record_num(r, "fitness", 0) > best)
-            best = record_num(r, "fitness", 0);
-    }
+    const struct rec_eval *e;
+    for (int i = 0; i < p->v.n_records; i++)
+        if ((e = run_view_eval(&p->v, i)) && !strcmp(e->tpl, name) &&
+            e->r.outcome == EVAL_OK && e->r.median_ns > 0 &&
+            e->r.fitness > best)
+            best = e->r.fitness;
     if (best < 0)
         return 0;
-    const char *seen[MAX_VERIFY_TOP + 1];
+    uint64_t seen[MAX_VERIFY_TOP + 1];
     int n = 0;
-    cJSON_ArrayForEach(r, p->v.records)
-    {
-        const char *h = record_str(r, "hash"), *o = record_str(r, "outcome"),
-                   *type = record_str(r, "type");
+    for (int i = 0; i < p->v.n_records; i++) {
         int dup = 0;
-        if (!type || strcmp(type, "eval") || !h || !o || strcmp(o, "ok") ||
-            record_num(r, "median_ns", 0) <= 0
-            || record_num(r, "fitness", 0) <= best)
+        if (!(e = run_view_eval(&p->v, i)) || e->r.outcome != EVAL_OK ||
+            e->r.median_ns <= 0 || e->r.fitness <= best)
             continue;
-        for (int i = 0; i < n; i++)
-            dup |= !strcmp(seen[i], h);
+        for (int k = 0; k < n; k++)
+            dup |= seen[k] == e->hash;
         if (!dup && n == MAX_VERIFY_TOP)
             return MAX_VERIFY_TOP + 1;
         if (!dup)
-            seen[n++] = h;
+            seen[n++] = e->hash;
     }
     return n + 1;
 }
@@ -233,10 +221,11 @@ static int find_entry(struct promote *p)
     if (!p->ventry)
         return not_in_top(p);
     const char *h = record_str(p->ventry, "hash");
-    p->eval = h ? run_view_find_eval(&p->v, h) : NULL;
-    const char *oc = record_str(p->eval, "outcome"),
-               *t = record_str(p->eval, "template");
-    if (!oc || strcmp(oc, "ok") || !t || strcmp(t, p->t->name)) {
+    uint64_t hv;
+    p->eval = h && strlen(h) == 16 && !hash_parse(h, &hv)
+                  ? run_view_find_eval(&p->v, hv) : NULL;
+    if (!p->eval || p->eval->r.outcome != EVAL_OK ||
+        strcmp(p->eval->tpl, p->t->name)) {
         snprintf(p->err, sizeof p->err, "'%s/verify.json' does not match the "
                  "run: its kernel %s of '%s' is no correct kernel of that "
                  "template in the journal; run `kevo verify %s` again",
@@ -290,8 +279,8 @@ static int check_verified(struct promote *p)
 static void read_transcript(struct promote *p)
 {
     char rel[64], path[4096], *text;
-    const char *key = record_str(p->birth, "key");
-    if (!key || strspn(key, "0123456789abcdef") != strlen(key))
+    const char *key = p->birth->key;
+    if (strspn(key, "0123456789abcdef") != strlen(key))
         return;
     snprintf(rel, sizeof rel, "llm/%s.json", key);
     if (rundir_path(path, sizeof path, p->run, rel) ||
@@ -353,8 +342,7 @@ static void point_of(const struct promote *p, char *out, size_t cap)
 {
     int64_t vals[TPL_MAX_PARAMS];
     size_t k = 0;
-    run_view_point(p->t, cJSON_GetObjectItemCaseSensitive(p->eval, "params"),
-                   vals);
+    run_view_point(p->t, p->eval, vals);
     out[0] = '\0';
     for (int i = 0; i < p->t->n_params && k < cap; i++)
         k += (size_t)snprintf(out + k, cap - k, "%s%s=%lld", i ? " " : "",
@@ -365,7 +353,7 @@ static void point_of(const struct promote *p, char *out, size_t cap)
 
 static void fill_provenance(struct promote *p)
 {
-    char date[40], s[512], fit[64], tk[17];
+    char date[40], s[512], fit[64], tk[17], hex[17];
     const struct spec *sp = &p->v.spec;
     const cJSON *vf = p->v.verify, *bl = run_view_baselines(&p->v);
     const char *base = bl ? record_str(cJSON_GetArrayItem(bl, 0), "name")
@@ -380,21 +368,23 @@ static void fill_provenance(struct promote *p)
     add(p, "template", "%s (text hash %s)", p->t->name, tk);
     model_of(p, s, sizeof s);
     add(p, "model", "%s", s);
-    add(p, "op", "%s", record_str(p->birth, "op"));
-    add(p, "prompt", "%s", record_str(p->birth, "prompt"));
-    add(p, "answer", "%s (%s/llm/%s.json)", record_str(p->birth, "key"),
-        p->run, record_str(p->birth, "key"));
+    add(p, "op", "%s", p->birth->op);
+    hash_hex(p->birth->prompt, hex);
+    add(p, "prompt", "%s", hex);
+    add(p, "answer", "%s (%s/llm/%s.json)", p->birth->key, p->run,
+        p->birth->key);
     add(p, "gpu", "%s", *run_view_gpu(&p->v) ? run_view_gpu(&p->v)
                         : "none recorded (the run's evaluator named none)");
     problem_format_shape(&sp->shape, s, sizeof s);
     add(p, "problem", "%s %s %s", sp->problem, dtype_name(sp->dtype), s);
     point_of(p, s, sizeof s);
     add(p, "point", "%s", s);
-    progress_fmt_fitness(record_num(p->eval, "fitness", 0),
-                         p->v.prob->work_unit, fit, sizeof fit);
+    progress_fmt_fitness(p->eval->r.fitness, p->v.prob->work_unit, fit,
+                         sizeof fit);
+    hash_hex(p->eval->hash, hex);
     add(p, "fitness", "%s, median %.4g ns (kernel %s)", fit,
-        record_num(p->eval, "median_ns", 0), record_str(p->eval, "hash"));
-    add(p, "ratio", "%.3fx %s", record_num(p->eval, "ratio", 0),
+        p->eval->r.median_ns, hex);
+    add(p, "ratio", "%.3fx %s", p->eval->r.ratio,
         base ? base : "the baseline");
     add(p, "verify", "%s: drift %+.2f%%, noise %.2f%%, re-measured %.3fx "
         "%s, same GPU and software (%d rounds)", record_str(vf, "date"),

@@ -16,6 +16,7 @@
 #include "cmd_run.h"
 #include "eval.h"
 #include "fsutil.h"
+#include "hash.h"
 #include "jnl.h"
 #include "plot.h"
 #include "progress.h"
@@ -200,17 +201,12 @@ struct report {
 
 static void count_outcomes(struct report *r)
 {
-    const cJSON *rec;
-    cJSON_ArrayForEach(rec, r->v.records)
-    {
-        const char *t = record_str(rec, "type");
-        if (!t || strcmp(t, "eval"))
+    const struct rec_eval *e;
+    for (int k = 0; k < r->v.n_records; k++) {
+        if (!(e = run_view_eval(&r->v, k)))
             continue;
-        enum eval_outcome o;
-        if (eval_outcome_parse(record_str(rec, "outcome"), &o))
-            continue; /* checked at load */
-        const char *m = record_str(rec, "mutator");
-        m = m ? m : "?";
+        enum eval_outcome o = e->r.outcome;
+        const char *m = e->mutator[0] ? e->mutator : "?";
         int i = 0;
         while (i < r->n_muts && strcmp(r->muts[i].name, m))
             i++;
@@ -337,41 +333,42 @@ static void plan_text(const struct report *r, char *out, size_t cap)
 static void winner_numbers(struct report *r, cJSON *w)
 {
     const struct run_view *v = &r->v;
-    const cJSON *src = v->best_eval ? v->best_eval : v->best;
+    /* the winner's measurement: its eval record, else best.json's */
+    struct eval_result m;
+    eval_result_init(&m);
+    if (v->best_eval)
+        m = v->best_eval->r;
+    else
+        m.median_ns = v->best.median_ns;
     char fit[64];
-    double f = record_num(v->best, "fitness", record_num(src, "fitness", 0));
-    double med = record_num(src, "median_ns", 0);
-    double roof = record_num(src, "roofline", 0);
+    double f = v->best.fitness, med = m.median_ns, roof = m.roofline;
     fmt_fit(r, f, fit, sizeof fit);
     doc_kv(&r->d, "fitness", "%s (%.6g %s)", fit, f, v->prob->work_unit);
     doc_kv(&r->d, "median", "%.1f ns", med);
-    doc_kv(&r->d, "min", "%.1f ns", record_num(src, "min_ns", 0));
-    doc_kv(&r->d, "spread (p90-p10)/median", "%.4f",
-           record_num(src, "spread", 0));
-    doc_kv(&r->d, "timed repetitions", "%d", (int)record_num(src, "reps", 0));
+    doc_kv(&r->d, "min", "%.1f ns", m.min_ns);
+    doc_kv(&r->d, "spread (p90-p10)/median", "%.4f", m.spread);
+    doc_kv(&r->d, "timed repetitions", "%d", m.reps);
     if (roof > 0)
         doc_kv(&r->d, "fraction of roofline", "%.1f %%", roof * 100);
     else
         doc_kv(&r->d, "fraction of roofline", "not measured");
     cJSON_AddNumberToObject(w, "fitness", f);
     cJSON_AddNumberToObject(w, "median_ns", med);
-    cJSON_AddNumberToObject(w, "min_ns", record_num(src, "min_ns", 0));
-    cJSON_AddNumberToObject(w, "spread", record_num(src, "spread", 0));
+    cJSON_AddNumberToObject(w, "min_ns", m.min_ns);
+    cJSON_AddNumberToObject(w, "spread", m.spread);
     cJSON_AddNumberToObject(w, "roofline", roof);
     cJSON *ratios = cJSON_AddObjectToObject(w, "baselines");
-    const cJSON *b;
+    struct rec_baseline b;
     int nb = 0;
-    cJSON_ArrayForEach(b, run_view_baselines(v))
-    {
-        double bf = record_num(b, "fitness", 0);
-        const char *name = record_str(b, "name");
+    for (int i = 0; i < run_view_n_baselines(v); i++) {
         char k[96];
-        if (!name || bf <= 0)
+        run_view_baseline(v, i, &b);
+        if (!b.name[0] || b.fitness <= 0)
             continue;
-        snprintf(k, sizeof k, "ratio to %s", name);
-        doc_kv(&r->d, k, "%.3fx (%s: %.1f ns)", f / bf, name,
-               record_num(b, "median_ns", 0));
-        cJSON_AddNumberToObject(ratios, name, f / bf);
+        snprintf(k, sizeof k, "ratio to %s", b.name);
+        doc_kv(&r->d, k, "%.3fx (%s: %.1f ns)", f / b.fitness, b.name,
+               b.median_ns);
+        cJSON_AddNumberToObject(ratios, b.name, f / b.fitness);
         nb++;
     }
     if (!nb)
@@ -383,22 +380,22 @@ static void section_winner(struct report *r)
     const struct run_view *v = &r->v;
     cJSON *w = cJSON_AddObjectToObject(r->json, "winner");
     doc_h(&r->d, 2, "Winner");
-    if (!v->best) {
+    if (!v->has_best) {
         doc_p(&r->d, "No evaluation of this run passed the checks: there is "
               "no winner.");
         return;
     }
-    char params[1024], rel[256], plan[2048], link[4400];
+    char params[1024], rel[256], plan[2048], link[4400], hex[17];
+    hash_hex(v->best.hash, hex);
     fmt_params(v->best_tpl, v->best_vals, params, sizeof params);
     char *src = run_view_source(v, rel, sizeof rel);
     static const char *const kv[2] = {"", ""};
     doc_table(&r->d, 2, kv);
     doc_kv(&r->d, "template", "%s", v->best_tpl->name);
     doc_kv(&r->d, "parameters", "%s", params);
-    doc_kv(&r->d, "genome hash", "%s", S(record_str(v->best, "hash")));
+    doc_kv(&r->d, "genome hash", "%s", hex);
     if (v->best_eval)
-        doc_kv(&r->d, "found in generation", "%d",
-               (int)record_num(v->best_eval, "gen", 0));
+        doc_kv(&r->d, "found in generation", "%d", v->best_eval->gen);
     winner_numbers(r, w);
     doc_table_end(&r->d);
     plan_text(r, plan, sizeof plan);
@@ -406,10 +403,11 @@ static void section_winner(struct report *r)
           S(record_str(cJSON_GetObjectItem(v->manifest, "spec"), "shape")));
     doc_code(&r->d, "text", plan, NULL);
     cJSON_AddStringToObject(w, "template", v->best_tpl->name);
-    cJSON_AddStringToObject(w, "hash", record_str(v->best, "hash"));
-    cJSON_AddItemToObject(w, "params", cJSON_Duplicate(
-                                           cJSON_GetObjectItem(v->best,
-                                                               "params"), 1));
+    cJSON_AddStringToObject(w, "hash", hex);
+    cJSON *wp = cJSON_AddObjectToObject(w, "params");
+    for (int i = 0; wp && i < v->best.n_params; i++)
+        cJSON_AddNumberToObject(wp, v->best.names[i],
+                                (double)v->best.vals[i]);
     cJSON_AddStringToObject(w, "launch_plan", plan);
     if (rel[0]) {
         snprintf(link, sizeof link, "%s%s", r->runref, rel);
@@ -487,27 +485,22 @@ static long write_best_data(struct report *r)
          *g = open_in(r->plots, "best_gen.dat");
     long i = 0, ok = 0;
     double best = 0;
-    const cJSON *rec;
-    cJSON_ArrayForEach(rec, r->v.records)
-    {
-        const char *t = record_str(rec, "type");
-        if (t && !strcmp(t, "eval")) {
+    for (int k = 0; k < r->v.n_records; k++) {
+        const struct record *rec = &r->v.recs[k];
+        if (rec->type == REC_EVAL) {
+            const struct rec_eval *x = &rec->u.eval;
             i++;
-            const char *oc = record_str(rec, "outcome");
-            double f = record_num(rec, "fitness", 0);
-            if (!strcmp(oc, "ok")) {
+            if (x->r.outcome == EVAL_OK) {
                 ok++;
-                if (f > best)
-                    best = f;
+                if (x->r.fitness > best)
+                    best = x->r.fitness;
             }
             if (e && best > 0)
-                fprintf(e, "%ld %.9g %.9g\n", i, record_num(rec, "t", 0),
-                        best / r->scale);
-        } else if (t && !strcmp(t, "gen") && g &&
-                   record_num(rec, "best_fitness", 0) > 0) {
-            fprintf(g, "%ld %.9g %.9g\n", (long)record_num(rec, "evals", 0),
-                    record_num(rec, "t", 0),
-                    record_num(rec, "best_fitness", 0) / r->scale);
+                fprintf(e, "%ld %.9g %.9g\n", i, x->t, best / r->scale);
+        } else if (rec->type == REC_GEN && g &&
+                   rec->u.gen.best_fitness > 0) {
+            fprintf(g, "%ld %.9g %.9g\n", rec->u.gen.evals, rec->u.gen.t,
+                    rec->u.gen.best_fitness / r->scale);
         }
     }
     if (e)
@@ -519,13 +512,10 @@ static long write_best_data(struct report *r)
 
 static int has_gen_best(const struct report *r)
 {
-    const cJSON *rec;
-    cJSON_ArrayForEach(rec, r->v.records)
-    {
-        const char *t = record_str(rec, "type");
-        if (t && !strcmp(t, "gen") && record_num(rec, "best_fitness", 0) > 0)
+    for (int k = 0; k < r->v.n_records; k++)
+        if (r->v.recs[k].type == REC_GEN &&
+            r->v.recs[k].u.gen.best_fitness > 0)
             return 1;
-    }
     return 0;
 }
 
@@ -578,24 +568,17 @@ static int script_param(struct report *r, FILE *g, int i)
         return 0;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     long n = 0;
-    const cJSON *rec;
-    cJSON_ArrayForEach(rec, r->v.records)
-    {
-        const char *ty = record_str(rec, "type"), *oc, *tn;
-        if (!ty || strcmp(ty, "eval") || !(oc = record_str(rec, "outcome")) ||
-            strcmp(oc, "ok") || !(tn = record_str(rec, "template")) ||
-            strcmp(tn, t->name))
+    const struct rec_eval *e;
+    for (int k = 0; k < r->v.n_records; k++) {
+        if (!(e = run_view_eval(&r->v, k)) || e->r.outcome != EVAL_OK ||
+            strcmp(e->tpl, t->name))
             continue;
-        const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(rec,
-                                                                 "params"),
-                                             pn);
-        if (!cJSON_IsNumber(v))
+        int64_t x = rec_eval_param(e, pn, INT64_MIN);
+        if (x == INT64_MIN) /* not a parameter of this record */
             continue;
-        int64_t x = (int64_t)v->valuedouble;
         lo = x < lo ? x : lo;
         hi = x > hi ? x : hi;
-        fprintf(d, "%lld %.9g\n", (long long)x,
-                record_num(rec, "fitness", 0) / r->scale);
+        fprintf(d, "%lld %.9g\n", (long long)x, e->r.fitness / r->scale);
         n++;
     }
     fclose(d);
@@ -614,8 +597,7 @@ static int script_param(struct report *r, FILE *g, int i)
                "lc rgb '#601f77b4' title 'evaluations', \\\n"
                "     '-' using 1:2 with points pt 6 ps 2 lw 2 "
                "lc rgb '#d62728' title 'winner'\n%lld %.9g\ne\n",
-            name, (long long)r->v.best_vals[i],
-            record_num(r->v.best, "fitness", 0) / r->scale);
+            name, (long long)r->v.best_vals[i], r->v.best.fitness / r->scale);
     return 1;
 }
 
@@ -713,27 +695,35 @@ static void section_plots(struct report *r, const struct plot_list *pl,
 
 /* ----------------------------------------------------------- lineage */
 
-static void param_diff(const cJSON *child, const cJSON *parent, char *out,
-                       size_t cap)
+/* 1 and *v if eval record e names parameter k. */
+static int has_param(const struct rec_eval *e, const char *k, int64_t *v)
 {
-    const cJSON *c, *p = cJSON_GetObjectItem(parent, "params");
+    for (int i = 0; i < e->n_params; i++)
+        if (!strcmp(e->names[i], k)) {
+            *v = e->vals[i];
+            return 1;
+        }
+    return 0;
+}
+
+static void param_diff(const struct rec_eval *child,
+                       const struct rec_eval *parent, char *out, size_t cap)
+{
     size_t n = 0;
     out[0] = '\0';
-    cJSON_ArrayForEach(c, cJSON_GetObjectItem(child, "params"))
-    {
-        const cJSON *q = cJSON_GetObjectItem(p, c->string);
-        if (cJSON_IsNumber(q) && q->valuedouble == c->valuedouble)
+    for (int i = 0; i < child->n_params; i++) {
+        int64_t q;
+        int has = has_param(parent, child->names[i], &q);
+        if (has && q == child->vals[i])
             continue;
         if (n < cap)
             n += (size_t)snprintf(out + n, cap - n, "%s%s %g->%g",
-                                  n ? ", " : "", c->string,
-                                  cJSON_IsNumber(q) ? q->valuedouble : 0.0,
-                                  c->valuedouble);
+                                  n ? ", " : "", child->names[i],
+                                  has ? (double)q : 0.0,
+                                  (double)child->vals[i]);
     }
-    if (record_str(parent, "template") && record_str(child, "template") &&
-        strcmp(record_str(parent, "template"), record_str(child, "template")))
-        snprintf(out, cap, "template %s -> %s", record_str(parent, "template"),
-                 record_str(child, "template"));
+    if (strcmp(parent->tpl, child->tpl))
+        snprintf(out, cap, "template %s -> %s", parent->tpl, child->tpl);
 }
 
 static void section_lineage(struct report *r)
@@ -741,7 +731,7 @@ static void section_lineage(struct report *r)
     static const char *const head[7] = {"step", "gen", "genome", "mutator",
                                         "fitness", "parents", "changed"};
     doc_h(&r->d, 2, "Lineage of the winner");
-    const cJSON *rec = r->v.best_eval;
+    const struct rec_eval *rec = r->v.best_eval;
     if (!rec) {
         doc_p(&r->d, "The winner has no evaluation record in the journal.");
         return;
@@ -751,36 +741,33 @@ static void section_lineage(struct report *r)
           "each record's first parent (crossover children have two).");
     doc_table(&r->d, 7, head);
     for (int step = 0; rec && step < 1000; step++) {
-        char gen[16], fit[64], par[64] = "", diff[512] = "";
-        const cJSON *pa = cJSON_GetObjectItem(rec, "parents"), *p;
-        const cJSON *parent = NULL;
-        int k = 0;
-        cJSON_ArrayForEach(p, pa)
-        {
-            if (!cJSON_IsString(p))
-                continue;
+        char gen[16], fit[64], par[64] = "", diff[512] = "", hex[17];
+        const struct rec_eval *parent = NULL;
+        for (int k = 0; k < rec->n_par; k++) {
+            hash_hex(rec->par[k], hex);
             snprintf(par + strlen(par), sizeof par - strlen(par), "%s%.8s",
-                     k ? ", " : "", p->valuestring);
-            if (!k++)
-                parent = run_view_find_eval(&r->v, p->valuestring);
+                     k ? ", " : "", hex);
         }
+        if (rec->n_par)
+            parent = run_view_find_eval(&r->v, rec->par[0]);
         if (parent)
             param_diff(rec, parent, diff, sizeof diff);
-        else if (k)
+        else if (rec->n_par)
             snprintf(diff, sizeof diff, "(parent not in the journal)");
-        snprintf(gen, sizeof gen, "%d", (int)record_num(rec, "gen", 0));
-        fmt_fit(r, record_num(rec, "fitness", 0), fit, sizeof fit);
+        snprintf(gen, sizeof gen, "%d", rec->gen);
+        fmt_fit(r, rec->r.fitness, fit, sizeof fit);
         char stepc[16];
         snprintf(stepc, sizeof stepc, "%d", step);
-        const char *m = record_str(rec, "mutator");
-        const char *row[7] = {stepc, gen, record_str(rec, "hash"),
-                              m ? m : "?", fit, k ? par : "-", diff};
+        const char *m = rec->mutator[0] ? rec->mutator : "?";
+        hash_hex(rec->hash, hex);
+        const char *row[7] = {stepc, gen, hex, m, fit,
+                              rec->n_par ? par : "-", diff};
         doc_row(&r->d, 7, row, 0);
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "hash", record_str(rec, "hash"));
-        cJSON_AddStringToObject(o, "mutator", m ? m : "?");
-        cJSON_AddNumberToObject(o, "gen", record_num(rec, "gen", 0));
-        cJSON_AddNumberToObject(o, "fitness", record_num(rec, "fitness", 0));
+        cJSON_AddStringToObject(o, "hash", hex);
+        cJSON_AddStringToObject(o, "mutator", m);
+        cJSON_AddNumberToObject(o, "gen", rec->gen);
+        cJSON_AddNumberToObject(o, "fitness", rec->r.fitness);
         cJSON_AddItemToArray(jl, o);
         if (parent == rec)
             break;
@@ -848,7 +835,7 @@ static void doc_release(struct doc *d)
 static void set_scale(struct report *r)
 {
     static const char *const pre[] = {"", "K", "M", "G", "T", "P"};
-    double f = r->v.best ? record_num(r->v.best, "fitness", 0) : 0;
+    double f = r->v.has_best ? r->v.best.fitness : 0;
     int k = 0;
     r->scale = 1;
     while (k < 5 && f / r->scale >= 1000) {

@@ -62,7 +62,8 @@ static const char usage[] =
     "failure or an error, 2 usage, 3 no GPU\n";
 
 struct entry {
-    const cJSON *rec;                /* the journal record, borrowed */
+    const struct rec_eval *rec;      /* the journal record, borrowed */
+    char hex[17];                    /* its genome hash */
     const struct tpl *tpl;           /* borrowed */
     int64_t vals[TPL_MAX_PARAMS];
     char *source;                    /* owned */
@@ -101,39 +102,32 @@ struct verify {
 
 static int cmp_fitness(const void *a, const void *b)
 {
-    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
-    double fx = record_num(x, "fitness", 0), fy = record_num(y, "fitness", 0);
-    if (fx != fy)
-        return fx > fy ? -1 : 1;
-    return strcmp(record_str(x, "hash"), record_str(y, "hash"));
+    const struct rec_eval *x = *(const struct rec_eval *const *)a,
+                          *y = *(const struct rec_eval *const *)b;
+    if (x->r.fitness != y->r.fitness)
+        return x->r.fitness > y->r.fitness ? -1 : 1;
+    return x->hash < y->hash ? -1 : x->hash > y->hash;
 }
 
 /* Rebuilds the candidate of record rec, checking that it is the genome
  * and the source the run evaluated. */
 static int rebuild(struct verify *v, struct entry *x)
 {
-    const char *name = record_str(x->rec, "template");
-    const char *h = record_str(x->rec, "hash"), *sh = record_str(x->rec,
-                                                                "source");
-    const cJSON *p = cJSON_GetObjectItemCaseSensitive(x->rec, "params");
+    const char *name = x->rec->tpl, *h = x->hex;
     if (!(x->tpl = run_view_tpl(&v->rv, name))) {
         char why[sizeof v->err - 32];
         run_view_tpl_missing(&v->rv, name, why, sizeof why);
         snprintf(v->err, sizeof v->err, "kernel %s: %s", h, why);
         return KEVO_ENOENT;
     }
-    tpl_default_point(x->tpl, x->vals);
-    for (int i = 0; i < x->tpl->n_params; i++)
-        x->vals[i] = (int64_t)record_num(p, x->tpl->params[i].name,
-                                         (double)x->vals[i]);
-    char hex[17], shex[17];
+    run_view_point(x->tpl, x->rec, x->vals);
+    char hex[17];
     hash_hex(genome_hash(x->tpl, x->vals), hex);
     x->source = tpl_instantiate(x->tpl, x->vals, v->rv.spec.dtype);
     if (!x->source)
         return KEVO_ENOMEM;
     uint64_t src_hash = hash_final(hash_str(HASH_SEED, x->source));
-    hash_hex(src_hash, shex);
-    if (strcmp(hex, h) || (sh && strcmp(shex, sh))) {
+    if (strcmp(hex, h) || (x->rec->source && src_hash != x->rec->source)) {
         snprintf(v->err, sizeof v->err, "kernel %s (%s): the run's template "
                  "no longer gives the recorded %s", h, name,
                  strcmp(hex, h) ? "genome" : "source");
@@ -144,57 +138,56 @@ static int rebuild(struct verify *v, struct entry *x)
     return KEVO_OK;
 }
 
-/* The best best.json hash, or "" */
-static void accepted_best(const struct verify *v, char *hex, size_t cap)
+/* The hash of the run's accepted best (best.json); 0 if none. */
+static int accepted_best(const struct verify *v, uint64_t *h)
 {
-    char path[4096], *text = NULL;
-    hex[0] = '\0';
+    char path[4096], *text = NULL, why[128];
+    struct rec_best b;
     if (rundir_path(path, sizeof path, v->dir, "best.json") ||
         fs_read_file(path, &text, NULL))
-        return;
-    cJSON *b = cJSON_Parse(text);
-    const char *h = record_str(b, "hash");
-    snprintf(hex, cap, "%s", h ? h : "");
-    cJSON_Delete(b);
+        return 0;
+    cJSON *o = cJSON_Parse(text);
+    int ok = o && !rec_best_parse(o, &b, why, sizeof why);
+    cJSON_Delete(o);
     free(text);
+    if (ok)
+        *h = b.hash;
+    return ok;
 }
 
 static int choose(struct verify *v)
 {
-    long n = cJSON_GetArraySize(v->rv.records), k = 0;
-    const cJSON **ok = calloc((size_t)(n ? n : 1), sizeof *ok), *r;
+    long n = v->rv.n_records, k = 0;
+    const struct rec_eval **ok = calloc((size_t)(n ? n : 1), sizeof *ok), *r;
     if (!ok)
         return KEVO_ENOMEM;
-    cJSON_ArrayForEach(r, v->rv.records)
-    {
-        const char *t = record_str(r, "type"), *o = record_str(r, "outcome");
-        if (t && !strcmp(t, "eval") && o && !strcmp(o, "ok") &&
-            record_str(r, "hash") && record_num(r, "median_ns", 0) > 0)
+    for (int i = 0; i < v->rv.n_records; i++)
+        if ((r = run_view_eval(&v->rv, i)) && r->r.outcome == EVAL_OK &&
+            r->r.median_ns > 0)
             ok[k++] = r;
-    }
     qsort(ok, (size_t)k, sizeof *ok, cmp_fitness);
-    char best[32];
-    accepted_best(v, best, sizeof best);
+    uint64_t best = 0;
+    int has = accepted_best(v, &best);
     int have_best = 0;
     for (long i = 0; i < k && v->n < v->top; i++) {
         int dup = 0;
         for (int j = 0; j < v->n; j++)
-            dup |= !strcmp(record_str(v->e[j].rec, "hash"),
-                           record_str(ok[i], "hash"));
+            dup |= v->e[j].rec->hash == ok[i]->hash;
         if (dup)
             continue;
         v->e[v->n].rec = ok[i];
-        have_best |= v->e[v->n].best = !strcmp(record_str(ok[i], "hash"),
-                                               best);
+        have_best |= v->e[v->n].best = has && ok[i]->hash == best;
         v->n++;
     }
     /* the accepted best (it may have lost a confirm-free race on fitness
      * alone) replaces the last one when it is not among them */
-    for (long i = 0; !have_best && best[0] && v->n && i < k; i++)
-        if (!strcmp(record_str(ok[i], "hash"), best)) {
+    for (long i = 0; !have_best && has && v->n && i < k; i++)
+        if (ok[i]->hash == best) {
             v->e[v->n - 1].rec = ok[i];
             v->e[v->n - 1].best = have_best = 1;
         }
+    for (int j = 0; j < v->n; j++)
+        hash_hex(v->e[j].rec->hash, v->e[j].hex);
     free(ok);
     if (!v->n) {
         snprintf(v->err, sizeof v->err, "run '%s' has no correct kernel to "
@@ -317,7 +310,7 @@ static double median(const double *x, int n)
 
 static void judge(struct verify *v, struct entry *x)
 {
-    double rec = record_num(x->rec, "median_ns", 0);
+    double rec = x->rec->r.median_ns;
     x->within = 0;
     x->noise = NOISE_FLOOR;
     if (x->n_ok < v->reps || x->n_ok == 0)
@@ -331,7 +324,7 @@ static void judge(struct verify *v, struct entry *x)
         x->noise = fmax(x->noise, x->spread[i]);
     }
     x->noise = fmax(x->noise, (hi - lo) / x->measured_ns);
-    x->noise = fmax(x->noise, record_num(x->rec, "spread", 0));
+    x->noise = fmax(x->noise, x->rec->r.spread);
     x->within = fabs(x->drift) <= x->noise;
 }
 
@@ -396,13 +389,14 @@ static cJSON *baselines_json(const struct verify *v)
 static cJSON *entry_json(const struct verify *v, const struct entry *x)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "hash", record_str(x->rec, "hash"));
+    cJSON_AddStringToObject(o, "hash", x->hex);
     cJSON_AddStringToObject(o, "template", x->tpl->name);
-    cJSON_AddItemToObject(o, "params", dup_or_null(
-        cJSON_GetObjectItemCaseSensitive(x->rec, "params")));
+    cJSON *p = cJSON_AddObjectToObject(o, "params");
+    for (int i = 0; p && i < x->rec->n_params; i++)
+        cJSON_AddNumberToObject(p, x->rec->names[i],
+                                (double)x->rec->vals[i]);
     cJSON_AddBoolToObject(o, "best", x->best);
-    cJSON_AddNumberToObject(o, "recorded_ns", record_num(x->rec, "median_ns",
-                                                         0));
+    cJSON_AddNumberToObject(o, "recorded_ns", x->rec->r.median_ns);
     cJSON_AddNumberToObject(o, "measured_ns", x->measured_ns);
     cJSON_AddNumberToObject(o, "drift", x->drift);
     cJSON_AddNumberToObject(o, "noise", x->noise);
@@ -411,8 +405,7 @@ static cJSON *entry_json(const struct verify *v, const struct entry *x)
                             : eval_outcome_name(x->bad));
     if (x->detail[0])
         cJSON_AddStringToObject(o, "detail", x->detail);
-    cJSON_AddNumberToObject(o, "recorded_ratio", record_num(x->rec, "ratio",
-                                                            0));
+    cJSON_AddNumberToObject(o, "recorded_ratio", x->rec->r.ratio);
     cJSON_AddNumberToObject(o, "measured_ratio", x->ratio);
     cJSON_AddNumberToObject(o, "measured_fitness", x->fitness);
     cJSON_AddStringToObject(o, "unit", v->rv.prob->work_unit);
@@ -453,7 +446,7 @@ static cJSON *verify_json(const struct verify *v)
     for (int i = 0; i < v->n; i++)
         if (v->e[i].best)
             b = &v->e[i];
-    cJSON_AddStringToObject(o, "best_hash", record_str(b->rec, "hash"));
+    cJSON_AddStringToObject(o, "best_hash", b->hex);
     cJSON_AddNumberToObject(o, "drift", b->drift);
     cJSON_AddNumberToObject(o, "noise", b->noise);
     cJSON *rec = cJSON_AddObjectToObject(o, "recorded");
@@ -503,15 +496,15 @@ static void print_table(const struct verify *v, const cJSON *j)
     for (int i = 0; i < v->n; i++) {
         const struct entry *x = &v->e[i];
         char a[32], b[32];
-        fmt_ns(record_num(x->rec, "median_ns", 0), a, sizeof a);
+        fmt_ns(x->rec->r.median_ns, a, sizeof a);
         fmt_ns(x->measured_ns, b, sizeof b);
         if (x->n_ok < v->reps)
             printf("  %-3d %-16s %-22s %12s %12s   now %s: %s\n", i + 1,
-                   record_str(x->rec, "hash"), x->tpl->name, a, "-",
+                   x->hex, x->tpl->name, a, "-",
                    eval_outcome_name(x->bad), x->detail);
         else
             printf("  %-3d %-16s %-22s %12s %12s %+7.2f%% %6.2f%%  %s%s\n",
-                   i + 1, record_str(x->rec, "hash"), x->tpl->name, a, b,
+                   i + 1, x->hex, x->tpl->name, a, b,
                    x->drift * 100, x->noise * 100, x->within ? "ok"
                    : "DRIFT", x->best ? "  (run's best)" : "");
     }

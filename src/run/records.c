@@ -167,6 +167,27 @@ cJSON *rec_json(const struct record *r)
     }
 }
 
+cJSON *rec_best_json(const struct rec_best *b)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    put_hash(o, "hash", b->hash);
+    cJSON_AddStringToObject(o, "template", b->tpl);
+    cJSON *p = cJSON_AddObjectToObject(o, "params");
+    for (int i = 0; p && i < b->n_params; i++)
+        cJSON_AddNumberToObject(p, b->names[i], (double)b->vals[i]);
+    cJSON_AddNumberToObject(o, "fitness", b->fitness);
+    cJSON_AddStringToObject(o, "unit", b->unit);
+    cJSON_AddNumberToObject(o, "median_ns", b->median_ns);
+    cJSON_AddNumberToObject(o, "ratio", b->ratio);
+    if (!cJSON_AddNumberToObject(o, "generation", b->gen)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
 /* ------------------------------------------------------------ reading */
 
 static int bad(char *err, size_t cap, const char *type, const char *k)
@@ -238,6 +259,25 @@ static double opt_num(const cJSON *o, const char *k)
     return record_num(o, k, 0);
 }
 
+/* The numeric members of object p into names/vals. */
+static int get_params(const cJSON *p, int *n,
+                      char (*names)[REC_NAME_MAX], int64_t *vals)
+{
+    const cJSON *it;
+    *n = 0;
+    if (!cJSON_IsObject(p))
+        return -1;
+    cJSON_ArrayForEach(it, p)
+    {
+        if (!cJSON_IsNumber(it) || *n >= TPL_MAX_PARAMS ||
+            strlen(it->string) >= REC_NAME_MAX)
+            return -1;
+        memcpy(names[*n], it->string, strlen(it->string) + 1);
+        vals[(*n)++] = (int64_t)it->valuedouble;
+    }
+    return 0;
+}
+
 int rec_eval_parse(const cJSON *o, struct rec_eval *r, char *err,
                    size_t errcap)
 {
@@ -251,17 +291,9 @@ int rec_eval_parse(const cJSON *o, struct rec_eval *r, char *err,
         return bad(err, errcap, "eval", "hash");
     if (get_str(o, "template", r->tpl, sizeof r->tpl))
         return bad(err, errcap, "eval", "template");
-    const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, "params"), *it;
-    if (!cJSON_IsObject(p))
+    if (get_params(cJSON_GetObjectItemCaseSensitive(o, "params"),
+                   &r->n_params, r->names, r->vals))
         return bad(err, errcap, "eval", "params");
-    cJSON_ArrayForEach(it, p)
-    {
-        if (!cJSON_IsNumber(it) || r->n_params >= TPL_MAX_PARAMS ||
-            strlen(it->string) >= REC_NAME_MAX)
-            return bad(err, errcap, "eval", "params");
-        memcpy(r->names[r->n_params], it->string, strlen(it->string) + 1);
-        r->vals[r->n_params++] = (int64_t)it->valuedouble;
-    }
     if (record_get_result(o, &r->r))
         return bad(err, errcap, "eval", "outcome");
     /* members that runs before them lack */
@@ -277,6 +309,48 @@ int rec_eval_parse(const cJSON *o, struct rec_eval *r, char *err,
         return bad(err, errcap, "eval", "source");
     r->t = opt_num(o, "t");
     return KEVO_OK;
+}
+
+int rec_best_parse(const cJSON *o, struct rec_best *b, char *err,
+                   size_t errcap)
+{
+    memset(b, 0, sizeof *b);
+    if (get_hash(o, "hash", &b->hash))
+        return bad(err, errcap, "best", "hash");
+    if (get_str(o, "template", b->tpl, sizeof b->tpl))
+        return bad(err, errcap, "best", "template");
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, "params");
+    if (p && get_params(p, &b->n_params, b->names, b->vals))
+        return bad(err, errcap, "best", "params");
+    const char *u = record_str(o, "unit");
+    snprintf(b->unit, sizeof b->unit, "%s", u ? u : "");
+    b->fitness = opt_num(o, "fitness");
+    b->median_ns = opt_num(o, "median_ns");
+    b->ratio = opt_num(o, "ratio");
+    b->gen = (int)record_num(o, "generation", 0);
+    return KEVO_OK;
+}
+
+void rec_baseline_parse(const cJSON *o, struct rec_baseline *b)
+{
+    const char *n = record_str(o, "name");
+    snprintf(b->name, sizeof b->name, "%s", n ? n : "");
+    b->median_ns = opt_num(o, "median_ns");
+    b->fitness = opt_num(o, "fitness");
+}
+
+void rec_best_from_eval(const struct rec_eval *e, struct rec_best *b)
+{
+    memset(b, 0, sizeof *b);
+    b->hash = e->hash;
+    memcpy(b->tpl, e->tpl, sizeof b->tpl);
+    b->n_params = e->n_params;
+    memcpy(b->names, e->names, sizeof b->names);
+    memcpy(b->vals, e->vals, sizeof b->vals);
+    b->fitness = e->r.fitness;
+    b->median_ns = e->r.median_ns;
+    b->ratio = e->r.ratio;
+    b->gen = e->gen;
 }
 
 int rec_confirm_parse(const cJSON *o, struct rec_confirm *r, char *err,
@@ -447,13 +521,25 @@ void rec_release(struct record *r)
         rec_gen_release(&r->u.gen);
 }
 
+static int64_t param_of(int n, const char (*names)[REC_NAME_MAX],
+                        const int64_t *vals, const char *name, int64_t dflt)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], name))
+            return vals[i];
+    return dflt;
+}
+
 int64_t rec_eval_param(const struct rec_eval *r, const char *name,
                        int64_t dflt)
 {
-    for (int i = 0; i < r->n_params; i++)
-        if (!strcmp(r->names[i], name))
-            return r->vals[i];
-    return dflt;
+    return param_of(r->n_params, r->names, r->vals, name, dflt);
+}
+
+int64_t rec_best_param(const struct rec_best *b, const char *name,
+                       int64_t dflt)
+{
+    return param_of(b->n_params, b->names, b->vals, name, dflt);
 }
 
 /* ------------------------------------------------------- comparing */

@@ -96,6 +96,29 @@ struct rec_llm {
     double t;
 };
 
+/* best.json: the run's accepted best kernel, rewritten at each accepted
+ * new best (not a journal line; the readers' view of the winner). */
+struct rec_best {
+    uint64_t hash;             /* genome hash */
+    char tpl[TPL_NAME_MAX];
+    int n_params;
+    char names[TPL_MAX_PARAMS][REC_NAME_MAX];
+    int64_t vals[TPL_MAX_PARAMS];
+    double fitness;
+    char unit[32];             /* the problem's work unit ("" if absent) */
+    double median_ns;
+    double ratio;              /* to the main baseline (0: none) */
+    int gen;                   /* generation that found it */
+};
+
+/* One baseline the run measured: an entry of the manifest's
+ * environment "baselines" (written by the GPU worker). */
+struct rec_baseline {
+    char name[64];             /* "" if absent */
+    double median_ns;
+    double fitness;            /* 0 if absent */
+};
+
 struct record {
     enum rec_type type;
     union {
@@ -113,6 +136,8 @@ cJSON *rec_gen_json(const struct rec_gen *r);
 cJSON *rec_llm_json(const struct rec_llm *r);
 cJSON *rec_json(const struct record *r);
 
+cJSON *rec_best_json(const struct rec_best *b);
+
 /* Parse one record of known type; err names the bad member. */
 int rec_eval_parse(const cJSON *o, struct rec_eval *r, char *err,
                    size_t errcap) KEVO_WUR;
@@ -122,6 +147,14 @@ int rec_gen_parse(const cJSON *o, struct rec_gen *r, char *err,
                   size_t errcap) KEVO_WUR;
 int rec_llm_parse(const cJSON *o, struct rec_llm *r, char *err,
                   size_t errcap) KEVO_WUR;
+/* best.json: 'hash' and 'template' are required, 'params' (numbers)
+ * when present; the rest default to 0 / "". */
+int rec_best_parse(const cJSON *o, struct rec_best *b, char *err,
+                   size_t errcap) KEVO_WUR;
+/* A baseline entry (never fails: what is missing is "" / 0). */
+void rec_baseline_parse(const cJSON *o, struct rec_baseline *b);
+/* The best an eval record would make (a run without best.json yet). */
+void rec_best_from_eval(const struct rec_eval *e, struct rec_best *b);
 /* Any record (an unknown type is KEVO_EPARSE). Release with rec_release. */
 int rec_parse(const cJSON *o, struct record *r, char *err,
               size_t errcap) KEVO_WUR;
@@ -132,8 +165,10 @@ void rec_eval_release(struct rec_eval *r);
 void rec_gen_release(struct rec_gen *r);
 void rec_release(struct record *r);
 
-/* The value of parameter name in an eval record, or dflt. */
+/* The value of parameter name in an eval record (in best.json), or dflt. */
 int64_t rec_eval_param(const struct rec_eval *r, const char *name,
+                       int64_t dflt);
+int64_t rec_best_param(const struct rec_best *b, const char *name,
                        int64_t dflt);
 
 /* 1 if member k of a record is accounting (wall clock, provider charges,

@@ -2,9 +2,10 @@
  * runview.c - the run loader every reader of a run directory shares
  * (report, leaderboard, export, verify, replay): reads its manifest,
  * journal, templates - the run's own copies and the ones born from LLM
- * answers - and winner into a struct run_view (see runview.h),
- * checking each record enough to trust it, with errors naming the file
- * and line; plus the output commands' small helpers.
+ * answers - and winner into a struct run_view (see runview.h), each
+ * journal record parsed once by the records codec (a bad one named by
+ * file and line), best.json by its typed reader; plus the readers' small
+ * accessors (evals, the fittest, outcome counts).
  */
 #include <errno.h>
 #include <limits.h>
@@ -25,58 +26,79 @@
 
 /* ------------------------------------------------------------ loader */
 
-/* Checks each record enough for the output commands to trust it. */
-static int check_records(const cJSON *records, const char *path, char *err,
+/* Parses every journal record once, with the records codec; a bad one
+ * is named by its line and the codec's words. */
+static int parse_records(struct run_view *v, const char *path, char *err,
                          size_t errcap)
 {
     const cJSON *r;
-    int line = 0;
-    cJSON_ArrayForEach(r, records)
+    int n = cJSON_GetArraySize(v->records), line = 0;
+    char why[256];
+    v->recs = calloc((size_t)n + 1, sizeof *v->recs);
+    if (!v->recs)
+        return KEVO_ENOMEM;
+    cJSON_ArrayForEach(r, v->records)
     {
-        const char *type = record_str(r, "type"), *what = NULL, *oc;
-        enum eval_outcome o;
+        int rc = rec_parse(r, &v->recs[line], why, sizeof why);
         line++;
-        if (!type) {
-            what = "record has no 'type'";
-        } else if (!strcmp(type, "eval")) {
-            oc = record_str(r, "outcome");
-            if (!record_str(r, "hash"))
-                what = "eval record has no 'hash'";
-            else if (!record_str(r, "template"))
-                what = "eval record has no 'template'";
-            else if (!oc || eval_outcome_parse(oc, &o))
-                what = "eval record has no valid 'outcome'";
-            else if (!cJSON_IsObject(cJSON_GetObjectItem(r, "params")))
-                what = "eval record has no 'params' object";
-            else if (!cJSON_IsNumber(cJSON_GetObjectItem(r, "fitness")))
-                what = "eval record has no numeric 'fitness'";
-        } else if (!strcmp(type, "gen") &&
-                   !cJSON_IsNumber(cJSON_GetObjectItem(r, "gen"))) {
-            what = "gen record has no numeric 'gen'";
-        }
-        if (what) {
-            snprintf(err, errcap, "%s:%d: %s", path, line, what);
+        v->n_records = line; /* release frees what the codec owns */
+        if (rc == KEVO_ENOMEM)
+            return rc;
+        if (rc) {
+            snprintf(err, errcap, "%s:%d: %s", path, line, why);
             return KEVO_EPARSE;
         }
     }
     return KEVO_OK;
 }
 
-const cJSON *run_view_find_eval(const struct run_view *v, const char *hash)
+const struct rec_eval *run_view_eval(const struct run_view *v, int i)
 {
-    const cJSON *r, *first = NULL;
-    cJSON_ArrayForEach(r, v->records)
-    {
-        const char *h = record_str(r, "hash"), *t = record_str(r, "type");
-        if (!t || strcmp(t, "eval") || !h || strcmp(h, hash))
+    return i >= 0 && i < v->n_records && v->recs[i].type == REC_EVAL
+               ? &v->recs[i].u.eval : NULL;
+}
+
+const struct rec_eval *run_view_find_eval(const struct run_view *v,
+                                          uint64_t h)
+{
+    const struct rec_eval *e, *first = NULL;
+    for (int i = 0; i < v->n_records; i++) {
+        if (!(e = run_view_eval(v, i)) || e->hash != h)
             continue;
-        const char *oc = record_str(r, "outcome");
-        if (oc && !strcmp(oc, "ok"))
-            return r;
+        if (e->r.outcome == EVAL_OK)
+            return e;
         if (!first)
-            first = r;
+            first = e;
     }
     return first;
+}
+
+const struct rec_eval *run_view_fittest(const struct run_view *v,
+                                        const char *tpl)
+{
+    const struct rec_eval *e, *best = NULL;
+    for (int i = 0; i < v->n_records; i++)
+        if ((e = run_view_eval(v, i)) && e->r.outcome == EVAL_OK &&
+            (!tpl || !strcmp(e->tpl, tpl)) &&
+            (!best || e->r.fitness > best->r.fitness))
+            best = e;
+    return best;
+}
+
+long run_view_outcomes(const struct run_view *v,
+                       long n[EVAL_OUTCOME_COUNT])
+{
+    const struct rec_eval *e;
+    long total = 0;
+    if (n)
+        memset(n, 0, EVAL_OUTCOME_COUNT * sizeof *n);
+    for (int i = 0; i < v->n_records; i++)
+        if ((e = run_view_eval(v, i))) {
+            total++;
+            if (n)
+                n[e->r.outcome]++;
+        }
+    return total;
 }
 
 const struct tpl *run_view_tpl(const struct run_view *v, const char *name)
@@ -117,15 +139,23 @@ const cJSON *run_view_baselines(const struct run_view *v)
     return cJSON_IsArray(b) ? b : NULL;
 }
 
-void run_view_point(const struct tpl *t, const cJSON *params, int64_t *vals)
+int run_view_n_baselines(const struct run_view *v)
+{
+    return cJSON_GetArraySize(run_view_baselines(v));
+}
+
+void run_view_baseline(const struct run_view *v, int i,
+                       struct rec_baseline *b)
+{
+    rec_baseline_parse(cJSON_GetArrayItem(run_view_baselines(v), i), b);
+}
+
+void run_view_point(const struct tpl *t, const struct rec_eval *e,
+                    int64_t *vals)
 {
     tpl_default_point(t, vals);
-    for (int i = 0; i < t->n_params; i++) {
-        const cJSON *it = cJSON_GetObjectItemCaseSensitive(params,
-                                                           t->params[i].name);
-        if (cJSON_IsNumber(it))
-            vals[i] = (int64_t)it->valuedouble;
-    }
+    for (int i = 0; i < t->n_params; i++)
+        vals[i] = rec_eval_param(e, t->params[i].name, vals[i]);
 }
 
 static int read_json_file(const char *path, cJSON **out, char *err,
@@ -151,20 +181,6 @@ static int read_json_file(const char *path, cJSON **out, char *err,
     return KEVO_OK;
 }
 
-static cJSON *fittest_ok(const cJSON *records)
-{
-    const cJSON *r, *best = NULL;
-    cJSON_ArrayForEach(r, records)
-    {
-        const char *oc = record_str(r, "outcome");
-        if (oc && !strcmp(oc, "ok") &&
-            (!best || record_num(r, "fitness", 0) >
-                          record_num(best, "fitness", 0)))
-            best = r;
-    }
-    return best ? cJSON_Duplicate(best, 1) : NULL;
-}
-
 /* The device facts the run's expressions saw: the same defaults as
  * gpueval.c read_device() (a missing or non-positive fact is the H100's). */
 static void device_facts(struct run_view *v)
@@ -188,13 +204,10 @@ static int safe_name(const char *s)
     return n && n < TPL_NAME_MAX && !s[n];
 }
 
-/* 1 if t's text hashes to hex (the "template_hash" of its llm record;
- * NULL = not recorded, accepted). */
-static int same_hash(const struct tpl *t, const char *hex)
+/* 1 if t's text hashes to h (the template hash of its llm record). */
+static int same_hash(const struct tpl *t, uint64_t h)
 {
-    char h[17];
-    hash_hex(t->hash, h);
-    return !hex || !strcmp(h, hex);
+    return t->hash == h;
 }
 
 /* LLM template name rebuilt from its answer in the transcript store, the
@@ -240,7 +253,7 @@ static int from_answer(const struct run_view *v, const char *name,
  * On failure why says what was tried.
  */
 static int load_llm_tpl(const struct run_view *v, const char *name,
-                        const char *hex, const char *key, struct tpl **out,
+                        uint64_t hex, const char *key, struct tpl **out,
                         char *why, size_t whycap)
 {
     char rel[TPL_NAME_MAX + 32], path[4096], e1[600], e2[600];
@@ -274,20 +287,18 @@ static int load_llm_tpl(const struct run_view *v, const char *name,
  * that needs it fails. */
 static int load_llm_tpls(struct run_view *v)
 {
-    const cJSON *r;
-    cJSON_ArrayForEach(r, v->records)
-    {
-        const char *type = record_str(r, "type"),
-                   *name = record_str(r, "template");
+    for (int i = 0; i < v->n_records; i++) {
+        const struct rec_llm *l = &v->recs[i].u.llm;
         char why[sizeof v->llm_why];
         struct tpl *t;
-        if (!type || strcmp(type, "llm") || !name || run_view_tpl(v, name))
+        if (v->recs[i].type != REC_LLM || !l->has_tpl ||
+            run_view_tpl(v, l->tpl))
             continue;
-        int rc = safe_name(name)
-                     ? load_llm_tpl(v, name, record_str(r, "template_hash"),
-                                    record_str(r, "key"), &t, why, sizeof why)
+        int rc = safe_name(l->tpl)
+                     ? load_llm_tpl(v, l->tpl, l->tpl_hash, l->key, &t, why,
+                                    sizeof why)
                      : (snprintf(why, sizeof why, "bad LLM template name "
-                                 "'%.64s' in the journal", name),
+                                 "'%.64s' in the journal", l->tpl),
                         KEVO_EPARSE);
         if (rc == KEVO_ENOMEM)
             return rc;
@@ -311,33 +322,41 @@ static int load_llm_tpls(struct run_view *v)
 /* best.json (or the fittest ok record), its record and template. */
 static int load_winner(struct run_view *v, char *err, size_t errcap)
 {
-    char path[4096];
+    char path[4096], why[256];
+    cJSON *b;
     if (rundir_path(path, sizeof path, v->dir, "best.json"))
         return KEVO_EINVAL;
-    int rc = read_json_file(path, &v->best, err, errcap);
+    int rc = read_json_file(path, &b, err, errcap);
     if (rc)
         return rc;
-    if (!v->best)
-        v->best = fittest_ok(v->records);
-    if (!v->best)
+    if (b) {
+        rc = rec_best_parse(b, &v->best, why, sizeof why);
+        cJSON_Delete(b);
+        if (rc) {
+            snprintf(err, errcap, "%s: %s", path, why);
+            return rc;
+        }
+        v->has_best = 1;
+    } else if (run_view_fittest(v, NULL)) {
+        rec_best_from_eval(run_view_fittest(v, NULL), &v->best);
+        v->has_best = 1;
+    }
+    if (!v->has_best)
         return KEVO_OK;
-    const char *h = record_str(v->best, "hash"),
-               *t = record_str(v->best, "template");
-    if (!h || !t) {
-        snprintf(err, errcap, "%s: best kernel has no 'hash' or 'template'",
-                 path);
-        return KEVO_EPARSE;
-    }
-    v->best_eval = run_view_find_eval(v, h);
-    v->best_tpl = run_view_tpl(v, t);
+    hash_hex(v->best.hash, v->best_hex);
+    v->best_eval = run_view_find_eval(v, v->best.hash);
+    v->best_tpl = run_view_tpl(v, v->best.tpl);
     if (!v->best_tpl) {
-        char why[1500];
-        run_view_tpl_missing(v, t, why, sizeof why);
-        snprintf(err, errcap, "%s: best kernel's %s", path, why);
+        char miss[1500];
+        run_view_tpl_missing(v, v->best.tpl, miss, sizeof miss);
+        snprintf(err, errcap, "%s: best kernel's %s", path, miss);
         return KEVO_EPARSE;
     }
-    run_view_point(v->best_tpl, cJSON_GetObjectItem(v->best, "params"),
-                   v->best_vals);
+    tpl_default_point(v->best_tpl, v->best_vals);
+    for (int i = 0; i < v->best_tpl->n_params; i++)
+        v->best_vals[i] = rec_best_param(&v->best,
+                                         v->best_tpl->params[i].name,
+                                         v->best_vals[i]);
     return KEVO_OK;
 }
 
@@ -357,9 +376,8 @@ int run_view_open(const char *dir, struct run_view *v, char *err,
     if (!rc && !(rc = rundir_path(path, sizeof path, dir, "journal.jsonl")))
         rc = jnl_read_all(path, &v->records, err, errcap);
     if (!rc)
-        rc = check_records(v->records, path, err, errcap);
+        rc = parse_records(v, path, err, errcap);
     if (!rc) {
-        v->n_records = cJSON_GetArraySize(v->records);
         rc = rundir_load_templates(dir, &v->tpls, &v->n_tpls, err, errcap);
     }
     if (!rc) {
@@ -390,7 +408,9 @@ void run_view_release(struct run_view *v)
 {
     cJSON_Delete(v->manifest);
     cJSON_Delete(v->records);
-    cJSON_Delete(v->best);
+    for (int i = 0; v->recs && i < v->n_records; i++)
+        rec_release(&v->recs[i]);
+    free(v->recs);
     cJSON_Delete(v->verify);
     for (int i = 0; i < v->n_tpls; i++)
         tpl_free(v->tpls[i]);
@@ -403,9 +423,9 @@ void run_view_release(struct run_view *v)
 
 char *run_view_source(const struct run_view *v, char *rel, size_t cap)
 {
-    char path[4096], *text = NULL;
-    const char *sh = v->best_eval ? record_str(v->best_eval, "source") : NULL;
-    if (sh) {
+    char path[4096], *text = NULL, sh[17];
+    if (v->best_eval && v->best_eval->source) {
+        hash_hex(v->best_eval->source, sh);
         snprintf(rel, cap, "sources/%s.cu", sh);
         if (!rundir_path(path, sizeof path, v->dir, rel) &&
             !fs_read_file(path, &text, NULL))

@@ -213,6 +213,38 @@ static void log_takes_records(void)
     cJSON_Delete(arr);
 }
 
+/* best.json and a manifest baseline: the readers' typed views */
+static void best_and_baseline(void)
+{
+    struct rec_eval e = sample_eval();
+    struct rec_best a, b;
+    char err[128] = "";
+    rec_best_from_eval(&e, &a);
+    CHECK(a.hash == e.hash && a.fitness == 4.5e13 && a.gen == 3 &&
+          a.median_ns == 123456.5 && rec_best_param(&a, "BM", -1) == 128);
+    snprintf(a.unit, sizeof a.unit, "FLOP/s");
+    cJSON *o = rec_best_json(&a);
+    CHECK(o && rec_best_parse(o, &b, err, sizeof err) == KEVO_OK);
+    CHECK(b.hash == a.hash && !strcmp(b.tpl, "sgemm_tiled") &&
+          b.n_params == 2 && rec_best_param(&b, "BN", -1) == 64 &&
+          b.fitness == a.fitness && b.median_ns == a.median_ns &&
+          b.ratio == a.ratio && b.gen == 3 && !strcmp(b.unit, "FLOP/s"));
+    cJSON_DeleteItemFromObject(o, "hash");
+    CHECK(rec_best_parse(o, &b, err, sizeof err) == KEVO_EPARSE &&
+          strstr(err, "'hash'"));
+    cJSON_Delete(o);
+    struct rec_baseline bl;
+    cJSON *x = cJSON_Parse("{\"name\":\"cublas\",\"median_ns\":25152,"
+                           "\"fitness\":3.2e13}");
+    rec_baseline_parse(x, &bl);
+    CHECK(!strcmp(bl.name, "cublas") && bl.median_ns == 25152 &&
+          bl.fitness == 3.2e13);
+    rec_baseline_parse(NULL, &bl);
+    CHECK(!bl.name[0] && bl.fitness == 0);
+    cJSON_Delete(x);
+    rec_eval_release(&e);
+}
+
 int main(void)
 {
     RUN(eval_round_trip, "an eval record survives its text with every member");
@@ -221,6 +253,9 @@ int main(void)
     RUN(unknown_missing_truncated,
         "unknown members are ignored; missing ones and truncated lines are "
         "errors naming what is wrong");
+    RUN(best_and_baseline,
+        "best.json survives its text; one without 'hash' is an error naming "
+        "it; a baseline entry reads with defaults");
     RUN(difference, "records are compared on decisions, not accounting");
     RUN(log_takes_records,
         "a run log takes matching records, reports the first divergence "
