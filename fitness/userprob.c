@@ -304,9 +304,10 @@ static double all_bytes(const struct uprob *u, const struct shape *s,
                         enum dtype dt)
 {
     double sum = 0;
-    for (int i = 0; i < u->n_bufs; i++)
+    for (int i = 0; i < u->n_bufs; i++) /* in place: read and written */
         sum += (double)eval_or0(u->b[i].count, s) *
-               (double)dtype_size(buf_dtype(&u->b[i], dt));
+               (double)dtype_size(buf_dtype(&u->b[i], dt)) *
+               (u->b[i].role == BUF_INOUT ? 2 : 1);
     return sum;
 }
 
@@ -348,7 +349,7 @@ static int64_t out_max_elems(const struct uprob *u, const struct shape *s)
 {
     int64_t m = 1;
     for (int i = 0; i < u->n_bufs; i++)
-        if (u->b[i].role == BUF_OUT && eval_or0(u->b[i].count, s) > m)
+        if (u->b[i].role != BUF_IN && eval_or0(u->b[i].count, s) > m)
             m = eval_or0(u->b[i].count, s);
     return m;
 }
@@ -467,7 +468,7 @@ static double out_bytes64(const struct uprob *u, const struct shape *s)
 {
     double n = 0;
     for (int i = 0; i < u->n_bufs; i++)
-        if (u->b[i].role == BUF_OUT)
+        if (u->b[i].role != BUF_IN)
             n += (double)eval_or0(u->b[i].count, s) * 8;
     return n;
 }
@@ -492,7 +493,7 @@ static int up_gen_inputs(const struct problem *p, struct hx *h,
     const struct uprob *u = up_of(p);
     for (int i = 0; i < u->n_bufs; i++) {
         const struct up_buf *b = &u->b[i];
-        if (b->role != BUF_IN)
+        if (b->role == BUF_OUT)
             continue;
         hx_dptr ptr = hx_buf(h, i);
         long long n = (long long)hx_buf_elems(h, i), cols = n;
@@ -511,8 +512,9 @@ static int up_gen_inputs(const struct problem *p, struct hx *h,
     return KEVO_OK;
 }
 
-/* fp64 copies of the inputs in ptr[] (outputs: ref + their offset), then
- * one reference launch. */
+/* fp64 copies of the inputs in ptr[] (outputs: ref + their offset; an
+ * in-place buffer's part of ref starts as the fp64 copy of its input),
+ * then one reference launch. */
 static int run_reference(const struct uprob *u, struct hx *h,
                          const struct shape *s, enum dtype dt, hx_dptr ref)
 {
@@ -523,12 +525,17 @@ static int run_reference(const struct uprob *u, struct hx *h,
     for (int i = 0; i < u->n_bufs; i++) {
         const struct up_buf *b = &u->b[i];
         int64_t n = hx_buf_elems(h, i);
-        if (b->role == BUF_OUT) {
+        int r = KEVO_OK;
+        if (b->role != BUF_IN) {
             ptr[i] = ref + (hx_dptr)off * 8;
             off += n;
+            if (b->role == BUF_INOUT)
+                r = hx_to_f64(h, ptr[i], hx_buf(h, i), n, buf_dtype(b, dt));
+            if (r)
+                return r;
             continue;
         }
-        int r = hx_scratch(h, (size_t)n * 8, &ptr[i]);
+        r = hx_scratch(h, (size_t)n * 8, &ptr[i]);
         if (!r)
             r = hx_to_f64(h, ptr[i], hx_buf(h, i), n, buf_dtype(b, dt));
         if (r)
@@ -824,10 +831,9 @@ static int k_buffer(struct upparse *ps, char **w, int n)
     else if (!strcmp(w[1], "out"))
         b->role = BUF_OUT;
     else if (!strcmp(w[1], "inout"))
-        return perr(ps, "buffer '%s': role inout is not supported yet (use "
-                    "an input and a separate output)", b->name);
+        b->role = BUF_INOUT;
     else
-        return perr(ps, "buffer '%s': unknown role '%s' (in or out)",
+        return perr(ps, "buffer '%s': unknown role '%s' (in, out or inout)",
                     b->name, w[1]);
     enum dtype dt;
     if (!strcmp(w[2], "elem"))
@@ -842,11 +848,12 @@ static int k_buffer(struct upparse *ps, char **w, int n)
     for (int i = 4; i < n && !r; i++) {
         if (!strncmp(w[i], "rows=", 5) && !b->rows)
             r = compile_int(ps, "rows", w[i] + 5, &b->rows);
-        else if (!strncmp(w[i], "fill=", 5) && b->role == BUF_IN)
+        else if (!strncmp(w[i], "fill=", 5) && b->role != BUF_OUT)
             r = parse_dist(ps, b, w[i] + 5);
         else if (!strncmp(w[i], "fill=", 5))
-            r = perr(ps, "buffer '%s': fill= is for inputs (outputs are "
-                     "poisoned, then written by the kernel)", b->name);
+            r = perr(ps, "buffer '%s': fill= is for in and inout buffers "
+                     "(outputs are poisoned, then written by the kernel)",
+                     b->name);
         else
             r = perr(ps, "buffer '%s': unknown or repeated attribute '%s' "
                      "(rows=EXPR, fill=DIST)", b->name, w[i]);
@@ -1094,11 +1101,12 @@ static int parse_finish(struct upparse *ps)
             return perr(ps, "missing required key '%s'", required[i]);
     int n_out = 0, n_in = 0;
     for (int i = 0; i < u->n_bufs; i++) {
-        n_out += u->b[i].role == BUF_OUT;
+        n_out += u->b[i].role != BUF_IN;
         n_in += u->b[i].role == BUF_IN;
     }
     if (!n_out)
-        return perr(ps, "no output buffer (a buffer with role out)");
+        return perr(ps, "no output buffer (a buffer with role out or "
+                    "inout)");
     (void)n_in;
     for (int d = 0; d < DTYPE_COUNT; d++)
         if ((u->p.dtype_mask & 1u << d) && !u->tol[d].atol &&

@@ -69,7 +69,11 @@ static void set_buffers(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
                   sz, sizeof sz);
         prompt_buf_addf(&b, "%s  - %s: %s, %lld elements of %s (%s)",
                         i ? "\n" : "", bufs[i].name,
-                        bufs[i].role == BUF_IN ? "input (read only)" : "output",
+                        bufs[i].role == BUF_IN    ? "input (read only)"
+                        : bufs[i].role == BUF_OUT ? "output"
+                                                  : "input and output (read, "
+                                                    "then overwritten in "
+                                                    "place with the result)",
                         (long long)bufs[i].n_elems, dtype_name(bufs[i].dtype),
                         sz);
         prompt_buf_addf(&names, "%s%s", i ? ", " : "", bufs[i].name);

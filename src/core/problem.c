@@ -124,23 +124,26 @@ int problem_check_buffers(const struct problem *p, const struct shape *s,
     return KEVO_OK;
 }
 
-/* Bytes of the input and output buffers of shape s, elements of the
+/* Bytes of the input and output buffers of shape s (an in-place buffer
+ * counts as both, and its bytes also go to *inout), elements of the
  * outputs; returns the buffer count. */
 static int buf_bytes(const struct problem *p, const struct shape *s,
                      enum dtype dt, double *in, double *out,
-                     double *out_elems)
+                     double *out_elems, double *inout)
 {
     struct buf_desc d[PROB_MAX_BUFS];
     int n = p->buffers(p, s, dt, d);
-    *in = *out = *out_elems = 0;
+    *in = *out = *out_elems = *inout = 0;
     for (int i = 0; i < n; i++) {
         double b = (double)d[i].n_elems * (double)dtype_size(d[i].dtype);
-        if (d[i].role == BUF_IN) {
+        if (d[i].role != BUF_OUT)
             *in += b;
-        } else {
+        if (d[i].role != BUF_IN) {
             *out += b;
             *out_elems += (double)d[i].n_elems;
         }
+        if (d[i].role == BUF_INOUT)
+            *inout += b;
     }
     return n;
 }
@@ -149,9 +152,9 @@ void problem_floor(const struct problem *p, const struct shape *s,
                    enum dtype dt, double peak_flops, double peak_bw,
                    double l2_bytes, struct sol_floor *out)
 {
-    double out_elems;
+    double out_elems, inout;
     memset(out, 0, sizeof *out);
-    buf_bytes(p, s, dt, &out->in_bytes, &out->out_bytes, &out_elems);
+    buf_bytes(p, s, dt, &out->in_bytes, &out->out_bytes, &out_elems, &inout);
     out->l2_bytes = l2_bytes > 0 ? l2_bytes : 0;
     out->out_dram_bytes = out->out_bytes - out->l2_bytes;
     if (out->out_dram_bytes < 0)
@@ -171,9 +174,11 @@ void problem_floor(const struct problem *p, const struct shape *s,
 void problem_mem_need(const struct problem *p, const struct shape *s,
                       enum dtype dt, double l2_bytes, struct mem_need *out)
 {
-    double out_elems;
+    double out_elems, inout;
     memset(out, 0, sizeof *out);
-    int n = buf_bytes(p, s, dt, &out->inputs, &out->outputs, &out_elems);
+    int n = buf_bytes(p, s, dt, &out->inputs, &out->outputs, &out_elems,
+                      &inout);
+    out->outputs -= inout; /* live once, counted with the inputs */
     out->guards = n * 2 * MEM_GUARD_BYTES;
     out->pristine = out->inputs;
     out->reference = out_elems * 8 * (p->error_tol ? 2 : 1);

@@ -309,7 +309,7 @@ hx_dptr hx_buf(struct hx *h, int i)
     if (i < 0 || i >= h->n_bufs)
         return 0;
     struct hbuf *b = &h->b[i];
-    return h->pristine && b->d.role == BUF_IN ? b->pristine : b->data;
+    return h->pristine && b->d.role != BUF_OUT ? b->pristine : b->data;
 }
 
 int64_t hx_buf_elems(struct hx *h, int i)
@@ -321,7 +321,7 @@ int64_t hx_out_elems(const struct hx *h)
 {
     int64_t n = 0;
     for (int i = 0; i < h->n_bufs; i++)
-        if (h->b[i].d.role == BUF_OUT)
+        if (h->b[i].d.role != BUF_IN)
             n += h->b[i].d.n_elems;
     return n;
 }
@@ -403,7 +403,7 @@ int hx_view_pristine(struct hx *h)
 {
     for (int i = 0; i < h->n_bufs; i++) {
         struct hbuf *b = &h->b[i];
-        if (b->d.role != BUF_IN || b->pristine)
+        if (b->d.role == BUF_OUT || b->pristine)
             continue;
         int r = hx_scratch(h, b->bytes, &b->pristine);
         if (r)
@@ -679,7 +679,7 @@ int hx_compare(struct hx *h, hx_dptr ref, hx_dptr scale, struct hx_cmp *out)
     CUdeviceptr r0 = ref, s0 = etol > 0 ? scale : 0;
     for (int i = 0; i < h->n_bufs; i++) {
         struct hbuf *b = &h->b[i];
-        if (b->d.role != BUF_OUT)
+        if (b->d.role == BUF_IN)
             continue;
         uint64_t v[6];
         int r = compare_one(h, b, r0, s0, atol, rtol, etol, v);
@@ -732,7 +732,7 @@ int hx_hash_outputs(struct hx *h, int slot)
     if (slot < 0 || slot >= HX_HASH_SLOTS)
         return hx_fail(h, KEVO_EINTERNAL, "hash slot %d out of range", slot);
     for (int i = 0; i < h->n_bufs; i++) {
-        if (h->b[i].d.role != BUF_OUT)
+        if (h->b[i].d.role == BUF_IN)
             continue;
         CUdeviceptr p = h->b[i].data, res = h->hashes + 16 * (size_t)slot;
         long long n = (long long)h->b[i].bytes;

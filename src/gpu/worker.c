@@ -971,17 +971,34 @@ static int run_check(struct worker *w, struct job *jb, const char *phase,
 struct timing_ud {
     struct worker *w;
     struct job *jb;
+    uint64_t seed; /* the inputs' (an in-place buffer is drawn again) */
 };
+
+/* 1 if the problem has an in-place buffer (BUF_INOUT). */
+static int has_inout(const struct worker *w)
+{
+    for (int i = 0; i < hx_n_bufs(w->h); i++)
+        if (hx_desc(w->h, i)->role == BUF_INOUT)
+            return 1;
+    return 0;
+}
 
 static int timing_call(struct hx *h, void *ud)
 {
     return job_launch(h, ((struct timing_ud *)ud)->jb);
 }
 
-/* pre: poison outputs and workspace; post: hash outputs into slot rep. */
+/* pre: poison outputs and workspace, draw in-place buffers again (each
+ * repetition starts from the same inputs); post: hash outputs into slot
+ * rep. */
 static int timing_hook(struct hx *h, void *ud, int rep, int pre)
 {
     struct timing_ud *t = ud;
+    int r;
+    if (pre && has_inout(t->w) &&
+        (r = t->w->p->gen_inputs(t->w->p, h, &t->w->shape, t->w->dt,
+                                 t->seed)))
+        return r;
     if (pre)
         return poison_all(t->w, t->jb);
     return rep < CHECK_SLOT ? hx_hash_outputs(h, rep) : KEVO_OK;
@@ -994,7 +1011,7 @@ static int run_timing(struct worker *w, struct job *jb, uint64_t s2,
                       struct hx_time_stats *st, struct verdict *v)
 {
     struct hx_time_opts o;
-    struct timing_ud ud = {w, jb};
+    struct timing_ud ud = {w, jb, s2};
     hx_time_opts_default(&o);
     /* The check just before ran the candidate on these inputs: that is
      * the warm-up (module loaded, clocks up; every rep is flushed). */
@@ -1317,8 +1334,8 @@ static int handle_confirm(struct worker *w, const struct wmsg *m)
                              hx_seed(w->seed, 99991));
         if (!r)
             r = hx_time_pairs(w->h, pairs, timing_call,
-                              &(struct timing_ud){w, &a}, timing_call,
-                              &(struct timing_ud){w, &b}, ta, tb);
+                              &(struct timing_ud){w, &a, 0}, timing_call,
+                              &(struct timing_ud){w, &b, 0}, ta, tb);
         r = launch_verdict(w, &a, launch_verdict(w, &b, r, &vb), &va);
         if (!r && va.outcome == EVAL_OK && vb.outcome == EVAL_OK)
             r = watch_check(w, &a, "confirm", &va);

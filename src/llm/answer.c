@@ -507,7 +507,7 @@ static enum answer_reject check_buf(const struct answer_ctx *ctx,
                       "kernel '%s' parameter %d '%s' must be a pointer to "
                       "buffer %s (elem_t *)",
                       k, i + 1, kp->text, b->name);
-    if (b->role == BUF_OUT && kp->pointee_const)
+    if (b->role != BUF_IN && kp->pointee_const)
         return reject(why, whycap, ANSWER_BAD_ABI,
                       "kernel '%s' parameter %d '%s' is const, but %s is an "
                       "output buffer",

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/gpu/userprob.sh - user-defined problems on the GPU (part of `make
-# gpu-test`; KEVO = the kevo binary). For every examples/problems/<p>/ with
+# gpu-test`; KEVO = the kevo binary). For every examples/problems/<p>/ (and
+# tests/gpu/userprob/<p>/: axpy, an in-place buffer) with
 # a <p>.problem and a tests/shapes file (lines "DTYPE SHAPE"): at each of
 # those shapes, every template next to the file at its default point must
 # be `ok`, and every tests/*.cu must get the verdict of its first line
@@ -30,7 +31,7 @@ row() { # name want got
 }
 verdict_of() { awk -v f="$1:" '$1 == f { print $2; exit }' "$2"; }
 
-for pf in "$ROOT"/examples/problems/*/*.problem; do
+for pf in "$ROOT"/examples/problems/*/*.problem "$ROOT"/tests/gpu/userprob/*/*.problem; do
     [ -f "$pf" ] || continue
     dir=$(dirname "$pf")
     p=$(basename "$pf" .problem)

@@ -156,10 +156,8 @@ static const struct {
     {4, "sizes A B C D E", "t.problem:4: 'sizes' takes 1 to 4 names"},
     {5, "dtypes fp64", "t.problem:5: unknown dtype 'fp64'"},
     {6, "buffer x in elem", "t.problem:6: 'buffer' takes NAME ROLE TYPE"},
-    {6, "buffer x inout elem N", "t.problem:6: buffer 'x': role inout is not "
-                                 "supported yet"},
     {6, "buffer x input elem N", "t.problem:6: buffer 'x': unknown role "
-                                 "'input' (in or out)"},
+                                 "'input' (in, out or inout)"},
     {6, "buffer x in int32 N", "t.problem:6: buffer 'x': unknown type "
                                "'int32'"},
     {6, "buffer x in elem N*Q", "t.problem:6: buffer count 'N*Q': column 3: "
@@ -180,7 +178,7 @@ static const struct {
                                "line 6)"},
     {6, "buffer N in elem N", "t.problem:6: buffer 'N' has the name of a size"},
     {8, "buffer y out elem N fill=const(1)", "t.problem:8: buffer 'y': fill= "
-                                             "is for inputs"},
+                                             "is for in and inout buffers"},
     {10, "requires M +", "t.problem:10: requires 'M +'"},
     {11, "tolerance fp32 atol=1e-6 rtol=2e-6 x", "t.problem:11: 'tolerance' "
                                                   "takes DTYPE|* atol=REAL "
@@ -235,6 +233,39 @@ static void test_bad(void)
     struct problem *p = NULL;
     CHECK(problem_parse_file_text("q.problem", no_out, &p, err, sizeof err));
     CHECK_MSG(strstr(err, "q.problem:9: no output buffer"), "%s", err);
+}
+
+/* y = a * x + y in place: the ABI, min_bytes, the floor and the memory
+ * need count the in-place buffer as read and written, once live. */
+static void test_inout(void)
+{
+    static const char axpy[] =
+        "problem axpy\nsummary y += a x\nsizes N\ndtypes fp32 bf16\n"
+        "buffer a in fp32 1 fill=uniform(0.5,2)\n"
+        "buffer x in elem N\nbuffer y inout elem N fill=normal(0,1)\n"
+        "tolerance * atol=1e-2 rtol=1e-2\nreference <<E\nkevo_reference\nE\n";
+    char err[512] = "";
+    struct problem *p = NULL;
+    int rc = problem_parse_file_text("a.problem", axpy, &p, err, sizeof err);
+    CHECK_MSG(rc == 0, "%s", err);
+    if (rc)
+        return;
+    CHECK(strstr(p->abi, "(const float *__restrict__ a, const elem_t "
+                         "*__restrict__ x, elem_t *__restrict__ y, int N, "
+                         "void *ws)"));
+    struct shape s = {1, {1000}};
+    struct buf_desc d[PROB_MAX_BUFS];
+    CHECK(p->buffers(p, &s, DTYPE_BF16, d) == 3 && d[2].role == BUF_INOUT);
+    /* a once, x once, y read and written */
+    CHECK(p->min_bytes(p, &s, DTYPE_BF16) == 4 + 2000 + 2 * 2000);
+    struct sol_floor f;
+    problem_floor(p, &s, DTYPE_BF16, 1e12, 1e12, 0, &f);
+    CHECK(f.in_bytes == 4 + 2000 + 2000 && f.out_bytes == 2000);
+    struct mem_need m;
+    problem_mem_need(p, &s, DTYPE_BF16, 0, &m);
+    CHECK(m.inputs == 4004 && m.outputs == 0 && m.pristine == 4004);
+    CHECK(m.reference == 1000 * 8);
+    problem_free_user(p);
 }
 
 static void test_shape_checks(void)
@@ -343,6 +374,20 @@ static void test_harness_compiles(void)
         jit_output_release(&o);
     }
     problem_free_user(p);
+    /* the GPU suite's in-place problem too */
+    static const char axpy[] = "tests/gpu/userprob/axpy/axpy.problem";
+    char *at_text = slurp(axpy);
+    p = NULL;
+    CHECK(at_text &&
+          problem_parse_file_text(axpy, at_text, &p, err, sizeof err) == 0);
+    if (at_text && p) {
+        struct jit_output o;
+        CHECK(compile_harness(p, DTYPE_BF16, &o) == 0);
+        CHECK_MSG(o.ok, "axpy bf16: %s", o.log);
+        jit_output_release(&o);
+        problem_free_user(p);
+    }
+    free(at_text);
     /* a broken reference: NVRTC names the line of the problem file */
     char *broken = strdup(text), *at = strstr(broken, "y[i] = x[i] * g[i % COLS];");
     CHECK(at != NULL);
@@ -369,6 +414,8 @@ int main(void)
                    "the other dtypes; fixed-type buffers; requires");
     RUN(test_bad, "every bad input is refused with file:line and what is "
                   "wrong");
+    RUN(test_inout, "an inout buffer is drawn like an input, counted as read "
+                    "and written, and live once");
     RUN(test_shape_checks, "a tolerance negative at a shape and rows that do "
                            "not divide are refused at that shape, naming "
                            "the line");
