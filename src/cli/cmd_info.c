@@ -21,6 +21,7 @@
 #include "progress.h"
 #include "provenance.h"
 #include "record.h"
+#include "records.h"
 #include "fsutil.h"
 #include "rundir.h"
 
@@ -52,33 +53,89 @@ struct run_summary {
     double ms[3];             /* summed compile, check, time phases */
 };
 
-static void summarize(const cJSON *records, struct run_summary *s)
+/* The journal's records, typed by the records codec; a record it
+ * refuses (a damaged run is still shown) is left out. n_recs is the
+ * count kept. */
+struct run_records {
+    struct record *recs;
+    int n_recs;
+};
+
+static int parse_records(const cJSON *records, struct run_records *rr)
 {
     const cJSON *r;
-    memset(s, 0, sizeof *s);
-    s->gen = -1;
+    char why[256];
+    rr->n_recs = 0;
+    rr->recs = calloc((size_t)cJSON_GetArraySize(records) + 1,
+                      sizeof *rr->recs);
+    if (!rr->recs)
+        return KEVO_ENOMEM;
     cJSON_ArrayForEach(r, records)
     {
-        const char *type = record_str(r, "type");
-        s->last_t = record_num(r, "t", s->last_t);
-        if (!type)
-            continue;
-        if (!strcmp(type, "gen")) {
-            s->gen = (int)record_num(r, "gen", s->gen);
-        } else if (!strcmp(type, "confirm")) {
+        int rc = rec_parse(r, &rr->recs[rr->n_recs], why, sizeof why);
+        if (rc == KEVO_ENOMEM)
+            return rc;
+        if (rc)
+            rec_release(&rr->recs[rr->n_recs]);
+        else
+            rr->n_recs++;
+    }
+    return KEVO_OK;
+}
+
+static void release_records(struct run_records *rr)
+{
+    for (int i = 0; i < rr->n_recs; i++)
+        rec_release(&rr->recs[i]);
+    free(rr->recs);
+}
+
+/* The run time at which record x was written, s. */
+static double rec_time(const struct record *x)
+{
+    switch (x->type) {
+    case REC_EVAL: return x->u.eval.t;
+    case REC_CONFIRM: return x->u.confirm.t;
+    case REC_GEN: return x->u.gen.t;
+    case REC_LLM: return x->u.llm.t;
+    default: return 0;
+    }
+}
+
+static void summarize(const struct run_records *rr, struct run_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    s->gen = -1;
+    for (int i = 0; i < rr->n_recs; i++) {
+        const struct record *x = &rr->recs[i];
+        s->last_t = rec_time(x);
+        if (x->type == REC_GEN) {
+            s->gen = x->u.gen.gen;
+        } else if (x->type == REC_CONFIRM) {
             s->confirms++;
-        } else if (!strcmp(type, "eval")) {
-            enum eval_outcome o;
-            const char *oc = record_str(r, "outcome");
-            const cJSON *ms = cJSON_GetObjectItemCaseSensitive(r, "ms");
-            s->ms[0] += record_num(ms, "compile", 0);
-            s->ms[1] += record_num(ms, "check", 0);
-            s->ms[2] += record_num(ms, "time", 0);
+        } else if (x->type == REC_EVAL) {
+            const struct eval_result *r = &x->u.eval.r;
+            s->ms[0] += r->compile_ms;
+            s->ms[1] += r->check_ms;
+            s->ms[2] += r->time_ms;
             s->evals++;
-            if (oc && !eval_outcome_parse(oc, &o))
-                s->outcomes[o]++;
+            s->outcomes[r->outcome]++;
         }
     }
+}
+
+/* The best so far: best.json if the run wrote one, else its fittest ok
+ * eval record (eval set). */
+struct status_best {
+    int has;
+    struct rec_best best;
+    const struct rec_eval *eval;
+};
+
+/* The best as status --json shows it: best.json, or the eval record. */
+static cJSON *best_json(const struct status_best *b)
+{
+    return b->eval ? rec_eval_json(b->eval) : rec_best_json(&b->best);
 }
 
 static int run_is_locked(const char *dir)
@@ -95,8 +152,8 @@ static int run_is_locked(const char *dir)
 }
 
 static cJSON *status_json(const char *dir, const struct spec *sp,
-                          const struct run_summary *s, const cJSON *best,
-                          const char *state)
+                          const struct run_summary *s,
+                          const struct status_best *best, const char *state)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "run", dir);
@@ -117,8 +174,8 @@ static cJSON *status_json(const char *dir, const struct spec *sp,
     for (int i = 0; i < 3; i++)
         cJSON_AddNumberToObject(ms, phase[i],
                                 s->evals ? s->ms[i] / (double)s->evals : 0);
-    if (best)
-        cJSON_AddItemToObject(o, "best", cJSON_Duplicate(best, 1));
+    if (best->has)
+        cJSON_AddItemToObject(o, "best", best_json(best));
     return o;
 }
 
@@ -142,8 +199,8 @@ static void print_budget(const struct spec *sp, const struct run_summary *s)
 }
 
 static void print_status(const char *dir, const struct spec *sp,
-                         const struct run_summary *s, const cJSON *best,
-                         const char *state)
+                         const struct run_summary *s,
+                         const struct status_best *best, const char *state)
 {
     char shape[64], fit[64];
     const struct problem *p = problem_find(sp->problem);
@@ -160,16 +217,18 @@ static void print_status(const char *dir, const struct spec *sp,
             first = 0;
         }
     printf(")\n");
-    if (best) {
-        progress_fmt_fitness(record_num(best, "fitness", 0),
-                             p ? p->work_unit : "", fit, sizeof fit);
-        char *params = cJSON_PrintUnformatted(
-            cJSON_GetObjectItemCaseSensitive(best, "params"));
-        printf("best:        %s  %s %s", fit, record_str(best, "template"),
-               params ? params : "");
-        double ratio = record_num(best, "ratio", 0);
-        if (ratio > 0)
-            printf("  (%.2fx baseline)", ratio);
+    if (best->has) {
+        const struct rec_best *b = &best->best;
+        progress_fmt_fitness(b->fitness, p ? p->work_unit : "", fit,
+                             sizeof fit);
+        cJSON *po = cJSON_CreateObject();
+        for (int i = 0; po && i < b->n_params; i++)
+            cJSON_AddNumberToObject(po, b->names[i], (double)b->vals[i]);
+        char *params = cJSON_PrintUnformatted(po);
+        cJSON_Delete(po);
+        printf("best:        %s  %s %s", fit, b->tpl, params ? params : "");
+        if (b->ratio > 0)
+            printf("  (%.2fx baseline)", b->ratio);
         printf("\n");
         free(params);
     } else {
@@ -195,26 +254,28 @@ static const char *run_state(const char *dir, const struct spec *sp,
 }
 
 /* best.json if the run wrote one, else the best ok journal record. */
-static cJSON *load_best(const char *dir, const cJSON *records)
+static void load_best(const char *dir, const struct run_records *rr,
+                      struct status_best *b)
 {
-    char path[4096], *text;
+    char path[4096], *text, why[256];
+    memset(b, 0, sizeof *b);
     if (!rundir_path(path, sizeof path, dir, "best.json") &&
         !fs_read_file(path, &text, NULL)) {
-        cJSON *b = cJSON_Parse(text);
+        cJSON *o = cJSON_Parse(text);
         free(text);
-        if (b)
-            return b;
+        b->has = o && !rec_best_parse(o, &b->best, why, sizeof why);
+        cJSON_Delete(o);
+        if (b->has)
+            return;
     }
-    const cJSON *r, *best = NULL;
-    cJSON_ArrayForEach(r, records)
-    {
-        const char *oc = record_str(r, "outcome");
-        if (oc && !strcmp(oc, "ok") &&
-            (!best || record_num(r, "fitness", 0) >
-                          record_num(best, "fitness", 0)))
-            best = r;
+    for (int i = 0; i < rr->n_recs; i++) {
+        const struct rec_eval *e = &rr->recs[i].u.eval;
+        if (rr->recs[i].type == REC_EVAL && e->r.outcome == EVAL_OK &&
+            (!b->eval || e->r.fitness > b->eval->r.fitness))
+            b->eval = e;
     }
-    return best ? cJSON_Duplicate(best, 1) : NULL;
+    if ((b->has = b->eval != NULL))
+        rec_best_from_eval(b->eval, &b->best);
 }
 
 int cmd_status_main(int argc, char **argv)
@@ -253,15 +314,23 @@ int cmd_status_main(int argc, char **argv)
                              sizeof damage))
         fprintf(stderr, "kevo status: %s\n", damage);
     cJSON_Delete(ck);
+    struct run_records rr;
+    if (parse_records(records, &rr)) {
+        fprintf(stderr, "kevo status: out of memory\n");
+        cJSON_Delete(records);
+        release_records(&rr);
+        return EXIT_ERROR;
+    }
     struct run_summary s;
-    summarize(records, &s);
-    cJSON *best = load_best(dir, records);
+    summarize(&rr, &s);
+    struct status_best best;
+    load_best(dir, &rr, &best);
     const char *state = damage[0] ? "damaged, cannot be resumed"
                         : not_started
                             ? "not started; 'kevo resume' starts it"
                             : run_state(dir, &sp, &s);
     if (json) {
-        cJSON *o = status_json(dir, &sp, &s, best, state);
+        cJSON *o = status_json(dir, &sp, &s, &best, state);
         if (damage[0])
             cJSON_AddStringToObject(o, "damage", damage);
         char *t = cJSON_Print(o);
@@ -269,9 +338,9 @@ int cmd_status_main(int argc, char **argv)
         free(t);
         cJSON_Delete(o);
     } else {
-        print_status(dir, &sp, &s, best, state);
+        print_status(dir, &sp, &s, &best, state);
     }
-    cJSON_Delete(best);
+    release_records(&rr);
     cJSON_Delete(records);
     return EXIT_DONE;
 }
