@@ -30,8 +30,12 @@
  * memory in 16-byte stores (element-wise only at the two edge units, or
  * everywhere if y is not aligned like x). fp32 math.
  *
- * Shared memory: NBUF slices sized for 4-byte elements; 2-byte dtypes fit
- * twice as many row buffers in the same bytes (nbuf <= 16). The smem and
+ * Shared memory: a ring of chunk slots, NBUF row slices of NCH chunks and
+ * XCH spare ones, sized for 4-byte elements; 2-byte dtypes fit about
+ * twice as many row buffers in the same bytes (nbuf <= 16). Chunk k of a
+ * block's sequence (row iteration k / NCH) lives in slot k % (nbuf * NCH
+ * + XCH) and is copied once chunk k - that was written out; the XCH
+ * spare ones only when a row's fold ends. The smem and
  * launch directives cannot see the dtype, hence the fp32 sizing. The CPU
  * emulator (scripts/tplcc.sh --emu) runs CL = 1 only (no clusters): the
  * copies become memcpy there.
@@ -48,6 +52,10 @@
 // refilled with the next row as soon as it is written out (with NBUF = 1
 // that is the only overlap of DRAM reads with the compute):
 // kevo: param NCH 1 2 4 8 default=8
+// Spare chunk slots (the ring holds NBUF * NCH + XCH chunks): the copies
+// into them are started when a row's fold ends, so reads stay in flight
+// while the block reduces and waits on the cluster barrier:
+// kevo: param XCH 0 1 2 default=0
 // Blocks per SM the persistent grid is sized for, and clusters left out
 // of it (to fit a GPC-shaped cluster count or divide ROWS evenly):
 // kevo: param BPS 1 2 3 4 default=1
@@ -60,14 +68,14 @@
 // kevo: constraint SMS * BPS / CL - DROP >= 1
 // The ring (fp32-sized, see above) + ~2 KB of static and reserved shared
 // memory per block, BPS blocks per SM (233472 B an SM on sm_90):
-// kevo: requires NBUF * cdiv(cdiv(COLS, 4) + 1, CL) * 16 <= SMEM_OPTIN - 2048
-// kevo: requires BPS * (NBUF * cdiv(cdiv(COLS, 4) + 1, CL) * 16 + 3072) <= 233472
+// kevo: requires (NBUF * NCH + XCH) * cdiv(cdiv(cdiv(COLS, 4) + 1, CL), NCH) * 16 <= SMEM_OPTIN - 2048
+// kevo: requires BPS * ((NBUF * NCH + XCH) * cdiv(cdiv(cdiv(COLS, 4) + 1, CL), NCH) * 16 + 3072) <= 233472
 // kevo: requires COLS <= 536000000
 // kevo: launch softmax_bulk
 // kevo: grid CL * min(ROWS, SMS * BPS / CL - DROP)
 // kevo: block THREADS
 // kevo: cluster CL, 1, 1
-// kevo: smem NBUF * cdiv(cdiv(COLS, 4) + 1, CL) * 16
+// kevo: smem (NBUF * NCH + XCH) * cdiv(cdiv(cdiv(COLS, 4) + 1, CL), NCH) * 16
 
 #define ES ((int)sizeof(elem_t))
 #define VE (16 / ES) /* elements per 16-byte unit */
@@ -256,9 +264,9 @@ __device__ __forceinline__ rowgeo geo(const elem_t *x, long long row,
 }
 
 /* Issues the copy of chunk c of this rank's units of a row into its
- * buffer sb: local units [c*per, (c+1)*per), per fixed for the launch so
- * that a chunk of the next row never overlaps another chunk of this one. */
-__device__ __forceinline__ void issue(unsigned char *sb, u64 *bar,
+ * slot sc: local units [c*per, (c+1)*per) land at sc + (unit - c*per)*16
+ * (per fixed for the launch, so every chunk fits every slot). */
+__device__ __forceinline__ void issue(unsigned char *sc, u64 *bar,
                                       const rowgeo &g, int c, int per,
                                       u64 pol)
 {
@@ -268,7 +276,8 @@ __device__ __forceinline__ void issue(unsigned char *sb, u64 *bar,
     int n = max(0, hi - lo); /* units to copy */
     mbar_expect(bar, (u32)n * 16u);
     if (n > 0)
-        bulk_load(sb + (size_t)lo * 16, g.base + (size_t)(g.u0 + lo) * 16,
+        bulk_load(sc + (size_t)(lo - c * per) * 16,
+                  g.base + (size_t)(g.u0 + lo) * 16,
                   (u32)n * 16u, bar, pol);
     mbar_emu_done(bar);
 }
@@ -360,13 +369,38 @@ __device__ __forceinline__ void unit_store(elem_t *yr, int u,
     }
 }
 
+/* Thread 0's copy queue: chunk k of this block's sequence (row iteration
+ * k / NCH, chunk k % NCH) goes to slot k % NS, and is issued once chunk
+ * k - NS was written out. Issues every chunk up to index last. */
+struct copyq {
+    long long nxt; /* the next chunk to issue */
+};
+
+__device__ __forceinline__ void issue_upto(copyq &q, long long last,
+                                           unsigned char *ring, u64 *bar,
+                                           int ns, size_t slot_bytes,
+                                           int per, const elem_t *x,
+                                           int ROWS, int COLS,
+                                           long long total, int rank,
+                                           int cid, int ncl, u64 pol)
+{
+    for (; q.nxt <= last; ++q.nxt) {
+        const long long row = cid + (q.nxt / NCH) * ncl;
+        if (row >= ROWS)
+            return;
+        const int sl = (int)(q.nxt % ns);
+        issue(ring + sl * slot_bytes, &bar[sl],
+              geo(x, row, COLS, total, rank), (int)(q.nxt % NCH), per, pol);
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 softmax_bulk(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
              int COLS, void *ws)
 {
     extern __shared__ float4 smem4[];
     unsigned char *ring = reinterpret_cast<unsigned char *>(smem4);
-    __shared__ u64 bar[MAXB * NCH]; /* buffer b, chunk c: b * NCH + c */
+    __shared__ u64 bar[MAXB * NCH + 2]; /* one a slot */
     __shared__ float red_m[NW], red_s[NW];
     __shared__ float2 part[2];
 
@@ -374,41 +408,37 @@ softmax_bulk(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
     const int rank = CL > 1 ? (int)(blockIdx.x % CL) : 0;
     const int cid = blockIdx.x / CL, ncl = gridDim.x / CL;
     const long long total = (long long)ROWS * COLS;
-    /* buffer stride: the most units a rank holds for this dtype; the
-     * fp32-sized ring fits nbuf of them (as the smem directive) */
+    /* a chunk: per units, a 1/NCH of the most units a rank holds for this
+     * dtype; the smem directive sizes NBUF * NCH + XCH slots for 4-byte
+     * elements, so 2-byte dtypes fit about twice as many row buffers */
     const int qmax = (int)((((long long)COLS * ES + 15) / 16 + 1 + CL - 1) /
                            CL);
     const int q4 = ((COLS + 3) / 4 + 1 + CL - 1) / CL;
-    const int nbuf = min(MAXB, (int)((long long)NBUF * q4 / qmax));
-    const size_t stride = (size_t)qmax * 16;
-    const int per = (qmax + NCH - 1) / NCH; /* units of a chunk */
+    const int per = (qmax + NCH - 1) / NCH, per4 = (q4 + NCH - 1) / NCH;
+    const size_t slot_bytes = (size_t)per * 16;
+    const int avail = (int)((long long)(NBUF * NCH + XCH) * per4 / per);
+    const int nbuf = min(MAXB, (avail - XCH) / NCH);
+    const int ns = nbuf * NCH + XCH; /* slots */
     /* y's rows can take 16-byte stores where x's can */
     const bool yal = (((u64)x ^ (u64)y) & 15) == 0;
     const u64 pol = evict_first_policy();
+    copyq q = {0};
 
     if (t == 0) {
-        for (int b = 0; b < nbuf * NCH; ++b)
+        for (int b = 0; b < ns; ++b)
             mbar_init(&bar[b]);
         mbar_fence_init();
     }
     __syncthreads();
+    /* the first nbuf rows; the XCH spare slots wait for the first gap */
     if (t == 0)
-        for (int b = 0; b < nbuf; ++b) {
-            long long row = cid + (long long)b * ncl;
-            if (row < ROWS) {
-                const rowgeo g = geo(x, row, COLS, total, rank);
-                for (int c = 0; c < NCH; ++c)
-                    issue(ring + b * stride, &bar[b * NCH + c], g, c, per,
-                          pol);
-            }
-        }
+        issue_upto(q, ns - XCH - 1, ring, bar, ns, slot_bytes, per, x, ROWS,
+                   COLS, total, rank, cid, ncl, pol);
 
     int it = 0;
     for (long long row = cid; row < ROWS; row += ncl, ++it) {
-        const int b = it % nbuf;
-        const u32 par = (u32)((it / nbuf) & 1);
+        const long long k0 = (long long)it * NCH; /* first chunk of the row */
         const rowgeo g = geo(x, row, COLS, total, rank);
-        const uint4 *sb = reinterpret_cast<const uint4 *>(ring + b * stride);
         const int nloc = g.u1 - g.u0;
 
         /* fold this rank's units, a chunk as soon as it lands */
@@ -416,21 +446,33 @@ softmax_bulk(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
 #pragma unroll 1
         for (int c = 0; c < NCH; ++c) {
             const int end = min(nloc, (c + 1) * per);
+            const int sl = (int)((k0 + c) % ns);
+            /* local unit k of the row is sc[k - c * per] */
+            const uint4 *sc =
+                reinterpret_cast<const uint4 *>(ring + sl * slot_bytes);
             int k = c * per + t;
-            mbar_wait(&bar[b * NCH + c], par);
+            mbar_wait(&bar[sl], (u32)(((k0 + c) / ns) & 1));
             for (; k + (UNROLL - 1) * THREADS < end; k += UNROLL * THREADS) {
                 float f[UNROLL][VE];
 #pragma unroll
                 for (int j = 0; j < UNROLL; ++j)
-                    unit_vals(f[j], sb + k + j * THREADS,
+                    unit_vals(f[j], sc + (k - c * per) + j * THREADS,
                               g.u0 + k + j * THREADS, g, COLS);
                 fold<UNROLL>(m, s, f);
             }
             for (; k < end; k += THREADS) {
                 float f[1][VE];
-                unit_vals(f[0], sb + k, g.u0 + k, g, COLS);
+                unit_vals(f[0], sc + (k - c * per), g.u0 + k, g, COLS);
                 fold<1>(m, s, f);
             }
+        }
+        /* the gap before this row's writes (reductions, cluster barrier):
+         * the spare slots (freed by the last row's writes) start copies of
+         * the rows after, so DRAM still has reads in flight meanwhile */
+        if (XCH && t == 0) {
+            fence_async();
+            issue_upto(q, k0 - 1 + ns, ring, bar, ns, slot_bytes, per, x,
+                       ROWS, COLS, total, rank, cid, ncl, pol);
         }
 
         /* the block's pair, in a fixed order */
@@ -474,19 +516,22 @@ softmax_bulk(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
         const float nm = -m * L2E, inv = 1.f / s;
 
         /* write from shared memory; each chunk, once written out (and red_*
-         * read), is refilled with the same chunk of row it + nbuf */
+         * read), frees its slot: the queue refills it, keeping XCH slots
+         * for the next gap */
         elem_t *yr = reinterpret_cast<elem_t *>(
             reinterpret_cast<unsigned char *>(y + row * COLS) - g.off);
-        const long long nrow = row + (long long)nbuf * ncl;
 #pragma unroll 1
         for (int c = 0; c < NCH; ++c) {
             const int end = min(nloc, (c + 1) * per);
+            const int sl = (int)((k0 + c) % ns);
+            const uint4 *sc =
+                reinterpret_cast<const uint4 *>(ring + sl * slot_bytes);
             int k = c * per + t;
             for (; k + (UNROLL - 1) * THREADS < end; k += UNROLL * THREADS) {
                 float f[UNROLL][VE];
 #pragma unroll
                 for (int j = 0; j < UNROLL; ++j)
-                    unit_vals(f[j], sb + k + j * THREADS,
+                    unit_vals(f[j], sc + (k - c * per) + j * THREADS,
                               g.u0 + k + j * THREADS, g, COLS);
 #pragma unroll
                 for (int j = 0; j < UNROLL; ++j)
@@ -495,14 +540,14 @@ softmax_bulk(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
             }
             for (; k < end; k += THREADS) {
                 float f[VE];
-                unit_vals(f, sb + k, g.u0 + k, g, COLS);
+                unit_vals(f, sc + (k - c * per), g.u0 + k, g, COLS);
                 unit_store(yr, g.u0 + k, g, COLS, yal, f, nm, inv);
             }
             __syncthreads();
-            if (t == 0 && nrow < ROWS) {
+            if (t == 0) {
                 fence_async();
-                issue(ring + b * stride, &bar[b * NCH + c],
-                      geo(x, nrow, COLS, total, rank), c, per, pol);
+                issue_upto(q, k0 + c + ns - XCH, ring, bar, ns, slot_bytes,
+                           per, x, ROWS, COLS, total, rank, cid, ncl, pol);
             }
         }
     }
