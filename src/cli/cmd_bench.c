@@ -30,6 +30,7 @@
 #include "jnl.h"
 #include "progress.h"
 #include "record.h"
+#include "records.h"
 #include "spec.h"
 #include "tpl.h"
 #include "version.h"
@@ -303,7 +304,9 @@ struct row {
     const struct bcase *c;
     char status[64];
     char run[4300];
-    cJSON *manifest, *best;       /* owned, may be NULL */
+    cJSON *manifest;              /* owned, may be NULL */
+    int has_best;                 /* best.json read */
+    struct rec_best best;
     double roofline;              /* -1 = unknown */
     long evals;
     double elapsed_s;
@@ -320,24 +323,46 @@ static cJSON *read_json(const char *dir, const char *name)
     return j;
 }
 
+/* best.json of the run, through its typed reader. */
+static void read_best(struct row *r)
+{
+    char why[256];
+    cJSON *b = read_json(r->run, "best.json");
+    r->has_best = b && !rec_best_parse(b, &r->best, why, sizeof why);
+    cJSON_Delete(b);
+}
+
+/* Evaluations, run time and the best's roofline, from the journal's
+ * records (typed by the records codec; one it refuses is left out). */
 static void read_journal(struct row *r)
 {
     char path[4400], err[256];
     cJSON *recs = NULL;
     const cJSON *x;
-    const char *best = record_str(r->best, "hash");
     snprintf(path, sizeof path, "%s/journal.jsonl", r->run);
     if (jnl_read_all(path, &recs, err, sizeof err))
         return;
     cJSON_ArrayForEach(x, recs)
     {
-        const char *t = record_str(x, "type"), *h = record_str(x, "hash");
-        r->elapsed_s = record_num(x, "t", r->elapsed_s);
-        if (!t || strcmp(t, "eval"))
+        struct record rec;
+        if (rec_parse(x, &rec, err, sizeof err)) {
+            rec_release(&rec);
             continue;
-        r->evals++;
-        if (best && h && !strcmp(h, best))
-            r->roofline = record_num(x, "roofline", -1);
+        }
+        const struct rec_eval *e = &rec.u.eval;
+        switch (rec.type) {
+        case REC_EVAL: r->elapsed_s = e->t; break;
+        case REC_CONFIRM: r->elapsed_s = rec.u.confirm.t; break;
+        case REC_GEN: r->elapsed_s = rec.u.gen.t; break;
+        case REC_LLM: r->elapsed_s = rec.u.llm.t; break;
+        default: break;
+        }
+        if (rec.type == REC_EVAL) {
+            r->evals++;
+            if (r->has_best && e->hash == r->best.hash)
+                r->roofline = e->r.outcome == EVAL_OK ? e->r.roofline : -1;
+        }
+        rec_release(&rec);
     }
     cJSON_Delete(recs);
 }
@@ -352,7 +377,7 @@ static void make_row(const char *runs, const struct bcase *c, struct row *r)
     if (!c->supported)
         return;
     r->manifest = read_json(r->run, "manifest.json");
-    r->best = read_json(r->run, "best.json");
+    read_best(r);
     if (!r->manifest) {
         if (!r->status[0])
             snprintf(r->status, sizeof r->status, "not run");
@@ -360,7 +385,7 @@ static void make_row(const char *runs, const struct bcase *c, struct row *r)
     }
     read_journal(r);
     if (!r->status[0])
-        snprintf(r->status, sizeof r->status, "%s", r->best ? "ok"
+        snprintf(r->status, sizeof r->status, "%s", r->has_best ? "ok"
                  : "no correct kernel");
 }
 
@@ -395,15 +420,19 @@ static cJSON *row_json(const struct row *r)
     cJSON_AddStringToObject(o, "shape", c->shape);
     cJSON_AddStringToObject(o, "status", r->status);
     cJSON_AddStringToObject(o, "run", r->run);
-    if (r->best) {
-        static const char *const k[] = {"template", "hash", "params",
-                                        "fitness", "unit", "median_ns",
-                                        "ratio"};
-        for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
-            const cJSON *x = cJSON_GetObjectItemCaseSensitive(r->best, k[i]);
-            if (x)
-                cJSON_AddItemToObject(o, k[i], cJSON_Duplicate(x, 1));
-        }
+    if (r->has_best) {
+        /* best.json as its codec writes it, template first, without the
+         * generation */
+        cJSON *b = rec_best_json(&r->best), *x;
+        static const char *const first[] = {"template", "hash"};
+        for (size_t i = 0; i < 2; i++)
+            cJSON_AddItemToObject(o, first[i], cJSON_DetachItemFromObject(
+                                                   b, first[i]));
+        cJSON_DeleteItemFromObject(b, "generation");
+        while (b && (x = b->child))
+            cJSON_AddItemToObject(o, x->string,
+                                  cJSON_DetachItemViaPointer(b, x));
+        cJSON_Delete(b);
         if (r->roofline >= 0)
             cJSON_AddNumberToObject(o, "roofline", r->roofline);
     }
@@ -424,25 +453,24 @@ static void row_md(const struct row *r, char *out, size_t cap)
 {
     char fit[64] = "-", roof[32] = "-", bfit[64] = "-", ratio[32] = "-",
          what[256] = "-", evals[32] = "-";
-    const char *unit = record_str(r->best, "unit");
+    const char *unit = r->has_best && r->best.unit[0] ? r->best.unit : NULL;
     const cJSON *bl = baseline_of(r->manifest);
-    if (r->best) {
-        progress_fmt_fitness(record_num(r->best, "fitness", 0),
-                             unit ? unit : "", fit, sizeof fit);
-        snprintf(what, sizeof what, "%s", record_str(r->best, "template")
-                 ? record_str(r->best, "template") : "?");
-        if (record_num(r->best, "ratio", 0) > 0)
-            snprintf(ratio, sizeof ratio, "%.3fx",
-                     record_num(r->best, "ratio", 0));
+    if (r->has_best) {
+        progress_fmt_fitness(r->best.fitness, unit ? unit : "", fit,
+                             sizeof fit);
+        snprintf(what, sizeof what, "%s", r->best.tpl);
+        if (r->best.ratio > 0)
+            snprintf(ratio, sizeof ratio, "%.3fx", r->best.ratio);
     }
     if (r->roofline >= 0)
         snprintf(roof, sizeof roof, "%.1f %%", r->roofline * 100);
     if (bl) {
         char f[64];
-        progress_fmt_fitness(record_num(bl, "fitness", 0), unit ? unit
-                             : r->c->p->work_unit, f, sizeof f);
-        snprintf(bfit, sizeof bfit, "%s %s", record_str(bl, "name")
-                 ? record_str(bl, "name") : "?", f);
+        struct rec_baseline b;
+        rec_baseline_parse(bl, &b);
+        progress_fmt_fitness(b.fitness, unit ? unit : r->c->p->work_unit, f,
+                             sizeof f);
+        snprintf(bfit, sizeof bfit, "%s %s", b.name[0] ? b.name : "?", f);
     }
     if (r->manifest)
         snprintf(evals, sizeof evals, "%ld", r->evals);
@@ -497,7 +525,6 @@ static void free_rows(struct row *rows, int n)
 {
     for (int i = 0; i < n; i++) {
         cJSON_Delete(rows[i].manifest);
-        cJSON_Delete(rows[i].best);
     }
 }
 
