@@ -13,6 +13,7 @@
 #include "hash.h"
 #include "jnl.h"
 #include "record.h"
+#include "records.h"
 #include "rundir.h"
 
 void simtable_free(struct simtable *t)
@@ -139,34 +140,24 @@ static void read_device(struct simtable *t, const cJSON *d)
     snprintf(t->gpu, sizeof t->gpu, "%s", name ? name : "");
 }
 
-/* The point of record rec (an "eval" record of a journal). 1 = taken,
- * 0 = not a point of a known template, <0 = error. */
-static int journal_point(struct simtable *t, const cJSON *rec, long *cap,
-                         int *rc)
+/* The point of eval record e. 1 = taken, 0 = not a point of a known
+ * template, <0 = error. */
+static int journal_point(struct simtable *t, const struct rec_eval *e,
+                         long *cap, int *rc)
 {
-    const char *name = record_str(rec, "template");
-    const char *oc = record_str(rec, "outcome");
-    const cJSON *params = cJSON_GetObjectItemCaseSensitive(rec, "params");
-    int ti = name ? simtable_tpl_index(t, name) : -1;
-    enum eval_outcome o;
+    int ti = simtable_tpl_index(t, e->tpl);
     int64_t vals[TPL_MAX_PARAMS] = {0};
     *rc = KEVO_OK;
     if (ti < 0)
         return 0; /* e.g. a template an LLM wrote: not in templates/ */
-    if (!oc || eval_outcome_parse(oc, &o) || !cJSON_IsObject(params))
-        return -1;
     const struct tpl *tp = t->tpls[ti];
     for (int i = 0; i < tp->n_params; i++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(params,
-                                                          tp->params[i].name);
-        if (!cJSON_IsNumber(v) ||
-            tpl_value_index(tp, i, (int64_t)v->valuedouble) < 0)
+        vals[i] = rec_eval_param(e, tp->params[i].name, INT64_MIN);
+        if (vals[i] == INT64_MIN || tpl_value_index(tp, i, vals[i]) < 0)
             return -1;
-        vals[i] = (int64_t)v->valuedouble;
     }
-    *rc = add_point(t, ti, vals, o, record_num(rec, "fitness", 0),
-                    record_num(rec, "median_ns", 0),
-                    record_num(rec, "ratio", 0), cap);
+    *rc = add_point(t, ti, vals, e->r.outcome, e->r.fitness, e->r.median_ns,
+                    e->r.ratio, cap);
     return *rc ? -1 : 1;
 }
 
@@ -202,18 +193,23 @@ static int load_run(struct simtable *t, const char *dir, char *err,
     const cJSON *rec;
     cJSON_ArrayForEach(rec, recs)
     {
+        struct rec_eval e;
+        char why[256];
         k++;
-        const char *type = record_str(rec, "type");
-        if (!type || strcmp(type, "eval"))
+        if (rec_type_of(rec) != REC_EVAL)
             continue;
-        if (journal_point(t, rec, &cap, &rc) < 0) {
-            if (!rc) {
-                snprintf(err, errcap, "%s:%ld: malformed evaluation record",
-                         path, k);
-                rc = KEVO_EPARSE;
-            }
-            break;
+        if (rec_eval_parse(rec, &e, why, sizeof why)) {
+            snprintf(err, errcap, "%s:%ld: malformed evaluation record (%s)",
+                     path, k, why);
+            rc = KEVO_EPARSE;
+        } else if (journal_point(t, &e, &cap, &rc) < 0 && !rc) {
+            snprintf(err, errcap, "%s:%ld: malformed evaluation record",
+                     path, k);
+            rc = KEVO_EPARSE;
         }
+        rec_eval_release(&e);
+        if (rc)
+            break;
     }
     cJSON_Delete(recs);
     return rc;
