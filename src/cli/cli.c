@@ -60,6 +60,25 @@ int cli_problems_dir(const char *given, char *out, size_t cap)
     return rc;
 }
 
+int cli_user_problem(const char *name, char *err, size_t errcap)
+{
+    char dir[4096], path[4096 + 160];
+    const struct problem *p;
+    if (strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
+            strlen(name) ||
+        cli_problems_dir(NULL, dir, sizeof dir))
+        return KEVO_ENOENT;
+    for (int flat = 0; flat < 2; flat++) {
+        if (snprintf(path, sizeof path, "%s/%s%s%s.problem", dir,
+                     flat ? "" : name, flat ? "" : "/", name) >=
+            (int)sizeof path)
+            return KEVO_ENOENT;
+        if (fs_exists(path))
+            return problem_load_file(path, &p, err, errcap);
+    }
+    return KEVO_ENOENT;
+}
+
 int cli_prompts_dir(char *out, size_t cap)
 {
     return find_dir(NULL, "KEVO_PROMPTS", "mutators/prompts", out, cap);

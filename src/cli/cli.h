@@ -21,6 +21,10 @@ int cli_templates_dir(const char *given, char *out, size_t cap);
  * and DIR/y/x.problem): given, else $KEVO_PROBLEMS, else problems/, else
  * examples/problems/ (found as cli_templates_dir finds templates/). */
 int cli_problems_dir(const char *given, char *out, size_t cap);
+/* --problem NAME for a user problem: loads NAME/NAME.problem or
+ * NAME.problem from cli_problems_dir(NULL). KEVO_ENOENT (err untouched)
+ * when there is none; a bad file's error otherwise. */
+int cli_user_problem(const char *name, char *err, size_t errcap);
 /* Finds the LLM prompt files: $KEVO_PROMPTS, ./mutators/prompts, or next
  * to the executable. */
 int cli_prompts_dir(char *out, size_t cap);

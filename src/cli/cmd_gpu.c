@@ -17,6 +17,7 @@
 
 #include <cJSON.h>
 
+#include "cli.h"
 #include "eval.h"
 #include "fsutil.h"
 #include "genome.h"
@@ -85,7 +86,18 @@ static int parse_eval_args(int argc, char **argv, struct eval_args *a)
     optind = 1;
     while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
         switch (c) {
-        case 'p': a->problem = optarg; break;
+        case 'p': { /* a user problem's name: from the problems directory */
+            char err[1024];
+            int rc = KEVO_OK;
+            a->problem = optarg;
+            if (!problem_find(optarg))
+                rc = cli_user_problem(optarg, err, sizeof err);
+            if (rc && rc != KEVO_ENOENT) {
+                fprintf(stderr, "kevo eval: %s\n", err);
+                return XC_USAGE;
+            }
+            break;
+        }
         case 'F': { /* a user problem: registered for problem_find */
             const struct problem *up;
             char err[1024];

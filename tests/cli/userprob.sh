@@ -134,6 +134,22 @@ expect_fail "a shape failing the file's checks names the file" \
 expect_fail "kevo list reports a bad file in the problems directory" \
     "bad.problem:14: buffer 'g': uniform needs LO < HI" $K list --problems-dir "$SCRATCH/probs"
 
+# 8. --problem NAME finds NAME/NAME.problem in ./problems (the problems
+# directory kevo list searches)
+mkdir -p "$SCRATCH/cwd/problems/scale"
+cp examples/problems/scale/scale.problem examples/problems/scale/scale_vec.cu "$SCRATCH/cwd/problems/scale/"
+(cd "$SCRATCH/cwd" && $T run --evaluator test --problem scale --shape 64x48 --generations 1 --quiet \
+    --runs-dir "$SCRATCH/runs" --name byname) 2>"$SCRATCH/err" &&
+    cmp -s "$SCRATCH/runs/byname/problem.problem" examples/problems/scale/scale.problem &&
+    [ -f "$SCRATCH/runs/byname/templates/scale/scale_vec.cu" ] &&
+    ok "--problem NAME loads a user problem from the problems directory" ||
+    { fail "--problem NAME"; cat "$SCRATCH/err"; }
+sed -i 's/^sizes ROWS COLS$/sizes ROWS cols/' "$SCRATCH/cwd/problems/scale/scale.problem"
+expect_fail "--problem NAME with a bad file there names its line" \
+    "problems/scale/scale.problem:11: size name 'cols' must be upper case" \
+    env -C "$SCRATCH/cwd" $T run --evaluator test --problem scale --shape 64x48 \
+        --runs-dir "$SCRATCH/runs" --name bn2
+
 # 7. no template at all: LLM proposals only; the prompt describes the problem
 mkdir -p "$SCRATCH/lone"
 cp examples/problems/scale/scale.problem "$SCRATCH/lone/"
