@@ -637,9 +637,9 @@ static int parse_run_args(int argc, char **argv, struct session *ss,
         (rc = simtable_setup_run(f->simulate, &ss->spec, f->shape != NULL,
                                  NULL, NULL, err, errcap)))
         return rc;
-    if (ss->spec.problem[0] && !problem_find(ss->spec.problem) &&
-        (rc = cli_user_problem(ss->spec.problem, err, errcap)) != KEVO_ENOENT)
-        if (rc)
+    if (ss->spec.problem[0] && !problem_find(ss->spec.problem)) {
+        rc = cli_user_problem(ss->spec.problem, err, errcap);
+        if (rc && rc != KEVO_ENOENT)
             return rc; /* a bad problem file in the problems directory */
     ss->problem = problem_find(ss->spec.problem);
     if (f->shape && ss->problem &&
