@@ -641,6 +641,7 @@ static int parse_run_args(int argc, char **argv, struct session *ss,
         rc = cli_user_problem(ss->spec.problem, err, errcap);
         if (rc && rc != KEVO_ENOENT)
             return rc; /* a bad problem file in the problems directory */
+    }
     ss->problem = problem_find(ss->spec.problem);
     if (f->shape && ss->problem &&
         (rc = problem_parse_shape(ss->problem, f->shape, &ss->spec.shape, err,
