@@ -56,23 +56,24 @@ static double elapsed_s(const struct engine *e)
 
 /* ------------------------------------------------------------- helpers */
 
-static const struct tpl *tpl_of(const struct engine *e, const struct genome *g)
+const struct tpl *engine_tpl_of(const struct engine *e,
+                                const struct genome *g)
 {
     return e->tpls[g->tpl];
 }
 
-static int supports(const struct engine *e, const struct genome *g)
+int engine_supports(const struct engine *e, const struct genome *g)
 {
     char why[8];
     if (e->has_members &&
-        !seen_has(&e->members, genome_hash(tpl_of(e, g), g->vals)))
+        !seen_has(&e->members, genome_hash(engine_tpl_of(e, g), g->vals)))
         return 0;
-    return tpl_supports(tpl_of(e, g), g->vals, e->env.spec->dtype,
+    return tpl_supports(engine_tpl_of(e, g), g->vals, e->env.spec->dtype,
                         &e->env.spec->shape, &e->env.dev, why, sizeof why) &&
-           runlog_admit(e->env.log, tpl_of(e, g), g->vals);
+           runlog_admit(e->env.log, engine_tpl_of(e, g), g->vals);
 }
 
-int eng_tpl_usable(const struct engine *e, int t)
+int engine_tpl_usable(const struct engine *e, int t)
 {
     return (e->tpls[t]->dtype_mask & 1u << e->env.spec->dtype) != 0;
 }
@@ -81,8 +82,8 @@ static void describe(const struct engine *e, const struct genome *g,
                      char *out, size_t cap)
 {
     char params[200];
-    genome_format(g, tpl_of(e, g), params, sizeof params);
-    snprintf(out, cap, "%s %s", tpl_of(e, g)->name, params);
+    genome_format(g, engine_tpl_of(e, g), params, sizeof params);
+    snprintf(out, cap, "%s %s", engine_tpl_of(e, g)->name, params);
 }
 
 const struct tpl *engine_template(const struct engine *e, int idx)
@@ -90,17 +91,7 @@ const struct tpl *engine_template(const struct engine *e, int idx)
     return idx >= 0 && idx < e->n_tpls ? e->tpls[idx] : NULL;
 }
 
-const struct tpl *eng_tpl(const struct engine *e, const struct genome *g)
-{
-    return tpl_of(e, g);
-}
-
-int eng_supports(const struct engine *e, const struct genome *g)
-{
-    return supports(e, g);
-}
-
-int eng_record_point(const struct engine *e, const struct rec_eval *rec,
+int engine_record_point(const struct engine *e, const struct rec_eval *rec,
                      int *tpl, int64_t *vals)
 {
     int t = e->n_tpls - 1;
@@ -158,7 +149,8 @@ static int random_point(struct engine *e, int t, struct genome *g)
             const struct tpl_param *p = &tp->params[i];
             g->vals[i] = p->values[rng_below(&e->rng, (uint64_t)p->n_values)];
         }
-        if (tpl_point_valid(tp, g->vals, &e->env.dev) && supports(e, g)) {
+        if (tpl_point_valid(tp, g->vals, &e->env.dev) &&
+            engine_supports(e, g)) {
             genome_rehash(g, tp);
             return 0;
         }
@@ -178,7 +170,7 @@ static int point_ok(void *ud, const int64_t *vals)
     const struct point_ok_ctx *x = ud;
     struct genome g = {.tpl = x->tpl};
     memcpy(g.vals, vals, sizeof g.vals);
-    return supports(x->e, &g);
+    return engine_supports(x->e, &g);
 }
 
 /* Past this many raw points a list for the hypercube is a sample (the
@@ -236,7 +228,7 @@ static const struct pointset *points_of(struct engine *e, int t, int full,
     return e->pts_state[t] == 1 ? &e->pts[t] : NULL;
 }
 
-int eng_add_child(struct engine *e, const struct child *c)
+int engine_add_child(struct engine *e, const struct child *c)
 {
     if (e->n_kids == e->cap_kids) {
         int cap = e->cap_kids ? e->cap_kids * 2 : 64;
@@ -270,12 +262,12 @@ static long evals_left(const struct engine *e)
 
 static int offer_initial(struct engine *e, const struct genome *g, int *k)
 {
-    if (!supports(e, g) || seen_has(&e->seen, g->hash) ||
+    if (!engine_supports(e, g) || seen_has(&e->seen, g->hash) ||
         e->n_kids >= evals_left(e))
         return KEVO_OK;
     struct child c = {.g = *g, .island = (*k)++ % e->n_isl,
                       .mutator = "init"};
-    return eng_add_child(e, &c);
+    return engine_add_child(e, &c);
 }
 
 /* How many points the Latin hypercube of template t has: at least the
@@ -316,7 +308,7 @@ static int make_initial(struct engine *e)
 {
     int k = 0, rc;
     for (int t = 0; t < e->n_tpls; t++) {
-        if (!eng_tpl_usable(e, t))
+        if (!engine_tpl_usable(e, t))
             continue;
         const struct tpl *tp = e->tpls[t];
         struct genome g = {.tpl = t};
@@ -354,7 +346,7 @@ static int build_sweep(struct engine *e)
     long n = 0;
     int rc;
     for (int t = 0; t < e->n_base; t++) {
-        if (!eng_tpl_usable(e, t))
+        if (!engine_tpl_usable(e, t))
             continue;
         const struct pointset *ps = points_of(e, t, 1, &rc);
         if (rc)
@@ -373,7 +365,7 @@ static int build_sweep(struct engine *e)
         return KEVO_ENOMEM;
     for (int t = 0; t < e->n_base; t++) {
         const struct pointset *ps =
-            eng_tpl_usable(e, t) ? points_of(e, t, 1, &rc) : NULL;
+            engine_tpl_usable(e, t) ? points_of(e, t, 1, &rc) : NULL;
         for (long i = 0; ps && i < ps->n; i++)
             e->sweep[e->n_sweep++] = (long)t << SWEEP_SHIFT | i;
     }
@@ -404,7 +396,7 @@ static int make_sweep(struct engine *e)
         if (seen_has(&e->seen, c.g.hash))
             continue;
         k++;
-        if ((rc = eng_add_child(e, &c)))
+        if ((rc = engine_add_child(e, &c)))
             return rc;
     }
     return KEVO_OK;
@@ -412,8 +404,9 @@ static int make_sweep(struct engine *e)
 
 /* ---------------------------------------------- selection and mutation */
 
-const struct member *eng_tournament(struct engine *e, const struct island *is,
-                                    int tpl)
+const struct member *engine_tournament(struct engine *e,
+                                       const struct island *is,
+                                       int tpl)
 {
     const struct member *best = NULL;
     int want = e->env.spec->tournament, got = 0;
@@ -441,7 +434,7 @@ static const struct genome *pick_parent(struct engine *e, const struct island *i
 {
     if (e->arc.n > 0 && rng_unit(&e->rng) < e->env.spec->archive_prob)
         return &archive_pick(&e->arc, &e->rng)->g;
-    return &eng_tournament(e, is, -1)->g;
+    return &engine_tournament(e, is, -1)->g;
 }
 
 /* One attempt at a child of island i; 0 = made, -1 = try again. arm is
@@ -455,7 +448,7 @@ static int try_child(struct engine *e, int i, int arm, struct child *c)
     c->island = i;
     if (is->n == 0) {
         int t = (int)rng_below(&e->rng, (uint64_t)e->n_tpls);
-        if (!eng_tpl_usable(e, t) || random_point(e, t, &c->g))
+        if (!engine_tpl_usable(e, t) || random_point(e, t, &c->g))
             return -1;
         c->mutator = "random";
         return seen_has(&e->seen, c->g.hash) ? -1 : 0;
@@ -468,7 +461,7 @@ static int try_child(struct engine *e, int i, int arm, struct child *c)
     int cross = arm < 0 ? rng_unit(&e->rng) < e->env.spec->crossover_prob
                         : e->arms[arm].cheap->n_parents == 2;
     if (cross && two && count_tpl(is, par[0]->tpl) >= 2) {
-        const struct member *p2 = eng_tournament(e, is, par[0]->tpl);
+        const struct member *p2 = engine_tournament(e, is, par[0]->tpl);
         if (p2 && p2->g.hash != par[0]->hash) {
             par[1] = &p2->g;
             m = two;
@@ -476,8 +469,8 @@ static int try_child(struct engine *e, int i, int arm, struct child *c)
     }
     if (m->apply(&ctx, par, &c->g))
         return -1;
-    genome_rehash(&c->g, tpl_of(e, &c->g));
-    if (seen_has(&e->seen, c->g.hash) || !supports(e, &c->g))
+    genome_rehash(&c->g, engine_tpl_of(e, &c->g));
+    if (seen_has(&e->seen, c->g.hash) || !engine_supports(e, &c->g))
         return -1;
     c->mutator = m->name;
     c->n_par = m->n_parents;
@@ -495,7 +488,7 @@ static int random_child(struct engine *e, int i, struct child *c)
     c->mutator = "random";
     for (int tries = 0; tries < MAKE_TRIES; tries++) {
         int t = (int)rng_below(&e->rng, (uint64_t)e->n_tpls);
-        if (eng_tpl_usable(e, t) && random_point(e, t, &c->g) == 0 &&
+        if (engine_tpl_usable(e, t) && random_point(e, t, &c->g) == 0 &&
             !seen_has(&e->seen, c->g.hash))
             return 0;
     }
@@ -561,7 +554,7 @@ static int keep_best(struct engine *e, struct pool *p, int want,
     if (p->n == 0)
         return KEVO_OK;
     for (int k = 0; k < p->n; k++)
-        p->c[k].score = esur_score(e, &p->c[k].g);
+        p->c[k].score = engine_sur_score(e, &p->c[k].g);
     qsort(p->c, (size_t)p->n, sizeof *p->c, by_score);
     if (want > p->n)
         want = p->n;
@@ -590,7 +583,7 @@ static int offspring_pool(struct engine *e, int i, struct pool *p,
     for (int k = 0; k < e->env.spec->offspring; k++) {
         int arm = -1;
         if (e->use_bandit && e->isl[i].n > 0) {
-            if ((rc = ellm_pick(e, i, &arm)))
+            if ((rc = engine_llm_pick(e, i, &arm)))
                 return rc;
             if (e->arms[arm].llm)
                 continue; /* asked an LLM: its child comes later */
@@ -615,7 +608,7 @@ static int offspring_pool(struct engine *e, int i, struct pool *p,
 static int make_offspring(struct engine *e)
 {
     int rc;
-    if ((rc = esur_fit(e)))
+    if ((rc = engine_sur_fit(e)))
         return rc;
     if (e->sur) { /* rated: the most promising are evaluated first */
         struct pool p = {0}, out = {0};
@@ -624,7 +617,7 @@ static int make_offspring(struct engine *e)
         if (!rc && out.n)
             qsort(out.c, (size_t)out.n, sizeof *out.c, by_score);
         for (int k = 0; !rc && k < out.n && e->n_kids < evals_left(e); k++)
-            rc = eng_add_child(e, &out.c[k]);
+            rc = engine_add_child(e, &out.c[k]);
         free(p.c);
         free(out.c);
         return rc;
@@ -636,12 +629,12 @@ static int make_offspring(struct engine *e)
             struct child c;
             int arm = -1;
             if (e->use_bandit && e->isl[i].n > 0) {
-                if ((rc = ellm_pick(e, i, &arm)))
+                if ((rc = engine_llm_pick(e, i, &arm)))
                     return rc;
                 if (e->arms[arm].llm)
                     continue; /* asked an LLM: its child comes later */
             }
-            if (one_child(e, i, arm, &c) == 0 && (rc = eng_add_child(e, &c)))
+            if (one_child(e, i, arm, &c) == 0 && (rc = engine_add_child(e, &c)))
                 return rc;
         }
     return KEVO_OK;
@@ -654,7 +647,7 @@ static void child_desc(struct engine *e, struct child *c)
     struct launch_plan plan;
     char err[8];
     c->d = (struct archive_desc){.tpl = c->g.tpl, .regs_bucket = -1};
-    if (!tpl_plan(tpl_of(e, &c->g), c->g.vals, &e->env.spec->shape,
+    if (!tpl_plan(engine_tpl_of(e, &c->g), c->g.vals, &e->env.spec->shape,
                   &e->env.dev, &plan, err, sizeof err)) {
         const struct launch_dims *l = &plan.l[0];
         uint32_t th = l->block[0] * l->block[1] * l->block[2];
@@ -668,7 +661,8 @@ static void child_desc(struct engine *e, struct child *c)
 
 static int write_source(struct engine *e, struct child *c)
 {
-    c->source = tpl_instantiate(tpl_of(e, &c->g), c->g.vals, e->env.spec->dtype);
+    c->source = tpl_instantiate(engine_tpl_of(e, &c->g), c->g.vals,
+                                e->env.spec->dtype);
     if (!c->source)
         return KEVO_ENOMEM;
     c->src_hash = hash_final(hash_str(HASH_SEED, c->source));
@@ -686,7 +680,7 @@ static int write_source(struct engine *e, struct child *c)
 static cJSON *eval_record(struct engine *e, int idx)
 {
     const struct child *c = &e->kids[idx];
-    const struct tpl *t = tpl_of(e, &c->g);
+    const struct tpl *t = engine_tpl_of(e, &c->g);
     struct rec_eval r = {.gen = e->gen, .idx = idx, .island = c->island,
                          .hash = c->g.hash, .n_params = t->n_params,
                          .n_par = c->n_par, .source = c->src_hash,
@@ -726,8 +720,8 @@ static int take_result(struct engine *e, int idx)
     e->st.evals++;
     e->st.outcomes[c->r.outcome]++;
     child_desc(e, c);
-    if (ellm_note(e, c) ||
-        esur_note(e, c->g.tpl, c->g.vals, c->r.outcome, c->r.fitness))
+    if (engine_llm_note(e, c) ||
+        engine_sur_note(e, c->g.tpl, c->g.vals, c->r.outcome, c->r.fitness))
         return KEVO_ENOMEM;
     if (c->r.outcome == EVAL_OK &&
         archive_offer(&e->arc, &c->d, &c->g, c->r.fitness) < 0)
@@ -794,7 +788,8 @@ static int evaluate_children(struct engine *e)
     }
     for (int k = 0; k < n; k++) {
         const struct child *c = &e->kids[k];
-        cands[k] = (struct candidate){tpl_of(e, &c->g), c->g.vals, c->g.hash,
+        cands[k] = (struct candidate){engine_tpl_of(e, &c->g), c->g.vals,
+                                      c->g.hash,
                                       c->source, c->src_hash};
         ptrs[k] = &cands[k];
     }
@@ -844,12 +839,14 @@ static int confirm(struct engine *e, const struct child *c, int *accept)
 {
     struct genome inc = {.tpl = e->st.best_tpl, .hash = e->st.best_hash};
     memcpy(inc.vals, e->st.best_vals, sizeof inc.vals);
-    char *src = tpl_instantiate(tpl_of(e, &inc), inc.vals, e->env.spec->dtype);
+    char *src = tpl_instantiate(engine_tpl_of(e, &inc), inc.vals,
+                                e->env.spec->dtype);
     if (!src)
         return KEVO_ENOMEM;
-    struct candidate ch = {tpl_of(e, &c->g), c->g.vals, c->g.hash, c->source,
+    struct candidate ch = {engine_tpl_of(e, &c->g), c->g.vals, c->g.hash,
+                           c->source,
                            c->src_hash};
-    struct candidate in = {tpl_of(e, &inc), inc.vals, inc.hash, src,
+    struct candidate in = {engine_tpl_of(e, &inc), inc.vals, inc.hash, src,
                            hash_final(hash_str(HASH_SEED, src))};
     int rc = runlog_confirm(e->env.log, e->gen, elapsed_s(e), &ch, &in,
                             accept);
@@ -1029,7 +1026,7 @@ static cJSON *checkpoint_json(struct engine *e)
         cJSON_AddItemToObject(o, "best", b);
     }
     if (e->env.llm_on)
-        cJSON_AddItemToObject(o, "llm", ellm_to_json(e));
+        cJSON_AddItemToObject(o, "llm", engine_llm_to_json(e));
     cJSON_AddNumberToObject(o, "elapsed_s", elapsed_s(e));
     return o;
 }
@@ -1113,9 +1110,10 @@ static int one_generation(struct engine *e)
     if (e->env.llm_on) {
         /* gen 0 asks for proposals; with no template of the run's dtype
          * they are the initial population, else they join generation 1 */
-        if (e->gen == 0 && (rc = ellm_propose(e)))
+        if (e->gen == 0 && (rc = engine_llm_propose(e)))
             return rc;
-        if ((e->gen > 0 || ellm_usable_tpls(e) == 0) && (rc = ellm_collect(e)))
+        if ((e->gen > 0 || engine_llm_usable_tpls(e) == 0) &&
+            (rc = engine_llm_collect(e)))
             return rc;
     }
     if (!strcmp(e->env.spec->strategy, "sweep"))
@@ -1130,7 +1128,7 @@ static int one_generation(struct engine *e)
     }
     if ((rc = evaluate_children(e)))
         return rc;
-    if ((rc = ellm_after_eval(e)))
+    if ((rc = engine_llm_after_eval(e)))
         return rc;
     if ((rc = update_best(e)))
         return rc;
@@ -1227,7 +1225,7 @@ static int restore(struct engine *e, const cJSON *ck)
     if (e->st.gen < 0 ||
         runlog_seek(e->env.log, (long)record_num(ck, "journal_records", -1)))
         return KEVO_EPARSE;
-    int rc = ellm_restore(e, ck);
+    int rc = engine_llm_restore(e, ck);
     if (!rc)
         rc = restore_islands(e, cJSON_GetObjectItemCaseSensitive(ck, "islands"));
     if (!rc)
@@ -1252,9 +1250,9 @@ static int count_history(struct engine *e)
         if (!rc)
             rc = seen_add(&e->seen, r.hash);
         if (!rc)
-            rc = ellm_note_record(e, &r);
+            rc = engine_llm_note_record(e, &r);
         if (!rc)
-            rc = esur_note_record(e, &r);
+            rc = engine_sur_note_record(e, &r);
         if (!rc) {
             e->st.evals++;
             e->st.outcomes[r.r.outcome]++;
@@ -1290,7 +1288,7 @@ static int alloc_engine(const struct engine_env *env, struct engine **out)
             rc = KEVO_ENOMEM;
     archive_init(&e->arc);
     if (!rc)
-        rc = ellm_init(e);
+        rc = engine_llm_init(e);
     e->st.gen = -1;
     e->st.best_tpl = -1;
     *out = e;
@@ -1350,7 +1348,7 @@ void engine_free(struct engine *e)
     free(e->isl);
     archive_release(&e->arc);
     seen_release(&e->seen);
-    ellm_free(e);
+    engine_llm_free(e);
     for (int t = 0; e->pts && t < e->n_base; t++)
         pointset_release(&e->pts[t]);
     free(e->pts);
@@ -1358,7 +1356,7 @@ void engine_free(struct engine *e)
     free(e->sweep);
     if (e->has_members)
         seen_release(&e->members);
-    esur_release(e);
+    engine_sur_release(e);
     free(e->hist);
     free(e);
 }

@@ -115,53 +115,55 @@ struct engine {
 };
 
 /* engine_llm.c */
-const struct tpl *eng_tpl(const struct engine *e, const struct genome *g);
-const struct member *eng_tournament(struct engine *e, const struct island *is,
-                                    int tpl);
-int eng_supports(const struct engine *e, const struct genome *g);
+const struct tpl *engine_tpl_of(const struct engine *e,
+                                const struct genome *g);
+const struct member *engine_tournament(struct engine *e,
+                                       const struct island *is,
+                                       int tpl);
+int engine_supports(const struct engine *e, const struct genome *g);
 /* The template (index, the last of that name) and parameter values of
  * eval record rec into *tpl and vals; -1 if its template is unknown or
  * a parameter is missing (*tpl untouched, vals maybe partly written). */
-int eng_record_point(const struct engine *e, const struct rec_eval *rec,
+int engine_record_point(const struct engine *e, const struct rec_eval *rec,
                      int *tpl, int64_t *vals);
 /* 1 if template t supports the run's dtype. */
-int eng_tpl_usable(const struct engine *e, int t);
-int eng_add_child(struct engine *e, const struct child *c);
+int engine_tpl_usable(const struct engine *e, int t);
+int engine_add_child(struct engine *e, const struct child *c);
 
-int ellm_init(struct engine *e);
-void ellm_free(struct engine *e);
+int engine_llm_init(struct engine *e);
+void engine_llm_free(struct engine *e);
 /* Remembers a result (for prompts and rewards). */
-int ellm_note(struct engine *e, const struct child *c);
+int engine_llm_note(struct engine *e, const struct child *c);
 /* Remembers a result read back from an earlier session's journal. */
-int ellm_note_record(struct engine *e, const struct rec_eval *rec);
+int engine_llm_note_record(struct engine *e, const struct rec_eval *rec);
 /* Generation 0: asks for the initial proposals. */
-int ellm_propose(struct engine *e);
+int engine_llm_propose(struct engine *e);
 /* Takes the answers asked for earlier, in order: journal records,
  * templates, children. */
-int ellm_collect(struct engine *e);
+int engine_llm_collect(struct engine *e);
 /* Picks the operator (index in e->arms) for one offspring slot of island
  * i; an LLM arm queues a request (and makes no child now). */
-int ellm_pick(struct engine *e, int i, int *arm);
+int engine_llm_pick(struct engine *e, int i, int *arm);
 /* After evaluation: bandit rewards, repair requests. */
-int ellm_after_eval(struct engine *e);
-cJSON *ellm_to_json(const struct engine *e);
-int ellm_restore(struct engine *e, const cJSON *ck);
-int ellm_usable_tpls(const struct engine *e);
+int engine_llm_after_eval(struct engine *e);
+cJSON *engine_llm_to_json(const struct engine *e);
+int engine_llm_restore(struct engine *e, const cJSON *ck);
+int engine_llm_usable_tpls(const struct engine *e);
 
 /* engine_sur.c: the surrogate that ranks offspring before evaluation */
 /* Remembers a result (in journal order; also for records read back). */
-int esur_note(struct engine *e, int tpl, const int64_t *vals,
+int engine_sur_note(struct engine *e, int tpl, const int64_t *vals,
               enum eval_outcome o, double fitness);
-int esur_note_record(struct engine *e, const struct rec_eval *rec);
+int engine_sur_note_record(struct engine *e, const struct rec_eval *rec);
 /* Fits the forest to the results so far (when the spec asks for a
  * surrogate and there are enough of them); deterministic in the seed and
  * generation. */
-int esur_fit(struct engine *e);
+int engine_sur_fit(struct engine *e);
 /* The forest's rating of g: predicted log fitness plus an exploration
  * bonus for uncertainty; 0 if no forest, HUGE_VAL for a template newer
  * than the forest (an LLM's: tried before the rated ones). */
-double esur_score(const struct engine *e, const struct genome *g);
-void esur_release(struct engine *e);
+double engine_sur_score(const struct engine *e, const struct genome *g);
+void engine_sur_release(struct engine *e);
 
 
 #endif

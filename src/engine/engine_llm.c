@@ -116,7 +116,7 @@ static int rec_grow(struct recmap *m)
     return KEVO_OK;
 }
 
-int ellm_note(struct engine *e, const struct child *c)
+int engine_llm_note(struct engine *e, const struct child *c)
 {
     struct recmap *m = e->recs;
     if (!m || !c->g.hash || rec_find(e, c->g.hash))
@@ -136,23 +136,23 @@ int ellm_note(struct engine *e, const struct child *c)
     return KEVO_OK;
 }
 
-int ellm_note_record(struct engine *e, const struct rec_eval *rec)
+int engine_llm_note_record(struct engine *e, const struct rec_eval *rec)
 {
     if (!e->recs)
         return KEVO_OK;
     struct child c;
     memset(&c, 0, sizeof c);
-    if (eng_record_point(e, rec, &c.g.tpl, c.g.vals))
+    if (engine_record_point(e, rec, &c.g.tpl, c.g.vals))
         return KEVO_EPARSE;
     c.g.hash = rec->hash;
     c.r = rec->r;
-    c.r.evidence_json = NULL; /* ellm_note keeps no evidence */
-    return ellm_note(e, &c);
+    c.r.evidence_json = NULL; /* engine_llm_note keeps no evidence */
+    return engine_llm_note(e, &c);
 }
 
 /* ---------------------------------------------------------- templates */
 
-int ellm_init(struct engine *e)
+int engine_llm_init(struct engine *e)
 {
     e->n_base = e->n_tpls = e->env.n_tpls;
     e->cap_tpls = e->n_tpls + 16;
@@ -180,7 +180,7 @@ static void pending_release(struct llm_pending *p)
     memset(p, 0, sizeof *p);
 }
 
-void ellm_free(struct engine *e)
+void engine_llm_free(struct engine *e)
 {
     for (int i = e->n_base; e->tpls && i < e->n_tpls; i++)
         tpl_free(e->tpls[i]);
@@ -195,11 +195,11 @@ void ellm_free(struct engine *e)
     free(e->recs);
 }
 
-int ellm_usable_tpls(const struct engine *e)
+int engine_llm_usable_tpls(const struct engine *e)
 {
     int n = 0;
     for (int t = 0; t < e->n_tpls; t++)
-        n += eng_tpl_usable(e, t);
+        n += engine_tpl_usable(e, t);
     return n;
 }
 
@@ -323,7 +323,7 @@ static int queue(struct engine *e, const struct llm_mutator *op, int island,
     return rc;
 }
 
-int ellm_propose(struct engine *e)
+int engine_llm_propose(struct engine *e)
 {
     if (!e->env.llm_on || e->llm_off)
         return KEVO_OK;
@@ -339,7 +339,7 @@ int ellm_propose(struct engine *e)
 
 /* ---------------------------------------------------------- operators */
 
-int ellm_pick(struct engine *e, int i, int *arm)
+int engine_llm_pick(struct engine *e, int i, int *arm)
 {
     const struct island *is = &e->isl[i];
     int llm_ok = e->env.llm_on && !e->llm_off && is->n > 0 &&
@@ -352,12 +352,12 @@ int ellm_pick(struct engine *e, int i, int *arm)
     const struct llm_mutator *op = e->arms[*arm].llm;
     if (!op)
         return KEVO_OK;
-    const struct member *p1 = eng_tournament(e, is, -1);
+    const struct member *p1 = engine_tournament(e, is, -1);
     uint64_t par[2] = {p1->g.hash, 0};
     if (op->n_parents == 2) {
         /* a second parent of another family, if the island has one */
         for (int t = 0; t < 8 && !par[1]; t++) {
-            const struct member *p2 = eng_tournament(e, is, -1);
+            const struct member *p2 = engine_tournament(e, is, -1);
             if (p2->g.tpl != p1->g.tpl)
                 par[1] = p2->g.hash;
         }
@@ -377,7 +377,7 @@ static double cost_of(const struct engine *e, int arm)
     return e->arms[arm].llm ? 1.0 + c : 1.0;
 }
 
-int ellm_after_eval(struct engine *e)
+int engine_llm_after_eval(struct engine *e)
 {
     if (!e->env.llm_on)
         return KEVO_OK;
@@ -549,14 +549,14 @@ static int take_answer(struct engine *e, struct llm_pending *p)
     c.g.tpl = idx;
     tpl_default_point(e->tpls[idx], c.g.vals);
     genome_rehash(&c.g, e->tpls[idx]);
-    if (!eng_supports(e, &c.g) || seen_has(&e->seen, c.g.hash) ||
+    if (!engine_supports(e, &c.g) || seen_has(&e->seen, c.g.hash) ||
         e->n_kids >= (e->env.spec->max_evals > 0
                           ? e->env.spec->max_evals - e->st.evals : 1L << 62))
         return KEVO_OK;
-    return eng_add_child(e, &c);
+    return engine_add_child(e, &c);
 }
 
-int ellm_collect(struct engine *e)
+int engine_llm_collect(struct engine *e)
 {
     int rc = KEVO_OK, i = 0;
     for (; !rc && i < e->n_pend; i++)
@@ -575,7 +575,7 @@ int ellm_collect(struct engine *e)
 
 /* ---------------------------------------------------------- checkpoint */
 
-cJSON *ellm_to_json(const struct engine *e)
+cJSON *engine_llm_to_json(const struct engine *e)
 {
     char hex[17];
     cJSON *o = cJSON_CreateObject();
@@ -674,7 +674,7 @@ static int restore_pending(struct engine *e, const cJSON *ps)
     return KEVO_OK;
 }
 
-int ellm_restore(struct engine *e, const cJSON *ck)
+int engine_llm_restore(struct engine *e, const cJSON *ck)
 {
     const cJSON *o = cJSON_GetObjectItemCaseSensitive(ck, "llm");
     if (!e->env.llm_on)

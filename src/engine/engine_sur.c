@@ -26,7 +26,7 @@
 #define SUR_MAX_TRAIN 3000 /* the best half and the latest half of these */
 #define SUR_KAPPA 1.0      /* exploration bonus per tree disagreement */
 
-int esur_note(struct engine *e, int tpl, const int64_t *vals,
+int engine_sur_note(struct engine *e, int tpl, const int64_t *vals,
               enum eval_outcome o, double fitness)
 {
     if (e->env.spec->surrogate < 2 || tpl < 0)
@@ -54,18 +54,18 @@ int esur_note(struct engine *e, int tpl, const int64_t *vals,
     return KEVO_OK;
 }
 
-int esur_note_record(struct engine *e, const struct rec_eval *rec)
+int engine_sur_note_record(struct engine *e, const struct rec_eval *rec)
 {
     if (e->env.spec->surrogate < 2)
         return KEVO_OK;
     int64_t vals[TPL_MAX_PARAMS] = {0};
     int tpl;
-    if (eng_record_point(e, rec, &tpl, vals))
+    if (engine_record_point(e, rec, &tpl, vals))
         return KEVO_OK; /* not a point the surrogate can place */
-    return esur_note(e, tpl, vals, rec->r.outcome, rec->r.fitness);
+    return engine_sur_note(e, tpl, vals, rec->r.outcome, rec->r.fitness);
 }
 
-void esur_release(struct engine *e)
+void engine_sur_release(struct engine *e)
 {
     surrogate_free(e->sur);
     e->sur = NULL;
@@ -128,9 +128,9 @@ static long training_rows(const struct engine *e, long *rows)
     return n;
 }
 
-int esur_fit(struct engine *e)
+int engine_sur_fit(struct engine *e)
 {
-    esur_release(e);
+    engine_sur_release(e);
     if (e->env.spec->surrogate < 2 || e->n_hist_ok < SUR_MIN_OK)
         return KEVO_OK;
     e->sur_n_tpls = e->n_tpls;
@@ -172,7 +172,7 @@ int esur_fit(struct engine *e)
     return rc;
 }
 
-double esur_score(const struct engine *e, const struct genome *g)
+double engine_sur_score(const struct engine *e, const struct genome *g)
 {
     if (!e->sur)
         return 0;
