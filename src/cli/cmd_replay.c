@@ -46,7 +46,9 @@ static const char usage[] =
     "the run directory) and checks that every decision is the recorded one:\n"
     "the same children in the same order, with the same parents, mutators\n"
     "and islands, the same confirmations, survivors and generation records.\n"
-    "Also checks that every sources/<hash>.cu still hashes to its name.\n"
+    "Also checks that every sources/<hash>.cu present still hashes to its\n"
+    "name (absent ones are counted: each candidate's source is instantiated\n"
+    "again from the run's templates and must match its recorded hash).\n"
     "\n"
     "Prints 'identical: N evaluations, G generations', or the first\n"
     "divergent record (its line in journal.jsonl) with what the journal\n"
@@ -224,39 +226,48 @@ static int check_end(struct replay *r, const struct engine_stats *st,
                    have, r->n_rec - pos - 1);
 }
 
-/* Every sources/<h>.cu named by an evaluation must hash to h. */
-static long check_sources(const struct replay *r, long *checked, char *bad,
-                          size_t cap)
+/* Every sources/<h>.cu named by an evaluation that is present must hash to
+ * h. An absent one is no error: the engine re-instantiated every
+ * candidate's source from the run's templates and its hash matched the
+ * record's "source" (a difference is a divergence), so the files are a
+ * convenience for people, and a run directory may be pruned of them. */
+struct src_check {
+    long checked, absent, bad;
+    char first_bad[300];
+};
+
+static void check_sources(const struct replay *r, struct src_check *sc)
 {
-    long n_bad = 0;
-    *checked = 0;
-    bad[0] = '\0';
+    memset(sc, 0, sizeof *sc);
     for (long i = 0; i < r->n_rec; i++) {
-        const char *type = record_str(r->rec[i], "type");
         const char *h = record_str(r->rec[i], "source");
         char rel[64], path[4200], *text = NULL, hex[17];
-        if (!type || strcmp(type, "eval") || !h || strlen(h) != 16)
+        if (rec_type_of(r->rec[i]) != REC_EVAL || !h || strlen(h) != 16)
             continue;
         snprintf(rel, sizeof rel, "sources/%s.cu", h);
         snprintf(path, sizeof path, "%s/%s", r->dir, rel);
-        (*checked)++;
+        if (!fs_exists(path)) {
+            sc->absent++;
+            continue;
+        }
+        sc->checked++;
         int rc = fs_read_file(path, &text, NULL);
         if (!rc)
             hash_hex(hash_final(hash_str(HASH_SEED, text)), hex);
         free(text);
         if (!rc && !strcmp(hex, h))
             continue;
-        if (!n_bad++)
-            snprintf(bad, cap, "%s %s", rel, rc ? "is missing"
-                     : "does not hash to its name (edited?)");
+        if (!sc->bad++)
+            snprintf(sc->first_bad, sizeof sc->first_bad, "%s %s", rel,
+                     rc ? "cannot be read"
+                        : "does not hash to its name (edited?)");
     }
-    return n_bad;
 }
 
 /* ------------------------------------------------------------ output */
 
-static void print_result(const struct replay *r, int rc, long checked,
-                         long n_bad, const char *bad, int json)
+static void print_result(const struct replay *r, int rc,
+                         const struct src_check *sc, int json)
 {
     long evals = count_type(r, "eval"), gens = count_type(r, "gen"),
          confs = count_type(r, "confirm");
@@ -273,10 +284,11 @@ static void print_result(const struct replay *r, int rc, long checked,
         cJSON_AddNumberToObject(o, "confirmations", (double)confs);
         cJSON_AddBoolToObject(o, "last_generation_incomplete", partial);
         cJSON *s = cJSON_AddObjectToObject(o, "sources");
-        cJSON_AddNumberToObject(s, "checked", (double)checked);
-        cJSON_AddNumberToObject(s, "bad", (double)n_bad);
-        if (n_bad)
-            cJSON_AddStringToObject(s, "first_bad", bad);
+        cJSON_AddNumberToObject(s, "checked", (double)sc->checked);
+        cJSON_AddNumberToObject(s, "absent", (double)sc->absent);
+        cJSON_AddNumberToObject(s, "bad", (double)sc->bad);
+        if (sc->bad)
+            cJSON_AddStringToObject(s, "first_bad", sc->first_bad);
         if (rc == KEVO_EDIVERGE && r->div.index >= 0) {
             cJSON *d = cJSON_AddObjectToObject(o, "divergence");
             const cJSON *x = r->div.index < r->n_rec ? r->rec[r->div.index]
@@ -313,11 +325,15 @@ static void print_result(const struct replay *r, int rc, long checked,
                r->n_rec, partial ? "; the journal ends inside a "
                "generation (the run was stopped there)" : "");
     }
-    if (n_bad)
+    if (sc->bad)
         printf("sources: %ld of %ld differ from their hash; first: %s\n",
-               n_bad, checked, bad);
+               sc->bad, sc->checked, sc->first_bad);
     else
-        printf("sources: %ld files match their hashes\n", checked);
+        printf("sources: %ld files match their hashes\n", sc->checked);
+    if (sc->absent)
+        printf("sources: %ld absent (each candidate's source was "
+               "re-instantiated from the run's templates and matched its "
+               "recorded hash)\n", sc->absent);
 }
 
 int cmd_replay_main(int argc, char **argv)
@@ -350,15 +366,14 @@ int cmd_replay_main(int argc, char **argv)
     r.dir = argv[optind];
     r.div.index = -1;
     struct engine_stats st = {.gen = -1};
-    long checked = 0, n_bad = 0;
-    char bad[300] = "";
+    struct src_check sc = {0};
     long pos = 0;
     int rc = load_run(&r);
     if (!rc && !(rc = replay_engine(&r, &st, &pos)))
         rc = check_end(&r, &st, pos);
     if (!rc || rc == KEVO_EDIVERGE) {
-        n_bad = check_sources(&r, &checked, bad, sizeof bad);
-        print_result(&r, rc, checked, n_bad, bad, json);
+        check_sources(&r, &sc);
+        print_result(&r, rc, &sc, json);
     } else {
         fprintf(stderr, "kevo replay: %s\n", r.err[0] ? r.err
                                                       : kevo_strerror(rc));
@@ -367,5 +382,5 @@ int cmd_replay_main(int argc, char **argv)
     free(r.rec);
     cJSON_Delete(r.div.recorded);
     cJSON_Delete(r.div.produced);
-    return rc || n_bad ? EXIT_ERROR : EXIT_DONE;
+    return rc || sc.bad ? EXIT_ERROR : EXIT_DONE;
 }

@@ -85,6 +85,17 @@ $K replay "$SCRATCH/b" >"$SCRATCH/out" 2>&1 && grep -q "^identical: 37 evaluatio
     && ok "a run cut by its evaluation budget replays identical" || { fail "replay of a budget run"; cat "$SCRATCH/out"; }
 
 # an edited source file
+# a pruned run directory: sources are re-instantiated, absent files counted
+rm -rf "$SCRATCH/p"; cp -r "$SCRATCH/r" "$SCRATCH/p"
+n_src=$(ls "$SCRATCH/p/sources" | wc -l)
+rm "$SCRATCH/p/sources/"*
+if $K replay "$SCRATCH/p" >"$SCRATCH/out" 2>&1 &&
+   grep -q "^identical" "$SCRATCH/out" &&
+   grep -q "^sources: $n_src absent" "$SCRATCH/out"; then
+    ok "a run without its sources/ files still replays identical ($n_src absent, re-instantiated)"
+else
+    fail "replay of a pruned run"; cat "$SCRATCH/out"
+fi
 f=$(ls "$SCRATCH/r/sources" | head -1)
 rm -rf "$SCRATCH/t"; cp -r "$SCRATCH/r" "$SCRATCH/t"; echo "// edited" >>"$SCRATCH/t/sources/$f"
 expect_fail "an edited source fails the replay" "sources/$f does not hash to its name" \
