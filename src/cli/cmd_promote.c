@@ -52,7 +52,9 @@ static const char usage[] =
     "\n"
     "  --to DIR     library to add to (default: the templates directory kevo\n"
     "               run uses: $KEVO_TEMPLATES, ./templates, or the one next\n"
-    "               to kevo); writes DIR/<problem>/<name>.cu, making folders\n"
+    "               to kevo; for a user-defined problem the problems\n"
+    "               directory, as kevo list finds it); writes\n"
+    "               DIR/<problem>/<name>.cu, making folders\n"
     "  --name NAME  template name = file name (default <problem>_<template>,\n"
     "               e.g. softmax_llm_8fa86405); letters, digits, '_' and\n"
     "               '-', not starting with 'llm_' (kept for run-born ones)\n"
@@ -446,7 +448,11 @@ static int check_name(struct promote *p)
 /* The library directory and lib/<problem>/<name>.cu. */
 static int find_library(struct promote *p)
 {
-    int rc = cli_templates_dir(p->to, p->lib, sizeof p->lib);
+    /* a user problem's templates sit next to its file: the problems
+     * directory (README "User-defined problems"), not templates/ */
+    int user = p->v.prob && p->v.prob->file_text;
+    int rc = user && !p->to ? cli_problems_dir(NULL, p->lib, sizeof p->lib)
+                            : cli_templates_dir(p->to, p->lib, sizeof p->lib);
     if (rc == KEVO_ENOENT && p->to) {
         snprintf(p->lib, sizeof p->lib, "%s", p->to);
         rc = KEVO_OK; /* made below */

@@ -170,4 +170,31 @@ grep -qF 'const elem_t *__restrict__ x, const elem_t *__restrict__ g, elem_t *__
     grep -qF 'ROWS=300, COLS=200' "$SCRATCH/req" &&
     ok "the LLM prompt carries the user problem's ABI, description, reference and sizes" ||
     { fail "prompt of a user problem"; head -c 3000 "$SCRATCH/req"; }
+# kevo promote of the LLM-born winner (verify.json as kevo verify writes it,
+# trimmed from the committed H100 example's): a user problem's template goes
+# next to its file in the problems directory, not into templates/
+python3 - "$SCRATCH/runs/p" <<'PY2' || fail "verify.json fixture"
+import json, sys
+run = sys.argv[1]
+v = json.load(open("examples/h100-gemm-fp32-1024x768x512/verify.json"))
+b = json.load(open(run + "/best.json"))
+e = dict(v["entries"][0])
+e.update(hash=b["hash"], template=b["template"], params=b["params"], best=True,
+         recorded_ns=b["median_ns"], measured_ns=b["median_ns"] * 1.004, drift=0.004,
+         noise=0.01, within_noise=True, outcome="ok", recorded_ratio=b["ratio"],
+         measured_ratio=b["ratio"] / 1.004, measured_fitness=b["fitness"] / 1.004,
+         unit="B/s", rounds_ns=[b["median_ns"] * 1.004] * 3)
+v.update(run=run, best_hash=b["hash"], drift=0.004, noise=0.01, entries=[e], reps=3,
+         baselines=[], same_gpu=True, same_software=True, verified=True, differences="")
+json.dump(v, open(run + "/verify.json", "w"), indent="\t")
+PY2
+mkdir -p "$SCRATCH/cwd2/problems/scale" "$SCRATCH/cwd2/templates"
+cp examples/problems/scale/scale.problem "$SCRATCH/cwd2/problems/scale/"
+tpl=$(sed -n 's/.*"template":[[:space:]]*"\(llm_[0-9a-f]*\)".*/\1/p' "$SCRATCH/runs/p/best.json")
+env -C "$SCRATCH/cwd2" $K promote "$SCRATCH/runs/p" >"$SCRATCH/out" 2>&1 &&
+    grep -q "^// kevo: problem scale" "$SCRATCH/cwd2/problems/scale/scale_$tpl.cu" &&
+    [ -z "$(ls "$SCRATCH/cwd2/templates")" ] &&
+    $K list --problems-dir "$SCRATCH/cwd2/problems" | grep -q "^  scale    scale_$tpl " &&
+    ok "kevo promote puts a user problem's LLM-born winner next to its file" ||
+    { fail "promote of a user problem"; cat "$SCRATCH/out"; ls -R "$SCRATCH/cwd2"; }
 finish
