@@ -1,13 +1,17 @@
 /*
  * test_templates.c - every shipped template compiles with NVRTC for
  * sm_90a (no GPU needed) at its default point and at random valid points
- * of its space, for every dtype it declares.
+ * of its space, for every dtype it declares; the same for the templates of
+ * the example user problems (examples/problems/<p>/<p>.problem: the .cu
+ * files next to it, and those in its tests/ folder at their default).
  */
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "fsutil.h"
 #include "jit.h"
 #include "rng.h"
 #include "tpl.h"
@@ -54,6 +58,35 @@ static int compile_point(const struct tpl *t, const int64_t *vals,
     return good;
 }
 
+/* Compiles every template of tpls[0..n) at its default and RANDOM_POINTS
+ * random valid points for each of its dtypes; frees them. */
+static int compile_all(struct tpl **tpls, int n, struct rng *r,
+                       int *problems)
+{
+    int compiled = 0;
+    for (int i = 0; i < n; i++) {
+        const struct tpl *t = tpls[i];
+        if (problems)
+            *problems |= !strcmp(t->problem, "gemm") ? 1 : 2;
+        for (int dt = 0; dt < DTYPE_COUNT; dt++) {
+            if (!(t->dtype_mask & 1u << dt))
+                continue;
+            int64_t vals[TPL_MAX_PARAMS];
+            tpl_default_point(t, vals);
+            CHECK(compile_point(t, vals, (enum dtype)dt));
+            compiled++;
+            for (int k = 0; k < RANDOM_POINTS; k++) {
+                CHECK(random_valid(t, r, vals) == 0);
+                CHECK(compile_point(t, vals, (enum dtype)dt));
+                compiled++;
+            }
+        }
+        tpl_free(tpls[i]);
+    }
+    free(tpls);
+    return compiled;
+}
+
 static void test_every_template_compiles(void)
 {
     struct tpl **tpls;
@@ -64,28 +97,64 @@ static void test_every_template_compiles(void)
     CHECK(n >= 2);
     struct rng r;
     rng_seed(&r, 2026);
-    int compiled = 0, problems = 0;
-    for (int i = 0; i < n; i++) {
-        const struct tpl *t = tpls[i];
-        problems |= !strcmp(t->problem, "gemm") ? 1 : 2;
-        for (int dt = 0; dt < DTYPE_COUNT; dt++) {
-            if (!(t->dtype_mask & 1u << dt))
-                continue;
-            int64_t vals[TPL_MAX_PARAMS];
-            tpl_default_point(t, vals);
-            CHECK(compile_point(t, vals, (enum dtype)dt));
-            compiled++;
-            for (int k = 0; k < RANDOM_POINTS; k++) {
-                CHECK(random_valid(t, &r, vals) == 0);
-                CHECK(compile_point(t, vals, (enum dtype)dt));
-                compiled++;
-            }
-        }
-        tpl_free(tpls[i]);
-    }
-    free(tpls);
+    int problems = 0;
+    int compiled = compile_all(tpls, n, &r, &problems);
     CHECK(problems == 3); /* at least one GEMM and one softmax template */
     printf("  %d template instances compiled for sm_90a\n", compiled);
+}
+
+/* examples/problems/<p>/<p>.problem: the problem loads and every template
+ * next to it compiles. */
+static void test_example_problems(void)
+{
+    glob_t g;
+    CHECK(glob("examples/problems/*/*.problem", 0, NULL, &g) == 0);
+    struct rng r;
+    rng_seed(&r, 2027);
+    int compiled = 0, n_probs = 0;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        const char *pf = g.gl_pathv[i];
+        const struct problem *p = NULL;
+        char err[1024], dir[1024];
+        CHECK_MSG(problem_load_file(pf, &p, err, sizeof err) == 0, "%s", err);
+        if (!p)
+            continue;
+        n_probs++;
+        snprintf(dir, sizeof dir, "%s", pf);
+        *strrchr(dir, '/') = '\0';
+        struct tpl **tpls;
+        int n = 0;
+        CHECK_MSG(tpl_load_flat(dir, &tpls, &n, err, sizeof err) == 0, "%s",
+                  err);
+        CHECK_MSG(n >= 1, "%s: no template next to it", pf);
+        for (int k = 0; k < n; k++)
+            CHECK_MSG(!strcmp(tpls[k]->problem, p->name), "%s: problem %s",
+                      tpls[k]->path, tpls[k]->problem);
+        if (n > 0)
+            compiled += compile_all(tpls, n, &r, NULL);
+        /* the GPU tests' kernels (tests/gpu/userprob.sh): no params */
+        strcat(dir, "/tests");
+        n = 0;
+        CHECK_MSG(tpl_load_flat(dir, &tpls, &n, err, sizeof err) == 0 ||
+                      !fs_is_dir(dir), "%s", err);
+        for (int k = 0; k < n; k++) {
+            for (int dt = 0; dt < DTYPE_COUNT; dt++) {
+                int64_t vals[TPL_MAX_PARAMS];
+                tpl_default_point(tpls[k], vals);
+                if (tpls[k]->dtype_mask & 1u << dt) {
+                    CHECK(compile_point(tpls[k], vals, (enum dtype)dt));
+                    compiled++;
+                }
+            }
+            tpl_free(tpls[k]);
+        }
+        if (n > 0)
+            free(tpls);
+    }
+    globfree(&g);
+    CHECK(n_probs >= 5); /* scale, layernorm, rmsnorm, bias_gelu, colsum */
+    printf("  %d problems, %d template instances compiled for sm_90a\n",
+           n_probs, compiled);
 }
 
 int main(void)
@@ -93,5 +162,8 @@ int main(void)
     RUN(test_every_template_compiles,
         "every template compiles with NVRTC at its default and random "
         "valid points, for each of its dtypes");
+    RUN(test_example_problems,
+        "every examples/problems/<p>/<p>.problem loads and its templates "
+        "compile at their default and random valid points");
     TEST_DONE();
 }
