@@ -163,7 +163,9 @@ int jit_pool_done(struct jit_pool *p, int ticket);
  * (several GPU evaluators fed by one pool, fanout.h): a jit_pool_submit of
  * the same source while it is queued or compiling takes it over (no second
  * compile, its place in the queue kept); once done, the submit finds it in
- * the cache. No ticket to wait for. Nothing without a cache_dir, for a
+ * the cache (its result then says cached = 0 and the prefetch's
+ * compile_ms: it was compiled for this run, just earlier). No ticket to
+ * wait for. Nothing without a cache_dir, for a
  * cache hit, or for a source already queued. Errors as for submit. */
 int jit_pool_prefetch(struct jit_pool *p, const char *src,
                       const char *name) KEVO_WUR;

@@ -93,6 +93,7 @@ struct ticket {
     enum ticket_state state;
     int prefetch; /* 1: from jit_pool_prefetch, nobody waits for it yet;
                      once DONE only a marker (result in the disk cache) */
+    double marker_ms; /* a marker's compile time, for its submit */
     uint64_t key; /* cache key (0 without a cache) */
     char *src;    /* owned copies while QUEUED */
     char *name;
@@ -333,6 +334,7 @@ static void ticket_release(struct ticket *t);
 static void drop_if_prefetch(struct ticket *t)
 {
     if (t->prefetch && t->state == TK_DONE) {
+        t->marker_ms = t->out.cached ? 0 : t->out.compile_ms;
         jit_output_release(&t->out);
         memset(&t->out, 0, sizeof t->out);
     }
@@ -722,6 +724,7 @@ static struct ticket *prefetched(struct jit_pool *p, uint64_t key)
 static int submit_locked(struct jit_pool *p, const char *src,
                          const char *name, int prefetch)
 {
+    double ahead_ms = 0; /* compiled ahead by a prefetch that took this */
     if (!src || !name || strlen(src) > JIT_SRC_CAP || strlen(name) > NAME_CAP) {
         set_err(p, "source or name missing or too long");
         return -KEVO_EINVAL;
@@ -732,8 +735,10 @@ static int submit_locked(struct jit_pool *p, const char *src,
             pt->prefetch = prefetch; /* compiling: a submit adopts it */
             return pt->id;
         }
-        if (pt) /* a done marker: the cache has it now */
+        if (pt) { /* a done marker: the cache has it now */
+            ahead_ms = pt->marker_ms;
             ticket_release(pt);
+        }
     }
     struct ticket *t = ticket_new(p);
     if (!t) {
@@ -752,6 +757,10 @@ static int submit_locked(struct jit_pool *p, const char *src,
     if (r < 0) {
         ticket_release(t);
         return r;
+    }
+    if (r == 1 && ahead_ms > 0 && t->out.cached) {
+        t->out.cached = 0; /* compiled for this run, just earlier */
+        t->out.compile_ms = ahead_ms;
     }
     if (r == 1 && prefetch) { /* a cache hit (marker) or a rejected source */
         if (!t->key) {

@@ -117,6 +117,14 @@ expect_fail "--gpus that is not a list is refused" "--gpus 'x': expected 'all' o
     $T run $ARGS --gpus x --runs-dir "$SCRATCH" --name bad2
 expect_fail "--gpus past the last GPU is refused" "there is no GPU 9 (4 found" \
     $T run $ARGS --gpus 0,9 --runs-dir "$SCRATCH" --name bad3
+if [ ! -e /dev/nvidiactl ]; then # the real kevo, here without a driver
+    "$KEVO" run --problem gemm --shape 64x64x64 --gpus 0,1 --runs-dir "$SCRATCH" \
+        --name nodev 2>"$SCRATCH/err"
+    rc=$?
+    [ $rc = 3 ] && grep -q "GPU 0: no NVIDIA driver" "$SCRATCH/err" && [ ! -d "$SCRATCH/nodev" ] &&
+        ok "kevo run --gpus without a driver: exit 3, the GPU named, no run directory" ||
+        { fail "kevo --gpus without a driver (exit $rc)"; cat "$SCRATCH/err"; }
+fi
 printf '{"problem":"gemm","shape":"64x64x64","gpus":3}\n' >"$SCRATCH/bad.json"
 expect_fail "a spec whose gpus is a number is refused with file and line" \
     "bad.json:1: 'gpus' must be" $T run --spec "$SCRATCH/bad.json" --evaluator test \

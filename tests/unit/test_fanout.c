@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "fanout.h"
+#include "gpu.h"
 #include "gpuset.h"
 #include "testeval.h"
 
@@ -539,6 +540,27 @@ static void test_gpu_match(void)
     CHECK(gpuset_match(h100, 0, "{}", 1, why, sizeof why) == 1);
 }
 
+/* Without a driver (CI) kevo run --gpus fails cleanly, naming the GPU. */
+static void test_gpuset_nodev(void)
+{
+    if (gpu_driver_present()) {
+        printf("     (a driver is present: the no-driver case is not run)\n");
+        return;
+    }
+    struct gpueval_opts o = {.problem = problem_find("gemm"),
+                             .dtype = DTYPE_FP32,
+                             .shape = {3, {64, 64, 64}}};
+    int ids[2] = {0, 1};
+    struct evaluator ev = {NULL, NULL};
+    char err[512] = "";
+    CHECK(gpuset_new(&o, 0, ids, 2, &ev, NULL, err, sizeof err) ==
+          KEVO_ENODEV);
+    CHECK_MSG(strstr(err, "GPU 0: no NVIDIA driver") == err, "%s", err);
+    CHECK(ev.ops == NULL);
+    CHECK(gpuset_new(&o, 0, ids, 0, &ev, NULL, err, sizeof err) ==
+          KEVO_EINVAL);
+}
+
 int main(void)
 {
     make_cands();
@@ -559,6 +581,8 @@ int main(void)
     RUN(test_environment, "the environment is sub 0's plus the list of GPUs");
     RUN(test_testeval_subs, "three test evaluators answer exactly what one "
         "answers");
+    RUN(test_gpuset_nodev, "without a driver --gpus fails with ENODEV, "
+        "naming the GPU");
     RUN(test_gpu_match, "GPUs of two models, power limits or clocks are "
         "refused with both GPUs named; one model within tolerance passes");
     TEST_DONE();
