@@ -337,34 +337,24 @@ static void read_best(struct row *r)
 static void read_journal(struct row *r)
 {
     char path[4400], err[256];
-    cJSON *recs = NULL;
-    const cJSON *x;
+    cJSON *json = NULL;
+    struct record *recs = NULL;
+    int n = 0, bad;
     snprintf(path, sizeof path, "%s/journal.jsonl", r->run);
-    if (jnl_read_all(path, &recs, err, sizeof err))
+    if (jnl_read_all(path, &json, err, sizeof err))
         return;
-    cJSON_ArrayForEach(x, recs)
-    {
-        struct record rec;
-        if (rec_parse(x, &rec, err, sizeof err)) {
-            rec_release(&rec);
-            continue;
-        }
-        const struct rec_eval *e = &rec.u.eval;
-        switch (rec.type) {
-        case REC_EVAL: r->elapsed_s = e->t; break;
-        case REC_CONFIRM: r->elapsed_s = rec.u.confirm.t; break;
-        case REC_GEN: r->elapsed_s = rec.u.gen.t; break;
-        case REC_LLM: r->elapsed_s = rec.u.llm.t; break;
-        default: break;
-        }
-        if (rec.type == REC_EVAL) {
+    if (!rec_parse_all(json, 0, &recs, &n, &bad, err, sizeof err))
+        for (int i = 0; i < n; i++) {
+            const struct rec_eval *e = &recs[i].u.eval;
+            r->elapsed_s = rec_time(&recs[i]);
+            if (recs[i].type != REC_EVAL)
+                continue;
             r->evals++;
             if (r->has_best && e->hash == r->best.hash)
                 r->roofline = e->r.outcome == EVAL_OK ? e->r.roofline : -1;
         }
-        rec_release(&rec);
-    }
-    cJSON_Delete(recs);
+    rec_release_all(recs, n);
+    cJSON_Delete(json);
 }
 
 static void make_row(const char *runs, const struct bcase *c, struct row *r)

@@ -54,53 +54,11 @@ struct run_summary {
 };
 
 /* The journal's records, typed by the records codec; a record it
- * refuses (a damaged run is still shown) is left out. n_recs is the
- * count kept. */
+ * refuses (a damaged run is still shown) is left out. */
 struct run_records {
     struct record *recs;
     int n_recs;
 };
-
-static int parse_records(const cJSON *records, struct run_records *rr)
-{
-    const cJSON *r;
-    char why[256];
-    rr->n_recs = 0;
-    rr->recs = calloc((size_t)cJSON_GetArraySize(records) + 1,
-                      sizeof *rr->recs);
-    if (!rr->recs)
-        return KEVO_ENOMEM;
-    cJSON_ArrayForEach(r, records)
-    {
-        int rc = rec_parse(r, &rr->recs[rr->n_recs], why, sizeof why);
-        if (rc == KEVO_ENOMEM)
-            return rc;
-        if (rc)
-            rec_release(&rr->recs[rr->n_recs]);
-        else
-            rr->n_recs++;
-    }
-    return KEVO_OK;
-}
-
-static void release_records(struct run_records *rr)
-{
-    for (int i = 0; i < rr->n_recs; i++)
-        rec_release(&rr->recs[i]);
-    free(rr->recs);
-}
-
-/* The run time at which record x was written, s. */
-static double rec_time(const struct record *x)
-{
-    switch (x->type) {
-    case REC_EVAL: return x->u.eval.t;
-    case REC_CONFIRM: return x->u.confirm.t;
-    case REC_GEN: return x->u.gen.t;
-    case REC_LLM: return x->u.llm.t;
-    default: return 0;
-    }
-}
 
 static void summarize(const struct run_records *rr, struct run_summary *s)
 {
@@ -315,10 +273,11 @@ int cmd_status_main(int argc, char **argv)
         fprintf(stderr, "kevo status: %s\n", damage);
     cJSON_Delete(ck);
     struct run_records rr;
-    if (parse_records(records, &rr)) {
+    int bad;
+    if (rec_parse_all(records, 0, &rr.recs, &rr.n_recs, &bad, err,
+                      sizeof err)) {
         fprintf(stderr, "kevo status: out of memory\n");
         cJSON_Delete(records);
-        release_records(&rr);
         return EXIT_ERROR;
     }
     struct run_summary s;
@@ -340,7 +299,7 @@ int cmd_status_main(int argc, char **argv)
     } else {
         print_status(dir, &sp, &s, &best, state);
     }
-    release_records(&rr);
+    rec_release_all(rr.recs, rr.n_recs);
     cJSON_Delete(records);
     return EXIT_DONE;
 }

@@ -500,6 +500,50 @@ int rec_parse_text(const char *line, struct record *r, char *err,
     return rc;
 }
 
+int rec_parse_all(const cJSON *a, int strict, struct record **recs, int *n,
+                  int *bad, char *err, size_t errcap)
+{
+    const cJSON *o;
+    int i = 0;
+    *n = 0;
+    *recs = calloc((size_t)cJSON_GetArraySize(a) + 1, sizeof **recs);
+    if (!*recs)
+        return KEVO_ENOMEM;
+    cJSON_ArrayForEach(o, a)
+    {
+        int rc = rec_parse(o, &(*recs)[*n], err, errcap);
+        if (!rc) {
+            (*n)++;
+        } else {
+            rec_release(&(*recs)[*n]);
+            if (rc == KEVO_ENOMEM || strict) {
+                *bad = i;
+                return rc;
+            }
+        }
+        i++;
+    }
+    return KEVO_OK;
+}
+
+void rec_release_all(struct record *recs, int n)
+{
+    for (int i = 0; recs && i < n; i++)
+        rec_release(&recs[i]);
+    free(recs);
+}
+
+double rec_time(const struct record *r)
+{
+    switch (r->type) {
+    case REC_EVAL: return r->u.eval.t;
+    case REC_CONFIRM: return r->u.confirm.t;
+    case REC_GEN: return r->u.gen.t;
+    case REC_LLM: return r->u.llm.t;
+    default: return 0;
+    }
+}
+
 void rec_eval_release(struct rec_eval *r)
 {
     eval_result_release(&r->r);

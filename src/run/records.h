@@ -161,6 +161,17 @@ int rec_parse(const cJSON *o, struct record *r, char *err,
 /* One journal line (a truncated or non-JSON line is KEVO_EPARSE). */
 int rec_parse_text(const char *line, struct record *r, char *err,
                    size_t errcap) KEVO_WUR;
+/*
+ * Every record of JSON array a, typed, into a new array *recs of *n
+ * (release with rec_release_all). strict: the first record the codec
+ * refuses is KEVO_EPARSE, *bad its index (0-based) and err the codec's
+ * words; not strict: such a record is left out (a damaged run's view).
+ */
+int rec_parse_all(const cJSON *a, int strict, struct record **recs, int *n,
+                  int *bad, char *err, size_t errcap) KEVO_WUR;
+void rec_release_all(struct record *recs, int n);
+/* The run time at which record r was written, s (accounting). */
+double rec_time(const struct record *r);
 void rec_eval_release(struct rec_eval *r);
 void rec_gen_release(struct rec_gen *r);
 void rec_release(struct record *r);

@@ -31,25 +31,13 @@
 static int parse_records(struct run_view *v, const char *path, char *err,
                          size_t errcap)
 {
-    const cJSON *r;
-    int n = cJSON_GetArraySize(v->records), line = 0;
     char why[256];
-    v->recs = calloc((size_t)n + 1, sizeof *v->recs);
-    if (!v->recs)
-        return KEVO_ENOMEM;
-    cJSON_ArrayForEach(r, v->records)
-    {
-        int rc = rec_parse(r, &v->recs[line], why, sizeof why);
-        line++;
-        v->n_records = line; /* release frees what the codec owns */
-        if (rc == KEVO_ENOMEM)
-            return rc;
-        if (rc) {
-            snprintf(err, errcap, "%s:%d: %s", path, line, why);
-            return KEVO_EPARSE;
-        }
-    }
-    return KEVO_OK;
+    int bad = 0;
+    int rc = rec_parse_all(v->records, 1, &v->recs, &v->n_records, &bad,
+                           why, sizeof why);
+    if (rc == KEVO_EPARSE)
+        snprintf(err, errcap, "%s:%d: %s", path, bad + 1, why);
+    return rc;
 }
 
 const struct rec_eval *run_view_eval(const struct run_view *v, int i)
@@ -408,9 +396,7 @@ void run_view_release(struct run_view *v)
 {
     cJSON_Delete(v->manifest);
     cJSON_Delete(v->records);
-    for (int i = 0; v->recs && i < v->n_records; i++)
-        rec_release(&v->recs[i]);
-    free(v->recs);
+    rec_release_all(v->recs, v->n_records);
     cJSON_Delete(v->verify);
     for (int i = 0; i < v->n_tpls; i++)
         tpl_free(v->tpls[i]);

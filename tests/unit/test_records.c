@@ -245,6 +245,31 @@ static void best_and_baseline(void)
     rec_eval_release(&e);
 }
 
+/* a journal's records all at once: strict stops at the first bad one
+ * (its index and the codec's words), lenient leaves it out */
+static void parse_all(void)
+{
+    struct rec_eval e = sample_eval();
+    cJSON *a = cJSON_CreateArray();
+    cJSON_AddItemToArray(a, rec_eval_json(&e));
+    cJSON_AddItemToArray(a, cJSON_Parse("{\"type\":\"eval\",\"gen\":1}"));
+    e.t = 20;
+    cJSON_AddItemToArray(a, rec_eval_json(&e));
+    struct record *recs;
+    int n, bad = -1;
+    char err[128] = "";
+    CHECK(rec_parse_all(a, 1, &recs, &n, &bad, err, sizeof err) ==
+              KEVO_EPARSE &&
+          n == 1 && bad == 1 && strstr(err, "eval record has no valid"));
+    rec_release_all(recs, n);
+    CHECK(rec_parse_all(a, 0, &recs, &n, &bad, err, sizeof err) == KEVO_OK &&
+          n == 2 && recs[1].type == REC_EVAL && rec_time(&recs[0]) == 12.5 &&
+          rec_time(&recs[1]) == 20);
+    rec_release_all(recs, n);
+    cJSON_Delete(a);
+    rec_eval_release(&e);
+}
+
 int main(void)
 {
     RUN(eval_round_trip, "an eval record survives its text with every member");
@@ -256,6 +281,8 @@ int main(void)
     RUN(best_and_baseline,
         "best.json survives its text; one without 'hash' is an error naming "
         "it; a baseline entry reads with defaults");
+    RUN(parse_all, "a journal parses at once: strictly (the first bad record "
+        "named by index) or leaving bad records out");
     RUN(difference, "records are compared on decisions, not accounting");
     RUN(log_takes_records,
         "a run log takes matching records, reports the first divergence "
