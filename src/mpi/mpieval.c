@@ -1,15 +1,23 @@
 /*
- * mpieval.c - the proxy of one serving rank (see mpieval.h). Owns the
- * set of template hashes already shipped to that rank and the rank's
- * environment text; the messages are JSON (mpx.h tags):
- *   BATCH  {"best_ns": x, "c": [{"t": name, "th": hex, "text": (first
- *          time only), "v": [values], "g": hex, "sh": hex, "src": text}]}
- *   RESULT {"i": index, result members as in the journal}
- *   END    {"rc": code, "err": reason, "n": results sent}
+ * mpieval.c - the proxies of one serving rank (see mpieval.h). One
+ * connection per rank owns the set of template hashes already shipped,
+ * the rank's environment text and one inbox per proxy; the proxies of a
+ * rank are its queue slots, each with at most one batch in flight, and
+ * the messages of a batch carry the slot's number as "id". Whichever
+ * proxy thread waits first receives for all of them and files each
+ * message in its slot's inbox (leader/followers), so one MPI stream
+ * serves every slot. The messages are JSON (mpx.h tags):
+ *   BATCH  {"id": slot, "best_ns": x, "c": [{"t": name, "th": hex,
+ *          "text": (first time only), "v": [values], "g": hex, "sh": hex,
+ *          "src": text}]}
+ *   RESULT {"id": slot, "i": index, result members as in the journal}
+ *   END    {"id": slot, "rc": code, "err": reason, "n": results sent}
+ *   CANCEL {"id": slot}
  */
 #include "mpieval.h"
 
 #include <cJSON.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,17 +28,36 @@
 #include "record.h"
 #include "version.h"
 
-struct mpieval {
+struct inbox {
+    cJSON **msg;           /* received, not yet taken (owned) */
+    int *tag;
+    int n, cap;
+};
+
+struct conn {
     int rank;              /* the serving rank */
     char host[256];        /* its host name */
     char *env;             /* its evaluator's environment JSON (owned) */
-    uint64_t *sent;        /* template hashes it has */
+    int depth;             /* slots (proxies) */
+    int refs;              /* proxies not yet destroyed */
+    pthread_mutex_t mu;    /* everything below, and refs */
+    pthread_cond_t cv;     /* a message was filed, or the rank failed */
+    pthread_mutex_t send_mu; /* one BATCH at a time, so a template's text
+                                goes before any use of it */
+    uint64_t *sent;        /* template hashes the rank has (send_mu) */
     int n_sent, cap_sent;
-    double best_ns;        /* for the next batch (set_best) */
+    int receiving;         /* 1: a proxy thread is in mpx_recv */
+    struct inbox *box;     /* [depth] */
     int failed;            /* 1: reported; every later batch fails */
     int dead;              /* 1: MPI itself failed: no quit is sent */
     int fail_rc;           /* what it failed with */
     char err[512];         /* why */
+};
+
+struct slot {
+    struct conn *c;
+    int id;                /* its slot number */
+    double best_ns;        /* for its next batch (set_best) */
 };
 
 void mpieval_quit(int rank)
@@ -61,27 +88,132 @@ int mpieval_hello(int rank, const struct spec *s, char *err, size_t errcap)
     return rc;
 }
 
+/* ---------------------------------------------------------- the rank */
+
+/* Marks the connection failed (under c->mu); reported once. */
+static int conn_fail(struct conn *c, int rc, const char *why)
+{
+    if (!c->failed) {
+        snprintf(c->err, sizeof c->err, "rank %d (%s): %s", c->rank, c->host,
+                 why);
+        fprintf(stderr, "kevo: %s; its work goes to the other ranks\n",
+                c->err);
+    }
+    c->failed = 1;
+    c->dead |= rc == KEVO_EIO;
+    c->fail_rc = rc ? rc : KEVO_EIO;
+    pthread_cond_broadcast(&c->cv);
+    return c->fail_rc;
+}
+
+static int fail(struct conn *c, int rc, const char *why)
+{
+    pthread_mutex_lock(&c->mu);
+    rc = conn_fail(c, rc, why);
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+static int box_put(struct inbox *b, cJSON *m, int tag)
+{
+    if (b->n == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 4;
+        cJSON **pm = realloc(b->msg, (size_t)cap * sizeof *pm);
+        if (pm)
+            b->msg = pm;
+        int *pt = pm ? realloc(b->tag, (size_t)cap * sizeof *pt) : NULL;
+        if (!pt)
+            return KEVO_ENOMEM;
+        b->tag = pt;
+        b->cap = cap;
+    }
+    b->msg[b->n] = m;
+    b->tag[b->n++] = tag;
+    return KEVO_OK;
+}
+
+/* Receives one message for anyone and files it (called without c->mu,
+ * as the one receiving thread). */
+static int receive_one(struct conn *c)
+{
+    int tag, rc;
+    char *text, why[512];
+    if ((rc = mpx_recv(c->rank, &tag, &text, NULL, -1, why, sizeof why)))
+        return fail(c, rc, why);
+    cJSON *m = cJSON_Parse(text);
+    free(text);
+    int id = (int)record_num(m, "id", -1);
+    pthread_mutex_lock(&c->mu);
+    if (!m || id < 0 || id >= c->depth ||
+        (tag != MPX_RESULT && tag != MPX_END)) {
+        cJSON_Delete(m);
+        snprintf(why, sizeof why, "unexpected message %d", tag);
+        rc = conn_fail(c, KEVO_EPARSE, why);
+    } else if ((rc = box_put(&c->box[id], m, tag))) {
+        cJSON_Delete(m);
+        rc = conn_fail(c, rc, "out of memory");
+    }
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+/* The next message for slot s: from its inbox, or received by this
+ * thread if no other one is receiving. *m is owned by the caller. */
+static int next_msg(struct slot *s, cJSON **m, int *tag)
+{
+    struct conn *c = s->c;
+    struct inbox *b = &c->box[s->id];
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        if (b->n > 0) {
+            *m = b->msg[0];
+            *tag = b->tag[0];
+            b->n--;
+            memmove(b->msg, b->msg + 1, (size_t)b->n * sizeof *b->msg);
+            memmove(b->tag, b->tag + 1, (size_t)b->n * sizeof *b->tag);
+            pthread_mutex_unlock(&c->mu);
+            return KEVO_OK;
+        }
+        if (c->failed) {
+            int rc = c->fail_rc;
+            pthread_mutex_unlock(&c->mu);
+            return rc;
+        }
+        if (c->receiving) {
+            pthread_cond_wait(&c->cv, &c->mu);
+            continue;
+        }
+        c->receiving = 1;
+        pthread_mutex_unlock(&c->mu);
+        receive_one(c); /* a failure is in c->failed */
+        pthread_mutex_lock(&c->mu);
+        c->receiving = 0;
+        pthread_cond_broadcast(&c->cv);
+    }
+}
+
 /* ---------------------------------------------------------- the batch */
 
-static int was_sent(const struct mpieval *m, uint64_t h)
+static int was_sent(const struct conn *c, uint64_t h)
 {
-    for (int i = 0; i < m->n_sent; i++)
-        if (m->sent[i] == h)
+    for (int i = 0; i < c->n_sent; i++)
+        if (c->sent[i] == h)
             return 1;
     return 0;
 }
 
-static int note_sent(struct mpieval *m, uint64_t h)
+static int note_sent(struct conn *c, uint64_t h)
 {
-    if (m->n_sent == m->cap_sent) {
-        int cap = m->cap_sent ? 2 * m->cap_sent : 16;
-        uint64_t *p = realloc(m->sent, (size_t)cap * sizeof *p);
+    if (c->n_sent == c->cap_sent) {
+        int cap = c->cap_sent ? 2 * c->cap_sent : 16;
+        uint64_t *p = realloc(c->sent, (size_t)cap * sizeof *p);
         if (!p)
             return KEVO_ENOMEM;
-        m->sent = p;
-        m->cap_sent = cap;
+        c->sent = p;
+        c->cap_sent = cap;
     }
-    m->sent[m->n_sent++] = h;
+    c->sent[c->n_sent++] = h;
     return KEVO_OK;
 }
 
@@ -94,171 +226,186 @@ static void add_hex(cJSON *o, const char *k, uint64_t h)
 
 /* One candidate; the template's text goes with the first candidate of
  * that template the rank gets (*fresh: it went now). */
-static cJSON *cand_json(const struct mpieval *m, const struct candidate *c,
+static cJSON *cand_json(const struct conn *c, const struct candidate *cd,
                         int *fresh)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "t", c->tpl->name);
-    add_hex(o, "th", c->tpl->hash);
-    *fresh = !was_sent(m, c->tpl->hash);
+    cJSON_AddStringToObject(o, "t", cd->tpl->name);
+    add_hex(o, "th", cd->tpl->hash);
+    *fresh = !was_sent(c, cd->tpl->hash);
     if (*fresh)
-        cJSON_AddStringToObject(o, "text", c->tpl->text);
+        cJSON_AddStringToObject(o, "text", cd->tpl->text);
     cJSON *v = cJSON_AddArrayToObject(o, "v");
-    for (int i = 0; i < c->tpl->n_params; i++)
-        cJSON_AddItemToArray(v, cJSON_CreateNumber((double)c->vals[i]));
-    add_hex(o, "g", c->genome_hash);
-    add_hex(o, "sh", c->source_hash);
-    cJSON_AddStringToObject(o, "src", c->source);
+    for (int i = 0; i < cd->tpl->n_params; i++)
+        cJSON_AddItemToArray(v, cJSON_CreateNumber((double)cd->vals[i]));
+    add_hex(o, "g", cd->genome_hash);
+    add_hex(o, "sh", cd->source_hash);
+    cJSON_AddStringToObject(o, "src", cd->source);
     return o;
 }
 
-/* The BATCH text; marks the templates it carries as sent. */
-static char *batch_text(struct mpieval *m, const struct candidate *const *c,
-                        int n)
+/* Builds and sends the BATCH (under send_mu: the templates it marks as
+ * sent are on their way before any later batch can count on them). */
+static int send_batch(struct slot *s, const struct candidate *const *cd,
+                      int n, char *why, size_t whycap)
 {
+    struct conn *c = s->c;
+    int rc = KEVO_OK;
+    pthread_mutex_lock(&c->send_mu);
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "best_ns", m->best_ns);
+    cJSON_AddNumberToObject(o, "id", s->id);
+    cJSON_AddNumberToObject(o, "best_ns", s->best_ns);
     cJSON *arr = cJSON_AddArrayToObject(o, "c");
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && !rc; i++) {
         int fresh = 0;
-        cJSON_AddItemToArray(arr, cand_json(m, c[i], &fresh));
-        if (fresh && note_sent(m, c[i]->tpl->hash)) {
-            cJSON_Delete(o);
-            return NULL;
-        }
+        cJSON_AddItemToArray(arr, cand_json(c, cd[i], &fresh));
+        if (fresh)
+            rc = note_sent(c, cd[i]->tpl->hash);
     }
-    char *text = cJSON_PrintUnformatted(o);
+    char *text = rc ? NULL : cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
-    return text;
+    if (!rc && !text)
+        rc = KEVO_ENOMEM;
+    if (!rc)
+        rc = mpx_send(c->rank, MPX_BATCH, text, strlen(text), why, whycap);
+    else
+        snprintf(why, whycap, "out of memory");
+    free(text);
+    pthread_mutex_unlock(&c->send_mu);
+    return rc;
 }
 
-static int fail(struct mpieval *m, int rc, const char *why)
+/* One RESULT: checks it is the next index and hands it on. Returns 1 if
+ * cb asked to stop, 0 to go on, < 0 on a bad message. */
+static int take_result(const cJSON *m, int want, eval_cb cb, void *ud)
 {
-    if (!m->failed) {
-        snprintf(m->err, sizeof m->err, "rank %d (%s): %s", m->rank, m->host,
-                 why);
-        fprintf(stderr, "kevo: %s; its work goes to the other ranks\n",
-                m->err);
-    }
-    m->failed = 1;
-    m->dead |= rc == KEVO_EIO;
-    m->fail_rc = rc ? rc : KEVO_EIO;
-    return m->fail_rc;
-}
-
-/* One RESULT: decodes it, checks it is the next index, hands it on.
- * Returns 1 if cb asked to stop, 0 to go on, < 0 on a bad message. */
-static int take_result(struct mpieval *m, const char *text, int want,
-                       eval_cb cb, void *ud)
-{
-    cJSON *o = cJSON_Parse(text);
     struct eval_result r;
     eval_result_init(&r);
-    int i = (int)record_num(o, "i", -1);
-    if (!o || i != want || record_get_result(o, &r)) {
-        cJSON_Delete(o);
+    int i = (int)record_num(m, "i", -1);
+    if (i != want || record_get_result(m, &r)) {
         eval_result_release(&r);
         return -1;
     }
-    cJSON_Delete(o);
     int stop = cb(ud, i, &r) != 0;
     eval_result_release(&r);
     return stop;
 }
 
-/* Reads RESULTs up to END. After cb asks to stop, sends CANCEL and
- * drops what still comes. */
-static int collect(struct mpieval *m, int n, eval_cb cb, void *ud)
+/* The END of a batch: its status, with the rank's reason. */
+static int take_end(struct slot *s, const cJSON *m, int got, int n,
+                    int stopped)
+{
+    char why[512];
+    int erc = (int)record_num(m, "rc", KEVO_EPARSE);
+    const char *e = record_str(m, "err");
+    snprintf(why, sizeof why, "%s", e && *e ? e : kevo_strerror(erc));
+    if (stopped)
+        return KEVO_ESTOPPED;
+    if (erc)
+        return fail(s->c, erc, why);
+    if (got != n) {
+        snprintf(why, sizeof why, "%d results for %d candidates", got, n);
+        return fail(s->c, KEVO_EPARSE, why);
+    }
+    return KEVO_OK;
+}
+
+/* Reads this slot's RESULTs up to its END. After cb asks to stop, sends
+ * CANCEL and drops what still comes. */
+static int collect(struct slot *s, int n, eval_cb cb, void *ud)
 {
     int got = 0, stopped = 0, tag, rc;
-    char *text, why[512];
+    char why[512];
     for (;;) {
-        if ((rc = mpx_recv(m->rank, &tag, &text, NULL, -1, why, sizeof why)))
-            return fail(m, rc, why);
-        if (tag == MPX_RESULT && !stopped) {
-            int s = take_result(m, text, got, cb, ud);
-            free(text);
-            if (s < 0 || got >= n) {
-                snprintf(why, sizeof why, "result %d of %d is malformed or "
-                         "out of order", got, n);
-                return fail(m, KEVO_EPARSE, why);
-            }
-            got++;
-            if (s) {
-                stopped = 1;
-                if ((rc = mpx_send(m->rank, MPX_CANCEL, "{}", 2, why,
-                                   sizeof why)))
-                    return fail(m, rc, why);
-            }
-            continue;
+        cJSON *m = NULL;
+        if ((rc = next_msg(s, &m, &tag)))
+            return rc;
+        if (tag == MPX_END) {
+            rc = take_end(s, m, got, n, stopped);
+            cJSON_Delete(m);
+            return rc;
         }
-        if (tag == MPX_RESULT) { /* after the stop: dropped */
-            free(text);
-            continue;
-        }
-        if (tag != MPX_END) {
-            free(text);
-            snprintf(why, sizeof why, "unexpected message %d in a batch", tag);
-            return fail(m, KEVO_EPARSE, why);
-        }
-        cJSON *o = cJSON_Parse(text);
-        free(text);
-        int erc = (int)record_num(o, "rc", KEVO_EPARSE);
-        const char *e = record_str(o, "err");
-        snprintf(why, sizeof why, "%s", e && *e ? e : kevo_strerror(erc));
-        cJSON_Delete(o);
+        int st = stopped ? 0 : take_result(m, got, cb, ud);
+        cJSON_Delete(m);
         if (stopped)
-            return KEVO_ESTOPPED;
-        if (erc == KEVO_ESTOPPED) /* the rank was asked to stop (signal) */
-            return fail(m, KEVO_ESTOPPED, "stopped by a signal");
-        if (erc)
-            return fail(m, erc, why);
-        if (got != n) {
-            snprintf(why, sizeof why, "%d results for %d candidates", got, n);
-            return fail(m, KEVO_EPARSE, why);
+            continue;
+        if (st < 0 || got >= n) {
+            snprintf(why, sizeof why, "result %d of %d is malformed or out "
+                     "of order", got, n);
+            return fail(s->c, KEVO_EPARSE, why);
         }
-        return KEVO_OK;
+        got++;
+        if (st) {
+            char cancel[32];
+            stopped = 1;
+            snprintf(cancel, sizeof cancel, "{\"id\":%d}", s->id);
+            if ((rc = mpx_send(s->c->rank, MPX_CANCEL, cancel, strlen(cancel),
+                               why, sizeof why)))
+                return fail(s->c, rc, why);
+        }
     }
 }
 
-static int me_batch(void *self, const struct candidate *const *c, int n,
+static int me_batch(void *self, const struct candidate *const *cd, int n,
                     eval_cb cb, void *ud)
 {
-    struct mpieval *m = self;
+    struct slot *s = self;
+    struct conn *c = s->c;
     char why[512];
-    if (m->failed)
-        return m->fail_rc;
-    if (n <= 0)
-        return KEVO_OK;
-    char *text = batch_text(m, c, n);
-    if (!text)
-        return KEVO_ENOMEM;
-    int rc = mpx_send(m->rank, MPX_BATCH, text, strlen(text), why, sizeof why);
-    free(text);
-    if (rc)
-        return fail(m, rc, why);
-    return collect(m, n, cb, ud);
+    pthread_mutex_lock(&c->mu);
+    int rc = c->failed ? c->fail_rc : KEVO_OK;
+    pthread_mutex_unlock(&c->mu);
+    if (rc || n <= 0)
+        return rc;
+    if ((rc = send_batch(s, cd, n, why, sizeof why)))
+        return fail(c, rc, why);
+    return collect(s, n, cb, ud);
 }
 
 static void me_set_best(void *self, double best_median_ns)
 {
-    ((struct mpieval *)self)->best_ns = best_median_ns;
+    ((struct slot *)self)->best_ns = best_median_ns;
 }
 
+/* The first slot speaks for the rank; the others add no entry of their
+ * own to the manifest's environment. */
 static char *me_environment(void *self)
 {
-    struct mpieval *m = self;
-    return m->env ? strdup(m->env) : NULL;
+    struct slot *s = self;
+    return s->id == 0 && s->c->env ? strdup(s->c->env) : NULL;
 }
 
+static void conn_free(struct conn *c)
+{
+    for (int i = 0; i < c->depth; i++) {
+        for (int k = 0; k < c->box[i].n; k++)
+            cJSON_Delete(c->box[i].msg[k]);
+        free(c->box[i].msg);
+        free(c->box[i].tag);
+    }
+    free(c->box);
+    free(c->env);
+    free(c->sent);
+    pthread_cond_destroy(&c->cv);
+    pthread_mutex_destroy(&c->mu);
+    pthread_mutex_destroy(&c->send_mu);
+    free(c);
+}
+
+/* The last proxy of a rank tells it to quit. */
 static void me_destroy(void *self)
 {
-    struct mpieval *m = self;
-    if (!m->dead)
-        mpieval_quit(m->rank);
-    free(m->env);
-    free(m->sent);
-    free(m);
+    struct slot *s = self;
+    struct conn *c = s->c;
+    pthread_mutex_lock(&c->mu);
+    int last = --c->refs == 0;
+    pthread_mutex_unlock(&c->mu);
+    free(s);
+    if (!last)
+        return;
+    if (!c->dead)
+        mpieval_quit(c->rank);
+    conn_free(c);
 }
 
 static const struct evaluator_ops me_ops = {
@@ -271,8 +418,9 @@ static const struct evaluator_ops me_ops = {
 
 /* ------------------------------------------------------------ the proxy */
 
-/* The rank's environment with its rank and host added, so the manifest
- * says which host measured with what. */
+/* The rank's environment with its rank and host in the device object
+ * (which the fan-out lists per sub), so the manifest says which host
+ * measured with what. */
 static char *rank_env(const cJSON *ready, int rank, const char *host)
 {
     const char *env = record_str(ready, "env");
@@ -281,7 +429,6 @@ static char *rank_env(const cJSON *ready, int rank, const char *host)
         cJSON_Delete(e);
         e = cJSON_CreateObject();
     }
-    /* in the device object, which the fan-out lists per sub */
     cJSON *d = cJSON_GetObjectItemCaseSensitive(e, "device");
     if (!cJSON_IsObject(d)) {
         cJSON_DeleteItemFromObjectCaseSensitive(e, "device");
@@ -323,41 +470,82 @@ static int same_gpu(const cJSON *ready, int rank, const char *host,
     return rc;
 }
 
-int mpieval_new(int rank, const struct tpl_device *dev, const char *device,
-                struct evaluator *out, char *err, size_t errcap)
+/* Reads the rank's READY; *host is borrowed from *o (caller deletes). */
+static int read_ready(int rank, cJSON **o, const char **host,
+                      const struct tpl_device *dev, const char *device,
+                      char *err, size_t errcap)
 {
     int tag, rc;
     char *text;
     if ((rc = mpx_recv(rank, &tag, &text, NULL, -1, err, errcap)))
         return rc;
-    cJSON *o = cJSON_Parse(text);
+    *o = cJSON_Parse(text);
     free(text);
-    const char *host = record_str(o, "host"), *e = record_str(o, "err");
-    rc = (int)record_num(o, "rc", KEVO_EPARSE);
-    if (tag != MPX_READY || !host) {
+    const char *e = record_str(*o, "err");
+    *host = record_str(*o, "host");
+    rc = (int)record_num(*o, "rc", KEVO_EPARSE);
+    if (tag != MPX_READY || !*host) {
         snprintf(err, errcap, "rank %d: unexpected answer to hello", rank);
-        rc = KEVO_EPARSE;
-    } else if (rc) {
-        snprintf(err, errcap, "rank %d (%s): %s", rank, host,
+        return KEVO_EPARSE;
+    }
+    if (rc) {
+        snprintf(err, errcap, "rank %d (%s): %s", rank, *host,
                  e && *e ? e : kevo_strerror(rc));
-    } else {
-        rc = same_gpu(o, rank, host, dev, device, err, errcap);
-    }
-    struct mpieval *m = rc ? NULL : calloc(1, sizeof *m);
-    if (!rc && !m)
-        rc = KEVO_ENOMEM;
-    if (!rc) {
-        m->rank = rank;
-        snprintf(m->host, sizeof m->host, "%s", host);
-        if (!(m->env = rank_env(o, rank, host))) {
-            free(m);
-            rc = KEVO_ENOMEM;
-        }
-    }
-    cJSON_Delete(o);
-    if (rc)
         return rc;
-    out->ops = &me_ops;
-    out->self = m;
-    return KEVO_OK;
+    }
+    return same_gpu(*o, rank, *host, dev, device, err, errcap);
+}
+
+static struct conn *conn_new(int rank, int depth, const char *host,
+                             char *env)
+{
+    struct conn *c = calloc(1, sizeof *c);
+    struct inbox *box = calloc((size_t)depth, sizeof *box);
+    if (!c || !box || !env) {
+        free(c);
+        free(box);
+        free(env);
+        return NULL;
+    }
+    c->rank = rank;
+    c->depth = depth;
+    c->box = box;
+    c->env = env;
+    snprintf(c->host, sizeof c->host, "%s", host);
+    pthread_mutex_init(&c->mu, NULL);
+    pthread_mutex_init(&c->send_mu, NULL);
+    pthread_cond_init(&c->cv, NULL);
+    return c;
+}
+
+int mpieval_new(int rank, int depth, const struct tpl_device *dev,
+                const char *device, struct evaluator *out, char *err,
+                size_t errcap)
+{
+    cJSON *o = NULL;
+    const char *host = NULL;
+    int rc = read_ready(rank, &o, &host, dev, device, err, errcap);
+    struct conn *c = NULL;
+    if (!rc && !(c = conn_new(rank, depth, host, rank_env(o, rank, host))))
+        rc = KEVO_ENOMEM;
+    cJSON_Delete(o);
+    for (int k = 0; !rc && k < depth; k++) {
+        struct slot *s = calloc(1, sizeof *s);
+        if (!s) {
+            rc = KEVO_ENOMEM;
+            break;
+        }
+        *s = (struct slot){c, k, 0};
+        out[k] = (struct evaluator){&me_ops, s};
+        c->refs++;
+    }
+    if (rc && c) { /* what was made goes; the caller quits the rank */
+        int k = c->refs;
+        c->dead = 1;
+        if (k == 0)
+            conn_free(c);
+        while (k-- > 0)
+            me_destroy(out[k].self);
+    }
+    return rc;
 }

@@ -19,6 +19,9 @@
 /* What rank 0 still owes each rank: a quit, unless a proxy owns it. */
 enum rank_state { RK_WAITING, RK_HELLOED, RK_PROXIED, RK_QUIT };
 
+/* Queue slots per serving rank (rank_depth). */
+#define MPIJOB_DEPTH 8
+
 static enum rank_state state[FANOUT_MAX_SUBS];
 static int in_job;             /* 1: MPI initialised, several ranks */
 
@@ -85,13 +88,25 @@ static char *local_device(const struct evaluator *ev)
     return name;
 }
 
+/* Proxies (queue slots) per serving rank: enough to keep its compile
+ * pool ahead of its GPU, within the fan-out's limit; KEVO_MPI_DEPTH
+ * overrides it (1 = one candidate at a time). */
+static int rank_depth(int n_ranks)
+{
+    const char *e = getenv("KEVO_MPI_DEPTH");
+    int d = e && atoi(e) > 0 ? atoi(e) : MPIJOB_DEPTH;
+    int most = (FANOUT_MAX_SUBS - 1) / (n_ranks - 1);
+    return d < most ? d : most;
+}
+
 int mpijob_wrap(struct evaluator *ev, const struct tpl_device *dev, char *err,
                 size_t errcap)
 {
     if (!in_job)
         return KEVO_OK;
     struct fanout_sub subs[FANOUT_MAX_SUBS];
-    int n = mpx_size(), rc = KEVO_OK;
+    struct evaluator px[FANOUT_MAX_SUBS];
+    int n = mpx_size(), depth = rank_depth(n), k = 1, rc = KEVO_OK;
     char *device = local_device(ev);
     memset(subs, 0, sizeof subs);
     subs[0].ev = *ev;
@@ -100,27 +115,28 @@ int mpijob_wrap(struct evaluator *ev, const struct tpl_device *dev, char *err,
      * one is left waiting only for its quit */
     for (int r = 1; r < n; r++) {
         char why[1024];
-        int rrc = mpieval_new(r, dev, device, &subs[r].ev, why, sizeof why);
+        int rrc = mpieval_new(r, depth, dev, device, px, why, sizeof why);
         if (rrc && !rc) {
             rc = rrc;
             snprintf(err, errcap, "%s", why);
         }
         state[r] = rrc ? RK_HELLOED : RK_PROXIED;
-        subs[r].gpu = r;
-        snprintf(subs[r].label, sizeof subs[r].label, "rank %d", r);
+        for (int j = 0; !rrc && j < depth; j++, k++) {
+            subs[k].ev = px[j];
+            subs[k].gpu = r;
+            snprintf(subs[k].label, sizeof subs[k].label, "rank %d", r);
+        }
     }
     free(device);
-    if (rc) { /* the proxies made quit their ranks; the others, leave */
-        ev->ops->destroy(ev->self);
+    if (rc) { /* the proxies quit their ranks; the others, leave */
+        for (int j = 0; j < k; j++)
+            subs[j].ev.ops->destroy(subs[j].ev.self);
         for (int r = 1; r < n; r++)
-            if (state[r] == RK_PROXIED) {
-                subs[r].ev.ops->destroy(subs[r].ev.self);
+            if (state[r] == RK_PROXIED)
                 state[r] = RK_QUIT;
-            }
         return rc;
     }
-    rc = fanout_new(NULL, subs, n, ev, err, errcap); /* owns subs */
-    return rc;
+    return fanout_new(NULL, subs, k, ev, err, errcap); /* owns subs */
 }
 
 void mpijob_leave(void)

@@ -1,7 +1,11 @@
 /*
- * mpiserve.c - a serving rank (see mpiserve.h). Owns its evaluator and
- * the templates rank 0 has shipped (parsed from their text, checked
- * against their hash, kept for the life of the run). Reads the message
+ * mpiserve.c - a serving rank (see mpiserve.h). Owns its evaluator, the
+ * templates rank 0 has shipped (parsed from their text, checked against
+ * their hash, kept for the life of the run) and the queue of batches
+ * rank 0's proxies sent (one per proxy slot at most). A batch is read and
+ * handed to the GPU evaluator's compile pool (gpueval_prefetch) as soon
+ * as it arrives, and measured in arrival order, one batch at a time: the
+ * queued candidates compile while the GPU measures. Reads the message
  * formats mpieval.c writes.
  */
 #include "mpiserve.h"
@@ -13,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpueval.h"
 #include "hash.h"
 #include "mpx.h"
 #include "record.h"
@@ -20,20 +25,55 @@
 #include "tpl.h"
 #include "version.h"
 
+/* A batch of one proxy slot, read and waiting for (or in) evaluation. */
+struct req {
+    int id;                    /* the slot it answers */
+    cJSON *b;                  /* the BATCH (owned; cands borrow from it) */
+    struct candidate *cands;   /* [n] */
+    const struct candidate **ptrs;
+    int64_t *vals;             /* [n * TPL_MAX_PARAMS] */
+    int n;
+    double best_ns;            /* the cascade reference it came with */
+    int rc;                    /* it could not be read: why */
+    char why[512];
+    int cancelled;             /* 1: rank 0 sent CANCEL for it */
+    struct req *next;
+};
+
 struct server {
     struct spec spec;          /* rank 0's, compilers shared on this host */
     struct evaluator ev;       /* this rank's own evaluator */
     int have_ev;
+    int said_hello;
+    int prefetch;              /* 1: ev is a GPU evaluator (gpueval_prefetch) */
     struct tpl_device dev;     /* its device facts (sent back in READY) */
     struct tpl **tpls;         /* shipped templates, owned */
     int n_tpls, cap_tpls;
-    int cancelled;             /* 1: rank 0 sent CANCEL mid-batch */
+    struct req *head, *tail;   /* the queue, in arrival order */
+    struct req *cur;           /* the batch being measured */
+    int quit;                  /* 1: rank 0 said quit */
     int send_rc;               /* a RESULT could not be sent */
     char err[512];
 };
 
+static void req_free(struct req *r)
+{
+    if (!r)
+        return;
+    cJSON_Delete(r->b);
+    free(r->cands);
+    free(r->ptrs);
+    free(r->vals);
+    free(r);
+}
+
 static void server_release(struct server *sv)
 {
+    while (sv->head) {
+        struct req *r = sv->head;
+        sv->head = r->next;
+        req_free(r);
+    }
     if (sv->have_ev)
         sv->ev.ops->destroy(sv->ev.self);
     for (int i = 0; i < sv->n_tpls; i++)
@@ -89,6 +129,8 @@ static int make_evaluator(struct server *sv, const char *text,
     sv->dev = tpl_device_default;
     rc = f->create(&sv->spec, p, &sv->ev, &sv->dev, why, whycap);
     sv->have_ev = rc == KEVO_OK;
+    sv->prefetch = sv->have_ev && sv->ev.ops->name &&
+                   !strcmp(sv->ev.ops->name, "gpu");
     return rc;
 }
 
@@ -203,82 +245,158 @@ static int get_cand(struct server *sv, const cJSON *c, struct candidate *out,
     return KEVO_OK;
 }
 
-/* Each result goes back at once; a CANCEL waiting stops the batch. */
+/* Reads a BATCH into a request (r->rc and r->why if it cannot be read)
+ * and starts compiling its candidates. */
+static struct req *read_batch(struct server *sv, const char *text)
+{
+    struct req *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->b = cJSON_Parse(text);
+    r->id = (int)record_num(r->b, "id", -1);
+    r->best_ns = record_num(r->b, "best_ns", 0);
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(r->b, "c"), *c;
+    int n = cJSON_GetArraySize(arr), k = 0;
+    r->cands = calloc((size_t)n + 1, sizeof *r->cands);
+    r->ptrs = calloc((size_t)n + 1, sizeof *r->ptrs);
+    r->vals = calloc(((size_t)n + 1) * TPL_MAX_PARAMS, sizeof *r->vals);
+    if (!r->b || r->id < 0) {
+        snprintf(r->why, sizeof r->why, "malformed batch from rank 0");
+        r->rc = KEVO_EPARSE;
+    } else if (!r->cands || !r->ptrs || !r->vals) {
+        r->rc = KEVO_ENOMEM;
+    }
+    cJSON_ArrayForEach(c, arr)
+    {
+        if (r->rc)
+            break;
+        r->rc = get_cand(sv, c, &r->cands[k],
+                         r->vals + (size_t)k * TPL_MAX_PARAMS, r->why,
+                         sizeof r->why);
+        r->ptrs[k] = &r->cands[k];
+        k++;
+    }
+    r->n = r->rc ? 0 : n;
+    if (r->n > 0 && sv->prefetch)
+        gpueval_prefetch(sv->ev.self, r->ptrs, r->n);
+    return r;
+}
+
+/* CANCEL {id}: for the batch being measured or a queued one. */
+static void cancel(struct server *sv, const char *text)
+{
+    cJSON *o = cJSON_Parse(text);
+    int id = (int)record_num(o, "id", -1);
+    cJSON_Delete(o);
+    if (sv->cur && sv->cur->id == id)
+        sv->cur->cancelled = 1;
+    for (struct req *r = sv->head; r; r = r->next)
+        if (r->id == id)
+            r->cancelled = 1;
+}
+
+/* Receives one message from rank 0 (waiting for it if wait, else only
+ * one already there: returns 0 with nothing done when none is) and acts
+ * on it. Returns 1 if it took one, 0 if none waited, < 0 on an error
+ * (sv->err). */
+static int take_message(struct server *sv, const struct evaluator_factory *f,
+                        int wait)
+{
+    int tag = 0, rc;
+    char *text;
+    if (!wait) {
+        int p = mpx_pending(0, &tag);
+        if (p <= 0)
+            return p < 0 ? -KEVO_EIO : 0;
+    }
+    if ((rc = mpx_recv(0, &tag, &text, NULL, -1, sv->err, sizeof sv->err)))
+        return -rc;
+    rc = KEVO_OK;
+    if (tag == MPX_QUIT) {
+        sv->quit = 1;
+    } else if (tag == MPX_HELLO && !sv->said_hello) {
+        sv->said_hello = 1;
+        rc = answer_hello(sv, text, f);
+    } else if (tag == MPX_BATCH && sv->have_ev) {
+        struct req *r = read_batch(sv, text);
+        if (!r) {
+            rc = KEVO_ENOMEM;
+        } else {
+            if (sv->tail)
+                sv->tail->next = r;
+            else
+                sv->head = r;
+            sv->tail = r;
+        }
+    } else if (tag == MPX_CANCEL) {
+        cancel(sv, text);
+    } else {
+        snprintf(sv->err, sizeof sv->err, "unexpected message %d", tag);
+        rc = KEVO_EPARSE;
+    }
+    free(text);
+    return rc ? -rc : 1;
+}
+
+struct batch_ctx {
+    struct server *sv;
+    const struct evaluator_factory *f;
+};
+
+/* Each result goes back at once; the messages that came meanwhile are
+ * taken (a queued batch starts compiling), and a CANCEL for this batch
+ * stops it. */
 static int send_result(void *ud, int index, const struct eval_result *r)
 {
-    struct server *sv = ud;
+    struct batch_ctx *b = ud;
+    struct server *sv = b->sv;
     cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "id", sv->cur->id);
     cJSON_AddNumberToObject(o, "i", index);
     record_put_result(o, r);
     if ((sv->send_rc = send_json(MPX_RESULT, o, sv->err, sizeof sv->err)))
         return 1;
-    int tag = 0;
-    if (mpx_pending(0, &tag) > 0 && tag == MPX_CANCEL) {
-        char *text;
-        if (!mpx_recv(0, &tag, &text, NULL, -1, sv->err, sizeof sv->err))
-            free(text);
-        sv->cancelled = 1;
+    int t;
+    while ((t = take_message(sv, b->f, 0)) > 0)
+        ;
+    if (t < 0) {
+        sv->send_rc = -t;
         return 1;
     }
-    return 0;
+    return sv->cur->cancelled;
 }
 
-/* Evaluates a parsed BATCH; why says what failed. */
-static int run_batch(struct server *sv, const cJSON *b, int *n_out, char *why,
-                     size_t whycap)
+/* Measures the next queued batch: RESULTs, then one END {id, rc, err, n}. */
+static int serve_next(struct server *sv, const struct evaluator_factory *f)
 {
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(b, "c"), *c;
-    int n = cJSON_GetArraySize(arr), k = 0, rc = KEVO_OK;
-    struct candidate *cands = calloc((size_t)n + 1, sizeof *cands);
-    const struct candidate **ptrs = calloc((size_t)n + 1, sizeof *ptrs);
-    int64_t *vals = calloc(((size_t)n + 1) * TPL_MAX_PARAMS, sizeof *vals);
-    *n_out = n;
-    if (!cands || !ptrs || !vals)
-        rc = KEVO_ENOMEM;
-    cJSON_ArrayForEach(c, arr)
-    {
-        if (rc)
-            break;
-        rc = get_cand(sv, c, &cands[k], vals + (size_t)k * TPL_MAX_PARAMS,
-                      why, whycap);
-        ptrs[k] = &cands[k];
-        k++;
-    }
-    double best = record_num(b, "best_ns", 0);
-    if (!rc && best > 0 && sv->ev.ops->set_best)
-        sv->ev.ops->set_best(sv->ev.self, best);
-    if (!rc && n > 0)
-        rc = sv->ev.ops->eval_batch(sv->ev.self, ptrs, n, send_result, sv);
-    if (rc && !why[0])
-        snprintf(why, whycap, "%s", kevo_strerror(rc));
-    free(cands);
-    free(ptrs);
-    free(vals);
-    return rc;
-}
-
-/* BATCH -> RESULTs and one END {rc, err, n}. */
-static int serve_batch(struct server *sv, const char *text)
-{
-    char why[512] = "";
-    int n = 0, rc;
-    cJSON *b = cJSON_Parse(text);
-    sv->cancelled = 0;
+    struct req *r = sv->head;
+    struct batch_ctx b = {sv, f};
+    sv->head = r->next;
+    if (!sv->head)
+        sv->tail = NULL;
+    sv->cur = r;
     sv->send_rc = KEVO_OK;
-    if (!b) {
-        snprintf(why, sizeof why, "malformed batch from rank 0");
-        rc = KEVO_EPARSE;
-    } else {
-        rc = run_batch(sv, b, &n, why, sizeof why);
-    }
-    cJSON_Delete(b);
+    int rc = r->rc;
+    if (!rc && r->best_ns > 0 && sv->ev.ops->set_best)
+        sv->ev.ops->set_best(sv->ev.self, r->best_ns);
+    if (!rc && r->n > 0 && !r->cancelled)
+        rc = sv->ev.ops->eval_batch(sv->ev.self, r->ptrs, r->n, send_result,
+                                    &b);
+    if (rc && !r->why[0])
+        snprintf(r->why, sizeof r->why, "%s", kevo_strerror(rc));
+    if (r->cancelled)
+        rc = KEVO_ESTOPPED;
+    int id = r->id, n = r->n;
+    char why[512];
+    snprintf(why, sizeof why, "%s", rc ? r->why : "");
+    sv->cur = NULL;
+    req_free(r);
     if (sv->send_rc) /* rank 0 is gone: nobody to tell */
         return sv->send_rc;
-    if (sv->cancelled)
-        rc = KEVO_ESTOPPED;
     cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "id", id);
     cJSON_AddNumberToObject(o, "rc", rc);
-    cJSON_AddStringToObject(o, "err", rc ? why : "");
+    cJSON_AddStringToObject(o, "err", why);
     cJSON_AddNumberToObject(o, "n", n);
     return send_json(MPX_END, o, sv->err, sizeof sv->err);
 }
@@ -303,28 +421,16 @@ int mpiserve_run(const struct evaluator_factory *factories, char *err,
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
-    int rc = KEVO_OK, said_hello = 0;
-    for (;;) {
-        int tag;
-        char *text;
-        if ((rc = mpx_recv(0, &tag, &text, NULL, -1, sv.err, sizeof sv.err)))
-            break;
-        if (tag == MPX_QUIT) {
-            free(text);
-            break;
-        }
-        if (tag == MPX_HELLO && !said_hello) {
-            said_hello = 1;
-            rc = answer_hello(&sv, text, factories);
-        } else if (tag == MPX_BATCH && sv.have_ev) {
-            rc = serve_batch(&sv, text);
-        } else if (tag != MPX_CANCEL) { /* a late cancel: already over */
-            snprintf(sv.err, sizeof sv.err, "unexpected message %d", tag);
-            rc = KEVO_EPARSE;
-        }
-        free(text);
-        if (rc)
-            break;
+    int rc = KEVO_OK;
+    while (!rc && !sv.quit) {
+        /* idle: wait for a message; else take what waits, then measure */
+        int t = take_message(&sv, factories, sv.head == NULL);
+        while (t > 0 && sv.head && !sv.quit)
+            t = take_message(&sv, factories, 0);
+        if (t < 0)
+            rc = -t;
+        else if (sv.head && !sv.quit)
+            rc = serve_next(&sv, factories);
     }
     if (rc)
         snprintf(err, errcap, "rank %d (%s): %s", mpx_rank(), mpx_host(),

@@ -174,7 +174,16 @@ int fs_write_atomic(const char *path, const void *data, size_t n)
 
 int fs_write_new(const char *path, const void *data, size_t n, int sync)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    /* written whole under a temporary name, then linked into place (link
+     * fails if path exists): a process killed mid-write leaves no short
+     * file at path for a resume to take as written */
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.new.%d", path, (int)getpid()) >=
+        (int)sizeof tmp)
+        return KEVO_EINVAL;
+    if (!access(path, F_OK))
+        return KEVO_EEXIST;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0)
         return fs_status_of(errno);
     int rc = write_all(fd, data, n);
@@ -182,8 +191,14 @@ int fs_write_new(const char *path, const void *data, size_t n, int sync)
         rc = KEVO_EIO;
     if (close(fd) && !rc)
         rc = KEVO_EIO;
-    if (rc)
-        unlink(path);
+    if (!rc && link(tmp, path)) {
+        int e = errno;
+        /* a file system without hard links: rename (path was absent) */
+        if ((e == EPERM || e == ENOTSUP) && !rename(tmp, path))
+            return KEVO_OK;
+        rc = fs_status_of(e);
+    }
+    unlink(tmp);
     return rc;
 }
 

@@ -36,9 +36,9 @@ int fs_read_file(const char *path, char **out, size_t *len) KEVO_WUR;
 int fs_sync_parent(const char *path) KEVO_WUR;
 /* Atomically replaces path with n bytes of data (see top comment). */
 int fs_write_atomic(const char *path, const void *data, size_t n) KEVO_WUR;
-/* Writes path only if it does not exist yet (O_EXCL), then fsyncs it
- * when sync is 1. Returns KEVO_EEXIST if it exists (content is not
- * compared). Without sync the data survives a killed process (it is in
+/* Writes path only if it does not exist yet, whole or not at all (a
+ * temporary file linked into place), fsynced first when sync is 1.
+ * Returns KEVO_EEXIST if it exists (content is not compared). Without sync the data survives a killed process (it is in
  * the page cache) but not a power loss. */
 int fs_write_new(const char *path, const void *data, size_t n,
                  int sync) KEVO_WUR;
