@@ -30,6 +30,7 @@
 #include "mpijob.h"
 #include "mutator.h"
 #include "record.h"
+#include "records.h"
 #include "rundir.h"
 #include "simtable.h"
 
@@ -203,22 +204,18 @@ static cJSON *best_record(struct session *ss, const struct engine *e,
 {
     const struct engine_stats *st = engine_stats(e);
     const struct tpl *t = engine_template(e, st->best_tpl);
-    char hex[17];
-    cJSON *o = cJSON_CreateObject();
-    hash_hex(st->best_hash, hex);
-    cJSON_AddStringToObject(o, "hash", hex);
-    cJSON_AddStringToObject(o, "template", t->name);
-    cJSON *p = cJSON_AddObjectToObject(o, "params");
-    for (int i = 0; i < t->n_params; i++)
-        cJSON_AddNumberToObject(p, t->params[i].name,
-                                (double)st->best_vals[i]);
-    cJSON_AddNumberToObject(o, "fitness", st->best_fitness);
-    cJSON_AddStringToObject(o, "unit", ss->problem->work_unit);
-    cJSON_AddNumberToObject(o, "median_ns", st->best_median_ns);
-    cJSON_AddNumberToObject(o, "ratio", st->best_ratio);
-    cJSON_AddNumberToObject(o, "generation", st->best_gen);
+    struct rec_best b = {.hash = st->best_hash, .n_params = t->n_params,
+                         .fitness = st->best_fitness,
+                         .median_ns = st->best_median_ns,
+                         .ratio = st->best_ratio, .gen = st->best_gen};
+    snprintf(b.tpl, sizeof b.tpl, "%s", t->name);
+    snprintf(b.unit, sizeof b.unit, "%s", ss->problem->work_unit);
+    for (int i = 0; i < t->n_params; i++) {
+        snprintf(b.names[i], sizeof b.names[i], "%s", t->params[i].name);
+        b.vals[i] = st->best_vals[i];
+    }
     *source = tpl_instantiate(t, st->best_vals, ss->spec.dtype);
-    return o;
+    return rec_best_json(&b);
 }
 
 static void print_summary(struct session *ss, const struct engine *e, int rc)
@@ -730,10 +727,11 @@ static char *compose_facts(const char *env_json, const struct spec *s)
     const cJSON *b, *bl = cJSON_GetObjectItemCaseSensitive(j, "baselines");
     cJSON_ArrayForEach(b, bl)
     {
-        const char *bn = record_str(b, "name");
+        struct rec_baseline x;
+        rec_baseline_parse(b, &x);
         n += snprintf(buf + n, sizeof buf - (size_t)n,
-                      "; measured baseline %s: %.4g %s", bn ? bn : "?",
-                      record_num(b, "fitness", 0),
+                      "; measured baseline %s: %.4g %s",
+                      x.name[0] ? x.name : "?", x.fitness,
                       problem_find(s->problem)->work_unit);
     }
     cJSON_Delete(j);
