@@ -192,7 +192,9 @@ static int d_problem(struct tparse *tp, char *args)
         return perr(tp, "'problem' takes one name, got '%s'", args);
     tp->prob = problem_find(args);
     if (!tp->prob)
-        return perr(tp, "unknown problem '%s'", args);
+        return perr(tp, "unknown problem '%s' (a user-defined problem is "
+                    "known once its file is loaded: --problem-file F or "
+                    "--problem NAME)", args);
     if (tp->want_problem && strcmp(args, tp->want_problem))
         return perr(tp, "problem '%s' does not match its folder '%s'", args,
                     tp->want_problem);
