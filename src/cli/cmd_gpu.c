@@ -28,6 +28,7 @@
 #include "jit.h"
 #include "progress.h"
 #include "record.h"
+#include "records.h"
 #include "tpl.h"
 #include "version.h"
 
@@ -304,12 +305,11 @@ static void print_env(struct evaluator *ev, struct printer *pr)
         int flops = !strcmp(pr->p->work_unit, "FLOP/s");
         cJSON_ArrayForEach(x, b)
         {
-            const cJSON *nm = cJSON_GetObjectItem(x, "name"),
-                        *ns = cJSON_GetObjectItem(x, "median_ns"),
-                        *f = cJSON_GetObjectItem(x, "fitness");
+            struct rec_baseline bl;
+            rec_baseline_parse(x, &bl);
             printf("# baseline %s: %.4f ms, %.2f %s\n",
-                   cJSON_GetStringValue(nm), ns ? ns->valuedouble / 1e6 : 0,
-                   f ? f->valuedouble / (flops ? 1e12 : 1e9) : 0,
+                   bl.name[0] ? bl.name : "?", bl.median_ns / 1e6,
+                   bl.fitness / (flops ? 1e12 : 1e9),
                    flops ? "TFLOP/s" : "GB/s");
         }
     }
@@ -673,9 +673,10 @@ static int doctor_baselines(const struct problem *p, const char *shape,
     snprintf(what, sizeof what, "%s %s", p->name, shape);
     cJSON_ArrayForEach(b, bl)
     {
-        const char *name = record_str(b, "name");
-        double ns = record_num(b, "median_ns", 0),
-               fit = record_num(b, "fitness", 0);
+        struct rec_baseline x;
+        rec_baseline_parse(b, &x);
+        const char *name = x.name[0] ? x.name : NULL;
+        double ns = x.median_ns, fit = x.fitness;
         int copy = name && !strcmp(name, "copy");
         int ok = cupti && ns > 0 && fit > 0 &&
                  (!copy || (fit > 50e9 && fit < peak_bw * 1.05));
