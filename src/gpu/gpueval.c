@@ -20,6 +20,7 @@
 #include "gpu.h"
 #include "hash.h"
 #include "jit.h"
+#include "wire.h"
 #include "worker.h"
 #include "wrk.h"
 
@@ -105,41 +106,13 @@ static void first_error(const char *log, char *out, size_t cap)
     out[n] = '\0';
 }
 
+/* The job body of a plan (core/wire.c). */
 static cJSON *plan_json(const struct launch_plan *pl, int nondet,
                         double best_ns, long long seq)
 {
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddNumberToObject(j, "seq", (double)seq);
-    cJSON *ls = cJSON_AddArrayToObject(j, "launches");
-    for (int i = 0; i < pl->n; i++) {
-        const struct launch_dims *d = &pl->l[i];
-        cJSON *l = cJSON_CreateObject();
-        cJSON_AddStringToObject(l, "kernel", d->kernel);
-        const uint32_t *v[3] = {d->grid, d->block, d->cluster};
-        const char *k[3] = {"grid", "block", "cluster"};
-        for (int a = 0; a < 3; a++) {
-            cJSON *arr = cJSON_AddArrayToObject(l, k[a]);
-            for (int x = 0; x < 3; x++)
-                cJSON_AddItemToArray(arr, cJSON_CreateNumber(v[a][x]));
-        }
-        cJSON_AddNumberToObject(l, "smem", d->smem_bytes);
-        cJSON_AddItemToArray(ls, l);
-    }
-    cJSON_AddNumberToObject(j, "workspace", (double)pl->workspace_bytes);
-    cJSON *tms = cJSON_AddArrayToObject(j, "tensormaps");
-    for (int i = 0; i < pl->n_tmaps; i++) {
-        const struct tmap_plan *m = &pl->tm[i];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "buf", m->buf);
-        cJSON *box = cJSON_AddArrayToObject(o, "box");
-        cJSON_AddItemToArray(box, cJSON_CreateNumber(m->box[0]));
-        cJSON_AddItemToArray(box, cJSON_CreateNumber(m->box[1]));
-        cJSON_AddNumberToObject(o, "swizzle", m->swizzle);
-        cJSON_AddItemToArray(tms, o);
-    }
-    cJSON_AddBoolToObject(j, "nondet", nondet);
-    cJSON_AddNumberToObject(j, "best_ns", best_ns);
-    return j;
+    struct wire_job j = {.seq = seq, .plan = *pl, .nondet = nondet,
+                         .best_ns = best_ns};
+    return wire_job_json(&j);
 }
 
 static double num(const cJSON *j, const char *k)
@@ -209,36 +182,11 @@ static void fill_from_reply(const struct wrk_reply *rep,
         return;
     }
     cJSON *j = cJSON_Parse(rep->json);
-    const cJSON *o = cJSON_GetObjectItem(j, "outcome"),
-                *d = cJSON_GetObjectItem(j, "detail");
-    enum eval_outcome oc = EVAL_CRASHED;
-    if (rep->type != WM_RESULT || !cJSON_IsString(o) ||
-        eval_outcome_parse(o->valuestring, &oc)) {
+    if (rep->type != WM_RESULT || wire_result_parse(j, r)) {
+        eval_result_release(r);
         r->outcome = EVAL_CRASHED;
         snprintf(r->detail, sizeof r->detail, "worker sent a bad answer");
-        cJSON_Delete(j);
-        return;
     }
-    r->outcome = oc;
-    snprintf(r->detail, sizeof r->detail, "%s",
-             cJSON_IsString(d) ? d->valuestring : "");
-    r->fitness = num(j, "fitness");
-    r->median_ns = num(j, "median_ns");
-    r->min_ns = num(j, "min_ns");
-    r->spread = num(j, "spread");
-    r->reps = (int)num(j, "reps");
-    r->cascaded = (int)num(j, "cascaded");
-    r->ratio = num(j, "ratio");
-    r->roofline = num(j, "roofline");
-    r->res.regs = (int)num(j, "regs");
-    r->res.smem_static = (int)num(j, "smem_static");
-    r->res.local_bytes = (int)num(j, "local_bytes");
-    r->res.occupancy = (int)num(j, "occupancy");
-    r->check_ms = num(j, "check_ms");
-    r->time_ms = num(j, "time_ms");
-    const cJSON *e = cJSON_GetObjectItem(j, "evidence");
-    if (e)
-        r->evidence_json = cJSON_PrintUnformatted(e);
     cJSON_Delete(j);
 }
 
@@ -246,8 +194,9 @@ static void fill_from_reply(const struct wrk_reply *rep,
  * clocks, power) taken right after the measurement (the next candidate's
  * checks have started by then) to r's evidence, so
  * every result can be traced to the machine state it was measured in
- * (fingerprint.h). A few dozen bytes per journal record. */
-static void stamp(struct gpueval *g, struct eval_result *r)
+ * (fingerprint.h), and how long the worker waited for this candidate. A few
+ * dozen bytes per journal record. */
+static void stamp(struct gpueval *g, struct eval_result *r, double idle_ms)
 {
     cJSON *e = r->evidence_json ? cJSON_Parse(r->evidence_json) : NULL;
     if (!e)
@@ -256,6 +205,11 @@ static void stamp(struct gpueval *g, struct eval_result *r)
         cJSON_Delete(e);
         return;
     }
+    /* where the coordinator's side of the time went */
+    cJSON *ph = cJSON_GetObjectItem(e, "phase_ms");
+    if (!ph)
+        ph = cJSON_AddObjectToObject(e, "phase_ms");
+    cJSON_AddNumberToObject(ph, "worker_idle", idle_ms);
     cJSON_AddStringToObject(e, "fp", g->fp_hash);
     cJSON *s = fingerprint_sample(g->uuid);
     if (s)
@@ -398,21 +352,7 @@ static void finish_job(struct batch *b, int i, struct wrk_reply *rep)
     struct slot *s = &b->sl[i];
     struct eval_result *r = &s->r;
     fill_from_reply(rep, r);
-    /* where the coordinator's side of the time went */
-    cJSON *e = r->evidence_json ? cJSON_Parse(r->evidence_json) : NULL;
-    if (cJSON_IsObject(e)) {
-        cJSON *ph = cJSON_GetObjectItem(e, "phase_ms");
-        if (!ph)
-            ph = cJSON_AddObjectToObject(e, "phase_ms");
-        cJSON_AddNumberToObject(ph, "worker_idle", s->idle_ms);
-        char *txt = cJSON_PrintUnformatted(e);
-        if (txt) {
-            free(r->evidence_json);
-            r->evidence_json = txt;
-        }
-    }
-    cJSON_Delete(e);
-    stamp(g, r);
+    stamp(g, r, s->idle_ms);
     r->compile_ms = s->jo.compile_ms;
     r->res.spill_bytes = s->jo.spill_stores > 0 ? s->jo.spill_stores : 0;
     if (r->outcome == EVAL_OK) {
@@ -652,12 +592,12 @@ static char *init_json(const struct gpueval_opts *o)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "problem", o->problem->name);
-    cJSON_AddStringToObject(j, "dtype", dtype_name(o->dtype));
-    cJSON *s = cJSON_AddArrayToObject(j, "shape");
     if (o->problem->file_text) { /* a user problem: the worker parses it */
         cJSON_AddStringToObject(j, "problem_file", o->problem->file_path);
         cJSON_AddStringToObject(j, "problem_text", o->problem->file_text);
     }
+    cJSON_AddStringToObject(j, "dtype", dtype_name(o->dtype));
+    cJSON *s = cJSON_AddArrayToObject(j, "shape");
     for (int i = 0; i < o->shape.n_dims; i++)
         cJSON_AddItemToArray(s, cJSON_CreateNumber((double)o->shape.d[i]));
     char seed[17];

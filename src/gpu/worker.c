@@ -35,6 +35,7 @@
 #include "problem.h"
 #include "tmr.h"
 #include "tpl.h"
+#include "wire.h"
 #include "wmsg.h"
 
 #define CHECK_SLOT (HX_HASH_SLOTS - 1) /* hash slot for checks */
@@ -386,58 +387,20 @@ static int handle_init(struct worker *w, const cJSON *j)
 /* ---- loading a candidate */
 
 
+/* A job's launch plan and flags (core/wire.c decodes it). */
 static int parse_launches(const cJSON *j, struct job *jb)
 {
-    const cJSON *ls = cJSON_GetObjectItem(j, "launches");
-    if (!cJSON_IsArray(ls))
+    struct wire_job wj;
+    if (wire_job_parse(j, &wj))
         return KEVO_EPARSE;
-    jb->n = cJSON_GetArraySize(ls);
-    if (jb->n < 1 || jb->n > TPL_MAX_LAUNCHES)
-        return KEVO_EPARSE;
-    for (int i = 0; i < jb->n; i++) {
-        const cJSON *l = cJSON_GetArrayItem(ls, i);
-        const cJSON *k = cJSON_GetObjectItem(l, "kernel");
-        if (!cJSON_IsString(k))
-            return KEVO_EPARSE;
-        struct launch_dims *d = &jb->l[i];
-        snprintf(d->kernel, sizeof d->kernel, "%s", k->valuestring);
-        const char *keys[3] = {"grid", "block", "cluster"};
-        uint32_t *dst[3] = {d->grid, d->block, d->cluster};
-        for (int a = 0; a < 3; a++) {
-            const cJSON *arr = cJSON_GetObjectItem(l, keys[a]);
-            for (int x = 0; x < 3; x++) {
-                const cJSON *v = arr ? cJSON_GetArrayItem(arr, x) : NULL;
-                dst[a][x] = v ? (uint32_t)v->valuedouble : a == 2 ? 0 : 1;
-            }
-        }
-        const cJSON *sm = cJSON_GetObjectItem(l, "smem");
-        d->smem_bytes = cJSON_IsNumber(sm) ? (uint32_t)sm->valuedouble : 0;
-    }
-    const cJSON *ws = cJSON_GetObjectItem(j, "workspace");
-    jb->ws_bytes = cJSON_IsNumber(ws) ? (uint64_t)ws->valuedouble : 0;
-    const cJSON *tms = cJSON_GetObjectItem(j, "tensormaps");
-    jb->n_tmaps = cJSON_IsArray(tms) ? cJSON_GetArraySize(tms) : 0;
-    if (jb->n_tmaps > TPL_MAX_TMAPS)
-        return KEVO_EPARSE;
-    for (int i = 0; i < jb->n_tmaps; i++) {
-        const cJSON *m = cJSON_GetArrayItem(tms, i),
-                    *box = cJSON_GetObjectItem(m, "box");
-        const cJSON *b = cJSON_GetObjectItem(m, "buf"),
-                    *sw = cJSON_GetObjectItem(m, "swizzle"),
-                    *b0 = cJSON_GetArrayItem(box, 0),
-                    *b1 = cJSON_GetArrayItem(box, 1);
-        if (!cJSON_IsNumber(b) || !cJSON_IsNumber(sw) ||
-            !cJSON_IsNumber(b0) || !cJSON_IsNumber(b1))
-            return KEVO_EPARSE;
-        jb->tm[i] = (struct tmap_plan){
-            b->valueint, {(uint32_t)b0->valuedouble, (uint32_t)b1->valuedouble},
-            sw->valueint};
-    }
-    jb->nondet = cJSON_IsTrue(cJSON_GetObjectItem(j, "nondet"));
-    const cJSON *b = cJSON_GetObjectItem(j, "best_ns");
-    jb->best_ns = cJSON_IsNumber(b) ? b->valuedouble : 0;
-    const cJSON *sq = cJSON_GetObjectItem(j, "seq");
-    jb->seq = cJSON_IsNumber(sq) ? (long long)sq->valuedouble : 0;
+    jb->seq = wj.seq;
+    jb->n = wj.plan.n;
+    memcpy(jb->l, wj.plan.l, sizeof jb->l);
+    jb->ws_bytes = wj.plan.workspace_bytes;
+    jb->n_tmaps = wj.plan.n_tmaps;
+    memcpy(jb->tm, wj.plan.tm, sizeof jb->tm);
+    jb->nondet = wj.nondet;
+    jb->best_ns = wj.best_ns;
     return KEVO_OK;
 }
 
@@ -1089,33 +1052,31 @@ struct outcome {
 
 static int send_result(struct worker *w, struct job *jb, struct outcome *oc)
 {
-    cJSON *j = cJSON_CreateObject();
     int ok = oc->v.outcome == EVAL_OK;
     double work = w->p->work(w->p, &w->shape, w->dt);
-    double fit = ok && oc->st.median_ns > 0 ? work / (oc->st.median_ns * 1e-9)
-                                             : 0;
+    struct eval_result r;
+    eval_result_init(&r);
+    r.outcome = oc->v.outcome;
+    snprintf(r.detail, sizeof r.detail, "%s", oc->v.detail);
+    r.fitness = ok && oc->st.median_ns > 0 ? work / (oc->st.median_ns * 1e-9)
+                                            : 0;
     struct sol_floor sf;
     floor_of(w, &sf);
     double fl = sf.ns;
-    cJSON_AddStringToObject(j, "outcome", eval_outcome_name(oc->v.outcome));
-    cJSON_AddStringToObject(j, "detail", oc->v.detail);
-    cJSON_AddNumberToObject(j, "fitness", fit);
-    cJSON_AddNumberToObject(j, "median_ns", ok ? oc->st.median_ns : 0);
-    cJSON_AddNumberToObject(j, "min_ns", ok ? oc->st.min_ns : 0);
-    cJSON_AddNumberToObject(j, "spread", ok ? oc->st.spread : 0);
-    cJSON_AddNumberToObject(j, "reps", oc->st.reps);
-    cJSON_AddNumberToObject(j, "cascaded", oc->st.cascaded);
-    cJSON_AddNumberToObject(j, "ratio", ok && w->bl.n && w->bl.fitness[0] > 0
-                                            ? fit / w->bl.fitness[0] : 0);
-    cJSON_AddNumberToObject(j, "roofline", ok && oc->st.median_ns > 0
-                                               ? fl / oc->st.median_ns : 0);
-    cJSON_AddNumberToObject(j, "regs", jb->res.regs);
-    cJSON_AddNumberToObject(j, "smem_static", jb->res.smem_static);
-    cJSON_AddNumberToObject(j, "local_bytes", jb->res.local_bytes);
-    cJSON_AddNumberToObject(j, "occupancy", jb->res.occupancy);
-    cJSON_AddNumberToObject(j, "check_ms", oc->check_ms);
-    cJSON_AddNumberToObject(j, "time_ms", oc->time_ms);
-    cJSON *e = cJSON_AddObjectToObject(j, "evidence");
+    if (ok) {
+        r.median_ns = oc->st.median_ns;
+        r.min_ns = oc->st.min_ns;
+        r.spread = oc->st.spread;
+        r.reps = oc->st.reps;
+        r.cascaded = oc->st.cascaded;
+        r.ratio = w->bl.n && w->bl.fitness[0] > 0 ? r.fitness / w->bl.fitness[0]
+                                                  : 0;
+        r.roofline = oc->st.median_ns > 0 ? fl / oc->st.median_ns : 0;
+    }
+    r.res = jb->res;
+    r.check_ms = oc->check_ms;
+    r.time_ms = oc->time_ms;
+    cJSON *e = cJSON_CreateObject();
     cJSON_AddStringToObject(e, "timer", tmr_kind(w->t));
     cJSON_AddNumberToObject(e, "seq", (double)jb->seq);
     cJSON_AddNumberToObject(e, "kernels_per_rep", oc->st.kernels_per_rep);
@@ -1152,7 +1113,8 @@ static int send_result(struct worker *w, struct job *jb, struct outcome *oc)
         cJSON_AddStringToObject(e, "baseline", w->bl.name[0]);
         cJSON_AddNumberToObject(e, "baseline_ns", w->bl.median_ns[0]);
     }
-    return send_json(w, WM_RESULT, j);
+    cJSON *j = wire_result_json(&r, e); /* the journal's shape */
+    return j ? send_json(w, WM_RESULT, j) : KEVO_ENOMEM;
 }
 
 /* Checks A and B; *out->v set when the candidate fails one. */
