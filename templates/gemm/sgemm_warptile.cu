@@ -10,7 +10,8 @@
  * A is staged transposed ([BK][BM+PAD], 4-byte cp.async, 8 k's x 4 rows
  * a warp: 32-byte sectors, and PAD=4 makes the transposing writes
  * conflict-free); B as [BK][BN] by 16-byte cp.async (4-byte when N % 4 or
- * the pointer forbids it, checked at run time). STAGES shared-memory stages
+ * the pointer forbids it, checked at run time; then a warp's copies are
+ * lane-contiguous columns). STAGES shared-memory stages
  * in flight (cp.async groups); register fragments are double-buffered: the
  * next k-step's fragments (across the slice boundary too: one barrier per
  * slice, placed before the last k-step) load while this k-step's FFMAs
@@ -101,7 +102,8 @@ enum {
     NV = BN / 4,
     B_PT = BK * BN / 4 / THREADS,
     B_RATIO = NV > THREADS ? NV / THREADS : 1,
-    B_ROWS = THREADS >= NV ? THREADS / NV : 1 /* rows a round */
+    B_ROWS = THREADS >= NV ? THREADS / NV : 1, /* rows a round */
+    B_SEG = THREADS >= NV ? NV : THREADS /* pieces of a row segment */
 };
 
 template <int N> struct alignas(4 * N) fvec {
@@ -180,6 +182,7 @@ struct loader {
     int gm;         /* its first A row (global) */
     int kr0;        /* its first B row within a slice */
     int gn;         /* its first B column (global) */
+    int bq3;        /* 3 x its piece's index in its row segment */
 };
 
 /* B piece c of a slice: row kr (relative to kr0), column offset n. */
@@ -223,10 +226,17 @@ __device__ __forceinline__ void load_slice(float *st, const loader &L,
             bool p = kok && (!CHECK || L.gn + nc < N);
             cp_async<16, CHECK>(bs + kr * BN + nc, p ? src : L.b, p);
         } else {
+            /* 4-byte copies of the segment's 4 * B_SEG columns, each
+             * instruction B_SEG consecutive ones (lane order), not each
+             * thread its own 4: a warp's copy touches one or two 128-byte
+             * lines instead of four and writes shared memory without bank
+             * conflicts. Column i * B_SEG + q of the segment, q = this
+             * piece's index, is i * B_SEG - 3q from the piece's start. */
 #pragma unroll
             for (int i = 0; i < 4; ++i) {
-                bool p = kok && (!CHECK || L.gn + nc + i < N);
-                cp_async<4, CHECK>(bs + kr * BN + nc + i, p ? src + i : L.b,
+                const int o = i * B_SEG - L.bq3;
+                bool p = kok && (!CHECK || L.gn + nc + o < N);
+                cp_async<4, CHECK>(bs + kr * BN + nc + o, p ? src + o : L.b,
                                    p);
             }
         }
@@ -378,6 +388,7 @@ sgemm_warptile(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
         const int n = THREADS >= NV ? (tid % NV) * 4 : tid * 4;
         L.b_soff = L.kr0 * BN + n;
         L.gn = n0 + n;
+        L.bq3 = 3 * (n / 4);
         L.b = B + L.kr0 * N + L.gn;
     }
 
