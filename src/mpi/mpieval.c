@@ -456,7 +456,8 @@ static int same_gpu(const cJSON *ready, int rank, const char *host,
         record_str(cJSON_GetObjectItemCaseSensitive(e, "device"), "name");
     int rc = KEVO_OK;
     if (r.sms != dev->sms || r.smem_optin != dev->smem_optin ||
-        r.l2_bytes != dev->l2_bytes || (device && name && strcmp(device, name))) {
+        r.l2_bytes != dev->l2_bytes ||
+        (device && name && strcmp(device, name))) {
         snprintf(err, errcap, "rank %d (%s) has another GPU (%s: %lld SMs, "
                  "%lld B shared memory, %lld B L2) than rank 0 (%s: %lld, "
                  "%lld, %lld): fitness is comparable on one GPU model only",

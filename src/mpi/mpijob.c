@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fanout.h"
+#include "localq.h"
 #include "mpieval.h"
 #include "mpiserve.h"
 #include "mpx.h"
@@ -88,14 +89,14 @@ static char *local_device(const struct evaluator *ev)
     return name;
 }
 
-/* Proxies (queue slots) per serving rank: enough to keep its compile
- * pool ahead of its GPU, within the fan-out's limit; KEVO_MPI_DEPTH
- * overrides it (1 = one candidate at a time). */
+/* Proxies (queue slots) per rank, rank 0 included: enough to keep its
+ * compile pool ahead of its GPU, within the fan-out's limit;
+ * KEVO_MPI_DEPTH overrides it (1 = one candidate at a time). */
 static int rank_depth(int n_ranks)
 {
     const char *e = getenv("KEVO_MPI_DEPTH");
     int d = e && atoi(e) > 0 ? atoi(e) : MPIJOB_DEPTH;
-    int most = (FANOUT_MAX_SUBS - 1) / (n_ranks - 1);
+    int most = FANOUT_MAX_SUBS / n_ranks;
     return d < most ? d : most;
 }
 
@@ -106,11 +107,19 @@ int mpijob_wrap(struct evaluator *ev, const struct tpl_device *dev, char *err,
         return KEVO_OK;
     struct fanout_sub subs[FANOUT_MAX_SUBS];
     struct evaluator px[FANOUT_MAX_SUBS];
-    int n = mpx_size(), depth = rank_depth(n), k = 1, rc = KEVO_OK;
+    int n = mpx_size(), depth = rank_depth(n), k = 0, rc = KEVO_OK;
     char *device = local_device(ev);
     memset(subs, 0, sizeof subs);
-    subs[0].ev = *ev;
-    snprintf(subs[0].label, sizeof subs[0].label, "rank 0");
+    /* rank 0's own GPU: queued like the others' (sub 0 confirms) */
+    if ((rc = localq_new(*ev, depth, px))) {
+        free(device);
+        snprintf(err, errcap, "out of memory");
+        return rc;
+    }
+    for (; k < depth; k++) {
+        subs[k].ev = px[k];
+        snprintf(subs[k].label, sizeof subs[k].label, "rank 0");
+    }
     /* every rank answers its hello, also after a refusal, so that each
      * one is left waiting only for its quit */
     for (int r = 1; r < n; r++) {

@@ -1,0 +1,231 @@
+/*
+ * localq.c - rank 0's evaluator behind a queue (see localq.h). Owns the
+ * evaluator, the queue of jobs (one per proxy at most, in arrival order)
+ * and the thread that works through it. A proxy's thread waits on its
+ * job; the results are copied into the job and handed to the proxy's
+ * callback from the proxy's thread, so the callback never runs on the
+ * queue's thread.
+ */
+#include "localq.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpueval.h"
+
+struct job {
+    const struct candidate *const *cands; /* borrowed from the proxy */
+    int n;
+    double best_ns;            /* cascade reference it came with */
+    struct eval_result *res;   /* [n], filled by the queue thread */
+    int got;                   /* results in res */
+    int rc;                    /* the evaluator's status */
+    int prefetched;            /* 1: its compile has been started */
+    int done;
+    struct job *next;
+};
+
+struct lq {
+    struct evaluator in;       /* owned */
+    struct evaluator_ops ops0; /* proxy 0's: inner's optional slots too */
+    int prefetch;              /* 1: in is a GPU evaluator */
+    pthread_mutex_t mu;        /* the queue, quit, refs */
+    pthread_cond_t cv;         /* a job came or finished, or quit */
+    struct job *head, *tail;
+    pthread_t th;
+    int quit;
+    int refs;                  /* proxies not yet destroyed */
+};
+
+struct lslot {
+    struct lq *q;
+    double best_ns;            /* set_best, for its next batch */
+};
+
+/* Copies each result into the job (the queue thread's callback). */
+static int keep(void *ud, int index, const struct eval_result *r)
+{
+    struct job *j = ud;
+    struct eval_result *d = &j->res[index];
+    *d = *r;
+    d->evidence_json = r->evidence_json ? strdup(r->evidence_json) : NULL;
+    if (r->evidence_json && !d->evidence_json)
+        return 1;
+    j->got = index + 1;
+    return 0;
+}
+
+/* Starts the compile of every queued job not yet started (under mu). */
+static void prefetch_queued(struct lq *q)
+{
+    for (struct job *j = q->head; j; j = j->next)
+        if (!j->prefetched) {
+            j->prefetched = 1;
+            if (q->prefetch)
+                gpueval_prefetch(q->in.self, j->cands, j->n);
+        }
+}
+
+static void *queue_thread(void *p)
+{
+    struct lq *q = p;
+    pthread_mutex_lock(&q->mu);
+    for (;;) {
+        while (!q->head && !q->quit)
+            pthread_cond_wait(&q->cv, &q->mu);
+        if (q->quit)
+            break;
+        prefetch_queued(q);
+        struct job *j = q->head;
+        q->head = j->next;
+        if (!q->head)
+            q->tail = NULL;
+        pthread_mutex_unlock(&q->mu);
+        if (j->best_ns > 0 && q->in.ops->set_best)
+            q->in.ops->set_best(q->in.self, j->best_ns);
+        int rc = q->in.ops->eval_batch(q->in.self, j->cands, j->n, keep, j);
+        pthread_mutex_lock(&q->mu);
+        j->rc = rc ? rc : j->got < j->n ? KEVO_ENOMEM : KEVO_OK;
+        j->done = 1;
+        pthread_cond_broadcast(&q->cv);
+    }
+    pthread_mutex_unlock(&q->mu);
+    return NULL;
+}
+
+static int lq_batch(void *self, const struct candidate *const *c, int n,
+                    eval_cb cb, void *ud)
+{
+    struct lslot *s = self;
+    struct lq *q = s->q;
+    if (n <= 0)
+        return KEVO_OK;
+    struct job j = {c, n, s->best_ns, calloc((size_t)n, sizeof *j.res), 0,
+                    KEVO_OK, 0, 0, NULL};
+    if (!j.res)
+        return KEVO_ENOMEM;
+    pthread_mutex_lock(&q->mu);
+    if (q->tail)
+        q->tail->next = &j;
+    else
+        q->head = &j;
+    q->tail = &j;
+    pthread_cond_broadcast(&q->cv);
+    while (!j.done)
+        pthread_cond_wait(&q->cv, &q->mu);
+    pthread_mutex_unlock(&q->mu);
+    int rc = KEVO_OK;
+    for (int i = 0; i < j.got; i++) {
+        if (!rc && cb(ud, i, &j.res[i]))
+            rc = KEVO_ESTOPPED;
+        eval_result_release(&j.res[i]);
+    }
+    free(j.res);
+    return rc ? rc : j.rc;
+}
+
+static void lq_set_best(void *self, double best_median_ns)
+{
+    ((struct lslot *)self)->best_ns = best_median_ns;
+}
+
+static int lq_confirm(void *self, const struct candidate *ch,
+                      const struct candidate *in, int *accept, double *ratio,
+                      double *noise)
+{
+    struct lq *q = ((struct lslot *)self)->q;
+    return q->in.ops->confirm(q->in.self, ch, in, accept, ratio, noise);
+}
+
+static int lq_admit(void *self, const struct tpl *t, const int64_t *vals)
+{
+    struct lq *q = ((struct lslot *)self)->q;
+    return q->in.ops->admit(q->in.self, t, vals);
+}
+
+static char *lq_environment(void *self)
+{
+    struct lq *q = ((struct lslot *)self)->q;
+    return q->in.ops->environment ? q->in.ops->environment(q->in.self)
+                                  : NULL;
+}
+
+static void lq_free(struct lq *q)
+{
+    pthread_mutex_lock(&q->mu);
+    q->quit = 1;
+    pthread_cond_broadcast(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+    pthread_join(q->th, NULL);
+    q->in.ops->destroy(q->in.self);
+    pthread_cond_destroy(&q->cv);
+    pthread_mutex_destroy(&q->mu);
+    free(q);
+}
+
+/* The last proxy stops the thread and destroys the evaluator. */
+static void lq_destroy(void *self)
+{
+    struct lslot *s = self;
+    struct lq *q = s->q;
+    pthread_mutex_lock(&q->mu);
+    int last = --q->refs == 0;
+    pthread_mutex_unlock(&q->mu);
+    free(s);
+    if (last)
+        lq_free(q);
+}
+
+static const struct evaluator_ops lq_ops = {
+    .name = "localq",
+    .eval_batch = lq_batch,
+    .set_best = lq_set_best,
+    .destroy = lq_destroy,
+};
+
+int localq_new(struct evaluator inner, int depth, struct evaluator *out)
+{
+    struct lq *q = calloc(1, sizeof *q);
+    if (!q) {
+        inner.ops->destroy(inner.self);
+        return KEVO_ENOMEM;
+    }
+    q->in = inner;
+    q->prefetch = inner.ops->name && !strcmp(inner.ops->name, "gpu");
+    q->ops0 = lq_ops;
+    q->ops0.confirm = inner.ops->confirm ? lq_confirm : NULL;
+    q->ops0.admit = inner.ops->admit ? lq_admit : NULL;
+    q->ops0.environment = lq_environment;
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_cond_init(&q->cv, NULL);
+    /* the queue thread leaves signals to the thread that handles them */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int bad = pthread_create(&q->th, NULL, queue_thread, q);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (bad) {
+        pthread_cond_destroy(&q->cv);
+        pthread_mutex_destroy(&q->mu);
+        free(q);
+        inner.ops->destroy(inner.self);
+        return KEVO_ENOMEM;
+    }
+    for (int k = 0; k < depth; k++) {
+        struct lslot *s = calloc(1, sizeof *s);
+        if (!s) {
+            int made = q->refs;
+            if (made == 0)
+                lq_free(q);
+            while (made-- > 0)
+                lq_destroy(out[made].self);
+            return KEVO_ENOMEM;
+        }
+        s->q = q;
+        out[k] = (struct evaluator){k == 0 ? &q->ops0 : &lq_ops, s};
+        q->refs++;
+    }
+    return KEVO_OK;
+}
