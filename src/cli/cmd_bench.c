@@ -456,8 +456,8 @@ static void row_md(const struct row *r, char *out, size_t cap)
         snprintf(roof, sizeof roof, "%.1f %%", r->roofline * 100);
     if (bl) {
         char f[64];
-        struct rec_baseline b;
-        rec_baseline_parse(bl, &b);
+        struct record_baseline b;
+        record_get_baseline(bl, &b);
         progress_fmt_fitness(b.fitness, unit ? unit : r->c->p->work_unit, f,
                              sizeof f);
         snprintf(bfit, sizeof bfit, "%s %s", b.name[0] ? b.name : "?", f);

@@ -214,7 +214,7 @@ static void fill_entry(struct entry *e, const struct run_view *v)
     e->fitness = b->fitness;
     e->median_ns = b->median_ns;
     for (int i = 0; i < run_view_n_baselines(v); i++) {
-        struct rec_baseline bl;
+        struct record_baseline bl;
         run_view_baseline(v, i, &bl);
         if (bl.fitness > 0 && bl.name[0])
             cJSON_AddNumberToObject(e->ratios, bl.name,

@@ -305,8 +305,8 @@ static void print_env(struct evaluator *ev, struct printer *pr)
         int flops = !strcmp(pr->p->work_unit, "FLOP/s");
         cJSON_ArrayForEach(x, b)
         {
-            struct rec_baseline bl;
-            rec_baseline_parse(x, &bl);
+            struct record_baseline bl;
+            record_get_baseline(x, &bl);
             printf("# baseline %s: %.4f ms, %.2f %s\n",
                    bl.name[0] ? bl.name : "?", bl.median_ns / 1e6,
                    bl.fitness / (flops ? 1e12 : 1e9),
@@ -673,8 +673,8 @@ static int doctor_baselines(const struct problem *p, const char *shape,
     snprintf(what, sizeof what, "%s %s", p->name, shape);
     cJSON_ArrayForEach(b, bl)
     {
-        struct rec_baseline x;
-        rec_baseline_parse(b, &x);
+        struct record_baseline x;
+        record_get_baseline(b, &x);
         const char *name = x.name[0] ? x.name : NULL;
         double ns = x.median_ns, fit = x.fitness;
         int copy = name && !strcmp(name, "copy");

@@ -358,7 +358,7 @@ static void winner_numbers(struct report *r, cJSON *w)
     cJSON_AddNumberToObject(w, "spread", m.spread);
     cJSON_AddNumberToObject(w, "roofline", roof);
     cJSON *ratios = cJSON_AddObjectToObject(w, "baselines");
-    struct rec_baseline b;
+    struct record_baseline b;
     int nb = 0;
     for (int i = 0; i < run_view_n_baselines(v); i++) {
         char k[96];

@@ -727,8 +727,8 @@ static char *compose_facts(const char *env_json, const struct spec *s)
     const cJSON *b, *bl = cJSON_GetObjectItemCaseSensitive(j, "baselines");
     cJSON_ArrayForEach(b, bl)
     {
-        struct rec_baseline x;
-        rec_baseline_parse(b, &x);
+        struct record_baseline x;
+        record_get_baseline(b, &x);
         n += snprintf(buf + n, sizeof buf - (size_t)n,
                       "; measured baseline %s: %.4g %s",
                       x.name[0] ? x.name : "?", x.fitness,

@@ -83,3 +83,18 @@ int record_get_result(const cJSON *o, struct eval_result *r)
         r->evidence_json = cJSON_PrintUnformatted(ev);
     return KEVO_OK;
 }
+
+void record_put_baseline(cJSON *o, const struct record_baseline *b)
+{
+    cJSON_AddStringToObject(o, "name", b->name);
+    cJSON_AddNumberToObject(o, "median_ns", b->median_ns);
+    cJSON_AddNumberToObject(o, "fitness", b->fitness);
+}
+
+void record_get_baseline(const cJSON *o, struct record_baseline *b)
+{
+    const char *n = record_str(o, "name");
+    snprintf(b->name, sizeof b->name, "%s", n ? n : "");
+    b->median_ns = record_num(o, "median_ns", 0);
+    b->fitness = record_num(o, "fitness", 0);
+}

@@ -1,7 +1,8 @@
 /*
  * record.h - journal records of evaluations: struct eval_result to JSON
  * and back, so that a resumed or replayed run takes a recorded result
- * exactly as the evaluator first gave it.
+ * exactly as the evaluator first gave it; and the baselines a worker
+ * measures, the same way.
  */
 #ifndef KEVO_RECORD_H
 #define KEVO_RECORD_H
@@ -16,6 +17,19 @@ void record_put_result(cJSON *o, const struct eval_result *r);
 /* Reads them back into *r (initialised by the caller; evidence_json is
  * set when present). KEVO_EPARSE if a required member is missing. */
 int record_get_result(const cJSON *o, struct eval_result *r) KEVO_WUR;
+/* A baseline the GPU worker measured (its ready answer's "baselines",
+ * kept in the manifest's environment): the problem's reference
+ * implementation, timed like a candidate. */
+struct record_baseline {
+    char name[64];             /* e.g. "cublas"; "" if absent */
+    double median_ns;
+    double fitness;            /* in the problem's work unit; 0 if absent */
+};
+
+/* Adds b's members (name, median_ns, fitness) to object o. */
+void record_put_baseline(cJSON *o, const struct record_baseline *b);
+/* Reads a baseline entry (never fails: what is missing is "" / 0). */
+void record_get_baseline(const cJSON *o, struct record_baseline *b);
 /* Number member k of o, or dflt. */
 double record_num(const cJSON *o, const char *k, double dflt);
 /* String member k of o, or NULL. */

@@ -331,14 +331,6 @@ int rec_best_parse(const cJSON *o, struct rec_best *b, char *err,
     return KEVO_OK;
 }
 
-void rec_baseline_parse(const cJSON *o, struct rec_baseline *b)
-{
-    const char *n = record_str(o, "name");
-    snprintf(b->name, sizeof b->name, "%s", n ? n : "");
-    b->median_ns = opt_num(o, "median_ns");
-    b->fitness = opt_num(o, "fitness");
-}
-
 void rec_best_from_eval(const struct rec_eval *e, struct rec_best *b)
 {
     memset(b, 0, sizeof *b);

@@ -111,14 +111,6 @@ struct rec_best {
     int gen;                   /* generation that found it */
 };
 
-/* One baseline the run measured: an entry of the manifest's
- * environment "baselines" (written by the GPU worker). */
-struct rec_baseline {
-    char name[64];             /* "" if absent */
-    double median_ns;
-    double fitness;            /* 0 if absent */
-};
-
 struct record {
     enum rec_type type;
     union {
@@ -151,8 +143,6 @@ int rec_llm_parse(const cJSON *o, struct rec_llm *r, char *err,
  * when present; the rest default to 0 / "". */
 int rec_best_parse(const cJSON *o, struct rec_best *b, char *err,
                    size_t errcap) KEVO_WUR;
-/* A baseline entry (never fails: what is missing is "" / 0). */
-void rec_baseline_parse(const cJSON *o, struct rec_baseline *b);
 /* The best an eval record would make (a run without best.json yet). */
 void rec_best_from_eval(const struct rec_eval *e, struct rec_best *b);
 /* Any record (an unknown type is KEVO_EPARSE). Release with rec_release. */

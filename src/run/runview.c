@@ -133,9 +133,9 @@ int run_view_n_baselines(const struct run_view *v)
 }
 
 void run_view_baseline(const struct run_view *v, int i,
-                       struct rec_baseline *b)
+                       struct record_baseline *b)
 {
-    rec_baseline_parse(cJSON_GetArrayItem(run_view_baselines(v), i), b);
+    record_get_baseline(cJSON_GetArrayItem(run_view_baselines(v), i), b);
 }
 
 void run_view_point(const struct tpl *t, const struct rec_eval *e,

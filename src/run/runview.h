@@ -16,6 +16,7 @@
 #include <cJSON.h>
 
 #include "problem.h"
+#include "record.h"
 #include "records.h"
 #include "spec.h"
 #include "status.h"
@@ -109,7 +110,7 @@ const cJSON *run_view_baselines(const struct run_view *v);
 /* How many baselines the run measured; baseline i of them, typed. */
 int run_view_n_baselines(const struct run_view *v);
 void run_view_baseline(const struct run_view *v, int i,
-                       struct rec_baseline *b);
+                       struct record_baseline *b);
 /* The point of template t that eval record e names, into vals (the
  * default for a parameter it does not name). */
 void run_view_point(const struct tpl *t, const struct rec_eval *e,
