@@ -11,6 +11,11 @@
  * need no locking of their own (a resource they share, such as a compile
  * pool, does). The worker threads block every signal: Ctrl-C reaches the
  * calling thread, whose callback decides to stop.
+ *
+ * The threads live as long as the fan-out, not one batch: a GPU worker
+ * process asks for SIGKILL when the thread that forked it ends
+ * (PR_SET_PDEATHSIG, worker.c), and a worker restarted after a crash is
+ * forked by its sub-evaluator's thread.
  */
 #include "fanout.h"
 
@@ -42,6 +47,14 @@ struct sub {
     int last_rc;            /* status of its last failure */
 };
 
+struct fanout;
+
+struct worker_arg {
+    struct fanout *f;
+    int k;                  /* index in f->subs */
+    int on;                 /* 1: takes part in the current batch */
+};
+
 struct fanout {
     struct evaluator_ops ops; /* what sub 0 offers, with our functions */
     struct fanout_opts o;
@@ -57,15 +70,16 @@ struct fanout {
     const struct candidate *const *cands;
     struct slot *sl;
     int n_cands;
-    int running;            /* threads still taking work */
+    int running;            /* threads still on the current batch */
+    long batch;             /* batches started (threads wait for the next) */
+    int quit;               /* 1: threads end (destroy) */
+    int n_threads;          /* threads started (one per sub, at the first
+                               batch that needs them) */
+    pthread_t th[FANOUT_MAX_SUBS];
+    struct worker_arg args[FANOUT_MAX_SUBS];
     int single;             /* 1: run_single is in eval_batch */
     int stop;               /* 1: take no more work */
     int fatal;              /* status that ends the batch, or 0 */
-};
-
-struct worker_arg {
-    struct fanout *f;
-    int k;                  /* index in f->subs */
 };
 
 static void KEVO_PRINTF(2, 3) report(struct fanout *f, const char *fmt, ...)
@@ -173,12 +187,11 @@ static void failed_single(struct fanout *f, int k, int i, int rc)
     count_failure(f, k, rc);
 }
 
-static void *sub_thread(void *p)
+/* One batch, from sub k's thread (mutex held): takes slots until none is
+ * left for it. */
+static void sub_batch(struct fanout *f, struct worker_arg *a)
 {
-    struct worker_arg *a = p;
-    struct fanout *f = a->f;
     struct sub *u = &f->subs[a->k];
-    pthread_mutex_lock(&f->mu);
     for (;;) {
         int i = f->stop || f->fatal || u->dropped ? -1 : next_slot(f, a->k);
         if (i < 0) {
@@ -221,39 +234,46 @@ static void *sub_thread(void *p)
     }
     f->running--;
     pthread_cond_broadcast(&f->cv);
+}
+
+static void *sub_thread(void *p)
+{
+    struct worker_arg *a = p;
+    struct fanout *f = a->f;
+    long seen = 0;
+    pthread_mutex_lock(&f->mu);
+    for (;;) {
+        while (!f->quit && f->batch == seen)
+            pthread_cond_wait(&f->cv, &f->mu);
+        if (f->quit)
+            break;
+        seen = f->batch;
+        if (a->on)  /* alive when the batch started */
+            sub_batch(f, a);
+    }
     pthread_mutex_unlock(&f->mu);
     return NULL;
 }
 
 /* ---- the batch, seen from the calling thread */
 
-/* Starts one thread per live sub, all signals blocked in them. Returns the
- * number started (their args in a[]). */
-static int start_threads(struct fanout *f, pthread_t *th,
-                         struct worker_arg *a, int *rc)
+/* Starts one thread per sub (once), all signals blocked in them. */
+static int start_threads(struct fanout *f)
 {
     sigset_t all, old;
-    int started = 0;
+    int rc = KEVO_OK;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    for (int k = 0; k < f->n; k++) {
-        if (f->subs[k].dropped)
-            continue;
-        a[started] = (struct worker_arg){f, k};
-        pthread_mutex_lock(&f->mu);
-        f->running++;
-        pthread_mutex_unlock(&f->mu);
-        if (pthread_create(&th[started], NULL, sub_thread, &a[started])) {
-            pthread_mutex_lock(&f->mu);
-            f->running--;
-            pthread_mutex_unlock(&f->mu);
-            *rc = KEVO_ENOMEM;
+    for (int k = f->n_threads; k < f->n; k++) {
+        f->args[k] = (struct worker_arg){f, k, 0};
+        if (pthread_create(&f->th[k], NULL, sub_thread, &f->args[k])) {
+            rc = KEVO_ENOMEM;
             break;
         }
-        started++;
+        f->n_threads++;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return started;
+    return rc;
 }
 
 /* Hands finished slots to cb in order until the batch ends. */
@@ -355,8 +375,6 @@ static int fo_eval_batch(void *self, const struct candidate *const *cands,
                          int n, eval_cb cb, void *ud)
 {
     struct fanout *f = self;
-    pthread_t th[FANOUT_MAX_SUBS];
-    struct worker_arg a[FANOUT_MAX_SUBS];
     if (n <= 0)
         return KEVO_OK;
     if (f->alive == 0)
@@ -368,6 +386,11 @@ static int fo_eval_batch(void *self, const struct candidate *const *cands,
         return KEVO_ENOMEM;
     for (int i = 0; i < n; i++)
         sl[i].avoid = -1;
+    int rc = f->n_threads < f->n ? start_threads(f) : KEVO_OK;
+    if (rc) {
+        free(sl);
+        return rc;
+    }
     if (f->o.prefetch)
         f->o.prefetch(f->o.prefetch_ud, cands, n);
     pthread_mutex_lock(&f->mu);
@@ -375,20 +398,20 @@ static int fo_eval_batch(void *self, const struct candidate *const *cands,
     f->sl = sl;
     f->n_cands = n;
     f->stop = f->fatal = 0;
-    pthread_mutex_unlock(&f->mu);
-    int rc = KEVO_OK;
-    int started = start_threads(f, th, a, &rc);
-    if (started > 0) {
-        int drc = deliver(f, cb, ud);
-        if (!rc)
-            rc = drc;
+    f->running = 0;
+    for (int k = 0; k < f->n; k++) {
+        f->args[k].on = !f->subs[k].dropped && k < f->n_threads;
+        f->running += f->args[k].on;
     }
-    pthread_mutex_lock(&f->mu);
-    f->stop = 1;
+    f->batch++;
     pthread_cond_broadcast(&f->cv);
     pthread_mutex_unlock(&f->mu);
-    for (int t = 0; t < started; t++)
-        pthread_join(th[t], NULL);
+    rc = deliver(f, cb, ud);
+    /* deliver has set stop: wait for the candidates still out */
+    pthread_mutex_lock(&f->mu);
+    while (f->running > 0)
+        pthread_cond_wait(&f->cv, &f->mu);
+    pthread_mutex_unlock(&f->mu);
     if (rc == KEVO_ENODEV)
         report(f, "no evaluator left (%s)", f->last_err);
     for (int i = 0; i < n; i++)
@@ -505,6 +528,12 @@ static void fo_destroy(void *self)
     struct fanout *f = self;
     if (!f)
         return;
+    pthread_mutex_lock(&f->mu);
+    f->quit = 1;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+    for (int k = 0; k < f->n_threads; k++)
+        pthread_join(f->th[k], NULL);
     for (int k = f->n - 1; k >= 0; k--) /* last to first: sub 0 may own
                                            what the others borrow */
         f->subs[k].s.ev.ops->destroy(f->subs[k].s.ev.self);

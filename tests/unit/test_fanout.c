@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cJSON.h>
 
@@ -49,6 +51,9 @@ struct fake {
     int *log;          /* (optional) candidate indices in the order
                           evaluated, under log_mu */
     int *n_log;
+    long tid;          /* kernel thread id of its first call (not
+                          pthread_t: glibc reuses those of ended threads) */
+    int moved;         /* 1: a later call came from another thread */
 };
 
 static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -90,6 +95,10 @@ static int fake_batch(void *self, const struct candidate *const *c, int n,
         f->overlap = 1;
     f->in_batch = 1;
     f->calls++;
+    if (f->calls == 1)
+        f->tid = syscall(SYS_gettid);
+    else if (f->tid != syscall(SYS_gettid))
+        f->moved = 1;
     if (f->sh && f->calls == 1)
         first_call(f);
     int rc = KEVO_OK;
@@ -269,6 +278,14 @@ static void test_order(void)
     }
     CHECK(total == N_CANDS); /* each candidate measured once */
     CHECK(l.text[0] == '\0');
+    /* a sub stays on one thread across batches: a GPU worker it restarts
+     * dies with the thread that forked it (PR_SET_PDEATHSIG) */
+    struct rec r2 = rec_new();
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_result, &r2) ==
+          KEVO_OK);
+    CHECK(r2.n == N_CANDS && r2.order_ok && r2.values_ok);
+    for (int k = 0; k < 4; k++)
+        CHECK_MSG(!f[k].moved, "sub %d changed threads", k);
     ev.ops->destroy(ev.self);
 }
 
@@ -565,7 +582,8 @@ int main(void)
 {
     make_cands();
     RUN(test_order, "results reach the callback in index order while every "
-        "sub-evaluator is busy at once, each candidate measured once");
+        "sub-evaluator is busy at once, each candidate measured once, each "
+        "sub on one thread across batches");
     RUN(test_failure, "a sub-evaluator failing mid-batch: its candidate goes "
         "to another, the batch completes in order, the sub is dropped");
     RUN(test_none_left, "with no sub-evaluator left the batch fails with "
