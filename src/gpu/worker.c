@@ -33,6 +33,7 @@
 #include "hx.h"
 #include "jit.h"
 #include "problem.h"
+#include "record.h"
 #include "tmr.h"
 #include "tpl.h"
 #include "wire.h"
@@ -296,10 +297,11 @@ static int send_ready(struct worker *w)
     cJSON_AddStringToObject(j, "nvrtc_version", jit_nvrtc_version());
     cJSON *b = cJSON_AddArrayToObject(j, "baselines");
     for (int i = 0; i < w->bl.n; i++) {
+        struct record_baseline x = {.median_ns = w->bl.median_ns[i],
+                                    .fitness = w->bl.fitness[i]};
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", w->bl.name[i]);
-        cJSON_AddNumberToObject(o, "median_ns", w->bl.median_ns[i]);
-        cJSON_AddNumberToObject(o, "fitness", w->bl.fitness[i]);
+        snprintf(x.name, sizeof x.name, "%s", w->bl.name[i]);
+        record_put_baseline(o, &x);
         cJSON_AddItemToArray(b, o);
     }
     struct gpu_nvml nv;
