@@ -45,6 +45,14 @@ for np in 2 3 4; do
     [ -z "$missing" ] && ok "mpirun -np $np: every rank measured candidates (journal 'gpu' = rank)" \
         || fail "mpirun -np $np: ranks$missing measured nothing"
 done
+# one candidate at a time per rank instead of a queue of 8: same journal
+if KEVO_TEST_EVAL_US=1000 KEVO_MPI_DEPTH=1 $MPIRUN -np 3 $T run $ARGS \
+        --runs-dir "$SCRATCH" --name depth1 >"$SCRATCH/depth1.out" 2>&1 &&
+        canon "$SCRATCH/depth1/journal.jsonl" | cmp -s "$SCRATCH/ref.canon" -; then
+    ok "a queue depth of 1 per rank: the same journal"
+else
+    fail "KEVO_MPI_DEPTH=1: the journal differs or the run failed"; tail "$SCRATCH/depth1.out"
+fi
 grep -q '"mpi_rank":[[:space:]]*1,' "$SCRATCH/np2/manifest.json" &&
     grep -q '"host":[[:space:]]*"' "$SCRATCH/np2/manifest.json" &&
     ok "the manifest lists each rank with its host" ||
