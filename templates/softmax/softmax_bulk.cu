@@ -17,13 +17,17 @@
  * is not copied but read element-wise. The units of a row are
  * split over the cluster's ranks: rank k holds units [k*q, (k+1)*q) of the
  * row, q = cdiv(units, CL), so a 400000-column fp32 row (1.6 MB) lives in
- * 8 blocks' shared memory. CL may be any of 1-8 or 16 (non-portable):
- * 3, 5, 6, 7 fit the cluster count to the rows and to the GPC sizes, 16
- * halves the slices (two row buffers or two blocks an SM for 400000 fp32
- * columns). On the H100 (bench/results/2026-11-24-h100-perf-s4/), fp32
- * 256x400000: CL = 8 with DROP = 1 (15 clusters) 0.887x copy; DROP = 0
- * (16 clusters of 8 are not all resident) 0.577x; CL = 16 0.38-0.84x at
- * every NBUF/BPS/DROP tried. Per row: an online (max, sum) fold of the
+ * 8 blocks' shared memory (CL = 16, non-portable, halves the slices).
+ * On the H100 (bench/results/2026-11-24-h100-perf-s4/), fp32 256x400000:
+ * CL = 8 with DROP = 1 (15 clusters) 0.887x copy; DROP = 0 (16 clusters
+ * of 8 are not all resident) 0.577x; CL = 16 0.38-0.84x at every
+ * NBUF/BPS/DROP tried; CL = 7 (tried, then dropped from the list)
+ * 0.51-0.57x; XCH = 1 0.828x vs XCH = 0 0.850x in one worker (spreads
+ * near 4 %: no gain seen). Nsight Compute at CL = 8 DROP = 1: DRAM 73.9 %
+ * of peak over the kernel, bytes = one read of x and one write of y,
+ * issue slots 31 % busy, barrier waits the largest stall reason: the
+ * per-row phases (fold, barriers, write), not the bytes or the compute,
+ * keep it under the copy. Per row: an online (max, sum) fold of the
  * block's units, a block reduction, with CL > 1 a cluster exchange of the
  * CL pairs through distributed shared memory (one DSMEM load per lane,
  * combined in rank order: deterministic), then y written from shared
@@ -42,7 +46,7 @@
  */
 // kevo: problem softmax
 // kevo: dtypes fp32 fp16 bf16
-// kevo: param CL 1 2 3 4 5 6 7 8 16 default=8
+// kevo: param CL 1 2 4 8 16 default=8
 // kevo: param THREADS 128 256 384 512 768 1024 default=384
 // kevo: param NBUF 1 2 3 4 6 8 default=1
 // 16-byte units folded per step (loads in flight per thread):
@@ -55,7 +59,7 @@
 // Spare chunk slots (the ring holds NBUF * NCH + XCH chunks): the copies
 // into them are started when a row's fold ends, so reads stay in flight
 // while the block reduces and waits on the cluster barrier:
-// kevo: param XCH 0 1 2 default=0
+// kevo: param XCH 0 1 default=0
 // Blocks per SM the persistent grid is sized for, and clusters left out
 // of it (to fit a GPC-shaped cluster count or divide ROWS evenly):
 // kevo: param BPS 1 2 3 4 default=1

@@ -15,6 +15,11 @@
  * when x, y and COLS keep every row start aligned (checked at run time);
  * otherwise scalar accesses, still coalesced. fp32 math. The CPU emulator
  * (scripts/tplcc.sh --emu) ignores clusters: check CL = 1 there only.
+ * CL = 16 (non-portable) halves the slices, so 400000-column fp32 rows
+ * run two blocks an SM: fp32 256x400000 at CL=16 THREADS=512 REG=8 VEC=4 UNROLL=2 MINB=2
+ * LDH=1 STH=2 ran 0.885x copy on the H100, softmax_bulk's best point
+ * 0.850x in the same worker (bench/results/2026-11-24-h100-perf-s4/
+ * c3-fp32-256x400000.log).
  */
 // kevo: problem softmax
 // kevo: dtypes fp32 fp16 bf16
