@@ -64,19 +64,16 @@ struct replay {
                               templates (the engine gets only those: it
                               remakes the LLM ones from the answers), device
                               facts; owned */
-    const cJSON **rec;     /* rv.records by index */
-    long n_rec;
+    long n_rec;            /* rv.n_records */
     struct runlog_divergence div; /* the first difference (index -1: none) */
     char err[1024];
 };
 
-static long count_type(const struct replay *r, const char *type)
+static long count_type(const struct replay *r, enum rec_type type)
 {
     long n = 0;
-    for (long i = 0; i < r->n_rec; i++) {
-        const char *t = record_str(r->rec[i], "type");
-        n += t && !strcmp(t, type);
-    }
+    for (long i = 0; i < r->n_rec; i++)
+        n += r->rv.recs[i].type == type;
     return n;
 }
 
@@ -136,12 +133,6 @@ static int load_run(struct replay *r)
     if (rc)
         return rc;
     r->n_rec = r->rv.n_records;
-    r->rec = calloc((size_t)(r->n_rec ? r->n_rec : 1), sizeof *r->rec);
-    if (!r->rec)
-        return KEVO_ENOMEM;
-    const cJSON *it;
-    long i = 0;
-    cJSON_ArrayForEach(it, r->rv.records) r->rec[i++] = it;
     return KEVO_OK;
 }
 
@@ -161,7 +152,7 @@ static int replay_engine(struct replay *r, struct engine_stats *st,
     s.max_generations = 0;
     s.max_time_s = 0;
     s.stagnation = 0;
-    s.max_evals = count_type(r, "eval");
+    s.max_evals = count_type(r, REC_EVAL);
     struct runlog_cfg lc = {.records = r->rv.records, .live = 0,
                             .llm_dir = r->dir};
     struct runlog *log = NULL;
@@ -220,7 +211,8 @@ static int check_end(struct replay *r, const struct engine_stats *st,
     if (pos >= r->n_rec)
         return KEVO_OK;
     char have[400];
-    rec_describe(r->rec[pos], have, sizeof have);
+    rec_describe(cJSON_GetArrayItem(r->rv.records, (int)pos), have,
+                 sizeof have);
     return diverge(r, pos, "the engine stopped (%s) but the journal goes on "
                    "with %s and %ld more records", engine_stop_text(st->stop),
                    have, r->n_rec - pos - 1);
@@ -240,10 +232,11 @@ static void check_sources(const struct replay *r, struct src_check *sc)
 {
     memset(sc, 0, sizeof *sc);
     for (long i = 0; i < r->n_rec; i++) {
-        const char *h = record_str(r->rec[i], "source");
-        char rel[64], path[4200], *text = NULL, hex[17];
-        if (rec_type_of(r->rec[i]) != REC_EVAL || !h || strlen(h) != 16)
+        const struct rec_eval *e = run_view_eval(&r->rv, (int)i);
+        char rel[64], path[4200], *text = NULL, hex[17], h[17];
+        if (!e || !e->source)
             continue;
+        hash_hex(e->source, h);
         snprintf(rel, sizeof rel, "sources/%s.cu", h);
         snprintf(path, sizeof path, "%s/%s", r->dir, rel);
         if (!fs_exists(path)) {
@@ -269,11 +262,14 @@ static void check_sources(const struct replay *r, struct src_check *sc)
 static void print_result(const struct replay *r, int rc,
                          const struct src_check *sc, int json)
 {
-    long evals = count_type(r, "eval"), gens = count_type(r, "gen"),
-         confs = count_type(r, "confirm");
-    const cJSON *last = r->n_rec ? r->rec[r->n_rec - 1] : NULL;
-    const char *lt = record_str(last, "type");
-    int partial = last && (!lt || strcmp(lt, "gen"));
+    long evals = count_type(r, REC_EVAL), gens = count_type(r, REC_GEN),
+         confs = count_type(r, REC_CONFIRM);
+    int partial = r->n_rec && r->rv.recs[r->n_rec - 1].type != REC_GEN;
+    /* the record where the replay diverged (NULL: past the recording) */
+    const struct record *x = rc == KEVO_EDIVERGE && r->div.index >= 0 &&
+                                     r->div.index < r->n_rec
+                                 ? &r->rv.recs[r->div.index]
+                                 : NULL;
     if (json) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "run", r->dir);
@@ -291,12 +287,10 @@ static void print_result(const struct replay *r, int rc,
             cJSON_AddStringToObject(s, "first_bad", sc->first_bad);
         if (rc == KEVO_EDIVERGE && r->div.index >= 0) {
             cJSON *d = cJSON_AddObjectToObject(o, "divergence");
-            const cJSON *x = r->div.index < r->n_rec ? r->rec[r->div.index]
-                                                     : NULL;
             cJSON_AddNumberToObject(d, "record", (double)r->div.index + 1);
-            cJSON_AddStringToObject(d, "type", record_str(x, "type")
-                                    ? record_str(x, "type") : "");
-            cJSON_AddNumberToObject(d, "gen", record_num(x, "gen", -1));
+            cJSON_AddStringToObject(d, "type",
+                                    x ? rec_type_name(x->type) : "");
+            cJSON_AddNumberToObject(d, "gen", x ? rec_generation(x) : -1);
             cJSON_AddStringToObject(d, "what", r->div.what);
             if (r->div.recorded)
                 cJSON_AddItemToObject(d, "recorded",
@@ -313,12 +307,10 @@ static void print_result(const struct replay *r, int rc,
         return;
     }
     if (rc == KEVO_EDIVERGE && r->div.index >= 0) {
-        const cJSON *x = r->div.index < r->n_rec ? r->rec[r->div.index]
-                                                 : NULL;
         printf("divergent at record %ld (line %ld of journal.jsonl; %s, "
-               "generation %.0f): %s\n", r->div.index + 1,
-               r->div.index + 1, record_str(x, "type") ? record_str(x,
-               "type") : "?", record_num(x, "gen", -1), r->div.what);
+               "generation %d): %s\n", r->div.index + 1, r->div.index + 1,
+               x ? rec_type_name(x->type) : "?", x ? rec_generation(x) : -1,
+               r->div.what);
     } else if (rc == KEVO_OK) {
         printf("identical: %ld evaluations, %ld generations (%ld "
                "confirmations, %ld records)%s\n", evals, gens, confs,
@@ -379,7 +371,6 @@ int cmd_replay_main(int argc, char **argv)
                                                       : kevo_strerror(rc));
     }
     run_view_release(&r.rv);
-    free(r.rec);
     cJSON_Delete(r.div.recorded);
     cJSON_Delete(r.div.produced);
     return rc || sc.bad ? EXIT_ERROR : EXIT_DONE;

@@ -536,6 +536,17 @@ double rec_time(const struct record *r)
     }
 }
 
+int rec_generation(const struct record *r)
+{
+    switch (r->type) {
+    case REC_EVAL: return r->u.eval.gen;
+    case REC_CONFIRM: return r->u.confirm.gen;
+    case REC_GEN: return r->u.gen.gen;
+    case REC_LLM: return r->u.llm.gen;
+    default: return -1;
+    }
+}
+
 void rec_eval_release(struct rec_eval *r)
 {
     eval_result_release(&r->r);

@@ -162,6 +162,8 @@ int rec_parse_all(const cJSON *a, int strict, struct record **recs, int *n,
 void rec_release_all(struct record *recs, int n);
 /* The run time at which record r was written, s (accounting). */
 double rec_time(const struct record *r);
+/* The generation of record r (-1 for REC_UNKNOWN). */
+int rec_generation(const struct record *r);
 void rec_eval_release(struct rec_eval *r);
 void rec_gen_release(struct rec_gen *r);
 void rec_release(struct record *r);
