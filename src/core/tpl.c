@@ -1102,14 +1102,14 @@ static int tmaps_fit(const struct tpl *t, const struct launch_plan *pl,
     return 1;
 }
 
-int tpl_supports(const struct tpl *t, const int64_t *vals, enum dtype dt,
-                 const struct shape *s, const struct tpl_device *dev, char *why,
-                 size_t whycap)
+int tpl_prepare(const struct tpl *t, const int64_t *vals, enum dtype dt,
+                const struct shape *s, const struct tpl_device *dev,
+                struct launch_plan *plan, char *why, size_t whycap)
 {
     if ((unsigned)dt >= DTYPE_COUNT || !(t->dtype_mask >> dt & 1)) {
         snprintf(why, whycap, "dtype '%s' is not in the template's dtypes",
                  dtype_name(dt));
-        return 0;
+        return KEVO_EINVAL;
     }
     int64_t v[TPL_MAX_VARS], r;
     char shape[128];
@@ -1120,17 +1120,20 @@ int tpl_supports(const struct tpl *t, const int64_t *vals, enum dtype dt,
         if (expr_eval(e, v, &r)) {
             snprintf(why, whycap, "requires '%s' cannot be evaluated for %s",
                      expr_text(e), shape);
-            return 0;
+            return KEVO_EINVAL;
         }
         if (!r) {
             snprintf(why, whycap, "requires '%s' fails for %s", expr_text(e),
                      shape);
-            return 0;
+            return KEVO_EINVAL;
         }
     }
-    struct launch_plan plan;
-    return tpl_plan(t, vals, s, dev, &plan, why, whycap) == KEVO_OK &&
-           tmaps_fit(t, &plan, dt, s, why, whycap);
+    struct launch_plan own;
+    if (!plan)
+        plan = &own;
+    if (tpl_plan(t, vals, s, dev, plan, why, whycap))
+        return KEVO_EINVAL;
+    return tmaps_fit(t, plan, dt, s, why, whycap) ? KEVO_OK : KEVO_EINVAL;
 }
 
 /* ---- counting the space ---- */

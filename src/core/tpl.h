@@ -168,19 +168,22 @@ int tpl_load_flat(const char *dir, struct tpl ***out, int *n, char *err,
                   size_t errcap) KEVO_WUR;
 void tpl_free(struct tpl *t);
 
+struct launch_plan;
+
 /* Fills vals[0..n_params) with the default point. */
 void tpl_default_point(const struct tpl *t, int64_t *vals);
 /* 1 if vals satisfies every constraint (and every value is allowed). */
 int tpl_point_valid(const struct tpl *t, const int64_t *vals,
                     const struct tpl_device *dev);
-/* 1 if the template supports the shape at point vals: dtype is in its
- * mask, every "requires" holds, the launch plan evaluates to sane
- * positive dims and every tensor map can be encoded (16-byte row strides,
- * 16-byte box rows within the swizzle span). Writes the reason to
- * why[whycap] when it does not. */
-int tpl_supports(const struct tpl *t, const int64_t *vals, enum dtype dt,
-                 const struct shape *s, const struct tpl_device *dev,
-                 char *why, size_t whycap);
+/* Prepares the template for shape s at point vals: KEVO_OK if it supports
+ * them - dtype is in its mask, every "requires" holds, the launch plan
+ * evaluates to sane positive dims and every tensor map can be encoded
+ * (16-byte row strides, 16-byte box rows within the swizzle span) - with
+ * the launch plan in *plan (may be NULL); else KEVO_EINVAL with the reason
+ * in why[whycap]. The one check every user of a candidate makes. */
+int tpl_prepare(const struct tpl *t, const int64_t *vals, enum dtype dt,
+                const struct shape *s, const struct tpl_device *dev,
+                struct launch_plan *plan, char *why, size_t whycap) KEVO_WUR;
 /* Index of value v in param i, or -1. */
 int tpl_value_index(const struct tpl *t, int i, int64_t v);
 /* Number of valid points (constraints only, not shape), counted by

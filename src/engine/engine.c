@@ -68,8 +68,9 @@ int engine_supports(const struct engine *e, const struct genome *g)
     if (e->has_members &&
         !seen_has(&e->members, genome_hash(engine_tpl_of(e, g), g->vals)))
         return 0;
-    return tpl_supports(engine_tpl_of(e, g), g->vals, e->env.spec->dtype,
-                        &e->env.spec->shape, &e->env.dev, why, sizeof why) &&
+    return tpl_prepare(engine_tpl_of(e, g), g->vals, e->env.spec->dtype,
+                       &e->env.spec->shape, &e->env.dev, NULL, why,
+                       sizeof why) == KEVO_OK &&
            runlog_admit(e->env.log, engine_tpl_of(e, g), g->vals);
 }
 

@@ -123,14 +123,14 @@ static double num(const cJSON *j, const char *k)
 
 /* ---- one candidate */
 
-/* Before the GPU: shape support, source policy, launch plan. Returns 1
- * and fills r when the candidate is decided already. */
+/* Before the GPU: shape support and launch plan (one tpl_prepare), source
+ * policy. Returns 1 and fills r when the candidate is decided already. */
 static int precheck(struct gpueval *g, const struct candidate *c,
                     struct launch_plan *pl, struct eval_result *r)
 {
     char why[400];
-    if (!tpl_supports(c->tpl, c->vals, g->o.dtype, &g->o.shape, &g->dev, why,
-                      sizeof why)) {
+    if (tpl_prepare(c->tpl, c->vals, g->o.dtype, &g->o.shape, &g->dev, pl,
+                    why, sizeof why)) {
         r->outcome = EVAL_UNSUPPORTED;
         snprintf(r->detail, sizeof r->detail, "%s", why);
         return 1;
@@ -138,12 +138,6 @@ static int precheck(struct gpueval *g, const struct candidate *c,
     if (policy_check(c->source, why, sizeof why)) {
         r->outcome = EVAL_COMPILE_ERROR;
         snprintf(r->detail, sizeof r->detail, "%s", why);
-        return 1;
-    }
-    if (tpl_plan(c->tpl, c->vals, &g->o.shape, &g->dev, pl, why,
-                 sizeof why)) {
-        r->outcome = EVAL_COMPILE_ERROR;
-        snprintf(r->detail, sizeof r->detail, "bad launch plan: %s", why);
         return 1;
     }
     return 0;

@@ -789,8 +789,8 @@ static enum answer_reject check_template(struct rx *x,
         return reject(why, whycap, ANSWER_BAD_LAUNCH,
                       "the default point violates a constraint with this "
                       "GPU's device facts (SMS, SMEM_OPTIN, L2_BYTES)");
-    if (!tpl_supports(t, def, ctx->dtype, ctx->shape, ctx->dev, sup,
-                      sizeof sup))
+    if (tpl_prepare(t, def, ctx->dtype, ctx->shape, ctx->dev, NULL, sup,
+                    sizeof sup))
         return reject(why, whycap, ANSWER_BAD_LAUNCH,
                       "at the default point for this run's shape: %s", sup);
     return ANSWER_OK;

@@ -254,19 +254,19 @@ static void test_supports(void)
     char why[256] = "";
     tpl_default_point(t, vals);
     struct shape s = shape3(4096, 4096, 4096);
-    CHECK_MSG(tpl_supports(t, vals, DTYPE_FP32, &s, NULL, why, sizeof why),
+    CHECK_MSG(!tpl_prepare(t, vals, DTYPE_FP32, &s, NULL, NULL, why, sizeof why),
               "%s", why);
-    CHECK(tpl_supports(t, vals, DTYPE_FP16, &s, NULL, why, sizeof why));
-    CHECK(!tpl_supports(t, vals, DTYPE_BF16, &s, NULL, why, sizeof why));
+    CHECK(!tpl_prepare(t, vals, DTYPE_FP16, &s, NULL, NULL, why, sizeof why));
+    CHECK(tpl_prepare(t, vals, DTYPE_BF16, &s, NULL, NULL, why, sizeof why) == KEVO_EINVAL);
     CHECK_MSG(strstr(why, "dtype 'bf16'"), "%s", why);
     s = shape3(4096, 4096, 1000);
-    CHECK(!tpl_supports(t, vals, DTYPE_FP32, &s, NULL, why, sizeof why));
+    CHECK(tpl_prepare(t, vals, DTYPE_FP32, &s, NULL, NULL, why, sizeof why) == KEVO_EINVAL);
     CHECK_MSG(!strcmp(why, "requires 'K % BK == 0' fails for 4096x4096x1000"),
               "%s", why);
     vals[2] = 8; /* BK = 8 divides 1000 */
-    CHECK(tpl_supports(t, vals, DTYPE_FP32, &s, NULL, why, sizeof why));
+    CHECK(!tpl_prepare(t, vals, DTYPE_FP32, &s, NULL, NULL, why, sizeof why));
     s = shape3(64 * 70000, 64, 64);
-    CHECK(!tpl_supports(t, vals, DTYPE_FP32, &s, NULL, why, sizeof why));
+    CHECK(tpl_prepare(t, vals, DTYPE_FP32, &s, NULL, NULL, why, sizeof why) == KEVO_EINVAL);
     CHECK_MSG(strstr(why, "grid.y = 70000 is outside"), "%s", why);
     tpl_free(t);
 }
@@ -310,7 +310,7 @@ static void test_tensormap(void)
     CHECK(p.tm[0].box[0] == 64 && p.tm[0].box[1] == 64);
     CHECK(p.tm[1].buf == 0 && p.tm[1].box[0] == 32 && p.tm[1].box[1] == 64);
     /* fp16: 64 * 2 bytes fit the 64-byte swizzle? no: 128 > 64 */
-    CHECK(!tpl_supports(t, vals, DTYPE_FP16, &s, NULL, why, sizeof why));
+    CHECK(tpl_prepare(t, vals, DTYPE_FP16, &s, NULL, NULL, why, sizeof why) == KEVO_EINVAL);
     CHECK_MSG(strstr(why, "tensormap 'tmB': a box row is 128 bytes, more "
                           "than the 64-byte swizzle"),
               "%s", why);
@@ -320,7 +320,7 @@ static void test_tensormap(void)
     if (!t)
         return;
     CHECK(t->tmaps[0].swizzle == 128);
-    CHECK_MSG(tpl_supports(t, vals, DTYPE_FP16, &s, NULL, why, sizeof why),
+    CHECK_MSG(!tpl_prepare(t, vals, DTYPE_FP16, &s, NULL, NULL, why, sizeof why),
               "%s", why);
     tpl_free(t);
     /* no swizzle: fp32 rows of A miss 16-byte strides when K % 4 != 0 */
@@ -328,10 +328,10 @@ static void test_tensormap(void)
     if (!t)
         return;
     CHECK(t->tmaps[0].swizzle == 0);
-    CHECK_MSG(tpl_supports(t, vals, DTYPE_FP32, &s, NULL, why, sizeof why),
+    CHECK_MSG(!tpl_prepare(t, vals, DTYPE_FP32, &s, NULL, NULL, why, sizeof why),
               "%s", why);
     s = shape3(1000, 776, 326); /* K * 4 = 1304 bytes */
-    CHECK(!tpl_supports(t, vals, DTYPE_FP32, &s, NULL, why, sizeof why));
+    CHECK(tpl_prepare(t, vals, DTYPE_FP32, &s, NULL, NULL, why, sizeof why) == KEVO_EINVAL);
     CHECK_MSG(strstr(why, "tensormap 'tmA': a row of A is 1304 bytes, not a "
                           "multiple of 16"),
               "%s", why);
@@ -365,7 +365,7 @@ static void test_tensormap_plan_limits(void)
     CHECK(p.tm[0].buf == 2 && p.tm[0].box[0] == 8 && p.tm[0].box[1] == 4);
     char why[256] = "";
     /* 8 fp16 = 16 bytes: fine; 8 bytes would not be */
-    CHECK_MSG(tpl_supports(t, vals, DTYPE_FP16, &s, NULL, why, sizeof why),
+    CHECK_MSG(!tpl_prepare(t, vals, DTYPE_FP16, &s, NULL, NULL, why, sizeof why),
               "%s", why);
     tpl_free(t);
 }
