@@ -19,4 +19,8 @@ done
 cp -r templates "$out/templates"
 mkdir -p "$out/mutators" && cp -r mutators/prompts "$out/mutators/prompts"
 [ -d tests/gpu ] && mkdir -p "$out/tests" && cp -r tests/gpu "$out/tests/gpu"
+# the user-defined example problems (bench/suite.json names them by path)
+[ -d examples/problems ] && mkdir -p "$out/examples" &&
+    cp -r examples/problems "$out/examples/problems"
+[ -f bench/suite.json ] && mkdir -p "$out/bench" && cp bench/suite.json "$out/bench/"
 echo "bundle: $out ($(du -sh "$out" | cut -f1)): $(ls "$out" | tr '\n' ' ')"
