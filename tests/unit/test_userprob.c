@@ -268,6 +268,38 @@ static void test_inout(void)
     problem_free_user(p);
 }
 
+/* Every prefix of a good file and of the example (a file cut anywhere):
+ * each parses or fails with "file:line:", never anything else. */
+static void test_truncated(void)
+{
+    char *ex = slurp(EXAMPLE);
+    const char *texts[2] = {good, ex ? ex : good};
+    int parsed = 0, refused = 0;
+    for (int k = 0; k < 2; k++) {
+        size_t n = strlen(texts[k]);
+        char *cut = malloc(n + 1);
+        for (size_t len = 0; len <= n; len++) {
+            memcpy(cut, texts[k], len);
+            cut[len] = '\0';
+            char err[512] = "";
+            struct problem *p = NULL;
+            if (!problem_parse_file_text("t.problem", cut, &p, err,
+                                         sizeof err)) {
+                parsed++;
+                problem_free_user(p);
+            } else {
+                refused++;
+                CHECK_MSG(!strncmp(err, "t.problem:", 10), "cut at %zu: %s",
+                          len, err);
+            }
+        }
+        free(cut);
+    }
+    /* whole files parse; a cut inside the reference block cannot */
+    CHECK(parsed >= 2 && refused > 100);
+    free(ex);
+}
+
 static void test_shape_checks(void)
 {
     char err[512] = "";
@@ -416,6 +448,8 @@ int main(void)
                   "wrong");
     RUN(test_inout, "an inout buffer is drawn like an input, counted as read "
                     "and written, and live once");
+    RUN(test_truncated, "a problem file cut at any byte parses or is refused "
+                        "with file:line");
     RUN(test_shape_checks, "a tolerance negative at a shape and rows that do "
                            "not divide are refused at that shape, naming "
                            "the line");
