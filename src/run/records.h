@@ -152,10 +152,12 @@ int rec_parse(const cJSON *o, struct record *r, char *err,
 int rec_parse_text(const char *line, struct record *r, char *err,
                    size_t errcap) KEVO_WUR;
 /*
- * Every record of JSON array a, typed, into a new array *recs of *n
- * (release with rec_release_all). strict: the first record the codec
- * refuses is KEVO_EPARSE, *bad its index (0-based) and err the codec's
- * words; not strict: such a record is left out (a damaged run's view).
+ * Every record of JSON array a, typed, into a new array *recs of *n;
+ * the caller releases it with rec_release_all, also on failure (then it
+ * holds the records before the bad one). strict: the first record the
+ * codec refuses is KEVO_EPARSE, *bad its index (0-based) and err the
+ * codec's words; not strict: such a record is left out (a damaged run's
+ * view). KEVO_ENOMEM without memory.
  */
 int rec_parse_all(const cJSON *a, int strict, struct record **recs, int *n,
                   int *bad, char *err, size_t errcap) KEVO_WUR;
