@@ -22,7 +22,7 @@
 #include "jit.h"
 #include "wire.h"
 #include "worker.h"
-#include "wrk.h"
+#include "worker_client.h"
 
 #define CUBIN_CACHE 8   /* recent good cubins kept for confirm() */
 #define CONFIRM_PAIRS 20
@@ -39,7 +39,7 @@ struct gpueval {
     char arch[16];
     struct jit_pool *pool;
     int own_pool;        /* 1: made here, freed here */
-    struct wrk *wrk;
+    struct wclient *worker;
     struct tpl_device dev;
     double best_ns;      /* for cascades (the engine's); 0 = none */
     double seen_best_ns; /* fastest ok time measured here; 0 = none */
@@ -163,11 +163,11 @@ static void compile_failed(const struct jit_output *jo, struct eval_result *r)
     cJSON_Delete(e);
 }
 
-static void fill_from_reply(const struct wrk_reply *rep,
+static void fill_from_reply(const struct wclient_reply *rep,
                             struct eval_result *r)
 {
-    if (rep->status == WRK_TIMEOUT || rep->status == WRK_CRASHED) {
-        r->outcome = rep->status == WRK_TIMEOUT ? EVAL_TIMEOUT : EVAL_CRASHED;
+    if (rep->status == WCLIENT_TIMEOUT || rep->status == WCLIENT_CRASHED) {
+        r->outcome = rep->status == WCLIENT_TIMEOUT ? EVAL_TIMEOUT : EVAL_CRASHED;
         snprintf(r->detail, sizeof r->detail, "%s", rep->reason);
         cJSON *e = cJSON_CreateObject();
         cJSON_AddStringToObject(e, "phase", rep->phase);
@@ -248,7 +248,7 @@ struct batch {
     int n;
     int deliver;              /* next index for the callback */
     int at_worker;            /* index of the job out, -1 if none */
-    struct wrk_reply rep;     /* its answer */
+    struct wclient_reply rep;     /* its answer */
     long long idle_since;     /* the worker's last answer */
 };
 
@@ -282,7 +282,7 @@ static int send_job(struct batch *b, int i)
     if (!txt)
         return KEVO_ENOMEM;
     s->idle_ms = (fs_now_ns() - b->idle_since) / 1e6;
-    int rc = wrk_send(g->wrk, WM_JOB, txt, s->jo.cubin, s->jo.cubin_len,
+    int rc = wclient_send(g->worker, WM_JOB, txt, s->jo.cubin, s->jo.cubin_len,
                       &b->rep);
     free(txt);
     if (rc) {
@@ -340,7 +340,7 @@ static int feed(struct batch *b, int block, int *rc)
 }
 
 /* The worker's answer to the job out: its result. */
-static void finish_job(struct batch *b, int i, struct wrk_reply *rep)
+static void finish_job(struct batch *b, int i, struct wclient_reply *rep)
 {
     struct gpueval *g = b->g;
     struct slot *s = &b->sl[i];
@@ -406,22 +406,22 @@ static int ge_eval_batch(void *self, const struct candidate *const *cands,
             continue;
         }
         int i = b.at_worker;
-        struct wrk_reply rep;
-        wrk_await(g->wrk, &b.rep, pool_idle, g);
+        struct wclient_reply rep;
+        wclient_await(g->worker, &b.rep, pool_idle, g);
         rep = b.rep;
         memset(&b.rep, 0, sizeof b.rep);
         b.at_worker = -1;
         b.idle_since = fs_now_ns();
         /* next job out first, then this answer's bookkeeping */
-        if (rep.status == WRK_ANSWER)
+        if (rep.status == WCLIENT_ANSWER)
             feed(&b, 0, &rc);
         finish_job(&b, i, &rep);
-        wrk_reply_release(&rep);
+        wclient_reply_release(&rep);
     }
     /* a job still out (stopped or failed): wait for it, drop it */
     if (b.at_worker >= 0) {
-        wrk_await(g->wrk, &b.rep, NULL, NULL);
-        wrk_reply_release(&b.rep);
+        wclient_await(g->worker, &b.rep, NULL, NULL);
+        wclient_reply_release(&b.rep);
     }
     for (int k = 0; b.sl && k < n; k++) {
         struct slot *s = &b.sl[k];
@@ -505,8 +505,8 @@ static int ge_confirm(void *self, const struct candidate *ch,
     cJSON_AddItemToObject(j, "b", b);
     char *txt = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);
-    struct wrk_reply rep;
-    rc = txt ? wrk_call(g->wrk, WM_CONFIRM, txt, blob, la + lb, &rep)
+    struct wclient_reply rep;
+    rc = txt ? wclient_call(g->worker, WM_CONFIRM, txt, blob, la + lb, &rep)
              : KEVO_ENOMEM;
     free(txt);
     free(blob);
@@ -514,7 +514,7 @@ static int ge_confirm(void *self, const struct candidate *ch,
     free(cb);
     if (rc)
         return rc;
-    if (rep.status == WRK_ANSWER && rep.type == WM_CONFIRMED) {
+    if (rep.status == WCLIENT_ANSWER && rep.type == WM_CONFIRMED) {
         cJSON *o = cJSON_Parse(rep.json);
         if (!cJSON_GetObjectItem(o, "error")) {
             *ratio = num(o, "ratio");
@@ -527,7 +527,7 @@ static int ge_confirm(void *self, const struct candidate *ch,
         }
         cJSON_Delete(o);
     }
-    wrk_reply_release(&rep);
+    wclient_reply_release(&rep);
     return KEVO_OK;
 }
 
@@ -539,7 +539,7 @@ static void ge_set_best(void *self, double best_median_ns)
 static char *ge_environment(void *self)
 {
     struct gpueval *g = self;
-    cJSON *j = cJSON_Parse(wrk_ready_json(g->wrk));
+    cJSON *j = cJSON_Parse(wclient_ready_json(g->worker));
     if (!j)
         j = cJSON_CreateObject();
     char v[32];
@@ -547,7 +547,7 @@ static char *ge_environment(void *self)
              CUDA_VERSION % 1000 / 10);
     cJSON_AddStringToObject(j, "cuda_headers", v);
     cJSON_AddStringToObject(j, "arch", g->arch);
-    cJSON_AddNumberToObject(j, "worker_restarts", wrk_restarts(g->wrk));
+    cJSON_AddNumberToObject(j, "worker_restarts", wclient_restarts(g->worker));
     cJSON_AddStringToObject(j, "problem", g->o.problem->name);
     cJSON_AddStringToObject(j, "dtype", dtype_name(g->o.dtype));
     char shape[64];
@@ -563,7 +563,7 @@ static void ge_destroy(void *self)
     struct gpueval *g = self;
     if (!g)
         return;
-    wrk_free(g->wrk);
+    wclient_free(g->worker);
     if (g->own_pool)
         jit_pool_free(g->pool);
     for (int i = 0; i < CUBIN_CACHE; i++)
@@ -607,7 +607,7 @@ static char *init_json(const struct gpueval_opts *o)
 /* Device facts from the worker's READY answer. */
 static void read_device(struct gpueval *g)
 {
-    cJSON *j = cJSON_Parse(wrk_ready_json(g->wrk));
+    cJSON *j = cJSON_Parse(wclient_ready_json(g->worker));
     const cJSON *d = cJSON_GetObjectItem(j, "device");
     const cJSON *a = cJSON_GetObjectItem(d, "arch");
     g->dev = tpl_device_default;
@@ -661,12 +661,12 @@ int gpueval_new(const struct gpueval_opts *o, struct evaluator *out,
         return KEVO_ENOMEM;
     }
     g->o = *o;
-    struct wrk_opts wo = {
+    struct wclient_opts wo = {
         .init_json = ij,
         .kernel_timeout_ms = o->kernel_timeout_ms,
         .verbose = o->verbose,
     };
-    int rc = wrk_new(&wo, &g->wrk, err, errcap);
+    int rc = wclient_new(&wo, &g->worker, err, errcap);
     free(ij);
     if (rc) {
         free(g);
@@ -711,7 +711,7 @@ struct jit_pool *gpueval_pool(const struct evaluator *e)
 int gpueval_device_count(const struct evaluator *e)
 {
     const struct gpueval *g = e->self;
-    cJSON *j = cJSON_Parse(wrk_ready_json(g->wrk));
+    cJSON *j = cJSON_Parse(wclient_ready_json(g->worker));
     int n = (int)num(j, "device_count");
     cJSON_Delete(j);
     return n;

@@ -1,7 +1,7 @@
 /*
  * gpueval.h - the GPU evaluator: implements struct evaluator_ops (eval.h)
  * on top of the NVRTC compile pool (jit.h) and the isolated GPU worker
- * process (wrk.h). Compilation of the next candidates overlaps with the
+ * process (worker_client.h). Compilation of the next candidates overlaps with the
  * measurement of the current one; the worker gets whichever candidate of
  * the batch compiled first (lowest index first), and results still reach
  * the callback in order (gpueval.c, "the batch pipeline").

@@ -3,12 +3,12 @@
  *
  * One worker process per GPU owns the CUDA context, the CUPTI
  * subscription, the cuBLAS handle, the problem's buffers and baselines.
- * The coordinator (wrk.c) starts it as `kevo __worker <fd>` (fork + exec
+ * The coordinator (worker_client.c) starts it as `kevo __worker <fd>` (fork + exec
  * of /proc/self/exe) and talks to it with framed messages (wmsg.h) over a
  * socket pair. A candidate that faults or hangs kills only the worker; the
  * coordinator records crashed/timeout and starts a fresh one.
  *
- * GUARANTEES (kept true by worker.c, hx.c, tmr.c and wrk.c; change this
+ * GUARANTEES (kept true by worker.c, hx.c, tmr.c and worker_client.c; change this
  * text when you change them):
  *
  *  1. Isolation. A fresh CUmodule is loaded from the candidate's cubin for
@@ -131,8 +131,8 @@
 #ifndef KEVO_WORKER_H
 #define KEVO_WORKER_H
 
-/* Message types (wmsg.h frames). JSON fields in wrk.c / worker.c. */
-enum wrk_msg {
+/* Message types (wmsg.h frames). JSON fields in worker_client.c / worker.c. */
+enum wclient_msg {
     WM_INIT = 1,     /* -> {problem,dtype,shape[],seed,device,cupti} */
     WM_JOB,          /* -> {seq,launches[],workspace,nondet,best_ns} + cubin */
     WM_CONFIRM,      /* -> {seq,pairs,a:{..,cubin_len},b:{..}} + cubins */

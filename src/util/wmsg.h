@@ -2,7 +2,7 @@
  * wmsg.h - framed messages over a stream socket or pipe: a 16-byte header
  * (magic "KVWM", type, JSON length, blob length, little-endian u32), the
  * JSON text, then an opaque binary blob (a cubin). Used between the
- * coordinator (wrk.c) and the GPU worker (worker.c); knows nothing of
+ * coordinator (gpu/worker_client.c) and the GPU worker (worker.c); knows nothing of
  * their contents.
  */
 #ifndef KEVO_WMSG_H

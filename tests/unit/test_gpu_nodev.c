@@ -23,7 +23,7 @@
 #include "problem.h"
 #include "wmsg.h"
 #include "worker.h"
-#include "wrk.h"
+#include "worker_client.h"
 
 static const char *kevo_bin(void)
 {
@@ -101,10 +101,10 @@ static void the_worker_says_needs_a_gpu_without_a_driver(void)
 {
     if (!kevo_bin() || gpu_driver_present())
         return;
-    struct wrk_opts o = {.exe = kevo_bin(), .init_json = init_json};
-    struct wrk *w = NULL;
+    struct wclient_opts o = {.exe = kevo_bin(), .init_json = init_json};
+    struct wclient *w = NULL;
     char err[512] = "";
-    CHECK(wrk_new(&o, &w, err, sizeof err) == KEVO_ENODEV);
+    CHECK(wclient_new(&o, &w, err, sizeof err) == KEVO_ENODEV);
     CHECK(w == NULL);
     CHECK_MSG(strstr(err, "needs a GPU"), "err = '%s'", err);
 }
@@ -140,10 +140,10 @@ static const char *fake_worker(const char *name, const char *body)
 static void a_worker_that_dies_at_start_is_reported(void)
 {
     const char *exe = fake_worker("dies", "exit 7");
-    struct wrk_opts o = {.exe = exe, .init_json = init_json};
-    struct wrk *w = NULL;
+    struct wclient_opts o = {.exe = exe, .init_json = init_json};
+    struct wclient *w = NULL;
     char err[512] = "";
-    CHECK(exe && wrk_new(&o, &w, err, sizeof err) != KEVO_OK);
+    CHECK(exe && wclient_new(&o, &w, err, sizeof err) != KEVO_OK);
     CHECK_MSG(strstr(err, "exited with status 7") ||
                   strstr(err, "did not start"),
               "err = '%s'", err);
@@ -153,12 +153,12 @@ static void a_worker_that_dies_at_start_is_reported(void)
 static void a_worker_that_hangs_is_killed_at_the_deadline(void)
 {
     const char *exe = fake_worker("hangs", "exec sleep 30");
-    struct wrk_opts o = {.exe = exe, .init_json = init_json,
+    struct wclient_opts o = {.exe = exe, .init_json = init_json,
                          .init_timeout_ms = 300};
-    struct wrk *w = NULL;
+    struct wclient *w = NULL;
     char err[512] = "";
     long long t0 = fs_now_ns();
-    CHECK(exe && wrk_new(&o, &w, err, sizeof err) == KEVO_ETIMEOUT);
+    CHECK(exe && wclient_new(&o, &w, err, sizeof err) == KEVO_ETIMEOUT);
     double ms = (fs_now_ns() - t0) / 1e6;
     CHECK_MSG(ms < 5000, "took %.0f ms", ms);
     CHECK_MSG(strstr(err, "no answer within 300 ms (phase: init)"),
@@ -173,7 +173,7 @@ static void count_idle(void *ud)
     idle_calls++;
 }
 
-/* wrk_send + wrk_await (the evaluator's pipeline): one request at a time,
+/* wclient_send + wclient_await (the evaluator's pipeline): one request at a time,
  * the idle hook runs while the worker works, progress is skipped and the
  * answer is the worker's. A bash fake worker writes the frames itself. */
 static void send_then_await_calls_idle_while_waiting(void)
@@ -195,31 +195,31 @@ static void send_then_await_calls_idle_while_waiting(void)
     fprintf(f, "#!/bin/bash\n%s\n", body);
     fclose(f);
     chmod(path, 0700);
-    struct wrk_opts o = {.exe = path, .init_json = init_json,
+    struct wclient_opts o = {.exe = path, .init_json = init_json,
                          .kernel_timeout_ms = 5000};
-    struct wrk *w = NULL;
+    struct wclient *w = NULL;
     char err[512] = "";
-    int rc = wrk_new(&o, &w, err, sizeof err);
-    CHECK_MSG(rc == KEVO_OK, "wrk_new: %d %s", rc, err);
+    int rc = wclient_new(&o, &w, err, sizeof err);
+    CHECK_MSG(rc == KEVO_OK, "wclient_new: %d %s", rc, err);
     if (rc) {
         unlink(path);
         return;
     }
-    struct wrk_reply rep, rep2;
-    CHECK(wrk_send(w, WM_JOB, "{}", "cubin", 5, &rep) == KEVO_OK);
-    CHECK(wrk_send(w, WM_JOB, "{}", NULL, 0, &rep2) == KEVO_EINTERNAL);
+    struct wclient_reply rep, rep2;
+    CHECK(wclient_send(w, WM_JOB, "{}", "cubin", 5, &rep) == KEVO_OK);
+    CHECK(wclient_send(w, WM_JOB, "{}", NULL, 0, &rep2) == KEVO_EINTERNAL);
     idle_calls = 0;
-    wrk_await(w, &rep, count_idle, NULL);
-    CHECK_MSG(rep.status == WRK_ANSWER && rep.type == WM_RESULT,
+    wclient_await(w, &rep, count_idle, NULL);
+    CHECK_MSG(rep.status == WCLIENT_ANSWER && rep.type == WM_RESULT,
               "status %d type %d reason '%s'", rep.status, rep.type,
               rep.reason);
     CHECK(rep.json && strstr(rep.json, "\"ok\""));
     CHECK_MSG(!strcmp(rep.phase, "timing"), "phase '%s'", rep.phase);
     CHECK_MSG(idle_calls >= 2, "idle called %d times", idle_calls);
-    wrk_reply_release(&rep);
+    wclient_reply_release(&rep);
     /* the request is answered: the next one may go out */
-    CHECK(wrk_send(w, WM_JOB, "{}", NULL, 0, &rep) == KEVO_OK);
-    wrk_free(w);
+    CHECK(wclient_send(w, WM_JOB, "{}", NULL, 0, &rep) == KEVO_OK);
+    wclient_free(w);
     unlink(path);
 }
 
@@ -335,7 +335,7 @@ int main(void)
     RUN(a_worker_that_hangs_is_killed_at_the_deadline,
         "a worker that hangs is killed at the deadline, naming the phase");
     RUN(send_then_await_calls_idle_while_waiting,
-        "wrk_send/wrk_await: one request at a time, idle hook while waiting");
+        "wclient_send/wclient_await: one request at a time, idle hook while waiting");
     RUN(cli_eval_and_doctor_exit_3_without_a_gpu,
         "kevo doctor and kevo eval exit 3 with the needs-a-GPU message");
     RUN(harness_kernels_compile_for_sm_90a,

@@ -1,9 +1,9 @@
 /*
- * wrk.c - starting, watching and restarting the GPU worker (see wrk.h).
+ * worker_client.c - starting, watching and restarting the GPU worker (see worker_client.h).
  * Owns the worker's process and its end of the socket pair; knows the
  * message types but not the meaning of jobs or results.
  */
-#include "wrk.h"
+#include "worker_client.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,8 +23,8 @@
 #include "wmsg.h"
 #include "worker.h"
 
-struct wrk {
-    struct wrk_opts o;
+struct wclient {
+    struct wclient_opts o;
     char *init_json;   /* owned copy */
     char exe[4096];
     pid_t pid;         /* 0: not running */
@@ -35,7 +35,7 @@ struct wrk {
     long long sent_ns; /* when it went out */
 };
 
-void wrk_reply_release(struct wrk_reply *r)
+void wclient_reply_release(struct wclient_reply *r)
 {
     free(r->json);
     memset(r, 0, sizeof *r);
@@ -54,7 +54,7 @@ static void describe_exit(int st, char *out, size_t cap)
 
 /* Waits up to grace_ms for the worker to exit by itself, then SIGKILLs
  * it; reaps it and describes how it ended. */
-static void reap(struct wrk *w, int grace_ms, char *how, size_t cap)
+static void reap(struct wclient *w, int grace_ms, char *how, size_t cap)
 {
     int st = 0;
     if (w->fd >= 0)
@@ -79,7 +79,7 @@ static void reap(struct wrk *w, int grace_ms, char *how, size_t cap)
     w->pid = 0;
 }
 
-static int spawn(struct wrk *w, char *err, size_t errcap)
+static int spawn(struct wclient *w, char *err, size_t errcap)
 {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
@@ -109,7 +109,7 @@ static int spawn(struct wrk *w, char *err, size_t errcap)
     return KEVO_OK;
 }
 
-static int budget_ms(const struct wrk *w, const char *phase)
+static int budget_ms(const struct wclient *w, const char *phase)
 {
     if (!strcmp(phase, "timing") || !strcmp(phase, "confirm"))
         return w->o.kernel_timeout_ms + w->o.timing_budget_ms;
@@ -121,7 +121,7 @@ static int budget_ms(const struct wrk *w, const char *phase)
 /* Waits until fd is readable or dl (ns) passes, calling idle every
  * IDLE_SLICE_MS meanwhile. */
 #define IDLE_SLICE_MS 5
-static void wait_readable(int fd, long long dl, wrk_idle_fn idle, void *ud)
+static void wait_readable(int fd, long long dl, wclient_idle_fn idle, void *ud)
 {
     for (;;) {
         long long left = (dl - fs_now_ns()) / 1000000;
@@ -137,8 +137,8 @@ static void wait_readable(int fd, long long dl, wrk_idle_fn idle, void *ud)
 
 /* Reads until a non-progress message; fills rep. The first phase's
  * deadline counts from since_ns (when the request went out). */
-static void await(struct wrk *w, const char *first_phase, long long since_ns,
-                  wrk_idle_fn idle, void *ud, struct wrk_reply *rep)
+static void await(struct wclient *w, const char *first_phase, long long since_ns,
+                  wclient_idle_fn idle, void *ud, struct wclient_reply *rep)
 {
     struct wmsg m;
     wmsg_init(&m);
@@ -152,7 +152,7 @@ static void await(struct wrk *w, const char *first_phase, long long since_ns,
         int r = wmsg_recv(w->fd, left > 0 ? (int)left : 0, &m);
         if (r == KEVO_ETIMEOUT) {
             reap(w, 0, NULL, 0);
-            rep->status = WRK_TIMEOUT;
+            rep->status = WCLIENT_TIMEOUT;
             snprintf(rep->reason, sizeof rep->reason,
                      "no answer within %d ms (phase: %s)", limit, rep->phase);
             break;
@@ -160,7 +160,7 @@ static void await(struct wrk *w, const char *first_phase, long long since_ns,
         if (r) {
             char how[128];
             reap(w, 2000, how, sizeof how);
-            rep->status = WRK_CRASHED;
+            rep->status = WCLIENT_CRASHED;
             snprintf(rep->reason, sizeof rep->reason,
                      "worker %s (phase: %s)", how, rep->phase);
             break;
@@ -177,7 +177,7 @@ static void await(struct wrk *w, const char *first_phase, long long since_ns,
         }
         if (m.type == WM_FATAL) {
             const cJSON *rs = cJSON_GetObjectItem(j, "reason");
-            rep->status = WRK_CRASHED;
+            rep->status = WCLIENT_CRASHED;
             rep->type = WM_FATAL;
             snprintf(rep->reason, sizeof rep->reason, "%s",
                      cJSON_IsString(rs) ? rs->valuestring : "fatal error");
@@ -188,7 +188,7 @@ static void await(struct wrk *w, const char *first_phase, long long since_ns,
             break;
         }
         cJSON_Delete(j);
-        rep->status = WRK_ANSWER;
+        rep->status = WCLIENT_ANSWER;
         rep->type = m.type;
         rep->json = m.json;
         m.json = NULL;
@@ -197,7 +197,7 @@ static void await(struct wrk *w, const char *first_phase, long long since_ns,
     wmsg_release(&m);
 }
 
-static int enodev_reply(const struct wrk_reply *rep)
+static int enodev_reply(const struct wclient_reply *rep)
 {
     cJSON *j = rep->json ? cJSON_Parse(rep->json) : NULL;
     int e = cJSON_IsTrue(cJSON_GetObjectItem(j, "enodev"));
@@ -206,12 +206,12 @@ static int enodev_reply(const struct wrk_reply *rep)
 }
 
 /* Starts and initializes a worker; keeps its READY body. */
-static int start(struct wrk *w, char *err, size_t errcap)
+static int start(struct wclient *w, char *err, size_t errcap)
 {
     int r = spawn(w, err, errcap);
     if (r)
         return r;
-    struct wrk_reply rep;
+    struct wclient_reply rep;
     memset(&rep, 0, sizeof rep);
     if (wmsg_send(w->fd, WM_INIT, w->init_json, NULL, 0)) {
         reap(w, 2000, rep.reason, sizeof rep.reason);
@@ -219,30 +219,30 @@ static int start(struct wrk *w, char *err, size_t errcap)
         return KEVO_EIO;
     }
     await(w, "init", fs_now_ns(), NULL, NULL, &rep);
-    if (rep.status == WRK_ANSWER && rep.type == WM_READY) {
+    if (rep.status == WCLIENT_ANSWER && rep.type == WM_READY) {
         free(w->ready_json);
         w->ready_json = rep.json;
         rep.json = NULL;
-        wrk_reply_release(&rep);
+        wclient_reply_release(&rep);
         return KEVO_OK;
     }
-    r = rep.status == WRK_TIMEOUT ? KEVO_ETIMEOUT
+    r = rep.status == WCLIENT_TIMEOUT ? KEVO_ETIMEOUT
         : enodev_reply(&rep)     ? KEVO_ENODEV
                                  : KEVO_ECUDA;
     if (r == KEVO_ENODEV)
         snprintf(err, errcap, "%s", rep.reason);
     else
         snprintf(err, errcap, "GPU worker failed to start: %s", rep.reason);
-    if (rep.status == WRK_ANSWER)
+    if (rep.status == WCLIENT_ANSWER)
         reap(w, 0, NULL, 0);
-    wrk_reply_release(&rep);
+    wclient_reply_release(&rep);
     return r;
 }
 
-int wrk_new(const struct wrk_opts *o, struct wrk **out, char *err,
+int wclient_new(const struct wclient_opts *o, struct wclient **out, char *err,
             size_t errcap)
 {
-    struct wrk *w = calloc(1, sizeof *w);
+    struct wclient *w = calloc(1, sizeof *w);
     if (!w)
         return KEVO_ENOMEM;
     w->o = *o;
@@ -263,14 +263,14 @@ int wrk_new(const struct wrk_opts *o, struct wrk **out, char *err,
     w->o.init_json = w->init_json;
     int r = w->init_json ? start(w, err, errcap) : KEVO_ENOMEM;
     if (r) {
-        wrk_free(w);
+        wclient_free(w);
         return r;
     }
     *out = w;
     return KEVO_OK;
 }
 
-void wrk_free(struct wrk *w)
+void wclient_free(struct wclient *w)
 {
     if (!w)
         return;
@@ -282,8 +282,8 @@ void wrk_free(struct wrk *w)
     free(w);
 }
 
-int wrk_send(struct wrk *w, int type, const char *json, const void *blob,
-             size_t blob_len, struct wrk_reply *rep)
+int wclient_send(struct wclient *w, int type, const char *json, const void *blob,
+             size_t blob_len, struct wclient_reply *rep)
 {
     memset(rep, 0, sizeof *rep);
     if (w->sent)
@@ -298,7 +298,7 @@ int wrk_send(struct wrk *w, int type, const char *json, const void *blob,
     if (wmsg_send(w->fd, type, json, blob, blob_len)) {
         char how[128];
         reap(w, 2000, how, sizeof how);
-        rep->status = WRK_CRASHED;
+        rep->status = WCLIENT_CRASHED;
         snprintf(rep->reason, sizeof rep->reason, "worker %s (phase: "
                  "request)", how);
         return KEVO_OK;
@@ -308,39 +308,39 @@ int wrk_send(struct wrk *w, int type, const char *json, const void *blob,
     return KEVO_OK;
 }
 
-void wrk_await(struct wrk *w, struct wrk_reply *rep, wrk_idle_fn idle,
+void wclient_await(struct wclient *w, struct wclient_reply *rep, wclient_idle_fn idle,
                void *ud)
 {
     if (!w->sent)
         return; /* the send failed: rep says how */
     w->sent = 0;
     await(w, "request", w->sent_ns, idle, ud, rep);
-    if (w->o.verbose && rep->status != WRK_ANSWER)
+    if (w->o.verbose && rep->status != WCLIENT_ANSWER)
         fprintf(stderr, "kevo: GPU worker %s: %s\n",
-                rep->status == WRK_TIMEOUT ? "timed out" : "crashed",
+                rep->status == WCLIENT_TIMEOUT ? "timed out" : "crashed",
                 rep->reason);
 }
 
-int wrk_call(struct wrk *w, int type, const char *json, const void *blob,
-             size_t blob_len, struct wrk_reply *rep)
+int wclient_call(struct wclient *w, int type, const char *json, const void *blob,
+             size_t blob_len, struct wclient_reply *rep)
 {
-    int r = wrk_send(w, type, json, blob, blob_len, rep);
+    int r = wclient_send(w, type, json, blob, blob_len, rep);
     if (!r)
-        wrk_await(w, rep, NULL, NULL);
+        wclient_await(w, rep, NULL, NULL);
     return r;
 }
 
-const char *wrk_ready_json(const struct wrk *w)
+const char *wclient_ready_json(const struct wclient *w)
 {
     return w->ready_json ? w->ready_json : "{}";
 }
 
-int wrk_restarts(const struct wrk *w)
+int wclient_restarts(const struct wclient *w)
 {
     return w->starts > 0 ? w->starts - 1 : 0;
 }
 
-int wrk_pid(const struct wrk *w)
+int wclient_pid(const struct wclient *w)
 {
     return (int)w->pid;
 }
