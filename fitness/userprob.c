@@ -71,6 +71,7 @@ struct uprob {
     struct up_tol tol[DTYPE_COUNT + 1]; /* [DTYPE_COUNT]: '*' */
     int work_flops;
     char *flops, *min_bytes; /* NULL: 0 / auto */
+    int flops_line, min_bytes_line;
     int copy_baseline;
     struct expr *ref_grid, *ref_block; /* NULL: defaults */
     char *prelude[DTYPE_COUNT];
@@ -399,11 +400,11 @@ static int up_check_reals(const struct uprob *u, const struct shape *s,
             r = check_real(u, "rtol", t->rtol, t->line, s, (enum dtype)d, err,
                            errcap);
         if (!r && u->flops)
-            r = check_real(u, "flops", u->flops, 0, s, (enum dtype)d, err,
-                           errcap);
+            r = check_real(u, "flops", u->flops, u->flops_line, s,
+                           (enum dtype)d, err, errcap);
         if (!r && u->min_bytes)
-            r = check_real(u, "min_bytes", u->min_bytes, 0, s, (enum dtype)d,
-                           err, errcap);
+            r = check_real(u, "min_bytes", u->min_bytes, u->min_bytes_line,
+                           s, (enum dtype)d, err, errcap);
         if (r)
             return r;
     }
@@ -941,12 +942,16 @@ static int k_text(struct upparse *ps, const char *key, char *rest)
         u->n_req += !r;
         return r;
     }
-    if (!strcmp(key, "flops"))
+    if (!strcmp(key, "flops")) {
+        u->flops_line = ps->line;
         return dup_real(ps, "flops", rest, &u->flops);
-    if (!strcmp(key, "min_bytes"))
+    }
+    if (!strcmp(key, "min_bytes")) {
+        u->min_bytes_line = ps->line;
         return strcmp(rest, "auto") ? dup_real(ps, "min_bytes", rest,
                                                &u->min_bytes)
                                     : KEVO_OK;
+    }
     if (!strcmp(key, "reference_grid"))
         return compile_int(ps, "reference_grid", rest, &u->ref_grid);
     /* reference_block */

@@ -318,6 +318,20 @@ static void test_shape_checks(void)
         problem_free_user(p);
     }
     free(text);
+    /* flops negative at a shape: its own line */
+    text = edit(14, "flops 3*N*M - 1000");
+    rc = problem_parse_file_text("t.problem", text, &p, err, sizeof err);
+    CHECK_MSG(rc == 0, "%s", err);
+    if (!rc) {
+        struct shape s = {2, {10, 16}};
+        CHECK(p->check_shape(p, &s, err, sizeof err) == KEVO_EINVAL);
+        CHECK_MSG(strstr(err, "flops '3*N*M - 1000' is -520 at shape 10x16, "
+                              "dtype fp32 (must be finite and >= 0) "
+                              "(t.problem:14)"),
+                  "%s", err);
+        problem_free_user(p);
+    }
+    free(text);
     /* rows that do not divide the count */
     text = edit(9, "buffer st out fp32 N rows=3");
     rc = problem_parse_file_text("t.problem", text, &p, err, sizeof err);
