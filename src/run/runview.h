@@ -2,13 +2,13 @@
  * runview.h - a run directory as every reader sees it: manifest, problem,
  * journal (each record checked), device facts, the run's templates (its
  * own copies and those born from LLM answers), the winner and verify.json.
- * The journal's records are parsed once, by the records codec
- * (records.h): readers use the typed records (recs, run_view_eval, ...)
- * and never pick journal JSON apart by key.
  * report, leaderboard, export, promote, verify and replay all open runs
  * through it, so every command finds a template the same way and reports
  * a damaged run the same way: the path, and for the journal the line of
- * the bad record.
+ * the bad record. The journal's records are parsed once, by the records
+ * codec (records.h), and best.json by its typed reader: readers use the
+ * structs (recs, run_view_eval, best, ...) and never pick the run's JSON
+ * apart by key.
  */
 #ifndef KEVO_RUNVIEW_H
 #define KEVO_RUNVIEW_H
@@ -64,8 +64,8 @@ struct run_view {
  * One that cannot be recovered is no error here (llm_why says why; see
  * run_view_tpl_missing()). Errors name the path: "'x' is not a kevo run
  * directory", "<dir>/journal.jsonl:<line>: eval record has no valid
- * 'outcome'" (the codec's words), ... has_best stays 0, verify NULL. v is filled only on success;
- * release it with run_view_release().
+ * 'outcome'" (the codec's words), ... has_best stays 0, verify NULL. v
+ * is filled only on success; release it with run_view_release().
  */
 int run_view_open(const char *dir, struct run_view *v, char *err,
                   size_t errcap) KEVO_WUR;
