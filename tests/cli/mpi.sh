@@ -21,6 +21,13 @@ ARGS="--evaluator test --problem gemm --shape 1000x1000x1000 --seed 11 \
 # the journal without wall-clock members and without the measuring rank
 canon() { $CANON "$1" | sed 's/,"gpu":[0-9]*//'; }
 
+# the proxy and the serve loop on their own (tests/tools/mpi_proxy.c)
+if $MPIRUN -np 3 "$BUILD/tests/mpi_proxy" >"$SCRATCH/proxy.out" 2>&1; then
+    grep '^ok' "$SCRATCH/proxy.out"
+else
+    fail "mpi_proxy"; cat "$SCRATCH/proxy.out"
+fi
+
 $T run $ARGS --runs-dir "$SCRATCH" --name ref || { fail "reference run"; finish; }
 canon "$SCRATCH/ref/journal.jsonl" >"$SCRATCH/ref.canon"
 total=$(grep -c '"type":"eval"' "$SCRATCH/ref.canon")
