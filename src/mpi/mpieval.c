@@ -418,9 +418,9 @@ static const struct evaluator_ops me_ops = {
 
 /* ------------------------------------------------------------ the proxy */
 
-/* The rank's environment with its rank and host in the device object
- * (which the fan-out lists per sub), so the manifest says which host
- * measured with what. */
+/* The rank's environment with its rank, host and CUDA_VISIBLE_DEVICES in
+ * the device object (which the fan-out lists per sub), so the manifest
+ * says which host and GPU measured with what. */
 static char *rank_env(const cJSON *ready, int rank, const char *host)
 {
     const char *env = record_str(ready, "env");
@@ -436,6 +436,9 @@ static char *rank_env(const cJSON *ready, int rank, const char *host)
     }
     cJSON_AddNumberToObject(d, "mpi_rank", rank);
     cJSON_AddStringToObject(d, "host", host);
+    const char *vis = record_str(ready, "cuda_visible_devices");
+    if (vis)
+        cJSON_AddStringToObject(d, "cuda_visible_devices", vis);
     char *text = cJSON_PrintUnformatted(e);
     cJSON_Delete(e);
     return text;

@@ -134,7 +134,7 @@ static int make_evaluator(struct server *sv, const char *text,
     return rc;
 }
 
-/* READY: {rc, err, host, env, dev}. An evaluator that cannot be made is
+/* READY: {rc, err, host, cuda_visible_devices, env, dev}. An evaluator that cannot be made is
  * rank 0's to report (this rank then waits for its quit); the return is
  * whether the answer went. */
 static int answer_hello(struct server *sv, const char *text,
@@ -146,6 +146,9 @@ static int answer_hello(struct server *sv, const char *text,
     cJSON_AddNumberToObject(o, "rc", rc);
     cJSON_AddStringToObject(o, "err", why);
     cJSON_AddStringToObject(o, "host", mpx_host());
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    if (vis)
+        cJSON_AddStringToObject(o, "cuda_visible_devices", vis);
     if (!rc) {
         char *env = sv->ev.ops->environment
                         ? sv->ev.ops->environment(sv->ev.self)

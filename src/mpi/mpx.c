@@ -137,12 +137,35 @@ static int count_gpus(void)
     return n;
 }
 
+/* Entry k of a comma-separated list, into out. */
+static void list_entry(const char *list, int k, char *out, size_t cap)
+{
+    const char *p = list;
+    while (k-- > 0 && (p = strchr(p, ',')))
+        p++;
+    size_t n = p ? strcspn(p, ",") : 0;
+    snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), p ? p : "");
+}
+
 int mpx_pick_gpu(void)
 {
-    int n = count_gpus();
-    if (n_local <= 1 || getenv("CUDA_VISIBLE_DEVICES") || n == 0)
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    char v[64];
+    if (n_local <= 1)
         return -1;
-    char v[16];
+    if (vis && *vis) { /* a list the launcher gave every rank: share it */
+        int n = 1;
+        for (const char *p = vis; (p = strchr(p, ',')); p++)
+            n++;
+        if (n == 1)
+            return -1;
+        list_entry(vis, local_rank % n, v, sizeof v);
+        setenv("CUDA_VISIBLE_DEVICES", v, 1);
+        return local_rank % n;
+    }
+    int n = count_gpus();
+    if (n == 0)
+        return -1;
     snprintf(v, sizeof v, "%d", local_rank % n);
     setenv("CUDA_VISIBLE_DEVICES", v, 1);
     return local_rank % n;

@@ -54,11 +54,13 @@ const char *mpx_host(void);
 /* Compile processes for this rank: given if > 0, else the host's CPUs
  * shared among the ranks on the host (at least 1). */
 int mpx_compilers(int given);
-/* One GPU per rank: when several ranks share a host and the launcher set
- * no CUDA_VISIBLE_DEVICES, sets it to this rank's local index modulo the
- * host's NVIDIA GPUs (/proc/driver/nvidia/gpus), before any CUDA call
- * and before the GPU workers start (they inherit it). Returns the
- * ordinal chosen, or -1 if it left the environment alone. */
+/* One GPU per rank: when several ranks share a host, sets
+ * CUDA_VISIBLE_DEVICES to this rank's entry (its local index modulo the
+ * count) of the list the launcher gave every rank, or, without one, of
+ * the host's NVIDIA GPUs (/proc/driver/nvidia/gpus); a single device the
+ * launcher chose (srun --gpus-per-task=1) stays. Call it before any CUDA
+ * call and before the GPU workers start (they inherit it). Returns the
+ * index chosen, or -1 if it left the environment alone. */
 int mpx_pick_gpu(void);
 /* Ends MPI (idempotent; nothing after it). */
 void mpx_finalize(void);

@@ -52,6 +52,15 @@ for np in 2 3 4; do
     [ -z "$missing" ] && ok "mpirun -np $np: every rank measured candidates (journal 'gpu' = rank)" \
         || fail "mpirun -np $np: ranks$missing measured nothing"
 done
+# ranks sharing a host share the GPU list the launcher gave them
+if CUDA_VISIBLE_DEVICES=3,5 $MPIRUN -np 2 $T run $ARGS --runs-dir "$SCRATCH" \
+        --name vis >/dev/null 2>&1 &&
+        grep -q '"cuda_visible_devices":[[:space:]]*"5"' "$SCRATCH/vis/manifest.json"; then
+    ok "CUDA_VISIBLE_DEVICES=3,5 and two ranks on one host: rank 1 takes GPU 5"
+else
+    fail "rank 1 did not take the second listed GPU"; grep -A8 '"gpus"' "$SCRATCH/vis/manifest.json" | tail -8
+fi
+
 # one candidate at a time per rank instead of a queue of 8: same journal
 if KEVO_TEST_EVAL_US=1000 KEVO_MPI_DEPTH=1 $MPIRUN -np 3 $T run $ARGS \
         --runs-dir "$SCRATCH" --name depth1 >"$SCRATCH/depth1.out" 2>&1 &&
