@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "fanout.h"
 #include "fsutil.h"
 #include "genome.h"
 #include "hash.h"
@@ -159,6 +160,21 @@ static void session_release(struct session *ss)
     cJSON_Delete(ss->checkpoint);
 }
 
+/* A fan-out's report (a GPU failed, was dropped): "kevo: ..." on stderr
+ * once in every mode, and a {"event":"gpu"} line in JSON mode. */
+static void gpu_report(void *ud, const char *line)
+{
+    struct progress *p = ud;
+    char text[400];
+    snprintf(text, sizeof text, "kevo: %s", line);
+    if (p->mode == PROG_TTY || p->mode == PROG_PLAIN) { /* on stderr */
+        progress_log(p, "gpu", text);
+        return;
+    }
+    fprintf(stderr, "%s\n", text);
+    progress_log(p, "gpu", line);
+}
+
 static int make_evaluator(struct session *ss,
                           const struct evaluator_factory *factories, char *err,
                           size_t errcap)
@@ -181,6 +197,8 @@ static int make_evaluator(struct session *ss,
     if (!rc)
         rc = mpijob_wrap(&ss->ev, &ss->dev, err, errcap);
     ss->have_ev = rc == KEVO_OK;
+    if (!rc) /* several GPUs (or ranks): failures reach the progress */
+        fanout_set_report(&ss->ev, gpu_report, &ss->prog);
     return rc;
 }
 

@@ -29,6 +29,8 @@
 #include <cJSON.h>
 
 #define DEFAULT_MAX_FAILURES 3
+#define REPORT_QUEUE 16  /* report lines waiting for the calling thread */
+#define REPORT_LINE 256
 
 enum slot_state { SL_PENDING, SL_RUNNING, SL_DONE };
 
@@ -64,6 +66,8 @@ struct fanout {
     double engine_best;     /* from set_best; 0 = none */
     double seen_best;       /* fastest uncascaded ok time of any sub */
     char last_err[160];     /* the last failure, for the final error */
+    char queued[REPORT_QUEUE][REPORT_LINE]; /* reports not yet emitted */
+    int n_queued;
     /* the batch in flight (under mu) */
     pthread_mutex_t mu;
     pthread_cond_t cv;      /* a slot finished or a sub gave up */
@@ -82,17 +86,43 @@ struct fanout {
     int fatal;              /* status that ends the batch, or 0 */
 };
 
-static void KEVO_PRINTF(2, 3) report(struct fanout *f, const char *fmt, ...)
+static void emit(struct fanout *f, const char *line)
 {
-    char line[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
     if (f->o.report)
         f->o.report(f->o.report_ud, line);
     else
         fprintf(stderr, "kevo: %s\n", line);
+}
+
+/* Queues a report line (mutex held): the calling thread emits it
+ * (flush_reports), so that the report hook runs where the engine's
+ * progress output does. */
+static void KEVO_PRINTF(2, 3) report(struct fanout *f, const char *fmt, ...)
+{
+    char line[REPORT_LINE];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (f->n_queued < REPORT_QUEUE)
+        memcpy(f->queued[f->n_queued++], line, sizeof line);
+    else /* a burst: out at once rather than lost */
+        fprintf(stderr, "kevo: %s\n", line);
+}
+
+/* Emits the queued reports; calling thread, mutex held (let go meanwhile). */
+static void flush_reports(struct fanout *f)
+{
+    char lines[REPORT_QUEUE][REPORT_LINE];
+    int n = f->n_queued;
+    memcpy(lines, f->queued, (size_t)n * sizeof lines[0]);
+    f->n_queued = 0;
+    if (!n)
+        return;
+    pthread_mutex_unlock(&f->mu);
+    for (int i = 0; i < n; i++)
+        emit(f, lines[i]);
+    pthread_mutex_lock(&f->mu);
 }
 
 /* The cascade reference passed on to a sub before each candidate. */
@@ -283,6 +313,7 @@ static int deliver(struct fanout *f, eval_cb cb, void *ud)
     pthread_mutex_lock(&f->mu);
     for (int next = 0; next < f->n_cands;) {
         struct slot *s = &f->sl[next];
+        flush_reports(f);
         if (s->st == SL_DONE) {
             struct eval_result r = s->r;
             eval_result_init(&s->r);
@@ -360,10 +391,12 @@ static int run_single(struct fanout *f, const struct candidate *const *cands,
         } else if (rc) {
             pthread_mutex_lock(&f->mu);
             failed_single(f, k, s.next, rc);
+            if (s.u->dropped)
+                report(f, "no evaluator left (%s)", f->last_err);
+            flush_reports(f);
             pthread_mutex_unlock(&f->mu);
             if (!s.u->dropped)
                 continue;
-            report(f, "no evaluator left (%s)", f->last_err);
             rc = KEVO_ENODEV;
         }
         f->single = 0;
@@ -411,9 +444,10 @@ static int fo_eval_batch(void *self, const struct candidate *const *cands,
     pthread_mutex_lock(&f->mu);
     while (f->running > 0)
         pthread_cond_wait(&f->cv, &f->mu);
-    pthread_mutex_unlock(&f->mu);
     if (rc == KEVO_ENODEV)
         report(f, "no evaluator left (%s)", f->last_err);
+    flush_reports(f);
+    pthread_mutex_unlock(&f->mu);
     for (int i = 0; i < n; i++)
         eval_result_release(&sl[i].r);
     f->sl = NULL;
@@ -458,8 +492,11 @@ static int fo_confirm(void *self, const struct candidate *ch,
         f->alive--;
         snprintf(f->last_err, sizeof f->last_err, "%s failed: %s",
                  u->s.label, kevo_strerror(rc));
+        pthread_mutex_lock(&f->mu);
         report(f, "%s failed to confirm (%s): dropped, %d left; the next "
                "one confirms", u->s.label, kevo_strerror(rc), f->alive);
+        flush_reports(f);
+        pthread_mutex_unlock(&f->mu);
     }
 }
 
@@ -598,6 +635,17 @@ fail:
         if (subs[k].ev.ops)
             subs[k].ev.ops->destroy(subs[k].ev.self);
     return rc;
+}
+
+int fanout_set_report(struct evaluator *e,
+                      void (*fn)(void *ud, const char *line), void *ud)
+{
+    if (!e->ops || e->ops->eval_batch != fo_eval_batch)
+        return 0;
+    struct fanout *f = e->self;
+    f->o.report = fn;
+    f->o.report_ud = ud;
+    return 1;
 }
 
 int fanout_alive(const struct evaluator *e)

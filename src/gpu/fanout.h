@@ -47,8 +47,8 @@ struct fanout_opts {
      * free sub takes the lowest such pending candidate among the next few
      * before a lower one that would make it wait. Same ud as prefetch. */
     int (*ready)(void *ud, const struct candidate *c);
-    /* (optional) Receives one line per failure or drop; NULL = stderr,
-     * prefixed "kevo: ". */
+    /* (optional) Receives one line per failure or drop, in the thread that
+     * called eval_batch or confirm; NULL = stderr, prefixed "kevo: ". */
     void (*report)(void *ud, const char *line);
     void *report_ud;
 };
@@ -75,6 +75,11 @@ struct fanout_opts {
 int fanout_new(const struct fanout_opts *o, struct fanout_sub *subs, int n,
                struct evaluator *out, char *err, size_t errcap) KEVO_WUR;
 
+/* Sends fan-out e's reports to fn(ud, line) from now on (as opts.report;
+ * always called from the thread that calls eval_batch or confirm).
+ * Returns 0 and changes nothing when e is not a fan-out. */
+int fanout_set_report(struct evaluator *e,
+                      void (*fn)(void *ud, const char *line), void *ud);
 /* Sub-evaluators of fan-out e still in use (not dropped). e must come from
  * fanout_new. */
 int fanout_alive(const struct evaluator *e);

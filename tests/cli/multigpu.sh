@@ -62,6 +62,18 @@ else
     fail "run with a dying GPU failed"; cat "$SCRATCH/err"
 fi
 
+# the same with --json: the failure is also a progress event on stdout
+ARGS_J=$(echo "$ARGS" | sed 's/--quiet/--json/')
+if KEVO_TEST_GPU_FAIL=2:10 $T run $ARGS_J --gpus 0,1,2 --generations 2 --runs-dir "$SCRATCH" \
+       --name dies_json >"$SCRATCH/out" 2>"$SCRATCH/err"; then
+    grep -q '^{"event":"gpu","message":"gpu 2 failed 3 times in a row: dropped, 2 left"}$' "$SCRATCH/out" &&
+        [ "$(grep -c 'kevo: gpu 2 failed 3 times' "$SCRATCH/err")" = 1 ] &&
+        ok "with --json a dead GPU is a progress event on stdout and one line on stderr" ||
+        { fail "--json report of a dead GPU"; grep gpu "$SCRATCH/out" "$SCRATCH/err" | head; }
+else
+    fail "--json run with a dying GPU failed"; cat "$SCRATCH/err"
+fi
+
 # the only GPU dies: the run stops with an error and resumes on a good one
 if KEVO_TEST_GPU_FAIL=0:40 $T run $ARGS --gpus 0 --runs-dir "$SCRATCH" --name lone 2>"$SCRATCH/err"; then
     fail "a run whose only GPU died succeeded"

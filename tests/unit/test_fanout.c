@@ -220,11 +220,16 @@ static struct rec rec_new(void)
 
 struct lines {
     char text[2048];
+    int other_thread;  /* 1: a line came from a thread not the caller's */
 };
+
+static long main_tid;
 
 static void collect(void *ud, const char *line)
 {
     struct lines *l = ud;
+    if (syscall(SYS_gettid) != main_tid)
+        l->other_thread = 1;
     size_t n = strlen(l->text);
     snprintf(l->text + n, sizeof l->text - n, "%s\n", line);
 }
@@ -261,7 +266,7 @@ static void test_order(void)
     struct fake f[4] = {{.id = 0}, {.id = 1}, {.id = 2}, {.id = 3}};
     for (int k = 0; k < 4; k++)
         f[k].sh = &sh;
-    struct lines l = {""};
+    struct lines l = {"", 0};
     struct evaluator ev;
     CHECK(make_fanout(f, 4, &l, &ev) == KEVO_OK);
     struct rec r = rec_new();
@@ -300,7 +305,7 @@ static void test_failure(void)
                         {.id = 2, .hold = 1}};
     for (int k = 0; k < 3; k++)
         f[k].sh = &sh;
-    struct lines l = {""};
+    struct lines l = {"", 0};
     struct evaluator ev;
     CHECK(make_fanout(f, 3, &l, &ev) == KEVO_OK);
     struct rec r = rec_new();
@@ -316,6 +321,7 @@ static void test_failure(void)
               l.text);
     CHECK_MSG(strstr(l.text, "gpu 1 failed 3 times in a row: dropped, 2 "
                      "left") != NULL, "%s", l.text);
+    CHECK(!l.other_thread); /* reports come out in the caller's thread */
     /* the next batch does not use it */
     int calls = f[1].calls;
     struct rec r2 = rec_new();
@@ -329,7 +335,7 @@ static void test_failure(void)
 static void test_none_left(void)
 {
     struct fake f[2] = {{.id = 0, .fail_from = 1}, {.id = 1, .fail_from = 2}};
-    struct lines l = {""};
+    struct lines l = {"", 0};
     struct evaluator ev;
     CHECK(make_fanout(f, 2, &l, &ev) == KEVO_OK);
     struct rec r = rec_new();
@@ -347,7 +353,7 @@ static void test_none_left(void)
 static void test_stop(void)
 {
     struct fake f[3] = {{.id = 0}, {.id = 1}, {.id = 2}};
-    struct lines l = {""};
+    struct lines l = {"", 0};
     struct evaluator ev;
     CHECK(make_fanout(f, 3, &l, &ev) == KEVO_OK);
     struct rec r = rec_new();
@@ -365,7 +371,7 @@ static void test_stop(void)
 static void test_confirm_and_best(void)
 {
     struct fake f[3] = {{.id = 0}, {.id = 1}, {.id = 2}};
-    struct lines l = {""};
+    struct lines l = {"", 0};
     struct evaluator ev;
     CHECK(make_fanout(f, 3, &l, &ev) == KEVO_OK);
     int accept = -1;
@@ -388,7 +394,7 @@ static void test_confirm_and_best(void)
 static void test_environment(void)
 {
     struct fake f[2] = {{.id = 0}, {.id = 1}};
-    struct lines l = {""};
+    struct lines l = {"", 0};
     struct evaluator ev;
     CHECK(make_fanout(f, 2, &l, &ev) == KEVO_OK);
     char *env = ev.ops->environment(ev.self);
@@ -406,7 +412,7 @@ static void test_environment(void)
 static void test_single(void)
 {
     struct fake f[1] = {{.id = 0, .fail_once_at = 5}};
-    struct lines l = {""};
+    struct lines l = {"", 0};
     struct evaluator ev;
     CHECK(make_fanout(f, 1, &l, &ev) == KEVO_OK);
     struct rec r = rec_new();
@@ -437,7 +443,7 @@ static void test_ready_first(void)
         f[k].log = log;
         f[k].n_log = &n_log;
     }
-    struct lines l = {""};
+    struct lines l = {"", 0};
     struct evaluator ev;
     use_ready = 1;
     CHECK(make_fanout(f, 2, &l, &ev) == KEVO_OK);
@@ -580,12 +586,14 @@ static void test_gpuset_nodev(void)
 
 int main(void)
 {
+    main_tid = syscall(SYS_gettid);
     make_cands();
     RUN(test_order, "results reach the callback in index order while every "
         "sub-evaluator is busy at once, each candidate measured once, each "
         "sub on one thread across batches");
     RUN(test_failure, "a sub-evaluator failing mid-batch: its candidate goes "
-        "to another, the batch completes in order, the sub is dropped");
+        "to another, the batch completes in order, the sub is dropped, "
+        "reported from the caller's thread");
     RUN(test_none_left, "with no sub-evaluator left the batch fails with "
         "ENODEV and says why");
     RUN(test_stop, "a callback that stops ends the batch there; the next "
