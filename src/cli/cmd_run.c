@@ -648,6 +648,11 @@ static int parse_run_args(int argc, char **argv, struct session *ss,
         snprintf(err, errcap, "unexpected argument '%s'", argv[optind]);
         return KEVO_EINVAL;
     }
+    if (f->simulate && ss->spec.gpus[0]) {
+        snprintf(err, errcap, "--gpus and --simulate: a simulated run uses "
+                 "no GPU (drop --gpus)");
+        return KEVO_EINVAL;
+    }
     if (f->simulate &&
         (rc = simtable_setup_run(f->simulate, &ss->spec, f->shape != NULL,
                                  NULL, NULL, err, errcap)))

@@ -129,6 +129,8 @@ expect_fail "--gpus that is not a list is refused" "--gpus 'x': expected 'all' o
     $T run $ARGS --gpus x --runs-dir "$SCRATCH" --name bad2
 expect_fail "--gpus past the last GPU is refused" "there is no GPU 9 (4 found" \
     $T run $ARGS --gpus 0,9 --runs-dir "$SCRATCH" --name bad3
+expect_fail "--gpus with --simulate is refused" "--gpus and --simulate: a simulated run uses no GPU" \
+    $T run --simulate "$SCRATCH/one" --gpus 0,1 --runs-dir "$SCRATCH" --name bad5
 if [ ! -e /dev/nvidiactl ]; then # the real kevo, here without a driver
     "$KEVO" run --problem gemm --shape 64x64x64 --gpus 0,1 --runs-dir "$SCRATCH" \
         --name nodev 2>"$SCRATCH/err"
