@@ -57,8 +57,10 @@ struct fanout_opts {
  * Makes the fan-out evaluator over subs[0..n) (1 <= n <= FANOUT_MAX_SUBS;
  * every sub must have eval_batch; confirm, set_best and admit are offered
  * when sub 0 has them). Takes ownership of each subs[i].ev, destroyed even
- * on failure; the array itself is copied. Per batch it runs one thread per
- * sub-evaluator, each taking the lowest-numbered candidate nobody has taken
+ * on failure; the array itself is copied. It runs one thread per
+ * sub-evaluator (started by the first batch that needs them, ended by
+ * destroy, so a sub is always driven from the same thread), each taking
+ * the lowest-numbered candidate nobody has taken
  * (or a ready one, see opts.ready) and evaluating it alone (eval_batch of
  * one) after passing on the current cascade reference (set_best). With
  * one sub-evaluator in use, it gets the whole batch in one eval_batch in
