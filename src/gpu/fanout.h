@@ -58,16 +58,17 @@ struct fanout_opts {
  * every sub must have eval_batch; confirm, set_best and admit are offered
  * when sub 0 has them). Takes ownership of each subs[i].ev, destroyed even
  * on failure; the array itself is copied. It runs one thread per
- * sub-evaluator (started by the first batch that needs them, ended by
- * destroy, so a sub is always driven from the same thread), each taking
- * the lowest-numbered candidate nobody has taken
- * (or a ready one, see opts.ready) and evaluating it alone (eval_batch of
- * one) after passing on the current cascade reference (set_best). With
- * one sub-evaluator in use, it gets the whole batch in one eval_batch in
- * the calling thread (its own pipeline stays whole; what is delivered
- * before a failure counts, the rest is tried again). A sub-evaluator whose eval_batch fails
- * (returns an error: its GPU worker cannot start, ...) is reported, its
- * candidate goes to another one, and after max_failures failures in a row
+ * sub-evaluator, started by the first batch that needs them and ended by
+ * destroy (a process a sub forks, such as a restarted GPU worker, may die
+ * with the thread that forked it), each taking the lowest-numbered
+ * candidate nobody has taken (or a ready one, see opts.ready) and
+ * evaluating it alone (eval_batch of one) after passing on the current
+ * cascade reference (set_best). With one sub-evaluator in use, it gets the
+ * whole batch in one eval_batch in the calling thread (its own pipeline
+ * stays whole; what is delivered before a failure counts, the rest is
+ * tried again). A sub-evaluator whose eval_batch fails (returns an error:
+ * its GPU worker cannot start, ...) is reported, its candidate goes to
+ * another one, and after max_failures failures in a row
  * it is dropped for the rest of the run; eval_batch fails only when none
  * is left (KEVO_ENODEV, the last failure named in the report). Sub-
  * evaluators must be safe to drive from different threads at once (each
