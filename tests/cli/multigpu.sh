@@ -112,6 +112,22 @@ while [ $i -lt $ROUNDS ]; do
 done
 [ $FAILED = 0 ] && ok "kill -9 / resume of a three-GPU run equals one GPU, $ROUNDS rounds"
 
+# Ctrl-C reaches the coordinator, not the GPU threads: it stops after the
+# evaluations under way (exit 130) and the run resumes to the same journal
+$T run $ARGS --gpus 0,1,2 --runs-dir "$SCRATCH" --name sigint 2>"$SCRATCH/err" &
+pid=$!
+sleep 0.4
+kill -INT $pid
+wait $pid; rc=$?
+if [ $rc = 130 ] && grep -q "stopping after the current evaluation" "$SCRATCH/err"; then
+    $T resume "$SCRATCH/sigint" --quiet &&
+        canon "$SCRATCH/sigint/journal.jsonl" | cmp -s - "$SCRATCH/one.canon" &&
+        ok "SIGINT stops a three-GPU run with exit 130; resume gives the same journal" ||
+        fail "resume after SIGINT of a three-GPU run"
+else
+    fail "SIGINT of a three-GPU run: exit $rc"; cat "$SCRATCH/err"
+fi
+
 # kevo replay reproduces the decisions of a multi-GPU run
 n_gen=$(grep -c '"type":"gen"' "$SCRATCH/three/journal.jsonl")
 "$KEVO" replay "$SCRATCH/three" >"$SCRATCH/out" 2>&1 &&
