@@ -11,7 +11,8 @@ rm -rf "$out"
 mkdir -p "$out"
 cp "$bin" "$out/kevo"
 # base-system and CUDA libraries stay behind: the target has its own
-skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libgcc_s|libstdc\+\+|libcuda|libnvrtc|libcupti|libcublas)'
+# and so does an MPI build's Open MPI stack (mpirun there must match it)
+skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libgcc_s|libstdc\+\+|libcuda|libnvrtc|libcupti|libcublas|libmpi|libopen-(rte|pal)|libhwloc|libevent|libpmix|libfabric|libucx|libuc[mpst]|libibverbs|librdmacm|libpsm|libnl-)'
 ldd "$bin" | awk '/=> \//{print $1, $3}' | while read -r name path; do
     if echo "$name" | grep -Eq "$skip"; then continue; fi
     cp -L "$path" "$out/$name"
