@@ -125,7 +125,7 @@ static int check_templates(struct replay *r)
     return KEVO_OK;
 }
 
-static int load_run(struct replay *r)
+static int open_run(struct replay *r)
 {
     int rc = run_view_open(r->dir, &r->rv, r->err, sizeof r->err);
     if (!rc)
@@ -360,7 +360,7 @@ int cmd_replay_main(int argc, char **argv)
     struct engine_stats st = {.gen = -1};
     struct src_check sc = {0};
     long pos = 0;
-    int rc = load_run(&r);
+    int rc = open_run(&r);
     if (!rc && !(rc = replay_engine(&r, &st, &pos)))
         rc = check_end(&r, &st, pos);
     if (!rc || rc == KEVO_EDIVERGE) {

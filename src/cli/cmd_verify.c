@@ -202,7 +202,7 @@ static int choose(struct verify *v)
     return KEVO_OK;
 }
 
-static int load_run(struct verify *v)
+static int open_run(struct verify *v)
 {
     int rc = run_view_open(v->dir, &v->rv, v->err, sizeof v->err);
     return rc ? rc : choose(v);
@@ -599,7 +599,7 @@ static int write_result(struct verify *v, cJSON *j)
 
 static int run_verify(struct verify *v)
 {
-    int rc = load_run(v);
+    int rc = open_run(v);
     if (rc)
         return rc;
     if (!gpu_driver_present()) {

@@ -15,6 +15,7 @@
 #include "record.h"
 #include "records.h"
 #include "rundir.h"
+#include "runview.h"
 
 void simtable_free(struct simtable *t)
 {
@@ -161,57 +162,39 @@ static int journal_point(struct simtable *t, const struct rec_eval *e,
     return *rc ? -1 : 1;
 }
 
-static int load_run(struct simtable *t, const char *dir, char *err,
+/* A run directory through the run view (its templates move into t). */
+static int open_run(struct simtable *t, const char *dir, char *err,
                     size_t errcap)
 {
-    struct spec s;
-    cJSON *man = NULL, *recs = NULL;
-    struct tpl **tpls = NULL;
-    int n_tpls = 0;
-    char path[4096];
-    int rc = rundir_load_manifest(dir, &s, &man, err, errcap);
-    if (!rc)
-        rc = rundir_load_templates(dir, &tpls, &n_tpls, err, errcap);
-    if (!rc)
-        rc = set_templates(t, tpls, n_tpls);
-    if (rc) {
-        cJSON_Delete(man);
+    struct run_view v;
+    int rc = run_view_open(dir, &v, err, errcap);
+    if (rc)
+        return rc;
+    if ((rc = set_templates(t, v.tpls, v.n_tpls))) {
+        t->tpls = NULL;
+        t->n_tpls = 0;
+        run_view_release(&v);
         return rc;
     }
-    snprintf(t->problem, sizeof t->problem, "%s", s.problem);
-    t->dtype = s.dtype;
-    t->shape = s.shape;
+    v.tpls = NULL; /* now t's */
+    v.n_tpls = 0;
+    snprintf(t->problem, sizeof t->problem, "%s", v.spec.problem);
+    t->dtype = v.spec.dtype;
+    t->shape = v.spec.shape;
+    t->dev = v.dev;
+    snprintf(t->gpu, sizeof t->gpu, "%s", run_view_gpu(&v));
     snprintf(t->source, sizeof t->source, "%s", dir);
-    read_device(t, cJSON_GetObjectItemCaseSensitive(
-                       cJSON_GetObjectItemCaseSensitive(man, "environment"),
-                       "device"));
-    cJSON_Delete(man);
-    if ((rc = rundir_path(path, sizeof path, dir, "journal.jsonl")) ||
-        (rc = jnl_read_all(path, &recs, err, errcap)))
-        return rc;
-    long cap = 0, k = 0;
-    const cJSON *rec;
-    cJSON_ArrayForEach(rec, recs)
-    {
-        struct rec_eval e;
-        char why[256];
-        k++;
-        if (rec_type_of(rec) != REC_EVAL)
-            continue;
-        if (rec_eval_parse(rec, &e, why, sizeof why)) {
-            snprintf(err, errcap, "%s:%ld: malformed evaluation record (%s)",
-                     path, k, why);
-            rc = KEVO_EPARSE;
-        } else if (journal_point(t, &e, &cap, &rc) < 0 && !rc) {
-            snprintf(err, errcap, "%s:%ld: malformed evaluation record",
-                     path, k);
+    long cap = 0;
+    for (int k = 0; !rc && k < v.n_records; k++) {
+        const struct record *r = &v.recs[k];
+        if (r->type == REC_EVAL &&
+            journal_point(t, &r->u.eval, &cap, &rc) < 0 && !rc) {
+            snprintf(err, errcap, "%s/journal.jsonl:%d: evaluation record "
+                     "with a point outside its template", dir, k + 1);
             rc = KEVO_EPARSE;
         }
-        rec_eval_release(&e);
-        if (rc)
-            break;
     }
-    cJSON_Delete(recs);
+    run_view_release(&v);
     return rc;
 }
 
@@ -404,12 +387,12 @@ int simtable_load(const char *path, struct simtable **out, char *err,
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     if (fs_is_dir(path)) {
-        rc = load_run(t, path, err, errcap);
+        rc = open_run(t, path, err, errcap);
     } else if (!strcmp(base, "journal.jsonl")) {
         snprintf(dir, sizeof dir, "%.*s", (int)(base - path), path);
         if (!dir[0])
             snprintf(dir, sizeof dir, ".");
-        rc = load_run(t, dir, err, errcap);
+        rc = open_run(t, dir, err, errcap);
     } else {
         char *text = NULL;
         rc = fs_read_file(path, &text, NULL);
