@@ -19,24 +19,9 @@ GM_SHAPE=${GM_SHAPE:-512x384x257}
 TMO=${TIMEOUT_MS:-3000}
 SEED=${SEED:-12345}
 PERF_N=${PERF_N:-30}
-pass=0
-fail=0
 TABLE="$LOG/summary.txt"
-: >"$TABLE"
-
-row() { # name want got
-    if [ "$2" = "$3" ]; then
-        pass=$((pass + 1)); mark=PASS
-    else
-        fail=$((fail + 1)); mark=FAIL
-    fi
-    printf '%-4s %-44s want %-13s got %s\n' "$mark" "$1" "$2" "$3" | tee -a "$TABLE"
-}
-
-# verdict of FILE in a kevo eval output (line "FILE: verdict ...")
-verdict_of() {
-    awk -v f="$1:" '$1 == f { print $2; exit }' "$2"
-}
+ROW_W=44
+. "$(dirname "$0")/lib.inc"
 
 echo "== kevo doctor"
 "$KEVO" doctor >"$LOG/doctor.log" 2>&1

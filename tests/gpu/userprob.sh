@@ -16,20 +16,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 LOG=${OUT:-$(mktemp -d /tmp/kevo-gpu-userprob.XXXXXX)}
 mkdir -p "$LOG"
 SEED=${SEED:-12345}
-pass=0
-fail=0
 TABLE="$LOG/userprob-summary.txt"
-: >"$TABLE"
-
-row() { # name want got
-    if [ "$2" = "$3" ]; then
-        pass=$((pass + 1)); mark=PASS
-    else
-        fail=$((fail + 1)); mark=FAIL
-    fi
-    printf '%-4s %-52s want %-13s got %s\n' "$mark" "$1" "$2" "$3" | tee -a "$TABLE"
-}
-verdict_of() { awk -v f="$1:" '$1 == f { print $2; exit }' "$2"; }
+ROW_W=52
+. "$(dirname "$0")/lib.inc"
 
 for pf in "$ROOT"/examples/problems/*/*.problem "$ROOT"/tests/gpu/userprob/*/*.problem; do
     [ -f "$pf" ] || continue
