@@ -1,18 +1,19 @@
 /*
  * engine_llm.c - the engine's LLM side: which operator makes a child (a
- * bandit over tweak, crossover, llm_rewrite, llm_crossover by improvement
- * per cost), the requests (proposals at start, rewrites and crossovers
- * chosen by the bandit, repairs of LLM children that failed), and the
+ * bandit, by improvement per cost, over the cheap mutators and the LLM
+ * operators of role "vary", from their tables), the requests (proposals at
+ * start, variations chosen by the bandit, repairs of LLM children that
+ * failed), and the
  * answers, which become new templates whose default point is a child and
  * whose space the cheap mutators then explore.
  *
  * Determinism (see engine.h): requests are made at fixed points of a
  * generation from journaled facts only, and answers are taken at the start
  * of the next generation, in request order, each journaled as one "llm"
- * record before its child is made. A record already in the journal is
- * checked (same prompt) and its answer read from the transcript store
- * (llm_dir/llm/<key>.json), so resume and replay need no provider and see
- * the same templates. Fatal and budget answers turn LLM mutation off at the
+ * record before its child is made. The run log (runlog.h) gives each
+ * answer: a recorded one after checking it answers the same prompt, its
+ * text from the run's transcript store (llm/<key>.json), so resume and
+ * replay need no provider and see the same templates; else the live one. Fatal and budget answers turn LLM mutation off at the
  * record that carries them, never earlier, so the choice stays the same on
  * replay.
  */
