@@ -32,9 +32,18 @@
  * 0.778x (bf16 4096^3) / 0.815x (8192^3) to 0.891x / 0.965x with CLUSTER=2
  * and 0.985x / 1.012x (790 / 811 TFLOP/s) with CLUSTER=2 EPI=1, now the
  * default; fp16 0.986x / 1.003x. Tensor pipes 94% busy under ncu at
- * 8192^3 (...-hgemm2-call1-ncu-c2e1.log). Not:
- * ping-pong consumers, split-K. TMA needs 16-byte row strides: K and
- * N % 8 == 0.
+ * 8192^3 (...-hgemm2-call1-ncu-c2e1.log).
+ * PP=1 (ping-pong, persistent, two consumers): each consumer owns whole
+ * BM x BN tiles (MI = BM / 64), the two take the block's tiles in turns,
+ * and a consumer starts a tile's wgmmas only once the other has issued
+ * the previous tile's (named barriers 3 and 4), so one's epilogue runs
+ * under the other's MMAs; a stage is released by one consumer per block.
+ * Measured on the H100 (bench/results/2026-11-24-h100-perf-s4b/d1/, same
+ * worker as cuBLAS), bf16 4096^3: 0.73-0.86x against 0.978x for the
+ * cooperative default - its 64x256 / 128x128 tiles per consumer move
+ * 1.33-1.67x the bytes per FLOP into shared memory; at 1000^3 0.79-0.82x
+ * (0.56x for the cooperative point in the 2026-11-23 run). Not: split-K.
+ * TMA needs 16-byte row strides: K and N % 8 == 0.
  */
 // kevo: problem gemm
 // kevo: dtypes fp16 bf16
@@ -48,11 +57,14 @@
 // kevo: param CLUSTER 1 2 default=2
 // kevo: param CLN 0 1 default=0
 // kevo: param EPI 0 1 default=1
+// kevo: param PP 0 1 default=0
 //
-// Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
-// accumulators per thread:
-// kevo: constraint BM % (64 * CONSUMERS) == 0 && BM / (64 * CONSUMERS) <= 2
-// kevo: constraint BM / (64 * CONSUMERS) * BN <= 256
+// Each consumer warpgroup owns 1 or 2 m64 row blocks (PP = 1: of the
+// whole block tile), at most 128 fp32 accumulators per thread:
+// kevo: constraint BM % (64 * (PP ? 1 : CONSUMERS)) == 0 && BM / (64 * (PP ? 1 : CONSUMERS)) <= 2
+// kevo: constraint BM / (64 * (PP ? 1 : CONSUMERS)) * BN <= 256
+// Ping-pong: two consumers take turns over the tiles of a persistent block:
+// kevo: constraint !PP || (CONSUMERS == 2 && PERSIST == 1)
 // setmaxnreg only pays when 384 threads share the register file:
 // kevo: constraint !SETREG || CONSUMERS == 2
 // kevo: constraint 1024 + STAGES * (BM + BN) * 128 + EPI * CONSUMERS * 16384 + 256 <= SMEM_OPTIN
@@ -72,7 +84,7 @@
 // kevo: cluster CLUSTER, 1, 1
 
 #define BK 64                          /* one 128-byte swizzle row */
-#define MI (BM / (64 * CONSUMERS))     /* m64 blocks per consumer */
+#define MI (BM / (64 * (PP ? 1 : CONSUMERS))) /* m64 blocks a consumer */
 #define THREADS (128 * (CONSUMERS + 1))
 #define A_BYTES (BM * BK * 2)          /* A slice: BM rows of 128 B */
 #define B_BYTES (BN * BK * 2)          /* B slice: BN/64 boxes of BK rows */
@@ -627,11 +639,21 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i)
             acc[mi][i] = 0.f;
-    int it = 0;
+    int it = 0, j = 0; /* j: the block's tiles so far */
+    const int step = gridDim.x / CLUSTER;
     for (int t = blockIdx.x / CLUSTER; t < tiles_m * tiles_n;
-         t += gridDim.x / CLUSTER) {
+         t += step, ++j) {
+        if (PP && (j & 1) != cw) { /* the other consumer's tile */
+            it += ktiles;
+            continue;
+        }
         int m0, n0;
         tile_origin(t, tiles_m, tiles_n, m0, n0);
+        /* PP = 1: the other consumer has issued the previous tile's
+         * wgmmas (so every slice before this tile's has landed and the
+         * full barriers' parities cannot alias) */
+        if (PP && j > 0)
+            bar_named(3 + cw, 256);
         for (int kt = 0; kt < ktiles; ++kt, ++it) {
             const int s = it % STAGES;
             mbar_wait(sm.full(s), (it / STAGES) & 1);
@@ -646,7 +668,9 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
 #pragma unroll
                 for (int mi = 0; mi < MI; ++mi) {
                     const u64 da = make_desc(
-                        sm.a(s) + (cw * MI + mi) * 64 * 128 + kk * 32, 16,
+                        sm.a(s) + ((PP ? 0 : cw * MI) + mi) * 64 * 128 +
+                            kk * 32,
+                        16,
                         1024);
                     /* the tile's first slice overwrites the accumulators */
                     wgmma_bn<BN>(acc[mi], da, db, kt > 0 || kk > 0);
@@ -662,6 +686,10 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
             if (kt > 0)
                 release(sm, (it - 1) % STAGES, tid);
         }
+        /* PP = 1: the other consumer's turn (if it has a next tile) while
+         * this one drains and stores */
+        if (PP && t + step < tiles_m * tiles_n)
+            asm volatile("bar.arrive %0, 256;\n" ::"r"(4 - cw) : "memory");
         wg_wait<0>();
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi)
@@ -670,11 +698,11 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) {
             if (EPI)
-                store_tile_tma(sm, tc, m0 + (cw * MI + mi) * 64, n0, acc[mi],
-                               cw, tid, nbox);
+                store_tile_tma(sm, tc, m0 + ((PP ? 0 : cw * MI) + mi) * 64,
+                               n0, acc[mi], cw, tid, nbox);
             else
-                store_tile(C, M, N, m0 + (cw * MI + mi) * 64, n0, acc[mi],
-                           tid);
+                store_tile(C, M, N, m0 + ((PP ? 0 : cw * MI) + mi) * 64, n0,
+                           acc[mi], tid);
         }
     }
     /* the smem of the last boxes is read before the block exits */
@@ -704,7 +732,7 @@ hgemm_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(sm.full(s), 1);
-            mbar_init(sm.empty(s), CONSUMERS * CLUSTER);
+            mbar_init(sm.empty(s), (PP ? 1 : CONSUMERS) * CLUSTER);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }

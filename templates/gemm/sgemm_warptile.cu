@@ -56,6 +56,7 @@
 // kevo: param SPLITK 0 1 2 3 4 6 8 12 16 24 32 48 64 default=0
 // kevo: param RT 128 256 512 default=256
 // kevo: param ORDER 0 1 2 default=0
+// kevo: param ORDERU 0 1 2 default=1
 //
 // Warp tiles divide the block tile; whole warps; at most 1024 threads:
 // kevo: constraint BM % (TM * (32 / LN)) == 0 && BN % (TN * LN) == 0
@@ -256,15 +257,19 @@ __device__ __forceinline__ void load_frag(float (&a)[TM], float (&b)[TN],
         ld_vec<4>(&b[d * 4], st + A_TILE + kk * BN + bcol + d * LN * 4);
 }
 
-/* The TM x TN FFMAs of a k-step. ORDER (the source order ptxas starts
+/* The TM x TN FFMAs of a k-step. ORD (the source order ptxas starts
  * its scheduling and register allocation from): 0 row by row, 1 rows in
  * serpentine (consecutive FFMAs share an operand at the turns), 2 column
- * by column. */
+ * by column. ORDER is the order of the 16-byte-B mainloops, ORDERU of the
+ * one for B rows that are not 16-byte aligned (N % 4 != 0): the best
+ * order differs between them (H100, bench/results/2026-11-24-h100-perf-
+ * s4b/). */
+template <int ORD>
 __device__ __forceinline__ void fma_step(float (&acc)[TM][TN],
                                          const float (&a)[TM],
                                          const float (&b)[TN])
 {
-    if (ORDER == 2) {
+    if (ORD == 2) {
 #pragma unroll
         for (int j = 0; j < TN; ++j)
 #pragma unroll
@@ -275,7 +280,7 @@ __device__ __forceinline__ void fma_step(float (&acc)[TM][TN],
         for (int i = 0; i < TM; ++i)
 #pragma unroll
             for (int jj = 0; jj < TN; ++jj) {
-                const int j = ORDER == 1 && (i & 1) ? TN - 1 - jj : jj;
+                const int j = ORD == 1 && (i & 1) ? TN - 1 - jj : jj;
                 acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
             }
     }
@@ -345,7 +350,7 @@ __device__ __forceinline__ void mainloop(float (&acc)[TM][TN], float *smem,
                 load_frag(a[(kk + 1) & 1], b[(kk + 1) & 1],
                           smem + rd * STAGE_FLOATS, kk + 1, arow, bcol);
             }
-            fma_step(acc, a[kk & 1], b[kk & 1]);
+            fma_step<BV ? ORDER : ORDERU>(acc, a[kk & 1], b[kk & 1]);
         }
     }
     cp_async_wait<0>();
