@@ -41,8 +41,12 @@
  * Measured on the H100 (bench/results/2026-11-24-h100-perf-s4b/d1/, same
  * worker as cuBLAS), bf16 4096^3: 0.73-0.86x against 0.978x for the
  * cooperative default - its 64x256 / 128x128 tiles per consumer move
- * 1.33-1.67x the bytes per FLOP into shared memory; at 1000^3 0.79-0.82x
- * (0.56x for the cooperative point in the 2026-11-23 run). Not: split-K.
+ * 1.33-1.67x the bytes per FLOP into shared memory; at 2048^3 0.76-0.77x
+ * against 0.943x, at 1000^3 0.78-0.80x against 0.585x (d2/bf16-small.log).
+ * At 4096^3 the default point's gap to cuBLAS (nvjet 256x128, 2-CTA
+ * clusters, cooperative, also 132 CTAs) is tensor-pipe idle time: under
+ * ncu 183.4 us at 88.9 % tensor active vs 179.9 us at 90.1 %, the same
+ * active time (d2/ncu-bf16-4096.log). Not: split-K, stream-K.
  * TMA needs 16-byte row strides: K and N % 8 == 0.
  */
 // kevo: problem gemm

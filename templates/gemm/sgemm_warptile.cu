@@ -261,9 +261,13 @@ __device__ __forceinline__ void load_frag(float (&a)[TM], float (&b)[TN],
  * its scheduling and register allocation from): 0 row by row, 1 rows in
  * serpentine (consecutive FFMAs share an operand at the turns), 2 column
  * by column. ORDER is the order of the 16-byte-B mainloops, ORDERU of the
- * one for B rows that are not 16-byte aligned (N % 4 != 0): the best
- * order differs between them (H100, bench/results/2026-11-24-h100-perf-
- * s4b/). */
+ * one for B rows that are not 16-byte aligned (N % 4 != 0). Measured on
+ * the H100, same worker as cuBLAS (bench/results/2026-11-24-h100-perf-
+ * s4b/d1, d2): ORDER=1 gives 6001x5999x6007 0.951-0.953x (LN=4) against
+ * 0.88x, but 4096^3 0.933x against 0.968x; ORDERU=1 alone (ORDER=0) gives
+ * 6001x5999x6007 only 0.895x against 0.881x (4096^3, 6144x2048x3072 and
+ * 384x384x262144 within 0.5 %): ptxas allocates registers over the whole
+ * kernel, so the order of the mainloop that does not run still counts. */
 template <int ORD>
 __device__ __forceinline__ void fma_step(float (&acc)[TM][TN],
                                          const float (&a)[TM],
