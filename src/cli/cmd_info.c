@@ -357,11 +357,15 @@ static void list_text(struct tpl **t, int n)
                user_probs[i]->name, user_probs[i]->summary, "",
                user_probs[i]->file_path);
     printf("templates:\n");
+    int w = 8; /* the problem column: as wide as the longest name */
+    for (int i = 0; i < n; i++)
+        if ((int)strlen(t[i]->problem) > w)
+            w = (int)strlen(t[i]->problem);
     for (int i = 0; i < n; i++) {
         int exact;
         uint64_t valid = space_count(t[i], &exact);
-        printf("  %-8s %-22s %2d params, %s%llu valid points of %.0f%s\n",
-               t[i]->problem, t[i]->name, t[i]->n_params, exact ? "" : ">=",
+        printf("  %-*s %-22s %2d params, %s%llu valid points of %.0f%s\n",
+               w, t[i]->problem, t[i]->name, t[i]->n_params, exact ? "" : ">=",
                (unsigned long long)valid, tpl_space_raw(t[i]),
                exact || valid >= SPACE_LIMIT ? ""
                                              : " (counting stopped after "
