@@ -120,7 +120,7 @@ prompt=$(echo "$birth" | sed 's/.*"prompt":"\([0-9a-f]*\)".*/\1/')
 key=$(echo "$birth" | sed 's/.*"key":"\([0-9a-f]*\)".*/\1/')
 ratio=$(python3 -c "import json; print('%.3f' % json.load(open('$R/best.json'))['ratio'])")
 $K list --templates-dir "$LIB" >"$SCRATCH/l" 2>&1 || { fail "kevo list of the library"; cat "$SCRATCH/l"; }
-for want in "softmax  $NAME .* valid points of [0-9]" "^ *run  *$R\$" "^ *model  *openai:test-model\$" \
+for want in "softmax  *$NAME .* valid points of [0-9]" "^ *run  *$R\$" "^ *model  *openai:test-model\$" \
     "^ *prompt  *$prompt\$" "^ *answer  *$key ($R/llm/$key.json)\$" "^ *op  *llm_propose\$" \
     "^ *problem  *softmax fp32 512x1000\$" "^ *ratio  *${ratio}x the baseline\$" \
     "^ *verify  *2026-11-24T00:30:00+0000: drift +0.40%, noise 1.00%" "^ *template  *$tpl (text hash " \
