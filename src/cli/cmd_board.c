@@ -87,11 +87,7 @@ static const char *verify_state(const struct run_view *v, char *note,
     const char *uuid = cJSON_IsString(g) ? g->valuestring
                                          : record_str(g, "uuid");
     const char *name = record_str(g, "name");
-    const char *ru = record_str(cJSON_GetObjectItem(cJSON_GetObjectItem(
-                                                        v->manifest,
-                                                        "environment"),
-                                                    "device"),
-                                "uuid");
+    const char *ru = record_str(run_view_env(v, "device"), "uuid");
     const cJSON *d = cJSON_GetObjectItem(vf, "drift");
     if (cJSON_IsNumber(d))
         snprintf(note, cap, "drift %+.1f %%", d->valuedouble * 100);
@@ -184,9 +180,7 @@ static cJSON *t4_doc(const struct run_view *v)
 static void fill_entry(struct entry *e, const struct run_view *v)
 {
     const struct rec_best *b = &v->best;
-    const cJSON *dev = cJSON_GetObjectItem(cJSON_GetObjectItem(v->manifest,
-                                                               "environment"),
-                                           "device");
+    const cJSON *dev = run_view_env(v, "device");
     snprintf(e->run, sizeof e->run, "%s", v->dir);
     snprintf(e->name, sizeof e->name, "%s", v->spec.name);
     snprintf(e->problem, sizeof e->problem, "%s", v->prob->name);

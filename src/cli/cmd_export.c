@@ -960,9 +960,7 @@ static int setup(struct exporter *x, const char *out, const char *arch,
                  "the checks", v->dir);
         return KEVO_ENOENT;
     }
-    const cJSON *ea = cJSON_GetObjectItem(cJSON_GetObjectItem(v->manifest,
-                                                              "environment"),
-                                          "arch");
+    const cJSON *ea = run_view_env(v, "arch");
     snprintf(x->arch, sizeof x->arch, "%s",
              arch ? arch
              : v->spec.arch[0] ? v->spec.arch

@@ -363,8 +363,7 @@ static cJSON *gpu_sw(const cJSON *fp, int software)
 
 static cJSON *baselines_json(const struct verify *v)
 {
-    const cJSON *was = member(member(v->rv.manifest, "environment", NULL),
-                              "baselines", NULL);
+    const cJSON *was = run_view_env(&v->rv, "baselines");
     const cJSON *now = member(v->env_now, "baselines", NULL), *b, *a;
     cJSON *out = cJSON_CreateArray();
     cJSON_ArrayForEach(b, now)
