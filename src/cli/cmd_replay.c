@@ -104,8 +104,7 @@ static int check_templates(struct replay *r)
             if (strcmp(r->rv.tpls[i]->name, name))
                 continue;
             char hex[17];
-            snprintf(hex, sizeof hex, "%016llx",
-                     (unsigned long long)r->rv.tpls[i]->hash);
+            hash_hex(r->rv.tpls[i]->hash, hex);
             if (strcmp(hex, h)) {
                 snprintf(r->err, sizeof r->err, "'%s/templates/%s/%s.cu' "
                          "changed since the run started (hash %s, the "
