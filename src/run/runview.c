@@ -192,12 +192,6 @@ static int safe_name(const char *s)
     return n && n < TPL_NAME_MAX && !s[n];
 }
 
-/* 1 if t's text hashes to h (the template hash of its llm record). */
-static int same_hash(const struct tpl *t, uint64_t h)
-{
-    return t->hash == h;
-}
-
 /* LLM template name rebuilt from its answer in the transcript store, the
  * source of truth (engine_llm.c to_template() makes it the same way). */
 static int from_answer(const struct run_view *v, const char *name,
@@ -248,7 +242,7 @@ static int load_llm_tpl(const struct run_view *v, const char *name,
     snprintf(rel, sizeof rel, "llm/templates/%s.cu", name);
     int rc = rundir_path(path, sizeof path, v->dir, rel);
     if (!rc && !(rc = tpl_load(path, out, e1, sizeof e1))) {
-        if (same_hash(*out, hex))
+        if ((*out)->hash == hex)
             return KEVO_OK;
         tpl_free(*out);
         *out = NULL;
@@ -257,7 +251,7 @@ static int load_llm_tpl(const struct run_view *v, const char *name,
         snprintf(e1, sizeof e1, "'%s' is missing", path);
     }
     rc = from_answer(v, name, key, out, e2, sizeof e2);
-    if (!rc && !same_hash(*out, hex)) {
+    if (!rc && (*out)->hash != hex) {
         tpl_free(*out);
         *out = NULL;
         snprintf(e2, sizeof e2, "its answer '%s/llm/%s.json' makes another "
