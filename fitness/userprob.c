@@ -1104,15 +1104,12 @@ static int parse_finish(struct upparse *ps)
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
         if (!ps->seen[key_index(required[i])])
             return perr(ps, "missing required key '%s'", required[i]);
-    int n_out = 0, n_in = 0;
-    for (int i = 0; i < u->n_bufs; i++) {
+    int n_out = 0;
+    for (int i = 0; i < u->n_bufs; i++)
         n_out += u->b[i].role != BUF_IN;
-        n_in += u->b[i].role == BUF_IN;
-    }
     if (!n_out)
         return perr(ps, "no output buffer (a buffer with role out or "
                     "inout)");
-    (void)n_in;
     for (int d = 0; d < DTYPE_COUNT; d++)
         if ((u->p.dtype_mask & 1u << d) && !u->tol[d].atol &&
             !u->tol[DTYPE_COUNT].atol)
