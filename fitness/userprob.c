@@ -456,20 +456,12 @@ static int up_check_shape(const struct problem *p, const struct shape *s,
     return up_check_reals(u, s, err, errcap);
 }
 
-static double in_bytes64(const struct uprob *u, const struct shape *s)
+/* fp64 bytes of the input buffers (in = 1) or of the others (in = 0). */
+static double bytes64(const struct uprob *u, const struct shape *s, int in)
 {
     double n = 0;
     for (int i = 0; i < u->n_bufs; i++)
-        if (u->b[i].role == BUF_IN)
-            n += (double)eval_or0(u->b[i].count, s) * 8;
-    return n;
-}
-
-static double out_bytes64(const struct uprob *u, const struct shape *s)
-{
-    double n = 0;
-    for (int i = 0; i < u->n_bufs; i++)
-        if (u->b[i].role != BUF_IN)
+        if ((u->b[i].role == BUF_IN) == in)
             n += (double)eval_or0(u->b[i].count, s) * 8;
     return n;
 }
@@ -481,7 +473,7 @@ static double up_ref_scratch(const struct problem *p, const struct shape *s,
                              enum dtype dt)
 {
     const struct uprob *u = up_of(p);
-    double ref = 2 * in_bytes64(u, s) + out_bytes64(u, s) + 64;
+    double ref = 2 * bytes64(u, s, 1) + bytes64(u, s, 0) + 64;
     double copy = u->copy_baseline ? 2 * ceil(up_min_bytes(p, s, dt) / 2) : 0;
     return ref > copy ? ref : copy;
 }
