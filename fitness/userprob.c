@@ -349,9 +349,11 @@ static void up_tolerance(const struct problem *p, const struct shape *s,
 static int64_t out_max_elems(const struct uprob *u, const struct shape *s)
 {
     int64_t m = 1;
-    for (int i = 0; i < u->n_bufs; i++)
-        if (u->b[i].role != BUF_IN && eval_or0(u->b[i].count, s) > m)
-            m = eval_or0(u->b[i].count, s);
+    for (int i = 0; i < u->n_bufs; i++) {
+        int64_t n = u->b[i].role != BUF_IN ? eval_or0(u->b[i].count, s) : 0;
+        if (n > m)
+            m = n;
+    }
     return m;
 }
 
