@@ -430,11 +430,11 @@ static int up_check_shape(const struct problem *p, const struct shape *s,
     for (int i = 0; i < u->n_bufs; i++) {
         const struct up_buf *b = &u->b[i];
         int64_t n = 0, rows = 1;
-        if (expr_eval(b->count, s->d, &n) || n < 1 ||
-            n > PROB_MAX_BUF_ELEMS) {
+        int failed = expr_eval(b->count, s->d, &n);
+        if (failed || n < 1 || n > PROB_MAX_BUF_ELEMS) {
             snprintf(err, errcap, "shape %s: buffer %s has %s elements "
                      "('%s' must be 1 to 2^48) (%s:%d)", sh, b->name,
-                     expr_eval(b->count, s->d, &n) ? "no number of" : "bad",
+                     failed ? "no number of" : "bad",
                      expr_text(b->count), u->path, b->line);
             return KEVO_EINVAL;
         }
