@@ -292,9 +292,7 @@ int cmd_status_main(int argc, char **argv)
         cJSON *o = status_json(dir, &sp, &s, &best, state);
         if (damage[0])
             cJSON_AddStringToObject(o, "damage", damage);
-        char *t = cJSON_Print(o);
-        printf("%s\n", t);
-        free(t);
+        outputs_print_json(o);
         cJSON_Delete(o);
     } else {
         print_status(dir, &sp, &s, &best, state);
@@ -424,9 +422,7 @@ static void list_json(struct tpl **t, int n)
     for (int i = 0; kevo_llm_mutators[i]; i++)
         cJSON_AddItemToArray(ms,
                              cJSON_CreateString(kevo_llm_mutators[i]->name));
-    char *s = cJSON_Print(o);
-    printf("%s\n", s);
-    free(s);
+    outputs_print_json(o);
     cJSON_Delete(o);
 }
 
