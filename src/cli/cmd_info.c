@@ -476,7 +476,8 @@ static int load_user_problems(const char *given, struct tpl ***t, int *n)
                 add_flat_templates(g.gl_pathv[i], t, n, err, sizeof err)) {
                 fprintf(stderr, "kevo list: %s\n", err);
                 bad = 1;
-            } else if (n_user_probs < 16) {
+            } else if (n_user_probs <
+                       (int)(sizeof user_probs / sizeof *user_probs)) {
                 user_probs[n_user_probs++] = p;
             }
         }
