@@ -161,7 +161,6 @@ int rundir_check_journal(const char *dir, const cJSON *checkpoint,
     return KEVO_EPARSE;
 }
 
-/* The hidden sibling a run directory is built in: <parent>/.<name>.new.<pid> */
 /* A user-defined problem's file (README "User-defined problems"): the run
  * keeps its exact text, and every later command reads it from there. */
 static int copy_problem_file(const char *dir, const struct spec *s)
@@ -185,6 +184,7 @@ static int load_problem_file(const char *dir, char *err, size_t errcap)
                            : KEVO_OK;
 }
 
+/* The hidden sibling a run directory is built in: <parent>/.<name>.new.<pid> */
 static int staging_path(char *out, size_t cap, const char *dir)
 {
     const char *slash = strrchr(dir, '/');
