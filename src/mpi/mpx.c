@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fsutil.h"
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static MPI_Comm comm = MPI_COMM_NULL; /* a duplicate of MPI_COMM_WORLD */
 static int my_rank, n_ranks = 1, n_local = 1, local_rank;
@@ -196,13 +198,6 @@ static void backoff(long *us)
         *us *= 2;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* Polls req to completion, taking the lock for each test only. */
 static int wait_req(MPI_Request *req, MPI_Status *st, const char *what,
                     char *err, size_t errcap)
@@ -263,7 +258,7 @@ int mpx_recv(int src, int *tag, char **text, size_t *len, long timeout_ms,
 {
     char what[64];
     snprintf(what, sizeof what, "receiving from rank %d", src);
-    double t0 = now_ms();
+    long long t0 = fs_now_ns();
     long us = 20;
     MPI_Message msg;
     MPI_Status st;
@@ -278,7 +273,7 @@ int mpx_recv(int src, int *tag, char **text, size_t *len, long timeout_ms,
         }
         if (flag)
             break;
-        if (timeout_ms >= 0 && now_ms() - t0 > (double)timeout_ms) {
+        if (timeout_ms >= 0 && fs_now_ns() - t0 > timeout_ms * 1000000LL) {
             snprintf(err, errcap, "%s: nothing after %ld ms", what,
                      timeout_ms);
             return KEVO_ETIMEOUT;
