@@ -199,6 +199,11 @@ static int not_in_top(struct promote *p)
     return KEVO_EINVAL;
 }
 
+static int is_true(const cJSON *o, const char *k)
+{
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
 /* The template's kernel in verify.json (the run's best if it is one, else
  * its fittest) and its journal record. */
 static int find_entry(struct promote *p)
@@ -216,8 +221,7 @@ static int find_entry(struct promote *p)
     {
         const char *t = record_str(e, "template");
         if (t && !strcmp(t, p->t->name) &&
-            (!p->ventry ||
-             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "best"))))
+            (!p->ventry || is_true(e, "best")))
             p->ventry = e;
     }
     if (!p->ventry)
@@ -235,11 +239,6 @@ static int find_entry(struct promote *p)
         return KEVO_EPARSE;
     }
     return KEVO_OK;
-}
-
-static int is_true(const cJSON *o, const char *k)
-{
-    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k));
 }
 
 /* Whether kevo verify verified that kernel: correct in every round, on
