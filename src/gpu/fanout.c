@@ -134,6 +134,14 @@ static double race_best(const struct fanout *f)
     return b;
 }
 
+/* Keeps seen_best up to date with a result's uncascaded ok time. */
+static void note_best(struct fanout *f, const struct eval_result *r)
+{
+    if (r->outcome == EVAL_OK && r->median_ns > 0 && !r->cascaded &&
+        (f->seen_best <= 0 || r->median_ns < f->seen_best))
+        f->seen_best = r->median_ns;
+}
+
 /* ---- one sub-evaluator's thread */
 
 struct one {
@@ -253,10 +261,7 @@ static void sub_batch(struct fanout *f, struct worker_arg *a)
         } else {
             u->fails = 0;
             o.r.gpu = u->s.gpu;
-            if (o.r.outcome == EVAL_OK && o.r.median_ns > 0 &&
-                !o.r.cascaded &&
-                (f->seen_best <= 0 || o.r.median_ns < f->seen_best))
-                f->seen_best = o.r.median_ns;
+            note_best(f, &o.r);
             f->sl[i].r = o.r;
             f->sl[i].st = SL_DONE;
         }
@@ -363,9 +368,7 @@ static int single_cb(void *p, int index, const struct eval_result *r)
     c.gpu = s->u->s.gpu;
     s->u->fails = 0;
     s->next = s->base + index + 1;
-    if (c.outcome == EVAL_OK && c.median_ns > 0 && !c.cascaded &&
-        (s->f->seen_best <= 0 || c.median_ns < s->f->seen_best))
-        s->f->seen_best = c.median_ns;
+    note_best(s->f, &c);
     if (s->cb(s->ud, s->base + index, &c))
         s->stopped = 1;
     return s->stopped;
