@@ -351,6 +351,15 @@ static int deliver(struct fanout *f, eval_cb cb, void *ud)
 
 /* ---- one sub-evaluator in use: the whole batch, in this thread */
 
+/* The first sub still in use, or -1. */
+static int first_alive(const struct fanout *f)
+{
+    for (int k = 0; k < f->n; k++)
+        if (!f->subs[k].dropped)
+            return k;
+    return -1;
+}
+
 struct single {
     struct fanout *f;
     struct sub *u;
@@ -377,9 +386,7 @@ static int single_cb(void *p, int index, const struct eval_result *r)
 static int run_single(struct fanout *f, const struct candidate *const *cands,
                       int n, eval_cb cb, void *ud)
 {
-    int k = 0;
-    while (f->subs[k].dropped)
-        k++;
+    int k = first_alive(f); /* alive == 1: there is one */
     struct single s = {f, &f->subs[k], cb, ud, 0, 0, 0};
     struct evaluator *ev = &s.u->s.ev;
     f->single = 1;
@@ -458,15 +465,6 @@ static int fo_eval_batch(void *self, const struct candidate *const *cands,
     f->n_cands = 0;
     free(sl);
     return rc;
-}
-
-/* The first sub still in use, or -1. */
-static int first_alive(const struct fanout *f)
-{
-    for (int k = 0; k < f->n; k++)
-        if (!f->subs[k].dropped)
-            return k;
-    return -1;
 }
 
 /* On the first sub in use: the same GPU measures both, interleaved. A sub
