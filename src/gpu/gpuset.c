@@ -18,11 +18,12 @@
 #include <cJSON.h>
 
 #include "fanout.h"
+#include "record.h"
 
+/* A member's number, -1 when absent (record_num). */
 static double num_of(const cJSON *o, const char *k)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : -1;
+    return record_num(o, k, -1);
 }
 
 /* 1 if a and b (both known, > 0) differ by more than tol of a. */
