@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "fsutil.h"
+#include "hash.h"
 #include "rundir.h"
 
 /* A data directory: given, else $env, else ./rel, else rel next to the
@@ -119,3 +120,9 @@ void outputs_print_json(const cJSON *o)
     free(t);
 }
 
+
+uint64_t cli_fresh_seed(void)
+{
+    return hash_final(hash_u64(hash_u64(HASH_SEED, (uint64_t)fs_now_ns()),
+                               (uint64_t)getpid()));
+}

@@ -7,6 +7,7 @@
 
 #include <cJSON.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "status.h"
 
@@ -34,6 +35,9 @@ int cli_prompts_dir(char *out, size_t cap);
 int cli_llm_inputs(const char *run_dir, char *prompts, size_t cap,
                    char **facts, char *err, size_t errcap);
 
+/* A seed for a fresh measurement (kevo eval, kevo verify): time and pid,
+ * hashed. */
+uint64_t cli_fresh_seed(void);
 /* Writes the whole text to path (replacing it); KEVO_EIO names nothing,
  * the caller adds the path. */
 int outputs_write_file(const char *path, const char *text) KEVO_WUR;

@@ -445,12 +445,6 @@ static int check_group(const struct eval_args *a, const struct group *g)
     return XC_OK;
 }
 
-static uint64_t random_seed(void)
-{
-    return hash_final(hash_u64(hash_u64(HASH_SEED, (uint64_t)fs_now_ns()),
-                               (uint64_t)getpid()));
-}
-
 int cmd_eval_main(int argc, char **argv)
 {
     static struct eval_args a;
@@ -503,7 +497,7 @@ int cmd_eval_main(int argc, char **argv)
         x = XC_NOGPU;
     }
     int n_bad = 0;
-    uint64_t seed = a.have_seed ? a.seed : random_seed();
+    uint64_t seed = a.have_seed ? a.seed : cli_fresh_seed();
     for (int g = 0; g < n_groups && !x; g++)
         x = run_group(&a, &groups[g], seed, &n_bad);
     for (int g = 0; g < n_groups; g++)

@@ -238,12 +238,6 @@ static int on_result(void *ud, int index, const struct eval_result *r)
     return 0;
 }
 
-static uint64_t fresh_seed(void)
-{
-    return hash_final(hash_u64(hash_u64(HASH_SEED, (uint64_t)fs_now_ns()),
-                               (uint64_t)getpid()));
-}
-
 static int start_gpu(struct verify *v)
 {
     const struct spec *s = &v->rv.spec;
@@ -253,7 +247,7 @@ static int start_gpu(struct verify *v)
         .n_compilers = v->n < 8 ? v->n : 8,
         .compile_timeout_ms = s->compile_timeout_ms,
         .kernel_timeout_ms = s->kernel_timeout_ms,
-        .harness_seed = v->seed = fresh_seed()};
+        .harness_seed = v->seed = cli_fresh_seed()};
     int rc = gpueval_new(&o, &v->ev, NULL, v->err, sizeof v->err);
     if (rc)
         return rc;
