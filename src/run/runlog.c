@@ -63,7 +63,6 @@ void runlog_free(struct runlog *rl)
 }
 
 long runlog_pos(const struct runlog *rl) { return rl->pos; }
-long runlog_n_recorded(const struct runlog *rl) { return rl->n_rec; }
 int runlog_replaying(const struct runlog *rl) { return rl->pos < rl->n_rec; }
 int runlog_writes(const struct runlog *rl) { return rl->c.jnl != NULL; }
 int runlog_ended(const struct runlog *rl) { return rl->ended; }

@@ -59,7 +59,6 @@ long runlog_pos(const struct runlog *rl);
 /* Starts at record pos (a checkpoint's journal_records). KEVO_EINVAL if
  * beyond the recording. */
 int runlog_seek(struct runlog *rl, long pos) KEVO_WUR;
-long runlog_n_recorded(const struct runlog *rl);
 /* Recorded record i (borrowed), or NULL. */
 const cJSON *runlog_recorded(const struct runlog *rl, long i);
 /* 1 if the next record is a recorded one (answers come from the record). */
