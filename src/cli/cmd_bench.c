@@ -379,24 +379,18 @@ static void make_row(const char *runs, const struct bcase *c, struct row *r)
                  : "no correct kernel");
 }
 
-static const cJSON *path_get(const cJSON *o, const char *a, const char *b)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
-    return b ? cJSON_GetObjectItemCaseSensitive(x, b) : x;
-}
-
 /* The run's GPU name/UUID: from the fingerprint, else the environment. */
 static const char *gpu_of(const cJSON *manifest, const char *what)
 {
-    const char *s = record_str(path_get(manifest, "fingerprint", "gpu"),
+    const char *s = record_str(record_at(manifest, "fingerprint", "gpu"),
                                what);
-    return s ? s : record_str(path_get(manifest, "environment", "device"),
+    return s ? s : record_str(record_at(manifest, "environment", "device"),
                               what);
 }
 
 static const cJSON *baseline_of(const cJSON *manifest)
 {
-    return cJSON_GetArrayItem(path_get(manifest, "environment", "baselines"),
+    return cJSON_GetArrayItem(record_at(manifest, "environment", "baselines"),
                               0);
 }
 

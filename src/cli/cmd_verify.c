@@ -324,13 +324,6 @@ static void judge(struct verify *v, struct entry *x)
 
 /* ------------------------------------------------------------ output */
 
-static const cJSON *member(const cJSON *o, const char *path1,
-                           const char *path2)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, path1);
-    return path2 ? cJSON_GetObjectItemCaseSensitive(x, path2) : x;
-}
-
 static cJSON *dup_or_null(const cJSON *x)
 {
     return x ? cJSON_Duplicate(x, 1) : cJSON_CreateNull();
@@ -340,15 +333,15 @@ static cJSON *gpu_sw(const cJSON *fp, int software)
 {
     cJSON *o = cJSON_CreateObject();
     if (!software) {
-        cJSON_AddItemToObject(o, "name", dup_or_null(member(fp, "gpu",
+        cJSON_AddItemToObject(o, "name", dup_or_null(record_at(fp, "gpu",
                                                             "name")));
-        cJSON_AddItemToObject(o, "uuid", dup_or_null(member(fp, "gpu",
+        cJSON_AddItemToObject(o, "uuid", dup_or_null(record_at(fp, "gpu",
                                                             "uuid")));
         return o;
     }
     static const char *const k[] = {"driver", "cuda_driver", "cuda", "nvrtc",
                                     "cupti", "cublas"};
-    const cJSON *sw = member(fp, "software", NULL);
+    const cJSON *sw = record_at(fp, "software", NULL);
     for (size_t i = 0; i < sizeof k / sizeof *k; i++)
         cJSON_AddItemToObject(o, k[i], dup_or_null(
             cJSON_GetObjectItemCaseSensitive(sw, k[i])));
@@ -358,7 +351,7 @@ static cJSON *gpu_sw(const cJSON *fp, int software)
 static cJSON *baselines_json(const struct verify *v)
 {
     const cJSON *was = run_view_env(&v->rv, "baselines");
-    const cJSON *now = member(v->env_now, "baselines", NULL), *b, *a;
+    const cJSON *now = record_at(v->env_now, "baselines", NULL), *b, *a;
     cJSON *out = cJSON_CreateArray();
     cJSON_ArrayForEach(b, now)
     {
@@ -470,7 +463,7 @@ static void fmt_ns(double ns, char *out, size_t cap)
 
 static void print_table(const struct verify *v, const cJSON *j)
 {
-    const cJSON *g = member(j, "gpu", NULL), *s = member(j, "software", NULL);
+    const cJSON *g = record_at(j, "gpu", NULL), *s = record_at(j, "software", NULL);
     printf("kevo verify %s: %d kernel%s x %d round%s in a fresh worker "
            "(harness seed %s)\n", v->dir, v->n, v->n == 1 ? "" : "s",
            v->reps, v->reps == 1 ? "" : "s", record_str(j, "harness_seed"));
@@ -502,7 +495,7 @@ static void print_table(const struct verify *v, const cJSON *j)
                    : "DRIFT", x->best ? "  (run's best)" : "");
     }
     const cJSON *b;
-    cJSON_ArrayForEach(b, member(j, "baselines", NULL))
+    cJSON_ArrayForEach(b, record_at(j, "baselines", NULL))
     {
         char a[32], m[32];
         fmt_ns(record_num(b, "recorded_ns", 0), a, sizeof a);
@@ -513,7 +506,7 @@ static void print_table(const struct verify *v, const cJSON *j)
     int within = 0;
     for (int i = 0; i < v->n; i++)
         within += v->e[i].within;
-    if (cJSON_IsTrue(member(j, "verified", NULL)))
+    if (cJSON_IsTrue(record_at(j, "verified", NULL)))
         printf("verified: %d of %d kernels within noise on the same GPU and "
                "software\n", within, v->n);
     else
@@ -604,7 +597,7 @@ static int run_verify(struct verify *v)
     if ((rc = rundir_lock(v->dir, v->err, sizeof v->err)) ||
         (rc = start_gpu(v)) || (rc = measure(v)))
         return rc;
-    const char *uuid = record_str(member(v->fp_now, "gpu", NULL), "uuid");
+    const char *uuid = record_str(record_at(v->fp_now, "gpu", NULL), "uuid");
     v->nvml_end = fingerprint_sample(uuid);
     for (int i = 0; i < v->n; i++)
         judge(v, &v->e[i]);

@@ -19,6 +19,12 @@ const char *record_str(const cJSON *o, const char *k)
     return cJSON_IsString(it) ? it->valuestring : NULL;
 }
 
+const cJSON *record_at(const cJSON *o, const char *k1, const char *k2)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k1);
+    return k2 ? cJSON_GetObjectItemCaseSensitive(x, k2) : x;
+}
+
 void record_put_result(cJSON *o, const struct eval_result *r)
 {
     cJSON_AddStringToObject(o, "outcome", eval_outcome_name(r->outcome));

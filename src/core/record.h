@@ -34,5 +34,7 @@ void record_get_baseline(const cJSON *o, struct record_baseline *b);
 double record_num(const cJSON *o, const char *k, double dflt);
 /* String member k of o, or NULL. */
 const char *record_str(const cJSON *o, const char *k);
+/* Member k1 of o, or member k2 of that when k2 is not NULL; NULL if absent. */
+const cJSON *record_at(const cJSON *o, const char *k1, const char *k2);
 
 #endif
