@@ -463,7 +463,8 @@ static void fmt_ns(double ns, char *out, size_t cap)
 
 static void print_table(const struct verify *v, const cJSON *j)
 {
-    const cJSON *g = record_at(j, "gpu", NULL), *s = record_at(j, "software", NULL);
+    const cJSON *g = record_at(j, "gpu", NULL),
+                *s = record_at(j, "software", NULL);
     printf("kevo verify %s: %d kernel%s x %d round%s in a fresh worker "
            "(harness seed %s)\n", v->dir, v->n, v->n == 1 ? "" : "s",
            v->reps, v->reps == 1 ? "" : "s", record_str(j, "harness_seed"));
