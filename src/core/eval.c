@@ -37,3 +37,12 @@ void eval_result_release(struct eval_result *r)
     free(r->evidence_json);
     eval_result_init(r);
 }
+
+int eval_result_copy(struct eval_result *dst, const struct eval_result *src)
+{
+    *dst = *src;
+    dst->evidence_json = NULL;
+    if (src->evidence_json && !(dst->evidence_json = strdup(src->evidence_json)))
+        return KEVO_ENOMEM;
+    return KEVO_OK;
+}

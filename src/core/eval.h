@@ -81,6 +81,10 @@ struct eval_result {
 
 void eval_result_init(struct eval_result *r);
 void eval_result_release(struct eval_result *r);
+/* *dst = *src with its own copy of the evidence (dst is overwritten, not
+ * released). KEVO_ENOMEM (dst's evidence NULL) if the copy fails. */
+int eval_result_copy(struct eval_result *dst, const struct eval_result *src)
+    KEVO_WUR;
 
 /* Called once per candidate, in submission order. Returning non-zero stops
  * the batch early (the remaining results are not produced). */

@@ -736,15 +736,6 @@ struct batch_ctx {
     int rc;
 };
 
-static int copy_result(struct eval_result *dst, const struct eval_result *src)
-{
-    *dst = *src;
-    dst->evidence_json = NULL;
-    if (src->evidence_json && !(dst->evidence_json = strdup(src->evidence_json)))
-        return KEVO_ENOMEM;
-    return KEVO_OK;
-}
-
 /* A result, recorded or live (the run log knows which): journaled, then
  * counted. */
 static int on_result(void *ud, int idx, const struct eval_result *r)
@@ -753,7 +744,7 @@ static int on_result(void *ud, int idx, const struct eval_result *r)
     struct engine *e = b->e;
     int live = !runlog_replaying(e->env.log);
     eval_result_release(&e->kids[idx].r);
-    if ((b->rc = copy_result(&e->kids[idx].r, r)))
+    if ((b->rc = eval_result_copy(&e->kids[idx].r, r)))
         return 1;
     cJSON *rec = eval_record(e, idx);
     b->rc = rec ? runlog_put(e->env.log, rec, 0) : KEVO_ENOMEM;

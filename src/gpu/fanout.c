@@ -153,9 +153,7 @@ struct one {
 static int take_one(void *ud, int index, const struct eval_result *r)
 {
     struct one *o = ud;
-    o->r = *r;
-    o->r.evidence_json = r->evidence_json ? strdup(r->evidence_json) : NULL;
-    o->nomem = r->evidence_json && !o->r.evidence_json;
+    o->nomem = eval_result_copy(&o->r, r) != KEVO_OK;
     o->got = 1;
     return 0;
 }

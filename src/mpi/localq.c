@@ -48,10 +48,7 @@ struct lslot {
 static int keep(void *ud, int index, const struct eval_result *r)
 {
     struct job *j = ud;
-    struct eval_result *d = &j->res[index];
-    *d = *r;
-    d->evidence_json = r->evidence_json ? strdup(r->evidence_json) : NULL;
-    if (r->evidence_json && !d->evidence_json)
+    if (eval_result_copy(&j->res[index], r))
         return 1;
     j->got = index + 1;
     return 0;
