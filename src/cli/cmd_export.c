@@ -143,6 +143,8 @@ static void put_about(const struct exporter *x, FILE *f, const char *pre)
         if (l->cluster[0])
             fprintf(f, " cluster(%u, %u, %u)", l->cluster[0], l->cluster[1],
                     l->cluster[2]);
+        if (l->pdl)
+            fprintf(f, " programmatic dependent launch");
         fprintf(f, "\n");
     }
     fprintf(f, "%s  workspace: %llu bytes (ws may be NULL when 0)\n", pre,
@@ -224,7 +226,9 @@ static void put_plan_fn(const struct exporter *x, FILE *f)
                                       "align"};
     fprintf(f, "\nstruct %s_dims {\n    unsigned grid[3], block[3], "
                "cluster[3]; /* cluster[0] == 0: none */\n    unsigned smem;"
-               " /* dynamic shared memory, bytes */\n};\n\n",
+               " /* dynamic shared memory, bytes */\n    unsigned pdl; /* 1: "
+               "may start before the launch in front ends (programmatic "
+               "dependent launch) */\n};\n\n",
             x->base);
     fputs(launcher_text_plan_helpers, f);
     for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
@@ -271,8 +275,8 @@ static void put_plan_fn(const struct exporter *x, FILE *f)
         put_expr_value(f, "v", ln->smem, "0");
         fprintf(f, "    if (v < 0 || v > SMEM_OPTIN) {\n        *why = \"%s "
                    "shared memory out of range\";\n        return 1;\n    }\n"
-                   "    l[%d].smem = (unsigned)v;\n",
-                ln->kernel, i);
+                   "    l[%d].smem = (unsigned)v;\n    l[%d].pdl = %d;\n",
+                ln->kernel, i, i, ln->pdl);
     }
     put_expr_value(f, "v", t->workspace, "0");
     fprintf(f, "    *ws_bytes = v > 0 ? (unsigned long long)v : 0;\n"
@@ -660,21 +664,31 @@ static void put_torch_launch(const struct exporter *x, FILE *f, int i)
                "l[%d].grid[2]), b(l[%d].block[0], l[%d].block[1], "
                "l[%d].block[2]);\n",
             i, i, i, i, i, i);
-    if (ln->cluster[0])
+    if (ln->cluster[0] || ln->pdl) {
         fprintf(f, "        cudaLaunchConfig_t cfg = {};\n"
-                   "        cudaLaunchAttribute at[1];\n"
-                   "        at[0].id = cudaLaunchAttributeClusterDimension;\n"
-                   "        at[0].val.clusterDim.x = l[%d].cluster[0];\n"
-                   "        at[0].val.clusterDim.y = l[%d].cluster[1];\n"
-                   "        at[0].val.clusterDim.z = l[%d].cluster[2];\n"
-                   "        cfg.gridDim = g;\n        cfg.blockDim = b;\n"
+                   "        cudaLaunchAttribute at[2];\n"
+                   "        unsigned na = 0;\n");
+        if (ln->cluster[0])
+            fprintf(f, "        at[na].id = cudaLaunchAttributeCluster"
+                       "Dimension;\n"
+                       "        at[na].val.clusterDim.x = l[%d].cluster[0];\n"
+                       "        at[na].val.clusterDim.y = l[%d].cluster[1];\n"
+                       "        at[na++].val.clusterDim.z = l[%d].cluster[2];"
+                       "\n",
+                    i, i, i);
+        if (ln->pdl)
+            fprintf(f, "        at[na].id = cudaLaunchAttributeProgrammatic"
+                       "StreamSerialization;\n"
+                       "        at[na++].val.programmaticStreamSerialization"
+                       "Allowed = 1;\n");
+        fprintf(f, "        cfg.gridDim = g;\n        cfg.blockDim = b;\n"
                    "        cfg.dynamicSmemBytes = l[%d].smem;\n"
                    "        cfg.stream = stream;\n        cfg.attrs = at;\n"
-                   "        cfg.numAttrs = 1;\n"
+                   "        cfg.numAttrs = na;\n"
                    "        C10_CUDA_CHECK(cudaLaunchKernelEx(&cfg, %s, "
                    "%s));\n    }\n",
-                i, i, i, i, ln->kernel, args);
-    else
+                i, ln->kernel, args);
+    } else
         fprintf(f, "        %s<<<g, b, l[%d].smem, stream>>>(%s);\n"
                    "        C10_CUDA_KERNEL_LAUNCH_CHECK();\n    }\n",
                 ln->kernel, i, args);
@@ -747,7 +761,7 @@ static void put_torch_launch_args(const struct exporter *x, FILE *f, int i)
             i, ln->kernel, i);
     put_torch_cluster_optin(f, i, ln->kernel, "(const void *)");
     fprintf(f, "    {\n        cudaLaunchConfig_t cfg = {};\n"
-               "        cudaLaunchAttribute at[1];\n"
+               "        cudaLaunchAttribute at[2];\n"
                "        cfg.gridDim = dim3(l[%d].grid[0], l[%d].grid[1], "
                "l[%d].grid[2]);\n"
                "        cfg.blockDim = dim3(l[%d].block[0], l[%d].block[1], "
@@ -761,9 +775,16 @@ static void put_torch_launch_args(const struct exporter *x, FILE *f, int i)
                "            at[0].val.clusterDim.z = l[%d].cluster[2];\n"
                "            cfg.attrs = at;\n            cfg.numAttrs = 1;\n"
                "        }\n"
+               "        if (l[%d].pdl) {\n"
+               "            at[cfg.numAttrs].id = cudaLaunchAttribute"
+               "ProgrammaticStreamSerialization;\n"
+               "            at[cfg.numAttrs].val.programmaticStreamSerialization"
+               "Allowed = 1;\n"
+               "            cfg.attrs = at;\n            cfg.numAttrs++;\n"
+               "        }\n"
                "        C10_CUDA_CHECK(cudaLaunchKernelExC(&cfg, (const void *)"
                "%s, kx_args));\n    }\n",
-            i, i, i, i, i, i, i, i, i, i, i, ln->kernel);
+            i, i, i, i, i, i, i, i, i, i, i, i, ln->kernel);
 }
 
 static void put_torch_cuda(const struct exporter *x, FILE *f)

@@ -499,6 +499,23 @@ static int d_cluster(struct tparse *tp, char *args)
     return l ? dims(tp, "cluster", args, l, l->cluster) : KEVO_EPARSE;
 }
 
+static int d_pdl(struct tparse *tp, char *args)
+{
+    struct tpl_launch *l = current_launch(tp, "pdl");
+    if (!l)
+        return KEVO_EPARSE;
+    if (*args)
+        return perr(tp, "'pdl' takes no arguments");
+    if (l->pdl)
+        return perr(tp, "duplicate 'pdl' for launch '%s'", l->kernel);
+    if (tp->t->n_launches == 1)
+        return perr(tp, "'pdl' on the first launch '%s': only a later "
+                    "launch may overlap the one in front of it",
+                    l->kernel);
+    l->pdl = 1;
+    return KEVO_OK;
+}
+
 static int d_smem(struct tparse *tp, char *args)
 {
     struct tpl_launch *l = current_launch(tp, "smem");
@@ -637,6 +654,7 @@ static const struct directive {
     {"block", 2, d_block},
     {"smem", 2, d_smem},
     {"cluster", 2, d_cluster},
+    {"pdl", 2, d_pdl},
     {"workspace", 2, d_workspace},
     {"tensormap", 2, d_tensormap},
 };
@@ -1307,6 +1325,7 @@ static int plan_launch(const struct plan_ctx *pc, const struct tpl_launch *l,
     if (rc)
         return rc;
     d->smem_bytes = (uint32_t)smem;
+    d->pdl = (uint32_t)l->pdl;
     return plan_cluster(pc, l, d);
 }
 

@@ -17,6 +17,9 @@
  *   // kevo: block (BM/TM)*(BN/TN)             1-3 expressions
  *   // kevo: smem 0                        dynamic shared memory, bytes
  *   // kevo: cluster 2, 1, 1               (optional) cluster dims
+ *   // kevo: pdl                           (optional, not on the first
+ *                                          launch) programmatic dependent
+ *                                          launch: see below
  *   // kevo: workspace M*N*4               (optional) bytes of workspace
  *   // kevo: nondeterministic              (optional) output bits may vary
  *                                          run to run (atomics)
@@ -39,6 +42,16 @@
  * NVRTC has no cuda.h). Shapes whose rows are not a multiple of 16 bytes,
  * or boxes whose inner bytes are not a multiple of 16 (or exceed the
  * swizzle span) are unsupported.
+ * pdl: the launch gets CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+ * so it may start before the launch in front of it has finished (once
+ * every block of that one has run "griddepcontrol.launch_dependents;" or
+ * exited). Before reading anything the launch in front wrote, its kernel
+ * must run "griddepcontrol.wait;" (which waits for that launch to
+ * complete and its writes to be visible). The first launch of a template
+ * cannot have it: in front of it is the harness's L2 flush, and the
+ * timing starts at the first launch. A kernel that reads too early is
+ * wrong, and the checks say so; the time still runs from the first
+ * launch's start to the last one's end.
  * Expressions (expr.h) may use the params, the problem's size names, and
  * the device facts SMS (multiprocessors), SMEM_OPTIN (max dynamic shared
  * memory per block, bytes) and L2_BYTES.
@@ -93,6 +106,7 @@ struct tpl_launch {
     struct expr *block[3];  /* NULL = 1 */
     struct expr *smem;      /* NULL = 0 */
     struct expr *cluster[3];/* NULL = no cluster attribute */
+    int pdl;                /* programmatic dependent launch */
     int line;
 };
 
@@ -203,6 +217,7 @@ struct launch_dims {
     char kernel[64];
     uint32_t grid[3], block[3], cluster[3]; /* cluster all 0 = none */
     uint32_t smem_bytes;
+    uint32_t pdl; /* 1: programmatic stream serialization */
 };
 /* Evaluated tensor map: the worker encodes it for the live buffer. */
 struct tmap_plan {

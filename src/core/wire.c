@@ -28,6 +28,8 @@ cJSON *wire_job_json(const struct wire_job *j)
                 cJSON_AddItemToArray(arr, cJSON_CreateNumber(v[a][x]));
         }
         cJSON_AddNumberToObject(l, "smem", d->smem_bytes);
+        if (d->pdl)
+            cJSON_AddBoolToObject(l, "pdl", 1);
         cJSON_AddItemToArray(ls, l);
     }
     cJSON_AddNumberToObject(o, "workspace", (double)pl->workspace_bytes);
@@ -84,6 +86,7 @@ int wire_job_parse(const cJSON *o, struct wire_job *j)
             return KEVO_EPARSE;
         memcpy(d->kernel, k, strlen(k) + 1);
         d->smem_bytes = (uint32_t)record_num(l, "smem", 0);
+        d->pdl = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "pdl"));
     }
     pl->workspace_bytes = (uint64_t)record_num(o, "workspace", 0);
     const cJSON *tms = cJSON_GetObjectItemCaseSensitive(o, "tensormaps");

@@ -756,19 +756,30 @@ static int job_launch(struct hx *h, void *ud)
     for (int i = 0; i < jb->n; i++) {
         const struct launch_dims *d = &jb->l[i];
         CUresult rc;
-        if (d->cluster[0]) {
-            CUlaunchAttribute at = {0};
-            at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-            at.value.clusterDim.x = d->cluster[0];
-            at.value.clusterDim.y = d->cluster[1] ? d->cluster[1] : 1;
-            at.value.clusterDim.z = d->cluster[2] ? d->cluster[2] : 1;
+        if (d->cluster[0] || d->pdl) {
+            CUlaunchAttribute at[2];
+            unsigned na = 0;
+            memset(at, 0, sizeof at);
+            if (d->cluster[0]) {
+                at[na].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+                at[na].value.clusterDim.x = d->cluster[0];
+                at[na].value.clusterDim.y = d->cluster[1] ? d->cluster[1] : 1;
+                at[na].value.clusterDim.z = d->cluster[2] ? d->cluster[2] : 1;
+                na++;
+            }
+            if (d->pdl) {
+                at[na].id =
+                    CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+                at[na].value.programmaticStreamSerializationAllowed = 1;
+                na++;
+            }
             CUlaunchConfig c = {
                 .gridDimX = d->grid[0], .gridDimY = d->grid[1],
                 .gridDimZ = d->grid[2], .blockDimX = d->block[0],
                 .blockDimY = d->block[1], .blockDimZ = d->block[2],
                 .sharedMemBytes = d->smem_bytes,
-                .hStream = (CUstream)hx_stream(h), .attrs = &at,
-                .numAttrs = 1};
+                .hStream = (CUstream)hx_stream(h), .attrs = at,
+                .numAttrs = na};
             rc = cu->cuLaunchKernelEx(&c, jb->f[i], jb->args, NULL);
         } else {
             rc = cu->cuLaunchKernel(jb->f[i], d->grid[0], d->grid[1],

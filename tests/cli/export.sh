@@ -12,8 +12,12 @@ $T run --evaluator test --problem gemm --shape 300x200x100 --seed 3 --generation
     --template sgemm_tiled --runs-dir "$SCRATCH" --name eg --quiet || fail "export setup run (gemm)"
 $T run --evaluator test --problem softmax --dtype fp16 --shape 512x1000 --seed 4 --generations 2 \
     --runs-dir "$SCRATCH" --name es --quiet || fail "export setup run (softmax)"
+# a two-launch template whose second launch is a programmatic dependent launch
+$T run --evaluator test --problem gemm --shape 300x200x128 --seed 5 --generations 2 \
+    --templates-dir tests/data/templates/dir --template splitk \
+    --runs-dir "$SCRATCH" --name ep --quiet || fail "export setup run (pdl)"
 
-for r in eg es; do
+for r in eg es ep; do
     R="$SCRATCH/$r"; O="$SCRATCH/out-$r"
     $K export "$R" --format all --out "$O" --json >"$SCRATCH/ej" 2>"$SCRATCH/ee" \
         || { fail "kevo export $r"; cat "$SCRATCH/ee"; continue; }
@@ -50,6 +54,16 @@ C
         && ok "$r: the torch file parses and names problem, genome, function" \
         || fail "$r: torch file"
 done
+
+# the pdl launch keeps its attribute in every launcher, the first does not
+O="$SCRATCH/out-ep"
+[ "$(grep -c 'l\[1\].pdl = 1;' "$O/kevo_gemm.c")" = 1 ] && grep -q 'l\[0\].pdl = 0;' "$O/kevo_gemm.c" \
+    && grep -q "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION" "$O/kevo_gemm.c" \
+    && grep -q "cudaLaunchAttributeProgrammaticStreamSerialization" "$O/kevo_gemm.py" \
+    && grep -q "splitk_reduce<<<.*programmatic dependent launch" "$O/kevo_gemm.cu" \
+    && ! grep -q "splitk_partial<<<.*programmatic" "$O/kevo_gemm.cu" \
+    && ok "pdl: the plan, the C and torch launchers carry the second launch's programmatic serialization" \
+    || fail "pdl in the exported launchers"
 
 # the generated plan function computes what kevo's launch plan says, at
 # the run's shape (compiled standalone with the param defines of the .c)

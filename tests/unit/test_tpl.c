@@ -92,6 +92,8 @@ static void test_parse_launches(void)
     CHECK(p.l[0].cluster[0] == 1 && p.l[0].cluster[2] == 4);
     CHECK(p.l[1].grid[0] == 7813 && p.l[1].block[0] == 256);
     CHECK(p.l[1].cluster[0] == 0 && p.l[1].smem_bytes == 0);
+    CHECK(!t->launches[0].pdl && t->launches[1].pdl);
+    CHECK(p.l[0].pdl == 0 && p.l[1].pdl == 1);
     CHECK(!strcmp(p.l[0].kernel, "splitk_partial"));
     tpl_free(t);
 }
@@ -410,7 +412,7 @@ static void test_bad_templates(void)
 {
     glob_t g;
     CHECK(glob(DATA "/bad/*.cu", 0, NULL, &g) == 0);
-    CHECK(g.gl_pathc >= 12);
+    CHECK(g.gl_pathc >= 15);
     for (size_t i = 0; i < g.gl_pathc; i++) {
         const char *path = g.gl_pathv[i];
         char want[256];

@@ -24,6 +24,7 @@ static struct wire_job sample_job(void)
         p->l[1].cluster[i] = i ? 1 : 2;
     }
     p->l[1].smem_bytes = 200000;
+    p->l[1].pdl = 1;
     p->workspace_bytes = 1ULL << 33;
     p->n_tmaps = 2;
     p->tm[0] = (struct tmap_plan){0, {64, 128}, 128};
@@ -41,6 +42,7 @@ static void job_round_trip(void)
     CHECK(b.seq == 77 && b.nondet == 1 && b.best_ns == 12345.5);
     CHECK(b.plan.n == 2 && !strcmp(b.plan.l[1].kernel, "gemm"));
     CHECK(!memcmp(&a.plan.l, &b.plan.l, sizeof a.plan.l));
+    CHECK(b.plan.l[0].pdl == 0 && b.plan.l[1].pdl == 1);
     CHECK(b.plan.workspace_bytes == 1ULL << 33);
     CHECK(b.plan.n_tmaps == 2 && b.plan.tm[1].box[1] == 256 &&
           b.plan.tm[1].swizzle == 128);

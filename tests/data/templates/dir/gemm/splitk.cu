@@ -15,6 +15,7 @@
 // kevo: block 32, 32
 // kevo: cluster 1, 1, SPLIT
 // kevo: launch splitk_reduce
+// kevo: pdl
 // kevo: grid cdiv(M * N, TB)
 // kevo: block TB
 
@@ -40,6 +41,10 @@ extern "C" __global__ void __launch_bounds__(TB)
                   elem_t *__restrict__ C, int M, int N, int K, void *ws)
 {
     size_t i = (size_t)blockIdx.x * TB + threadIdx.x;
+#if __CUDA_ARCH__ >= 900
+    /* pdl: may start before splitk_partial ends; wait for its sums */
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
     if (i >= (size_t)M * N)
         return;
     float acc = 0.f;

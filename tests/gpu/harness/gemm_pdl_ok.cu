@@ -1,0 +1,46 @@
+// expect: ok
+/* harness test: a programmatic dependent launch done right. Launch 1 lets
+ * launch 2 start at once (griddepcontrol.launch_dependents), then sleeps
+ * ~0.2 ms and writes fp32 sums into the workspace; launch 2 (pdl) waits
+ * for it (griddepcontrol.wait) before reading them. */
+// kevo: problem gemm
+// kevo: dtypes fp32 fp16 bf16
+// kevo: workspace M * N * 4
+// kevo: launch pdl_sums
+// kevo: grid cdiv(N, 16), cdiv(M, 16)
+// kevo: block 16, 16
+// kevo: launch pdl_store
+// kevo: pdl
+// kevo: grid cdiv(M * N, 256)
+// kevo: block 256
+
+extern "C" __global__ void pdl_sums(const elem_t *__restrict__ A,
+                                    const elem_t *__restrict__ B,
+                                    elem_t *__restrict__ C, int M, int N,
+                                    int K, void *ws)
+{
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    while (t - t0 < 200000);
+    int r = blockIdx.y * 16 + threadIdx.y, c = blockIdx.x * 16 + threadIdx.x;
+    if (r >= M || c >= N)
+        return;
+    float acc = 0;
+    for (int k = 0; k < K; k++)
+        acc += TO_F32(A[(long long)r * K + k]) * TO_F32(B[(long long)k * N + c]);
+    ((float *)ws)[(long long)r * N + c] = acc;
+}
+
+extern "C" __global__ void pdl_store(const elem_t *__restrict__ A,
+                                     const elem_t *__restrict__ B,
+                                     elem_t *__restrict__ C, int M, int N,
+                                     int K, void *ws)
+{
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    long long i = (long long)blockIdx.x * 256 + threadIdx.x;
+    if (i < (long long)M * N)
+        C[i] = FROM_F32(((const float *)ws)[i]);
+}
