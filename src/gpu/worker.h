@@ -35,9 +35,10 @@
  *     the worker for exactly the live buffers the launch passes; a map
  *     the driver refuses is compile_error "cannot launch: tensor map ...".
  *     More than 48 KiB of dynamic shared memory is opted in per kernel;
- *     clusters launch through cuLaunchKernelEx. A launch the driver
- *     rejects (invalid value, out of resources, block larger than the
- *     kernel allows) is compile_error "cannot launch: ...", not a crash.
+ *     clusters and programmatic dependent launches (tpl.h "pdl") go
+ *     through cuLaunchKernelEx. A launch the driver rejects (invalid
+ *     value, out of resources, block larger than the kernel allows) is
+ *     compile_error "cannot launch: ...", not a crash.
  *  3. Inputs. Every check draws fresh inputs on the GPU from seeds derived
  *     from the harness seed (never in any candidate source) and the job's
  *     sequence number: check A seed s1, check B s2, check C s1 again. GEMM:
