@@ -62,6 +62,8 @@
 // kevo: param CLN 0 1 default=0
 // kevo: param EPI 0 1 default=1
 // kevo: param PP 0 1 default=0
+// kevo: param EPO 0 1 default=0
+// kevo: param SK 0 1 default=0
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks (PP = 1: of the
 // whole block tile), at most 128 fp32 accumulators per thread:
@@ -69,6 +71,10 @@
 // kevo: constraint BM / (64 * (PP ? 1 : CONSUMERS)) * BN <= 256
 // Ping-pong: two consumers take turns over the tiles of a persistent block:
 // kevo: constraint !PP || (CONSUMERS == 2 && PERSIST == 1)
+// The deferred epilogue stores through the EPI = 1 boxes:
+// kevo: constraint !EPO || (EPI == 1 && !PP && (SETREG || CONSUMERS == 1))
+// Stream-K over a persistent grid; its flags (one a consumer of a block):
+// kevo: constraint !SK || (PERSIST == 1 && !PP && CONSUMERS * SMS <= 2048)
 // setmaxnreg only pays when 384 threads share the register file:
 // kevo: constraint !SETREG || CONSUMERS == 2
 // kevo: constraint 1024 + STAGES * (BM + BN) * 128 + EPI * CONSUMERS * 16384 + 256 <= SMEM_OPTIN
@@ -81,6 +87,8 @@
 // kevo: tensormap tmA A 64, BM / (1 + CLN) swizzle=128
 // kevo: tensormap tmB B 64, 64 swizzle=128
 // kevo: tensormap tmC C 64, 64 swizzle=128
+// Stream-K: the flags, then one fp32 BM x BN tile of partials a block:
+// kevo: workspace SK * (8192 + SMS * BM * BN * 4)
 // kevo: launch hgemm_wgmma
 // kevo: grid CLUSTER * (PERSIST ? min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLN ? 1 : CLUSTER) * cdiv(cdiv(N, BN), CLN ? CLUSTER : 1)) : cdiv(cdiv(M, BM), CLN ? 1 : CLUSTER) * cdiv(cdiv(N, BN), CLN ? CLUSTER : 1))
 // kevo: block 128 * (CONSUMERS + 1)
@@ -496,19 +504,100 @@ struct smem_map {
     __device__ unsigned empty(int s) const { return bars + 8 * (STAGES + s); }
 };
 
+/*
+ * Work schedule, the same for the producer and the consumers of a block
+ * (hgemm_packed's SK, for clusters and with the roles turned around).
+ * Without stream-K every (cluster) tile is one item over all k slices,
+ * dealt round-robin to the ncl = gridDim / CLUSTER clusters. With SK = 1,
+ * when the tiles do not fill whole waves, all but the last one-to-two
+ * waves stay data-parallel (dp tiles); the rest, in [ncl, 2 ncl) tiles,
+ * are cut into k slices that the clusters share evenly as contiguous
+ * ranges [su, se) of at least ktiles slices, so a tile is split between
+ * at most two clusters: cluster c - 1 ends in it (k slices [0, b): the
+ * writer, it writes fp32 partial sums to its blocks' workspace slots and
+ * raises their flags) and cluster c starts in it (slices [b, ktiles): the
+ * owner, it adds the partials and stores C). A cluster takes its range's
+ * pieces from the last to the first, so its writer piece comes first and
+ * its owner piece last; an owner waits only on a lower cluster, which
+ * needs all clusters resident (persistent grid of SMS blocks, one a
+ * multiprocessor: 66 pairs on the H100) or at least launched in order.
+ */
+struct sched {
+    int tiles_m, tiles_n, ktiles, ncl, cid;
+    int dp_tiles; /* tiles dealt whole; the rest are stream-K */
+    int su, se;   /* this cluster's stream-K slice range */
+};
+
+__device__ __forceinline__ sched make_sched(int M, int N, int K)
+{
+    sched g;
+    /* with CLUSTER = 2, pairs of M (or N) tiles (the second may lie past
+     * M (N): its boxes read zeros and its stores are masked) */
+    g.tiles_m = (M + BM * CL_M - 1) / (BM * CL_M);
+    g.tiles_n = (N + BN * CL_N - 1) / (BN * CL_N);
+    g.ktiles = (K + BK - 1) / BK;
+    g.ncl = gridDim.x / CLUSTER;
+    g.cid = blockIdx.x / CLUSTER;
+    const int tiles = g.tiles_m * g.tiles_n;
+    g.dp_tiles = tiles;
+    g.su = g.se = 0;
+    if (SK && tiles > g.ncl && tiles % g.ncl != 0) {
+        g.dp_tiles = (tiles / g.ncl - 1) * g.ncl;
+        const long long sl = (long long)(tiles - g.dp_tiles) * g.ktiles;
+        g.su = (int)(sl * g.cid / g.ncl);
+        g.se = (int)(sl * (g.cid + 1) / g.ncl);
+    }
+    return g;
+}
+
+/* The block's items in turn: tile t, k slices [kb, ke). With SK, kb > 0
+ * makes it an owner piece, ke < ktiles a writer piece (never both: a
+ * range holds at least ktiles slices). */
+struct item_iter {
+    int t, kb, ke;
+    int next_dp, ue; /* next dp tile; end of the stream-K slices left */
+    __device__ void start(const sched &g)
+    {
+        next_dp = g.cid;
+        ue = g.se;
+    }
+    __device__ bool more(const sched &g) const
+    {
+        return next_dp < g.dp_tiles || (SK && ue > g.su);
+    }
+    __device__ bool next(const sched &g)
+    {
+        if (next_dp < g.dp_tiles) {
+            t = next_dp;
+            kb = 0;
+            ke = g.ktiles;
+            next_dp += g.ncl;
+            return true;
+        }
+        if (!SK || ue <= g.su)
+            return false;
+        const int tl = (ue - 1) / g.ktiles;
+        t = g.dp_tiles + tl;
+        kb = max(g.su - tl * g.ktiles, 0);
+        ke = ue - tl * g.ktiles;
+        ue = tl * g.ktiles + kb;
+        return true;
+    }
+};
+
 __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
-                                        const tmap_t *tb, int tiles_m,
-                                        int tiles_n, int ktiles)
+                                        const tmap_t *tb, const sched &g)
 {
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(ta) : "memory");
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(tb) : "memory");
     int it = 0;
     const int rank = CLUSTER == 1 ? 0 : (int)cluster_rank();
-    for (int t = blockIdx.x / CLUSTER; t < tiles_m * tiles_n;
-         t += gridDim.x / CLUSTER) {
+    item_iter w;
+    w.start(g);
+    while (w.next(g)) {
         int m0, n0;
-        tile_origin(t, tiles_m, tiles_n, m0, n0);
-        for (int kt = 0; kt < ktiles; ++kt, ++it) {
+        tile_origin(w.t, g.tiles_m, g.tiles_n, m0, n0);
+        for (int kt = w.kb; kt < w.ke; ++kt, ++it) {
             const int s = it % STAGES;
             mbar_wait(sm.empty(s), ((it / STAGES) & 1) ^ 1);
             mbar_expect_tx(sm.full(s), STAGE_BYTES);
@@ -576,46 +665,97 @@ __device__ __forceinline__ void bar_named(int id, int n)
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory");
 }
 
+/* Two fp32 values as one 4-byte pair of elem_t. */
+__device__ __forceinline__ unsigned pack2(float a, float b)
+{
+    elem2 v;
+    v.x = FROM_F32(a);
+    v.y = FROM_F32(b);
+    return *reinterpret_cast<unsigned *>(&v);
+}
+
+/* One 64 x 64 box of C at (r0, c0) from the fragment's pairs: v[2 * c +
+ * h] is row 16 * warp + lane / 4 + 8 * h, 16-byte chunk c, bytes 4 *
+ * (lane % 4) of it. Buffer nbox & 1 of the consumer; nbox counts on. */
+__device__ __forceinline__ void store_box(const smem_map &sm,
+                                          const tmap_t *tc, int r0, int c0,
+                                          const unsigned (&v)[16], int cw,
+                                          int tid, int &nbox)
+{
+    const int lane = tid % 32;
+    const unsigned buf = sm.epi + (cw * 2 + (nbox & 1)) * EPI_BOX_BYTES;
+    ++nbox;
+    if (tid == 0)
+        asm volatile("cp.async.bulk.wait_group.read 1;\n" ::: "memory");
+    bar_named(1 + cw, 128);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int row = 16 * (tid / 32) + lane / 4 + 8 * h;
+#pragma unroll
+        for (int c = 0; c < 8; ++c) {
+            const unsigned addr = buf + row * 128 + ((c ^ (row & 7)) << 4) +
+                                  4 * (lane % 4);
+            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr),
+                         "r"(v[2 * c + h])
+                         : "memory");
+        }
+    }
+    /* generic-proxy writes, then the async proxy (TMA) reads them */
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    bar_named(1 + cw, 128);
+    if (tid == 0) {
+        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta."
+                     "bulk_group [%0, {%1, %2}], [%3];\n"
+                     ::"l"(tc), "r"(c0), "r"(r0), "r"(buf)
+                     : "memory");
+        asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+    }
+}
+
 __device__ __forceinline__ void store_tile_tma(const smem_map &sm,
                                                const tmap_t *tc, int r0,
                                                int n0,
                                                const float (&d)[BN / 2],
                                                int cw, int tid, int &nbox)
 {
-    const int lane = tid % 32;
 #pragma unroll
-    for (int j = 0; j < BN / 64; ++j, ++nbox) {
-        const unsigned buf = sm.epi + (cw * 2 + (nbox & 1)) * EPI_BOX_BYTES;
-        if (tid == 0)
-            asm volatile("cp.async.bulk.wait_group.read 1;\n" ::: "memory");
-        bar_named(1 + cw, 128);
+    for (int j = 0; j < BN / 64; ++j) {
+        unsigned v[16];
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int row = 16 * (tid / 32) + lane / 4 + 8 * h;
+        for (int c = 0; c < 8; ++c)
 #pragma unroll
-            for (int c = 0; c < 8; ++c) {
-                const int i = 8 * j + c;
-                elem2 v;
-                v.x = FROM_F32(d[4 * i + 2 * h]);
-                v.y = FROM_F32(d[4 * i + 2 * h + 1]);
-                const unsigned addr = buf + row * 128 +
-                                      ((c ^ (row & 7)) << 4) +
-                                      4 * (lane % 4);
-                asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr),
-                             "r"(*reinterpret_cast<unsigned *>(&v))
-                             : "memory");
-            }
-        }
-        /* generic-proxy writes, then the async proxy (TMA) reads them */
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        bar_named(1 + cw, 128);
-        if (tid == 0) {
-            asm volatile("cp.async.bulk.tensor.2d.global.shared::cta."
-                         "bulk_group [%0, {%1, %2}], [%3];\n"
-                         ::"l"(tc), "r"(n0 + 64 * j), "r"(r0), "r"(buf)
-                         : "memory");
-            asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
-        }
+            for (int h = 0; h < 2; ++h)
+                v[2 * c + h] = pack2(d[4 * (8 * j + c) + 2 * h],
+                                     d[4 * (8 * j + c) + 2 * h + 1]);
+        store_box(sm, tc, r0, n0 + 64 * j, v, cw, tid, nbox);
+    }
+}
+
+/*
+ * EPO = 1: a tile's C leaves the accumulators as packed pairs (pk[mi][2 *
+ * i + h] = columns 8 * i + 2 * (lane % 4) (+ 1), half h of the fragment)
+ * at once, and its boxes go out one per k-slice of the block's next tile,
+ * after that slice's wgmmas are issued, so the tensor pipe idles only for
+ * the drain and the packing between tiles. Box b = mi * (BN / 64) + j.
+ */
+#define EPO_BOXES (MI * BN / 64)
+
+__device__ __forceinline__ void store_pending(const smem_map &sm,
+                                              const tmap_t *tc, int b,
+                                              int r0, int n0,
+                                              const unsigned (&pk)[MI][BN / 4],
+                                              int cw, int tid, int &nbox)
+{
+#pragma unroll
+    for (int bb = 0; bb < EPO_BOXES; ++bb) {
+        if (bb != b)
+            continue;
+        const int mi = bb / (BN / 64), j = bb % (BN / 64);
+        unsigned v[16];
+#pragma unroll
+        for (int k = 0; k < 16; ++k)
+            v[k] = pk[mi][16 * j + k];
+        store_box(sm, tc, r0 + mi * 64, n0 + 64 * j, v, cw, tid, nbox);
     }
 }
 
@@ -631,10 +771,32 @@ __device__ __forceinline__ void release(const smem_map &sm, int s, int tid)
     }
 }
 
+/* Stream-K partials: workspace slot of block x holds its fp32 sums, per
+ * consumer warpgroup and m64 block in fragment order, four registers i..
+ * i + 3 of thread tid as one float4 at (i / 4) * 128 + tid (coalesced);
+ * flag (x, cw) = SK_DONE says that part of slot x is complete. The flags
+ * live in the workspace, which holds anything at the first launch (the
+ * harness poisons it with 0x7fc0dead): only the writer sets SK_DONE and
+ * the owner that takes it sets the flag back to 0, so no launch leaves
+ * one behind and each is read by exactly one owner. */
+#define SK_FLAG_BYTES 8192
+#define SK_DONE 0x5c0ffee5u
+
+__device__ __forceinline__ float4 *sk_part(void *ws, int x, int cw, int mi)
+{
+    return reinterpret_cast<float4 *>((char *)ws + SK_FLAG_BYTES) +
+           (((size_t)x * CONSUMERS + cw) * MI + mi) * (64 * BN / 4);
+}
+
+__device__ __forceinline__ unsigned *sk_flag(void *ws, int x, int cw)
+{
+    return reinterpret_cast<unsigned *>(ws) + x * CONSUMERS + cw;
+}
+
 __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
-                                        const tmap_t *tc, int M, int N,
-                                        int tiles_m, int tiles_n, int ktiles,
-                                        int cw, int tid)
+                                        const tmap_t *tc, void *ws, int M,
+                                        int N, const sched &g, int cw,
+                                        int tid)
 {
     int nbox = 0; /* EPI = 1: boxes stored so far (buffer nbox & 1) */
     float acc[MI][BN / 2];
@@ -643,22 +805,25 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i)
             acc[mi][i] = 0.f;
-    int it = 0, j = 0; /* j: the block's tiles so far */
-    const int step = gridDim.x / CLUSTER;
-    for (int t = blockIdx.x / CLUSTER; t < tiles_m * tiles_n;
-         t += step, ++j) {
-        if (PP && (j & 1) != cw) { /* the other consumer's tile */
-            it += ktiles;
+    unsigned pk[MI][BN / 4]; /* EPO = 1: the previous tile's C, packed */
+    int pend = 0, pm0 = 0, pn0 = 0; /* its origin (this consumer's rows) */
+    int it = 0, j = 0; /* j: the block's items so far */
+    item_iter w;
+    w.start(g);
+    while (w.next(g)) {
+        const int jj = j++;
+        if (PP && (jj & 1) != cw) { /* the other consumer's tile */
+            it += w.ke - w.kb;
             continue;
         }
         int m0, n0;
-        tile_origin(t, tiles_m, tiles_n, m0, n0);
+        tile_origin(w.t, g.tiles_m, g.tiles_n, m0, n0);
         /* PP = 1: the other consumer has issued the previous tile's
          * wgmmas (so every slice before this tile's has landed and the
          * full barriers' parities cannot alias) */
-        if (PP && j > 0)
+        if (PP && jj > 0)
             bar_named(3 + cw, 256);
-        for (int kt = 0; kt < ktiles; ++kt, ++it) {
+        for (int kt = w.kb; kt < w.ke; ++kt, ++it) {
             const int s = it % STAGES;
             mbar_wait(sm.full(s), (it / STAGES) & 1);
 #pragma unroll
@@ -676,8 +841,8 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
                             kk * 32,
                         16,
                         1024);
-                    /* the tile's first slice overwrites the accumulators */
-                    wgmma_bn<BN>(acc[mi], da, db, kt > 0 || kk > 0);
+                    /* the item's first slice overwrites the accumulators */
+                    wgmma_bn<BN>(acc[mi], da, db, kt > w.kb || kk > 0);
                 }
             }
             wg_commit();
@@ -687,28 +852,104 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
             /* keep this slice's wgmma in flight; the previous one is done,
              * so its stage goes back to the producer */
             wg_wait<1>();
-            if (kt > 0)
+            if (kt > w.kb)
                 release(sm, (it - 1) % STAGES, tid);
+            if (EPO && pend && kt - w.kb < EPO_BOXES)
+                store_pending(sm, tc, kt - w.kb, pm0, pn0, pk, cw, tid,
+                              nbox);
         }
         /* PP = 1: the other consumer's turn (if it has a next tile) while
          * this one drains and stores */
-        if (PP && t + step < tiles_m * tiles_n)
+        if (PP && w.more(g))
             asm volatile("bar.arrive %0, 256;\n" ::"r"(4 - cw) : "memory");
         wg_wait<0>();
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi)
             reg_fence(acc[mi]);
         release(sm, (it - 1) % STAGES, tid);
+        if (EPO && pend) {
+            /* boxes of the previous tile that had no k slice (K < 256) */
+#pragma unroll
+            for (int b = 0; b < EPO_BOXES; ++b)
+                if (b >= w.ke - w.kb)
+                    store_pending(sm, tc, b, pm0, pn0, pk, cw, tid, nbox);
+            pend = 0;
+        }
+        const int row0 = m0 + (PP ? 0 : cw * MI) * 64;
+        if (SK && w.ke < g.ktiles) { /* writer piece: partials, flag */
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi) {
+                float4 *p = sk_part(ws, blockIdx.x, cw, mi);
+#pragma unroll
+                for (int i = 0; i < BN / 8; ++i)
+                    __stcg(p + i * 128 + tid,
+                           make_float4(acc[mi][4 * i], acc[mi][4 * i + 1],
+                                       acc[mi][4 * i + 2],
+                                       acc[mi][4 * i + 3]));
+            }
+            bar_named(1 + cw, 128);
+            if (tid == 0) {
+                __threadfence();
+                asm volatile("st.release.gpu.global.u32 [%0], %1;\n"
+                             ::"l"(sk_flag(ws, blockIdx.x, cw)),
+                               "r"(SK_DONE)
+                             : "memory");
+            }
+            continue;
+        }
+        if (SK && w.kb > 0) { /* owner piece: add the writer's partials */
+            const int x = blockIdx.x - CLUSTER; /* same rank, cluster c-1 */
+            if (tid == 0) {
+                unsigned *f = sk_flag(ws, x, cw);
+                unsigned v;
+                do {
+                    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
+                                 : "=r"(v) : "l"(f) : "memory");
+                } while (v != SK_DONE);
+                *(volatile unsigned *)f = 0u;
+            }
+            bar_named(1 + cw, 128);
+            __threadfence();
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi) {
+                const float4 *p = sk_part(ws, x, cw, mi);
+#pragma unroll
+                for (int i = 0; i < BN / 8; ++i) {
+                    const float4 v = __ldcg(p + i * 128 + tid);
+                    acc[mi][4 * i] += v.x;
+                    acc[mi][4 * i + 1] += v.y;
+                    acc[mi][4 * i + 2] += v.z;
+                    acc[mi][4 * i + 3] += v.w;
+                }
+            }
+        }
+        if (EPO) {
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+                for (int i = 0; i < BN / 8; ++i)
+#pragma unroll
+                    for (int h = 0; h < 2; ++h)
+                        pk[mi][2 * i + h] = pack2(acc[mi][4 * i + 2 * h],
+                                                  acc[mi][4 * i + 2 * h + 1]);
+            pend = 1;
+            pm0 = row0;
+            pn0 = n0;
+            continue;
+        }
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) {
             if (EPI)
-                store_tile_tma(sm, tc, m0 + ((PP ? 0 : cw * MI) + mi) * 64,
-                               n0, acc[mi], cw, tid, nbox);
+                store_tile_tma(sm, tc, row0 + mi * 64, n0, acc[mi], cw, tid,
+                               nbox);
             else
-                store_tile(C, M, N, m0 + ((PP ? 0 : cw * MI) + mi) * 64, n0,
-                           acc[mi], tid);
+                store_tile(C, M, N, row0 + mi * 64, n0, acc[mi], tid);
         }
     }
+    if (EPO && pend)
+#pragma unroll
+        for (int b = 0; b < EPO_BOXES; ++b)
+            store_pending(sm, tc, b, pm0, pn0, pk, cw, tid, nbox);
     /* the smem of the last boxes is read before the block exits */
     if (EPI && tid == 0)
         asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
@@ -727,11 +968,7 @@ hgemm_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
     sm.epi = sm.base + STAGES * STAGE_BYTES; /* EPI = 1 boxes, 1024-aligned */
     sm.bars = sm.epi + EPI * CONSUMERS * 2 * EPI_BOX_BYTES;
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
-    /* with CLUSTER = 2, pairs of M (or N) tiles (the second may lie past
-     * M (N): its boxes read zeros and its stores are masked) */
-    const int tiles_m = (M + BM * CL_M - 1) / (BM * CL_M);
-    const int tiles_n = (N + BN * CL_N - 1) / (BN * CL_N);
-    const int ktiles = (K + BK - 1) / BK;
+    const sched g = make_sched(M, N, K);
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
@@ -751,11 +988,11 @@ hgemm_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
         if (SETREG)
             asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (tid == 0)
-            produce(sm, &tmA, &tmB, tiles_m, tiles_n, ktiles);
+            produce(sm, &tmA, &tmB, g);
     } else {
         if (SETREG)
             asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-        consume(sm, C, &tmC, M, N, tiles_m, tiles_n, ktiles, wg - 1, tid);
+        consume(sm, C, &tmC, ws, M, N, g, wg - 1, tid);
     }
     /* the peer may multicast into this block or arrive on its barriers
      * until it is done too */
