@@ -55,12 +55,19 @@
 // kevo: param GROUP_M 1 4 8 16 default=8
 // kevo: param CLUSTER 1 2 default=1
 // kevo: param SK 0 1 default=1
+// FUSE=1: launch 1 packs only the first PRE % of the pack items (in the
+// order the GEMM needs them) and the GEMM's idle producer warps pack the
+// rest while the consumers run, staged through 8 KB of shared memory a
+// warp (see "Fused pack" below).
+// kevo: param FUSE 0 1 default=0
+// kevo: param PRE 0 5 10 20 30 50 default=20
+// kevo: constraint FUSE || PRE == 20
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
 // accumulators a thread:
 // kevo: constraint BM % (64 * CONSUMERS) == 0 && BM / (64 * CONSUMERS) <= 2
 // kevo: constraint BM / (64 * CONSUMERS) * BN <= 256
-// kevo: constraint 1024 + STAGES * (BM + BN) * 128 + 256 <= SMEM_OPTIN
+// kevo: constraint 1024 + STAGES * (BM + BN) * 128 + 512 + FUSE * 3 * 8192 <= SMEM_OPTIN
 // Stream-K waits on other blocks, so it needs every block resident (a
 // persistent grid of one block a multiprocessor); with clusters that is
 // not assured: no clusters.
@@ -70,16 +77,21 @@
 // tiles, both to whole 64-deep k tiles, 2 bytes an element.
 // Then, with SK, the stream-K flags and one fp32 tile of partial sums a
 // block.
-// kevo: workspace (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 128 + SK * (8192 + SMS * BM * BN * 4)
+// With FUSE, first the pack counters (256 bytes) and one flag an item.
+// kevo: workspace (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 128 + FUSE * (256 + 4 * (cdiv(M, BM * CLUSTER) * CLUSTER + cdiv(N, BN)) * cdiv(K, 64)) + SK * (8192 + SMS * BM * BN * 4)
 // The pack kernel indexes 16-byte chunks of the image in 32 bits:
 // kevo: requires (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 8 < 2147483648
+// With FUSE launch 1 is one block an item of the first PRE %, and one
+// more that clears the counters; its dynamic shared memory size passes
+// the GEMM's number of clusters (16 bytes each; it uses none of it).
 // kevo: launch hgemm_pack
-// kevo: grid cdiv((cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 8, 256)
+// kevo: grid FUSE ? cdiv((cdiv(M, BM * CLUSTER) * CLUSTER + cdiv(N, BN)) * cdiv(K, 64) * PRE, 100) + 1 : cdiv((cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 8, 256)
 // kevo: block 256
+// kevo: smem FUSE * 16 * min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
 // kevo: launch hgemm_packed
 // kevo: grid CLUSTER * min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
 // kevo: block 128 * (CONSUMERS + 1)
-// kevo: smem 1024 + STAGES * (BM + BN) * 128 + 256
+// kevo: smem 1024 + STAGES * (BM + BN) * 128 + 512 + FUSE * 3 * 8192
 // kevo: cluster CLUSTER, 1, 1
 
 enum {
@@ -118,6 +130,23 @@ struct alignas(4) elem2 {
  * 2-byte aligned: a whole chunk comes from the two aligned 16-byte words
  * that cover it (both hold bytes of the chunk, so both lie inside the
  * buffer), shifted by the misalignment. */
+/* The 16 bytes at byte sh (even) of the 32 bytes w0, w1. */
+__device__ __forceinline__ uint4 shift16(uint4 w0, uint4 w1, unsigned sh)
+{
+    const unsigned u[8] = {w0.x, w0.y, w0.z, w0.w, w1.x, w1.y, w1.z, w1.w};
+    const unsigned ws = sh >> 2, half = sh & 2;
+    unsigned v[5];
+#pragma unroll
+    for (int i = 0; i < 5; ++i)
+        v[i] = ws == 0 ? u[i] : ws == 1 ? u[i + 1]
+             : ws == 2 ? u[i + 2] : u[i + 3];
+    unsigned r[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+        r[i] = half ? __funnelshift_r(v[i], v[i + 1], 16) : v[i];
+    return make_uint4(r[0], r[1], r[2], r[3]);
+}
+
 __device__ __forceinline__ uint4 load8(const elem_t *row, int len, int c)
 {
     uint4 o;
@@ -128,21 +157,7 @@ __device__ __forceinline__ uint4 load8(const elem_t *row, int len, int c)
         const uint4 w0 = __ldg(lo);
         if (sh == 0)
             return w0;
-        const uint4 w1 = __ldg(lo + 1);
-        const unsigned u[8] = {w0.x, w0.y, w0.z, w0.w,
-                               w1.x, w1.y, w1.z, w1.w};
-        const unsigned ws = sh >> 2, half = sh & 2;
-        unsigned v[5];
-#pragma unroll
-        for (int i = 0; i < 5; ++i)
-            v[i] = ws == 0 ? u[i] : ws == 1 ? u[i + 1]
-                 : ws == 2 ? u[i + 2] : u[i + 3];
-        unsigned r[4];
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-            r[i] = half ? __funnelshift_r(v[i], v[i + 1], 16) : v[i];
-        o.x = r[0]; o.y = r[1]; o.z = r[2]; o.w = r[3];
-        return o;
+        return shift16(w0, __ldg(lo + 1), sh);
     }
     const unsigned short *s = (const unsigned short *)row;
     unsigned h[8];
@@ -186,8 +201,152 @@ __device__ __forceinline__ uint4 pack_chunk(const elem_t *__restrict__ A,
     return make_uint4(0, 0, 0, 0);
 }
 
+/*
+ * Fused pack (FUSE=1). The pack is cut into items: one k tile of one A row
+ * tile (BM x 64) or of one B column tile (64 x BN), exactly what the
+ * producer copies into a stage. Items are ranked in the order the GEMM
+ * needs them: a row or column tile is first used by the first tile (in
+ * the schedule's order, GROUP_M pairs of rows sweeping the columns) that
+ * lies on it, i.e. in wave w = that tile / the number of clusters; items
+ * go wave by wave, inside a wave k tile by k tile (the tiles of a wave all
+ * advance through k together), inside a k tile A row tiles then B column
+ * tiles. Launch 1 packs ranks [0, P), P = PRE % of all (rounded up); the
+ * GEMM's packer warps (warps 1-3 of the producer warpgroup) take the
+ * rest one at a time from a counter, pack it and raise its flag (release);
+ * the producer waits for both flags of a stage (acquire) before its bulk
+ * copies, then fences the async proxy (the data was written through the
+ * generic one). A packer never waits, so every taken item completes and
+ * every wait ends, whichever blocks are resident.
+ */
+struct porder {
+    int tiles_mp, tiles_n, ktiles, pairs_m, ncl, g0, items, P;
+    unsigned chunks_a;
+};
+
+__device__ __forceinline__ void porder_init(porder &o, int M, int N, int K,
+                                            int ncl)
+{
+    o.ktiles = (K + BK - 1) / BK;
+    o.pairs_m = (M + BM * CLUSTER - 1) / (BM * CLUSTER);
+    o.tiles_mp = o.pairs_m * CLUSTER;
+    o.tiles_n = (N + BN - 1) / BN;
+    o.ncl = ncl;
+    o.g0 = min(GROUP_M, o.pairs_m);
+    o.items = (o.tiles_mp + o.tiles_n) * o.ktiles;
+    o.P = (int)(((long long)o.items * PRE + 99) / 100);
+    o.chunks_a = (unsigned)o.tiles_mp * o.ktiles * (BM * 8);
+}
+
+/* A row tiles (B column tiles) first used by a pair tile before x. */
+__device__ __forceinline__ int a_before(const porder &o, long long x)
+{
+    const long long per = (long long)GROUP_M * o.tiles_n;
+    const long long g = x / per;
+    if (g * GROUP_M >= o.pairs_m)
+        return o.tiles_mp;
+    const int gs = min(GROUP_M, o.pairs_m - (int)g * GROUP_M);
+    return ((int)g * GROUP_M + (int)min(x % per, (long long)gs)) * CLUSTER;
+}
+
+__device__ __forceinline__ int b_before(const porder &o, long long x)
+{
+    return (int)min((long long)o.tiles_n, (x + o.g0 - 1) / o.g0);
+}
+
+/* Row/column tiles first used in waves before w. */
+__device__ __forceinline__ int blocks_before(const porder &o, int w)
+{
+    const long long x = (long long)w * o.ncl;
+    return a_before(o, x) + b_before(o, x);
+}
+
+/* Rank of k tile kt of an A row tile (b_tile < 0) or B column tile: the
+ * caller keeps base and nb per tile and adds kt * nb. */
+struct prank {
+    int base, nb;
+};
+__device__ __forceinline__ prank rank_of(const porder &o, int a_tile,
+                                         int b_tile)
+{
+    long long first;
+    if (b_tile < 0) {
+        const int p = a_tile / CLUSTER;
+        first = (long long)(p / GROUP_M) * GROUP_M * o.tiles_n +
+                p % GROUP_M;
+    } else {
+        first = (long long)b_tile * o.g0;
+    }
+    const int w = (int)(first / o.ncl);
+    const long long x0 = (long long)w * o.ncl, x1 = x0 + o.ncl;
+    const int a0 = a_before(o, x0), a1 = a_before(o, x1);
+    const int b0 = b_before(o, x0), b1 = b_before(o, x1);
+    prank r;
+    r.nb = a1 - a0 + b1 - b0;
+    r.base = (a0 + b0) * o.ktiles +
+             (b_tile < 0 ? a_tile - a0 : a1 - a0 + b_tile - b0);
+    return r;
+}
+
+/* The item of rank r: an A row tile (*is_a) or B column tile *blk, k tile
+ * *kt. */
+__device__ __forceinline__ void item_of(const porder &o, int r, bool *is_a,
+                                        int *blk, int *kt)
+{
+    const int waves = (o.pairs_m * o.tiles_n + o.ncl - 1) / o.ncl;
+    int lo = 0, hi = waves - 1; /* largest w with base(w) <= r */
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (blocks_before(o, mid) * o.ktiles <= r)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    const long long x0 = (long long)lo * o.ncl, x1 = x0 + o.ncl;
+    const int a0 = a_before(o, x0), a1 = a_before(o, x1);
+    const int b0 = b_before(o, x0), b1 = b_before(o, x1);
+    const int nb = a1 - a0 + b1 - b0;
+    const int off = r - (a0 + b0) * o.ktiles;
+    const int j = off % nb;
+    *kt = off / nb;
+    *is_a = j < a1 - a0;
+    *blk = *is_a ? a0 + j : b0 + j - (a1 - a0);
+}
+
+/* First chunk of the item in the packed image; *nq its chunks. */
+__device__ __forceinline__ unsigned item_chunks(const porder &o, bool is_a,
+                                                int blk, int kt,
+                                                unsigned *nq)
+{
+    if (is_a) {
+        *nq = BM * 8;
+        return (unsigned)(blk * o.ktiles + kt) * (BM * 8);
+    }
+    *nq = BN * 8;
+    return o.chunks_a + (unsigned)(blk * o.ktiles + kt) * (BN * 8);
+}
+
+/* Packs nq chunks from q0, the calling threads (nt of them, index i)
+ * together. */
+__device__ __forceinline__ void pack_range(const elem_t *__restrict__ A,
+                                           const elem_t *__restrict__ B,
+                                           int M, int N, int K,
+                                           const porder &o, unsigned q0,
+                                           unsigned nq, unsigned i,
+                                           unsigned nt, uint4 *img)
+{
+    for (unsigned q = i; q < nq; q += nt)
+        img[q0 + q] = pack_chunk(A, B, M, N, K, o.ktiles, o.chunks_a,
+                                 q0 + q);
+}
+
+/* Pack counters (FUSE): the next rank to take, items done; then a flag a
+ * rank. */
+enum { PCTR_NEXT = 0, PCTR_DONE = 32, PCTR_WORDS = 64 };
+
 /* PACKW chunks a thread, 256 apart (coalesced), all loads before the
- * stores. Block 0 also clears the stream-K flags. */
+ * stores. Block 0 also clears the stream-K flags. With FUSE, block b < P
+ * packs the item of rank b and the last block clears the pack counters
+ * and the flags of the ranks the GEMM packs. */
 extern "C" __global__ void __launch_bounds__(256)
 hgemm_pack(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
            elem_t *__restrict__ C, int M, int N, int K, void *ws)
@@ -197,10 +356,34 @@ hgemm_pack(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
     const int tiles_n = (N + BN - 1) / BN;
     const unsigned chunks_a = (unsigned)tiles_mp * ktiles * (BM * 8);
     const unsigned chunks = chunks_a + (unsigned)tiles_n * ktiles * (BN * 8);
+    const int items = (tiles_mp + tiles_n) * ktiles;
     if (SK && blockIdx.x == 0) {
-        unsigned *flags = (unsigned *)((char *)ws + (size_t)chunks * 16);
+        unsigned *flags = (unsigned *)((char *)ws + (size_t)chunks * 16 +
+                                       FUSE * (256 + 4 * (size_t)items));
         for (int i = threadIdx.x; i < SK_FLAG_BYTES / 4; i += 256)
             flags[i] = 0;
+    }
+    if (FUSE) {
+        unsigned ncl_bytes;
+        asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(ncl_bytes));
+        porder o;
+        porder_init(o, M, N, K, (int)(ncl_bytes / 16));
+        unsigned *sync = (unsigned *)((char *)ws + (size_t)chunks * 16);
+        if (blockIdx.x == gridDim.x - 1) {
+            for (int i = threadIdx.x; i < PCTR_WORDS; i += 256)
+                sync[i] = 0;
+            for (int i = o.P + threadIdx.x; i < items; i += 256)
+                sync[PCTR_WORDS + i] = 0;
+            return;
+        }
+        bool is_a;
+        int blk, kt;
+        unsigned nq;
+        item_of(o, (int)blockIdx.x, &is_a, &blk, &kt);
+        const unsigned q0 = item_chunks(o, is_a, blk, kt, &nq);
+        pack_range(A, B, M, N, K, o, q0, nq, threadIdx.x, 256,
+                   reinterpret_cast<uint4 *>(ws));
+        return;
     }
     const unsigned q0 = blockIdx.x * (256u * PACKW) + threadIdx.x;
     uint4 v[PACKW];
@@ -671,13 +854,15 @@ struct geom {
     elem_t *C;
     float *parts;    /* stream-K partial sums */
     unsigned *flags; /* stream-K flags */
+    porder po;       /* FUSE: the pack items' order */
+    unsigned *psync; /* FUSE: pack counters, then a flag a rank */
 };
 /* The consumers keep only their accumulators and loop state in registers
  * (168 a thread with 384 threads): the geometry lives in shared memory,
  * after the mbarriers, and is read where it is used. */
 enum { GEOM_OFFSET = 128 }; /* bytes after the barriers (<= 2 * 7 * 8) */
 static_assert(2 * STAGES * 8 <= GEOM_OFFSET &&
-              GEOM_OFFSET + sizeof(geom) <= 256, "smem layout");
+              GEOM_OFFSET + sizeof(geom) <= 512, "smem layout");
 
 enum { ROLE_FULL, ROLE_WRITER, ROLE_OWNER };
 
@@ -713,12 +898,47 @@ struct item_iter {
     }
 };
 
+/* FUSE: waits until k tile kt of a row/column tile (ranks base + kt * nb)
+ * is packed and returns how many k tiles from kt on (up to 8, below ke)
+ * are: one round trip reads 8 flags (relaxed), then one fence makes the
+ * packers' writes visible (acquire pattern) to the async proxy too. */
+__device__ __forceinline__ int ready_from(const geom &g, prank rk, int kt,
+                                          int ke)
+{
+    for (;;) {
+        unsigned v[8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+            const int r = rk.base + (kt + i) * rk.nb;
+            v[i] = kt + i >= ke ? 0u : 1u;
+            if (kt + i < ke && r >= g.po.P)
+                asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];\n"
+                             : "=r"(v[i])
+                             : "l"(g.psync + PCTR_WORDS + r)
+                             : "memory");
+        }
+        int n = 0;
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+            if (n == i && v[i])
+                n = i + 1;
+        if (n > 0) {
+            asm volatile("fence.acq_rel.gpu;\n"
+                         "fence.proxy.async.global;\n" ::: "memory");
+            return kt + n;
+        }
+        __nanosleep(64);
+    }
+}
+
 __device__ __forceinline__ void produce(const smem_map &sm, const char *pa,
                                         const char *pb, const geom &g)
 {
     int it = 0;
     item_iter w;
     w.start(g);
+    /* FUSE: every item packed (then no more flags are read) */
+    bool all_packed = !FUSE || g.po.P >= g.po.items;
     while (w.next(g)) {
         int pm, tn;
         tile_origin(w.t, g.pairs_m, g.tiles_n, pm, tn);
@@ -726,8 +946,25 @@ __device__ __forceinline__ void produce(const smem_map &sm, const char *pa,
         const char *sa = pa + (size_t)tm * g.ktiles * A_BYTES;
         const char *sb = pb + (size_t)tn * g.ktiles * B_BYTES +
                          g.rank * B_PART;
+        prank ra, rb;
+        if (!all_packed) {
+            unsigned done;
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
+                         : "=r"(done) : "l"(g.psync + PCTR_DONE)
+                         : "memory");
+            all_packed = (int)done >= g.po.items - g.po.P;
+            ra = rank_of(g.po, tm, -1);
+            rb = rank_of(g.po, 0, tn);
+        }
+        int a_ok = w.kb, b_ok = w.kb; /* k tiles [kb, x_ok) known packed */
         for (int kt = w.kb; kt < w.ke; ++kt, ++it) {
             const int s = it % STAGES;
+            if (!all_packed) {
+                if (kt >= a_ok)
+                    a_ok = ready_from(g, ra, kt, w.ke);
+                if (kt >= b_ok)
+                    b_ok = ready_from(g, rb, kt, w.ke);
+            }
             mbar_wait(sm.empty(s), ((it / STAGES) & 1) ^ 1);
             mbar_expect_tx(sm.full(s), STAGE_BYTES);
             bulk_load(sm.a(s), sa + (size_t)kt * A_BYTES, A_BYTES,
@@ -738,6 +975,120 @@ __device__ __forceinline__ void produce(const smem_map &sm, const char *pa,
             else
                 bulk_load_mc(sm.b(s) + g.rank * B_PART,
                              sb + (size_t)kt * B_BYTES, B_PART, sm.full(s));
+        }
+    }
+}
+
+/* FUSE: a packer warp takes ranks from the counter until none is left.
+ * An item is BM segments of 64 k (A rows) or 64 segments of BN columns
+ * (B rows), each only 2-byte aligned. A batch of segments goes into the
+ * warp's 8 KB of shared memory as the aligned 16-byte words that cover
+ * them (cp.async, nothing held in registers, so many bytes are in
+ * flight; the word that ends the matrix is read only up to its end), then
+ * every output chunk j of a segment is words j and j + 1 shifted by the
+ * segment's misalignment, zero past its length, stored swizzled. The item
+ * is published once every lane's stores are done (each lane fences its
+ * own, the warp meets, lane 0 releases). */
+enum { SCRATCH = 8192, PACKERS = 3 };
+
+__device__ __forceinline__ void pack_items(const elem_t *__restrict__ A,
+                                           const elem_t *__restrict__ B,
+                                           int M, int N, int K,
+                                           const geom &g, uint4 *img,
+                                           unsigned scratch, int lane)
+{
+    unsigned *sync = g.psync;
+    for (;;) {
+        int r = 0;
+        if (lane == 0)
+            r = g.po.P + (int)atomicAdd(sync + PCTR_NEXT, 1u);
+        r = __shfl_sync(0xffffffffu, r, 0);
+        if (r >= g.po.items)
+            return;
+        bool is_a;
+        int blk, kt;
+        unsigned nq;
+        item_of(g.po, r, &is_a, &blk, &kt);
+        uint4 *dst = img + item_chunks(g.po, is_a, blk, kt, &nq);
+        /* segment sg starts at seg0 + sg * stride bytes; len elements;
+         * segments at and past nin lie outside the matrix (zeros) */
+        size_t seg0, end;
+        unsigned stride;
+        int len, nin;
+        if (is_a) {
+            seg0 = (size_t)(A + (size_t)blk * BM * K + kt * BK);
+            end = (size_t)(A + (size_t)M * K);
+            stride = 2u * (unsigned)K;
+            len = min(BK, K - kt * BK);
+            nin = min(BM, M - blk * BM);
+        } else {
+            seg0 = (size_t)(B + (size_t)kt * BK * N + blk * BN);
+            end = (size_t)(B + (size_t)K * N);
+            stride = 2u * (unsigned)N;
+            len = min(BN, N - blk * BN);
+            nin = min(BK, K - kt * BK);
+        }
+        const int nseg = is_a ? BM : BK;
+        const int ch = is_a ? BK / 8 : BN / 8;  /* chunks a segment */
+        const int ws = ch + 1;                   /* words a segment */
+        const int per = SCRATCH / 16 / ws;       /* segments a batch */
+        for (int s0 = 0; s0 < nseg; s0 += per) {
+            const int ns = min(per, nseg - s0);
+            /* 1: the covering words */
+            for (int x = lane; x < ns * ws; x += 32) {
+                const int sg = s0 + x / ws, w = x % ws;
+                const size_t src = seg0 + (size_t)sg * stride;
+                const size_t wa = (src & ~(size_t)15) + 16 * (size_t)w;
+                if (sg >= nin || wa >= src + 2 * (size_t)len)
+                    continue;
+                const unsigned n = end - wa < 16 ? (unsigned)(end - wa) : 16u;
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+                             ::"r"(scratch + (unsigned)x * 16), "l"(wa),
+                               "r"(n) : "memory");
+            }
+            asm volatile("cp.async.commit_group;\n"
+                         "cp.async.wait_group 0;\n" ::: "memory");
+            __syncwarp();
+            /* 2: shift, mask, store */
+            for (int x = lane; x < ns * ch; x += 32) {
+                const int sl = x / ch, j = x % ch, sg = s0 + sl;
+                uint4 v = make_uint4(0, 0, 0, 0);
+                if (sg < nin && 8 * j < len) {
+                    const unsigned sh =
+                        (unsigned)(seg0 + (size_t)sg * stride) & 15u;
+                    const unsigned a = scratch + (unsigned)(sl * ws + j) * 16;
+                    uint4 w0, w1;
+                    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                                 : "=r"(w0.x), "=r"(w0.y), "=r"(w0.z),
+                                   "=r"(w0.w) : "r"(a));
+                    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                                 : "=r"(w1.x), "=r"(w1.y), "=r"(w1.z),
+                                   "=r"(w1.w) : "r"(a + 16));
+                    v = shift16(w0, w1, sh);
+                    const int keep = len - 8 * j; /* elements kept */
+                    if (keep < 8) {
+                        v.x = keep <= 0 ? 0u : keep == 1 ? v.x & 0xffffu : v.x;
+                        v.y = keep <= 2 ? 0u : keep == 3 ? v.y & 0xffffu : v.y;
+                        v.z = keep <= 4 ? 0u : keep == 5 ? v.z & 0xffffu : v.z;
+                        v.w = keep <= 6 ? 0u : keep == 7 ? v.w & 0xffffu : v.w;
+                    }
+                }
+                /* swizzled place: A row sg; B box j / 8, k row sg */
+                const int cq = is_a ? sg * 8 + (j ^ (sg % 8))
+                                    : (j / 8) * 512 + sg * 8 +
+                                      ((j % 8) ^ (sg % 8));
+                dst[cq] = v;
+            }
+            __syncwarp();
+        }
+        __threadfence();
+        asm volatile("fence.proxy.async.global;\n" ::: "memory");
+        __syncwarp();
+        if (lane == 0) {
+            asm volatile("st.release.gpu.global.u32 [%0], %1;\n"
+                         ::"l"(sync + PCTR_WORDS + r), "r"(1u) : "memory");
+            asm volatile("red.release.gpu.global.add.u32 [%0], %1;\n"
+                         ::"l"(sync + PCTR_DONE), "r"(1u) : "memory");
         }
     }
 }
@@ -934,7 +1285,10 @@ hgemm_packed(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
         const size_t a_bytes = (size_t)g.pairs_m * CLUSTER * g.ktiles *
                                A_BYTES;
         const size_t b_bytes = (size_t)g.tiles_n * g.ktiles * B_BYTES;
-        g.flags = (unsigned *)((char *)ws + a_bytes + b_bytes);
+        porder_init(g.po, M, N, K, g.nclusters);
+        g.psync = (unsigned *)((char *)ws + a_bytes + b_bytes);
+        g.flags = (unsigned *)((char *)ws + a_bytes + b_bytes +
+                               FUSE * (256 + 4 * (size_t)g.po.items));
         g.parts = (float *)((char *)g.flags + SK_FLAG_BYTES);
     }
     const char *pa = (const char *)ws;
@@ -954,13 +1308,20 @@ hgemm_packed(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
         __syncthreads();
 
     if (wg == 0) {
-        if (CONSUMERS == 2)
+        if (CONSUMERS == 2 && FUSE)
+            asm volatile("setmaxnreg.dec.sync.aligned.u32 64;\n");
+        else if (CONSUMERS == 2)
             asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (tid == 0)
             produce(sm, pa, pa + (size_t)g.pairs_m * CLUSTER * g.ktiles *
                                      A_BYTES, g);
+        else if (FUSE && tid >= 32)
+            pack_items(A, B, M, N, K, g, (uint4 *)ws,
+                       sm.bars + 512 + (tid / 32 - 1) * SCRATCH, tid % 32);
     } else {
-        if (CONSUMERS == 2)
+        if (CONSUMERS == 2 && FUSE)
+            asm volatile("setmaxnreg.inc.sync.aligned.u32 216;\n");
+        else if (CONSUMERS == 2)
             asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
         consume(sm, g, wg - 1, tid);
     }
