@@ -46,7 +46,37 @@
  * At 4096^3 the default point's gap to cuBLAS (nvjet 256x128, 2-CTA
  * clusters, cooperative, also 132 CTAs) is tensor-pipe idle time: under
  * ncu 183.4 us at 88.9 % tensor active vs 179.9 us at 90.1 %, the same
- * active time (d2/ncu-bf16-4096.log). Not: split-K, stream-K.
+ * active time (d2/ncu-bf16-4096.log).
+ * EPO=1 (default) defers a tile's epilogue: the accumulators leave as packed
+ * pairs (64 more registers, within setmaxnreg's 232) and the boxes are
+ * stored one per k slice of the block's next item, after its wgmmas are
+ * issued. SK=1 runs the last one-to-two waves as stream-K (see the schedule
+ * below; no clear launch: flags are raised to a magic value and reset by
+ * their one reader). BK=32 (64-byte swizzle for A) allows STAGES up to 8.
+ * Measured on the H100 against cuBLAS in the same worker
+ * (bench/results/2026-11-24-h100-s5-wgmma/, four calls; noise about 0.5 %),
+ * bf16 4096^3: EPO=1 0.978-0.986x vs EPO=0 0.977-0.989x, fp16 0.978-0.984x
+ * vs 0.974-0.984x, 8192^3 (both) 1.009-1.012x vs 1.006-1.012x; it pays where
+ * tiles have fewer k slices: 2048x6144x1024 0.986x vs 0.967x, 4096x4096x2048
+ * 0.987x vs 0.972x, and loses at K = 64 (0.859x vs 0.898x). ncu source-level
+ * sampling (call2/src-d0-sass.csv.gz) puts under 2 % of the consumer warps'
+ * samples in the epilogue (STS, named barriers, TMA stores), so it was not
+ * what idles the tensor pipe. SK=1: 0.923-0.926x vs 0.978-0.986x at bf16
+ * 4096^3, 0.739x vs 0.979x (EPO=1 alone) at 2048x6144x1024, 1.011-1.014x vs
+ * 1.008-1.012x at 8192^3; under ncu at 4096^3 DRAM reads 214 vs 149 MB, L2
+ * hit 72 vs 77 %, tensor active 83.8 vs 89.0 % (call2/ncu-sk.log): the
+ * stream-K ranges start at different k and lose the lockstep L2 reuse of a
+ * data-parallel wave, and each block writes and reads 128 KB of fp32
+ * partials. BK=32 STAGES=8 (six half slices in flight instead of two
+ * slices): 0.976-0.982x vs 0.986-0.989x, 8192^3 0.999x vs 1.008x (call3),
+ * and the full-barrier wait holds 5.6 % of all samples vs 4.0 %: not a
+ * pipeline-depth limit. Descriptors built once (stage 0 plus offsets on the
+ * low word): half the instructions between a slice's full-barrier wait and
+ * its first wgmma (SASS), same speed (call4). What idles the tensor pipe at
+ * 4096^3 now: 3.88 waves of tiles (cuBLAS's 256x128 has the same), the cold
+ * start, and the consumers' waits for a stage's TMA bytes (call2: the
+ * full-barrier branch holds 4 % of all samples, about 6 % of the consumers';
+ * the wgmma wait_group 1, the tensor pipe busy, 23 %).
  * TMA needs 16-byte row strides: K and N % 8 == 0.
  */
 // kevo: problem gemm
@@ -54,7 +84,7 @@
 // kevo: param BM 64 128 256 default=128
 // kevo: param BN 64 128 256 default=256
 // kevo: param CONSUMERS 1 2 default=2
-// kevo: param STAGES 2 3 4 5 6 default=4
+// kevo: param STAGES 2 3 4 5 6 7 8 9 default=4
 // kevo: param GROUP_M 1 4 8 16 default=8
 // kevo: param PERSIST 0 1 default=1
 // kevo: param SETREG 0 1 default=1
@@ -62,8 +92,9 @@
 // kevo: param CLN 0 1 default=0
 // kevo: param EPI 0 1 default=1
 // kevo: param PP 0 1 default=0
-// kevo: param EPO 0 1 default=0
+// kevo: param EPO 0 1 default=1
 // kevo: param SK 0 1 default=0
+// kevo: param BK 32 64 default=64
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks (PP = 1: of the
 // whole block tile), at most 128 fp32 accumulators per thread:
@@ -77,25 +108,28 @@
 // kevo: constraint !SK || (PERSIST == 1 && !PP && CONSUMERS * SMS <= 2048)
 // setmaxnreg only pays when 384 threads share the register file:
 // kevo: constraint !SETREG || CONSUMERS == 2
-// kevo: constraint 1024 + STAGES * (BM + BN) * 128 + EPI * CONSUMERS * 16384 + 256 <= SMEM_OPTIN
+// kevo: constraint 1024 + STAGES * (BM + BN) * BK * 2 + EPI * CONSUMERS * 16384 + 256 <= SMEM_OPTIN
 // A pair on adjacent M tiles (CLN = 0) splits the B boxes of a stage in
 // halves; a pair on adjacent N tiles (CLN = 1) the A rows:
 // kevo: constraint CLUSTER == 1 || CLN == 1 || BN >= 128
 // kevo: constraint CLUSTER == 2 || CLN == 0
 // TMA: 16-byte global row strides (checked for the tensor maps as well):
 // kevo: requires K % 8 == 0 && N % 8 == 0
+// A's k slices: BK = 64 rows of 128 bytes, BK = 32 rows of 64 bytes:
 // kevo: tensormap tmA A 64, BM / (1 + CLN) swizzle=128
-// kevo: tensormap tmB B 64, 64 swizzle=128
+// kevo: tensormap tmA32 A 32, BM / (1 + CLN) swizzle=64
+// kevo: tensormap tmB B 64, BK swizzle=128
 // kevo: tensormap tmC C 64, 64 swizzle=128
 // Stream-K: the flags, then one fp32 BM x BN tile of partials a block:
 // kevo: workspace SK * (8192 + SMS * BM * BN * 4)
 // kevo: launch hgemm_wgmma
 // kevo: grid CLUSTER * (PERSIST ? min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLN ? 1 : CLUSTER) * cdiv(cdiv(N, BN), CLN ? CLUSTER : 1)) : cdiv(cdiv(M, BM), CLN ? 1 : CLUSTER) * cdiv(cdiv(N, BN), CLN ? CLUSTER : 1))
 // kevo: block 128 * (CONSUMERS + 1)
-// kevo: smem 1024 + STAGES * (BM + BN) * 128 + EPI * CONSUMERS * 16384 + 256
+// kevo: smem 1024 + STAGES * (BM + BN) * BK * 2 + EPI * CONSUMERS * 16384 + 256
 // kevo: cluster CLUSTER, 1, 1
 
-#define BK 64                          /* one 128-byte swizzle row */
+#define A_ROW (BK * 2)                 /* bytes of an A row of a slice */
+#define A_SWZ (BK == 64 ? 1 : 2)       /* its swizzle: 128 or 64 bytes */
 #define MI (BM / (64 * (PP ? 1 : CONSUMERS))) /* m64 blocks a consumer */
 #define THREADS (128 * (CONSUMERS + 1))
 #define A_BYTES (BM * BK * 2)          /* A slice: BM rows of 128 B */
@@ -238,10 +272,10 @@ __device__ __forceinline__ u64 desc_enc(unsigned x)
 }
 
 __device__ __forceinline__ u64 make_desc(unsigned addr, unsigned lbo,
-                                              unsigned sbo)
+                                              unsigned sbo, u64 mode = 1)
 {
     return desc_enc(addr) | desc_enc(lbo) << 16 | desc_enc(sbo) << 32 |
-           1ull << 62;
+           mode << 62;
 }
 
 __device__ __forceinline__ void wg_fence(void)
@@ -604,7 +638,7 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
             if (CL_N == 1)
                 tma_load(sm.a(s), ta, sm.full(s), kt * BK, m0);
             else /* this block's half of the pair's A rows, to both */
-                tma_load_mc(sm.a(s) + rank * A_ROWS_OWN * 128, ta, sm.full(s),
+                tma_load_mc(sm.a(s) + rank * A_ROWS_OWN * A_ROW, ta, sm.full(s),
                             kt * BK, m0 + rank * A_ROWS_OWN);
 #pragma unroll
             for (int jj = 0; jj < B_BOXES_OWN; ++jj) {
@@ -808,6 +842,14 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
     unsigned pk[MI][BN / 4]; /* EPO = 1: the previous tile's C, packed */
     int pend = 0, pm0 = 0, pn0 = 0; /* its origin (this consumer's rows) */
     int it = 0, j = 0; /* j: the block's items so far */
+    /* descriptors of stage 0; a stage, an m64 block and a k16 step only
+     * add to the start address field in the low word (smem offsets <
+     * 2^18: no carry out of it) */
+    const u64 da0 = make_desc(sm.a(0) + (PP ? 0 : cw * MI) * 64 * A_ROW, 16,
+                              8 * A_ROW, A_SWZ);
+    const u64 db0 = make_desc(sm.b(0), BK * 128, 1024);
+    const unsigned da_lo = (unsigned)da0, db_lo = (unsigned)db0;
+    const u64 da_hi = da0 & ~0xFFFFFFFFull, db_hi = db0 & ~0xFFFFFFFFull;
     item_iter w;
     w.start(g);
     while (w.next(g)) {
@@ -830,17 +872,15 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
             for (int mi = 0; mi < MI; ++mi)
                 reg_fence(acc[mi]);
             wg_fence();
+            const unsigned so = s * (STAGE_BYTES >> 4);
 #pragma unroll
             for (int kk = 0; kk < BK / 16; ++kk) {
-                const u64 db = make_desc(sm.b(s) + kk * 16 * 128, BK * 128,
-                                         1024);
+                const u64 db = db_hi | (db_lo + so + kk * (16 * 128 >> 4));
 #pragma unroll
                 for (int mi = 0; mi < MI; ++mi) {
-                    const u64 da = make_desc(
-                        sm.a(s) + ((PP ? 0 : cw * MI) + mi) * 64 * 128 +
-                            kk * 32,
-                        16,
-                        1024);
+                    const u64 da = da_hi | (da_lo + so +
+                                            mi * (64 * A_ROW >> 4) +
+                                            kk * (32 >> 4));
                     /* the item's first slice overwrites the accumulators */
                     wgmma_bn<BN>(acc[mi], da, db, kt > w.kb || kk > 0);
                 }
@@ -959,6 +999,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 hgemm_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
             elem_t *__restrict__ C, int M, int N, int K, void *ws,
             const __grid_constant__ tmap_t tmA,
+            const __grid_constant__ tmap_t tmA32,
             const __grid_constant__ tmap_t tmB,
             const __grid_constant__ tmap_t tmC)
 {
@@ -988,7 +1029,7 @@ hgemm_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
         if (SETREG)
             asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (tid == 0)
-            produce(sm, &tmA, &tmB, g);
+            produce(sm, BK == 64 ? &tmA : &tmA32, &tmB, g);
     } else {
         if (SETREG)
             asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
