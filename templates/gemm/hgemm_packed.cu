@@ -48,19 +48,19 @@
  */
 // kevo: problem gemm
 // kevo: dtypes fp16 bf16
-// kevo: param BM 64 128 256 default=256
-// kevo: param BN 64 128 192 256 default=128
+// kevo: param BM 64 128 256 default=128
+// kevo: param BN 64 128 192 256 default=192
 // kevo: param CONSUMERS 1 2 default=2
-// kevo: param STAGES 2 3 4 5 6 7 default=4
-// kevo: param GROUP_M 1 4 8 16 default=8
-// kevo: param CLUSTER 1 2 default=1
-// kevo: param SK 0 1 default=1
+// kevo: param STAGES 2 3 4 5 6 7 default=5
+// kevo: param GROUP_M 1 4 8 16 default=1
+// kevo: param CLUSTER 1 2 default=2
+// kevo: param SK 0 1 default=0
 // FUSE=1: launch 1 packs only the first PRE % of the pack items (in the
 // order the GEMM needs them) and the GEMM's idle producer warps pack the
 // rest while the consumers run, staged through 8 KB of shared memory a
 // warp (see "Fused pack" below).
 // kevo: param FUSE 0 1 default=0
-// kevo: param PRE 0 5 10 20 30 50 default=20
+// kevo: param PRE 0 5 10 20 30 50 100 default=20
 // kevo: constraint FUSE || PRE == 20
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
