@@ -30,21 +30,52 @@
  * from the accumulators, 4-byte pairs where the address is 4-byte aligned
  * (row-dependent when N is odd), single elements elsewhere.
  *
- * Measured on the H100 (bench/results/2026-11-23-h100-hgemm-run2.log; same
- * worker ratio to cuBLAS), default point (256x128, 2 consumers, 4 stages,
- * SK=1): bf16 4099x4097x4095 439 TFLOP/s = 3.20x, fp16 434 = 3.15x;
- * bf16 5003x6007x4001 480 = 3.68x; 128x256 SK=1 on bf16 8191x8193x8191
- * 550 = 3.56x. The pack launch costs ~52 us of the 313 us at
- * 4099x4097x4095 (measured by packing twice), the main loop the rest.
- * A 75 s kevo run there found 445 TFLOP/s (256x128, SK=1, GROUP_M=4).
- * Stream-K changed nothing at 128x256 in the same worker (416 vs 416);
- * 256x128 went 422 -> 439 (two runs, not one worker). CLUSTER=2 is
- * correct but ran 1.7-1.8x slower in every case measured (as did the
- * same multicast in hgemm_wgmma; cause not found): kept for the search.
+ * FUSE=1 (fused pack, see "Fused pack" below): launch 1 packs only the
+ * first PRE % of the pack items in the order the GEMM needs them; warps
+ * 1-3 of the producer warpgroup pack the rest during the GEMM and publish
+ * each item with a flag the producer polls before its copies.
  *
- * Not: overlap of the pack with the main loop (a separate launch; needs a
- * 1-D tensor map of the unaligned rows, or programmatic dependent
- * launch), TMA stores / a shared-memory epilogue, ping-pong consumers.
+ * Measured on the H100 (bench/results/2026-11-24-h100-s5-packed, call c4,
+ * template of commit af9ddd3; ratios to cuBLAS in the same worker):
+ * default point (128x192, CLUSTER=2, 5 stages, GROUP_M=1, SK=0, FUSE=0;
+ * the bench search's best of 2026-11-24): bf16 4099x4097x4095 463 / 467
+ * TFLOP/s = 3.38x / 3.36x (two evals), fp16 460 = 3.31x, bf16 8191x8193x
+ * 8191 621 = 4.01x; the old default (256x128, 4 stages, GROUP_M=8, SK=1)
+ * 428 / 431, fp16 426, 8191 537; interleaved A/B 1.101 for the new one.
+ * Neighbours at bf16 4099 (same worker, one eval each): GROUP_M=4 470,
+ * GROUP_M=8 467, STAGES=4 466 (within the evals' spread of the default).
+ * Where the 297 us go (c4/ncu-def.txt, clocks not fixed): pack 46.2 us
+ * for 67 MB read + 70 MB written = ~2.98 TB/s, the card's measured copy
+ * rate (ncu: DRAM 77.5 % of peak; some writes still sit in L2 at its
+ * end): no gain left in the pack kernel itself; GEMM 256.5 us at 1.70 GHz with
+ * the tensor pipe active 63.7 % (L2 51 %, DRAM 33 % of peak): 164 us of
+ * MMA for the 150.6 GFLOP it executes (9 % of it padding: 34 x 128 rows,
+ * 22 x 192 columns), 374 pair tiles = 5.67 waves of 66 clusters, and
+ * ~68 % tensor activity while a wave runs (hgemm_wgmma: 89 % at 4096^3).
+ * 550 TFLOP/s (250 us) needs the GEMM at <= ~200 us or the pack hidden.
+ *
+ * FUSE did not pay (c1-c4): with the packers loading through registers
+ * (one chunk in flight a lane: the shift code between loads serializes
+ * them) PRE=0/20/30 gave 288/313/334 TFLOP/s against 464 (c1); staged
+ * through shared memory with cp.async (this code) 374-424 for PRE 0-50
+ * (c2-c4), rising with PRE; polling 8 flags a round trip instead of one
+ * acquire load a stage moved PRE=20 from 393 to 406. ncu (c4/ncu-f30.txt,
+ * PRE=30): pack 19.6 us, but the GEMM takes 312.5 us with the tensor pipe
+ * active 50.7 % and DRAM 33 % / L2 48 % of peak, i.e. it waits for items
+ * the 3 packer warps an SM (one 8 KB batch in flight each) have not
+ * packed yet; the first wave alone needs ~44 % of all items (GROUP_M=8).
+ * PRE=100 (all packed by launch 1 one block an item, nothing left to the
+ * GEMM) 450 against 463: that launch 1 is slower than the chunk-parallel
+ * pack. Kept for the search (correct at every shape tried: 64x65x63,
+ * 1000x999x777, 300x4097x130, 4099x4097x4095, 4096^3, 8191x8193x8191).
+ * Earlier (bench/results/2026-11-23-h100-hgemm-run2.log): stream-K
+ * changed nothing at 128x256 (416 vs 416); 256x128 went 422 -> 439.
+ *
+ * Not tried: a shared-memory-staged epilogue (16-byte middle of each C
+ * row, scalar head and tail; 48 KB at 128x192 needs STAGES=4), overlapping
+ * it with the next tile's MMAs, skipping m64 blocks past M (the last row
+ * tile of 4099 holds 3 rows), a narrower wgmma for the last column tile,
+ * the pdl directive for launch 2, ping-pong consumers.
  */
 // kevo: problem gemm
 // kevo: dtypes fp16 bf16
