@@ -71,11 +71,18 @@
  * Earlier (bench/results/2026-11-23-h100-hgemm-run2.log): stream-K
  * changed nothing at 128x256 (416 vs 416); 256x128 went 422 -> 439.
  *
- * Not tried: a shared-memory-staged epilogue (16-byte middle of each C
- * row, scalar head and tail; 48 KB at 128x192 needs STAGES=4), overlapping
- * it with the next tile's MMAs, skipping m64 blocks past M (the last row
- * tile of 4099 holds 3 rows), a narrower wgmma for the last column tile,
- * the pdl directive for launch 2, ping-pong consumers.
+ * EPI=1 (written after the last device call: compiles at every point
+ * tried, NOT run on a GPU yet): the tile goes through shared memory
+ * (BM x (2 BN + 16) bytes; 50 KB at 128x192, so STAGES <= 4 there), one
+ * thread a C row stores its unaligned head and tail elements and hands
+ * the 16-byte-aligned middle to a bulk copy that runs under the next
+ * tile's MMAs (bench/results/2026-11-24-h100-s5-packed/next-points.sh is
+ * the call that would check and time it).
+ *
+ * Not tried: skipping m64 blocks past M (the last row tile of 4099 holds
+ * 3 rows), a narrower wgmma for the last column tile, weighting the
+ * schedule by the tiles' real cost, the pdl directive for launch 2,
+ * ping-pong consumers.
  */
 // kevo: problem gemm
 // kevo: dtypes fp16 bf16
@@ -92,13 +99,17 @@
 // warp (see "Fused pack" below).
 // kevo: param FUSE 0 1 default=0
 // kevo: param PRE 0 5 10 20 30 50 100 default=20
+// EPI=1: the epilogue goes through shared memory (BM rows of 2 * BN + 16
+// bytes) and stores the 16-byte-aligned middle of each C row with a bulk
+// copy that runs under the next tile (see epi_store). Not yet measured.
+// kevo: param EPI 0 1 default=0
 // kevo: constraint FUSE || PRE == 20
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
 // accumulators a thread:
 // kevo: constraint BM % (64 * CONSUMERS) == 0 && BM / (64 * CONSUMERS) <= 2
 // kevo: constraint BM / (64 * CONSUMERS) * BN <= 256
-// kevo: constraint 1024 + STAGES * (BM + BN) * 128 + 512 + FUSE * 3 * 8192 <= SMEM_OPTIN
+// kevo: constraint 1024 + STAGES * (BM + BN) * 128 + 512 + FUSE * 3 * 8192 + EPI * BM * (2 * BN + 16) <= SMEM_OPTIN
 // Stream-K waits on other blocks, so it needs every block resident (a
 // persistent grid of one block a multiprocessor); with clusters that is
 // not assured: no clusters.
@@ -122,7 +133,7 @@
 // kevo: launch hgemm_packed
 // kevo: grid CLUSTER * min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
 // kevo: block 128 * (CONSUMERS + 1)
-// kevo: smem 1024 + STAGES * (BM + BN) * 128 + 512 + FUSE * 3 * 8192
+// kevo: smem 1024 + STAGES * (BM + BN) * 128 + 512 + FUSE * 3 * 8192 + EPI * BM * (2 * BN + 16)
 // kevo: cluster CLUSTER, 1, 1
 
 enum {
@@ -1175,6 +1186,88 @@ __device__ __forceinline__ void wg_bar(int cw)
     asm volatile("bar.sync %0, 128;\n" ::"r"(1 + cw) : "memory");
 }
 
+/*
+ * EPI=1: the consumer warpgroup's MI * 64 rows of the tile go through its
+ * own staging rows in shared memory (EPI_PITCH bytes each), each placed at
+ * the offset that gives it the alignment (mod 16) of its row in C; then
+ * one thread a row stores the row's elements up to the first 16-byte
+ * boundary of C and after the last one directly, and the 16-byte-aligned
+ * middle with one bulk copy (cp.async.bulk shared -> global), which runs
+ * on while the warpgroup goes on to its next tile. Before the staging
+ * rows are written again, their previous copies must have read them.
+ */
+enum { EPI_PITCH = 2 * BN + 16 };
+
+__device__ __forceinline__ void epi_store(const geom &g, unsigned stage,
+                                          int cw, int tid, int r0, int n0,
+                                          const float (&d)[MI][BN / 2])
+{
+    const unsigned st = stage + (unsigned)(cw * MI * 64 * EPI_PITCH);
+    const int M = g.M, N = g.N;
+    elem_t *C = g.C;
+    asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+    wg_bar(cw);
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int rr = mi * 64 + 16 * (tid / 32) + (tid % 32) / 4 + 8 * h;
+            const unsigned a =
+                (unsigned)((size_t)(C + (size_t)(r0 + rr) * N + n0) & 15u);
+            const unsigned row = st + (unsigned)rr * EPI_PITCH + a +
+                                 4u * (tid % 4);
+#pragma unroll
+            for (int i = 0; i < BN / 8; ++i) {
+                const elem_t x = FROM_F32(d[mi][4 * i + 2 * h]);
+                const elem_t y = FROM_F32(d[mi][4 * i + 2 * h + 1]);
+                const unsigned short xs = *(const unsigned short *)&x;
+                const unsigned short ys = *(const unsigned short *)&y;
+                if ((a & 3u) == 0)
+                    asm volatile("st.shared.b32 [%0], %1;\n"
+                                 ::"r"(row + 16u * i),
+                                   "r"((unsigned)xs | (unsigned)ys << 16)
+                                 : "memory");
+                else
+                    asm volatile("st.shared.b16 [%0], %1;\n"
+                                 "st.shared.b16 [%2], %3;\n"
+                                 ::"r"(row + 16u * i), "h"(xs),
+                                   "r"(row + 16u * i + 2), "h"(ys)
+                                 : "memory");
+            }
+        }
+    }
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    wg_bar(cw);
+    if (tid < MI * 64 && r0 + tid < M) {
+        const int m = r0 + tid;
+        const int len = min(BN, N - n0);
+        elem_t *crow = C + (size_t)m * N + n0;
+        const unsigned a = (unsigned)((size_t)crow & 15u);
+        const unsigned row = st + (unsigned)tid * EPI_PITCH + a;
+        const int head = min(len, a ? (int)(16u - a) / 2 : 0);
+        const int mid = (len - head) / 8; /* 16-byte chunks */
+        const int tail0 = head + 8 * mid;
+        /* elements [0, head) and [tail0, len) one at a time */
+        for (int e = 0; e < len; ++e) {
+            if (e == head)
+                e = tail0;
+            if (e >= len)
+                break;
+            unsigned short v;
+            asm volatile("ld.shared.u16 %0, [%1];\n"
+                         : "=h"(v) : "r"(row + 2u * e) : "memory");
+            *(unsigned short *)(crow + e) = v;
+        }
+        if (mid > 0) {
+            asm volatile("cp.async.bulk.global.shared::cta.bulk_group"
+                         " [%0], [%1], %2;\n"
+                         ::"l"(crow + head), "r"(row + 2u * head),
+                           "r"(16u * mid) : "memory");
+            asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+        }
+    }
+}
+
 /* Stream-K partials: slot c holds one tile's fp32 sums, per consumer
  * warpgroup and m64 block in fragment order (register i of thread tid at
  * i * 128 + tid: coalesced); flag (c, cw) says slot c's part of warpgroup
@@ -1273,13 +1366,19 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
                     acc[mi][i] += __ldcg(p + i * 128 + tid);
             }
         }
-        if (m0 < g.M) {
+        if (EPI) {
+            if (m0 < g.M)
+                epi_store(g, sm.bars + 512 + FUSE * PACKERS * SCRATCH, cw,
+                          tid, m0 + cw * MI * 64, n0, acc);
+        } else if (m0 < g.M) {
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi)
                 store_tile(g.C, g.M, g.N, m0 + (cw * MI + mi) * 64, n0,
                            acc[mi], tid);
         }
     }
+    if (EPI) /* the last tile's row copies are done before the exit */
+        asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
