@@ -103,6 +103,9 @@
 // bytes) and stores the 16-byte-aligned middle of each C row with a bulk
 // copy that runs under the next tile (see epi_store). Not yet measured.
 // kevo: param EPI 0 1 default=0
+// SKIP=1: m64 row blocks that lie wholly past M issue no wgmma and their
+// A rows are not copied (the last row tile of M = 4099 holds 3 rows).
+// kevo: param SKIP 0 1 default=0
 // kevo: constraint FUSE || PRE == 20
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
@@ -110,11 +113,11 @@
 // kevo: constraint BM % (64 * CONSUMERS) == 0 && BM / (64 * CONSUMERS) <= 2
 // kevo: constraint BM / (64 * CONSUMERS) * BN <= 256
 // kevo: constraint 1024 + STAGES * (BM + BN) * 128 + 512 + FUSE * 3 * 8192 + EPI * BM * (2 * BN + 16) <= SMEM_OPTIN
-// Stream-K waits on other blocks, so it needs every block resident (a
-// persistent grid of one block a multiprocessor); with clusters that is
-// not assured: no clusters.
-// kevo: constraint !SK || CLUSTER == 1
-// kevo: constraint !SK || CONSUMERS * SMS <= 2048
+// Stream-K: the two blocks that share a tile meet through a counter (the
+// second to arrive waits only for the first, which is running), so no
+// residency is assumed and clusters are allowed; counters and flags take
+// 1024 words each.
+// kevo: constraint !SK || CONSUMERS * SMS <= 1024
 // Workspace: A padded to whole (cluster-rounded) M tiles, B to whole N
 // tiles, both to whole 64-deep k tiles, 2 bytes an element.
 // Then, with SK, the stream-K flags and one fp32 tile of partial sums a
@@ -903,8 +906,9 @@ struct geom {
  * (168 a thread with 384 threads): the geometry lives in shared memory,
  * after the mbarriers, and is read where it is used. */
 enum { GEOM_OFFSET = 128 }; /* bytes after the barriers (<= 2 * 7 * 8) */
+enum { SK_WORD = 496 }; /* bytes after the barriers: a word a consumer */
 static_assert(2 * STAGES * 8 <= GEOM_OFFSET &&
-              GEOM_OFFSET + sizeof(geom) <= 512, "smem layout");
+              GEOM_OFFSET + sizeof(geom) <= SK_WORD, "smem layout");
 
 enum { ROLE_FULL, ROLE_WRITER, ROLE_OWNER };
 
@@ -988,6 +992,11 @@ __device__ __forceinline__ void produce(const smem_map &sm, const char *pa,
         const char *sa = pa + (size_t)tm * g.ktiles * A_BYTES;
         const char *sb = pb + (size_t)tn * g.ktiles * B_BYTES +
                          g.rank * B_PART;
+        /* SKIP: only the m64 blocks that hold rows below M */
+        const unsigned a_bytes =
+            SKIP ? (unsigned)min(BM, max(0, (g.M - tm * BM + 63) / 64 * 64)) *
+                       128u
+                 : (unsigned)A_BYTES;
         prank ra, rb;
         if (!all_packed) {
             unsigned done;
@@ -1008,8 +1017,8 @@ __device__ __forceinline__ void produce(const smem_map &sm, const char *pa,
                     b_ok = ready_from(g, rb, kt, w.ke);
             }
             mbar_wait(sm.empty(s), ((it / STAGES) & 1) ^ 1);
-            mbar_expect_tx(sm.full(s), STAGE_BYTES);
-            bulk_load(sm.a(s), sa + (size_t)kt * A_BYTES, A_BYTES,
+            mbar_expect_tx(sm.full(s), a_bytes + B_BYTES);
+            bulk_load(sm.a(s), sa + (size_t)kt * A_BYTES, a_bytes,
                       sm.full(s));
             if (CLUSTER == 1)
                 bulk_load(sm.b(s), sb + (size_t)kt * B_BYTES, B_BYTES,
@@ -1294,6 +1303,13 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
         int pm, tn;
         tile_origin(w.t, g.pairs_m, g.tiles_n, pm, tn);
         const int m0 = (pm * CLUSTER + g.rank) * BM, n0 = tn * BN;
+        /* m64 blocks of this warpgroup that hold rows below M (SKIP) */
+        const int live = SKIP ? __shfl_sync(0xffffffffu,
+                                            min(MI, max(0, (g.M - m0 -
+                                                            cw * MI * 64 +
+                                                            63) / 64)),
+                                            0)
+                              : MI;
         for (int kt = w.kb; kt < w.ke; ++kt, ++it) {
             const int s = it % STAGES;
             mbar_wait(sm.full(s), (it / STAGES) & 1);
@@ -1311,7 +1327,8 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
                         sm.a(s) + (cw * MI + mi) * 64 * 128 + kk * 32, 16,
                         1024);
                     /* the item's first slice overwrites the accumulators */
-                    wgmma_bn<BN>(acc[mi], da, db, kt > w.kb || kk > 0);
+                    if (!SKIP || mi < live)
+                        wgmma_bn<BN>(acc[mi], da, db, kt > w.kb || kk > 0);
                 }
             }
             wg_commit();
@@ -1330,37 +1347,57 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
             reg_fence(acc[mi]);
         if (tid == 0)
             release(sm, (it - 1) % STAGES);
-        if (SK && w.role == ROLE_WRITER) {
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi) {
-                float *p = sk_part(g.parts, g.cid, cw, mi);
-#pragma unroll
-                for (int i = 0; i < BN / 2; ++i)
-                    __stcg(p + i * 128 + tid, acc[mi][i]);
+        /* A tile split between two clusters: the block of each CTA rank
+         * that finishes its piece first leaves its fp32 sums in the slot of
+         * the split (boundary b: cluster b ends in the tile, b + 1 starts
+         * in it) and raises the flag; the second adds them and stores C.
+         * The second waits only for a block that has already arrived. A
+         * warpgroup without rows below M takes no part. */
+        if (SK && w.role != ROLE_FULL && m0 + cw * MI * 64 < g.M) {
+            const int b = w.role == ROLE_OWNER ? g.cid : g.cid - 1;
+            const int slot = b * CLUSTER + g.rank;
+            unsigned *ctr = g.flags + slot * CONSUMERS + cw;
+            unsigned *flag = ctr + SK_FLAG_BYTES / 8;
+            const unsigned word = sm.bars + SK_WORD + 4u * (unsigned)cw;
+            if (tid == 0) {
+                unsigned old;
+                asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\n"
+                             : "=r"(old) : "l"(ctr) : "memory");
+                asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(word),
+                             "r"(old) : "memory");
             }
             wg_bar(cw);
-            if (tid == 0) {
-                __threadfence();
-                asm volatile("st.release.gpu.global.u32 [%0], %1;\n"
-                             ::"l"(g.flags + g.cid * CONSUMERS + cw), "r"(1u)
-                             : "memory");
+            unsigned first;
+            asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(first)
+                         : "r"(word) : "memory");
+            if (first == 0) {
+#pragma unroll
+                for (int mi = 0; mi < MI; ++mi) {
+                    float *p = sk_part(g.parts, slot, cw, mi);
+#pragma unroll
+                    for (int i = 0; i < BN / 2; ++i)
+                        __stcg(p + i * 128 + tid, acc[mi][i]);
+                }
+                wg_bar(cw);
+                if (tid == 0) {
+                    __threadfence();
+                    asm volatile("st.release.gpu.global.u32 [%0], %1;\n"
+                                 ::"l"(flag), "r"(1u) : "memory");
+                }
+                continue;
             }
-            continue;
-        }
-        if (SK && w.role == ROLE_OWNER) {
             if (tid == 0) {
-                const unsigned *f = g.flags + (g.cid + 1) * CONSUMERS + cw;
                 unsigned v;
                 do {
                     asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
-                                 : "=r"(v) : "l"(f) : "memory");
+                                 : "=r"(v) : "l"(flag) : "memory");
                 } while (!v);
             }
             wg_bar(cw);
             __threadfence();
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi) {
-                const float *p = sk_part(g.parts, g.cid + 1, cw, mi);
+                const float *p = sk_part(g.parts, slot, cw, mi);
 #pragma unroll
                 for (int i = 0; i < BN / 2; ++i)
                     acc[mi][i] += __ldcg(p + i * 128 + tid);
@@ -1436,6 +1473,9 @@ hgemm_packed(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
         cluster_sync();
     else
         __syncthreads();
+    /* with '// kevo: pdl' on this launch it may start before the pack has
+     * finished: nothing above reads the workspace (a no-op otherwise) */
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
 
     if (wg == 0) {
         if (CONSUMERS == 2 && FUSE)
