@@ -16,8 +16,15 @@
  * half of the B boxes, multicast to both with TMA .multicast::cluster) or
  * on adjacent N tiles of one M tile (CLN=1: each loads half of the A rows,
  * multicast, and its own B slice); a stage is free once the consumers of
- * both blocks released it. EPI=1 stores C through shared memory and TMA
- * stores (store_tile_tma) instead of 4-byte stores from registers.
+ * both blocks released it. CLUSTER=4 is a 2 x 2 square of block tiles
+ * (rank = rn * 2 + rm): each block loads half of its A rows, multicast
+ * to the block on the same M tile, and half of its B boxes, multicast to
+ * the block on the same N tile (24 KB of L2 reads a block and slice
+ * instead of 32 KB); its stages are released by itself and those two
+ * (not the diagonal one). Not every 4-cluster fits the GPCs at once: the
+ * persistent grid has SMS / 4 - CL4_SPARE clusters. EPI=1 stores C
+ * through shared memory and TMA stores (store_tile_tma) instead of
+ * 4-byte stores from registers.
  * Measured on the H100 at 857df76 (bench/results/2026-11-23-h100-hgemm-
  * run2.log): CLUSTER=2 correct but 1.6-1.8x SLOWER than CLUSTER=1,
  * persistent or not (hgemm_packed's pair, the same protocol, was 1.45x
@@ -77,6 +84,34 @@
  * start, and the consumers' waits for a stage's TMA bytes (call2: the
  * full-barrier branch holds 4 % of all samples, about 6 % of the consumers';
  * the wgmma wait_group 1, the tensor pipe busy, 23 %).
+ * Measured on the H100 (bench/results/2026-11-24-h100-s5-wgmma2/, three
+ * calls, cuBLAS in the same worker), the default at bf16 4096^3 0.984-
+ * 0.989x (12 runs), fp16 0.976-0.984x (8), bf16 8192^3 1.012-1.017x,
+ * fp16 1.005-1.014x. Where the gap is: under ncu (call2, call3 ncu-*.log,
+ * ours and cuBLAS's nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA - the same
+ * 128 x 256 tile in our orientation, 2-CTA cluster sharing B, 4 stages)
+ * the two take the same cycles (285.1-285.8 k vs 283.9-285.4 k
+ * sm__cycles_elapsed.max) but ours runs at a lower SM clock (1.56-1.59
+ * vs 1.58-1.60 GHz, same session), i.e. the power limit: the 700 W cap
+ * pulls both to ~1.6 GHz within the kernel while nvidia-smi's 50 ms
+ * samples show 1980 MHz between evals. Ours makes ~20 % more L2 requests
+ * from the SMs (lts__t_sectors_srcunit_tex 32.9-33.9 M vs 27.9-28.3 M
+ * sectors: our count is what 64 KB a pair and k slice predicts, cuBLAS's
+ * is about 15 % below that, mechanism unknown), 50 % more L2 fabric traffic
+ * (ltcfabric 7.1-7.3 M vs 4.8 M sectors) and 40 % more instructions
+ * (23-24 M vs 16.9 M); DRAM reads are equal (148.6 vs 150.6 MB).
+ * CLUSTER=4 cuts the L2 requests by a quarter, but only 30 4-clusters
+ * (120 SMs) fit this H100's GPCs at one block per SM
+ * (cuOccupancyMaxActiveClusters, clprobe.c; 66 pairs): with 32 or 33 the
+ * last ones run after the rest (0.54x, 0.61x at bf16 4096^3); with 30
+ * (CL4_SPARE=3) 0.827-0.831x at 4096^3 (128 cluster tiles: 5 rounds for
+ * 4), 0.944x at 8192^3 (18 rounds for 16: a round 4-5 % faster than the
+ * pairs'), and it wins where the cluster tiles fill the 30 clusters:
+ * 3000x5000x4000 0.966x vs 0.939x (120 cluster tiles, 4 rounds each).
+ * Tried in calls 1-2 and removed, no gain beyond the noise: odd GROUP_M
+ * groups sweeping the columns backwards (bf16 0.987-0.990x, fp16 0.975-
+ * 0.988x) and try_wait with CUTLASS's suspend-time hint (0.984-0.992x,
+ * fp16 0.977-0.982x).
  * TMA needs 16-byte row strides: K and N % 8 == 0.
  */
 // kevo: problem gemm
@@ -88,8 +123,9 @@
 // kevo: param GROUP_M 1 4 8 16 default=8
 // kevo: param PERSIST 0 1 default=1
 // kevo: param SETREG 0 1 default=1
-// kevo: param CLUSTER 1 2 default=2
+// kevo: param CLUSTER 1 2 4 default=2
 // kevo: param CLN 0 1 default=0
+// kevo: param CL4_SPARE 0 1 2 3 default=3
 // kevo: param EPI 0 1 default=1
 // kevo: param PP 0 1 default=0
 // kevo: param EPO 0 1 default=1
@@ -113,17 +149,22 @@
 // halves; a pair on adjacent N tiles (CLN = 1) the A rows:
 // kevo: constraint CLUSTER == 1 || CLN == 1 || BN >= 128
 // kevo: constraint CLUSTER == 2 || CLN == 0
+// CLUSTER = 4: a 2 x 2 square of block tiles (both operands multicast);
+// CL4_SPARE clusters fewer than SMS / 4 in a persistent grid (not all
+// 4-clusters fit the GPCs at once; only meaningful with CLUSTER = 4):
+// kevo: constraint CLUSTER == 4 || CL4_SPARE == 3
+// kevo: constraint CLUSTER < 4 || !SK
 // TMA: 16-byte global row strides (checked for the tensor maps as well):
 // kevo: requires K % 8 == 0 && N % 8 == 0
 // A's k slices: BK = 64 rows of 128 bytes, BK = 32 rows of 64 bytes:
-// kevo: tensormap tmA A 64, BM / (1 + CLN) swizzle=128
-// kevo: tensormap tmA32 A 32, BM / (1 + CLN) swizzle=64
+// kevo: tensormap tmA A 64, BM / (1 + CLN + (CLUSTER == 4)) swizzle=128
+// kevo: tensormap tmA32 A 32, BM / (1 + CLN + (CLUSTER == 4)) swizzle=64
 // kevo: tensormap tmB B 64, BK swizzle=128
 // kevo: tensormap tmC C 64, 64 swizzle=128
 // Stream-K: the flags, then one fp32 BM x BN tile of partials a block:
 // kevo: workspace SK * (8192 + SMS * BM * BN * 4)
 // kevo: launch hgemm_wgmma
-// kevo: grid CLUSTER * (PERSIST ? min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLN ? 1 : CLUSTER) * cdiv(cdiv(N, BN), CLN ? CLUSTER : 1)) : cdiv(cdiv(M, BM), CLN ? 1 : CLUSTER) * cdiv(cdiv(N, BN), CLN ? CLUSTER : 1))
+// kevo: grid CLUSTER * (PERSIST ? min(SMS / CLUSTER - (CLUSTER == 4 ? CL4_SPARE : 0), cdiv(cdiv(M, BM), CLUSTER == 4 ? 2 : CLN ? 1 : CLUSTER) * cdiv(cdiv(N, BN), CLUSTER == 4 ? 2 : CLN ? CLUSTER : 1)) : cdiv(cdiv(M, BM), CLUSTER == 4 ? 2 : CLN ? 1 : CLUSTER) * cdiv(cdiv(N, BN), CLUSTER == 4 ? 2 : CLN ? CLUSTER : 1))
 // kevo: block 128 * (CONSUMERS + 1)
 // kevo: smem 1024 + STAGES * (BM + BN) * BK * 2 + EPI * CONSUMERS * 16384 + 256
 // kevo: cluster CLUSTER, 1, 1
@@ -136,10 +177,13 @@
 #define B_BYTES (BN * BK * 2)          /* B slice: BN/64 boxes of BK rows */
 #define B_BOX_BYTES (64 * BK * 2)
 #define STAGE_BYTES (A_BYTES + B_BYTES) /* a multiple of 1024 */
-#define CL_M (CLN ? 1 : CLUSTER)       /* blocks of a cluster along M */
-#define CL_N (CLN ? CLUSTER : 1)       /* and along N */
-#define B_BOXES_OWN (BN / 64 / CL_M)   /* B boxes a block of a pair loads */
-#define A_ROWS_OWN (BM / CL_N)         /* A rows a block of a pair loads */
+/* blocks of a cluster along M and along N; rank = rn * CL_M + rm */
+#define CL_M (CLUSTER == 4 ? 2 : CLN ? 1 : CLUSTER)
+#define CL_N (CLUSTER == 4 ? 2 : CLN ? CLUSTER : 1)
+/* blocks a block's stage takes TMA bytes from (itself included) */
+#define CL_PEERS (CL_M + CL_N - 1)
+#define B_BOXES_OWN (BN / 64 / CL_M)   /* B boxes a block loads */
+#define A_ROWS_OWN (BM / CL_N)         /* A rows a block loads */
 #define EPI_BOX_BYTES (64 * 64 * 2)    /* EPI = 1: a 64 x 64 box of C */
 
 typedef unsigned long long u64;
@@ -242,16 +286,17 @@ __device__ __forceinline__ void tma_load(unsigned dst, const tmap_t *map,
                  : "memory");
 }
 
-/* Same, landing at the same offset in both blocks of the pair and
- * completing on the barrier at bar's offset in each. */
+/* Same, landing at the same offset in the blocks of mask (cluster ranks)
+ * and completing on the barrier at bar's offset in each. */
 __device__ __forceinline__ void tma_load_mc(unsigned dst, const tmap_t *map,
-                                            unsigned bar, int c0, int c1)
+                                            unsigned bar, int c0, int c1,
+                                            unsigned mask)
 {
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
                  "complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4}],"
                  " [%2], %5;\n"
                  ::"r"(dst), "l"(map), "r"(bar), "r"(c0), "r"(c1),
-                   "h"((unsigned short)((1u << CLUSTER) - 1))
+                   "h"((unsigned short)mask)
                  : "memory");
 }
 
@@ -513,8 +558,8 @@ __device__ __forceinline__ void wgmma_bn<256>(float (&d)[128], u64 da,
 
 /* Block tile of the t-th (cluster) tile: GROUP_M (cluster) rows sweep
  * the columns; tiles_m and tiles_n count cluster tiles (CL_M x CL_N block
- * tiles), and block rank of the pair takes the rank-th M (CLN = 0) or N
- * (CLN = 1) tile of its pair. */
+ * tiles), and block rank of the cluster takes M tile rank % CL_M and N
+ * tile rank / CL_M of it. */
 __device__ __forceinline__ void tile_origin(int t, int tiles_m, int tiles_n,
                                             int &m0, int &n0)
 {
@@ -522,8 +567,9 @@ __device__ __forceinline__ void tile_origin(int t, int tiles_m, int tiles_n,
     const int first_m = (t / per_group) * GROUP_M;
     const int gsize = min(tiles_m - first_m, GROUP_M);
     const int rank = CLUSTER == 1 ? 0 : (int)cluster_rank();
-    m0 = ((first_m + (t % per_group) % gsize) * CL_M + (CLN ? 0 : rank)) * BM;
-    n0 = ((t % per_group) / gsize * CL_N + (CLN ? rank : 0)) * BN;
+    const int col = (t % per_group) / gsize;
+    m0 = ((first_m + (t % per_group) % gsize) * CL_M + rank % CL_M) * BM;
+    n0 = (col * CL_N + rank / CL_M) * BN;
 }
 
 /* Stage s: A slice at a(s), B slice at a(s) + A_BYTES; full(s) completes
@@ -626,6 +672,13 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(tb) : "memory");
     int it = 0;
     const int rank = CLUSTER == 1 ? 0 : (int)cluster_rank();
+    const int rm = rank % CL_M, rn = rank / CL_M;
+    /* ranks of the blocks on the same M tile (sharing A) and on the same
+     * N tile (sharing B) */
+    unsigned mask_a = 0, mask_b = ((1u << CL_M) - 1) << (rn * CL_M);
+#pragma unroll
+    for (int j = 0; j < CL_N; ++j)
+        mask_a |= 1u << (rm + CL_M * j);
     item_iter w;
     w.start(g);
     while (w.next(g)) {
@@ -637,18 +690,20 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
             mbar_expect_tx(sm.full(s), STAGE_BYTES);
             if (CL_N == 1)
                 tma_load(sm.a(s), ta, sm.full(s), kt * BK, m0);
-            else /* this block's half of the pair's A rows, to both */
-                tma_load_mc(sm.a(s) + rank * A_ROWS_OWN * A_ROW, ta, sm.full(s),
-                            kt * BK, m0 + rank * A_ROWS_OWN);
+            else /* this block's part of the A rows, to the blocks of
+                  * its M tile */
+                tma_load_mc(sm.a(s) + rn * A_ROWS_OWN * A_ROW, ta,
+                            sm.full(s), kt * BK, m0 + rn * A_ROWS_OWN,
+                            mask_a);
 #pragma unroll
             for (int jj = 0; jj < B_BOXES_OWN; ++jj) {
-                const int j = (CL_M == 1 ? 0 : rank) * B_BOXES_OWN + jj;
+                const int j = rm * B_BOXES_OWN + jj;
                 if (CL_M == 1)
                     tma_load(sm.b(s) + j * B_BOX_BYTES, tb, sm.full(s),
                              n0 + 64 * j, kt * BK);
-                else
+                else /* to the blocks of its N tile */
                     tma_load_mc(sm.b(s) + j * B_BOX_BYTES, tb, sm.full(s),
-                                n0 + 64 * j, kt * BK);
+                                n0 + 64 * j, kt * BK, mask_b);
             }
         }
     }
@@ -793,14 +848,17 @@ __device__ __forceinline__ void store_pending(const smem_map &sm,
     }
 }
 
-/* Gives stage s back to the producer of every block of the cluster:
- * thread c < CLUSTER of the warpgroup arrives on block c's barrier. */
+/* Gives stage s back to the producer of every block that writes into it
+ * (CL_PEERS: itself and those on its M or N tile): thread c < CLUSTER of
+ * the warpgroup arrives on block c's barrier; with CLUSTER = 4 the
+ * diagonal block (rank ^ 3) shares no operand and is skipped. */
 __device__ __forceinline__ void release(const smem_map &sm, int s, int tid)
 {
     if (CLUSTER == 1) {
         if (tid == 0)
             mbar_arrive(sm.empty(s));
-    } else if (tid < CLUSTER) {
+    } else if (tid < CLUSTER &&
+               (CLUSTER < 4 || tid != (int)(cluster_rank() ^ 3))) {
         mbar_arrive_remote(sm.empty(s), tid);
     }
 }
@@ -1014,7 +1072,7 @@ hgemm_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(sm.full(s), 1);
-            mbar_init(sm.empty(s), (PP ? 1 : CONSUMERS) * CLUSTER);
+            mbar_init(sm.empty(s), (PP ? 1 : CONSUMERS) * CL_PEERS);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
