@@ -26,9 +26,13 @@
  * "Work schedule" below). CLUSTER=2 pairs two CTAs on adjacent M tiles of
  * the same N tile: each copies its own A slice and half of the shared B
  * slice, multicast to both (cp.async.bulk .multicast::cluster), and
- * consumers release a stage in both CTAs. Epilogue: direct masked stores
- * from the accumulators, 4-byte pairs where the address is 4-byte aligned
- * (row-dependent when N is odd), single elements elsewhere.
+ * consumers release a stage in both CTAs. Epilogue: EPI=1 (default) stages
+ * the tile in shared memory and bulk-copies each C row's 16-byte-aligned
+ * middle (see epi_store); EPI=0 stores from the accumulators directly,
+ * 4-byte pairs where the address is 4-byte aligned (row-dependent when N
+ * is odd), single elements elsewhere. Launch 2 is a programmatic
+ * dependent launch (pdl): it may start while the pack drains and waits
+ * (griddepcontrol.wait) before it reads the workspace.
  *
  * FUSE=1 (fused pack, see "Fused pack" below): launch 1 packs only the
  * first PRE % of the pack items in the order the GEMM needs them; warps
@@ -71,28 +75,58 @@
  * Earlier (bench/results/2026-11-23-h100-hgemm-run2.log): stream-K
  * changed nothing at 128x256 (416 vs 416); 256x128 went 422 -> 439.
  *
- * EPI=1 (written after the last device call: compiles at every point
- * tried, NOT run on a GPU yet): the tile goes through shared memory
- * (BM x (2 BN + 16) bytes; 50 KB at 128x192, so STAGES <= 4 there), one
- * thread a C row stores its unaligned head and tail elements and hands
- * the 16-byte-aligned middle to a bulk copy that runs under the next
- * tile's MMAs (bench/results/2026-11-24-h100-s5-packed/next-points.sh is
- * the call that would check and time it).
- *
- * Not tried: skipping m64 blocks past M (the last row tile of 4099 holds
- * 3 rows), a narrower wgmma for the last column tile, weighting the
- * schedule by the tiles' real cost, the pdl directive for launch 2,
- * ping-pong consumers.
+ * EPI=1, SKIP, SK with clusters, SK=2 and pdl, measured on the H100
+ * (bench/results/2026-11-24-h100-s5-packed2, calls c1-c3, helper hp2;
+ * ratios to cuBLAS in the same worker). New default (128x192, CLUSTER=2,
+ * STAGES=4, GROUP_M=8, EPI=1, SKIP=1, SK=0, pdl on launch 2), c3: bf16
+ * 4099x4097x4095 526.5 / 528.3 / 525.7 TFLOP/s = 3.83x / 3.80x / 3.78x,
+ * fp16 516.3 = 3.75x, bf16 8191x8193x8191 677.9 = 4.40x, fp16 8191 650 =
+ * 4.02x, bf16 4096^3 551.4 (0.69x); the previous default (EPI=0, 5
+ * stages, GROUP_M=1) 465-467 / fp16 458 / 8191 607; interleaved A/B 1.129
+ * for the new one. 550 TFLOP/s at 4099 is NOT reached.
+ * - EPI=1 (the tile through shared memory, BM x (2 BN + 16) bytes, 50 KB
+ *   at 128x192, so STAGES <= 4; one thread a C row stores its unaligned
+ *   head and tail, a bulk copy the 16-byte-aligned middle under the next
+ *   tile) is the gain: c1 526 vs 467 (STAGES=3: 463). ncu (c1/c3
+ *   ncu-*.txt, seed 3): GEMM 256.5 -> 219.6-220.2 us, tensor pipe active
+ *   63.7 -> 74-77.5 %, barrier stalls 6.1 -> 4.8-5.1 a issued
+ *   instruction; the pack stays 46.4-46.8 us at 77 % of DRAM peak.
+ * - pdl: +0.5 % (c1 469 vs 467; c2 e4p 525.9 vs e4 523.3).
+ * - GROUP_M=8: even at 4099 (526.5 vs 528.2 for 1), 678 vs 644 at 8191.
+ * - SKIP=1 (a warpgroup whose rows all lie past M issues no wgmma; A
+ *   rows past M not copied): A/B vs SKIP=0 1.0007, noise (c3). A first
+ *   version that predicated each wgmma per m64 block made ptxas serialize
+ *   the wgmmas (C7520 without the __shfl_sync broadcast) and cost 2-7 %.
+ * - SK=1 with clusters (split tiles meet through a counter: the second
+ *   to finish adds the first's partial sums, so no residency is assumed):
+ *   correct, slower: 449 vs 467 (c1), tensor active 56.5 % under ncu.
+ * - SK=2 (tail split: the last partial wave's tiles one a cluster, the
+ *   non-sliver ones cut into two k halves): correct; at 4099 the 44 tail
+ *   tiles are 22 full + 22 slivers (3 rows) = 66 pieces, yet 513-521 vs
+ *   526-528 (A/B 0.985, reject; ncu GEMM 223.4 vs 220.3 us), i.e. a
+ *   sliver tile on one warpgroup does not run in half a tile's time; at
+ *   4096^3 (22 tail tiles, 44 halves) 558-566 vs 549-551: it pays there.
+ * - CLUSTER=1 with EPI=1: 481-484; BM=256 BN=128 EPI=1 SK=2: 431.
+ * What limits it now: the GEMM at ~74-77 % tensor-active for 220 us +
+ * the pack's 46.5 us at the copy rate. 550 needs the GEMM at <= ~203 us.
+ * Left: 6 waves for 5.33 waves of full tiles (352 full pair tiles + 22
+ * slivers on 66 clusters; SK=2 did not recover it), the epilogue's
+ * shared-memory writes and head/tail stores still stall both consumer
+ * warpgroups (no ping-pong), a narrower wgmma for the last column tile,
+ * a pack that runs under the GEMM (FUSE did not pay).
  */
 // kevo: problem gemm
 // kevo: dtypes fp16 bf16
 // kevo: param BM 64 128 256 default=128
 // kevo: param BN 64 128 192 256 default=192
 // kevo: param CONSUMERS 1 2 default=2
-// kevo: param STAGES 2 3 4 5 6 7 default=5
-// kevo: param GROUP_M 1 4 8 16 default=1
+// kevo: param STAGES 2 3 4 5 6 7 default=4
+// kevo: param GROUP_M 1 4 8 16 default=8
 // kevo: param CLUSTER 1 2 default=2
-// kevo: param SK 0 1 default=0
+// SK=2 (tail split): the tiles of the last, partial wave are dealt one a
+// cluster, those that are not slivers (see geom) cut into two k halves,
+// when that fits the clusters.
+// kevo: param SK 0 1 2 default=0
 // FUSE=1: launch 1 packs only the first PRE % of the pack items (in the
 // order the GEMM needs them) and the GEMM's idle producer warps pack the
 // rest while the consumers run, staged through 8 KB of shared memory a
@@ -102,10 +136,11 @@
 // EPI=1: the epilogue goes through shared memory (BM rows of 2 * BN + 16
 // bytes) and stores the 16-byte-aligned middle of each C row with a bulk
 // copy that runs under the next tile (see epi_store). Not yet measured.
-// kevo: param EPI 0 1 default=0
-// SKIP=1: m64 row blocks that lie wholly past M issue no wgmma and their
-// A rows are not copied (the last row tile of M = 4099 holds 3 rows).
-// kevo: param SKIP 0 1 default=0
+// kevo: param EPI 0 1 default=1
+// SKIP=1: a consumer warpgroup whose rows all lie past M issues no wgmma
+// (it only waits for and releases the stages) and A rows past M (whole
+// m64 blocks) are not copied (the last row tile of M = 4099 holds 3 rows).
+// kevo: param SKIP 0 1 default=1
 // kevo: constraint FUSE || PRE == 20
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
@@ -123,7 +158,7 @@
 // Then, with SK, the stream-K flags and one fp32 tile of partial sums a
 // block.
 // With FUSE, first the pack counters (256 bytes) and one flag an item.
-// kevo: workspace (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 128 + FUSE * (256 + 4 * (cdiv(M, BM * CLUSTER) * CLUSTER + cdiv(N, BN)) * cdiv(K, 64)) + SK * (8192 + SMS * BM * BN * 4)
+// kevo: workspace (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 128 + FUSE * (256 + 4 * (cdiv(M, BM * CLUSTER) * CLUSTER + cdiv(N, BN)) * cdiv(K, 64)) + min(SK, 1) * (8192 + SMS * BM * BN * 4)
 // The pack kernel indexes 16-byte chunks of the image in 32 bits:
 // kevo: requires (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 8 < 2147483648
 // With FUSE launch 1 is one block an item of the first PRE %, and one
@@ -134,6 +169,7 @@
 // kevo: block 256
 // kevo: smem FUSE * 16 * min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
 // kevo: launch hgemm_packed
+// kevo: pdl
 // kevo: grid CLUSTER * min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
 // kevo: block 128 * (CONSUMERS + 1)
 // kevo: smem 1024 + STAGES * (BM + BN) * 128 + 512 + FUSE * 3 * 8192 + EPI * BM * (2 * BN + 16)
@@ -879,17 +915,19 @@ struct smem_map {
 /*
  * Work schedule, the same for the producer and the consumers of a block.
  * Without stream-K every (pair) tile is one item over all k tiles, dealt
- * round-robin to the G = gridDim / CLUSTER clusters. With SK (CLUSTER 1),
+ * round-robin to the G = gridDim / CLUSTER clusters. With SK=1,
  * when the tiles do not fill whole waves, all but the last one-to-two
  * waves stay data-parallel (dp tiles); the rest, sk_tiles in [G, 2G), are
  * cut into sk_tiles * ktiles k-slices that the G blocks share evenly as
  * contiguous ranges of at least ktiles slices. So a tile is split between
- * at most two blocks: block c ends in it (it holds k slices [0, b), the
- * owner: it adds the partial and stores C) and block c + 1 starts in it
- * (slices [b, ktiles): it writes fp32 partial sums to its workspace slot
- * c + 1 and raises a flag). The writer does that piece first in its range
- * and the owner last, and every block is resident (persistent grid of at
- * most SMS blocks, one a multiprocessor), so the wait always ends.
+ * at most two blocks: block c ends in it (k slices [0, b), ROLE_OWNER)
+ * and block c + 1 starts in it ([b, ktiles), ROLE_WRITER). Whichever of
+ * the two finishes its piece first (a counter says) leaves its fp32 sums
+ * in the split's workspace slot and raises a flag; the second waits for
+ * that flag, adds them and stores C. It waits only for a block that has
+ * already arrived, so no residency is assumed (clusters allowed). SK=2
+ * deals the last partial wave's tiles one piece a cluster instead, each
+ * non-sliver tile cut into two k halves that meet the same way.
  */
 struct geom {
     int pairs_m, tiles_n, ktiles, rank, cid, nclusters;
@@ -912,10 +950,23 @@ static_assert(2 * STAGES * 8 <= GEOM_OFFSET &&
 
 enum { ROLE_FULL, ROLE_WRITER, ROLE_OWNER };
 
+/* SK=2: pieces of tail tile t: 1 for a sliver (its pair row holds at most
+ * MI * 64 rows below M, i.e. only consumer 0 of its first CTA has work
+ * under SKIP: about half a tile), 2 (k halves) otherwise. */
+__device__ __forceinline__ int tail_pieces(const geom &g, int t)
+{
+    int pm, tn;
+    tile_origin(t, g.pairs_m, g.tiles_n, pm, tn);
+    const bool sliver = SKIP && CONSUMERS == 2 && pm == g.pairs_m - 1 &&
+                        g.M - pm * CLUSTER * BM <= MI * 64;
+    return sliver ? 1 : 2;
+}
+
 /* The i-th item of the block: tile t, k slices [kb, ke), role; 0 when
  * there is none. */
 struct item_iter {
     int t, kb, ke, role;
+    int xslot; /* split tiles: the slot the two pieces meet in */
     int next_dp, next_u;
     __device__ void start(const geom &g)
     {
@@ -932,6 +983,26 @@ struct item_iter {
             next_dp += g.nclusters;
             return true;
         }
+        if (SK == 2) {
+            /* tail split: piece cid of the tail, once */
+            if (next_u != 0 || g.cid >= g.se)
+                return false;
+            next_u = 1;
+            int p = g.cid, j = 0;
+            for (;; ++j) {
+                const int n = tail_pieces(g, g.dp_tiles + j);
+                if (p < n)
+                    break;
+                p -= n;
+            }
+            t = g.dp_tiles + j;
+            const int n = tail_pieces(g, t), h = g.ktiles / 2;
+            kb = n == 1 || p == 0 ? 0 : h;
+            ke = n == 1 || p == 1 ? g.ktiles : h;
+            role = n == 1 ? ROLE_FULL : p == 0 ? ROLE_OWNER : ROLE_WRITER;
+            xslot = j;
+            return true;
+        }
         if (!SK || next_u >= g.se)
             return false;
         t = g.dp_tiles + next_u / g.ktiles;
@@ -940,6 +1011,9 @@ struct item_iter {
         role = kb > 0 ? ROLE_WRITER
              : ke < g.ktiles ? ROLE_OWNER : ROLE_FULL;
         next_u += ke - kb;
+        /* split tiles meet in the slot of the boundary b: cluster b ends
+         * in the tile, b + 1 starts in it */
+        xslot = role == ROLE_OWNER ? g.cid : g.cid - 1;
         return true;
     }
 };
@@ -1303,13 +1377,19 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
         int pm, tn;
         tile_origin(w.t, g.pairs_m, g.tiles_n, pm, tn);
         const int m0 = (pm * CLUSTER + g.rank) * BM, n0 = tn * BN;
-        /* m64 blocks of this warpgroup that hold rows below M (SKIP) */
-        const int live = SKIP ? __shfl_sync(0xffffffffu,
-                                            min(MI, max(0, (g.M - m0 -
-                                                            cw * MI * 64 +
-                                                            63) / 64)),
-                                            0)
-                              : MI;
+        /* SKIP: a warpgroup without rows below M only keeps the stages
+         * going (the branch is warpgroup-uniform; the broadcast tells
+         * ptxas so) */
+        const bool dead = SKIP && __shfl_sync(0xffffffffu,
+                                              m0 + cw * MI * 64 >= g.M, 0);
+        if (dead) {
+            for (int kt = w.kb; kt < w.ke; ++kt, ++it) {
+                const int s = it % STAGES;
+                mbar_wait(sm.full(s), (it / STAGES) & 1);
+                if (kt > w.kb && tid == 0)
+                    release(sm, (it - 1) % STAGES);
+            }
+        } else
         for (int kt = w.kb; kt < w.ke; ++kt, ++it) {
             const int s = it % STAGES;
             mbar_wait(sm.full(s), (it / STAGES) & 1);
@@ -1327,8 +1407,7 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
                         sm.a(s) + (cw * MI + mi) * 64 * 128 + kk * 32, 16,
                         1024);
                     /* the item's first slice overwrites the accumulators */
-                    if (!SKIP || mi < live)
-                        wgmma_bn<BN>(acc[mi], da, db, kt > w.kb || kk > 0);
+                    wgmma_bn<BN>(acc[mi], da, db, kt > w.kb || kk > 0);
                 }
             }
             wg_commit();
@@ -1354,8 +1433,7 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
          * The second waits only for a block that has already arrived. A
          * warpgroup without rows below M takes no part. */
         if (SK && w.role != ROLE_FULL && m0 + cw * MI * 64 < g.M) {
-            const int b = w.role == ROLE_OWNER ? g.cid : g.cid - 1;
-            const int slot = b * CLUSTER + g.rank;
+            const int slot = w.xslot * CLUSTER + g.rank;
             unsigned *ctr = g.flags + slot * CONSUMERS + cw;
             unsigned *flag = ctr + SK_FLAG_BYTES / 8;
             const unsigned word = sm.bars + SK_WORD + 4u * (unsigned)cw;
@@ -1440,13 +1518,24 @@ hgemm_packed(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
         const int tiles = g.pairs_m * g.tiles_n;
         g.dp_tiles = tiles;
         g.su = g.se = 0;
-        if (SK && tiles > g.nclusters && tiles % g.nclusters != 0) {
+        g.M = M;
+        if (SK == 2 && g.ktiles >= 2) {
+            /* se: the tail's pieces, one a cluster (cid < se), if they fit */
+            g.dp_tiles = tiles / g.nclusters * g.nclusters;
+            int pieces = 0;
+            for (int t = g.dp_tiles; t < tiles; ++t)
+                pieces += tail_pieces(g, t);
+            if (pieces <= g.nclusters && g.dp_tiles < tiles)
+                g.se = pieces;
+            else
+                g.dp_tiles = tiles;
+        } else if (SK == 1 && tiles > g.nclusters &&
+                   tiles % g.nclusters != 0) {
             g.dp_tiles = (tiles / g.nclusters - 1) * g.nclusters;
             const long long sl = (long long)(tiles - g.dp_tiles) * g.ktiles;
             g.su = (int)(sl * g.cid / g.nclusters);
             g.se = (int)(sl * (g.cid + 1) / g.nclusters);
         }
-        g.M = M;
         g.N = N;
         g.C = C;
         const size_t a_bytes = (size_t)g.pairs_m * CLUSTER * g.ktiles *
