@@ -114,6 +114,36 @@
  * shared-memory writes and head/tail stores still stall both consumer
  * warpgroups (no ping-pong), a narrower wgmma for the last column tile,
  * a pack that runs under the GEMM (FUSE did not pay).
+ *
+ * EPO and PDLT, measured on the H100 (bench/results/2026-11-24-h100-s5-
+ * packed3, calls c1-c3, helper hp3; ratios to cuBLAS in the same worker):
+ * neither pays, both default 0. Default point (as above) bf16 4099x4097x
+ * 4095 529.2-534.1 TFLOP/s = 3.85-3.89x (c1-c3), fp16 519.0-524.0 = 3.79-
+ * 3.81x, bf16 8191x8193x8191 683.6-693.6 = 4.41-4.51x.
+ * - EPO=1 (the tile's C packed to 16-bit pairs in registers, staged and
+ *   copied one piece per k slice of the next tile; deferred only when that
+ *   tile has >= EPO_STEPS slices and rows for the warpgroup, else stored at
+ *   once; head and tail on two threads a row): correct everywhere tried,
+ *   519.7-525.1 vs 529.2-534.1 (A/B 1.0185 for EPO=0, accept), fp16 514.1
+ *   vs 519.0, 8191 679.3 (with PDLT=1) vs 693.6. ncu (c2 ncu-full-e1):
+ *   GEMM 222.4 vs 218.9 us, 44.7M vs 39.1M instructions; the barrier
+ *   stalls fall (3.6 vs 5.0 cycles an instruction) but the tensor pipe is
+ *   not busier: the epilogue was not what idles it.
+ * - PDLT=1 (launch_dependents at the start of every pack block): 528.1-
+ *   531.2 vs 529.2-534.1, within noise or slightly slower.
+ * What limits it (c2 ncu-full, c3 ncu-sm-*): the SMs are active 90.3 % of
+ *   the GEMM's 365k cycles on average (min 292k, max 356k: 6 pair tiles on
+ *   44 clusters, 5 on 22, one of the 6 a 3-row sliver on 22); the tensor
+ *   pipe counts 196,608 cycles a tile per SM (983k for 5 tiles, 1,180k for
+ *   6), i.e. an SM with 6 tiles spends ~59k active cycles a tile for 49k of
+ *   MMA: ~20 % in-tile loss that the deferred epilogue did not recover, so
+ *   it lies in the k loop (full-barrier waits: L2 at 65 % of peak, 7.1 TB/s
+ *   of L2 sectors; CLUSTER=1, +43 % L2 bytes, lost 8 %; STAGES=3 lost 12 %).
+ *   SK=2 evens the tensor work (max 5.5 tiles an SM, active min 337k max
+ *   367k) but raises the average active cycles 331k -> 352k: its tail
+ *   pieces run slower than whole tiles; 517.4 vs 532.6 (c3).
+ *   Left: fewer L2 bytes a FLOP (A multicast too, 2x2 clusters), a cheaper
+ *   tail than SK=2's split, a dynamic tile scheduler.
  */
 // kevo: problem gemm
 // kevo: dtypes fp16 bf16
@@ -135,12 +165,22 @@
 // kevo: param PRE 0 5 10 20 30 50 100 default=20
 // EPI=1: the epilogue goes through shared memory (BM rows of 2 * BN + 16
 // bytes) and stores the 16-byte-aligned middle of each C row with a bulk
-// copy that runs under the next tile (see epi_store). Not yet measured.
+// copy that runs under the next tile (see epi_store).
 // kevo: param EPI 0 1 default=1
 // SKIP=1: a consumer warpgroup whose rows all lie past M issues no wgmma
 // (it only waits for and releases the stages) and A rows past M (whole
 // m64 blocks) are not copied (the last row tile of M = 4099 holds 3 rows).
 // kevo: param SKIP 0 1 default=1
+// EPO=1 (with EPI=1): a tile's C leaves the accumulators as packed 16-bit
+// pairs at once and goes through the staging rows one piece per k slice of
+// the block's next tile, after that slice's wgmmas are issued (see
+// epo_step); the head/tail stores spread over all 128 threads.
+// kevo: param EPO 0 1 default=0
+// kevo: constraint !EPO || (EPI && !FUSE && BM / (64 * CONSUMERS) * BN <= 192)
+// PDLT=1: every pack block executes griddepcontrol.launch_dependents at its
+// start, so the GEMM's blocks launch (and set up) while the pack's last
+// blocks run; the GEMM still waits (griddepcontrol.wait) for all of it.
+// kevo: param PDLT 0 1 default=0
 // kevo: constraint FUSE || PRE == 20
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
@@ -432,6 +472,8 @@ extern "C" __global__ void __launch_bounds__(256)
 hgemm_pack(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
            elem_t *__restrict__ C, int M, int N, int K, void *ws)
 {
+    if (PDLT)
+        asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
     const int ktiles = (K + BK - 1) / BK;
     const int tiles_mp = (M + BM * CLUSTER - 1) / (BM * CLUSTER) * CLUSTER;
     const int tiles_n = (N + BN - 1) / BN;
@@ -1281,6 +1323,14 @@ __device__ __forceinline__ void wg_bar(int cw)
  */
 enum { EPI_PITCH = 2 * BN + 16 };
 
+/* x, y as 16-bit elements, x in the low half. */
+__device__ __forceinline__ unsigned pack_pair(float x, float y)
+{
+    const elem_t a = FROM_F32(x), b = FROM_F32(y);
+    return (unsigned)*(const unsigned short *)&a |
+           (unsigned)*(const unsigned short *)&b << 16;
+}
+
 __device__ __forceinline__ void epi_store(const geom &g, unsigned stage,
                                           int cw, int tid, int r0, int n0,
                                           const float (&d)[MI][BN / 2])
@@ -1351,6 +1401,106 @@ __device__ __forceinline__ void epi_store(const geom &g, unsigned stage,
     }
 }
 
+/*
+ * EPO=1: the previous tile's C as packed pairs pk[mi][2 * i + h] (columns
+ * 8 * i + 2 * (tid % 4) (+ 1) of fragment half h, row r0 + the fragment
+ * row), stored in EPO_STEPS steps of epi_store's work, one per k slice of
+ * the block's next tile: step 0 first waits until the staging rows' last
+ * bulk copies have read them; steps 0 .. EPO_WP - 1 each write EPO_UNITS
+ * fragment columns (mi, i); the last makes the rows visible to the async
+ * proxy, then with MI = 1 thread (part, row) stores the row's head and
+ * issues the bulk copy of its middle (part 0) or stores its tail (part 1);
+ * with MI = 2 one thread a row does both. step is warpgroup-uniform.
+ */
+enum {
+    EPO_UNITS = 8,
+    EPO_WP = (MI * BN / 8 + EPO_UNITS - 1) / EPO_UNITS,
+    EPO_STEPS = EPO_WP + 1
+};
+
+/* n <= 7 elements from shared src to dst, all loads before the stores. */
+__device__ __forceinline__ void copy_few(elem_t *dst, unsigned src, int n)
+{
+    unsigned short v[7];
+#pragma unroll
+    for (int e = 0; e < 7; ++e)
+        if (e < n)
+            asm volatile("ld.shared.u16 %0, [%1];\n"
+                         : "=h"(v[e]) : "r"(src + 2u * e));
+#pragma unroll
+    for (int e = 0; e < 7; ++e)
+        if (e < n)
+            ((unsigned short *)dst)[e] = v[e];
+}
+
+__device__ __forceinline__ void epo_step(const geom &g, unsigned stage,
+                                         int cw, int tid, int r0, int n0,
+                                         const unsigned (&pk)[MI][BN / 4],
+                                         int step)
+{
+    const unsigned st = stage + (unsigned)(cw * MI * 64 * EPI_PITCH);
+    const int N = g.N;
+    elem_t *C = g.C;
+    if (step == 0) {
+        asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+        wg_bar(cw);
+    }
+    if (step < EPO_WP) {
+#pragma unroll
+        for (int u = 0; u < MI * BN / 8; ++u) {
+            if (u / EPO_UNITS != step)
+                continue;
+            const int mi = u / (BN / 8), i = u % (BN / 8);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int rr =
+                    mi * 64 + 16 * (tid / 32) + (tid % 32) / 4 + 8 * h;
+                const unsigned a = (unsigned)(
+                    (size_t)(C + (size_t)(r0 + rr) * N + n0) & 15u);
+                const unsigned at = st + (unsigned)rr * EPI_PITCH + a +
+                                    4u * (tid % 4) + 16u * i;
+                const unsigned v = pk[mi][2 * i + h];
+                if ((a & 3u) == 0)
+                    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(at),
+                                 "r"(v) : "memory");
+                else
+                    asm volatile("st.shared.b16 [%0], %1;\n"
+                                 "st.shared.b16 [%2], %3;\n"
+                                 ::"r"(at), "h"((unsigned short)v),
+                                   "r"(at + 2),
+                                   "h"((unsigned short)(v >> 16))
+                                 : "memory");
+            }
+        }
+        return;
+    }
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    wg_bar(cw);
+    const int rows = MI * 64, part = tid / rows, rw = tid % rows;
+    const int m = r0 + rw;
+    if (m >= g.M)
+        return;
+    const int len = min(BN, N - n0);
+    elem_t *crow = C + (size_t)m * N + n0;
+    const unsigned a = (unsigned)((size_t)crow & 15u);
+    const unsigned row = st + (unsigned)rw * EPI_PITCH + a;
+    const int head = min(len, a ? (int)(16u - a) / 2 : 0);
+    const int mid = (len - head) / 8; /* 16-byte chunks */
+    const int tail0 = head + 8 * mid;
+    if (rows == 128 || part == 0) {
+        copy_few(crow, row, head);
+        if (mid > 0) {
+            asm volatile("cp.async.bulk.global.shared::cta.bulk_group"
+                         " [%0], [%1], %2;\n"
+                         ::"l"(crow + head), "r"(row + 2u * head),
+                           "r"(16u * mid) : "memory");
+            asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+        }
+    }
+    if (rows == 128 || part == 1)
+        copy_few(crow + tail0, row + 2u * tail0, len - tail0);
+}
+
 /* Stream-K partials: slot c holds one tile's fp32 sums, per consumer
  * warpgroup and m64 block in fragment order (register i of thread tid at
  * i * 128 + tid: coalesced); flag (c, cw) says slot c's part of warpgroup
@@ -1371,6 +1521,11 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
         for (int i = 0; i < BN / 2; ++i)
             acc[mi][i] = 0.f;
     int it = 0;
+    /* EPO: the previous tile's C, packed, still to store (rows from pr0,
+     * columns from pn0) */
+    unsigned pk[MI][BN / 4];
+    int pend = 0, pr0 = 0, pn0 = 0;
+    const unsigned epi_st = sm.bars + 512 + FUSE * PACKERS * SCRATCH;
     item_iter w;
     w.start(g);
     while (w.next(g)) {
@@ -1419,6 +1574,10 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
             wg_wait<1>();
             if (kt > w.kb && tid == 0)
                 release(sm, (it - 1) % STAGES);
+            /* EPO: a piece of the previous tile's epilogue under this
+             * slice's wgmmas */
+            if (EPO && pend && kt - w.kb < EPO_STEPS)
+                epo_step(g, epi_st, cw, tid, pr0, pn0, pk, kt - w.kb);
         }
         wg_wait<0>();
 #pragma unroll
@@ -1426,6 +1585,7 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
             reg_fence(acc[mi]);
         if (tid == 0)
             release(sm, (it - 1) % STAGES);
+        pend = 0;
         /* A tile split between two clusters: the block of each CTA rank
          * that finishes its piece first leaves its fp32 sums in the slot of
          * the split (boundary b: cluster b ends in the tile, b + 1 starts
@@ -1481,10 +1641,34 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
                     acc[mi][i] += __ldcg(p + i * 128 + tid);
             }
         }
-        if (EPI) {
-            if (m0 < g.M)
-                epi_store(g, sm.bars + 512 + FUSE * PACKERS * SCRATCH, cw,
-                          tid, m0 + cw * MI * 64, n0, acc);
+        /* EPO: deferred when the block's next item has a k slice for
+         * every step and this warpgroup has rows in it, else (the last
+         * tile, small K, SKIP's dead warpgroup) stored at once */
+        item_iter peek = w;
+        bool defer = EPO && peek.next(g) && peek.ke - peek.kb >= EPO_STEPS;
+        if (SKIP && defer) {
+            int pm1, tn1;
+            tile_origin(peek.t, g.pairs_m, g.tiles_n, pm1, tn1);
+            defer = (pm1 * CLUSTER + g.rank) * BM + cw * MI * 64 < g.M;
+        }
+        if (defer) {
+            if (m0 + cw * MI * 64 < g.M) {
+#pragma unroll
+                for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+                    for (int i = 0; i < BN / 8; ++i)
+#pragma unroll
+                        for (int h = 0; h < 2; ++h)
+                            pk[mi][2 * i + h] =
+                                pack_pair(acc[mi][4 * i + 2 * h],
+                                          acc[mi][4 * i + 2 * h + 1]);
+                pend = 1;
+                pr0 = m0 + cw * MI * 64;
+                pn0 = n0;
+            }
+        } else if (EPI) {
+            if (m0 + cw * MI * 64 < g.M)
+                epi_store(g, epi_st, cw, tid, m0 + cw * MI * 64, n0, acc);
         } else if (m0 < g.M) {
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi)
