@@ -1,7 +1,7 @@
 // expect: wrong
 /* harness test: a programmatic dependent launch that reads too early.
  * Launch 1 lets launch 2 start at once (griddepcontrol.launch_dependents),
- * then sleeps ~0.2 ms and writes fp32 sums into the workspace; launch 2
+ * then spins ~0.2 ms and writes fp32 sums into the workspace; launch 2
  * (pdl) reads them without waiting (no griddepcontrol.wait), so it reads
  * the poisoned workspace: wrong. Proves the attribute reaches the driver
  * (without it, launch 2 would wait for launch 1 and be right). */
@@ -22,11 +22,10 @@ extern "C" __global__ void pdl_sums(const elem_t *__restrict__ A,
                                     int K, void *ws)
 {
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-    unsigned long long t0, t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    while (t - t0 < 200000);
+    /* ~0.2 ms at H100 clocks (no wall-clock timers in candidates) */
+    long long t0 = clock64();
+    while (clock64() - t0 < 400000)
+        ;
     int r = blockIdx.y * 16 + threadIdx.y, c = blockIdx.x * 16 + threadIdx.x;
     if (r >= M || c >= N)
         return;

@@ -1,6 +1,6 @@
 // expect: ok
 /* harness test: a programmatic dependent launch done right. Launch 1 lets
- * launch 2 start at once (griddepcontrol.launch_dependents), then sleeps
+ * launch 2 start at once (griddepcontrol.launch_dependents), then spins
  * ~0.2 ms and writes fp32 sums into the workspace; launch 2 (pdl) waits
  * for it (griddepcontrol.wait) before reading them. */
 // kevo: problem gemm
@@ -20,11 +20,10 @@ extern "C" __global__ void pdl_sums(const elem_t *__restrict__ A,
                                     int K, void *ws)
 {
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-    unsigned long long t0, t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    while (t - t0 < 200000);
+    /* ~0.2 ms at H100 clocks (no wall-clock timers in candidates) */
+    long long t0 = clock64();
+    while (clock64() - t0 < 400000)
+        ;
     int r = blockIdx.y * 16 + threadIdx.y, c = blockIdx.x * 16 + threadIdx.x;
     if (r >= M || c >= N)
         return;
