@@ -144,6 +144,31 @@
  *   pieces run slower than whole tiles; 517.4 vs 532.6 (c3).
  *   Left: fewer L2 bytes a FLOP (A multicast too, 2x2 clusters), a cheaper
  *   tail than SK=2's split, a dynamic tile scheduler.
+ *
+ * SK=3 and FOLD, measured on the H100 (bench/results/2026-11-24-h100-s5-
+ * packed4, calls c1-c2, helper hp4): neither pays at 4099, both default 0.
+ * - SK=3 (the 44 tail tiles, slivers too, cut into k thirds, 2 pieces a
+ *   cluster, each piece its own fp32 slot, the last to count adds them in
+ *   piece order: bitwise reproducible; c1's chain reduction was not, kevo
+ *   refused it): bf16 4099 509.4 / 510.2 vs 532.4 / 532.9 (c2), A/B with
+ *   FOLD=1 0.9515 (reject); 4096^3 572.9 vs 558.2 (+2.6 %, 22 tail tiles
+ *   as 66 thirds), 8191x8193x8191 unchanged (no split: 56 tail tiles).
+ *   ncu (c2 ncu-sm-sk3): the tensor work is even (983k-1,180k -> 1,048k-
+ *   1,084k cycles an SM) but active cycles avg 360k vs 333k, min 345k vs
+ *   294k: the two tail pieces (1/3 tile + 1/3 sliver) take ~50k cycles
+ *   an SM, about a whole tile's 59k; GEMM 230.0 vs 219.0 us. So a piece
+ *   of a tile costs far more than its share of k (as SK=2's halves did);
+ *   not resolved why (pipeline refill, 96 KB of partials a CTA written
+ *   and read, the sliver thirds reading B from DRAM at 96 KB in flight a
+ *   cluster - an inference, not measured separately).
+ * - FOLD=1 (the sliver pair row joins the last GROUP_M group, so the 22
+ *   sliver tiles run beside the full tiles that read the same B slices):
+ *   536.0 / 536.9 vs 532.4 / 532.9 (c2, two evals, not A/B-confirmed,
+ *   checked correct at 4099 only); ncu GEMM 216.7 vs 219.0 us, DRAM read
+ *   190 vs 222 MB, active max 357k (unchanged: 6 full tiles on some
+ *   SMs). Worth an A/B; it cannot reach 550 alone.
+ * What limits it is unchanged: 6 full pair tiles on the busiest clusters
+ * (FOLD leaves 39 full tiles in the last round) and ~20 % in-tile loss.
  */
 // kevo: problem gemm
 // kevo: dtypes fp16 bf16
@@ -155,8 +180,20 @@
 // kevo: param CLUSTER 1 2 default=2
 // SK=2 (tail split): the tiles of the last, partial wave are dealt one a
 // cluster, those that are not slivers (see geom) cut into two k halves,
-// when that fits the clusters.
-// kevo: param SK 0 1 2 default=0
+// when that fits the clusters. SK=3 (tail thirds): every tile of the last,
+// partial wave (slivers too) is cut into S equal k ranges (S = 2..4, the
+// one that leaves the least tail work a cluster, e.g. 3 at 44 tail tiles
+// on 66 clusters: 2 pieces a cluster) dealt round-robin in tile order, so
+// a round of pieces works on neighbouring tiles' same k range (shared A
+// or B slices in L2); the S pieces of a tile reduce through a counter and
+// a chain of partial sums (see consume).
+// kevo: param SK 0 1 2 3 default=0
+// FOLD=1: the pair rows past the last whole GROUP_M group join that group
+// instead of forming a small group of their own, so the 3-row sliver row
+// of M = 4099 runs beside the full rows that read the same B slices (in
+// L2) rather than last, streaming all of B from DRAM on its own.
+// kevo: param FOLD 0 1 default=0
+// kevo: constraint !FOLD || !FUSE
 // FUSE=1: launch 1 packs only the first PRE % of the pack items (in the
 // order the GEMM needs them) and the GEMM's idle producer warps pack the
 // rest while the consumers run, staged through 8 KB of shared memory a
@@ -198,7 +235,7 @@
 // Then, with SK, the stream-K flags and one fp32 tile of partial sums a
 // block.
 // With FUSE, first the pack counters (256 bytes) and one flag an item.
-// kevo: workspace (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 128 + FUSE * (256 + 4 * (cdiv(M, BM * CLUSTER) * CLUSTER + cdiv(N, BN)) * cdiv(K, 64)) + min(SK, 1) * (8192 + SMS * BM * BN * 4)
+// kevo: workspace (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 128 + FUSE * (256 + 4 * (cdiv(M, BM * CLUSTER) * CLUSTER + cdiv(N, BN)) * cdiv(K, 64)) + min(SK, 1) * 8192 + (min(SK, 1) + 3 * (SK / 3)) * SMS * BM * BN * 4
 // The pack kernel indexes 16-byte chunks of the image in 32 bits:
 // kevo: requires (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 8 < 2147483648
 // With FUSE launch 1 is one block an item of the first PRE %, and one
@@ -936,6 +973,17 @@ __device__ __forceinline__ void tile_origin(int t, int pairs_m, int tiles_n,
                                             int &pm, int &tn)
 {
     const int per_group = GROUP_M * tiles_n;
+    if (FOLD) {
+        /* the pair rows past the last whole group join it */
+        const int ng = max(1, pairs_m / GROUP_M);
+        const int gi = min(t / per_group, ng - 1);
+        const int first_m = gi * GROUP_M;
+        const int gsize = gi == ng - 1 ? pairs_m - first_m : GROUP_M;
+        const int tt = t - gi * per_group;
+        pm = first_m + tt % gsize;
+        tn = tt / gsize;
+        return;
+    }
     const int first_m = (t / per_group) * GROUP_M;
     const int gsize = min(pairs_m - first_m, GROUP_M);
     pm = first_m + (t % per_group) % gsize;
@@ -974,7 +1022,9 @@ struct smem_map {
 struct geom {
     int pairs_m, tiles_n, ktiles, rank, cid, nclusters;
     int dp_tiles;   /* tiles dealt whole; the rest are stream-K */
-    int su, se;     /* this block's stream-K slice range [su, se) */
+    int su, se;     /* this block's stream-K slice range [su, se);
+                       SK=3: se = the tail's pieces */
+    int split;      /* SK=3: pieces a tail tile */
     int M, N;
     elem_t *C;
     float *parts;    /* stream-K partial sums */
@@ -1008,7 +1058,9 @@ __device__ __forceinline__ int tail_pieces(const geom &g, int t)
  * there is none. */
 struct item_iter {
     int t, kb, ke, role;
-    int xslot; /* split tiles: the slot the two pieces meet in */
+    int xslot; /* split tiles: the slot the pieces meet in */
+    int np;    /* split tiles: how many pieces meet there */
+    int q;     /* SK=3: which piece (k range) of the tile */
     int next_dp, next_u;
     __device__ void start(const geom &g)
     {
@@ -1023,6 +1075,23 @@ struct item_iter {
             ke = g.ktiles;
             role = ROLE_FULL;
             next_dp += g.nclusters;
+            return true;
+        }
+        if (SK == 3) {
+            /* tail thirds: pieces cid, cid + G, ... of the tail, piece p
+             * = k range p % split of tail tile p / split */
+            const int p = g.cid + next_u * g.nclusters;
+            if (p >= g.se)
+                return false;
+            ++next_u;
+            const int j = p / g.split, q = p % g.split;
+            t = g.dp_tiles + j;
+            kb = g.ktiles * q / g.split;
+            ke = g.ktiles * (q + 1) / g.split;
+            role = q == 0 ? ROLE_OWNER : ROLE_WRITER;
+            xslot = j;
+            np = g.split;
+            this->q = q;
             return true;
         }
         if (SK == 2) {
@@ -1043,6 +1112,7 @@ struct item_iter {
             ke = n == 1 || p == 1 ? g.ktiles : h;
             role = n == 1 ? ROLE_FULL : p == 0 ? ROLE_OWNER : ROLE_WRITER;
             xslot = j;
+            np = 2;
             return true;
         }
         if (!SK || next_u >= g.se)
@@ -1056,6 +1126,7 @@ struct item_iter {
         /* split tiles meet in the slot of the boundary b: cluster b ends
          * in the tile, b + 1 starts in it */
         xslot = role == ROLE_OWNER ? g.cid : g.cid - 1;
+        np = 2;
         return true;
     }
 };
@@ -1586,13 +1657,60 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
         if (tid == 0)
             release(sm, (it - 1) % STAGES);
         pend = 0;
-        /* A tile split between two clusters: the block of each CTA rank
-         * that finishes its piece first leaves its fp32 sums in the slot of
-         * the split (boundary b: cluster b ends in the tile, b + 1 starts
-         * in it) and raises the flag; the second adds them and stores C.
-         * The second waits only for a block that has already arrived. A
-         * warpgroup without rows below M takes no part. */
-        if (SK && w.role != ROLE_FULL && m0 + cw * MI * 64 < g.M) {
+        /* A tile split between np clusters (np = 2 but for SK=3): the
+         * block of each CTA rank that finishes its piece first (a counter
+         * says) leaves its fp32 sums in the slot of the split and sets the
+         * flag to 1; the i-th to arrive waits for flag == i, adds the slot
+         * and, unless it is the last, leaves the sum there and sets the
+         * flag to i + 1; the last stores C. Each waits only for blocks that
+         * have already arrived. A warpgroup without rows below M takes no
+         * part. */
+        if (SK == 3 && w.role != ROLE_FULL && m0 + cw * MI * 64 < g.M) {
+            /* SK=3: every piece leaves its sums in its own slot, then
+             * counts itself in; the last to count adds all np pieces in
+             * piece order (bitwise the same whichever arrives last) and
+             * stores C. Nobody waits. */
+            const int slot = w.xslot * CLUSTER + g.rank;
+            const int pbase = w.xslot * g.split * CLUSTER + g.rank;
+            unsigned *ctr = g.flags + slot * CONSUMERS + cw;
+            const unsigned word = sm.bars + SK_WORD + 4u * (unsigned)cw;
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi) {
+                float *p = sk_part(g.parts, pbase + w.q * CLUSTER, cw, mi);
+#pragma unroll
+                for (int i = 0; i < BN / 2; ++i)
+                    __stcg(p + i * 128 + tid, acc[mi][i]);
+            }
+            wg_bar(cw);
+            if (tid == 0) {
+                unsigned old;
+                __threadfence();
+                asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\n"
+                             : "=r"(old) : "l"(ctr) : "memory");
+                asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(word),
+                             "r"(old) : "memory");
+            }
+            wg_bar(cw);
+            unsigned order;
+            asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(order)
+                         : "r"(word) : "memory");
+            if ((int)order < w.np - 1)
+                continue;
+            __threadfence();
+            /* its own piece too, from the slot it wrote */
+            for (int q = 0; q < w.np; ++q) {
+#pragma unroll
+                for (int mi = 0; mi < MI; ++mi) {
+                    const float *p = sk_part(g.parts, pbase + q * CLUSTER,
+                                             cw, mi);
+#pragma unroll
+                    for (int i = 0; i < BN / 2; ++i) {
+                        const float v = __ldcg(p + i * 128 + tid);
+                        acc[mi][i] = q == 0 ? v : acc[mi][i] + v;
+                    }
+                }
+            }
+        } else if (SK && w.role != ROLE_FULL && m0 + cw * MI * 64 < g.M) {
             const int slot = w.xslot * CLUSTER + g.rank;
             unsigned *ctr = g.flags + slot * CONSUMERS + cw;
             unsigned *flag = ctr + SK_FLAG_BYTES / 8;
@@ -1605,10 +1723,28 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
                              "r"(old) : "memory");
             }
             wg_bar(cw);
-            unsigned first;
-            asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(first)
+            unsigned order;
+            asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(order)
                          : "r"(word) : "memory");
-            if (first == 0) {
+            if (order > 0) {
+                if (tid == 0) {
+                    unsigned v;
+                    do {
+                        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
+                                     : "=r"(v) : "l"(flag) : "memory");
+                    } while (v < order);
+                }
+                wg_bar(cw);
+                __threadfence();
+#pragma unroll
+                for (int mi = 0; mi < MI; ++mi) {
+                    const float *p = sk_part(g.parts, slot, cw, mi);
+#pragma unroll
+                    for (int i = 0; i < BN / 2; ++i)
+                        acc[mi][i] += __ldcg(p + i * 128 + tid);
+                }
+            }
+            if ((int)order < w.np - 1) {
 #pragma unroll
                 for (int mi = 0; mi < MI; ++mi) {
                     float *p = sk_part(g.parts, slot, cw, mi);
@@ -1620,25 +1756,9 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
                 if (tid == 0) {
                     __threadfence();
                     asm volatile("st.release.gpu.global.u32 [%0], %1;\n"
-                                 ::"l"(flag), "r"(1u) : "memory");
+                                 ::"l"(flag), "r"(order + 1) : "memory");
                 }
                 continue;
-            }
-            if (tid == 0) {
-                unsigned v;
-                do {
-                    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
-                                 : "=r"(v) : "l"(flag) : "memory");
-                } while (!v);
-            }
-            wg_bar(cw);
-            __threadfence();
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi) {
-                const float *p = sk_part(g.parts, slot, cw, mi);
-#pragma unroll
-                for (int i = 0; i < BN / 2; ++i)
-                    acc[mi][i] += __ldcg(p + i * 128 + tid);
             }
         }
         /* EPO: deferred when the block's next item has a k slice for
@@ -1702,6 +1822,7 @@ hgemm_packed(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
         const int tiles = g.pairs_m * g.tiles_n;
         g.dp_tiles = tiles;
         g.su = g.se = 0;
+        g.split = 1;
         g.M = M;
         if (SK == 2 && g.ktiles >= 2) {
             /* se: the tail's pieces, one a cluster (cid < se), if they fit */
@@ -1713,6 +1834,26 @@ hgemm_packed(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
                 g.se = pieces;
             else
                 g.dp_tiles = tiles;
+        } else if (SK == 3 && tiles > g.nclusters &&
+                   tiles % g.nclusters != 0) {
+            /* split: the S in 2..4 (at most ktiles) with the least tail
+             * work a cluster, ceil(W * S / G) / S tiles (ties: the
+             * smaller S); none when no S beats whole tiles (W <= G) */
+            const int W = tiles % g.nclusters;
+            int best = 1, bw = 1, bs = 1; /* work bw / bs tiles */
+            for (int sp = 2; sp <= 4 && sp <= g.ktiles; ++sp) {
+                const int w = (W * sp + g.nclusters - 1) / g.nclusters;
+                if (w * bs < bw * sp) {
+                    best = sp;
+                    bw = w;
+                    bs = sp;
+                }
+            }
+            if (best > 1) {
+                g.dp_tiles = tiles - W;
+                g.split = best;
+                g.se = W * best;
+            }
         } else if (SK == 1 && tiles > g.nclusters &&
                    tiles % g.nclusters != 0) {
             g.dp_tiles = (tiles / g.nclusters - 1) * g.nclusters;
