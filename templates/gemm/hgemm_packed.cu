@@ -173,11 +173,21 @@
 // kevo: problem gemm
 // kevo: dtypes fp16 bf16
 // kevo: param BM 64 128 256 default=128
-// kevo: param BN 64 128 192 256 default=192
+// kevo: param BN 64 128 192 208 256 default=192
 // kevo: param CONSUMERS 1 2 default=2
 // kevo: param STAGES 2 3 4 5 6 7 default=4
 // kevo: param GROUP_M 1 4 8 16 default=8
 // kevo: param CLUSTER 1 2 default=2
+// CLN=1: the CLUSTER=2 pair lies along N (one BM x 2 BN pair tile, both
+// CTAs on the same M tile): each copies half of the shared A slice,
+// multicast to both, and its own B slice.
+// kevo: param CLN 0 1 default=0
+// kevo: constraint !CLN || (CLUSTER == 2 && !SK && !FUSE && !EPO)
+// BT=1: B is packed K-major (the image of B^T: BN rows of 64 k, 128 B
+// each, swizzled like A's rows) and read by wgmma untransposed; any BN
+// that is a multiple of 8 fits, so BN=208 (4 boxes N-major) needs it.
+// kevo: param BT 0 1 default=0
+// kevo: constraint (BT || BN % 64 == 0) && (!BT || !FUSE)
 // SK=2 (tail split): the tiles of the last, partial wave are dealt one a
 // cluster, those that are not slivers (see geom) cut into two k halves,
 // when that fits the clusters. SK=3 (tail thirds): every tile of the last,
@@ -235,19 +245,22 @@
 // Then, with SK, the stream-K flags and one fp32 tile of partial sums a
 // block.
 // With FUSE, first the pack counters (256 bytes) and one flag an item.
-// kevo: workspace (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 128 + FUSE * (256 + 4 * (cdiv(M, BM * CLUSTER) * CLUSTER + cdiv(N, BN)) * cdiv(K, 64)) + min(SK, 1) * 8192 + (min(SK, 1) + 3 * (SK / 3)) * SMS * BM * BN * 4
+// With CLN the M tiles are not paired and the N tiles are.
+// kevo: workspace (cdiv(M, BM * (CLUSTER - CLN)) * BM * (CLUSTER - CLN) + cdiv(N, BN * (1 + CLN)) * BN * (1 + CLN)) * cdiv(K, 64) * 128 + FUSE * (256 + 4 * (cdiv(M, BM * CLUSTER) * CLUSTER + cdiv(N, BN)) * cdiv(K, 64)) + min(SK, 1) * 8192 + (min(SK, 1) + 3 * (SK / 3)) * SMS * BM * BN * 4
 // The pack kernel indexes 16-byte chunks of the image in 32 bits:
-// kevo: requires (cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 8 < 2147483648
+// kevo: requires (cdiv(M, BM * (CLUSTER - CLN)) * BM * (CLUSTER - CLN) + cdiv(N, BN * (1 + CLN)) * BN * (1 + CLN)) * cdiv(K, 64) * 8 < 2147483648
 // With FUSE launch 1 is one block an item of the first PRE %, and one
 // more that clears the counters; its dynamic shared memory size passes
 // the GEMM's number of clusters (16 bytes each; it uses none of it).
+// With BT the A chunks come first, then one thread a packed B row (n, k
+// tile).
 // kevo: launch hgemm_pack
-// kevo: grid FUSE ? cdiv((cdiv(M, BM * CLUSTER) * CLUSTER + cdiv(N, BN)) * cdiv(K, 64) * PRE, 100) + 1 : cdiv((cdiv(M, BM * CLUSTER) * BM * CLUSTER + cdiv(N, BN) * BN) * cdiv(K, 64) * 8, 256)
+// kevo: grid FUSE ? cdiv((cdiv(M, BM * CLUSTER) * CLUSTER + cdiv(N, BN)) * cdiv(K, 64) * PRE, 100) + 1 : BT ? cdiv(cdiv(M, BM * (CLUSTER - CLN)) * BM * (CLUSTER - CLN) * cdiv(K, 64) * 8, 256) + cdiv(cdiv(N, BN * (1 + CLN)) * BN * (1 + CLN) * cdiv(K, 64), 256) : cdiv((cdiv(M, BM * (CLUSTER - CLN)) * BM * (CLUSTER - CLN) + cdiv(N, BN * (1 + CLN)) * BN * (1 + CLN)) * cdiv(K, 64) * 8, 256)
 // kevo: block 256
 // kevo: smem FUSE * 16 * min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
 // kevo: launch hgemm_packed
 // kevo: pdl
-// kevo: grid CLUSTER * min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
+// kevo: grid CLUSTER * min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLUSTER - CLN) * cdiv(N, BN * (1 + CLN)))
 // kevo: block 128 * (CONSUMERS + 1)
 // kevo: smem 1024 + STAGES * (BM + BN) * 128 + 512 + FUSE * 3 * 8192 + EPI * BM * (2 * BN + 16)
 // kevo: cluster CLUSTER, 1, 1
@@ -260,7 +273,11 @@ enum {
     B_BYTES = BN * BK * 2,            /* B slice: BN/64 boxes of BK rows */
     B_BOX_BYTES = 64 * BK * 2,
     STAGE_BYTES = A_BYTES + B_BYTES,  /* a multiple of 1024 */
+    CM = CLN ? 1 : CLUSTER,           /* M tiles a pair tile */
+    CN = CLN ? CLUSTER : 1,           /* N tiles a pair tile */
     B_PART = B_BYTES / CLUSTER,       /* B bytes each CTA of a pair copies */
+    A_PART = A_BYTES / CLUSTER,       /* the same for A (CLN) */
+    TNB = BT ? 0 : 1,                 /* wgmma imm-trans-b */
     COPY_MAX = 16384,                 /* bytes per bulk copy instruction */
     SK_FLAG_BYTES = 8192,             /* stream-K flags, after packed B */
     PACKW = 1                         /* chunks a pack thread (1, 2 and 4
@@ -331,7 +348,8 @@ __device__ __forceinline__ uint4 load8(const elem_t *row, int len, int c)
 
 /* Chunk q of the packed image: first the A tiles ([tm][kt], BM rows x 8
  * chunks each), then the B tiles ([tn][kt], BN/64 boxes of 64 k-rows x 8
- * chunks). Physical chunk p of row r holds logical chunk p ^ (r % 8).
+ * chunks; BT=1: see pack_brow). Physical chunk p of row r holds logical
+ * chunk p ^ (r % 8).
  * 32-bit indices: gemm's check_shape keeps the image far below 2^31
  * chunks, and 64-bit divisions would cost as much as the memory traffic. */
 __device__ __forceinline__ uint4 pack_chunk(const elem_t *__restrict__ A,
@@ -357,6 +375,37 @@ __device__ __forceinline__ uint4 pack_chunk(const elem_t *__restrict__ A,
     if (k < K)
         return load8(B + (size_t)k * N, N, tn * BN + box * 64 + j * 8);
     return make_uint4(0, 0, 0, 0);
+}
+
+/* BT=1: packed B row q = kt * np + n (np: the padded N) is column n of B
+ * over k tile kt, 64 k values (zeros past K or N) as one 128-byte row of
+ * the K-major B slice of N tile n / BN (at row n % BN), swizzled like A's.
+ * Lanes take consecutive n, so each of the 64 scalar loads reads 64
+ * contiguous bytes a warp and each lane writes one whole 128-byte row. */
+__device__ __forceinline__ void pack_brow(const elem_t *__restrict__ B,
+                                          int N, int K, int np, unsigned q,
+                                          uint4 *img)
+{
+    const int ktiles = (K + BK - 1) / BK;
+    const int kt = (int)(q / (unsigned)np), n = (int)(q % (unsigned)np);
+    if (kt >= ktiles)
+        return;
+    const unsigned short *col = (const unsigned short *)B + n;
+    unsigned h[BK];
+#pragma unroll
+    for (int e = 0; e < BK; ++e) {
+        const int k = kt * BK + e;
+        h[e] = n < N && k < K ? (unsigned)__ldg(col + (size_t)k * N) : 0u;
+    }
+    const int r = n % BN;
+    uint4 *row = img + ((size_t)(n / BN) * ktiles + kt) * (BN * 8) +
+                 (size_t)r * 8;
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+        row[j ^ (r % 8)] = make_uint4(h[8 * j] | h[8 * j + 1] << 16,
+                                      h[8 * j + 2] | h[8 * j + 3] << 16,
+                                      h[8 * j + 4] | h[8 * j + 5] << 16,
+                                      h[8 * j + 6] | h[8 * j + 7] << 16);
 }
 
 /*
@@ -512,10 +561,12 @@ hgemm_pack(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
     if (PDLT)
         asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
     const int ktiles = (K + BK - 1) / BK;
-    const int tiles_mp = (M + BM * CLUSTER - 1) / (BM * CLUSTER) * CLUSTER;
-    const int tiles_n = (N + BN - 1) / BN;
+    const int tiles_mp = (M + BM * CM - 1) / (BM * CM) * CM;
+    const int tiles_n = (N + BN * CN - 1) / (BN * CN) * CN;
     const unsigned chunks_a = (unsigned)tiles_mp * ktiles * (BM * 8);
-    const unsigned chunks = chunks_a + (unsigned)tiles_n * ktiles * (BN * 8);
+    /* BT: the chunk-parallel part packs A only */
+    const unsigned chunks =
+        chunks_a + (BT ? 0u : (unsigned)tiles_n * ktiles * (BN * 8));
     const int items = (tiles_mp + tiles_n) * ktiles;
     if (SK && blockIdx.x == 0) {
         unsigned *flags = (unsigned *)((char *)ws + (size_t)chunks * 16 +
@@ -544,6 +595,15 @@ hgemm_pack(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
         pack_range(A, B, M, N, K, o, q0, nq, threadIdx.x, 256,
                    reinterpret_cast<uint4 *>(ws));
         return;
+    }
+    if (BT) {
+        const unsigned blocks_a = (chunks_a + 255) / 256;
+        if (blockIdx.x >= blocks_a) {
+            pack_brow(B, N, K, tiles_n * BN,
+                      (blockIdx.x - blocks_a) * 256 + threadIdx.x,
+                      reinterpret_cast<uint4 *>(ws) + chunks_a);
+            return;
+        }
     }
     const unsigned q0 = blockIdx.x * (256u * PACKW) + threadIdx.x;
     uint4 v[PACKW];
@@ -716,7 +776,7 @@ wgmma_bn<64>(float (&d)[32], u64 da, u64 db, int scale_d)
             "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "
             "%12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "
             "%24, %25, %26, %27, %28, %29, %30, %31}, "
-            "%32, %33, p, 1, 1, 0, 1;\n}\n"
+            "%32, %33, p, 1, 1, 0, %35;\n}\n"
             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
               "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
               "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
@@ -724,7 +784,7 @@ wgmma_bn<64>(float (&d)[32], u64 da, u64 db, int scale_d)
               "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
               "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
               "+f"(d[30]), "+f"(d[31])
-            : "l"(da), "l"(db), "r"(scale_d));
+            : "l"(da), "l"(db), "r"(scale_d), "n"((int)TNB));
     else
         asm volatile(
             "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
@@ -732,7 +792,7 @@ wgmma_bn<64>(float (&d)[32], u64 da, u64 db, int scale_d)
             "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "
             "%12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "
             "%24, %25, %26, %27, %28, %29, %30, %31}, "
-            "%32, %33, p, 1, 1, 0, 1;\n}\n"
+            "%32, %33, p, 1, 1, 0, %35;\n}\n"
             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
               "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
               "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
@@ -740,7 +800,7 @@ wgmma_bn<64>(float (&d)[32], u64 da, u64 db, int scale_d)
               "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
               "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
               "+f"(d[30]), "+f"(d[31])
-            : "l"(da), "l"(db), "r"(scale_d));
+            : "l"(da), "l"(db), "r"(scale_d), "n"((int)TNB));
 }
 
 /* D(64x128, f32) (+)= A(64x16, K-major) * B(16x128, N-major). */
@@ -757,7 +817,7 @@ wgmma_bn<128>(float (&d)[64], u64 da, u64 db, int scale_d)
             "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
             "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, "
             "%60, %61, %62, %63}, "
-            "%64, %65, p, 1, 1, 0, 1;\n}\n"
+            "%64, %65, p, 1, 1, 0, %67;\n}\n"
             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
               "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
               "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
@@ -771,7 +831,7 @@ wgmma_bn<128>(float (&d)[64], u64 da, u64 db, int scale_d)
               "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
               "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
               "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-            : "l"(da), "l"(db), "r"(scale_d));
+            : "l"(da), "l"(db), "r"(scale_d), "n"((int)TNB));
     else
         asm volatile(
             "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
@@ -782,7 +842,7 @@ wgmma_bn<128>(float (&d)[64], u64 da, u64 db, int scale_d)
             "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
             "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, "
             "%60, %61, %62, %63}, "
-            "%64, %65, p, 1, 1, 0, 1;\n}\n"
+            "%64, %65, p, 1, 1, 0, %67;\n}\n"
             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
               "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
               "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
@@ -796,7 +856,7 @@ wgmma_bn<128>(float (&d)[64], u64 da, u64 db, int scale_d)
               "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
               "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
               "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-            : "l"(da), "l"(db), "r"(scale_d));
+            : "l"(da), "l"(db), "r"(scale_d), "n"((int)TNB));
 }
 
 /* D(64x192, f32) (+)= A(64x16, K-major) * B(16x192, N-major). */
@@ -815,7 +875,7 @@ wgmma_bn<192>(float (&d)[96], u64 da, u64 db, int scale_d)
             "%60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, "
             "%72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, "
             "%84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}, "
-            "%96, %97, p, 1, 1, 0, 1;\n}\n"
+            "%96, %97, p, 1, 1, 0, %99;\n}\n"
             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
               "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
               "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
@@ -836,7 +896,7 @@ wgmma_bn<192>(float (&d)[96], u64 da, u64 db, int scale_d)
               "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]),
               "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]),
               "+f"(d[95])
-            : "l"(da), "l"(db), "r"(scale_d));
+            : "l"(da), "l"(db), "r"(scale_d), "n"((int)TNB));
     else
         asm volatile(
             "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
@@ -849,7 +909,7 @@ wgmma_bn<192>(float (&d)[96], u64 da, u64 db, int scale_d)
             "%60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, "
             "%72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, "
             "%84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}, "
-            "%96, %97, p, 1, 1, 0, 1;\n}\n"
+            "%96, %97, p, 1, 1, 0, %99;\n}\n"
             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
               "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
               "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
@@ -870,8 +930,62 @@ wgmma_bn<192>(float (&d)[96], u64 da, u64 db, int scale_d)
               "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]),
               "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]),
               "+f"(d[95])
-            : "l"(da), "l"(db), "r"(scale_d));
+            : "l"(da), "l"(db), "r"(scale_d), "n"((int)TNB));
 }
+
+/* D(64x208, f32) (+)= A(64x16, K-major) * B(16x208, K-major: BT only,
+ * as B_BYTES of N-major boxes would need 4 boxes). TY: the element type. */
+#define WGMMA_N208(TY)                                                       \
+    asm volatile(                                                            \
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %106, 0;\n"                        \
+        "wgmma.mma_async.sync.aligned.m64n208k16.f32." TY "." TY " {"       \
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "                \
+        "%12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, "      \
+        "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "      \
+        "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "      \
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, "      \
+        "%60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, "      \
+        "%72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, "      \
+        "%84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "      \
+        "%96, %97, %98, %99, %100, %101, %102, %103}, "                     \
+        "%104, %105, p, 1, 1, 0, %107;\n}\n"                                \
+        :                                                                   \
+        "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),                     \
+        "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),                     \
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),                   \
+        "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),                 \
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),                 \
+        "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),                 \
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),                 \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),                 \
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),                 \
+        "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),                 \
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),                 \
+        "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),                 \
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]),                 \
+        "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),                 \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),                 \
+        "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),                 \
+        "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]),                 \
+        "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),                 \
+        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]),                 \
+        "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),                 \
+        "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),                 \
+        "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),                 \
+        "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]),                 \
+        "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),                 \
+        "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]),                 \
+        "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103])              \
+        : "l"(da), "l"(db), "r"(scale_d), "n"((int)TNB))
+template <> __device__ __forceinline__ void
+wgmma_bn<208>(float (&d)[104], u64 da, u64 db, int scale_d)
+{
+    if (AB_BF16)
+        WGMMA_N208("bf16");
+    else
+        WGMMA_N208("f16");
+}
+#undef WGMMA_N208
 
 /* D(64x256, f32) (+)= A(64x16, K-major) * B(16x256, N-major). */
 template <> __device__ __forceinline__ void
@@ -892,7 +1006,7 @@ wgmma_bn<256>(float (&d)[128], u64 da, u64 db, int scale_d)
             "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, "
             "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, "
             "%120, %121, %122, %123, %124, %125, %126, %127}, "
-            "%128, %129, p, 1, 1, 0, 1;\n}\n"
+            "%128, %129, p, 1, 1, 0, %131;\n}\n"
             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
               "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
               "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
@@ -919,7 +1033,7 @@ wgmma_bn<256>(float (&d)[128], u64 da, u64 db, int scale_d)
               "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
               "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]),
               "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-            : "l"(da), "l"(db), "r"(scale_d));
+            : "l"(da), "l"(db), "r"(scale_d), "n"((int)TNB));
     else
         asm volatile(
             "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
@@ -935,7 +1049,7 @@ wgmma_bn<256>(float (&d)[128], u64 da, u64 db, int scale_d)
             "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, "
             "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, "
             "%120, %121, %122, %123, %124, %125, %126, %127}, "
-            "%128, %129, p, 1, 1, 0, 1;\n}\n"
+            "%128, %129, p, 1, 1, 0, %131;\n}\n"
             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
               "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
               "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
@@ -962,13 +1076,13 @@ wgmma_bn<256>(float (&d)[128], u64 da, u64 db, int scale_d)
               "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
               "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]),
               "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-            : "l"(da), "l"(db), "r"(scale_d));
+            : "l"(da), "l"(db), "r"(scale_d), "n"((int)TNB));
 }
 
 /* ---- launch 2: the GEMM over the packed tiles ---- */
 
-/* Pair-tile t (CLUSTER M tiles x one N tile): GROUP_M pair rows sweep the
- * columns. */
+/* Pair-tile t (CLUSTER M tiles x one N tile; CLN: one M tile x CLUSTER N
+ * tiles): GROUP_M pair rows sweep the pair columns. */
 __device__ __forceinline__ void tile_origin(int t, int pairs_m, int tiles_n,
                                             int &pm, int &tn)
 {
@@ -988,6 +1102,16 @@ __device__ __forceinline__ void tile_origin(int t, int pairs_m, int tiles_n,
     const int gsize = min(pairs_m - first_m, GROUP_M);
     pm = first_m + (t % per_group) % gsize;
     tn = (t % per_group) / gsize;
+}
+
+/* This CTA's M and N tile in pair tile t. */
+__device__ __forceinline__ void cta_tile(int t, int pairs_m, int pairs_n,
+                                         int rank, int &tm, int &tn)
+{
+    int pm, pn;
+    tile_origin(t, pairs_m, pairs_n, pm, pn);
+    tm = pm * CM + (CLN ? 0 : rank);
+    tn = pn * CN + (CLN ? rank : 0);
 }
 
 /* Stage s: A slice at a(s), B slice at a(s) + A_BYTES; full(s) completes
@@ -1173,12 +1297,11 @@ __device__ __forceinline__ void produce(const smem_map &sm, const char *pa,
     /* FUSE: every item packed (then no more flags are read) */
     bool all_packed = !FUSE || g.po.P >= g.po.items;
     while (w.next(g)) {
-        int pm, tn;
-        tile_origin(w.t, g.pairs_m, g.tiles_n, pm, tn);
-        const int tm = pm * CLUSTER + g.rank;
+        int tm, tn;
+        cta_tile(w.t, g.pairs_m, g.tiles_n, g.rank, tm, tn);
         const char *sa = pa + (size_t)tm * g.ktiles * A_BYTES;
         const char *sb = pb + (size_t)tn * g.ktiles * B_BYTES +
-                         g.rank * B_PART;
+                         (CLN ? 0 : g.rank * B_PART);
         /* SKIP: only the m64 blocks that hold rows below M */
         const unsigned a_bytes =
             SKIP ? (unsigned)min(BM, max(0, (g.M - tm * BM + 63) / 64 * 64)) *
@@ -1205,9 +1328,18 @@ __device__ __forceinline__ void produce(const smem_map &sm, const char *pa,
             }
             mbar_wait(sm.empty(s), ((it / STAGES) & 1) ^ 1);
             mbar_expect_tx(sm.full(s), a_bytes + B_BYTES);
-            bulk_load(sm.a(s), sa + (size_t)kt * A_BYTES, a_bytes,
-                      sm.full(s));
-            if (CLUSTER == 1)
+            if (CLN) {
+                /* this CTA's part of the A rows, to both */
+                const unsigned o = g.rank * A_PART;
+                if (a_bytes > o)
+                    bulk_load_mc(sm.a(s) + o, sa + (size_t)kt * A_BYTES + o,
+                                 min(a_bytes - o, (unsigned)A_PART),
+                                 sm.full(s));
+            } else {
+                bulk_load(sm.a(s), sa + (size_t)kt * A_BYTES, a_bytes,
+                          sm.full(s));
+            }
+            if (CLUSTER == 1 || CLN)
                 bulk_load(sm.b(s), sb + (size_t)kt * B_BYTES, B_BYTES,
                           sm.full(s));
             else
@@ -1600,9 +1732,9 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
     item_iter w;
     w.start(g);
     while (w.next(g)) {
-        int pm, tn;
-        tile_origin(w.t, g.pairs_m, g.tiles_n, pm, tn);
-        const int m0 = (pm * CLUSTER + g.rank) * BM, n0 = tn * BN;
+        int tm, tn;
+        cta_tile(w.t, g.pairs_m, g.tiles_n, g.rank, tm, tn);
+        const int m0 = tm * BM, n0 = tn * BN;
         /* SKIP: a warpgroup without rows below M only keeps the stages
          * going (the branch is warpgroup-uniform; the broadcast tells
          * ptxas so) */
@@ -1625,8 +1757,10 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
             wg_fence();
 #pragma unroll
             for (int kk = 0; kk < BK / 16; ++kk) {
-                const u64 db = make_desc(sm.b(s) + kk * 16 * 128, BK * 128,
-                                         1024);
+                /* B N-major: 16 k-rows down; K-major (BT): 32 bytes on */
+                const u64 db =
+                    BT ? make_desc(sm.b(s) + kk * 32, 16, 1024)
+                       : make_desc(sm.b(s) + kk * 16 * 128, BK * 128, 1024);
 #pragma unroll
                 for (int mi = 0; mi < MI; ++mi) {
                     const u64 da = make_desc(
@@ -1767,9 +1901,9 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
         item_iter peek = w;
         bool defer = EPO && peek.next(g) && peek.ke - peek.kb >= EPO_STEPS;
         if (SKIP && defer) {
-            int pm1, tn1;
-            tile_origin(peek.t, g.pairs_m, g.tiles_n, pm1, tn1);
-            defer = (pm1 * CLUSTER + g.rank) * BM + cw * MI * 64 < g.M;
+            int tm1, tn1;
+            cta_tile(peek.t, g.pairs_m, g.tiles_n, g.rank, tm1, tn1);
+            defer = tm1 * BM + cw * MI * 64 < g.M;
         }
         if (defer) {
             if (m0 + cw * MI * 64 < g.M) {
@@ -1787,7 +1921,7 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
                 pn0 = n0;
             }
         } else if (EPI) {
-            if (m0 + cw * MI * 64 < g.M)
+            if (m0 + cw * MI * 64 < g.M && n0 < g.N)
                 epi_store(g, epi_st, cw, tid, m0 + cw * MI * 64, n0, acc);
         } else if (m0 < g.M) {
 #pragma unroll
@@ -1814,8 +1948,8 @@ hgemm_packed(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
                                         GEOM_OFFSET);
     if (threadIdx.x == 0) {
         g.ktiles = (K + BK - 1) / BK;
-        g.pairs_m = (M + BM * CLUSTER - 1) / (BM * CLUSTER);
-        g.tiles_n = (N + BN - 1) / BN;
+        g.pairs_m = (M + BM * CM - 1) / (BM * CM);
+        g.tiles_n = (N + BN * CN - 1) / (BN * CN); /* pair columns */
         g.rank = CLUSTER == 1 ? 0 : (int)cluster_rank();
         g.cid = blockIdx.x / CLUSTER;
         g.nclusters = gridDim.x / CLUSTER;
@@ -1863,9 +1997,9 @@ hgemm_packed(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
         }
         g.N = N;
         g.C = C;
-        const size_t a_bytes = (size_t)g.pairs_m * CLUSTER * g.ktiles *
+        const size_t a_bytes = (size_t)g.pairs_m * CM * g.ktiles *
                                A_BYTES;
-        const size_t b_bytes = (size_t)g.tiles_n * g.ktiles * B_BYTES;
+        const size_t b_bytes = (size_t)g.tiles_n * CN * g.ktiles * B_BYTES;
         porder_init(g.po, M, N, K, g.nclusters);
         g.psync = (unsigned *)((char *)ws + a_bytes + b_bytes);
         g.flags = (unsigned *)((char *)ws + a_bytes + b_bytes +
@@ -1897,7 +2031,7 @@ hgemm_packed(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
         else if (CONSUMERS == 2)
             asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (tid == 0)
-            produce(sm, pa, pa + (size_t)g.pairs_m * CLUSTER * g.ktiles *
+            produce(sm, pa, pa + (size_t)g.pairs_m * CM * g.ktiles *
                                      A_BYTES, g);
         else if (FUSE && tid >= 32)
             pack_items(A, B, M, N, K, g, (uint4 *)ws,
