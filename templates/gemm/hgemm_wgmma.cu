@@ -131,6 +131,7 @@
 // kevo: param EPO 0 1 default=1
 // kevo: param SK 0 1 default=0
 // kevo: param BK 32 64 default=64
+// kevo: param LEAN 0 1 default=0
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks (PP = 1: of the
 // whole block tile), at most 128 fp32 accumulators per thread:
@@ -185,6 +186,16 @@
 #define B_BOXES_OWN (BN / 64 / CL_M)   /* B boxes a block loads */
 #define A_ROWS_OWN (BM / CL_N)         /* A rows a block loads */
 #define EPI_BOX_BYTES (64 * 64 * 2)    /* EPI = 1: a 64 x 64 box of C */
+
+/* LEAN = 1: the slice counter is unsigned (stage and parity are a mask and
+ * a shift, not signed division), and a consumer's warpgroup index comes
+ * from a lane-0 shuffle, so ptxas knows it is warp-uniform and keeps the
+ * wgmma descriptors in uniform registers (no R2UR / moves a wgmma). */
+#if LEAN
+typedef unsigned ctr_t;
+#else
+typedef int ctr_t;
+#endif
 
 typedef unsigned long long u64;
 
@@ -670,7 +681,7 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
 {
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(ta) : "memory");
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(tb) : "memory");
-    int it = 0;
+    ctr_t it = 0;
     const int rank = CLUSTER == 1 ? 0 : (int)cluster_rank();
     const int rm = rank % CL_M, rn = rank / CL_M;
     /* ranks of the blocks on the same M tile (sharing A) and on the same
@@ -685,8 +696,8 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
         int m0, n0;
         tile_origin(w.t, g.tiles_m, g.tiles_n, m0, n0);
         for (int kt = w.kb; kt < w.ke; ++kt, ++it) {
-            const int s = it % STAGES;
-            mbar_wait(sm.empty(s), ((it / STAGES) & 1) ^ 1);
+            const int s = (int)(it % STAGES);
+            mbar_wait(sm.empty(s), (unsigned)((it / STAGES) & 1) ^ 1);
             mbar_expect_tx(sm.full(s), STAGE_BYTES);
             if (CL_N == 1)
                 tma_load(sm.a(s), ta, sm.full(s), kt * BK, m0);
@@ -899,11 +910,13 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
             acc[mi][i] = 0.f;
     unsigned pk[MI][BN / 4]; /* EPO = 1: the previous tile's C, packed */
     int pend = 0, pm0 = 0, pn0 = 0; /* its origin (this consumer's rows) */
-    int it = 0, j = 0; /* j: the block's items so far */
+    ctr_t it = 0;
+    int j = 0; /* j: the block's items so far */
+    const int cwu = LEAN ? __shfl_sync(0xffffffffu, cw, 0) : cw;
     /* descriptors of stage 0; a stage, an m64 block and a k16 step only
      * add to the start address field in the low word (smem offsets <
      * 2^18: no carry out of it) */
-    const u64 da0 = make_desc(sm.a(0) + (PP ? 0 : cw * MI) * 64 * A_ROW, 16,
+    const u64 da0 = make_desc(sm.a(0) + (PP ? 0 : cwu * MI) * 64 * A_ROW, 16,
                               8 * A_ROW, A_SWZ);
     const u64 db0 = make_desc(sm.b(0), BK * 128, 1024);
     const unsigned da_lo = (unsigned)da0, db_lo = (unsigned)db0;
@@ -924,8 +937,8 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
         if (PP && jj > 0)
             bar_named(3 + cw, 256);
         for (int kt = w.kb; kt < w.ke; ++kt, ++it) {
-            const int s = it % STAGES;
-            mbar_wait(sm.full(s), (it / STAGES) & 1);
+            const int s = (int)(it % STAGES);
+            mbar_wait(sm.full(s), (unsigned)(it / STAGES) & 1);
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi)
                 reg_fence(acc[mi]);
@@ -951,7 +964,7 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
              * so its stage goes back to the producer */
             wg_wait<1>();
             if (kt > w.kb)
-                release(sm, (it - 1) % STAGES, tid);
+                release(sm, (int)((it - 1) % STAGES), tid);
             if (EPO && pend && kt - w.kb < EPO_BOXES)
                 store_pending(sm, tc, kt - w.kb, pm0, pn0, pk, cw, tid,
                               nbox);
@@ -964,7 +977,7 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi)
             reg_fence(acc[mi]);
-        release(sm, (it - 1) % STAGES, tid);
+        release(sm, (int)((it - 1) % STAGES), tid);
         if (EPO && pend) {
             /* boxes of the previous tile that had no k slice (K < 256) */
 #pragma unroll
