@@ -23,6 +23,8 @@ for prob in "gemm fp32 4096x4096x4096" "softmax fp32 4096x4096"; do
     $K status $D/$p-$v > $O/$p-$v.status 2>&1
     echo "$p $dt $sh [$v]: $(grep -E 'evaluations:|throughput:' $O/$p-$v.status | tr -s ' ' | tr '\n' ' ') per gpu: $(grep -o '"gpu":[0-9]*' $D/$p-$v/journal.jsonl | sort | uniq -c | tr -s ' ' | tr '\n' ';')" >> $S
   done
+  for v in 1 2 mpi; do gzip -c $D/$p-$v/journal.jsonl > $O/$p-$v.journal.jsonl.gz 2>/dev/null
+    cp $D/$p-$v/manifest.json $O/$p-$v.manifest.json 2>/dev/null; done
   $K replay $D/$p-2 | head -1 >> $S
   $K replay $D/$p-mpi | head -1 >> $S
 done

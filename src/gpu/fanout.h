@@ -24,7 +24,7 @@
 #include "eval.h"
 #include "status.h"
 
-#define FANOUT_MAX_SUBS 64
+#define FANOUT_MAX_SUBS 256 /* e.g. 8 MPI ranks x 32 queue slots */
 
 /* One sub-evaluator. */
 struct fanout_sub {

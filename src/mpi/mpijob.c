@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fanout.h"
+#include "gpueval.h"
 #include "localq.h"
 #include "mpieval.h"
 #include "mpiserve.h"
@@ -20,11 +21,12 @@
 /* What rank 0 still owes each rank: a quit, unless a proxy owns it. */
 enum rank_state { RK_WAITING, RK_HELLOED, RK_PROXIED, RK_QUIT };
 
-/* Queue slots per serving rank (rank_depth). */
+/* Queue slots per rank at least (rank_depth). */
 #define MPIJOB_DEPTH 8
 
 static enum rank_state state[FANOUT_MAX_SUBS];
 static int in_job;             /* 1: MPI initialised, several ranks */
+static int rank_compilers;     /* compile processes a rank runs (hello) */
 
 int mpijob_enter(const struct evaluator_factory *factories, int *served,
                  char *err, size_t errcap)
@@ -73,6 +75,7 @@ int mpijob_hello(struct spec *s, char *err, size_t errcap)
         state[r] = RK_HELLOED;
     }
     s->compilers = mpx_compilers(s->compilers);
+    rank_compilers = s->compilers;
     return KEVO_OK;
 }
 
@@ -89,13 +92,20 @@ static char *local_device(const struct evaluator *ev)
     return name;
 }
 
-/* Proxies (queue slots) per rank, rank 0 included: enough to keep its
- * compile pool ahead of its GPU, within the fan-out's limit;
- * KEVO_MPI_DEPTH overrides it (1 = one candidate at a time). */
+/* Proxies (queue slots) per rank, rank 0 included. A slot holds one
+ * candidate, so the slots are all a rank's compile pool ever gets: one per
+ * compile process and two more for its GPU (measured on 2 H200s, bench/
+ * results/2026-11-24-h200x2-scaling: 8 slots for 16 compilers a rank gave
+ * mpirun -np 2 half the evaluations of one GPU), at least MPIJOB_DEPTH,
+ * within the fan-out's limit; KEVO_MPI_DEPTH overrides it (1 = one
+ * candidate at a time). */
 static int rank_depth(int n_ranks)
 {
     const char *e = getenv("KEVO_MPI_DEPTH");
-    int d = e && atoi(e) > 0 ? atoi(e) : MPIJOB_DEPTH;
+    int d = rank_compilers + 2 > MPIJOB_DEPTH ? rank_compilers + 2
+                                              : MPIJOB_DEPTH;
+    if (e && atoi(e) > 0)
+        d = atoi(e);
     int most = FANOUT_MAX_SUBS / n_ranks;
     return d < most ? d : most;
 }
@@ -111,7 +121,9 @@ int mpijob_wrap(struct evaluator *ev, const struct tpl_device *dev, char *err,
     char *device = local_device(ev);
     memset(subs, 0, sizeof subs);
     /* rank 0's own GPU: queued like the others' (sub 0 confirms) */
-    if ((rc = localq_new(*ev, depth, px))) {
+    const struct localq_hooks gpu_hooks = {gpueval_prefetch, gpueval_ready};
+    int is_gpu = ev->ops->name && !strcmp(ev->ops->name, "gpu");
+    if ((rc = localq_new(*ev, depth, is_gpu ? &gpu_hooks : NULL, px))) {
         free(device);
         snprintf(err, errcap, "out of memory");
         return rc;

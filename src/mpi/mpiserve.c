@@ -369,14 +369,46 @@ static int send_result(void *ud, int index, const struct eval_result *r)
     return sv->cur->cancelled;
 }
 
+/* 1 if every candidate of r can be measured without waiting for its
+ * compile (always, for an evaluator that does not compile). */
+static int req_ready(const struct server *sv, const struct req *r)
+{
+    for (int i = 0; sv->prefetch && !r->rc && i < r->n; i++)
+        if (!gpueval_ready(sv->ev.self, r->ptrs[i]))
+            return 0;
+    return 1;
+}
+
+/* Unlinks and returns the first queued batch that is ready, else the
+ * head: a slow compile at the head does not hold up the GPU while later
+ * batches' compiles are done. Every batch answers its own slot, so the
+ * order they are measured in changes no decision of rank 0. */
+static struct req *take_req(struct server *sv)
+{
+    struct req *prev = NULL, *r = sv->head;
+    while (r && !req_ready(sv, r)) {
+        prev = r;
+        r = r->next;
+    }
+    if (!r) {
+        prev = NULL;
+        r = sv->head;
+    }
+    if (prev)
+        prev->next = r->next;
+    else
+        sv->head = r->next;
+    if (sv->tail == r)
+        sv->tail = prev;
+    r->next = NULL;
+    return r;
+}
+
 /* Measures the next queued batch: RESULTs, then one END {id, rc, err, n}. */
 static int serve_next(struct server *sv, const struct evaluator_factory *f)
 {
-    struct req *r = sv->head;
+    struct req *r = take_req(sv);
     struct batch_ctx b = {sv, f};
-    sv->head = r->next;
-    if (!sv->head)
-        sv->tail = NULL;
     sv->cur = r;
     sv->send_rc = KEVO_OK;
     int rc = r->rc;

@@ -15,7 +15,7 @@
 #include "status.h"
 
 #define SPEC_MAX_TEMPLATES 64
-#define SPEC_MAX_GPUS 64 /* GPUs one run drives (FANOUT_MAX_SUBS) */
+#define SPEC_MAX_GPUS 64 /* GPUs one run drives (<= FANOUT_MAX_SUBS) */
 
 struct spec {
     char name[128];          /* run name: runs/<name> */

@@ -1,5 +1,5 @@
 /*
- * localq.c - rank 0's evaluator behind a queue (see localq.h). Owns the
+ * localq.c - an evaluator behind a queue (see localq.h). Owns the
  * evaluator, the queue of jobs (one per proxy at most, in arrival order)
  * and the thread that works through it. A proxy's thread waits on its
  * job; the results are copied into the job and handed to the proxy's
@@ -12,8 +12,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "gpueval.h"
 
 struct job {
     const struct candidate *const *cands; /* borrowed from the proxy */
@@ -30,7 +28,7 @@ struct job {
 struct lq {
     struct evaluator in;       /* owned */
     struct evaluator_ops ops0; /* proxy 0's: inner's optional slots too */
-    int prefetch;              /* 1: in is a GPU evaluator */
+    struct localq_hooks hk;    /* all NULL when none were given */
     pthread_mutex_t mu;        /* the queue, quit, refs */
     pthread_cond_t cv;         /* a job came or finished, or quit */
     struct job *head, *tail;
@@ -60,9 +58,44 @@ static void prefetch_queued(struct lq *q)
     for (struct job *j = q->head; j; j = j->next)
         if (!j->prefetched) {
             j->prefetched = 1;
-            if (q->prefetch)
-                gpueval_prefetch(q->in.self, j->cands, j->n);
+            if (q->hk.prefetch)
+                q->hk.prefetch(q->in.self, j->cands, j->n);
         }
+}
+
+/* 1 if every candidate of j can be measured without waiting for its
+ * compile (always, for an evaluator that does not compile). */
+static int job_ready(const struct lq *q, const struct job *j)
+{
+    for (int i = 0; q->hk.ready && i < j->n; i++)
+        if (!q->hk.ready(q->in.self, j->cands[i]))
+            return 0;
+    return 1;
+}
+
+/* Unlinks and returns the first queued job that is ready, else the head
+ * (under mu): a slow compile at the head does not hold up the GPU while
+ * later jobs' compiles are done. Each job's results go to its own proxy,
+ * so the order they are measured in changes no decision. */
+static struct job *take_job(struct lq *q)
+{
+    struct job *prev = NULL, *j = q->head;
+    while (j && !job_ready(q, j)) {
+        prev = j;
+        j = j->next;
+    }
+    if (!j) {
+        prev = NULL;
+        j = q->head;
+    }
+    if (prev)
+        prev->next = j->next;
+    else
+        q->head = j->next;
+    if (q->tail == j)
+        q->tail = prev;
+    j->next = NULL;
+    return j;
 }
 
 static void *queue_thread(void *p)
@@ -75,10 +108,7 @@ static void *queue_thread(void *p)
         if (q->quit)
             break;
         prefetch_queued(q);
-        struct job *j = q->head;
-        q->head = j->next;
-        if (!q->head)
-            q->tail = NULL;
+        struct job *j = take_job(q);
         pthread_mutex_unlock(&q->mu);
         if (j->best_ns > 0 && q->in.ops->set_best)
             q->in.ops->set_best(q->in.self, j->best_ns);
@@ -175,6 +205,17 @@ static void lq_destroy(void *self)
         lq_free(q);
 }
 
+int localq_waiting(const struct evaluator *proxy)
+{
+    struct lq *q = ((struct lslot *)proxy->self)->q;
+    int n = 0;
+    pthread_mutex_lock(&q->mu);
+    for (struct job *j = q->head; j; j = j->next)
+        n++;
+    pthread_mutex_unlock(&q->mu);
+    return n;
+}
+
 static const struct evaluator_ops lq_ops = {
     .name = "localq",
     .eval_batch = lq_batch,
@@ -182,7 +223,8 @@ static const struct evaluator_ops lq_ops = {
     .destroy = lq_destroy,
 };
 
-int localq_new(struct evaluator inner, int depth, struct evaluator *out)
+int localq_new(struct evaluator inner, int depth,
+               const struct localq_hooks *hooks, struct evaluator *out)
 {
     struct lq *q = calloc(1, sizeof *q);
     if (!q) {
@@ -190,7 +232,8 @@ int localq_new(struct evaluator inner, int depth, struct evaluator *out)
         return KEVO_ENOMEM;
     }
     q->in = inner;
-    q->prefetch = inner.ops->name && !strcmp(inner.ops->name, "gpu");
+    if (hooks)
+        q->hk = *hooks;
     q->ops0 = lq_ops;
     q->ops0.confirm = inner.ops->confirm ? lq_confirm : NULL;
     q->ops0.admit = inner.ops->admit ? lq_admit : NULL;

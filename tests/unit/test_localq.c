@@ -1,0 +1,191 @@
+/*
+ * test_localq.c - the evaluator queue (localq.h) over a fake evaluator
+ * whose compiles the test decides: a batch whose candidates are compiled
+ * is measured before an older one still compiling, arrival order without
+ * a ready hook, every queued batch prefetched once, each result delivered
+ * to its own proxy. The queue's state is observed through localq_waiting,
+ * never through sleeps.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "localq.h"
+
+/* ---- the fake evaluator */
+
+struct fake {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int started;              /* eval_batch calls begun */
+    int gate;                 /* 1: the first call may finish */
+    uint64_t order[8];        /* genome hashes in the order evaluated */
+    int n_order;
+    uint64_t prefetched[8];   /* in the order prefetched */
+    int n_prefetched;
+    uint64_t compiled;        /* ready() answers 1 for this hash only */
+};
+
+static void wait_until(struct fake *f, const int *flag, int want)
+{
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += 10;
+    while (*flag < want && !pthread_cond_timedwait(&f->cv, &f->mu, &dl))
+        ;
+}
+
+static int fake_batch(void *self, const struct candidate *const *cands,
+                      int n, eval_cb cb, void *ud)
+{
+    struct fake *f = self;
+    pthread_mutex_lock(&f->mu);
+    int first = f->started++ == 0;
+    pthread_cond_broadcast(&f->cv);
+    if (first) /* holds the GPU until the test has queued the others */
+        wait_until(f, &f->gate, 1);
+    for (int i = 0; i < n && f->n_order < 8; i++)
+        f->order[f->n_order++] = cands[i]->genome_hash;
+    pthread_mutex_unlock(&f->mu);
+    for (int i = 0; i < n; i++) {
+        struct eval_result r;
+        memset(&r, 0, sizeof r);
+        r.outcome = EVAL_OK;
+        r.median_ns = (double)cands[i]->genome_hash; /* whose result */
+        if (cb(ud, i, &r))
+            return KEVO_ESTOPPED;
+    }
+    return KEVO_OK;
+}
+
+static void fake_destroy(void *self) { (void)self; }
+
+static const struct evaluator_ops fake_ops = {
+    .name = "fake",
+    .eval_batch = fake_batch,
+    .destroy = fake_destroy,
+};
+
+static void fake_prefetch(void *self, const struct candidate *const *cands,
+                          int n)
+{
+    struct fake *f = self;
+    pthread_mutex_lock(&f->mu);
+    for (int i = 0; i < n && f->n_prefetched < 8; i++)
+        f->prefetched[f->n_prefetched++] = cands[i]->genome_hash;
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* Called by the queue with its own lock held, never with f->mu. */
+static int fake_ready(void *self, const struct candidate *c)
+{
+    struct fake *f = self;
+    return c->genome_hash == f->compiled;
+}
+
+/* ---- a proxy driven from its own thread */
+
+struct client {
+    struct evaluator px;
+    struct candidate cand;
+    double got;               /* median_ns of the result it received */
+    int rc;
+    pthread_t th;
+};
+
+static int keep(void *ud, int index, const struct eval_result *r)
+{
+    (void)index;
+    ((struct client *)ud)->got = r->median_ns;
+    return 0;
+}
+
+static void *client_main(void *p)
+{
+    struct client *c = p;
+    const struct candidate *one = &c->cand;
+    c->rc = c->px.ops->eval_batch(c->px.self, &one, 1, keep, c);
+    return NULL;
+}
+
+static void start(struct client *c, struct evaluator px, uint64_t hash)
+{
+    memset(c, 0, sizeof *c);
+    c->px = px;
+    c->cand.genome_hash = hash;
+    pthread_create(&c->th, NULL, client_main, c);
+}
+
+/* Batch 1 is measured while 2 (not compiled) and then 3 (compiled) queue
+ * up; f records the order the fake measured them in. */
+static void run_three(const struct localq_hooks *hooks, struct fake *f)
+{
+    memset(f, 0, sizeof *f);
+    pthread_mutex_init(&f->mu, NULL);
+    pthread_cond_init(&f->cv, NULL);
+    f->compiled = 3;
+    struct evaluator px[3];
+    CHECK(localq_new((struct evaluator){&fake_ops, f}, 3, hooks, px) ==
+          KEVO_OK);
+    struct client c[3];
+    start(&c[0], px[0], 1);
+    pthread_mutex_lock(&f->mu);
+    wait_until(f, &f->started, 1); /* 1 is on the GPU */
+    pthread_mutex_unlock(&f->mu);
+    start(&c[1], px[1], 2);
+    for (int i = 0; i < 10000 && localq_waiting(&px[0]) < 1; i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    start(&c[2], px[2], 3);
+    for (int i = 0; i < 10000 && localq_waiting(&px[0]) < 2; i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    CHECK(localq_waiting(&px[0]) == 2);
+    pthread_mutex_lock(&f->mu);
+    f->gate = 1;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+    for (int i = 0; i < 3; i++) {
+        pthread_join(c[i].th, NULL);
+        CHECK(c[i].rc == KEVO_OK);
+        CHECK_MSG(c[i].got == (double)(i + 1), "proxy %d got %g", i,
+                  c[i].got);
+    }
+    CHECK(localq_waiting(&px[0]) == 0);
+    for (int i = 0; i < 3; i++)
+        px[i].ops->destroy(px[i].self);
+    pthread_cond_destroy(&f->cv);
+    pthread_mutex_destroy(&f->mu);
+}
+
+static void compiled_first(void)
+{
+    const struct localq_hooks hooks = {fake_prefetch, fake_ready};
+    struct fake f;
+    run_three(&hooks, &f);
+    CHECK(f.n_order == 3);
+    CHECK(f.order[0] == 1 && f.order[1] == 3 && f.order[2] == 2);
+    /* each batch prefetched once, in arrival order */
+    CHECK(f.n_prefetched == 3);
+    CHECK(f.prefetched[0] == 1 && f.prefetched[1] == 2 &&
+          f.prefetched[2] == 3);
+}
+
+static void arrival_order(void)
+{
+    struct fake f;
+    run_three(NULL, &f);
+    CHECK(f.n_order == 3);
+    CHECK(f.order[0] == 1 && f.order[1] == 2 && f.order[2] == 3);
+    CHECK(f.n_prefetched == 0);
+}
+
+int main(void)
+{
+    RUN(compiled_first, "a batch already compiled is measured before an "
+                        "older one still compiling, results to their own "
+                        "proxies");
+    RUN(arrival_order, "without a ready hook batches are measured in "
+                       "arrival order");
+    TEST_DONE();
+}
