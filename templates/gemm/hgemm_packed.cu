@@ -176,7 +176,7 @@
 // kevo: param BN 64 128 192 208 256 default=192
 // kevo: param CONSUMERS 1 2 default=2
 // kevo: param STAGES 2 3 4 5 6 7 default=4
-// kevo: param GROUP_M 1 4 8 16 default=8
+// kevo: param GROUP_M 1 4 8 16 32 default=8
 // kevo: param CLUSTER 1 2 default=2
 // CLN=1: the CLUSTER=2 pair lies along N (one BM x 2 BN pair tile, both
 // CTAs on the same M tile): each copies half of the shared A slice,
@@ -252,10 +252,10 @@
 // With FUSE launch 1 is one block an item of the first PRE %, and one
 // more that clears the counters; its dynamic shared memory size passes
 // the GEMM's number of clusters (16 bytes each; it uses none of it).
-// With BT the A chunks come first, then one thread a packed B row (n, k
-// tile).
+// With BT the A chunks come first, then one block a k tile of 128
+// columns of B (pack_btile).
 // kevo: launch hgemm_pack
-// kevo: grid FUSE ? cdiv((cdiv(M, BM * CLUSTER) * CLUSTER + cdiv(N, BN)) * cdiv(K, 64) * PRE, 100) + 1 : BT ? cdiv(cdiv(M, BM * (CLUSTER - CLN)) * BM * (CLUSTER - CLN) * cdiv(K, 64) * 8, 256) + cdiv(cdiv(N, BN * (1 + CLN)) * BN * (1 + CLN) * cdiv(K, 64), 256) : cdiv((cdiv(M, BM * (CLUSTER - CLN)) * BM * (CLUSTER - CLN) + cdiv(N, BN * (1 + CLN)) * BN * (1 + CLN)) * cdiv(K, 64) * 8, 256)
+// kevo: grid FUSE ? cdiv((cdiv(M, BM * CLUSTER) * CLUSTER + cdiv(N, BN)) * cdiv(K, 64) * PRE, 100) + 1 : BT ? cdiv(cdiv(M, BM * (CLUSTER - CLN)) * BM * (CLUSTER - CLN) * cdiv(K, 64) * 8, 256) + cdiv(cdiv(N, BN * (1 + CLN)) * BN * (1 + CLN), 128) * cdiv(K, 64) : cdiv((cdiv(M, BM * (CLUSTER - CLN)) * BM * (CLUSTER - CLN) + cdiv(N, BN * (1 + CLN)) * BN * (1 + CLN)) * cdiv(K, 64) * 8, 256)
 // kevo: block 256
 // kevo: smem FUSE * 16 * min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
 // kevo: launch hgemm_packed
@@ -348,7 +348,7 @@ __device__ __forceinline__ uint4 load8(const elem_t *row, int len, int c)
 
 /* Chunk q of the packed image: first the A tiles ([tm][kt], BM rows x 8
  * chunks each), then the B tiles ([tn][kt], BN/64 boxes of 64 k-rows x 8
- * chunks; BT=1: see pack_brow). Physical chunk p of row r holds logical
+ * chunks; BT=1: see pack_btile). Physical chunk p of row r holds logical
  * chunk p ^ (r % 8).
  * 32-bit indices: gemm's check_shape keeps the image far below 2^31
  * chunks, and 64-bit divisions would cost as much as the memory traffic. */
@@ -377,35 +377,56 @@ __device__ __forceinline__ uint4 pack_chunk(const elem_t *__restrict__ A,
     return make_uint4(0, 0, 0, 0);
 }
 
-/* BT=1: packed B row q = kt * np + n (np: the padded N) is column n of B
- * over k tile kt, 64 k values (zeros past K or N) as one 128-byte row of
- * the K-major B slice of N tile n / BN (at row n % BN), swizzled like A's.
- * Lanes take consecutive n, so each of the 64 scalar loads reads 64
- * contiguous bytes a warp and each lane writes one whole 128-byte row. */
-__device__ __forceinline__ void pack_brow(const elem_t *__restrict__ B,
-                                          int N, int K, int np, unsigned q,
-                                          uint4 *img)
+/* BT=1: block blk packs k tile kt = blk / nb of columns [n0, n0 + PB_N),
+ * n0 = (blk % nb) * PB_N, nb = cdiv(np, PB_N), np the padded N: each
+ * column n becomes one 128-byte row (64 k, zeros past K or N) of the
+ * K-major B slice of N tile n / BN (row n % BN), swizzled like A's rows.
+ * The 64 x PB_N piece of B goes through shared memory: read as 16-byte
+ * chunks along its rows (load8, coalesced), stored at chunk position c ^
+ * (k / 8 % 8) of row k (so the column reads below hit 32 banks), read back
+ * 8 k a column; lane l writes chunk l % 8 of column n0 + .. + l / 8, i.e.
+ * a warp writes 4 whole 128-byte rows. */
+enum { PB_N = 128 };
+
+__device__ __forceinline__ void pack_btile(const elem_t *__restrict__ B,
+                                           int N, int K, int np,
+                                           unsigned blk, uint4 *img,
+                                           uint4 *tile)
 {
     const int ktiles = (K + BK - 1) / BK;
-    const int kt = (int)(q / (unsigned)np), n = (int)(q % (unsigned)np);
+    const int nb = (np + PB_N - 1) / PB_N;
+    const int kt = (int)(blk / (unsigned)nb);
+    const int n0 = (int)(blk % (unsigned)nb) * PB_N;
+    const int t = threadIdx.x;
     if (kt >= ktiles)
         return;
-    const unsigned short *col = (const unsigned short *)B + n;
-    unsigned h[BK];
 #pragma unroll
-    for (int e = 0; e < BK; ++e) {
-        const int k = kt * BK + e;
-        h[e] = n < N && k < K ? (unsigned)__ldg(col + (size_t)k * N) : 0u;
+    for (int i = 0; i < PB_N * BK / 8 / 256; ++i) {
+        const int x = t + 256 * i, k = x / (PB_N / 8), c = x % (PB_N / 8);
+        const int kg = kt * BK + k;
+        tile[k * (PB_N / 8) + (c ^ (k / 8 % 8))] =
+            kg < K ? load8(B + (size_t)kg * N, N, n0 + 8 * c)
+                   : make_uint4(0, 0, 0, 0);
     }
-    const int r = n % BN;
-    uint4 *row = img + ((size_t)(n / BN) * ktiles + kt) * (BN * 8) +
-                 (size_t)r * 8;
+    __syncthreads();
+    const unsigned short *h = (const unsigned short *)tile;
 #pragma unroll
-    for (int j = 0; j < 8; ++j)
-        row[j ^ (r % 8)] = make_uint4(h[8 * j] | h[8 * j + 1] << 16,
-                                      h[8 * j + 2] | h[8 * j + 3] << 16,
-                                      h[8 * j + 4] | h[8 * j + 5] << 16,
-                                      h[8 * j + 6] | h[8 * j + 7] << 16);
+    for (int i = 0; i < PB_N * 8 / 256; ++i) {
+        const int x = t + 256 * i, j = x % 8, n = n0 + x / 8;
+        if (n >= np)
+            continue;
+        unsigned v[4];
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const int k0 = 8 * j + 2 * e, cp = (n - n0) / 8 ^ j;
+            v[e] = (unsigned)h[(k0 * (PB_N / 8) + cp) * 8 + n % 8] |
+                   (unsigned)h[((k0 + 1) * (PB_N / 8) + cp) * 8 + n % 8]
+                       << 16;
+        }
+        const int r = n % BN;
+        img[((size_t)(n / BN) * ktiles + kt) * (BN * 8) + (size_t)r * 8 +
+            (j ^ (r % 8))] = make_uint4(v[0], v[1], v[2], v[3]);
+    }
 }
 
 /*
@@ -599,9 +620,9 @@ hgemm_pack(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
     if (BT) {
         const unsigned blocks_a = (chunks_a + 255) / 256;
         if (blockIdx.x >= blocks_a) {
-            pack_brow(B, N, K, tiles_n * BN,
-                      (blockIdx.x - blocks_a) * 256 + threadIdx.x,
-                      reinterpret_cast<uint4 *>(ws) + chunks_a);
+            __shared__ uint4 tile[BT ? PB_N * BK / 8 : 1];
+            pack_btile(B, N, K, tiles_n * BN, blockIdx.x - blocks_a,
+                       reinterpret_cast<uint4 *>(ws) + chunks_a, tile);
             return;
         }
     }
