@@ -132,6 +132,8 @@
 // kevo: param SK 0 1 default=0
 // kevo: param BK 32 64 default=64
 // kevo: param LEAN 0 1 default=0
+// kevo: param MCK 0 1 default=0
+// kevo: param EPW 0 1 default=0
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks (PP = 1: of the
 // whole block tile), at most 128 fp32 accumulators per thread:
@@ -155,13 +157,17 @@
 // 4-clusters fit the GPCs at once; only meaningful with CLUSTER = 4):
 // kevo: constraint CLUSTER == 4 || CL4_SPARE == 3
 // kevo: constraint CLUSTER < 4 || !SK
+// MCK = 1: a pair on adjacent M tiles splits B's boxes by k rows instead:
+// kevo: constraint !MCK || (CLUSTER == 2 && CLN == 0)
+// EPW = 1: each warp stores its 16 rows of an EPI = 1 box itself:
+// kevo: constraint !EPW || EPI == 1
 // TMA: 16-byte global row strides (checked for the tensor maps as well):
 // kevo: requires K % 8 == 0 && N % 8 == 0
 // A's k slices: BK = 64 rows of 128 bytes, BK = 32 rows of 64 bytes:
 // kevo: tensormap tmA A 64, BM / (1 + CLN + (CLUSTER == 4)) swizzle=128
 // kevo: tensormap tmA32 A 32, BM / (1 + CLN + (CLUSTER == 4)) swizzle=64
-// kevo: tensormap tmB B 64, BK swizzle=128
-// kevo: tensormap tmC C 64, 64 swizzle=128
+// kevo: tensormap tmB B 64, BK / (1 + MCK) swizzle=128
+// kevo: tensormap tmC C 64, 64 / (1 + 3 * EPW) swizzle=128
 // Stream-K: the flags, then one fp32 BM x BN tile of partials a block:
 // kevo: workspace SK * (8192 + SMS * BM * BN * 4)
 // kevo: launch hgemm_wgmma
@@ -699,6 +705,21 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
             const int s = (int)(it % STAGES);
             mbar_wait(sm.empty(s), (unsigned)((it / STAGES) & 1) ^ 1);
             mbar_expect_tx(sm.full(s), STAGE_BYTES);
+            if (MCK) {
+                /* B first: k rows [rm * BK / 2, (rm + 1) * BK / 2) of
+                 * every box of the slice, to both blocks (tmB's box is
+                 * BK / 2 rows; the lower half lands at the box's start,
+                 * the upper 1024-byte aligned after it, so the 128-byte
+                 * swizzle matches a whole box); then this block's A */
+#pragma unroll
+                for (int j = 0; j < BN / 64; ++j)
+                    tma_load_mc(sm.b(s) + j * B_BOX_BYTES +
+                                    rm * (BK / 2) * 128,
+                                tb, sm.full(s), n0 + 64 * j,
+                                kt * BK + rm * (BK / 2), mask_b);
+                tma_load(sm.a(s), ta, sm.full(s), kt * BK, m0);
+                continue;
+            }
             if (CL_N == 1)
                 tma_load(sm.a(s), ta, sm.full(s), kt * BK, m0);
             else /* this block's part of the A rows, to the blocks of
@@ -785,6 +806,39 @@ __device__ __forceinline__ void store_box(const smem_map &sm,
     const int lane = tid % 32;
     const unsigned buf = sm.epi + (cw * 2 + (nbox & 1)) * EPI_BOX_BYTES;
     ++nbox;
+    if (EPW) {
+        /* EPW = 1: the warp's rows 16 * warp .. + 15 of the box (2 KB at
+         * buf + 2048 * warp, 1024-aligned, so the swizzle is the box's),
+         * written with stmatrix (x4: the 8 x 8 blocks of chunks c, c + 1,
+         * halves 0 and 1 - lanes 8 i .. 8 i + 7 address block i's rows)
+         * and stored by the warp's lane 0 as one 64 x 16 box (tmC's box
+         * is 16 rows): no named barrier, bulk groups per warp. */
+        const int w = tid / 32, rr = lane % 8, jb = lane / 8;
+        const unsigned rowa = buf + (16 * w + rr + 8 * (jb & 1)) * 128;
+        if (lane == 0)
+            asm volatile("cp.async.bulk.wait_group.read 1;\n" ::: "memory");
+        __syncwarp();
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            const unsigned addr = rowa + (((2 * q + (jb >> 1)) ^ rr) << 4);
+            asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], "
+                         "{%1, %2, %3, %4};\n"
+                         ::"r"(addr), "r"(v[4 * q]), "r"(v[4 * q + 1]),
+                           "r"(v[4 * q + 2]), "r"(v[4 * q + 3])
+                         : "memory");
+        }
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        __syncwarp();
+        if (lane == 0) {
+            asm volatile("cp.async.bulk.tensor.2d.global.shared::cta."
+                         "bulk_group [%0, {%1, %2}], [%3];\n"
+                         ::"l"(tc), "r"(c0), "r"(r0 + 16 * w),
+                           "r"(buf + 2048 * w)
+                         : "memory");
+            asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+        }
+        return;
+    }
     if (tid == 0)
         asm volatile("cp.async.bulk.wait_group.read 1;\n" ::: "memory");
     bar_named(1 + cw, 128);
@@ -1062,7 +1116,7 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
         for (int b = 0; b < EPO_BOXES; ++b)
             store_pending(sm, tc, b, pm0, pn0, pk, cw, tid, nbox);
     /* the smem of the last boxes is read before the block exits */
-    if (EPI && tid == 0)
+    if (EPI && (EPW ? tid % 32 : tid) == 0)
         asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
 }
 
