@@ -112,6 +112,26 @@
  * groups sweeping the columns backwards (bf16 0.987-0.990x, fp16 0.975-
  * 0.988x) and try_wait with CUTLASS's suspend-time hint (0.984-0.992x,
  * fp16 0.977-0.982x).
+ * LEAN=1 keeps the slice counter unsigned and takes the consumer's
+ * warpgroup index from a lane-0 shuffle, so ptxas keeps the wgmma
+ * descriptors in uniform registers. MCK=1 splits B's multicast boxes of a
+ * pair by k rows (each block loads half the rows of every box) and issues
+ * them before A, as cuBLAS's nvjet kernel does. EPW=1 lets each warp store
+ * its 16 rows of an EPI box itself (stmatrix, a 64 x 16 TMA store, no
+ * named barrier), also as nvjet does.
+ * Measured on the H100 (bench/results/2026-11-24-h100-s6-wgmma/call1, ncu
+ * in the same session; summary.md compares nvjet's SASS, taken with ncu's
+ * source page, with ours). nvjet issues the same TMA bytes as we do
+ * (expect_tx 48 KB a stage; 16 KB own + 16 KB multicast a block and
+ * slice), yet the L2 counts 7.0-7.2 M requests from the SMs against our
+ * 8.3-8.4 M. LEAN=1: instructions 23.15 M -> 19.51 M (nvjet 16.87 M),
+ * cycles 288.4-289.1 k (nvjet 288.9-289.1 k), SM clock still 1.58 GHz
+ * (nvjet 1.59-1.60), L2 unchanged. Interleaved A/B, bf16 4096^3: time
+ * ratio 1.0019 (noise 0.0013) and 0.9982 the other way round, fp16 1.0030
+ * (noise 0.0024), all within the noise verdict. So it stays off; the
+ * instruction count is not what holds the clock down. It is correct at
+ * 4096^3, 8192^3 and 2048x6144x1024 (bf16 and fp16). MCK=1 and EPW=1 have
+ * not been run on a GPU yet.
  * TMA needs 16-byte row strides: K and N % 8 == 0.
  */
 // kevo: problem gemm
