@@ -9,7 +9,9 @@
  * wants: A as [M tile][k tile] blocks of BM rows x 64 k (128 B a row, the
  * 16-byte chunks of row r XOR-swizzled by r % 8, i.e. TMA's 128-byte
  * swizzle), B as [N tile][k tile] blocks of BN/64 boxes of 64 k-rows x 64
- * columns (same swizzle). It reads each 16-byte output chunk with two
+ * columns (same swizzle) or, with BT=1 (default), K-major: BN rows (one a
+ * column of B) of 64 k, swizzled like A's, transposed through shared
+ * memory (pack_btile). It reads each 16-byte chunk of a row with two
  * aligned 16-byte loads and a funnel shift (rows are 2-byte aligned only),
  * scalar loads at row ends. Its time counts in the measurement.
  *
@@ -18,15 +20,17 @@
  * (cp.async.bulk, mbarrier complete_tx) of a whole packed A and B slice a
  * stage, STAGES stages deep; warpgroups 1..CONSUMERS each own BM /
  * CONSUMERS rows of the BM x BN tile as MI = BM / (64 * CONSUMERS)
- * m64nBNk16 accumulators (wgmma.mma_async, B N-major from its row-major
- * layout). Tiles are visited GROUP_M (pair) rows at a time for L2 reuse.
+ * m64nBNk16 accumulators (wgmma.mma_async, B K-major with BT, else
+ * N-major). Tiles are visited GROUP_M (pair) rows at a time for L2 reuse.
  * With two consumer warpgroups setmaxnreg moves registers from the
  * producer to them. SK=1 (stream-K) deals all but the last one-to-two
  * waves of tiles whole and shares the rest as equal k-slice ranges (see
  * "Work schedule" below). CLUSTER=2 pairs two CTAs on adjacent M tiles of
  * the same N tile: each copies its own A slice and half of the shared B
  * slice, multicast to both (cp.async.bulk .multicast::cluster), and
- * consumers release a stage in both CTAs. Epilogue: EPI=1 (default) stages
+ * consumers release a stage in both CTAs; with CLN=1 (default) the pair
+ * lies along N instead (adjacent N tiles of one M tile, A shared and
+ * multicast, each CTA its own B slice). Epilogue: EPI=1 (default) stages
  * the tile in shared memory and bulk-copies each C row's 16-byte-aligned
  * middle (see epi_store); EPI=0 stores from the accumulators directly,
  * 4-byte pairs where the address is 4-byte aligned (row-dependent when N
@@ -169,24 +173,63 @@
  *   SMs). Worth an A/B; it cannot reach 550 alone.
  * What limits it is unchanged: 6 full pair tiles on the busiest clusters
  * (FOLD leaves 39 full tiles in the last round) and ~20 % in-tile loss.
+ *
+ * CLN, BT, BN=208, GROUP_M=32, measured on the H100 (bench/results/2026-
+ * 11-24-h100-s6-packed, calls c1-c4, helper hp5; ratios to cuBLAS in the
+ * same worker). New default CLN=1 BT=1 BN=208 GROUP_M=32 (pair tile 128 x
+ * 416 along N, A multicast, B K-major): bf16 4099x4097x4095 569.7 / 571.6
+ * TFLOP/s = 4.15x / 4.11x (c3 / c4), fp16 561.3 / 562.8 = 4.08x / 4.09x;
+ * interleaved A/B against the old default (CLN=0 BT=0 BN=192 GROUP_M=8,
+ * 533.3 / 523.7 in the same runs) 1.0689 bf16, 1.0726 fp16 (c4). bf16
+ * 4096^3 601.3 (0.739x), fp16 589.2 vs 546.9. But 8191x8193x8191 loses:
+ * bf16 662.0 vs 691.2, fp16 640.8 vs 664.7 (c3, same worker). Correct at
+ * bf16 and fp16 64x65x63, 1000x999x777, 300x4097x130, 4099x4097x4095,
+ * 4096^3, 8191x8193x8191 (c3, c4).
+ * - Why: 4099 in 128 x 416 pair tiles is 33 x 10 = 330 = exactly 5 rounds
+ *   of 66 clusters (the 33rd row a 3-row sliver), against 17 x 22 = 374 =
+ *   6 rounds (5.67 of work) in 256 x 192 pairs: the busiest CTA runs 5
+ *   tiles of 128 x 208 instead of 6 of 128 x 192 (0.90 of the MMA). ncu (c2, GROUP_M=16): GEMM 205.9 vs
+ *   217.0 us, tensor active 77.5 vs 73.8 %; per SM (ncu-sm-n16) tensor
+ *   cycles 958k-1,065k (5 tiles of 212,992: m64n208 costs 208/192 of
+ *   n192, no penalty for N not a multiple of 64), active 318k-334k (old
+ *   default 294k-360k, hp4): about 80 % of a tile's active time is MMA
+ *   (83 % before): by the tile geometry a pair tile along N reads 68 KB
+ *   from L2 a 64-k step for 53k outputs, 1.28 B an output against 1.14
+ *   along M (measured: L2 sectors 57.7 vs 53.3 % of peak). That is also why 8191 (no rounding
+ *   gain) is slower with CLN.
+ * - GROUP_M matters more along N: (c1, old pack) GROUP_M 4 / 8 / 16 =
+ *   434.7 / 427.2 / 451.0; (c2-c3, new pack) 8 / 16 / 32 = 530.9 / 565.9 /
+ *   569.7 (A/B 32 vs 16: 1.0114 bf16; fp16 one eval each 561.3 vs 563.1).
+ *   A round of 66 pair tiles then spans 32 M tiles x ~2 pair columns
+ *   instead of 8 x ~8 (an inference about L2 reuse, not profiled).
+ * - The transposing pack: one thread a packed B row (64 scalar 2-byte
+ *   loads, c1) took 109.7 us (DRAM 45 % of peak, lg_throttle stalls);
+ *   through shared memory (pack_btile: 16-byte row loads, chunk positions
+ *   XOR k / 8 so the column reads hit 32 banks, 4 whole 128-byte rows a
+ *   warp store) 45.6 us at 75.5 % of DRAM peak vs 46.2 us for the N-major
+ *   pack (c2 ncu). BT=1 with the old cluster direction (CLN=0 BN=192):
+ *   533.1 vs 534.1 (c2): K-major B alone changes nothing.
+ * Left: the 8191 loss (the search may pick CLN=0 there), ~20 % in-tile
+ * loss (L2 feed), a 2x2 cluster (both operands multicast) to cut the L2
+ * bytes an output.
  */
 // kevo: problem gemm
 // kevo: dtypes fp16 bf16
 // kevo: param BM 64 128 256 default=128
-// kevo: param BN 64 128 192 208 256 default=192
+// kevo: param BN 64 128 192 208 256 default=208
 // kevo: param CONSUMERS 1 2 default=2
 // kevo: param STAGES 2 3 4 5 6 7 default=4
-// kevo: param GROUP_M 1 4 8 16 32 default=8
+// kevo: param GROUP_M 1 4 8 16 32 default=32
 // kevo: param CLUSTER 1 2 default=2
 // CLN=1: the CLUSTER=2 pair lies along N (one BM x 2 BN pair tile, both
 // CTAs on the same M tile): each copies half of the shared A slice,
 // multicast to both, and its own B slice.
-// kevo: param CLN 0 1 default=0
+// kevo: param CLN 0 1 default=1
 // kevo: constraint !CLN || (CLUSTER == 2 && !SK && !FUSE && !EPO)
 // BT=1: B is packed K-major (the image of B^T: BN rows of 64 k, 128 B
 // each, swizzled like A's rows) and read by wgmma untransposed; any BN
 // that is a multiple of 8 fits, so BN=208 (4 boxes N-major) needs it.
-// kevo: param BT 0 1 default=0
+// kevo: param BT 0 1 default=1
 // kevo: constraint (BT || BN % 64 == 0) && (!BT || !FUSE)
 // SK=2 (tail split): the tiles of the last, partial wave are dealt one a
 // cluster, those that are not slivers (see geom) cut into two k halves,
