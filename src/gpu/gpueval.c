@@ -739,3 +739,9 @@ int gpueval_ready(void *self, const struct candidate *c)
     struct gpueval *g = self;
     return jit_pool_ready(g->pool, c->source) != 0;
 }
+
+int gpueval_poll(void *self)
+{
+    struct gpueval *g = self;
+    return jit_pool_poll(g->pool, 0);
+}

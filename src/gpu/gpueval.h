@@ -58,5 +58,8 @@ void gpueval_prefetch(void *self, const struct candidate *const *cands,
  * without waiting for its compile (decided before compiling, compiled, or
  * never prefetched), 0 while its prefetched compile runs. */
 int gpueval_ready(void *self, const struct candidate *c);
+/* Services e's compile pool without waiting (finished compiles become
+ * ready; queued ones go to idle compilers): 0, or the pool's error. */
+int gpueval_poll(void *self);
 
 #endif

@@ -12,6 +12,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* How long the queue's thread waits between looks at the compiles when
+ * none of its jobs is ready (a job that comes wakes it at once). */
+#define LQ_POLL_NS 1000000L
 
 struct job {
     const struct candidate *const *cands; /* borrowed from the proxy */
@@ -73,17 +78,17 @@ static int job_ready(const struct lq *q, const struct job *j)
     return 1;
 }
 
-/* Unlinks and returns the first queued job that is ready, else the head
- * (under mu): a slow compile at the head does not hold up the GPU while
- * later jobs' compiles are done. Each job's results go to its own proxy,
- * so the order they are measured in changes no decision. */
-static struct job *take_job(struct lq *q)
+/* Unlinks and returns the first queued job that is ready, or with
+ * any_job the head if none is (under mu); NULL if none is taken. */
+static struct job *take_job(struct lq *q, int any_job)
 {
     struct job *prev = NULL, *j = q->head;
     while (j && !job_ready(q, j)) {
         prev = j;
         j = j->next;
     }
+    if (!j && !any_job)
+        return NULL;
     if (!j) {
         prev = NULL;
         j = q->head;
@@ -98,9 +103,39 @@ static struct job *take_job(struct lq *q)
     return j;
 }
 
+/* Waits (mu held) a moment for a compile to finish or a job to come,
+ * servicing the compile pool meanwhile so that finished compiles are
+ * seen. Returns 0, or hooks.poll's error (the pool is broken: stop
+ * waiting for it). */
+static int wait_compiles(struct lq *q)
+{
+    pthread_mutex_unlock(&q->mu);
+    int rc = q->hk.poll(q->in.self);
+    pthread_mutex_lock(&q->mu);
+    if (rc)
+        return rc;
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_nsec += LQ_POLL_NS;
+    if (dl.tv_nsec >= 1000000000L) {
+        dl.tv_sec++;
+        dl.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&q->cv, &q->mu, &dl);
+    return 0;
+}
+
+/* The queue's thread: prefetches every job as it comes, then measures
+ * the first one whose compiles are done. When none is done it waits for
+ * one (with hooks.poll) rather than block on the oldest: new jobs keep
+ * being prefetched meanwhile, so the pool does not run dry behind one
+ * slow compile (measured on 2 H200s: blocking there left the GPUs of an
+ * mpirun -np 2 run idle about half the time). Each job's results go to
+ * its own proxy, so the order they are measured in changes no decision. */
 static void *queue_thread(void *p)
 {
     struct lq *q = p;
+    int broken = 0;
     pthread_mutex_lock(&q->mu);
     for (;;) {
         while (!q->head && !q->quit)
@@ -108,7 +143,11 @@ static void *queue_thread(void *p)
         if (q->quit)
             break;
         prefetch_queued(q);
-        struct job *j = take_job(q);
+        struct job *j = take_job(q, broken || !q->hk.poll);
+        if (!j) {
+            broken = wait_compiles(q) != 0;
+            continue;
+        }
         pthread_mutex_unlock(&q->mu);
         if (j->best_ns > 0 && q->in.ops->set_best)
             q->in.ops->set_best(q->in.self, j->best_ns);

@@ -5,7 +5,8 @@
  * way, as a serving rank is driven (src/mpi/mpijob.c). One thread owns the
  * evaluator: between two evaluations it starts the compile of every newly
  * queued candidate (hooks.prefetch) and then evaluates the oldest batch
- * whose candidates are all compiled (hooks.ready), else the oldest.
+ * whose candidates are all compiled (hooks.ready), waiting for one with
+ * hooks.poll (else taking the oldest).
  */
 #ifndef KEVO_LOCALQ_H
 #define KEVO_LOCALQ_H
@@ -23,6 +24,10 @@ struct localq_hooks {
                      int n);
     /* 1 if c can be evaluated without waiting for its compile */
     int (*ready)(void *self, const struct candidate *c);
+    /* notes finished compiles without waiting (0, or an error: the
+     * compiler is broken); without it the oldest job is measured when
+     * none is ready */
+    int (*poll)(void *self);
 };
 
 /*
@@ -31,7 +36,8 @@ struct localq_hooks {
  * most one batch in flight and may be driven from its own thread; the
  * results of a batch reach its callback in order, from that thread.
  * Batches are evaluated one at a time: the first queued one whose
- * candidates are all ready, else the first queued. Proxy 0 offers inner's
+ * candidates are all ready (waiting for one with hooks.poll; without it,
+ * or once poll fails, the first queued). Proxy 0 offers inner's
  * confirm, admit and environment (the fan-out reads sub 0's); call them
  * only while no batch is in flight. hooks may be NULL.
  */

@@ -121,7 +121,8 @@ int mpijob_wrap(struct evaluator *ev, const struct tpl_device *dev, char *err,
     char *device = local_device(ev);
     memset(subs, 0, sizeof subs);
     /* rank 0's own GPU: queued like the others' (sub 0 confirms) */
-    const struct localq_hooks gpu_hooks = {gpueval_prefetch, gpueval_ready};
+    const struct localq_hooks gpu_hooks = {gpueval_prefetch, gpueval_ready,
+                                           gpueval_poll};
     int is_gpu = ev->ops->name && !strcmp(ev->ops->name, "gpu");
     if ((rc = localq_new(*ev, depth, is_gpu ? &gpu_hooks : NULL, px))) {
         free(device);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpueval.h"
 #include "hash.h"
@@ -24,6 +25,10 @@
 #include "spec.h"
 #include "tpl.h"
 #include "version.h"
+
+/* How long the loop sleeps between looks at the compiles when none of
+ * the queued batches is ready. */
+#define SERVE_POLL_NS 1000000L
 
 /* A batch of one proxy slot, read and waiting for (or in) evaluation. */
 struct req {
@@ -379,17 +384,19 @@ static int req_ready(const struct server *sv, const struct req *r)
     return 1;
 }
 
-/* Unlinks and returns the first queued batch that is ready, else the
- * head: a slow compile at the head does not hold up the GPU while later
- * batches' compiles are done. Every batch answers its own slot, so the
- * order they are measured in changes no decision of rank 0. */
-static struct req *take_req(struct server *sv)
+/* Unlinks and returns the first queued batch that is ready, or with
+ * any_req the head if none is; NULL if none is taken. Every batch answers
+ * its own slot, so the order they are measured in changes no decision of
+ * rank 0. */
+static struct req *take_req(struct server *sv, int any_req)
 {
     struct req *prev = NULL, *r = sv->head;
     while (r && !req_ready(sv, r)) {
         prev = r;
         r = r->next;
     }
+    if (!r && !any_req)
+        return NULL;
     if (!r) {
         prev = NULL;
         r = sv->head;
@@ -404,10 +411,10 @@ static struct req *take_req(struct server *sv)
     return r;
 }
 
-/* Measures the next queued batch: RESULTs, then one END {id, rc, err, n}. */
-static int serve_next(struct server *sv, const struct evaluator_factory *f)
+/* Measures batch r (unlinked): RESULTs, then one END {id, rc, err, n}. */
+static int serve_next(struct server *sv, const struct evaluator_factory *f,
+                      struct req *r)
 {
-    struct req *r = take_req(sv);
     struct batch_ctx b = {sv, f};
     sv->cur = r;
     sv->send_rc = KEVO_OK;
@@ -456,16 +463,29 @@ int mpiserve_run(const struct evaluator_factory *factories, char *err,
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
-    int rc = KEVO_OK;
+    int rc = KEVO_OK, broken = 0;
     while (!rc && !sv.quit) {
-        /* idle: wait for a message; else take what waits, then measure */
+        /* idle: wait for a message; else take what waits, then measure
+         * the first batch whose compiles are done. While none is, keep
+         * taking messages (each new batch starts compiling) and noting
+         * finished compiles, rather than block on the oldest one's: a
+         * slow compile must not leave the compilers without work and the
+         * GPU idle (measured on 2 H200s, bench/results/2026-11-24-h200x2-
+         * scaling). */
         int t = take_message(&sv, factories, sv.head == NULL);
         while (t > 0 && sv.head && !sv.quit)
             t = take_message(&sv, factories, 0);
-        if (t < 0)
+        if (t < 0) {
             rc = -t;
-        else if (sv.head && !sv.quit)
-            rc = serve_next(&sv, factories);
+        } else if (sv.head && !sv.quit) {
+            struct req *r = take_req(&sv, broken || !sv.prefetch);
+            if (r) {
+                rc = serve_next(&sv, factories, r);
+            } else {
+                broken = gpueval_poll(sv.ev.self) != 0;
+                nanosleep(&(struct timespec){0, SERVE_POLL_NS}, NULL);
+            }
+        }
     }
     if (rc)
         snprintf(err, errcap, "rank %d (%s): %s", mpx_rank(), mpx_host(),

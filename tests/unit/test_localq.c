@@ -1,10 +1,12 @@
 /*
  * test_localq.c - the evaluator queue (localq.h) over a fake evaluator
  * whose compiles the test decides: a batch whose candidates are compiled
- * is measured before an older one still compiling, arrival order without
- * a ready hook, every queued batch prefetched once, each result delivered
- * to its own proxy. The queue's state is observed through localq_waiting,
- * never through sleeps.
+ * is measured before an older one still compiling; while none is
+ * compiled the queue waits (polling) and prefetches batches that come
+ * meanwhile instead of blocking on the oldest; arrival order without
+ * hooks; every queued batch prefetched once, each result delivered to its
+ * own proxy. The queue's state is observed through localq_waiting and the
+ * fake's counters, never through sleeps.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -25,7 +27,9 @@ struct fake {
     int n_order;
     uint64_t prefetched[8];   /* in the order prefetched */
     int n_prefetched;
-    uint64_t compiled;        /* ready() answers 1 for this hash only */
+    uint64_t compiled;        /* bit h: ready() answers 1 for hash h */
+    int polls;                /* poll() calls */
+    int poll_compiles;        /* 1: a poll() compiles everything */
 };
 
 static void wait_until(struct fake *f, const int *flag, int want)
@@ -82,7 +86,46 @@ static void fake_prefetch(void *self, const struct candidate *const *cands,
 static int fake_ready(void *self, const struct candidate *c)
 {
     struct fake *f = self;
-    return c->genome_hash == f->compiled;
+    uint64_t m = __atomic_load_n(&f->compiled, __ATOMIC_SEQ_CST);
+    return (int)(m >> c->genome_hash & 1);
+}
+
+static void compile_all(struct fake *f)
+{
+    __atomic_store_n(&f->compiled, ~(uint64_t)0, __ATOMIC_SEQ_CST);
+}
+
+static int fake_poll(void *self)
+{
+    struct fake *f = self;
+    __atomic_add_fetch(&f->polls, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&f->poll_compiles, __ATOMIC_SEQ_CST))
+        compile_all(f);
+    return 0;
+}
+
+static void fake_init(struct fake *f)
+{
+    memset(f, 0, sizeof *f);
+    pthread_mutex_init(&f->mu, NULL);
+    pthread_cond_init(&f->cv, NULL);
+}
+
+static void fake_release(struct fake *f)
+{
+    pthread_mutex_lock(&f->mu);
+    f->gate = 1;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* Polls (1 ms steps, up to 10 s) until *v >= want; returns *v. */
+static int await_count(const int *v, int want)
+{
+    for (int i = 0; i < 10000 && __atomic_load_n(v, __ATOMIC_SEQ_CST) < want;
+         i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    return __atomic_load_n(v, __ATOMIC_SEQ_CST);
 }
 
 /* ---- a proxy driven from its own thread */
@@ -118,14 +161,19 @@ static void start(struct client *c, struct evaluator px, uint64_t hash)
     pthread_create(&c->th, NULL, client_main, c);
 }
 
+static void await_waiting(const struct evaluator *px, int want)
+{
+    for (int i = 0; i < 10000 && localq_waiting(px) < want; i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+}
+
 /* Batch 1 is measured while 2 (not compiled) and then 3 (compiled) queue
  * up; f records the order the fake measured them in. */
 static void run_three(const struct localq_hooks *hooks, struct fake *f)
 {
-    memset(f, 0, sizeof *f);
-    pthread_mutex_init(&f->mu, NULL);
-    pthread_cond_init(&f->cv, NULL);
-    f->compiled = 3;
+    fake_init(f);
+    f->compiled = 1u << 1 | 1u << 3;
+    f->poll_compiles = 1;
     struct evaluator px[3];
     CHECK(localq_new((struct evaluator){&fake_ops, f}, 3, hooks, px) ==
           KEVO_OK);
@@ -135,16 +183,11 @@ static void run_three(const struct localq_hooks *hooks, struct fake *f)
     wait_until(f, &f->started, 1); /* 1 is on the GPU */
     pthread_mutex_unlock(&f->mu);
     start(&c[1], px[1], 2);
-    for (int i = 0; i < 10000 && localq_waiting(&px[0]) < 1; i++)
-        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    await_waiting(&px[0], 1);
     start(&c[2], px[2], 3);
-    for (int i = 0; i < 10000 && localq_waiting(&px[0]) < 2; i++)
-        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    await_waiting(&px[0], 2);
     CHECK(localq_waiting(&px[0]) == 2);
-    pthread_mutex_lock(&f->mu);
-    f->gate = 1;
-    pthread_cond_broadcast(&f->cv);
-    pthread_mutex_unlock(&f->mu);
+    fake_release(f);
     for (int i = 0; i < 3; i++) {
         pthread_join(c[i].th, NULL);
         CHECK(c[i].rc == KEVO_OK);
@@ -160,15 +203,26 @@ static void run_three(const struct localq_hooks *hooks, struct fake *f)
 
 static void compiled_first(void)
 {
-    const struct localq_hooks hooks = {fake_prefetch, fake_ready};
+    const struct localq_hooks hooks = {fake_prefetch, fake_ready, fake_poll};
     struct fake f;
     run_three(&hooks, &f);
     CHECK(f.n_order == 3);
     CHECK(f.order[0] == 1 && f.order[1] == 3 && f.order[2] == 2);
+    CHECK(f.polls >= 1); /* 2 was waited for, not taken uncompiled */
     /* each batch prefetched once, in arrival order */
     CHECK(f.n_prefetched == 3);
     CHECK(f.prefetched[0] == 1 && f.prefetched[1] == 2 &&
           f.prefetched[2] == 3);
+}
+
+static void no_poll_takes_oldest(void)
+{
+    const struct localq_hooks hooks = {fake_prefetch, fake_ready, NULL};
+    struct fake f;
+    run_three(&hooks, &f);
+    CHECK(f.n_order == 3);
+    CHECK(f.order[0] == 1 && f.order[1] == 3 && f.order[2] == 2);
+    CHECK(f.polls == 0);
 }
 
 static void arrival_order(void)
@@ -180,12 +234,54 @@ static void arrival_order(void)
     CHECK(f.n_prefetched == 0);
 }
 
+/* While batch 2's compile runs (nothing ready), batch 4 comes: it is
+ * prefetched before anything more is measured, and both are measured once
+ * compiled. */
+static void prefetch_while_waiting(void)
+{
+    const struct localq_hooks hooks = {fake_prefetch, fake_ready, fake_poll};
+    struct fake f;
+    fake_init(&f);
+    f.compiled = 1u << 1;
+    f.gate = 1;
+    struct evaluator px[2];
+    CHECK(localq_new((struct evaluator){&fake_ops, &f}, 2, &hooks, px) ==
+          KEVO_OK);
+    struct client c[3];
+    start(&c[0], px[0], 1);
+    pthread_join(c[0].th, NULL);
+    start(&c[1], px[1], 2);
+    int polls = await_count(&f.polls, 3); /* it waits on 2's compile */
+    CHECK(polls >= 3);
+    start(&c[2], px[0], 4);
+    CHECK(await_count(&f.n_prefetched, 3) == 3);
+    pthread_mutex_lock(&f.mu);
+    CHECK(f.n_order == 1); /* neither 2 nor 4 measured uncompiled */
+    CHECK(f.prefetched[1] == 2 && f.prefetched[2] == 4);
+    pthread_mutex_unlock(&f.mu);
+    compile_all(&f);
+    pthread_join(c[1].th, NULL);
+    pthread_join(c[2].th, NULL);
+    CHECK(c[1].rc == KEVO_OK && c[1].got == 2.0);
+    CHECK(c[2].rc == KEVO_OK && c[2].got == 4.0);
+    CHECK(f.n_order == 3 && f.order[1] == 2 && f.order[2] == 4);
+    for (int i = 0; i < 2; i++)
+        px[i].ops->destroy(px[i].self);
+    pthread_cond_destroy(&f.cv);
+    pthread_mutex_destroy(&f.mu);
+}
+
 int main(void)
 {
     RUN(compiled_first, "a batch already compiled is measured before an "
                         "older one still compiling, results to their own "
                         "proxies");
-    RUN(arrival_order, "without a ready hook batches are measured in "
-                       "arrival order");
+    RUN(no_poll_takes_oldest, "without a poll hook the oldest batch is "
+                              "taken when none is compiled");
+    RUN(arrival_order, "without hooks batches are measured in arrival "
+                       "order");
+    RUN(prefetch_while_waiting, "while no batch is compiled the queue "
+                                "waits, and a batch that comes meanwhile "
+                                "starts compiling at once");
     TEST_DONE();
 }
