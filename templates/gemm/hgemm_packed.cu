@@ -231,6 +231,22 @@
 // that is a multiple of 8 fits, so BN=208 (4 boxes N-major) needs it.
 // kevo: param BT 0 1 default=1
 // kevo: constraint (BT || BN % 64 == 0) && (!BT || !FUSE)
+// CLN and BT were measured only around the default point (two consumer
+// warpgroups of a 128-row tile, 2-CTA clusters, EPI=1, no split, no
+// deferred epilogue, no fold, no early trigger: bench/results/2026-11-24-
+// h100-s6-packed). At 4585564, without the line below, `kevo bench` at
+// bf16/fp16 4099x4097x4095 and 4096^3 spent its 40 s on 4 kernel timeouts
+// among its first 48 candidates (no generation finished). Those first-
+// generation points with CLN or BT, evaluated alone at bf16 4099x4097x4095
+// (bench/results/2026-11-24-h100-s6-lead, pts-4099.log): of the 10 with
+// BT=1 and SK=1 or 2, 9 hung (one with SK=3 ran); all 11 with SK=0
+// (BT=1 with CLUSTER=1, CONSUMERS=1, BM 64/256, BN 64-256, EPI=0, FOLD,
+// PDLT; CLN=1 with BT=0) were correct. The corner stays as measured in
+// the bench until the stream-K paths learn the K-major B layout.
+// kevo: constraint !(CLN || BT) || (CLUSTER == 2 && CONSUMERS == 2 && BM == 128 && EPI == 1 && SK == 0 && !FUSE && !EPO && !FOLD && !PDLT)
+// SK=3 with BN=256 hung in the same benches (5 timeouts at 4099x4097x4095,
+// bf16 and fp16: BM=128, 2 consumers, STAGES 2-3, clusters of 1 and 2):
+// kevo: constraint SK != 3 || BN != 256
 // SK=2 (tail split): the tiles of the last, partial wave are dealt one a
 // cluster, those that are not slivers (see geom) cut into two k halves,
 // when that fits the clusters. SK=3 (tail thirds): every tile of the last,
