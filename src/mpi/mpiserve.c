@@ -374,10 +374,13 @@ static int send_result(void *ud, int index, const struct eval_result *r)
     return sv->cur->cancelled;
 }
 
-/* 1 if every candidate of r can be measured without waiting for its
- * compile (always, for an evaluator that does not compile). */
+/* 1 if r can be served without waiting for a compile: every candidate
+ * compiled (always, for an evaluator that does not compile), or nothing
+ * to measure (unreadable, or cancelled: its END goes back at once). */
 static int req_ready(const struct server *sv, const struct req *r)
 {
+    if (r->cancelled)
+        return 1;
     for (int i = 0; sv->prefetch && !r->rc && i < r->n; i++)
         if (!gpueval_ready(sv->ev.self, r->ptrs[i]))
             return 0;
