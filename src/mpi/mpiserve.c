@@ -481,7 +481,7 @@ int mpiserve_run(const struct evaluator_factory *factories, char *err,
         if (t < 0) {
             rc = -t;
         } else if (sv.head && !sv.quit) {
-            struct req *r = take_req(&sv, broken || !sv.prefetch);
+            struct req *r = take_req(&sv, broken);
             if (r) {
                 rc = serve_next(&sv, factories, r);
             } else {
