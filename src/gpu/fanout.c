@@ -72,6 +72,7 @@ struct fanout {
     pthread_mutex_t mu;
     pthread_cond_t cv;      /* a slot finished or a sub gave up */
     const struct candidate *const *cands;
+    const int *ord;         /* the order slots are handed out in */
     struct slot *sl;
     int n_cands;
     int running;            /* threads still on the current batch */
@@ -159,16 +160,19 @@ static int take_one(void *ud, int index, const struct eval_result *r)
 }
 
 /* Pending slots looked at for a ready one (the compile pool works
- * through the batch oldest first, so readiness is near the front). */
+ * through the batch in the batch's order, so readiness is near the front
+ * of it). */
 #define READY_WINDOW 32
 
-/* The slot sub k takes: the lowest pending one that is ready among the
- * next READY_WINDOW pending, else the lowest pending one; -1 if none. A
- * slot that failed on k goes to another sub while one is alive. */
+/* The slot sub k takes: the first pending one in the batch's order that
+ * is ready among the next READY_WINDOW pending, else the first pending
+ * one; -1 if none. A slot that failed on k goes to another sub while one
+ * is alive. */
 static int next_slot(struct fanout *f, int k)
 {
     int first = -1, seen = 0;
-    for (int i = 0; i < f->n_cands && seen < READY_WINDOW; i++) {
+    for (int j = 0; j < f->n_cands && seen < READY_WINDOW; j++) {
+        int i = f->ord[j];
         struct slot *s = &f->sl[i];
         if (s->st != SL_PENDING || (s->avoid == k && f->alive > 1))
             continue;
@@ -252,6 +256,8 @@ static void sub_batch(struct fanout *f, struct worker_arg *a)
                                          take_one, &o);
         if (!rc && (!o.got || o.nomem))
             rc = o.nomem ? KEVO_ENOMEM : KEVO_EINTERNAL;
+        if (!rc && f->o.learn)
+            f->o.learn(f->o.prefetch_ud, f->cands[i], &o.r);
         pthread_mutex_lock(&f->mu);
         if (rc) {
             eval_result_release(&o.r);
@@ -423,19 +429,32 @@ static int fo_eval_batch(void *self, const struct candidate *const *cands,
     if (f->alive == 1)
         return run_single(f, cands, n, cb, ud);
     struct slot *sl = calloc((size_t)n, sizeof *sl);
-    if (!sl)
-        return KEVO_ENOMEM;
-    for (int i = 0; i < n; i++)
+    int *ord = malloc((size_t)n * sizeof *ord);
+    const struct candidate **inorder = malloc((size_t)n * sizeof *inorder);
+    int rc = sl && ord && inorder ? KEVO_OK : KEVO_ENOMEM;
+    for (int i = 0; !rc && i < n; i++) {
         sl[i].avoid = -1;
-    int rc = f->n_threads < f->n ? start_threads(f) : KEVO_OK;
+        ord[i] = i;
+    }
+    if (!rc && f->o.order && f->o.order(f->o.prefetch_ud, cands, n, ord))
+        for (int i = 0; i < n; i++) /* no memory for it: index order */
+            ord[i] = i;
+    if (!rc && f->n_threads < f->n)
+        rc = start_threads(f);
     if (rc) {
         free(sl);
+        free(ord);
+        free(inorder);
         return rc;
     }
+    for (int j = 0; j < n; j++)
+        inorder[j] = cands[ord[j]];
     if (f->o.prefetch)
-        f->o.prefetch(f->o.prefetch_ud, cands, n);
+        f->o.prefetch(f->o.prefetch_ud, inorder, n);
+    free(inorder);
     pthread_mutex_lock(&f->mu);
     f->cands = cands;
+    f->ord = ord;
     f->sl = sl;
     f->n_cands = n;
     f->stop = f->fatal = 0;
@@ -460,8 +479,10 @@ static int fo_eval_batch(void *self, const struct candidate *const *cands,
         eval_result_release(&sl[i].r);
     f->sl = NULL;
     f->cands = NULL;
+    f->ord = NULL;
     f->n_cands = 0;
     free(sl);
+    free(ord);
     return rc;
 }
 

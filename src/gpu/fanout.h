@@ -47,6 +47,17 @@ struct fanout_opts {
      * free sub takes the lowest such pending candidate among the next few
      * before a lower one that would make it wait. Same ud as prefetch. */
     int (*ready)(void *ud, const struct candidate *c);
+    /* (optional) Fills order[0..n) with the indices of the batch in the
+     * order its candidates should start (a compile-cost model's,
+     * ccost_order); prefetch then gets the batch in that order and free
+     * subs take pending candidates in it (ready ones first). NULL = index
+     * order. Same ud as prefetch. */
+    int (*order)(void *ud, const struct candidate *const *cands, int n,
+                 int *order);
+    /* (optional) Sees every result a sub hands back, from that sub's
+     * thread (e.g. to learn compile times). Same ud as prefetch. */
+    void (*learn)(void *ud, const struct candidate *c,
+                  const struct eval_result *r);
     /* (optional) Receives one line per failure or drop, in the thread that
      * called eval_batch or confirm; NULL = stderr, prefixed "kevo: ". */
     void (*report)(void *ud, const char *line);
@@ -60,8 +71,9 @@ struct fanout_opts {
  * on failure; the array itself is copied. It runs one thread per
  * sub-evaluator, started by the first batch that needs them and ended by
  * destroy (a process a sub forks, such as a restarted GPU worker, may die
- * with the thread that forked it), each taking the lowest-numbered
- * candidate nobody has taken (or a ready one, see opts.ready) and
+ * with the thread that forked it), each taking the first candidate in
+ * the batch's order (opts.order, else index order) nobody has taken (or
+ * a ready one, see opts.ready) and
  * evaluating it alone (eval_batch of one) after passing on the current
  * cascade reference (set_best). With one sub-evaluator in use, it gets the
  * whole batch in one eval_batch in the calling thread (its own pipeline

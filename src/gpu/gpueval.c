@@ -39,6 +39,8 @@ struct gpueval {
     char arch[16];
     struct jit_pool *pool;
     int own_pool;        /* 1: made here, freed here */
+    struct ccost *cost;  /* orders the compiles; NULL = index order */
+    int own_cost;        /* 1: made here, freed here */
     struct wclient *worker;
     struct tpl_device dev;
     double best_ns;      /* for cascades (the engine's); 0 = none */
@@ -303,6 +305,8 @@ static int take_compile(struct batch *b, int i, int *rc)
     s->ticket = -1;
     if (*rc)
         return 0;
+    if (!s->jo.cached) /* compiled for this run: teach the cost model */
+        ccost_observe(b->g->cost, b->cands[i], s->jo.compile_ms);
     if (s->jo.ok)
         return 1;
     compile_failed(&s->jo, &s->r);
@@ -368,11 +372,19 @@ static int ge_eval_batch(void *self, const struct candidate *const *cands,
     struct batch b = {g, cands, NULL, NULL, n, 0, -1, {0}, fs_now_ns()};
     b.plan = calloc((size_t)(n > 0 ? n : 1), sizeof *b.plan);
     b.sl = calloc((size_t)(n > 0 ? n : 1), sizeof *b.sl);
-    int rc = b.plan && b.sl ? KEVO_OK : KEVO_ENOMEM;
-    for (int i = 0; !rc && i < n; i++) {
+    int *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
+    int rc = b.plan && b.sl && order ? KEVO_OK : KEVO_ENOMEM;
+    for (int i = 0; b.sl && i < n; i++) {
+        b.sl[i].ticket = -1;
+        eval_result_init(&b.sl[i].r);
+    }
+    if (!rc && ccost_order(g->cost, cands, n, order)) {
+        /* out of memory for the order: index order (filled) */
+    }
+    /* submitted in the cost model's order: the pool starts them so */
+    for (int o = 0; !rc && o < n; o++) {
+        int i = order[o];
         struct slot *s = &b.sl[i];
-        s->ticket = -1;
-        eval_result_init(&s->r);
         if (precheck(g, cands[i], &b.plan[i], &s->r)) {
             s->st = SL_DONE;
             continue;
@@ -434,6 +446,7 @@ static int ge_eval_batch(void *self, const struct candidate *const *cands,
         if (k >= b.deliver)
             eval_result_release(&s->r);
     }
+    free(order);
     free(b.plan);
     free(b.sl);
     return rc;
@@ -566,6 +579,8 @@ static void ge_destroy(void *self)
     wclient_free(g->worker);
     if (g->own_pool)
         jit_pool_free(g->pool);
+    if (g->own_cost)
+        ccost_free(g->cost);
     for (int i = 0; i < CUBIN_CACHE; i++)
         free(g->cache[i].cubin);
     free(g);
@@ -676,7 +691,16 @@ int gpueval_new(const struct gpueval_opts *o, struct evaluator *out,
     fingerprint_of(g);
     if (o->pool) {
         g->pool = o->pool;
+        g->cost = o->ccost;
         goto made;
+    }
+    const char *ord = getenv("KEVO_COMPILE_ORDER");
+    if (!ord || strcmp(ord, "index")) {
+        if (!(g->cost = ccost_new())) {
+            ge_destroy(g);
+            return KEVO_ENOMEM;
+        }
+        g->own_cost = 1;
     }
     char cache[4096];
     if (!o->cache_dir)
@@ -708,6 +732,11 @@ struct jit_pool *gpueval_pool(const struct evaluator *e)
     return ((const struct gpueval *)e->self)->pool;
 }
 
+struct ccost *gpueval_ccost(const struct evaluator *e)
+{
+    return ((const struct gpueval *)e->self)->cost;
+}
+
 int gpueval_device_count(const struct evaluator *e)
 {
     const struct gpueval *g = e->self;
@@ -732,6 +761,13 @@ void gpueval_prefetch(void *self, const struct candidate *const *cands,
             /* the submit that follows reports it */
         }
     }
+}
+
+int gpueval_order(void *self, const struct candidate *const *cands, int n,
+                  int *order)
+{
+    struct gpueval *g = self;
+    return ccost_order(g->cost, cands, n, order);
 }
 
 int gpueval_ready(void *self, const struct candidate *c)

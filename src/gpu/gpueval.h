@@ -2,9 +2,11 @@
  * gpueval.h - the GPU evaluator: implements struct evaluator_ops (eval.h)
  * on top of the NVRTC compile pool (jit.h) and the isolated GPU worker
  * process (worker_client.h). Compilation of the next candidates overlaps with the
- * measurement of the current one; the worker gets whichever candidate of
- * the batch compiled first (lowest index first), and results still reach
- * the callback in order (gpueval.c, "the batch pipeline").
+ * measurement of the current one; a batch's compiles start in the order of
+ * the compile-cost model (ccost.h: a few cheap ones, then longest first),
+ * the worker gets whichever candidate of the batch compiled first (lowest
+ * index first), and results still reach the callback in order (gpueval.c,
+ * "the batch pipeline").
  */
 #ifndef KEVO_GPUEVAL_H
 #define KEVO_GPUEVAL_H
@@ -12,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ccost.h"
 #include "eval.h"
 #include "jit.h"
 #include "problem.h"
@@ -34,6 +37,11 @@ struct gpueval_opts {
     struct jit_pool *pool;     /* (optional) compile pool shared with other
                                   evaluators, borrowed (must outlive this
                                   one); NULL = its own (n_compilers, ...) */
+    struct ccost *ccost;       /* with pool: the compile-cost model of the
+                                  evaluator that owns it (gpueval_ccost),
+                                  borrowed; without pool: ignored, each
+                                  makes its own (env KEVO_COMPILE_ORDER=
+                                  index: none, compiles in index order) */
 };
 
 /*
@@ -47,13 +55,22 @@ int gpueval_new(const struct gpueval_opts *o, struct evaluator *out,
 /* The compile pool of GPU evaluator e (borrowed; e made by gpueval_new),
  * to share with the next ones through gpueval_opts.pool. */
 struct jit_pool *gpueval_pool(const struct evaluator *e);
+/* The compile-cost model (ccost.h) that orders e's compiles, borrowed;
+ * NULL when compiles go in index order. Share it with gpueval_opts.ccost
+ * along with the pool. */
+struct ccost *gpueval_ccost(const struct evaluator *e);
 /* Number of CUDA devices e's worker sees (0 if it did not say). */
 int gpueval_device_count(const struct evaluator *e);
 /* The fan-out's prefetch hook (fanout.h): starts compiling, in the shared
- * pool, every candidate of the batch that gets past the checks made before
- * compiling. self is a GPU evaluator's (evaluator.self). */
+ * pool and in the order given, every candidate of the batch that gets
+ * past the checks made before compiling. self is a GPU evaluator's
+ * (evaluator.self). */
 void gpueval_prefetch(void *self, const struct candidate *const *cands,
                       int n);
+/* The fan-out's order hook (fanout.h): the batch in the order of self's
+ * compile-cost model (ccost_order; index order without one). */
+int gpueval_order(void *self, const struct candidate *const *cands, int n,
+                  int *order);
 /* The fan-out's ready hook (fanout.h): 1 if candidate c can go to a worker
  * without waiting for its compile (decided before compiling, compiled, or
  * never prefetched), 0 while its prefetched compile runs. */

@@ -165,6 +165,7 @@ int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
         return KEVO_EINVAL;
     }
     go.pool = gpueval_pool(&subs[0].ev);
+    go.ccost = gpueval_ccost(&subs[0].ev);
     for (int i = 0; i < n && !rc; i++)
         for (int c = i == 0 ? 1 : 0; c < per && !rc; c++)
             if (!(rc = add_gpu(&go, list[i], c, subs, k, NULL, err, errcap)))
@@ -176,6 +177,7 @@ int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
     struct fanout_opts fo = {
         .prefetch = gpueval_prefetch,
         .ready = gpueval_ready,
+        .order = gpueval_order,
         .prefetch_ud = subs[0].ev.self,
     };
     return fanout_new(&fo, subs, k, out, err, errcap);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ccost.h"
 #include "fanout.h"
 #include "gpueval.h"
 #include "localq.h"
@@ -27,6 +28,7 @@ enum rank_state { RK_WAITING, RK_HELLOED, RK_PROXIED, RK_QUIT };
 static enum rank_state state[FANOUT_MAX_SUBS];
 static int in_job;             /* 1: MPI initialised, several ranks */
 static int rank_compilers;     /* compile processes a rank runs (hello) */
+static struct ccost *job_cost; /* rank 0: orders the batches (ccost.h) */
 
 int mpijob_enter(const struct evaluator_factory *factories, int *served,
                  char *err, size_t errcap)
@@ -110,6 +112,18 @@ static int rank_depth(int n_ranks)
     return d < most ? d : most;
 }
 
+static int job_order(void *ud, const struct candidate *const *cands, int n,
+                     int *order)
+{
+    return ccost_order(ud, cands, n, order);
+}
+
+static void job_learn(void *ud, const struct candidate *c,
+                      const struct eval_result *r)
+{
+    ccost_observe(ud, c, r->compile_ms);
+}
+
 int mpijob_wrap(struct evaluator *ev, const struct tpl_device *dev, char *err,
                 size_t errcap)
 {
@@ -158,7 +172,14 @@ int mpijob_wrap(struct evaluator *ev, const struct tpl_device *dev, char *err,
                 state[r] = RK_QUIT;
         return rc;
     }
-    return fanout_new(NULL, subs, k, ev, err, errcap); /* owns subs */
+    /* every rank's compile times teach rank 0's cost model, which orders
+     * the batch the ranks take their candidates from */
+    struct fanout_opts fo = {.order = job_order, .learn = job_learn};
+    const char *ord = getenv("KEVO_COMPILE_ORDER");
+    if (!ord || strcmp(ord, "index"))
+        fo.prefetch_ud = job_cost = ccost_new();
+    return fanout_new(fo.prefetch_ud ? &fo : NULL, subs, k, ev, err,
+                      errcap); /* owns subs */
 }
 
 void mpijob_leave(void)
@@ -171,5 +192,7 @@ void mpijob_leave(void)
                 mpieval_quit(r);
                 state[r] = RK_QUIT;
             }
+    ccost_free(job_cost); /* the fan-out that used it is gone */
+    job_cost = NULL;
     mpx_finalize();
 }

@@ -649,7 +649,11 @@ hgemm_pack(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
         chunks_a + (BT ? 0u : (unsigned)tiles_n * ktiles * (BN * 8));
     const int items = (tiles_mp + tiles_n) * ktiles;
     if (SK && blockIdx.x == 0) {
-        unsigned *flags = (unsigned *)((char *)ws + (size_t)chunks * 16 +
+        /* after the whole packed image, B included also when pack_btile
+         * writes it (BT): where the GEMM's g.flags points */
+        const size_t image = (size_t)chunks_a * 16 +
+                             (size_t)tiles_n * ktiles * (BN * 8) * 16;
+        unsigned *flags = (unsigned *)((char *)ws + image +
                                        FUSE * (256 + 4 * (size_t)items));
         for (int i = threadIdx.x; i < SK_FLAG_BYTES / 4; i += 256)
             flags[i] = 0;

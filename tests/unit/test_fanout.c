@@ -242,6 +242,34 @@ static int ready_from_3(void *ud, const struct candidate *c)
 
 static int use_ready; /* make_fanout passes ready_from_3 */
 
+/* The order hooks of test_dispatch_order: the batch backwards; what the
+ * prefetch got, and how many results learn saw. */
+static int use_order;
+static int prefetched[N_CANDS], n_prefetched, n_learned;
+
+static int backwards(void *ud, const struct candidate *const *c, int n,
+                     int *order)
+{
+    for (int i = 0; i < n; i++)
+        order[i] = n - 1 - i;
+    return KEVO_OK;
+}
+
+static void record_prefetch(void *ud, const struct candidate *const *c,
+                            int n)
+{
+    for (int i = 0; i < n && n_prefetched < N_CANDS; i++)
+        prefetched[n_prefetched++] = (int)((c[i]->genome_hash - 1000) / 7);
+}
+
+static void count_learned(void *ud, const struct candidate *c,
+                          const struct eval_result *r)
+{
+    pthread_mutex_lock(&log_mu);
+    n_learned += r->outcome == EVAL_OK;
+    pthread_mutex_unlock(&log_mu);
+}
+
 static int make_fanout(struct fake *f, int n, struct lines *lines,
                        struct evaluator *ev)
 {
@@ -254,6 +282,11 @@ static int make_fanout(struct fake *f, int n, struct lines *lines,
     }
     struct fanout_opts o = {.report = collect, .report_ud = lines,
                             .ready = use_ready ? ready_from_3 : NULL};
+    if (use_order) {
+        o.order = backwards;
+        o.prefetch = record_prefetch;
+        o.learn = count_learned;
+    }
     return fanout_new(&o, subs, n, ev, err, sizeof err);
 }
 
@@ -461,6 +494,43 @@ static void test_ready_first(void)
     ev.ops->destroy(ev.self);
 }
 
+static void test_dispatch_order(void)
+{
+    struct shared sh = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+                        2, 0, 0};
+    int log[N_CANDS], n_log = 0;
+    struct fake f[2] = {{.id = 0}, {.id = 1}};
+    for (int k = 0; k < 2; k++) {
+        f[k].sh = &sh;
+        f[k].log = log;
+        f[k].n_log = &n_log;
+    }
+    struct lines l = {"", 0};
+    struct evaluator ev;
+    use_order = 1;
+    n_prefetched = n_learned = 0;
+    CHECK(make_fanout(f, 2, &l, &ev) == KEVO_OK);
+    use_order = 0;
+    struct rec r = rec_new();
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_result, &r) ==
+          KEVO_OK);
+    /* results still in index order, each learned once */
+    CHECK(r.n == N_CANDS && r.order_ok && r.values_ok && n_log == N_CANDS);
+    CHECK(n_learned == N_CANDS);
+    /* the prefetch got the batch in the hook's order */
+    CHECK(n_prefetched == N_CANDS);
+    for (int i = 0; i < n_prefetched; i++)
+        CHECK_MSG(prefetched[i] == N_CANDS - 1 - i, "%d: %d", i,
+                  prefetched[i]);
+    /* the subs took candidates in that order: when the i-th is logged,
+     * every candidate above N - 2 - i has been taken (each sub holds at
+     * most one taken and not yet logged), so none below is logged yet;
+     * in index order log[0] would be 0 or 1 */
+    for (int i = 0; i < n_log; i++)
+        CHECK_MSG(log[i] >= N_CANDS - 2 - i, "%d: %d", i, log[i]);
+    ev.ops->destroy(ev.self);
+}
+
 /* Test evaluators as subs: a fan-out of three answers exactly what one
  * answers, candidate by candidate. */
 static const char tpl_text[] =
@@ -602,6 +672,9 @@ int main(void)
         "after a failure mid-batch its rest is tried again, nothing lost");
     RUN(test_ready_first, "a free sub-evaluator takes a ready candidate "
         "before a lower one that would make it wait");
+    RUN(test_dispatch_order, "with an order hook the batch is prefetched "
+        "and handed out in its order, results still reach the callback in "
+        "index order, and learn sees each result");
     RUN(test_confirm_and_best, "confirm runs on sub-evaluator 0 only; "
         "set_best reaches every sub");
     RUN(test_environment, "the environment is sub 0's plus the list of GPUs");
