@@ -98,9 +98,19 @@ static const char *arch_option(const char *arch)
 int jit_default_options(const char *arch, const char **opts, int max)
 {
     pthread_once(&static_once, init_statics);
+    /* -no-cache: NVRTC 12.9+ keeps its own cache of PTX and cubins in the
+     * driver's compute cache (~/.nv/ComputeCache, only where libcuda is
+     * present), shared by every run on the host and unaffected by
+     * KEVO_CACHE_DIR. Measured on the H100 (bench/results/2026-11-24-h100-
+     * s7/): a second run of the same case, with its own empty KEVO_CACHE_DIR,
+     * compiled its first generation's fp32 GEMM candidates in 18-32 ms
+     * each, against 60-820 ms in the first run. kevo's own cache (keyed by
+     * source, options and NVRTC version) is the one cache: what a journal
+     * says a compile took is a compile, or 0 for a hit in it. */
     const char *all[] = {
         arch_option(arch),    inc_opt, inc_cccl_opt, "-std=c++17", "-lineinfo",
         "--ptxas-options=-v", /* register / spill / smem lines in the log */
+        "-no-cache",
     };
     int n = (int)(sizeof all / sizeof all[0]);
     if (!all[0] || n > max)
