@@ -180,8 +180,12 @@ int ccost_order(struct ccost *m, const struct candidate *const *cands, int n,
     if (!m || n <= 1)
         return KEVO_OK;
     struct keyed *k = malloc((size_t)n * sizeof *k);
-    if (!k)
+    char *taken = calloc((size_t)n, 1);
+    if (!k || !taken) {
+        free(k);
+        free(taken);
         return KEVO_ENOMEM;
+    }
     int known = 0;
     pthread_mutex_lock(&m->lock);
     for (int i = 0; i < n; i++) {
@@ -193,14 +197,25 @@ int ccost_order(struct ccost *m, const struct candidate *const *cands, int n,
     pthread_mutex_unlock(&m->lock);
     if (known) {
         qsort(k, (size_t)n, sizeof *k, by_cost_desc);
-        /* the CCOST_LEAD cheapest (the tail of k), cheapest first, then
-         * the rest from the longest */
-        int lead = n > CCOST_LEAD ? CCOST_LEAD : 0, o = 0;
-        for (int i = n - 1; i >= n - lead; i--)
-            order[o++] = k[i].idx;
-        for (int i = 0; i < n - lead; i++)
-            order[o++] = k[i].idx;
+        /* CCOST_INDEX_RUN from index order, then one from longest first,
+         * skipping what is taken, until all are placed */
+        int o = 0, next_i = 0, next_k = 0;
+        while (o < n) {
+            for (int r = 0; r < CCOST_INDEX_RUN && o < n; r++) {
+                while (taken[next_i])
+                    next_i++;
+                taken[next_i] = 1;
+                order[o++] = next_i;
+            }
+            while (o < n && taken[k[next_k].idx])
+                next_k++;
+            if (o < n) {
+                taken[k[next_k].idx] = 1;
+                order[o++] = k[next_k].idx;
+            }
+        }
     }
     free(k);
+    free(taken);
     return KEVO_OK;
 }

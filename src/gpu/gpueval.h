@@ -3,7 +3,8 @@
  * on top of the NVRTC compile pool (jit.h) and the isolated GPU worker
  * process (worker_client.h). Compilation of the next candidates overlaps with the
  * measurement of the current one; a batch's compiles start in the order of
- * the compile-cost model (ccost.h: a few cheap ones, then longest first),
+ * the compile-cost model (ccost.h: two in index order, then the longest
+ * left, and so on),
  * the worker gets whichever candidate of the batch compiled first (lowest
  * index first), and results still reach the callback in order (gpueval.c,
  * "the batch pipeline").
