@@ -40,6 +40,7 @@ static pthread_once_t static_once = PTHREAD_ONCE_INIT;
 static char inc_opt[4096];      /* "-I<cuda>/include" */
 static char inc_cccl_opt[4096]; /* "-I<cuda>/include/cccl" (libcu++) */
 static char nvrtc_version[32];  /* "13.0" */
+static int nvrtc_caches;        /* 1: NVRTC 12.9+, which has its own cache */
 
 static pthread_mutex_t arch_lock = PTHREAD_MUTEX_INITIALIZER;
 static char arch_opts[MAX_ARCHS][32]; /* interned "-arch=sm_90a" strings */
@@ -58,6 +59,7 @@ static void init_statics(void)
     if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
         major = minor = -1;
     snprintf(nvrtc_version, sizeof nvrtc_version, "%d.%d", major, minor);
+    nvrtc_caches = major > 12 || (major == 12 && minor >= 9);
 }
 
 /* A real arch, so that NVRTC produces a cubin: sm_<digits>[a|f]. */
@@ -110,9 +112,9 @@ int jit_default_options(const char *arch, const char **opts, int max)
     const char *all[] = {
         arch_option(arch),    inc_opt, inc_cccl_opt, "-std=c++17", "-lineinfo",
         "--ptxas-options=-v", /* register / spill / smem lines in the log */
-        "-no-cache",
+        "-no-cache", /* last: left out before NVRTC 12.9, which lacks it */
     };
-    int n = (int)(sizeof all / sizeof all[0]);
+    int n = (int)(sizeof all / sizeof all[0]) - !nvrtc_caches;
     if (!all[0] || n > max)
         return -KEVO_EINVAL;
     for (int i = 0; i < n; i++)
