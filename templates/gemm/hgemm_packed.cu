@@ -212,6 +212,13 @@
  * Left: the 8191 loss (the search may pick CLN=0 there), ~20 % in-tile
  * loss (L2 feed), a 2x2 cluster (both operands multicast) to cut the L2
  * bytes an output.
+ *
+ * Session 7 (bench/results/2026-11-24-h100-s7): the stream-K flags of BT=1
+ * were cleared at the wrong offset (fixed, see the constraints); SK=3 and
+ * stream-K with FOLD are left out. `kevo bench`, 40 s a case, at 766bda0:
+ * bf16 / fp16 4099x4097x4095 577 / 565 TFLOP/s = 4.21x / 4.14x cuBLAS
+ * (the default point won both), no timeout among 752 / 716 evaluations
+ * (session 6: 3 timeouts, 218 / 321 evaluations).
  */
 // kevo: problem gemm
 // kevo: dtypes fp16 bf16
