@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/gpu/gemm_families.sh - GPU check of the GEMM template families
-# hgemm_mma (fp16/bf16 tensor cores), sgemm_splitk (fp32 split-K) and
-# sgemm_warptile (fp32 warp tiles, split-K), run
+# hgemm_mma (fp16/bf16 tensor cores), sgemm_splitk (fp32 split-K),
+# sgemm_warptile (fp32 warp tiles, split-K) and hgemm_packed (stream-K),
+# run
 # on a machine with an NVIDIA GPU and KEVO set to the kevo binary. Each
 # template is evaluated at its default point and at a few other points
 # (written as copies of the template with other defaults, so that one kevo
@@ -101,6 +102,16 @@ W2=$(variant "$W" 64x64s3 BM=64 BN=64 TM=4 TN=8 LN=8 BK=16 STAGES=4 \
 run fp32 4096x4096x4096 "$W" "$W1"
 run fp32 1000x777x333 "$W" "$W1" "$W2"
 run fp32 384x384x65536 "$W1" "$W2"
+
+# hgemm_packed: the default point, and stream-K (SK 1, 2) with B packed
+# K-major (BT=1), which hung until the pack kernel cleared the stream-K
+# flags after packed B (bench/results/2026-11-24-h100-s7)
+P="$ROOT/templates/gemm/hgemm_packed.cu"
+P1=$(variant "$P" bt-sk1 CLN=0 BN=128 CLUSTER=1 SK=1) || exit 2
+P2=$(variant "$P" bt-sk2 CLN=0 BN=192 SK=2) || exit 2
+P3=$(variant "$P" nm-sk1 CLN=0 BN=128 BT=0 SK=1) || exit 2
+run bf16 4099x4097x4095 "$P" "$P1" "$P2" "$P3"
+run fp16 1000x999x777 "$P" "$P1" "$P2" "$P3"
 
 echo "$fail non-ok verdicts (logs in $LOG)" | tee -a "$TABLE"
 [ "$fail" -eq 0 ]
