@@ -20,6 +20,7 @@
 #include "gpu.h"
 #include "hash.h"
 #include "jit.h"
+#include "record.h"
 #include "wire.h"
 #include "worker.h"
 #include "worker_client.h"
@@ -730,6 +731,29 @@ made:
 struct jit_pool *gpueval_pool(const struct evaluator *e)
 {
     return ((const struct gpueval *)e->self)->pool;
+}
+
+int gpueval_remeasure_baseline(const struct evaluator *e, double *ns)
+{
+    struct gpueval *g = e->self;
+    struct wclient_reply rep;
+    memset(&rep, 0, sizeof rep);
+    int rc = wclient_call(g->worker, WM_BASELINE, "{}", NULL, 0, &rep);
+    if (rc)
+        return rc;
+    rc = KEVO_ECUDA;
+    if (rep.status == WCLIENT_ANSWER && rep.type == WM_READY) {
+        cJSON *j = rep.json ? cJSON_Parse(rep.json) : NULL;
+        const cJSON *b0 = cJSON_GetArrayItem(record_at(j, "baselines", NULL),
+                                             0);
+        struct record_baseline b;
+        record_get_baseline(b0, &b);
+        *ns = b.median_ns;
+        rc = !j ? KEVO_EPARSE : b0 && b.median_ns > 0 ? KEVO_OK : KEVO_ENOENT;
+        cJSON_Delete(j);
+    }
+    wclient_reply_release(&rep);
+    return rc;
 }
 
 struct ccost *gpueval_ccost(const struct evaluator *e)

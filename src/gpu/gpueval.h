@@ -60,6 +60,11 @@ struct jit_pool *gpueval_pool(const struct evaluator *e);
  * NULL when compiles go in index order. Share it with gpueval_opts.ccost
  * along with the pool. */
 struct ccost *gpueval_ccost(const struct evaluator *e);
+/* Times the problem's baselines again in e's worker (the one made at its
+ * start stays in the environment) and gives the first one's median in
+ * *ns; later results' ratios are to it. KEVO_ENOENT when the problem has
+ * no baseline; an error when the worker does not answer. */
+int gpueval_remeasure_baseline(const struct evaluator *e, double *ns) KEVO_WUR;
 /* Number of CUDA devices e's worker sees (0 if it did not say). */
 int gpueval_device_count(const struct evaluator *e);
 /* The fan-out's prefetch hook (fanout.h): starts compiling, in the shared
