@@ -59,11 +59,14 @@ if mode == "wrong":
     e.update(detail="max error 3.1 of tolerance at (7, 12)", measured_ns=0, rounds_ns=[])
 v.update(run=run, date="2026-11-24T00:30:00+0000", best_hash=best["hash"],
          drift=drift, noise=0.01, entries=[e], reps=3, baselines=[],
+         baseline_rounds_ns=[0, 0, 0, 0],
          same_gpu=mode != "gpu", same_software=True,
          verified=mode == "good",
          differences="GPU NVIDIA H100 80GB HBM3 (run) vs NVIDIA H200 (now)" if mode == "gpu" else "")
 top, ent = writer_keys("verify_json"), writer_keys("entry_json")
-optional = {"detail", "nvml_end"}  # written only when there is one
+# written only when there is one (vs_baseline_interleaved: when the
+# problem has a baseline)
+optional = {"detail", "nvml_end", "vs_baseline_interleaved"}
 for have, want, what in ((set(v), top, "verify.json"), (set(e), ent, "entry")):
     if not (have <= want and want - optional <= have):
         sys.exit("fixture %s keys %s differ from cmd_verify.c's %s" % (what, sorted(have), sorted(want)))
