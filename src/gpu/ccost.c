@@ -41,6 +41,12 @@ struct ccost *ccost_new(void)
     return m;
 }
 
+int ccost_wanted(void)
+{
+    const char *e = getenv("KEVO_COMPILE_ORDER");
+    return !e || strcmp(e, "index");
+}
+
 void ccost_free(struct ccost *m)
 {
     if (!m)

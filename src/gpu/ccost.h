@@ -36,6 +36,9 @@ struct ccost;
 
 /* A new, empty model; NULL when out of memory. Free with ccost_free. */
 struct ccost *ccost_new(void);
+/* 0 when env KEVO_COMPILE_ORDER=index asks for index order (no model),
+ * else 1. */
+int ccost_wanted(void);
 void ccost_free(struct ccost *m);
 /* Notes that compiling c took ms (> 0; others are ignored). */
 void ccost_observe(struct ccost *m, const struct candidate *c, double ms);

@@ -695,8 +695,7 @@ int gpueval_new(const struct gpueval_opts *o, struct evaluator *out,
         g->cost = o->ccost;
         goto made;
     }
-    const char *ord = getenv("KEVO_COMPILE_ORDER");
-    if (!ord || strcmp(ord, "index")) {
+    if (ccost_wanted()) {
         if (!(g->cost = ccost_new())) {
             ge_destroy(g);
             return KEVO_ENOMEM;

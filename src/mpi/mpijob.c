@@ -175,8 +175,7 @@ int mpijob_wrap(struct evaluator *ev, const struct tpl_device *dev, char *err,
     /* every rank's compile times teach rank 0's cost model, which orders
      * the batch the ranks take their candidates from */
     struct fanout_opts fo = {.order = job_order, .learn = job_learn};
-    const char *ord = getenv("KEVO_COMPILE_ORDER");
-    if (!ord || strcmp(ord, "index"))
+    if (ccost_wanted())
         fo.prefetch_ud = job_cost = ccost_new();
     return fanout_new(fo.prefetch_ud ? &fo : NULL, subs, k, ev, err,
                       errcap); /* owns subs */

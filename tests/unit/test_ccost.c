@@ -7,6 +7,7 @@
  * the batch sooner than index order.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -69,6 +70,12 @@ static void empty_model_keeps_index_order(void)
     CHECK(ccost_order(NULL, cs, 6, order) == KEVO_OK);
     for (int i = 0; i < 6; i++)
         CHECK(order[i] == i);
+    /* KEVO_COMPILE_ORDER=index: no model wanted */
+    unsetenv("KEVO_COMPILE_ORDER");
+    CHECK(ccost_wanted());
+    setenv("KEVO_COMPILE_ORDER", "index", 1);
+    CHECK(!ccost_wanted());
+    unsetenv("KEVO_COMPILE_ORDER");
     ccost_observe(m, cs[0], 0);  /* ignored: no time */
     ccost_observe(m, cs[0], -5); /* ignored */
     CHECK(ccost_predict(m, cs[0]) == 0);
@@ -183,7 +190,8 @@ static void orders_index_pairs_then_longest(void)
 int main(void)
 {
     RUN(empty_model_keeps_index_order, "an empty model (or none) keeps "
-        "index order and ignores observations without a time");
+        "index order and ignores observations without a time; "
+        "KEVO_COMPILE_ORDER=index asks for none");
     RUN(learns_per_value, "the model learns per template and per "
         "parameter value, and predicts unseen combinations from them");
     RUN(orders_index_pairs_then_longest, "the order takes two in index "
