@@ -27,6 +27,7 @@
 #include "cmd_run.h"
 #include "fsutil.h"
 #include "gpu.h"
+#include "hash.h"
 #include "jnl.h"
 #include "progress.h"
 #include "record.h"
@@ -42,12 +43,15 @@ static const char usage[] =
     "usage: kevo bench [--quick] [--suite FILE] [--out DIR] [--json]\n"
     "                  [--case TEXT] [--time T] [--runs-dir DIR]\n"
     "                  [--templates-dir DIR] [--from-runs DIR]\n"
+    "                  [--verify-reps N]\n"
     "\n"
     "Runs the fixed benchmark suite: one seeded 'kevo run' per case with a\n"
-    "fixed budget, under runs/bench-<date>/<case>/, then prints one table\n"
-    "(best kernel, its throughput and fraction of roofline, the baseline's\n"
-    "throughput, the ratio) and writes bench/results/<gpu>-<date>.json and\n"
-    ".md with the commit, the GPU and the date.\n"
+    "fixed budget, under runs/bench-<date>/<case>/, then 'kevo verify' of\n"
+    "the case's best kernel, then prints one table (best kernel, its\n"
+    "throughput and fraction of roofline, the baseline's throughput, the\n"
+    "run's ratio, the ratio against the baseline timed next to it) and\n"
+    "writes bench/results/<gpu>-<date>.json and .md with the commit, the\n"
+    "GPU and the date.\n"
     "\n"
     "  --quick           a few small generations per case instead of the\n"
     "                    suite's time budget (results named ...-quick)\n"
@@ -60,7 +64,15 @@ static const char usage[] =
     "  --templates-dir D template library (default ./templates)\n"
     "  --from-runs DIR   run nothing: tabulate the runs DIR/<case>/ already\n"
     "                    there (no GPU needed; an error if no case has one)\n"
+    "  --verify-reps N   rounds of 'kevo verify --top 1' after each case\n"
+    "                    (default 10, 3 with --quick; 0: no verify)\n"
     "  --json            print the results object on stdout\n"
+    "\n"
+    "ratio: the best kernel against the baseline its run timed once, at its\n"
+    "GPU worker's start. interleaved: the median over verify's rounds of\n"
+    "the kernel against that baseline timed again just before and after\n"
+    "it, in a fresh worker (kevo verify --help): free of any drift of the\n"
+    "GPU over a long run. '-' when the case was not verified.\n"
     "\n"
     "A case is named <problem>-<dtype>-<shape>. Ctrl-C stops the case that\n"
     "runs (it stays resumable) and the suite; the table shows what is done.\n"
@@ -78,6 +90,8 @@ struct bcase {
     long long seed;
     int supported;               /* some template supports the dtype */
     char status[64];             /* "" = from the run directory */
+    char vstatus[64];            /* verify's outcome when it did not
+                                    exit 0 ("" = none or ok) */
 };
 
 struct bench {
@@ -85,6 +99,7 @@ struct bench {
     const char *time_over;
     const char *filters[MAX_FILTERS];
     int n_filters, quick, json;
+    int verify_reps;             /* -1 = the default */
     char suite_name[128];
     cJSON *quick_opts;           /* owned: the suite's "quick" object */
     struct bcase c[MAX_CASES];
@@ -243,15 +258,42 @@ static int add_quick(const struct bench *b, const char **argv, int k,
     return k;
 }
 
+static int self_exe(char *exe, size_t cap)
+{
+    ssize_t len = readlink("/proc/self/exe", exe, cap - 1);
+    if (len <= 0)
+        return -1;
+    exe[len] = '\0';
+    return 0;
+}
+
+/* Runs kevo with argv as a child and waits for it; returns its exit
+ * status. to_stderr: its stdout goes to stderr. */
+static int spawn(const char *exe, const char **argv, int to_stderr)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return EXIT_ERROR;
+    if (pid == 0) {
+        if (to_stderr)
+            dup2(2, 1);
+        execv(exe, (char *const *)argv);
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_STOPPED;
+}
+
 /* Runs one case as a child `kevo run`; returns its exit status. */
 static int run_case(const struct bench *b, const struct bcase *c)
 {
     char exe[PATH_MAX], seed[32], store[4][32];
     int k = 0;
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0)
+    if (self_exe(exe, sizeof exe))
         return EXIT_ERROR;
-    exe[len] = '\0';
     snprintf(seed, sizeof seed, "%lld", c->seed);
     const char *argv[40];
     char spec[4200];
@@ -282,20 +324,22 @@ static int run_case(const struct bench *b, const struct bcase *c)
     if (b->json || !isatty(2))
         argv[k++] = "--quiet";
     argv[k] = NULL;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
+    return spawn(exe, argv, b->json);
+}
+
+/* Verifies the case's best kernel in a fresh worker (`kevo verify --top 1
+ * --reps N`, which writes <run>/verify.json); returns its exit status.
+ * Its table goes to stderr: stdout is the suite's table. */
+static int verify_case(const struct bench *b, const struct bcase *c)
+{
+    char exe[PATH_MAX], run[4300], reps[32];
+    if (self_exe(exe, sizeof exe))
         return EXIT_ERROR;
-    if (pid == 0) {
-        if (b->json)
-            dup2(2, 1); /* stdout carries only the results object */
-        execv(exe, (char *const *)argv);
-        _exit(127);
-    }
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_STOPPED;
+    snprintf(run, sizeof run, "%s/%s", b->runs, c->name);
+    snprintf(reps, sizeof reps, "%d", b->verify_reps);
+    const char *argv[] = {exe, "verify", run, "--top", "1", "--reps", reps,
+                          NULL};
+    return spawn(exe, argv, 1);
 }
 
 /* -------------------------------------------------------- tabulating */
@@ -310,6 +354,11 @@ struct row {
     double roofline;              /* -1 = unknown */
     long evals;
     double elapsed_s;
+    /* verify.json of the run, when it verified this best */
+    int has_verify, v_within, v_reps, v_same_gpu;
+    double v_interleaved;         /* 0 = not measured */
+    double v_ratio, v_drift, v_noise;
+    char v_outcome[32];
 };
 
 static cJSON *read_json(const char *dir, const char *name)
@@ -357,6 +406,35 @@ static void read_journal(struct row *r)
     cJSON_Delete(json);
 }
 
+/* The run's verify.json, if it re-measured the run's best (a verify.json
+ * of an earlier best, e.g. before a resume, is left out). */
+static void read_verify(struct row *r)
+{
+    char hex[17];
+    cJSON *v = read_json(r->run, "verify.json");
+    const char *bh = record_str(v, "best_hash");
+    hash_hex(r->best.hash, hex);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(v, "entries")) {
+        const char *h = record_str(e, "hash"), *o = record_str(e, "outcome");
+        if (!bh || strcmp(bh, hex) || !h || strcmp(h, hex))
+            continue;
+        r->has_verify = 1;
+        r->v_interleaved = record_num(e, "vs_baseline_interleaved", 0);
+        r->v_ratio = record_num(e, "measured_ratio", 0);
+        r->v_drift = record_num(e, "drift", 0);
+        r->v_noise = record_num(e, "noise", 0);
+        r->v_within = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+            e, "within_noise"));
+        r->v_reps = (int)record_num(v, "reps", 0);
+        r->v_same_gpu = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+            v, "same_gpu"));
+        snprintf(r->v_outcome, sizeof r->v_outcome, "%s", o ? o : "?");
+        break;
+    }
+    cJSON_Delete(v);
+}
+
 static void make_row(const char *runs, const struct bcase *c, struct row *r)
 {
     memset(r, 0, sizeof *r);
@@ -374,6 +452,8 @@ static void make_row(const char *runs, const struct bcase *c, struct row *r)
         return;
     }
     read_journal(r);
+    if (r->has_best)
+        read_verify(r);
     if (!r->status[0])
         snprintf(r->status, sizeof r->status, "%s", r->has_best ? "ok"
                  : "no correct kernel");
@@ -429,6 +509,21 @@ static cJSON *row_json(const struct row *r)
         const char *cm = record_str(r->manifest, "git_commit");
         cJSON_AddStringToObject(o, "commit", cm ? cm : "");
     }
+    if (r->has_verify) {
+        cJSON *v = cJSON_AddObjectToObject(o, "verify");
+        cJSON_AddStringToObject(v, "outcome", r->v_outcome);
+        cJSON_AddNumberToObject(v, "reps", r->v_reps);
+        cJSON_AddBoolToObject(v, "same_gpu", r->v_same_gpu);
+        if (r->v_interleaved > 0)
+            cJSON_AddNumberToObject(v, "interleaved_ratio", r->v_interleaved);
+        cJSON_AddNumberToObject(v, "measured_ratio", r->v_ratio);
+        cJSON_AddNumberToObject(v, "drift", r->v_drift);
+        cJSON_AddNumberToObject(v, "noise", r->v_noise);
+        cJSON_AddBoolToObject(v, "within_noise", r->v_within);
+    } else if (r->c->vstatus[0]) {
+        cJSON *v = cJSON_AddObjectToObject(o, "verify");
+        cJSON_AddStringToObject(v, "outcome", r->c->vstatus);
+    }
     return o;
 }
 
@@ -436,7 +531,7 @@ static cJSON *row_json(const struct row *r)
 static void row_md(const struct row *r, char *out, size_t cap)
 {
     char fit[64] = "-", roof[32] = "-", bfit[64] = "-", ratio[32] = "-",
-         what[256] = "-", evals[32] = "-";
+         what[256] = "-", evals[32] = "-", inter[64] = "-";
     const char *unit = r->has_best && r->best.unit[0] ? r->best.unit : NULL;
     const cJSON *bl = baseline_of(r->manifest);
     if (r->has_best) {
@@ -458,13 +553,22 @@ static void row_md(const struct row *r, char *out, size_t cap)
     }
     if (r->manifest)
         snprintf(evals, sizeof evals, "%ld", r->evals);
-    snprintf(out, cap, "| %s | %s | %s | %s | %s | %s | %s | %s |",
-             r->c->name, r->status, what, fit, roof, bfit, ratio, evals);
+    if (r->has_verify && strcmp(r->v_outcome, "ok"))
+        snprintf(inter, sizeof inter, "verify: %s", r->v_outcome);
+    else if (r->has_verify && r->v_interleaved > 0)
+        snprintf(inter, sizeof inter, "%.3fx%s%s", r->v_interleaved,
+                 r->v_within ? "" : " (drift)",
+                 r->v_same_gpu ? "" : " (other GPU)");
+    else if (r->c->vstatus[0])
+        snprintf(inter, sizeof inter, "%s", r->c->vstatus);
+    snprintf(out, cap, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |",
+             r->c->name, r->status, what, fit, roof, bfit, ratio, inter,
+             evals);
 }
 
 static const char md_head[] =
     "| case | status | best kernel | throughput | roofline | baseline | "
-    "ratio | evals |\n|---|---|---|---|---|---|---|---|\n";
+    "ratio | interleaved | evals |\n|---|---|---|---|---|---|---|---|---|\n";
 
 static void slug(const char *s, char *out, size_t cap)
 {
@@ -623,7 +727,8 @@ static int parse_args(int argc, char **argv, struct bench *b)
         {"quick", 0, 0, 'q'}, {"suite", 1, 0, 's'}, {"out", 1, 0, 'o'},
         {"json", 0, 0, 'j'}, {"case", 1, 0, 'c'}, {"time", 1, 0, 't'},
         {"runs-dir", 1, 0, 'r'}, {"templates-dir", 1, 0, 'T'},
-        {"from-runs", 1, 0, 'f'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"from-runs", 1, 0, 'f'}, {"verify-reps", 1, 0, 'V'},
+        {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     int c;
     optind = 1;
     opterr = 0;
@@ -637,6 +742,17 @@ static int parse_args(int argc, char **argv, struct bench *b)
         case 'r': b->runs_dir = optarg; break;
         case 'T': b->tdir = optarg; break;
         case 'f': b->from_runs = optarg; break;
+        case 'V': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || v < 0 || v > 50) {
+                fprintf(stderr, "kevo bench: --verify-reps: '%s' is not an "
+                        "integer from 0 to 50\n", optarg);
+                return EXIT_USAGE;
+            }
+            b->verify_reps = (int)v;
+            break;
+        }
         case 't':
             if (spec_parse_duration(optarg) <= 0) {
                 fprintf(stderr, "kevo bench: --time: '%s' is not a duration "
@@ -665,12 +781,40 @@ static int parse_args(int argc, char **argv, struct bench *b)
     }
     if (!b->out_dir)
         b->out_dir = "bench/results";
+    if (b->verify_reps < 0)
+        b->verify_reps = b->quick ? 3 : 10;
     return 0;
 }
 
 static void log_case(const struct bench *b, int i, const char *what)
 {
     fprintf(stderr, "[%d/%d] %s: %s\n", i + 1, b->n, b->c[i].name, what);
+}
+
+/* kevo verify of case i's best, if its run found one; a verify that does
+ * not exit 0 is noted in the case's row (its verify.json, if written,
+ * says why). */
+static void verify_one(struct bench *b, int i)
+{
+    struct bcase *c = &b->c[i];
+    char best[4400], what[64];
+    snprintf(best, sizeof best, "%s/%s/best.json", b->runs, c->name);
+    if (!fs_exists(best))
+        return;
+    snprintf(what, sizeof what, "verifying its best (%d rounds)",
+             b->verify_reps);
+    log_case(b, i, what);
+    int v = verify_case(b, c);
+    if (v == EXIT_STOPPED || interrupted) {
+        snprintf(c->vstatus, sizeof c->vstatus, "verify stopped");
+        interrupted = 1;
+    } else if (v == 1) {
+        snprintf(c->vstatus, sizeof c->vstatus, "verify: drift or failure");
+    } else if (v) {
+        snprintf(c->vstatus, sizeof c->vstatus, "verify failed (exit %d)",
+                 v);
+    }
+    log_case(b, i, c->vstatus[0] ? c->vstatus : "verified");
 }
 
 /* Runs every supported case; returns an exit code for the suite. */
@@ -729,6 +873,8 @@ static int run_suite(struct bench *b)
             snprintf(c->status, sizeof c->status, "failed (exit %d)", x);
         }
         log_case(b, i, x ? c->status : "done");
+        if (!x && !interrupted && b->verify_reps > 0)
+            verify_one(b, i);
     }
     return interrupted ? EXIT_STOPPED : EXIT_DONE;
 }
@@ -738,6 +884,7 @@ int cmd_bench_main(int argc, char **argv)
     static struct bench b;
     char suite_buf[PATH_MAX + 32];
     memset(&b, 0, sizeof b);
+    b.verify_reps = -1;
     interrupted = 0;
     int x = parse_args(argc, argv, &b);
     if (x)

@@ -190,16 +190,16 @@ static void put_void_sizes(const struct exporter *x, FILE *f)
         fprintf(f, "    (void)%s;\n", x->v.prob->dim_names[d]);
 }
 
-/* <base>_tmaps_(): the box of each tensor map (inner, outer elements) for
- * the sizes, from the template's "tensormap" expressions; the same range
- * as tpl_plan() ([1, 256]). */
+/* <base>_tmaps_(): the box of each tensor map (inner, outer elements) and
+ * its L2 promotion (bytes) for the sizes, from the template's "tensormap"
+ * expressions; the same ranges as tpl_plan() ([1, 256]; 0, 64, 128, 256). */
 static void put_tmaps_fn(const struct exporter *x, FILE *f)
 {
     const struct tpl *t = x->v.best_tpl;
     fprintf(f, "/* Tensor map boxes for the sizes; 0, or 1 with *why. */\n"
                "static int %s_tmaps_(", x->base);
     put_sizes_params(x, f);
-    fprintf(f, "unsigned box[][2], const char **why)\n{\n    long long v;\n");
+    fprintf(f, "unsigned box[][3], const char **why)\n{\n    long long v;\n");
     put_void_sizes(x, f);
     for (int i = 0; i < t->n_tmaps; i++)
         for (int k = 0; k < 2; k++) {
@@ -208,6 +208,14 @@ static void put_tmaps_fn(const struct exporter *x, FILE *f)
                        "\"tensormap %s box out of range\";\n        return 1;"
                        "\n    }\n    box[%d][%d] = (unsigned)v;\n",
                     t->tmaps[i].name, i, k);
+            if (k == 1) {
+                put_expr_value(f, "v", t->tmaps[i].l2, "256");
+                fprintf(f, "    if (v != 0 && v != 64 && v != 128 && v != 256)"
+                           " {\n        *why = \"tensormap %s l2 promotion "
+                           "not 0, 64, 128 or 256\";\n        return 1;\n"
+                           "    }\n    box[%d][2] = (unsigned)v;\n",
+                        t->tmaps[i].name, i);
+            }
         }
     fprintf(f, "    return 0;\n}\n");
 }
@@ -383,7 +391,7 @@ static const char *tmap_swizzle(int bytes)
 /*
  * Code that encodes tensor map i into tm[i] as the harness does
  * (worker.c encode_tmaps: 2-D tiled, row-major rows x cols, no
- * interleave, 256-byte L2 promotion, zero fill), with box[i] from
+ * interleave, the map's L2 promotion, zero fill), with box[i] from
  * <base>_tmaps_(). fn is the encode function (cuTensorMapEncodeTiled or a
  * pointer to it), ptr how to get buffer b's address ("%s" = its name),
  * fail the statement run with a message on failure.
@@ -405,12 +413,16 @@ static void put_tmap_encode(const struct exporter *x, FILE *f, int i,
                "        CUresult er = %s(&tm[%d], %s, 2, %s, dims, stride, "
                "box[%d], step,\n"
                "            CU_TENSOR_MAP_INTERLEAVE_NONE, %s,\n"
-               "            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, "
-               "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n"
+               "            box[%d][2] == 0 ? CU_TENSOR_MAP_L2_PROMOTION_NONE\n"
+               "            : box[%d][2] == 64 ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B\n"
+               "            : box[%d][2] == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B\n"
+               "            : CU_TENSOR_MAP_L2_PROMOTION_L2_256B,\n"
+               "            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n"
                "        if (er != CUDA_SUCCESS) {\n",
             p->dim_names[x->dim[m->buf][1]], p->dim_names[x->dim[m->buf][0]],
             p->dim_names[x->dim[m->buf][1]], dtype_size(b->dtype), fn, i,
-            tmap_dtype(b->dtype), addr, i, tmap_swizzle(m->swizzle));
+            tmap_dtype(b->dtype), addr, i, tmap_swizzle(m->swizzle), i, i,
+            i);
     fprintf(f, fail, msg);
     fprintf(f, "\n        }\n    }\n");
 }
@@ -463,7 +475,7 @@ static void put_c_source(const struct exporter *x, FILE *f)
                "        return CUDA_ERROR_INVALID_VALUE;\n%s",
             launcher_text_c_ws_grow);
     if (t->n_tmaps) {
-        fprintf(f, "    CUtensorMap tm[%d];\n    unsigned box[%d][2];\n"
+        fprintf(f, "    CUtensorMap tm[%d];\n    unsigned box[%d][3];\n"
                    "    if (%s_tmaps_(", t->n_tmaps, t->n_tmaps, b);
         for (int d = 0; d < p->n_dims; d++)
             fprintf(f, "%s, ", p->dim_names[d]);
@@ -707,7 +719,7 @@ static void put_torch_tmaps(const struct exporter *x, FILE *f)
 {
     const struct tpl *t = x->v.best_tpl;
     const struct problem *p = x->v.prob;
-    fprintf(f, "    CUtensorMap tm[%d];\n    unsigned box[%d][2];\n"
+    fprintf(f, "    CUtensorMap tm[%d];\n    unsigned box[%d][3];\n"
                "    TORCH_CHECK(!%s_tmaps_(", t->n_tmaps, t->n_tmaps, x->base);
     for (int d = 0; d < p->n_dims; d++)
         fprintf(f, "%s, ", p->dim_names[d]);

@@ -565,30 +565,51 @@ static int buffer_index(const struct problem *p, const char *name, int *two_d)
     return -1;
 }
 
-/* A trailing "swizzle=..." word of args: cut off and parsed into *bytes
- * (default 0). Another key=value word is an error. */
-static int tmap_options(struct tparse *tp, char *args, int *bytes)
+/* The trailing "swizzle=..." and "l2=EXPR" words of args, in any order:
+ * cut off and parsed into *bytes (default 0) and *l2 (the expression's
+ * text, NULL if absent). Another key=value word is an error. */
+static int tmap_options(struct tparse *tp, char *args, int *bytes,
+                        char **l2)
 {
     static const struct { const char *name; int bytes; } sw[] = {
         {"none", 0}, {"32", 32}, {"64", 64}, {"128", 128}};
-    char *last = args + strlen(args);
-    while (last > args && !strchr(" \t", last[-1]))
-        last--;
-    size_t key = strspn(last, "abcdefghijklmnopqrstuvwxyz_");
+    int seen_sw = 0;
     *bytes = 0;
-    if (!key || last[key] != '=' || last[key + 1] == '=')
-        return KEVO_OK; /* part of an expression */
-    if (strncmp(last, "swizzle=", 8))
-        return perr(tp, "unknown tensormap option '%s' (expected "
-                    "swizzle=128|64|32|none)", last);
-    for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++)
-        if (!strcmp(last + 8, sw[i].name)) {
+    *l2 = NULL;
+    for (;;) {
+        char *end = args + strlen(args);
+        while (end > args && strchr(" \t", end[-1]))
+            *--end = '\0';
+        char *last = end;
+        while (last > args && !strchr(" \t", last[-1]))
+            last--;
+        size_t key = strspn(last, "abcdefghijklmnopqrstuvwxyz_0123456789");
+        if (!key || last[key] != '=' || last[key + 1] == '=')
+            return KEVO_OK; /* part of an expression */
+        if (!strncmp(last, "l2=", 3) && !*l2) {
+            if (!last[3])
+                return perr(tp, "tensormap option 'l2=' needs a value "
+                            "(0, 64, 128 or 256, or an expression)");
+            *l2 = last + 3;
+        } else if (!strncmp(last, "swizzle=", 8) && !seen_sw) {
+            size_t i = 0;
+            while (i < sizeof sw / sizeof sw[0] && strcmp(last + 8,
+                                                          sw[i].name))
+                i++;
+            if (i == sizeof sw / sizeof sw[0])
+                return perr(tp, "bad swizzle '%s' (expected 128, 64, 32 or "
+                            "none)", last + 8);
             *bytes = sw[i].bytes;
-            *last = '\0';
-            return KEVO_OK;
+            seen_sw = 1;
+        } else {
+            return perr(tp, "%s tensormap option '%s' (expected "
+                        "swizzle=128|64|32|none, l2=EXPR)",
+                        !strncmp(last, "l2=", 3) ||
+                        !strncmp(last, "swizzle=", 8) ? "repeated"
+                        : "unknown", last);
         }
-    return perr(tp, "bad swizzle '%s' (expected 128, 64, 32 or none)",
-                last + 8);
+        *last = '\0';
+    }
 }
 
 static int d_tensormap(struct tparse *tp, char *args)
@@ -599,7 +620,7 @@ static int d_tensormap(struct tparse *tp, char *args)
     char *rest = args, *name = next_word(&rest), *buf = next_word(&rest);
     if (!name || !buf || !*rest)
         return perr(tp, "'tensormap' takes NAME BUFFER INNER, OUTER "
-                    "[swizzle=...]");
+                    "[swizzle=...] [l2=...]");
     struct tpl_tmap *m = &t->tmaps[t->n_tmaps];
     if (!is_ident(name) || strlen(name) >= sizeof m->name)
         return perr(tp, "bad tensormap name '%s'", name);
@@ -614,7 +635,8 @@ static int d_tensormap(struct tparse *tp, char *args)
     if (!two_d)
         return perr(tp, "buffer '%s' of problem '%s' has no 2-D shape", buf,
                     tp->prob->name);
-    int swizzle, rc = tmap_options(tp, rest, &swizzle);
+    char *l2;
+    int swizzle, rc = tmap_options(tp, rest, &swizzle, &l2);
     if (rc)
         return rc;
     char *parts[2];
@@ -634,6 +656,8 @@ static int d_tensormap(struct tparse *tp, char *args)
         if (rc)
             return rc;
     }
+    if (l2)
+        return compile(tp, "tensormap l2", l2, &m->l2);
     return KEVO_OK;
 }
 
@@ -1038,6 +1062,7 @@ void tpl_free(struct tpl *t)
     for (int i = 0; i < t->n_tmaps; i++) {
         expr_free(t->tmaps[i].box[0]);
         expr_free(t->tmaps[i].box[1]);
+        expr_free(t->tmaps[i].l2);
     }
     expr_free(t->workspace);
     free(t->text);
@@ -1364,6 +1389,21 @@ int tpl_plan(const struct tpl *t, const int64_t *vals, const struct shape *s,
         }
         p->buf = m->buf;
         p->swizzle = m->swizzle;
+        p->l2 = 256;
+        if (m->l2) {
+            char what[64];
+            int64_t l2;
+            snprintf(what, sizeof what, "tensormap '%s' l2", m->name);
+            rc = plan_value(&pc, what, m->l2, 0, 0, 256, &l2);
+            if (rc)
+                return rc;
+            if (l2 != 0 && l2 != 64 && l2 != 128 && l2 != 256) {
+                snprintf(err, errcap, "tensormap '%s' l2 is %lld (expected "
+                         "0, 64, 128 or 256)", m->name, (long long)l2);
+                return KEVO_EINVAL;
+            }
+            p->l2 = (int)l2;
+        }
     }
     out->n_tmaps = t->n_tmaps;
     return KEVO_OK;

@@ -30,13 +30,15 @@
  *                                          kevo promote took from a run
  *                                          comes from; no effect on it
  *
- * tensormap NAME BUFFER INNER, OUTER [swizzle=128|64|32|none]: the
+ * tensormap NAME BUFFER INNER, OUTER [swizzle=128|64|32|none] [l2=EXPR]: the
  * harness encodes a 2-D tiled tensor map (cuTensorMapEncodeTiled) of the
  * problem's 2-D buffer BUFFER (row-major rows x cols, from the problem's
  * buffer shapes; out-of-bounds boxes read zeros and stores are clipped),
  * with a box of INNER (along cols, contiguous) x OUTER (along rows)
  * elements, each expression in [1, 256], and the given shared-memory
- * swizzle (default none). Each map is passed by value after `void *ws`, in
+ * swizzle (default none). l2=EXPR (one word, no spaces; parameters and
+ * sizes allowed, e.g. l2=L2P) is the map's L2 promotion in bytes: 0
+ * (none), 64, 128 or 256 (default 256). Each map is passed by value after `void *ws`, in
  * declaration order, to every launch: declare it `const __grid_constant__
  * T NAME` with T a 64-byte aligned 128-byte struct (CUtensorMap's layout;
  * NVRTC has no cuda.h). Shapes whose rows are not a multiple of 16 bytes,
@@ -116,6 +118,7 @@ struct tpl_tmap {
     int buf;             /* index in the problem's buffers() */
     struct expr *box[2]; /* inner (contiguous) and outer box, elements */
     int swizzle;         /* bytes: 0 (none), 32, 64 or 128 */
+    struct expr *l2;     /* L2 promotion, bytes (NULL: 256) */
     int line;
 };
 
@@ -224,6 +227,7 @@ struct tmap_plan {
     int buf;         /* buffer index */
     uint32_t box[2]; /* inner, outer, elements */
     int swizzle;     /* bytes, 0 = none */
+    int l2;          /* L2 promotion, bytes: 0 (none), 64, 128 or 256 */
 };
 struct launch_plan {
     int n;

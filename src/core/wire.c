@@ -42,6 +42,7 @@ cJSON *wire_job_json(const struct wire_job *j)
         cJSON_AddItemToArray(box, cJSON_CreateNumber(m->box[0]));
         cJSON_AddItemToArray(box, cJSON_CreateNumber(m->box[1]));
         cJSON_AddNumberToObject(t, "swizzle", m->swizzle);
+        cJSON_AddNumberToObject(t, "l2", m->l2);
         cJSON_AddItemToArray(tms, t);
     }
     cJSON_AddBoolToObject(o, "nondet", j->nondet);
@@ -105,7 +106,7 @@ int wire_job_parse(const cJSON *o, struct wire_job *j)
             return KEVO_EPARSE;
         pl->tm[i] = (struct tmap_plan){
             b->valueint, {(uint32_t)b0->valuedouble, (uint32_t)b1->valuedouble},
-            sw->valueint};
+            sw->valueint, (int)record_num(m, "l2", 256)};
     }
     j->nondet = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "nondet"));
     j->best_ns = record_num(o, "best_ns", 0);

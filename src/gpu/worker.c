@@ -443,7 +443,7 @@ static CUtensorMapDataType tmap_type(enum dtype dt)
 
 /*
  * Encodes the job's tensor maps (2-D tiled, row-major rows x cols, zero
- * fill out of bounds, 256-byte L2 promotion) for exactly the buffers the
+ * fill out of bounds, the plan's L2 promotion) for exactly the buffers the
  * launches pass (jb->bufs: the live buffers, fixed for the job). A map
  * the driver refuses is a verdict (compile_error), as a refused launch.
  */
@@ -473,7 +473,10 @@ static void encode_tmaps(struct worker *w, struct job *jb, struct verdict *v)
             &jb->tmap[i], tmap_type(d->dtype), 2,
             (void *)(uintptr_t)jb->bufs[m->buf], dims, stride, box, step,
             CU_TENSOR_MAP_INTERLEAVE_NONE, sw_mode[s],
-            CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            m->l2 == 0     ? CU_TENSOR_MAP_L2_PROMOTION_NONE
+            : m->l2 == 64  ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
+            : m->l2 == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                           : CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
         if (rc)
             set_verdict(v, EVAL_COMPILE_ERROR, "cannot launch: tensor map "

@@ -163,6 +163,7 @@
 // kevo: param LEAN 0 1 default=0
 // kevo: param MCK 0 1 default=0
 // kevo: param EPW 0 1 default=0
+// kevo: param L2P 0 64 128 256 default=256
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks (PP = 1: of the
 // whole block tile), at most 128 fp32 accumulators per thread:
@@ -192,10 +193,11 @@
 // kevo: constraint !EPW || EPI == 1
 // TMA: 16-byte global row strides (checked for the tensor maps as well):
 // kevo: requires K % 8 == 0 && N % 8 == 0
+// L2P: the loads' L2 promotion (bytes a miss fetches; 0 = none).
 // A's k slices: BK = 64 rows of 128 bytes, BK = 32 rows of 64 bytes:
-// kevo: tensormap tmA A 64, BM / (1 + CLN + (CLUSTER == 4)) swizzle=128
-// kevo: tensormap tmA32 A 32, BM / (1 + CLN + (CLUSTER == 4)) swizzle=64
-// kevo: tensormap tmB B 64, BK / (1 + MCK) swizzle=128
+// kevo: tensormap tmA A 64, BM / (1 + CLN + (CLUSTER == 4)) swizzle=128 l2=L2P
+// kevo: tensormap tmA32 A 32, BM / (1 + CLN + (CLUSTER == 4)) swizzle=64 l2=L2P
+// kevo: tensormap tmB B 64, BK / (1 + MCK) swizzle=128 l2=L2P
 // kevo: tensormap tmC C 64, 64 / (1 + 3 * EPW) swizzle=128
 // Stream-K: the flags, then one fp32 BM x BN tile of partials a block:
 // kevo: workspace SK * (8192 + SMS * BM * BN * 4)

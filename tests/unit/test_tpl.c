@@ -372,6 +372,60 @@ static void test_tensormap_plan_limits(void)
     tpl_free(t);
 }
 
+/* l2=EXPR: the map's L2 promotion, any order with swizzle=, default 256,
+ * evaluated with the params; a value other than 0/64/128/256 and bad
+ * options are errors that say what is wrong. */
+static void test_tensormap_l2(void)
+{
+    struct tpl *t = parse(
+        "// kevo: problem gemm\n// kevo: dtypes fp16\n"
+        "// kevo: param L2P 0 64 100 128 256 default=128\n"
+        "// kevo: tensormap tA A 64, 64 l2=L2P swizzle=128\n"
+        "// kevo: tensormap tB B 64, 64 swizzle=128 l2=64\n"
+        "// kevo: tensormap tC C 64, 32\n"
+        "// kevo: launch k\n"
+        "extern \"C\" __global__ void k(int L2P, int tA, int tB, int tC) {}\n");
+    if (!t)
+        return;
+    CHECK(t->tmaps[0].swizzle == 128 && t->tmaps[1].swizzle == 128);
+    CHECK(t->tmaps[0].l2 && t->tmaps[1].l2 && !t->tmaps[2].l2);
+    int64_t vals[1] = {128};
+    struct shape s = shape3(64, 64, 64);
+    struct launch_plan p;
+    int rc = tpl_plan(t, vals, &s, NULL, &p, err, sizeof err);
+    CHECK_MSG(rc == KEVO_OK, "%s", err);
+    CHECK(p.tm[0].l2 == 128 && p.tm[1].l2 == 64 && p.tm[2].l2 == 256);
+    CHECK(p.tm[0].box[0] == 64 && p.tm[0].box[1] == 64);
+    vals[0] = 0;
+    CHECK(tpl_plan(t, vals, &s, NULL, &p, err, sizeof err) == KEVO_OK &&
+          p.tm[0].l2 == 0);
+    vals[0] = 100;
+    rc = tpl_plan(t, vals, &s, NULL, &p, err, sizeof err);
+    CHECK_MSG(rc == KEVO_EINVAL && strstr(err, "tensormap 'tA' l2 is 100 "
+                                               "(expected 0, 64, 128 or 256)"),
+              "%s", err);
+    tpl_free(t);
+    static const struct { const char *opt, *want; } bad[] = {
+        {"l2=64 l2=128", "repeated tensormap option 'l2=64'"},
+        {"swizzle=64 swizzle=128", "repeated tensormap option 'swizzle=64'"},
+        {"l2=", "tensormap option 'l2=' needs a value"},
+        {"promo=1", "unknown tensormap option 'promo=1'"},
+        {"l2=NOPE", "NOPE"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char text[512], e[256] = "";
+        struct tpl *u = NULL;
+        snprintf(text, sizeof text,
+                 "// kevo: problem gemm\n// kevo: dtypes fp16\n"
+                 "// kevo: tensormap tA A 64, 64 %s\n// kevo: launch k\n"
+                 "extern \"C\" __global__ void k(int tA) {}\n", bad[i].opt);
+        rc = tpl_parse("t", NULL, text, &u, e, sizeof e);
+        CHECK_MSG(rc && !u && strstr(e, bad[i].want) && strstr(e, ":3"),
+                  "%s: rc %d, '%s'", bad[i].opt, rc, e);
+        tpl_free(u);
+    }
+}
+
 /*
  * 1 if got contains the pieces of want between '*'s, in order. The '*'
  * lets a case avoid spelling a name it must not use (the expect line is
@@ -511,6 +565,7 @@ int main(void)
     RUN(test_supports, "supports checks dtype, requires and the plan");
     RUN(test_tensormap, "tensor maps parse, plan and check shapes per dtype");
     RUN(test_tensormap_plan_limits, "tensor map boxes outside [1, 256] fail");
+    RUN(test_tensormap_l2, "tensormap l2=EXPR: L2 promotion per point, checked");
     RUN(test_bad_templates, "each malformed template fails as it expects");
     RUN(test_parse_errors, "names, missing files and missing dtypes fail");
     RUN(test_load_dir, "a templates root loads sorted, folders checked");

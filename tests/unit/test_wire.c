@@ -27,8 +27,8 @@ static struct wire_job sample_job(void)
     p->l[1].pdl = 1;
     p->workspace_bytes = 1ULL << 33;
     p->n_tmaps = 2;
-    p->tm[0] = (struct tmap_plan){0, {64, 128}, 128};
-    p->tm[1] = (struct tmap_plan){1, {64, 256}, 128};
+    p->tm[0] = (struct tmap_plan){0, {64, 128}, 128, 0};
+    p->tm[1] = (struct tmap_plan){1, {64, 256}, 128, 128};
     return j;
 }
 
@@ -46,6 +46,7 @@ static void job_round_trip(void)
     CHECK(b.plan.workspace_bytes == 1ULL << 33);
     CHECK(b.plan.n_tmaps == 2 && b.plan.tm[1].box[1] == 256 &&
           b.plan.tm[1].swizzle == 128);
+    CHECK(b.plan.tm[0].l2 == 0 && b.plan.tm[1].l2 == 128);
     cJSON_Delete(o);
     cJSON_Delete(back);
     free(t);
