@@ -244,10 +244,14 @@ static int on_result(void *ud, int index, const struct eval_result *r)
         x->bad = r->outcome;
         snprintf(x->detail, sizeof x->detail, "%s", r->detail);
     }
-    if (!rd->v->json) {
+    if (!rd->v->json && isatty(2)) {
         fprintf(stderr, "\rround %d/%d: %d/%d measured", rd->rep + 1,
                 rd->v->reps, index + 1, rd->v->n);
         fflush(stderr);
+    } else if (!rd->v->json && index + 1 == rd->v->n) {
+        /* a log (kevo bench's, say): a line a round */
+        fprintf(stderr, "round %d/%d: %d kernel%s measured\n", rd->rep + 1,
+                rd->v->reps, rd->v->n, rd->v->n == 1 ? "" : "s");
     }
     return 0;
 }
@@ -308,7 +312,7 @@ static int measure(struct verify *v)
             gpueval_remeasure_baseline(&v->ev, &v->bl_ns[rep + 1]))
             v->bl_ns[rep + 1] = 0;
     }
-    if (!v->json)
+    if (!v->json && isatty(2))
         fprintf(stderr, "\r%40s\r", "");
     return KEVO_OK;
 }

@@ -141,6 +141,16 @@
  * LEAN+EPW against LEAN, LEAN against the default) gave time ratios of
  * 0.9975-1.0023, all within the noise verdict. So all three stay off,
  * and the last 1 % to cuBLAS at 4096^3 is not explained.
+ * L2P sets the L2 promotion of the load tensor maps (what an L2 miss of a
+ * TMA request fetches: 256, 128, 64 bytes or none). Measured on the H100
+ * (bench/results/2026-11-24-h100-s8/c1/, ncu, bf16 4096^3): L2P=128 and 0
+ * cut the L2 fabric traffic from 7.10 M to 4.99 / 5.09 M sectors, nvjet's
+ * level (4.91 M), and the SM requests from 8.35 M to 7.92 / 7.93 M (nvjet
+ * 6.95 M), at the same DRAM reads (148.6 MB) and clock (1.61 GHz); time
+ * 175.2 / 175.8 us vs 175.9 us (nvjet 175.1). Interleaved A/Bs against
+ * L2P=256, bf16 and fp16 4096^3: ratios 0.9976-1.0005, all within the
+ * noise. So the fabric traffic is not what the last 1 % to cuBLAS is;
+ * L2P stays a tunable with the former 256 as default.
  * TMA needs 16-byte row strides: K and N % 8 == 0.
  */
 // kevo: problem gemm
