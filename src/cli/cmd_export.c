@@ -810,6 +810,12 @@ static void put_torch_cuda(const struct exporter *x, FILE *f)
                          "MapEncodeTiled */\n#include <cstdint>\n" : "");
     fputs(x->src, f);
     fprintf(f, "\n#line 1 \"kevo_export_wrapper\"\n");
+    /* the source defines the params its code names; the plan needs the
+     * launch-only ones too */
+    for (int i = 0; i < t->n_params; i++)
+        if (t->params[i].launch_only)
+            fprintf(f, "#define %s %lld\n", t->params[i].name,
+                    (long long)x->v.best_vals[i]);
     put_plan_fn(x, f);
     if (t->n_tmaps)
         put_torch_encoder(x, f);

@@ -702,6 +702,53 @@ static int has_word(const char *s, size_t len, const char *w)
     return 0;
 }
 
+/* 1 if the identifier w occurs in the C/C++ text s as code: outside
+ * comments (so outside the "// kevo:" directives), string and character
+ * literals. */
+static int code_names(const char *s, const char *w)
+{
+    size_t wl = strlen(w);
+    while (*s) {
+        if (s[0] == '/' && s[1] == '/') {
+            s += strcspn(s, "\n");
+        } else if (s[0] == '/' && s[1] == '*') {
+            const char *e = strstr(s + 2, "*/");
+            s = e ? e + 2 : s + strlen(s);
+        } else if (*s == '"' || *s == '\'') {
+            char q = *s++;
+            while (*s && *s != q && *s != '\n')
+                s += s[0] == '\\' && s[1] ? 2 : 1;
+            s += *s == q;
+        } else if (is_word_char(*s)) {
+            size_t n = 1;
+            while (is_word_char(s[n]))
+                n++;
+            if (n == wl && !memcmp(s, w, wl))
+                return 1;
+            s += n;
+        } else {
+            s++;
+        }
+    }
+    return 0;
+}
+
+/* Marks the params that neither the template's code nor the problem's
+ * prelude (for any of its dtypes) names. */
+static void mark_launch_only(struct tparse *tp)
+{
+    struct tpl *t = tp->t;
+    const struct problem *p = tp->prob;
+    for (int i = 0; i < t->n_params; i++) {
+        const char *name = t->params[i].name;
+        int used = code_names(t->text, name);
+        for (int d = 0; !used && p && d < DTYPE_COUNT; d++)
+            if (t->dtype_mask & 1u << d)
+                used = code_names(p->prelude(p, (enum dtype)d), name);
+        t->params[i].launch_only = !used;
+    }
+}
+
 static void mark_used_in_code(struct tparse *tp, const char *s, size_t len)
 {
     for (int i = 0; i < tp->t->n_params; i++)
@@ -833,6 +880,7 @@ static int after_pass2(struct tparse *tp)
             return perr(tp, "tensormap '%s' is never used in the text",
                         t->tmaps[i].name);
     }
+    mark_launch_only(tp);
     int64_t def[TPL_MAX_PARAMS], v[TPL_MAX_VARS], r;
     tpl_default_point(t, def);
     fill_vars(t, def, NULL, &tpl_device_default, v);
@@ -1428,7 +1476,9 @@ char *tpl_instantiate(const struct tpl *t, const int64_t *vals, enum dtype dt)
     fprintf(f, " dtype=%s\n%s%s", dtype_name(dt), prelude,
             n && prelude[n - 1] != '\n' ? "\n" : "");
     for (int i = 0; i < t->n_params; i++)
-        fprintf(f, "#define %s %lld\n", t->params[i].name, (long long)vals[i]);
+        if (!t->params[i].launch_only)
+            fprintf(f, "#define %s %lld\n", t->params[i].name,
+                    (long long)vals[i]);
     /* the name is checked to hold no quote or backslash (valid_name) */
     fprintf(f, "#line 1 \"%s.cu\"\n%s", t->name, t->text);
     n = strlen(t->text);

@@ -95,6 +95,11 @@ struct tpl_param {
     int64_t values[TPL_MAX_VALUES]; /* in declared order (a "neighbour" is
                                        the previous or next entry) */
     int def;                        /* index of the default value */
+    int launch_only;                /* 1: no code names it (only the
+                                       directives' expressions do): the
+                                       instantiated source carries no
+                                       #define of it, so points that differ
+                                       only in such params compile once */
 };
 
 struct tpl_cond {

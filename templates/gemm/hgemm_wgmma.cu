@@ -174,6 +174,7 @@
 // kevo: param MCK 0 1 default=0
 // kevo: param EPW 0 1 default=0
 // kevo: param L2P 0 64 128 256 default=256
+// kevo: param PRO 0 1 default=0
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks (PP = 1: of the
 // whole block tile), at most 128 fp32 accumulators per thread:
@@ -203,7 +204,9 @@
 // kevo: constraint !EPW || EPI == 1
 // TMA: 16-byte global row strides (checked for the tensor maps as well):
 // kevo: requires K % 8 == 0 && N % 8 == 0
-// L2P: the loads' L2 promotion (bytes a miss fetches; 0 = none).
+// L2P: the loads' L2 promotion (bytes a miss fetches; 0 = none). PRO = 1:
+// the tensor maps are prefetched at the kernel's start, before the
+// barriers' init and the cluster sync (else the producer's, after them).
 // A's k slices: BK = 64 rows of 128 bytes, BK = 32 rows of 64 bytes:
 // kevo: tensormap tmA A 64, BM / (1 + CLN + (CLUSTER == 4)) swizzle=128 l2=L2P
 // kevo: tensormap tmA32 A 32, BM / (1 + CLN + (CLUSTER == 4)) swizzle=64 l2=L2P
@@ -726,8 +729,10 @@ struct item_iter {
 __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
                                         const tmap_t *tb, const sched &g)
 {
-    asm volatile("prefetch.tensormap [%0];\n" ::"l"(ta) : "memory");
-    asm volatile("prefetch.tensormap [%0];\n" ::"l"(tb) : "memory");
+    if (!PRO) {
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"(ta) : "memory");
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"(tb) : "memory");
+    }
     ctr_t it = 0;
     const int rank = CLUSTER == 1 ? 0 : (int)cluster_rank();
     const int rm = rank % CL_M, rn = rank / CL_M;
@@ -1177,6 +1182,15 @@ hgemm_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
     const sched g = make_sched(M, N, K);
 
+    if (PRO && threadIdx.x == 32) { /* the producer warpgroup's 2nd warp */
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"(BK == 64 ? &tmA
+                                                           : &tmA32)
+                     : "memory");
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"(&tmB) : "memory");
+        if (EPI)
+            asm volatile("prefetch.tensormap [%0];\n" ::"l"(&tmC)
+                         : "memory");
+    }
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(sm.full(s), 1);

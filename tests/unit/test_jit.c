@@ -498,6 +498,14 @@ static void test_cache_key_and_dir(void)
     CHECK(k == jit_cache_key(small_src, ARCH));
     CHECK(k != jit_cache_key(small_src, "sm_90"));
     CHECK(k != jit_cache_key("// other\n", ARCH));
+    /* the first line of an instantiated source (the point's name) is not
+     * part of the key; every other line is */
+    CHECK(jit_cache_key("// kevo: t A=1 B=2\nint x;\n", ARCH) ==
+          jit_cache_key("// kevo: t A=1 B=3\nint x;\n", ARCH));
+    CHECK(jit_cache_key("// kevo: t A=1 B=2\nint x;\n", ARCH) !=
+          jit_cache_key("// kevo: t A=1 B=2\nint y;\n", ARCH));
+    CHECK(jit_cache_key("// other A\nint x;\n", ARCH) !=
+          jit_cache_key("// other B\nint x;\n", ARCH));
     CHECK(jit_default_options("compute_90a", opts, 16) < 0);
     int n = jit_default_options("sm_90a", opts, 16);
     CHECK(n > 0);

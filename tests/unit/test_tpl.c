@@ -190,6 +190,50 @@ static void test_instantiate(void)
     tpl_free(t);
 }
 
+/* A param that no code names (only a directive's expression; comments,
+ * strings and the directives do not count) is launch-only: no #define in
+ * the source, so two points that differ only in it instantiate the same
+ * code; the first line still names the whole point. */
+static void test_launch_only(void)
+{
+    struct tpl *t = parse(
+        "// kevo: problem gemm\n// kevo: dtypes fp32\n"
+        "// kevo: param BM 32 64 default=32\n"
+        "// kevo: param SPLIT 1 2 4 default=1\n"
+        "// kevo: param HINT 0 1 default=0\n"
+        "// kevo: param SIDE 0 1 default=0\n"
+        "// kevo: launch k\n// kevo: grid cdiv(M, BM), 1, SPLIT\n"
+        "// kevo: block 128 * (1 + HINT)\n"
+        "/* SPLIT and HINT are read from gridDim and blockDim */\n"
+        "extern \"C\" __global__ void k(float *A, float *B, float *C, int M,\n"
+        "    int N, int K, void *ws) { const char *s = \"SPLIT\"; (void)s;\n"
+        "    int bm = BM; (void)bm; // HINT\n"
+        "#if SIDE\n    C[0] = 1;\n#endif\n}\n");
+    if (!t)
+        return;
+    CHECK(!t->params[0].launch_only && t->params[1].launch_only &&
+          t->params[2].launch_only && !t->params[3].launch_only);
+    int64_t a[4] = {32, 1, 0, 1}, b[4] = {32, 4, 1, 1}, c[4] = {64, 1, 0, 1};
+    char *sa = tpl_instantiate(t, a, DTYPE_FP32),
+         *sb = tpl_instantiate(t, b, DTYPE_FP32),
+         *sc = tpl_instantiate(t, c, DTYPE_FP32);
+    CHECK(sa && sb && sc);
+    if (sa && sb && sc) {
+        CHECK(!strncmp(sa, "// kevo: t BM=32 SPLIT=1 HINT=0 SIDE=1 dtype=fp32\n",
+                       50));
+        CHECK(!strncmp(sb, "// kevo: t BM=32 SPLIT=4 HINT=1 SIDE=1 dtype=fp32\n",
+                       50));
+        CHECK(strstr(sa, "#define BM 32\n") && strstr(sa, "#define SIDE 1\n"));
+        CHECK(!strstr(sa, "#define SPLIT") && !strstr(sa, "#define HINT"));
+        CHECK(!strcmp(strchr(sa, '\n'), strchr(sb, '\n')));
+        CHECK(strcmp(strchr(sa, '\n'), strchr(sc, '\n')) != 0);
+    }
+    free(sa);
+    free(sb);
+    free(sc);
+    tpl_free(t);
+}
+
 static void test_space_small(void)
 {
     /*
@@ -560,6 +604,7 @@ int main(void)
     RUN(test_plan, "the launch plan evaluates grid, block and smem");
     RUN(test_plan_limits, "launch plans outside CUDA limits are rejected");
     RUN(test_instantiate, "instantiation has header, prelude and defines");
+    RUN(test_launch_only, "params no code names are launch-only: no #define");
     RUN(test_space_small, "a small space counts as by hand");
     RUN(test_space_tiled, "the tiled space counts as by hand");
     RUN(test_supports, "supports checks dtype, requires and the plan");
