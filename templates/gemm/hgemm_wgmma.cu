@@ -150,7 +150,15 @@
  * 175.2 / 175.8 us vs 175.9 us (nvjet 175.1). Interleaved A/Bs against
  * L2P=256, bf16 and fp16 4096^3: ratios 0.9976-1.0005, all within the
  * noise. So the fabric traffic is not what the last 1 % to cuBLAS is;
- * L2P stays a tunable with the former 256 as default.
+ * L2P stays a tunable with the former 256 as default (launch-only: the
+ * points share one compile). Also tried there (c4/) and removed: the
+ * tensor maps prefetched at the kernel's start, before the barrier init
+ * and cluster sync, instead of by the producer after them: A/B 0.9999 /
+ * 1.0000 (bf16), 1.0004 (fp16), ncu cycles 288.3-288.8 k vs 288.2-288.9 k.
+ * In that call (another H100) ncu put ours level with nvjet in cycles
+ * (288.2-288.9 k vs 287.9-291.5 k, 1.60-1.61 GHz both), while the same
+ * call's kevo timings gave 0.982-0.994x cuBLAS: the gap shows under
+ * sustained back-to-back timing, not in a single profiled launch.
  * TMA needs 16-byte row strides: K and N % 8 == 0.
  */
 // kevo: problem gemm
@@ -174,7 +182,6 @@
 // kevo: param MCK 0 1 default=0
 // kevo: param EPW 0 1 default=0
 // kevo: param L2P 0 64 128 256 default=256
-// kevo: param PRO 0 1 default=0
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks (PP = 1: of the
 // whole block tile), at most 128 fp32 accumulators per thread:
@@ -204,9 +211,7 @@
 // kevo: constraint !EPW || EPI == 1
 // TMA: 16-byte global row strides (checked for the tensor maps as well):
 // kevo: requires K % 8 == 0 && N % 8 == 0
-// L2P: the loads' L2 promotion (bytes a miss fetches; 0 = none). PRO = 1:
-// the tensor maps are prefetched at the kernel's start, before the
-// barriers' init and the cluster sync (else the producer's, after them).
+// L2P: the loads' L2 promotion (bytes a miss fetches; 0 = none).
 // A's k slices: BK = 64 rows of 128 bytes, BK = 32 rows of 64 bytes:
 // kevo: tensormap tmA A 64, BM / (1 + CLN + (CLUSTER == 4)) swizzle=128 l2=L2P
 // kevo: tensormap tmA32 A 32, BM / (1 + CLN + (CLUSTER == 4)) swizzle=64 l2=L2P
@@ -729,10 +734,8 @@ struct item_iter {
 __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
                                         const tmap_t *tb, const sched &g)
 {
-    if (!PRO) {
-        asm volatile("prefetch.tensormap [%0];\n" ::"l"(ta) : "memory");
-        asm volatile("prefetch.tensormap [%0];\n" ::"l"(tb) : "memory");
-    }
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(ta) : "memory");
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(tb) : "memory");
     ctr_t it = 0;
     const int rank = CLUSTER == 1 ? 0 : (int)cluster_rank();
     const int rm = rank % CL_M, rn = rank / CL_M;
@@ -1182,15 +1185,6 @@ hgemm_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
     const sched g = make_sched(M, N, K);
 
-    if (PRO && threadIdx.x == 32) { /* the producer warpgroup's 2nd warp */
-        asm volatile("prefetch.tensormap [%0];\n" ::"l"(BK == 64 ? &tmA
-                                                           : &tmA32)
-                     : "memory");
-        asm volatile("prefetch.tensormap [%0];\n" ::"l"(&tmB) : "memory");
-        if (EPI)
-            asm volatile("prefetch.tensormap [%0];\n" ::"l"(&tmC)
-                         : "memory");
-    }
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(sm.full(s), 1);
