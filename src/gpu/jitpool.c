@@ -327,6 +327,7 @@ static void proc_reap(struct proc *c, char *why, size_t cap)
 }
 
 static void ticket_release(struct ticket *t);
+static void answer_twins(struct jit_pool *p, uint64_t key);
 
 /* A finished prefetch nobody adopted: its result is in the disk cache (the
  * child stored it), where a later submit finds it; the ticket stays as a
@@ -425,6 +426,7 @@ static int take_reply(struct jit_pool *p, struct proc *c,
     o->compile_ms = h->compile_ms;
     p->tk[c->ticket].state = TK_DONE;
     drop_if_prefetch(&p->tk[c->ticket]);
+    answer_twins(p, p->tk[c->ticket].key);
     c->state = PROC_IDLE;
     c->ticket = -1;
     return KEVO_OK;
@@ -503,15 +505,45 @@ static struct ticket *ticket_find(struct jit_pool *p, int id)
     return NULL;
 }
 
-/* The oldest queued ticket's index, or -1. */
+/* 1 if a ticket of this cache key is compiling now (key 0: no cache). */
+static int key_running(const struct jit_pool *p, uint64_t key)
+{
+    for (int i = 0; key && i < p->n_tk; i++)
+        if (p->tk[i].state == TK_RUNNING && p->tk[i].key == key)
+            return 1;
+    return 0;
+}
+
+/* The oldest queued ticket's index, or -1. A ticket whose twin (same
+ * source, e.g. points that differ only in launch-only params) is
+ * compiling waits for it: answer_twins takes the result from the cache. */
 static int ticket_oldest(struct jit_pool *p)
 {
     int best = -1;
     for (int i = 0; i < p->n_tk; i++)
         if (p->tk[i].state == TK_QUEUED &&
-            (best < 0 || p->tk[i].id < p->tk[best].id))
+            (best < 0 || p->tk[i].id < p->tk[best].id) &&
+            !key_running(p, p->tk[i].key))
             best = i;
     return best;
+}
+
+/* A compile of key ended (its child stored the result in the disk cache,
+ * unless it timed out or died): the queued twins are answered from there
+ * as cache hits; any left (no cache entry) compile as usual. */
+static void answer_twins(struct jit_pool *p, uint64_t key)
+{
+    for (int i = 0; key && p->cache_dir && i < p->n_tk; i++) {
+        struct ticket *t = &p->tk[i];
+        if (t->state != TK_QUEUED || t->key != key ||
+            jit_cache_load(p->cache_dir, key, &t->out) != KEVO_OK)
+            continue;
+        free(t->src);
+        free(t->name);
+        t->src = t->name = NULL;
+        t->state = TK_DONE;
+        drop_if_prefetch(t);
+    }
 }
 
 static struct ticket *ticket_new(struct jit_pool *p)

@@ -629,6 +629,34 @@ static void test_pool_prefetch(void)
     jit_pool_free(p);
 }
 
+/* Two submits of one source at once, with compilers free for both: one
+ * compiles, the other waits for it and is answered from the cache (points
+ * that differ only in launch-only params have one source). */
+static void test_pool_twins(void)
+{
+    char dir[80];
+    snprintf(dir, sizeof dir, "%s/twins", cache_dir);
+    struct jit_pool *p = pool_start(2, 20000, dir);
+    if (!p)
+        return;
+    const char *a = "extern \"C\" __global__ void kevo_tw(int *a)"
+                    " { a[threadIdx.x] = 9; }\n";
+    int t1 = jit_pool_submit(p, a, "a.cu"), t2 = jit_pool_submit(p, a, "a.cu");
+    struct jit_output o1, o2;
+    memset(&o1, 0, sizeof o1);
+    memset(&o2, 0, sizeof o2);
+    CHECK(t1 >= 0 && t2 >= 0 && t1 != t2);
+    CHECK(jit_pool_wait(p, t2, &o2) == KEVO_OK);
+    CHECK(jit_pool_wait(p, t1, &o1) == KEVO_OK);
+    CHECK(o1.ok && o2.ok && contains(&o1, "kevo_tw") && contains(&o2, "kevo_tw"));
+    CHECK_MSG(!o1.cached && o1.compile_ms > 0 && o2.cached && o2.compile_ms == 0,
+              "first: cached %d %.1f ms, twin: cached %d %.1f ms", o1.cached,
+              o1.compile_ms, o2.cached, o2.compile_ms);
+    jit_output_release(&o1);
+    jit_output_release(&o2);
+    jit_pool_free(p);
+}
+
 int main(void)
 {
     snprintf(cache_dir, sizeof cache_dir, "/tmp/kevo-test-jit-XXXXXX");
@@ -647,6 +675,8 @@ int main(void)
         "own three kernels");
     RUN(test_pool_prefetch, "a prefetched compile is taken over by the "
         "submit of the same source, or found in the cache once done");
+    RUN(test_pool_twins, "a source submitted twice at once compiles once; "
+        "the twin is a cache hit");
     RUN(test_compile_small, "a small kernel gives an ELF cubin and registers");
     RUN(test_compile_error, "a broken source gives the error and its line");
     RUN(test_compile_local, "a local array shows as stack bytes, smem counted");
