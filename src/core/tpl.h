@@ -38,12 +38,12 @@
  * elements, each expression in [1, 256], and the given shared-memory
  * swizzle (default none). l2=EXPR (one word, no spaces; parameters and
  * sizes allowed, e.g. l2=L2P) is the map's L2 promotion in bytes: 0
- * (none), 64, 128 or 256 (default 256). Each map is passed by value after `void *ws`, in
- * declaration order, to every launch: declare it `const __grid_constant__
- * T NAME` with T a 64-byte aligned 128-byte struct (CUtensorMap's layout;
- * NVRTC has no cuda.h). Shapes whose rows are not a multiple of 16 bytes,
- * or boxes whose inner bytes are not a multiple of 16 (or exceed the
- * swizzle span) are unsupported.
+ * (none), 64, 128 or 256 (default 256). Each map is passed by value
+ * after `void *ws`, in declaration order, to every launch: declare it
+ * `const __grid_constant__ T NAME` with T a 64-byte aligned 128-byte
+ * struct (CUtensorMap's layout; NVRTC has no cuda.h). Shapes whose rows
+ * are not a multiple of 16 bytes, or boxes whose inner bytes are not a
+ * multiple of 16 (or exceed the swizzle span) are unsupported.
  * pdl: the launch gets CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
  * so it may start before the launch in front of it has finished (once
  * every block of that one has run "griddepcontrol.launch_dependents;" or
