@@ -17,6 +17,9 @@
  *      exp/kevo_gemm.c -L$CUDA/lib64/stubs -L$CUDA/lib64 -lcuda -lcublas
  *      -ldl -lpthread -lm
  * Run: gemm-sustain exp/kevo_gemm.cubin M N K [seconds a phase]
+ * With SUSTAIN_ALT=1 in the environment: the two alternate a launch
+ * (flush before each), back to back and in bursts of 5 pairs after 20 ms
+ * of idle, 3 rounds.
  * NVML's power reading is averaged over about a second, so the first
  * phase after an idle GPU reads low.
  */
@@ -189,6 +192,54 @@ static void run_phase(int ph, int which, int flush, double secs)
         cuEventDestroy(ev[i]);
 }
 
+/* Alternating: flush, kevo, flush, cuBLAS, ... (ABAB a launch), each
+ * launch timed by events, for secs; with gap_ms > 0, bursts of 5 pairs
+ * separated by gap_ms of idle (short timings at a rested GPU's clocks).
+ * Prints both medians and their ratio. */
+static void run_alt(int ph, double secs, int gap_ms)
+{
+    enum { PAIRS = 5 };
+    CUevent ev[4 * PAIRS];
+    for (int i = 0; i < 4 * PAIRS; i++)
+        CK(cuEventCreate(&ev[i], CU_EVENT_DEFAULT));
+    size_t cap = 1 << 15, n = 0;
+    float *mk = malloc(cap * sizeof *mk), *mc = malloc(cap * sizeof *mc);
+    phase = ph;
+    double t0 = now_s();
+    while (now_s() - t0 < secs && n + PAIRS <= cap) {
+        for (int i = 0; i < PAIRS; i++)
+            for (int w = 0; w < 2; w++) {
+                CK(cuMemsetD32Async(dFlush, (unsigned)(n + i),
+                                    flush_bytes / 4, st));
+                CK(cuEventRecord(ev[4 * i + 2 * w], st));
+                launch(w);
+                CK(cuEventRecord(ev[4 * i + 2 * w + 1], st));
+            }
+        CK(cuStreamSynchronize(st));
+        for (int i = 0; i < PAIRS; i++) {
+            CK(cuEventElapsedTime(&mk[n + i], ev[4 * i], ev[4 * i + 1]));
+            CK(cuEventElapsedTime(&mc[n + i], ev[4 * i + 2], ev[4 * i + 3]));
+        }
+        n += PAIRS;
+        if (gap_ms > 0)
+            usleep((useconds_t)gap_ms * 1000);
+    }
+    phase = -1;
+    qsort(mk, n, sizeof *mk, cmp_f);
+    qsort(mc, n, sizeof *mc, cmp_f);
+    struct acc *a = &phase_acc[ph];
+    double k = mk[n / 2] * 1e3, c = mc[n / 2] * 1e3;
+    printf("alt     gap %3d ms  pairs %5zu  kevo median %8.2f us  cublas "
+           "median %8.2f us  cublas/kevo %.4f  power %6.1f W  SM %6.0f MHz\n",
+           gap_ms, n, k, c, c / k, a->n ? a->power_w / a->n : 0,
+           a->n ? a->mhz / a->n : 0);
+    fflush(stdout);
+    free(mk);
+    free(mc);
+    for (int i = 0; i < 4 * PAIRS; i++)
+        cuEventDestroy(ev[i]);
+}
+
 static unsigned short to_bf16(float f)
 {
     unsigned u;
@@ -264,6 +315,16 @@ int main(int argc, char **argv)
     pthread_t th;
     pthread_create(&th, NULL, sampler, NULL);
     int ph = 0;
+    if (getenv("SUSTAIN_ALT")) { /* ABAB a launch instead of phases */
+        for (int round = 0; round < 3; round++) {
+            run_alt(ph++, secs, 0);
+            run_alt(ph++, secs, 20);
+        }
+        stop_sampler = 1;
+        pthread_join(th, NULL);
+        kevo_gemm_unload();
+        return 0;
+    }
     for (int round = 0; round < 3; round++)
         for (int flush = 0; flush < 2; flush++)
             for (int w = 0; w < 2; w++) {

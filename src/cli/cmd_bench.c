@@ -69,10 +69,11 @@ static const char usage[] =
     "  --json            print the results object on stdout\n"
     "\n"
     "ratio: the best kernel against the baseline its run timed once, at its\n"
-    "GPU worker's start. interleaved: the median over verify's rounds of\n"
-    "the kernel against that baseline timed again just before and after\n"
-    "it, in a fresh worker (kevo verify --help): free of any drift of the\n"
-    "GPU over a long run. '-' when the case was not verified.\n"
+    "GPU worker's start. interleaved: verify's, in a fresh worker (kevo\n"
+    "verify --help): the kernel against the baseline launch by launch\n"
+    "(pairs, both in the same state of the GPU); for a verify.json without\n"
+    "that, the median over its rounds against the baseline timed just\n"
+    "before and after. '-' when the case was not verified.\n"
     "\n"
     "A case is named <problem>-<dtype>-<shape>. Ctrl-C stops the case that\n"
     "runs (it stays resumable) and the suite; the table shows what is done.\n"
@@ -357,6 +358,7 @@ struct row {
     /* verify.json of the run, when it verified this best */
     int has_verify, v_within, v_reps, v_same_gpu;
     double v_interleaved;         /* 0 = not measured */
+    double v_paired, v_paired_noise; /* launch by launch (0 = none) */
     double v_ratio, v_drift, v_noise;
     char v_outcome[32];
 };
@@ -421,6 +423,8 @@ static void read_verify(struct row *r)
             continue;
         r->has_verify = 1;
         r->v_interleaved = record_num(e, "vs_baseline_interleaved", 0);
+        r->v_paired = record_num(e, "vs_baseline_paired", 0);
+        r->v_paired_noise = record_num(e, "vs_baseline_paired_noise", 0);
         r->v_ratio = record_num(e, "measured_ratio", 0);
         r->v_drift = record_num(e, "drift", 0);
         r->v_noise = record_num(e, "noise", 0);
@@ -516,6 +520,10 @@ static cJSON *row_json(const struct row *r)
         cJSON_AddBoolToObject(v, "same_gpu", r->v_same_gpu);
         if (r->v_interleaved > 0)
             cJSON_AddNumberToObject(v, "interleaved_ratio", r->v_interleaved);
+        if (r->v_paired > 0) {
+            cJSON_AddNumberToObject(v, "paired_ratio", r->v_paired);
+            cJSON_AddNumberToObject(v, "paired_noise", r->v_paired_noise);
+        }
         cJSON_AddNumberToObject(v, "measured_ratio", r->v_ratio);
         cJSON_AddNumberToObject(v, "drift", r->v_drift);
         cJSON_AddNumberToObject(v, "noise", r->v_noise);
@@ -555,8 +563,9 @@ static void row_md(const struct row *r, char *out, size_t cap)
         snprintf(evals, sizeof evals, "%ld", r->evals);
     if (r->has_verify && strcmp(r->v_outcome, "ok"))
         snprintf(inter, sizeof inter, "verify: %s", r->v_outcome);
-    else if (r->has_verify && r->v_interleaved > 0)
-        snprintf(inter, sizeof inter, "%.3fx%s%s", r->v_interleaved,
+    else if (r->has_verify && (r->v_paired > 0 || r->v_interleaved > 0))
+        snprintf(inter, sizeof inter, "%.3fx%s%s", r->v_paired > 0
+                 ? r->v_paired : r->v_interleaved,
                  r->v_within ? "" : " (drift)",
                  r->v_same_gpu ? "" : " (other GPU)");
     else if (r->c->vstatus[0])

@@ -40,6 +40,7 @@
 
 #define MAX_TOP 32
 #define MAX_REPS 50
+#define PAIRS 40     /* kernel / baseline pairs, launch by launch */
 #define NOISE_FLOOR 0.01 /* a kernel against itself: ratio 1.0056, noise
                             0.005 on the H200 (gpueval.c confirm) */
 
@@ -53,7 +54,9 @@ static const char usage[] =
     "drift beyond the noise is flagged. The worker's fresh baselines are\n"
     "compared with the run's; the first one is timed again after every\n"
     "round, and each kernel is also given against it, interleaved (the\n"
-    "median over rounds). Says clearly when the GPU (name, UUID) or the\n"
+    "median over rounds), and then launch by launch (40 pairs, an L2\n"
+    "flush before each launch, the order alternating: both timed in the\n"
+    "same state of the GPU). Says clearly when the GPU (name, UUID) or the\n"
     "software stack (driver, CUDA, NVRTC, CUPTI, cuBLAS) differ from the\n"
     "run's. Writes <run-dir>/verify.json.\n"
     "\n"
@@ -85,6 +88,9 @@ struct entry {
     /* results */
     double measured_ns, drift, noise;
     int within;
+    double paired, paired_noise;     /* gpueval_vs_baseline: launch by
+                                        launch against the baseline (0 =
+                                        not measured) */
     double vs_baseline;              /* median over rounds of baseline /
                                         kernel time, baseline timed next to
                                         it; 0 = not measured */
@@ -314,6 +320,30 @@ static int measure(struct verify *v)
     }
     if (!v->json && isatty(2))
         fprintf(stderr, "\r%40s\r", "");
+    /* then each correct kernel against the first baseline launch by
+     * launch (ABBA pairs, an L2 flush before each launch): the fairest
+     * ratio, both timed in the same state of the GPU */
+    for (int i = 0; v->bl_ns[0] > 0 && i < v->n; i++) {
+        struct entry *x = &v->e[i];
+        double kns, bns;
+        char why[256];
+        if (x->n_ok != v->reps)
+            continue;
+        if (!v->json)
+            fprintf(stderr, "kernel %d: %d pairs against %s\n", i + 1,
+                    PAIRS, v->bl_name);
+        int rc = gpueval_vs_baseline(&v->ev, &x->cand, PAIRS, &x->paired,
+                                     &x->paired_noise, &kns, &bns, why,
+                                     sizeof why);
+        if (rc && rc != KEVO_ENOENT) {
+            snprintf(v->err, sizeof v->err, "measurement stopped: %s",
+                     kevo_strerror(rc));
+            return rc;
+        }
+        if (rc && !v->json)
+            fprintf(stderr, "kernel %d: not paired with %s: %s\n", i + 1,
+                    v->bl_name, why);
+    }
     return KEVO_OK;
 }
 
@@ -434,6 +464,12 @@ static cJSON *entry_json(const struct verify *v, const struct entry *x)
     if (x->vs_baseline > 0)
         cJSON_AddNumberToObject(o, "vs_baseline_interleaved",
                                 x->vs_baseline);
+    if (x->paired > 0) {
+        cJSON_AddNumberToObject(o, "vs_baseline_paired", x->paired);
+        cJSON_AddNumberToObject(o, "vs_baseline_paired_noise",
+                                x->paired_noise);
+        cJSON_AddNumberToObject(o, "vs_baseline_pairs", PAIRS);
+    }
     cJSON_AddStringToObject(o, "unit", v->rv.prob->work_unit);
     cJSON *ns = cJSON_AddArrayToObject(o, "rounds_ns");
     for (int i = 0; i < x->n_ok; i++)
@@ -538,11 +574,16 @@ static void print_table(const struct verify *v, const cJSON *j)
                    x->drift * 100, x->noise * 100, x->within ? "ok"
                    : "DRIFT", x->best ? "  (run's best)" : "");
     }
-    for (int i = 0; i < v->n; i++)
+    for (int i = 0; i < v->n; i++) {
         if (v->e[i].vs_baseline > 0)
             printf("  %-3d vs %s timed after every round: %.3fx "
                    "(median of %d rounds)\n", i + 1, v->bl_name,
                    v->e[i].vs_baseline, v->reps);
+        if (v->e[i].paired > 0)
+            printf("  %-3d vs %s launch by launch: %.3fx (noise %.3f, %d "
+                   "pairs)\n", i + 1, v->bl_name, v->e[i].paired,
+                   v->e[i].paired_noise, PAIRS);
+    }
     const cJSON *b;
     cJSON_ArrayForEach(b, record_at(j, "baselines", NULL))
     {

@@ -755,6 +755,62 @@ int gpueval_remeasure_baseline(const struct evaluator *e, double *ns)
     return rc;
 }
 
+int gpueval_vs_baseline(const struct evaluator *e, const struct candidate *c,
+                        int pairs, double *ratio, double *noise,
+                        double *kernel_ns, double *baseline_ns, char *why,
+                        size_t whycap)
+{
+    struct gpueval *g = e->self;
+    struct launch_plan pa;
+    char *ca = NULL;
+    size_t la = 0;
+    *ratio = *noise = *kernel_ns = *baseline_ns = 0;
+    snprintf(why, whycap, "%s", "");
+    if (tpl_plan(c->tpl, c->vals, &g->o.shape, &g->dev, &pa, why, whycap))
+        return KEVO_ENOENT;
+    int rc = get_cubin(g, c, &ca, &la);
+    if (rc) {
+        snprintf(why, whycap, "%s", rc == KEVO_ECOMPILE ? "does not compile"
+                                                       : kevo_strerror(rc));
+        return rc == KEVO_ECOMPILE ? KEVO_ENOENT : rc;
+    }
+    cJSON *j = cJSON_CreateObject(), *a = plan_json(&pa, 0, 0, 0);
+    cJSON_AddNumberToObject(j, "pairs", pairs);
+    cJSON_AddBoolToObject(j, "vs_baseline", 1);
+    cJSON_AddNumberToObject(a, "cubin_len", (double)la);
+    cJSON_AddItemToObject(j, "a", a);
+    char *txt = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    struct wclient_reply rep;
+    memset(&rep, 0, sizeof rep);
+    rc = txt ? wclient_call(g->worker, WM_CONFIRM, txt, ca, la, &rep)
+             : KEVO_ENOMEM;
+    free(txt);
+    free(ca);
+    if (rc)
+        return rc;
+    rc = KEVO_ECUDA;
+    if (rep.status == WCLIENT_ANSWER && rep.type == WM_CONFIRMED) {
+        cJSON *o = cJSON_Parse(rep.json);
+        const char *err = record_str(o, "error");
+        if (err) {
+            snprintf(why, whycap, "%s", err);
+            rc = KEVO_ENOENT;
+        } else if (o) {
+            *ratio = num(o, "ratio");
+            *noise = num(o, "noise");
+            *kernel_ns = num(o, "a_median_ns");
+            *baseline_ns = num(o, "b_median_ns");
+            rc = KEVO_OK;
+        }
+        cJSON_Delete(o);
+    } else {
+        snprintf(why, whycap, "the worker did not answer (it restarts)");
+    }
+    wclient_reply_release(&rep);
+    return rc;
+}
+
 struct ccost *gpueval_ccost(const struct evaluator *e)
 {
     return ((const struct gpueval *)e->self)->cost;

@@ -65,6 +65,17 @@ struct ccost *gpueval_ccost(const struct evaluator *e);
  * *ns; later results' ratios are to it. KEVO_ENOENT when the problem has
  * no baseline; an error when the worker does not answer. */
 int gpueval_remeasure_baseline(const struct evaluator *e, double *ns) KEVO_WUR;
+/* Times candidate c against the problem's first baseline in the worker,
+ * interleaved launch by launch (pairs pairs, each launch after an L2
+ * flush, the order alternating): *ratio = the median over pairs of
+ * baseline time / kernel time (> 1: the kernel is faster), *noise about
+ * two standard errors of it, *kernel_ns and *baseline_ns the medians.
+ * KEVO_ENOENT when the problem has no timed baseline or c does not
+ * compile or launch (*why says which). */
+int gpueval_vs_baseline(const struct evaluator *e, const struct candidate *c,
+                        int pairs, double *ratio, double *noise,
+                        double *kernel_ns, double *baseline_ns, char *why,
+                        size_t whycap) KEVO_WUR;
 /* Number of CUDA devices e's worker sees (0 if it did not say). */
 int gpueval_device_count(const struct evaluator *e);
 /* The fan-out's prefetch hook (fanout.h): starts compiling, in the shared

@@ -46,6 +46,13 @@ struct hbuf {
 };
 
 struct hx {
+    struct hx_pairing {      /* hx_pair_next */
+        hx_call_fn fn;
+        void *ud;
+        int n;
+        double *t_fn, *t_other;
+        int used;
+    } pair;
     struct gpu *g;
     const struct gpu_api *cu;
     CUstream s;
@@ -962,8 +969,31 @@ int hx_time_loop(struct hx *h, const struct hx_time_opts *o, hx_call_fn fn,
     return r;
 }
 
+void hx_pair_next(struct hx *h, hx_call_fn fn, void *ud, int n_pairs,
+                  double *t_fn, double *t_other)
+{
+    h->pair = (struct hx_pairing){fn, ud, n_pairs, t_fn, t_other, 0};
+}
+
+int hx_pair_used(const struct hx *h)
+{
+    return h->pair.used;
+}
+
 int hx_time(struct hx *h, hx_call_fn fn, void *ud, double *median_ns)
 {
+    if (h->pair.fn) { /* paired: fn against the pairing's function */
+        struct hx_pairing p = h->pair;
+        h->pair.fn = NULL;
+        int r = hx_time_pairs(h, p.n, p.fn, p.ud, fn, ud, p.t_fn,
+                              p.t_other);
+        h->pair.used = !r;
+        double s[TMR_MAX_REPS];
+        memcpy(s, p.t_other, (size_t)p.n * sizeof *s);
+        qsort(s, (size_t)p.n, sizeof *s, cmp_d);
+        *median_ns = r ? 0 : hx_quantile(s, p.n, 0.5);
+        return r;
+    }
     struct hx_time_opts o;
     struct hx_time_stats st;
     hx_time_opts_default(&o);

@@ -205,6 +205,16 @@ int hx_time_loop(struct hx *h, const struct hx_time_opts *o, hx_call_fn fn,
 int hx_time_pairs(struct hx *h, int n_pairs, hx_call_fn a, void *ua,
                   hx_call_fn b, void *ub, double *ta, double *tb) KEVO_WUR;
 
+/* Pairs the next hx_time(): instead of timing its function alone, it
+ * times fn/ud against it in n_pairs interleaved pairs (hx_time_pairs,
+ * fn first), writes the per-pair times to t_fn and t_other, and the
+ * pairing ends. So a candidate is timed against a problem's first
+ * baseline (whose baseline() calls hx_time) under the same conditions,
+ * launch by launch. hx_pair_used says whether that happened. */
+void hx_pair_next(struct hx *h, hx_call_fn fn, void *ud, int n_pairs,
+                  double *t_fn, double *t_other);
+int hx_pair_used(const struct hx *h);
+
 struct tmr *hx_tmr(const struct hx *h);
 void *hx_stream(const struct hx *h);
 const char *hx_errmsg(const struct hx *h);

@@ -1287,17 +1287,20 @@ static int handle_confirm(struct worker *w, const struct wmsg *m)
                 *jbs = cJSON_GetObjectItem(j, "b"),
                 *la = cJSON_GetObjectItem(ja, "cubin_len"),
                 *np = cJSON_GetObjectItem(j, "pairs");
+    /* vs_baseline: a against the problem's first baseline, no b */
+    int vs_base = cJSON_IsTrue(cJSON_GetObjectItem(j, "vs_baseline"));
     size_t lena = cJSON_IsNumber(la) ? (size_t)la->valuedouble : 0;
     int pairs = cJSON_IsNumber(np) ? np->valueint : 15;
     if (pairs < 3 || pairs > TMR_MAX_REPS / 2)
         pairs = 15;
-    int r = !j || !ja || !jbs || !w->ready || lena >= m->blob_len
+    int r = !j || !ja || (!jbs && !vs_base) || !w->ready ||
+                    (vs_base ? lena != m->blob_len : lena >= m->blob_len)
                 ? KEVO_EPARSE : 0;
-    progress(w, "confirm");
+    progress(w, vs_base ? "vs baseline" : "confirm");
     hx_clear_error(w->h);
     if (!r)
         r = load_side(w, ja, m->blob, lena, &a, &va);
-    if (!r)
+    if (!r && !vs_base)
         r = load_side(w, jbs, m->blob + lena, m->blob_len - lena, &b, &vb);
     cJSON_Delete(j);
     if (r == KEVO_EPARSE) {
@@ -1310,14 +1313,32 @@ static int handle_confirm(struct worker *w, const struct wmsg *m)
     if (!r && va.outcome == EVAL_OK && vb.outcome == EVAL_OK) {
         r = w->p->gen_inputs(w->p, w->h, &w->shape, w->dt,
                              hx_seed(w->seed, 99991));
-        if (!r)
+        if (!r && vs_base) {
+            /* the problem's baseline() times its first baseline with
+             * hx_time: paired, a runs launch by launch against it */
+            struct baseline_result bl;
+            memset(&bl, 0, sizeof bl);
+            hx_pair_next(w->h, timing_call, &(struct timing_ud){w, &a, 0},
+                         pairs, ta, tb);
+            r = w->p->baseline ? w->p->baseline(w->p, w->h, &w->shape,
+                                                w->dt, &bl)
+                               : KEVO_OK;
+            int used = hx_pair_used(w->h);
+            hx_pair_next(w->h, NULL, NULL, 0, NULL, NULL); /* if unused */
+            if (!r && (!used || bl.n < 1))
+                set_verdict(&vb, EVAL_COMPILE_ERROR, "the problem has no "
+                            "timed baseline to compare with");
+        } else if (!r) {
             r = hx_time_pairs(w->h, pairs, timing_call,
                               &(struct timing_ud){w, &a, 0}, timing_call,
                               &(struct timing_ud){w, &b, 0}, ta, tb);
-        r = launch_verdict(w, &a, launch_verdict(w, &b, r, &vb), &va);
+        }
+        if (!vs_base)
+            r = launch_verdict(w, &b, r, &vb);
+        r = launch_verdict(w, &a, r, &va);
         if (!r && va.outcome == EVAL_OK && vb.outcome == EVAL_OK)
             r = watch_check(w, &a, "confirm", &va);
-        if (!r && va.outcome == EVAL_OK)
+        if (!r && va.outcome == EVAL_OK && !vs_base)
             r = watch_check(w, &b, "confirm", &vb);
     }
     job_unload(w, &a);
@@ -1331,7 +1352,7 @@ static int handle_confirm(struct worker *w, const struct wmsg *m)
                                                                  : vb.detail);
         return send_json(w, WM_CONFIRMED, o) ? WORKER_EXIT_FATAL : 0;
     }
-    /* ratio per pair: b (incumbent) time / a (challenger) time */
+    /* ratio per pair: b (incumbent, or the baseline) time / a time */
     for (int i = 0; i < pairs; i++)
         ratio[i] = ta[i] > 0 ? tb[i] / ta[i] : 0;
     qsort(ta, (size_t)pairs, sizeof *ta, cmp_dbl);

@@ -74,27 +74,30 @@ $K bench --suite "$SCRATCH/suite.json" --from-runs "$R" --out "$SCRATCH/res2" \
     && ok "--case filters the suite and --json prints the results object" || { fail "--case/--json"; cat "$SCRATCH/j"; }
 
 # kevo verify's result (verify.json, as cmd_verify.c writes it) of a run's
-# best shows as the interleaved ratio; one of another best is left out
+# best shows as the interleaved ratio (the launch-by-launch one where there
+# is one, else the per-round one); one of another best is left out
 hash=$(member hash "$R/gemm-fp32-300x200x100/best.json")
 vj() { cat <<EOF2
 {"run": "x", "best_hash": "$1", "reps": 7, "same_gpu": true, "verified": true,
  "entries": [{"hash": "$1", "template": "t", "best": true, "outcome": "ok",
    "recorded_ns": 1000, "measured_ns": 1010, "drift": 0.01, "noise": 0.02,
    "within_noise": true, "recorded_ratio": 1.2, "measured_ratio": 1.19,
-   "vs_baseline_interleaved": $2, "rounds_ns": [1010]}]}
+   "vs_baseline_interleaved": $2, $3 "rounds_ns": [1010]}]}
 EOF2
 }
-vj "$hash" 1.2345 >"$R/gemm-fp32-300x200x100/verify.json"
+vj "$hash" 1.2345 '"vs_baseline_paired": 1.0123, "vs_baseline_paired_noise": 0.002, "vs_baseline_pairs": 40,' \
+    >"$R/gemm-fp32-300x200x100/verify.json"
 vj 0123456789abcdef 1.5 >"$R/softmax-fp32-64x1000/verify.json"
 $K bench --suite "$SCRATCH/suite.json" --templates-dir "$SCRATCH/tl" --from-runs "$R" \
     --out "$SCRATCH/resv" >"$SCRATCH/out" 2>"$SCRATCH/err" || { fail "bench --from-runs with verify.json"; cat "$SCRATCH/err"; }
 json=$(ls "$SCRATCH"/resv/*.json 2>/dev/null | head -1)
 awk '/"case":/ { on = /gemm-fp32-300x200x100/ } on' "$json" >"$SCRATCH/block"
 awk '/"case":/ { on = /softmax-fp32-64x1000/ } on' "$json" >"$SCRATCH/block2"
-[ -n "$hash" ] && grep -q "^| gemm-fp32-300x200x100 | ok | .* | 1.234x | [0-9]* |$" "$SCRATCH/out" \
+[ -n "$hash" ] && grep -q "^| gemm-fp32-300x200x100 | ok | .* | 1.012x | [0-9]* |$" "$SCRATCH/out" \
     && grep -q "^| softmax-fp32-64x1000 | ok | .* | - | [0-9]* |$" "$SCRATCH/out" \
     && grep -q '^| case | status | best kernel | throughput | roofline | baseline | ratio | interleaved | evals |$' "$SCRATCH/out" \
     && [ "$(member interleaved_ratio "$SCRATCH/block")" = 1.2345 ] && [ "$(member reps "$SCRATCH/block")" = 7 ] \
+    && [ "$(member paired_ratio "$SCRATCH/block")" = 1.0123 ] \
     && ! grep -q '"verify"' "$SCRATCH/block2" \
     && ok "the interleaved ratio of verify.json shows for the run's best; a verify.json of another kernel is left out" \
     || { fail "interleaved column"; cat "$SCRATCH/out"; cat "$SCRATCH/block"; }

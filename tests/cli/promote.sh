@@ -64,9 +64,11 @@ v.update(run=run, date="2026-11-24T00:30:00+0000", best_hash=best["hash"],
          verified=mode == "good",
          differences="GPU NVIDIA H100 80GB HBM3 (run) vs NVIDIA H200 (now)" if mode == "gpu" else "")
 top, ent = writer_keys("verify_json"), writer_keys("entry_json")
-# written only when there is one (vs_baseline_interleaved: when the
-# problem has a baseline)
-optional = {"detail", "nvml_end", "vs_baseline_interleaved"}
+# written only when there is one (vs_baseline_interleaved and the
+# vs_baseline_paired trio: when the problem has a baseline)
+optional = {"detail", "nvml_end", "vs_baseline_interleaved",
+            "vs_baseline_paired", "vs_baseline_paired_noise",
+            "vs_baseline_pairs"}
 for have, want, what in ((set(v), top, "verify.json"), (set(e), ent, "entry")):
     if not (have <= want and want - optional <= have):
         sys.exit("fixture %s keys %s differ from cmd_verify.c's %s" % (what, sorted(have), sorted(want)))
