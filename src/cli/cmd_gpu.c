@@ -58,6 +58,10 @@ static const char eval_usage[] =
     "  --ab              with two files: after evaluating them, re-measure\n"
     "                    the first against the second interleaved (ABAB)\n"
     "                    and print the noise-aware confirm verdict\n"
+    "  --pairs N         after evaluating, time each correct file against\n"
+    "                    the problem's first baseline launch by launch (N\n"
+    "                    pairs, 3-64, an L2 flush before each launch, the\n"
+    "                    order alternating) and print that ratio\n"
     "  -v, --verbose     log worker restarts\n"
     "\n"
     "exit status: 0 all ok, 1 a non-ok verdict, 2 usage, 3 no GPU\n";
@@ -73,6 +77,7 @@ struct eval_args {
     uint64_t seed;
     int have_seed, json, verbose, timeout_ms;
     int ab;                    /* --ab: confirm file 1 against file 2 */
+    int pairs;                 /* --pairs N: each vs the baseline (0: no) */
 };
 
 static int parse_eval_args(int argc, char **argv, struct eval_args *a)
@@ -82,7 +87,7 @@ static int parse_eval_args(int argc, char **argv, struct eval_args *a)
         {"param", 1, 0, 'P'},   {"arch", 1, 0, 'a'},  {"seed", 1, 0, 'S'},
         {"json", 0, 0, 'j'},    {"timeout-ms", 1, 0, 't'},
         {"verbose", 0, 0, 'v'}, {"help", 0, 0, 'h'},  {"ab", 0, 0, 'b'},
-        {"problem-file", 1, 0, 'F'}, {0, 0, 0, 0}};
+        {"problem-file", 1, 0, 'F'}, {"pairs", 1, 0, 'R'}, {0, 0, 0, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
@@ -112,6 +117,17 @@ static int parse_eval_args(int argc, char **argv, struct eval_args *a)
         case 'a': a->arch = optarg; break;
         case 'j': a->json = 1; break;
         case 'b': a->ab = 1; break;
+        case 'R': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || end == optarg || v < 3 || v > 64) {
+                fprintf(stderr, "kevo eval: --pairs: '%s' is not an integer "
+                        "in [3, 64]\n", optarg);
+                return XC_USAGE;
+            }
+            a->pairs = (int)v;
+            break;
+        }
         case 'v': a->verbose = 1; break;
         case 't': {
             char *end;
@@ -206,6 +222,7 @@ struct printer {
     int n_bad;
     char base_name[32];        /* main baseline */
     char timer[16];            /* "cupti" or "events" */
+    int ok[MAX_FILES];         /* by batch index: verdict ok */
 };
 
 static void print_human(struct printer *pr, const char *file,
@@ -272,6 +289,8 @@ static int on_result(void *ud, int index, const struct eval_result *r)
     struct printer *pr = ud;
     if (r->outcome != EVAL_OK)
         pr->n_bad++;
+    if (index >= 0 && index < MAX_FILES)
+        pr->ok[index] = r->outcome == EVAL_OK;
     if (pr->json)
         print_json(pr, pr->files[index], r);
     else
@@ -330,6 +349,33 @@ static int print_confirm(struct evaluator *ev, const struct candidate **cp,
                "noise %.4f: %s\n", file[0], file[1], ratio, noise,
                accept ? "accept" : "reject");
     return rc;
+}
+
+/* --pairs: each correct file against the first baseline, launch by
+ * launch. */
+static int print_pairs(struct evaluator *ev, const struct candidate **cp,
+                       const char *const *file, int n, int pairs,
+                       const int *ok)
+{
+    for (int i = 0; i < n; i++) {
+        double ratio, noise, kns, bns;
+        char why[256];
+        if (!ok[i])
+            continue;
+        int rc = gpueval_vs_baseline(ev, cp[i], pairs, &ratio, &noise, &kns,
+                                     &bns, why, sizeof why);
+        if (rc == KEVO_ENOENT) {
+            printf("pairs: %s: not paired with the baseline: %s\n", file[i],
+                   why);
+            continue;
+        }
+        if (rc)
+            return rc;
+        printf("pairs: %s vs baseline, launch by launch: %.4fx (noise "
+               "%.4f, %d pairs; kernel %.2f us, baseline %.2f us)\n",
+               file[i], ratio, noise, pairs, kns / 1e3, bns / 1e3);
+    }
+    return KEVO_OK;
 }
 
 /* ---- one problem's files in one evaluator */
@@ -398,6 +444,8 @@ static int run_group(const struct eval_args *a, struct group *g,
         rc = ev.ops->eval_batch(ev.self, cp, g->n, on_result, &pr);
         if (!rc && a->ab && g->n == 2 && ev.ops->confirm)
             rc = print_confirm(&ev, cp, g->file);
+        if (!rc && a->pairs)
+            rc = print_pairs(&ev, cp, g->file, g->n, a->pairs, pr.ok);
         if (rc) {
             fprintf(stderr, "kevo eval: evaluation stopped: %s\n",
                     kevo_strerror(rc));

@@ -269,4 +269,6 @@ eval_usage "eval with a bad --dtype is a usage error" "unknown dtype 'fp8'" \
     $F --shape 64x64x64 --dtype fp8
 eval_usage "eval --timeout-ms nan is a usage error" "--timeout-ms: 'nan'" \
     $F --shape 64x64x64 --timeout-ms nan
+eval_usage "eval --pairs 65 is a usage error" "--pairs: '65' is not an integer in [3, 64]" \
+    $F --shape 64x64x64 --pairs 65
 finish
