@@ -711,9 +711,7 @@ static int find_suite(struct bench *b, char *buf, size_t cap)
     b->suite_path = "bench/suite.json";
     if (fs_exists(b->suite_path))
         return KEVO_OK;
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
+    if (!self_exe(exe, sizeof exe)) {
         char *s = strrchr(exe, '/');
         if (s)
             *s = '\0';

@@ -484,64 +484,115 @@ static int get_cubin(struct gpueval *g, const struct candidate *c,
     return KEVO_OK;
 }
 
-static int ge_confirm(void *self, const struct candidate *ch,
-                      const struct candidate *inc, int *accept, double *ratio,
-                      double *noise)
+/* What a confirm request measured (WM_CONFIRMED). */
+struct confirm_out {
+    double ratio;       /* median over pairs of b time / a time */
+    double noise;       /* about two standard errors of it */
+    double a_ns, b_ns;  /* the medians */
+    int answered;       /* 0: the worker did not answer (it restarts) */
+};
+
+/*
+ * The worker's ABBA re-measurement of a against b, launch by launch, in
+ * pairs pairs; b NULL: against the problem's first baseline. KEVO_ENOENT
+ * (why says which) when a side has no plan for the shape, does not
+ * compile, or the worker refused the measurement; KEVO_OK with
+ * out->answered = 0 when the worker did not answer; another error when
+ * it cannot be asked.
+ */
+static int confirm_request(struct gpueval *g, const struct candidate *a,
+                           const struct candidate *b, int pairs,
+                           struct confirm_out *out, char *why, size_t whycap)
 {
-    struct gpueval *g = self;
-    struct launch_plan pa, pb;
-    char why[256], *ca = NULL, *cb = NULL;
-    size_t la = 0, lb = 0;
-    *accept = 0;
-    *ratio = 0;
-    *noise = 0;
-    if (tpl_plan(ch->tpl, ch->vals, &g->o.shape, &g->dev, &pa, why,
-                 sizeof why) ||
-        tpl_plan(inc->tpl, inc->vals, &g->o.shape, &g->dev, &pb, why,
-                 sizeof why))
-        return KEVO_OK; /* cannot compare: reject */
-    int rc = get_cubin(g, ch, &ca, &la);
-    if (!rc)
-        rc = get_cubin(g, inc, &cb, &lb);
-    char *blob = !rc ? malloc(la + lb) : NULL;
-    if (rc || !blob) {
-        free(ca);
-        free(cb);
-        return rc == KEVO_ECOMPILE ? KEVO_OK : rc ? rc : KEVO_ENOMEM;
+    const struct candidate *side[2] = {a, b};
+    struct launch_plan pl[2];
+    char *cubin[2] = {NULL, NULL};
+    size_t len[2] = {0, 0};
+    int n = b ? 2 : 1, rc = KEVO_OK;
+    memset(out, 0, sizeof *out);
+    snprintf(why, whycap, "%s", "");
+    for (int i = 0; i < n && !rc; i++) {
+        if (tpl_plan(side[i]->tpl, side[i]->vals, &g->o.shape, &g->dev,
+                     &pl[i], why, whycap))
+            rc = KEVO_ENOENT;
+        else if ((rc = get_cubin(g, side[i], &cubin[i], &len[i])) ==
+                 KEVO_ECOMPILE) {
+            snprintf(why, whycap, "%s", "does not compile");
+            rc = KEVO_ENOENT;
+        }
     }
-    memcpy(blob, ca, la);
-    memcpy(blob + la, cb, lb);
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddNumberToObject(j, "pairs", CONFIRM_PAIRS);
-    cJSON *a = plan_json(&pa, 0, 0, 0), *b = plan_json(&pb, 0, 0, 0);
-    cJSON_AddNumberToObject(a, "cubin_len", (double)la);
-    cJSON_AddItemToObject(j, "a", a);
-    cJSON_AddItemToObject(j, "b", b);
+    char *blob = !rc ? malloc(len[0] + len[1] + 1) : NULL;
+    if (!rc && !blob)
+        rc = KEVO_ENOMEM;
+    if (rc) {
+        free(cubin[0]);
+        free(cubin[1]);
+        return rc;
+    }
+    memcpy(blob, cubin[0], len[0]);
+    if (b)
+        memcpy(blob + len[0], cubin[1], len[1]);
+    free(cubin[0]);
+    free(cubin[1]);
+    cJSON *j = cJSON_CreateObject(), *ja = plan_json(&pl[0], 0, 0, 0);
+    cJSON_AddNumberToObject(j, "pairs", pairs);
+    cJSON_AddNumberToObject(ja, "cubin_len", (double)len[0]);
+    cJSON_AddItemToObject(j, "a", ja);
+    if (b)
+        cJSON_AddItemToObject(j, "b", plan_json(&pl[1], 0, 0, 0));
+    else
+        cJSON_AddBoolToObject(j, "vs_baseline", 1);
     char *txt = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);
     struct wclient_reply rep;
-    rc = txt ? wclient_call(g->worker, WM_CONFIRM, txt, blob, la + lb, &rep)
+    memset(&rep, 0, sizeof rep);
+    rc = txt ? wclient_call(g->worker, WM_CONFIRM, txt, blob, len[0] + len[1],
+                            &rep)
              : KEVO_ENOMEM;
     free(txt);
     free(blob);
-    free(ca);
-    free(cb);
     if (rc)
         return rc;
     if (rep.status == WCLIENT_ANSWER && rep.type == WM_CONFIRMED) {
         cJSON *o = cJSON_Parse(rep.json);
-        if (!cJSON_GetObjectItem(o, "error")) {
-            *ratio = num(o, "ratio");
-            *noise = num(o, "noise");
-            /* Floor 1 %: a kernel against itself measured ratio 1.0056
-             * with noise 0.005 on the H200 (plain ABAB, before ABBA). */
-            double need = *noise > CONFIRM_MIN_GAIN ? *noise
-                                                    : CONFIRM_MIN_GAIN;
-            *accept = *ratio - 1.0 > need;
+        const char *err = record_str(o, "error");
+        out->answered = o != NULL;
+        if (err) {
+            snprintf(why, whycap, "%s", err);
+            rc = KEVO_ENOENT;
+        } else {
+            out->ratio = num(o, "ratio");
+            out->noise = num(o, "noise");
+            out->a_ns = num(o, "a_median_ns");
+            out->b_ns = num(o, "b_median_ns");
         }
         cJSON_Delete(o);
     }
+    if (!rc && !out->answered)
+        snprintf(why, whycap, "%s", "the worker did not answer (it restarts)");
     wclient_reply_release(&rep);
+    return rc;
+}
+
+static int ge_confirm(void *self, const struct candidate *ch,
+                      const struct candidate *inc, int *accept, double *ratio,
+                      double *noise)
+{
+    struct confirm_out o;
+    char why[256];
+    int rc = confirm_request(self, ch, inc, CONFIRM_PAIRS, &o, why,
+                             sizeof why);
+    *accept = 0;
+    *ratio = o.ratio;
+    *noise = o.noise;
+    if (rc == KEVO_ENOENT || (!rc && !o.answered))
+        return KEVO_OK; /* cannot compare: reject */
+    if (rc)
+        return rc;
+    /* Floor 1 %: a kernel against itself measured ratio 1.0056 with noise
+     * 0.005 on the H200 (plain ABAB, before ABBA). */
+    double need = o.noise > CONFIRM_MIN_GAIN ? o.noise : CONFIRM_MIN_GAIN;
+    *accept = o.ratio - 1.0 > need;
     return KEVO_OK;
 }
 
@@ -760,55 +811,13 @@ int gpueval_vs_baseline(const struct evaluator *e, const struct candidate *c,
                         double *kernel_ns, double *baseline_ns, char *why,
                         size_t whycap)
 {
-    struct gpueval *g = e->self;
-    struct launch_plan pa;
-    char *ca = NULL;
-    size_t la = 0;
-    *ratio = *noise = *kernel_ns = *baseline_ns = 0;
-    snprintf(why, whycap, "%s", "");
-    if (tpl_plan(c->tpl, c->vals, &g->o.shape, &g->dev, &pa, why, whycap))
-        return KEVO_ENOENT;
-    int rc = get_cubin(g, c, &ca, &la);
-    if (rc) {
-        snprintf(why, whycap, "%s", rc == KEVO_ECOMPILE ? "does not compile"
-                                                       : kevo_strerror(rc));
-        return rc == KEVO_ECOMPILE ? KEVO_ENOENT : rc;
-    }
-    cJSON *j = cJSON_CreateObject(), *a = plan_json(&pa, 0, 0, 0);
-    cJSON_AddNumberToObject(j, "pairs", pairs);
-    cJSON_AddBoolToObject(j, "vs_baseline", 1);
-    cJSON_AddNumberToObject(a, "cubin_len", (double)la);
-    cJSON_AddItemToObject(j, "a", a);
-    char *txt = cJSON_PrintUnformatted(j);
-    cJSON_Delete(j);
-    struct wclient_reply rep;
-    memset(&rep, 0, sizeof rep);
-    rc = txt ? wclient_call(g->worker, WM_CONFIRM, txt, ca, la, &rep)
-             : KEVO_ENOMEM;
-    free(txt);
-    free(ca);
-    if (rc)
-        return rc;
-    rc = KEVO_ECUDA;
-    if (rep.status == WCLIENT_ANSWER && rep.type == WM_CONFIRMED) {
-        cJSON *o = cJSON_Parse(rep.json);
-        const char *err = record_str(o, "error");
-        if (err) {
-            snprintf(why, whycap, "%s", err);
-            rc = KEVO_ENOENT;
-        } else if (o) {
-            *ratio = num(o, "ratio");
-            *noise = num(o, "noise");
-            *kernel_ns = num(o, "a_median_ns");
-            *baseline_ns = num(o, "b_median_ns");
-            rc = KEVO_OK;
-        }
-        cJSON_Delete(o);
-    } else {
-        snprintf(why, whycap, "the worker did not answer (it restarts)");
-    }
-    wclient_reply_release(&rep);
-    return rc;
+    struct confirm_out o;
+    int rc = confirm_request(e->self, c, NULL, pairs, &o, why, whycap);
+    *ratio = o.ratio;
+    *noise = o.noise;
+    *kernel_ns = o.a_ns;
+    *baseline_ns = o.b_ns;
+    return !rc && !o.answered ? KEVO_ECUDA : rc;
 }
 
 struct ccost *gpueval_ccost(const struct evaluator *e)
