@@ -2,7 +2,8 @@
 # tplcc.sh - check a kevo template (see src/core/tpl.h) at one point of its
 # parameter space without kevo: reads the "// kevo:" directives, evaluates
 # the constraints, writes the instantiated source (prelude for the dtype as
-# in fitness/*.c, one #define per parameter, the template text) and compiles
+# in fitness/*.c, one #define per parameter and per shape fact, at the
+# --emu/--gpu shape or the problem's default, the template text) and compiles
 # it with nvcc (or NVRTC, as kevo does), printing registers, spills and
 # shared memory per kernel. It can also count the valid points, list sample
 # points, and run the instance through tests/gpu/tpl_selftest.cu, on the GPU
@@ -74,7 +75,7 @@ trap 'rm -rf "$W"' EXIT
 # ---- directives -------------------------------------------------------
 problem= ; dtypes= ; nondet=0 ; workspace=
 pnames=() ; pvals=() ; pdefs=()
-cons=() ; cons_line=() ; reqs=() ; reqs_line=()
+cons=() ; cons_line=() ; reqs=() ; reqs_line=() ; fnames=() ; fexprs=()
 lk=() ; lgrid=() ; lblock=() ; lsmem=() ; lcluster=()
 while IFS=$'\t' read -r dir line arg; do
     nl=${#lk[@]}
@@ -100,6 +101,8 @@ while IFS=$'\t' read -r dir line arg; do
         pnames+=("$pn") ; pvals+=("$vals") ; pdefs+=("$def") ;;
     constraint) cons+=("$arg") ; cons_line+=("$line") ;;
     requires) reqs+=("$arg") ; reqs_line+=("$line") ;;
+    fact) fnames+=("${arg%%[[:space:]]*}")
+          fexprs+=("$(sed -E 's/^[^[:space:]]+[[:space:]]+//' <<<"$arg")") ;;
     launch) lk+=("$arg") ; lgrid+=("1") ; lblock+=("1") ; lsmem+=("0")
             lcluster+=("") ;;
     grid|block|smem|cluster)
@@ -223,7 +226,12 @@ if [ $space = 1 ]; then
     exit 0
 fi
 
-# ---- constraints at the point ----------------------------------------------
+# ---- constraints and shape facts at the point ------------------------------
+# Facts take the values of the shape run on (--emu/--gpu), else of the
+# problem's default shape.
+fact_shape=${emu_shape:-${gpu_shape:-$def_shape}}
+[ "$fact_shape" = - ] && fact_shape=$def_shape
+IFS=x read -r -a fact_dims <<<"$fact_shape"
 {
     echo '#include <stdio.h>'
     echo '#include <signal.h>'
@@ -238,14 +246,21 @@ fi
     for i in "${!cons[@]}"; do
         echo "  printf(\"constraint\t${cons_line[$i]}\t%lld\n\", (i64)($(cexpr "${cons[$i]}")));"
     done
+    for i in "${!sizes[@]}"; do
+        echo "  const i64 ${sizes[$i]} = ${fact_dims[$i]:-0}; (void)${sizes[$i]};"
+    done
+    for i in "${!fnames[@]}"; do
+        echo "  printf(\"fact\t$i\t%lld\n\", (i64)($(cexpr "${fexprs[$i]}")));"
+    done
     echo '  return 0;'
     echo '}'
 } >"$W/point.c"
 cc -O0 -w -o "$W/point" "$W/point.c" ||
     die "cannot evaluate the constraints (bad expression?)"
-bad=0
+bad=0 ; fval=()
 while IFS=$'\t' read -r kind line v; do
     [ "$kind" = error ] && die "$point: $line"
+    if [ "$kind" = fact ]; then fval[$line]=$v; continue; fi
     if [ "$v" = 0 ]; then
         echo "tplcc: $point violates $tpl:$line: $(sed -n "${line}p" "$tpl" |
             sed -E 's/^.*kevo:[[:space:]]*//')" >&2
@@ -271,6 +286,7 @@ prelude() {
     echo "// kevo: $name $point"
     prelude "$dtype"
     for i in "${!pnames[@]}"; do echo "#define ${pnames[$i]} ${pval[$i]}"; done
+    for i in "${!fnames[@]}"; do echo "#define ${fnames[$i]} ${fval[$i]}"; done
     echo "#line 1 \"$tpl\""
     cat "$tpl"
 } >"$W/inst.cu"

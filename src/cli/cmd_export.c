@@ -166,6 +166,15 @@ static void put_about(const struct exporter *x, FILE *f, const char *pre)
     for (int i = 0; i < v->best_tpl->n_requires; i++)
         fprintf(f, "%s  requires %s\n", pre,
                 expr_text(v->best_tpl->requires_[i].e));
+    int64_t fv[TPL_MAX_FACTS];
+    if (v->best_tpl->n_facts &&
+        !tpl_facts(v->best_tpl, v->best_vals, &v->spec.shape, fv, err,
+                   sizeof err))
+        for (int i = 0; i < v->best_tpl->n_facts; i++)
+            fprintf(f, "%s  built for %s = %lld (%s): other shapes are "
+                       "refused\n",
+                    pre, v->best_tpl->facts[i].name, (long long)fv[i],
+                    expr_text(v->best_tpl->facts[i].e));
 }
 
 static void put_expr_value(FILE *f, const char *lhs, const struct expr *e,
@@ -258,6 +267,19 @@ static void put_plan_fn(const struct exporter *x, FILE *f)
                    "requires %s\";\n        return 1;\n    }\n",
                 expr_text(t->requires_[i].e),
                 expr_text(t->requires_[i].e));
+    /* the source was instantiated with the shape facts of the run's shape
+     * (tpl.h "fact"): it is only right for shapes with the same values */
+    int64_t fv[TPL_MAX_FACTS];
+    char err[256];
+    int n_facts = tpl_facts(t, x->v.best_vals, &x->v.spec.shape, fv, err,
+                            sizeof err) ? 0 : t->n_facts; /* 0: not reached,
+                                      the run's shape passed tpl_prepare */
+    for (int i = 0; i < n_facts; i++)
+        fprintf(f, "    if ((long long)(%s) != %lldLL) {\n        *why = "
+                   "\"shape not supported: the kernel was built for %s = "
+                   "%lld (%s)\";\n        return 1;\n    }\n",
+                expr_text(t->facts[i].e), (long long)fv[i], t->facts[i].name,
+                (long long)fv[i], expr_text(t->facts[i].e));
     for (int i = 0; i < t->n_launches; i++) {
         const struct tpl_launch *ln = &t->launches[i];
         char lhs[64];
@@ -921,7 +943,8 @@ static int write_torch(struct exporter *x, char *err, size_t errcap)
                "The extension is built by torch.utils.cpp_extension."
                "load_inline (nvcc) on first\nuse; the launch plan is "
                "computed for the tensors' sizes (any shape the\ntemplate "
-               "supports, not only the run's).\n\"\"\"\n",
+               "supports, not only the run's, unless the kernel was built "
+               "for\nthe run's shape facts: see above).\n\"\"\"\n",
             dtype_name(v->spec.dtype));
     fprintf(f, "import torch\nfrom torch.utils.cpp_extension import "
                "load_inline\n\n");

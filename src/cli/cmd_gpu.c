@@ -426,7 +426,14 @@ static int run_group(const struct eval_args *a, struct group *g,
     int x = XC_OK;
     for (int i = 0; i < g->n && !x; i++) {
         x = point_for(a, g->t[i], vals[i], a->n_files == 1);
-        src[i] = x ? NULL : tpl_instantiate(g->t[i], vals[i], o.dtype);
+        int64_t facts[TPL_MAX_FACTS];
+        if (!x && tpl_facts(g->t[i], vals[i], &o.shape, facts, err,
+                            sizeof err)) {
+            fprintf(stderr, "kevo eval: %s: %s\n", g->file[i], err);
+            x = XC_BAD;
+        }
+        src[i] = x ? NULL : tpl_instantiate(g->t[i], vals[i], o.dtype,
+                                            &o.shape);
         if (!x && !src[i])
             x = XC_BAD;
         if (x)

@@ -143,7 +143,8 @@ static int rebuild(struct verify *v, struct entry *x)
     run_view_point(x->tpl, x->rec, x->vals);
     char hex[17];
     hash_hex(genome_hash(x->tpl, x->vals), hex);
-    x->source = tpl_instantiate(x->tpl, x->vals, v->rv.spec.dtype);
+    x->source = tpl_instantiate(x->tpl, x->vals, v->rv.spec.dtype,
+                                &v->rv.spec.shape);
     if (!x->source)
         return KEVO_ENOMEM;
     uint64_t src_hash = hash_final(hash_str(HASH_SEED, x->source));

@@ -414,6 +414,44 @@ static int d_requires(struct tparse *tp, char *args)
     return KEVO_OK;
 }
 
+static int d_fact(struct tparse *tp, char *args)
+{
+    struct tpl *t = tp->t;
+    if (t->n_facts == TPL_MAX_FACTS)
+        return perr(tp, "too many facts (max %d)", TPL_MAX_FACTS);
+    char *rest = args + strcspn(args, " \t");
+    if (*rest)
+        *rest++ = '\0';
+    rest += strspn(rest, " \t");
+    if (!*args || !*rest)
+        return perr(tp, "'fact' needs a NAME and an expression");
+    if (!is_ident(args) || strlen(args) >= sizeof t->facts[0].name)
+        return perr(tp, "bad fact name '%s'", args);
+    for (int i = 0; i < t->n_vars; i++)
+        if (!strcmp(t->var_names[i], args))
+            return perr(tp, "fact '%s' collides with a %s", args,
+                        i < t->n_params ? "param"
+                        : i < t->n_vars - TPL_N_DEVICE_VARS ? "size"
+                                                            : "device fact");
+    for (int i = 0; i < t->n_facts; i++)
+        if (!strcmp(t->facts[i].name, args))
+            return perr(tp, "duplicate fact '%s' (first on line %d)", args,
+                        t->facts[i].line);
+    struct tpl_fact *f = &t->facts[t->n_facts];
+    int rc = compile(tp, "fact", rest, &f->e);
+    if (rc)
+        return rc;
+    snprintf(f->name, sizeof f->name, "%s", args);
+    f->line = tp->line;
+    t->n_facts++;
+    uint64_t device = ((1ULL << TPL_N_DEVICE_VARS) - 1)
+                      << (t->n_vars - TPL_N_DEVICE_VARS);
+    if (expr_uses(f->e) & device)
+        return perr(tp, "fact '%s' uses a device fact: facts are of the "
+                    "shape (params and sizes only)", f->name);
+    return KEVO_OK;
+}
+
 static int d_launch(struct tparse *tp, char *args)
 {
     struct tpl *t = tp->t;
@@ -673,6 +711,7 @@ static const struct directive {
     {"provenance", 1, d_provenance},
     {"constraint", 2, d_constraint},
     {"requires", 2, d_requires},
+    {"fact", 2, d_fact},
     {"launch", 2, d_launch},
     {"grid", 2, d_grid},
     {"block", 2, d_block},
@@ -879,6 +918,12 @@ static int after_pass2(struct tparse *tp)
         if (!used_in_code(tp, t->tmaps[i].name))
             return perr(tp, "tensormap '%s' is never used in the text",
                         t->tmaps[i].name);
+    }
+    for (int i = 0; i < t->n_facts; i++) {
+        tp->line = t->facts[i].line;
+        if (!used_in_code(tp, t->facts[i].name))
+            return perr(tp, "fact '%s' is never used in the text",
+                        t->facts[i].name);
     }
     mark_launch_only(tp);
     int64_t def[TPL_MAX_PARAMS], v[TPL_MAX_VARS], r;
@@ -1112,6 +1157,8 @@ void tpl_free(struct tpl *t)
         expr_free(t->tmaps[i].box[1]);
         expr_free(t->tmaps[i].l2);
     }
+    for (int i = 0; i < t->n_facts; i++)
+        expr_free(t->facts[i].e);
     expr_free(t->workspace);
     free(t->text);
     free(t);
@@ -1219,6 +1266,9 @@ int tpl_prepare(const struct tpl *t, const int64_t *vals, enum dtype dt,
             return KEVO_EINVAL;
         }
     }
+    int64_t facts[TPL_MAX_FACTS];
+    if (tpl_facts(t, vals, s, facts, why, whycap))
+        return KEVO_EINVAL;
     struct launch_plan own;
     if (!plan)
         plan = &own;
@@ -1459,10 +1509,32 @@ int tpl_plan(const struct tpl *t, const int64_t *vals, const struct shape *s,
 
 /* ---- instantiation ---- */
 
-char *tpl_instantiate(const struct tpl *t, const int64_t *vals, enum dtype dt)
+int tpl_facts(const struct tpl *t, const int64_t *vals, const struct shape *s,
+              int64_t *out, char *why, size_t whycap)
+{
+    int64_t v[TPL_MAX_VARS];
+    fill_vars(t, vals, s, NULL, v);
+    for (int i = 0; i < t->n_facts; i++)
+        if (!s || expr_eval(t->facts[i].e, v, &out[i])) {
+            char shape[128] = "no shape";
+            if (s)
+                problem_format_shape(s, shape, sizeof shape);
+            snprintf(why, whycap, "fact '%s = %s' cannot be evaluated for %s",
+                     t->facts[i].name, expr_text(t->facts[i].e), shape);
+            return KEVO_EINVAL;
+        }
+    return KEVO_OK;
+}
+
+char *tpl_instantiate(const struct tpl *t, const int64_t *vals, enum dtype dt,
+                      const struct shape *s)
 {
     const struct problem *p = problem_find(t->problem);
     assert(p); /* tpl_parse resolved it */
+    int64_t facts[TPL_MAX_FACTS];
+    char why[256];
+    if (tpl_facts(t, vals, s, facts, why, sizeof why))
+        return NULL;
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -1479,6 +1551,9 @@ char *tpl_instantiate(const struct tpl *t, const int64_t *vals, enum dtype dt)
         if (!t->params[i].launch_only)
             fprintf(f, "#define %s %lld\n", t->params[i].name,
                     (long long)vals[i]);
+    for (int i = 0; i < t->n_facts; i++)
+        fprintf(f, "#define %s %lld\n", t->facts[i].name,
+                (long long)facts[i]);
     /* the name is checked to hold no quote or backslash (valid_name) */
     fprintf(f, "#line 1 \"%s.cu\"\n%s", t->name, t->text);
     n = strlen(t->text);

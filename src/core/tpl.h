@@ -25,6 +25,10 @@
  *                                          run to run (atomics)
  *   // kevo: tensormap tmA A BK, BM swizzle=128   (optional) a TMA tensor
  *                                          map of buffer A (see below)
+ *   // kevo: fact FULL M % BM == 0        (optional) a shape fact: the
+ *                                          source gets "#define FULL v",
+ *                                          v the expression's value at
+ *                                          the run's shape (see below)
  *   // kevo: provenance run runs/x         (optional, any number) KEY
  *                                          VALUE: where a template that
  *                                          kevo promote took from a run
@@ -54,6 +58,12 @@
  * timing starts at the first launch. A kernel that reads too early is
  * wrong, and the checks say so; the time still runs from the first
  * launch's start to the last one's end.
+ * fact NAME EXPR: EXPR (params and sizes; no device facts) is evaluated for
+ * the shape at instantiation and its value #defined as NAME, so the code can
+ * leave out the paths the shape never takes (e.g. the unaligned variants of
+ * a main loop: NVRTC's time grows with every instantiated path). The
+ * source, and so the compile, is then specific to shapes with the same
+ * values: the exported launchers check them and refuse other shapes.
  * Expressions (expr.h) may use the params, the problem's size names, and
  * the device facts SMS (multiprocessors), SMEM_OPTIN (max dynamic shared
  * memory per block, bytes) and L2_BYTES.
@@ -77,6 +87,7 @@
 #define TPL_MAX_CONSTRAINTS 32
 #define TPL_NAME_MAX 64
 #define TPL_MAX_TMAPS 4
+#define TPL_MAX_FACTS 8
 
 /* Device facts usable in expressions, appended after params and sizes. */
 #define TPL_N_DEVICE_VARS 3
@@ -127,6 +138,13 @@ struct tpl_tmap {
     int line;
 };
 
+/* A "fact" directive. */
+struct tpl_fact {
+    char name[32];
+    struct expr *e; /* params and sizes */
+    int line;
+};
+
 struct tpl {
     char name[TPL_NAME_MAX]; /* file name without .cu, e.g. "sgemm_tiled" */
     char path[512];          /* where it was loaded from ("" if text) */
@@ -146,6 +164,8 @@ struct tpl {
     int nondeterministic;
     int n_tmaps;             /* tensor maps, passed after ws in order */
     struct tpl_tmap tmaps[TPL_MAX_TMAPS];
+    int n_facts;             /* shape facts, #defined in declaration order */
+    struct tpl_fact facts[TPL_MAX_FACTS];
     /* Variable table for expressions: params, then the problem's sizes,
      * then SMS, SMEM_OPTIN, L2_BYTES. */
     int n_vars;
@@ -167,7 +187,9 @@ struct tpl {
  * constraint (reported at the constraint's line), a launch kernel not
  * defined as extern "C" __global__ in the text, a param never used (as a
  * whole word) in the text outside directives nor in an expression, a
- * "provenance" line without a KEY (a name) and a VALUE.
+ * "provenance" line without a KEY (a name) and a VALUE, a fact named like
+ * a param, size, device fact or another fact, or using a device fact, or
+ * never used in the text.
  * Checks the default point against tpl_device_default.
  * On success *out is a new template; free with tpl_free().
  */
@@ -200,7 +222,8 @@ int tpl_point_valid(const struct tpl *t, const int64_t *vals,
 /* Prepares the template for shape s at point vals: KEVO_OK if it supports
  * them - dtype is in its mask, every "requires" holds, the launch plan
  * evaluates to sane positive dims and every tensor map can be encoded
- * (16-byte row strides, 16-byte box rows within the swizzle span) - with
+ * (16-byte row strides, 16-byte box rows within the swizzle span), every
+ * fact evaluates - with
  * the launch plan in *plan (may be NULL); else KEVO_EINVAL with the reason
  * in why[whycap]. The one check every user of a candidate makes. */
 int tpl_prepare(const struct tpl *t, const int64_t *vals, enum dtype dt,
@@ -251,13 +274,22 @@ int tpl_plan(const struct tpl *t, const int64_t *vals, const struct shape *s,
              const struct tpl_device *dev, struct launch_plan *out,
              char *err, size_t errcap) KEVO_WUR;
 
+/* Values of the facts at vals for shape s into out[0..n_facts): KEVO_OK,
+ * or KEVO_EINVAL with "fact 'NAME = EXPR' cannot be evaluated for SHAPE"
+ * in why[whycap]. */
+int tpl_facts(const struct tpl *t, const int64_t *vals, const struct shape *s,
+              int64_t *out, char *why, size_t whycap);
+
 /*
  * Returns plain CUDA source: "// kevo: <name> <params>" header line, the
- * problem prelude for dt, "#define P v" per param, then t->text with a
- * "#line 1" directive so compiler messages point into the template. New
- * string; caller frees.
+ * problem prelude for dt, "#define P v" per param (but launch-only ones),
+ * "#define F v" per fact at shape s, then t->text with a "#line 1"
+ * directive so compiler messages point into the template. New string;
+ * caller frees. NULL when out of memory or when a fact cannot be evaluated
+ * for s (tpl_prepare refuses such a shape first). s may be NULL only for
+ * a template without facts.
  */
 char *tpl_instantiate(const struct tpl *t, const int64_t *vals,
-                      enum dtype dt);
+                      enum dtype dt, const struct shape *s);
 
 #endif

@@ -663,7 +663,7 @@ static void child_desc(struct engine *e, struct child *c)
 static int write_source(struct engine *e, struct child *c)
 {
     c->source = tpl_instantiate(engine_tpl_of(e, &c->g), c->g.vals,
-                                e->env.spec->dtype);
+                                e->env.spec->dtype, &e->env.spec->shape);
     if (!c->source)
         return KEVO_ENOMEM;
     c->src_hash = hash_final(hash_str(HASH_SEED, c->source));
@@ -832,7 +832,7 @@ static int confirm(struct engine *e, const struct child *c, int *accept)
     struct genome inc = {.tpl = e->st.best_tpl, .hash = e->st.best_hash};
     memcpy(inc.vals, e->st.best_vals, sizeof inc.vals);
     char *src = tpl_instantiate(engine_tpl_of(e, &inc), inc.vals,
-                                e->env.spec->dtype);
+                                e->env.spec->dtype, &e->env.spec->shape);
     if (!src)
         return KEVO_ENOMEM;
     struct candidate ch = {engine_tpl_of(e, &c->g), c->g.vals, c->g.hash,

@@ -85,6 +85,35 @@ cc -std=c11 -w "$SCRATCH/plan.c" -o "$SCRATCH/plan" && got=$("$SCRATCH/plan")
 [ -n "$want" ] && [ "$got" = "$want" ] && ok "the exported plan function agrees with kevo's plan ($got)" \
     || fail "exported plan: got '$got' want '$want'"
 
+# a kernel built with shape facts (sgemm_warptile: BVEC, KFULL, MNFULL): the
+# .cu has their values, and the plan function takes a shape with the same
+# values and refuses one whose facts differ
+$T run --evaluator test --problem gemm --shape 256x256x256 --seed 6 --generations 2 \
+    --template sgemm_warptile --runs-dir "$SCRATCH" --name ef --quiet || fail "export setup run (facts)"
+O="$SCRATCH/out-ef"
+$K export "$SCRATCH/ef" --format all --out "$O" >/dev/null 2>"$SCRATCH/fe" || { fail "export ef"; cat "$SCRATCH/fe"; }
+grep -q '^#define BVEC 1$' "$O/kevo_gemm.cu" && grep -q '^#define MNFULL 1$' "$O/kevo_gemm.cu" \
+    && grep -q 'built for BVEC = 1 (N % 4 == 0): other shapes are refused' "$O/kevo_gemm.cu" \
+    && grep -q 'built for BVEC = 1 (N % 4 == 0): other shapes are refused' "$O/kevo_gemm.py" \
+    && ok "facts: the exported .cu and .py carry the run's shape facts" || fail "facts in the export"
+{ sed -n '/^#define /p' "$O/kevo_gemm.c"; sed -n '/^struct kevo_gemm_dims/,/^#pragma pop_macro("align")/p' "$O/kevo_gemm.c"
+  cat <<'C'
+#include <stdio.h>
+static void try_(long long m, long long n, long long k) {
+    struct kevo_gemm_dims l[2]; unsigned long long ws; const char *why = "ok";
+    kevo_gemm_plan_(m, n, k, 132, 232448, 52428800, l, &ws, &why);
+    printf("%lldx%lldx%lld: %s\n", m, n, k, why);
+}
+int main(void) { try_(256, 256, 256); try_(512, 256, 1024); try_(256, 254, 256); return 0; }
+C
+} >"$SCRATCH/fplan.c"
+cc -std=c11 -w "$SCRATCH/fplan.c" -o "$SCRATCH/fplan" && got=$("$SCRATCH/fplan")
+want="256x256x256: ok
+512x256x1024: ok
+256x254x256: shape not supported: the kernel was built for BVEC = 1 (N % 4 == 0)"
+[ "$got" = "$want" ] && ok "facts: the exported plan takes shapes with the run's facts, refuses others" \
+    || fail "facts plan: got '$got'"
+
 expect_fail "export of a missing run names the path" "'$SCRATCH/nope' is not a kevo run directory" \
     $K export "$SCRATCH/nope"
 expect_fail "export with an unknown format says so" "unknown format 'rust'" $K export "$R" --format rust

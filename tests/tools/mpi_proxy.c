@@ -49,13 +49,14 @@ struct cands {
 };
 
 /* Candidates of two templates, at points stepping their first param. */
-static void make_cands(struct cands *cs, struct tpl *a, struct tpl *b)
+static void make_cands(struct cands *cs, struct tpl *a, struct tpl *b,
+                       const struct shape *shape)
 {
     for (int k = 0; k < N_CANDS; k++) {
         struct tpl *t = k % 2 ? b : a;
         tpl_default_point(t, cs->vals[k]);
         cs->vals[k][0] = t->params[0].values[k / 2 % t->params[0].n_values];
-        cs->src[k] = tpl_instantiate(t, cs->vals[k], DTYPE_FP32);
+        cs->src[k] = tpl_instantiate(t, cs->vals[k], DTYPE_FP32, shape);
         cs->c[k] = (struct candidate){t, cs->vals[k],
                                       genome_hash(t, cs->vals[k]), cs->src[k],
                                       hash_final(hash_str(HASH_SEED,
@@ -123,7 +124,7 @@ static int coordinator(void)
                 b = tpls[i];
         }
     struct cands cs;
-    make_cands(&cs, a, b);
+    make_cands(&cs, a, b, &s.shape);
 
     /* rank 2 cannot make the evaluator it is asked for */
     struct spec bad = s;

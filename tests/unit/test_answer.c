@@ -92,11 +92,11 @@ static int parse_file(const char *name, struct tpl **t, char **src, char *why,
     return rc;
 }
 
-static int compiles(const struct tpl *t, enum dtype dt)
+static int compiles(const struct tpl *t, enum dtype dt, const struct shape *s)
 {
     int64_t def[TPL_MAX_PARAMS];
     tpl_default_point(t, def);
-    char *src = tpl_instantiate(t, def, dt);
+    char *src = tpl_instantiate(t, def, dt, s);
     struct jit_output out;
     memset(&out, 0, sizeof out);
     int rc = jit_compile(src, t->name, "sm_90a", &out);
@@ -138,7 +138,8 @@ static void test_data_files(void)
         if (t) {
             CHECK(!strcmp(t->name, "llm_test") && !strcmp(t->path, ""));
             CHECK(!strcmp(src, t->text) && !strcmp(t->problem, r.p->name));
-            CHECK_MSG(compiles(t, r.dt), "%s does not compile", name);
+            CHECK_MSG(compiles(t, r.dt, r.ctx.shape), "%s does not compile",
+                      name);
         }
         tpl_free(t);
         free(src);

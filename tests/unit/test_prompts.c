@@ -288,7 +288,7 @@ static void test_format_example(void)
     for (int dt = 0; t && dt < DTYPE_COUNT; dt++) {
         int64_t def[TPL_MAX_PARAMS];
         tpl_default_point(t, def);
-        char *code = tpl_instantiate(t, def, (enum dtype)dt);
+        char *code = tpl_instantiate(t, def, (enum dtype)dt, &shape);
         struct jit_output o;
         memset(&o, 0, sizeof o);
         CHECK(jit_compile(code, "example", "sm_90a", &o) == KEVO_OK);

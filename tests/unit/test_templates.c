@@ -30,10 +30,28 @@ static int random_valid(const struct tpl *t, struct rng *r, int64_t *vals)
     return -1;
 }
 
-static int compile_point(const struct tpl *t, const int64_t *vals,
-                         enum dtype dt)
+/* A shape of the template's problem: every size 4096 (odd = 0), or odd
+ * sizes near it (odd = 1), so that a template's shape facts take both
+ * values. */
+static struct shape test_shape(const struct tpl *t, int odd)
 {
-    char *src = tpl_instantiate(t, vals, dt);
+    const struct problem *p = problem_find(t->problem);
+    struct shape s = {.n_dims = p ? p->n_dims : 0};
+    for (int d = 0; d < s.n_dims; d++)
+        s.d[d] = odd ? 4099 - 2 * d : 4096;
+    return s;
+}
+
+static int compile_point(const struct tpl *t, const int64_t *vals,
+                         enum dtype dt, int odd)
+{
+    struct shape shape = test_shape(t, odd);
+    char *src = tpl_instantiate(t, vals, dt, &shape);
+    if (!src) {
+        fprintf(stderr, "  %s: no source at shape %d (a fact fails?)\n",
+                t->name, odd);
+        return 0;
+    }
     struct jit_output out;
     memset(&out, 0, sizeof out);
     int rc = jit_compile(src, t->name, "sm_90a", &out);
@@ -72,12 +90,16 @@ static int compile_all(struct tpl **tpls, int n, struct rng *r,
             if (!(t->dtype_mask & 1u << dt))
                 continue;
             int64_t vals[TPL_MAX_PARAMS];
+            /* the default at both shapes where facts make them differ;
+             * the random points alternate */
             tpl_default_point(t, vals);
-            CHECK(compile_point(t, vals, (enum dtype)dt));
-            compiled++;
+            for (int odd = 0; odd <= (t->n_facts > 0); odd++) {
+                CHECK(compile_point(t, vals, (enum dtype)dt, odd));
+                compiled++;
+            }
             for (int k = 0; k < RANDOM_POINTS; k++) {
                 CHECK(random_valid(t, r, vals) == 0);
-                CHECK(compile_point(t, vals, (enum dtype)dt));
+                CHECK(compile_point(t, vals, (enum dtype)dt, k & 1));
                 compiled++;
             }
         }
@@ -142,7 +164,7 @@ static void test_example_problems(void)
                 int64_t vals[TPL_MAX_PARAMS];
                 tpl_default_point(tpls[k], vals);
                 if (tpls[k]->dtype_mask & 1u << dt) {
-                    CHECK(compile_point(tpls[k], vals, (enum dtype)dt));
+                    CHECK(compile_point(tpls[k], vals, (enum dtype)dt, 0));
                     compiled++;
                 }
             }

@@ -173,7 +173,7 @@ static void test_instantiate(void)
     if (!t)
         return;
     int64_t vals[5] = {128, 64, 32, 8, 4};
-    char *src = tpl_instantiate(t, vals, DTYPE_FP16);
+    char *src = tpl_instantiate(t, vals, DTYPE_FP16, NULL);
     CHECK(src != NULL);
     if (src) {
         const char *head =
@@ -214,9 +214,9 @@ static void test_launch_only(void)
     CHECK(!t->params[0].launch_only && t->params[1].launch_only &&
           t->params[2].launch_only && !t->params[3].launch_only);
     int64_t a[4] = {32, 1, 0, 1}, b[4] = {32, 4, 1, 1}, c[4] = {64, 1, 0, 1};
-    char *sa = tpl_instantiate(t, a, DTYPE_FP32),
-         *sb = tpl_instantiate(t, b, DTYPE_FP32),
-         *sc = tpl_instantiate(t, c, DTYPE_FP32);
+    char *sa = tpl_instantiate(t, a, DTYPE_FP32, NULL),
+         *sb = tpl_instantiate(t, b, DTYPE_FP32, NULL),
+         *sc = tpl_instantiate(t, c, DTYPE_FP32, NULL);
     CHECK(sa && sb && sc);
     if (sa && sb && sc) {
         CHECK(!strncmp(sa, "// kevo: t BM=32 SPLIT=1 HINT=0 SIDE=1 dtype=fp32\n",
@@ -231,6 +231,60 @@ static void test_launch_only(void)
     free(sa);
     free(sb);
     free(sc);
+    tpl_free(t);
+}
+
+/* A shape fact is #defined at the shape's value: two shapes with other
+ * values give two sources, two with the same value one; it may use params;
+ * without a shape, or where it cannot be evaluated, there is no source and
+ * tpl_prepare refuses the shape, naming the fact. */
+static void test_facts(void)
+{
+    struct tpl *t = parse(
+        "// kevo: problem gemm\n// kevo: dtypes fp32\n"
+        "// kevo: param BK 8 16 default=8\n"
+        "// kevo: fact BVEC N % 4 == 0\n"
+        "// kevo: fact KFULL K % BK == 0\n"
+        "// kevo: fact PER 64 / (M - 7)\n"
+        "// kevo: launch k\n// kevo: grid cdiv(M, 64)\n// kevo: block 128\n"
+        "extern \"C\" __global__ void k(float *A, float *B, float *C, int M,\n"
+        "    int N, int K, void *ws) {\n"
+        "#if BVEC && KFULL\n    C[0] = PER;\n#endif\n}\n");
+    if (!t)
+        return;
+    CHECK(t->n_facts == 3 && !strcmp(t->facts[1].name, "KFULL"));
+    int64_t v8[1] = {8}, v16[1] = {16}, f[TPL_MAX_FACTS];
+    struct shape a = shape3(9, 64, 24), b = shape3(9, 68, 40),
+                 c = shape3(9, 66, 24), bad = shape3(7, 64, 64);
+    char *sa = tpl_instantiate(t, v8, DTYPE_FP32, &a),
+         *sb = tpl_instantiate(t, v8, DTYPE_FP32, &b),
+         *sc = tpl_instantiate(t, v8, DTYPE_FP32, &c),
+         *s16 = tpl_instantiate(t, v16, DTYPE_FP32, &a);
+    CHECK(sa && sb && sc && s16);
+    if (sa && sb && sc && s16) {
+        /* BK is launch-only (no code names it), but KFULL carries it */
+        CHECK(t->params[0].launch_only && !strstr(sa, "#define BK"));
+        CHECK(strstr(sa, "\n#define BVEC 1\n#define KFULL 1\n"
+                         "#define PER 32\n#line 1"));
+        CHECK(!strcmp(sa, sb)); /* same facts: one source, one compile */
+        CHECK(strstr(sc, "#define BVEC 0\n#define KFULL 1\n"));
+        CHECK(strstr(s16, "\n#define BVEC 1\n#define KFULL 0\n"));
+    }
+    CHECK(tpl_facts(t, v8, &a, f, err, sizeof err) == KEVO_OK && f[0] == 1 &&
+          f[1] == 1 && f[2] == 32);
+    CHECK(tpl_instantiate(t, v8, DTYPE_FP32, NULL) == NULL);
+    CHECK(tpl_instantiate(t, v8, DTYPE_FP32, &bad) == NULL);
+    CHECK(tpl_prepare(t, v8, DTYPE_FP32, &a, NULL, NULL, err, sizeof err) ==
+          KEVO_OK);
+    CHECK(tpl_prepare(t, v8, DTYPE_FP32, &bad, NULL, NULL, err, sizeof err) ==
+          KEVO_EINVAL);
+    CHECK_MSG(strstr(err, "fact 'PER = 64 / (M - 7)' cannot be evaluated "
+                          "for 7x64x64"),
+              "%s", err);
+    free(sa);
+    free(sb);
+    free(sc);
+    free(s16);
     tpl_free(t);
 }
 
@@ -605,6 +659,8 @@ int main(void)
     RUN(test_plan_limits, "launch plans outside CUDA limits are rejected");
     RUN(test_instantiate, "instantiation has header, prelude and defines");
     RUN(test_launch_only, "params no code names are launch-only: no #define");
+    RUN(test_facts, "shape facts: #defined per shape, same values one "
+                    "source, refused where they fail");
     RUN(test_space_small, "a small space counts as by hand");
     RUN(test_space_tiled, "the tiled space counts as by hand");
     RUN(test_supports, "supports checks dtype, requires and the plan");

@@ -1,0 +1,98 @@
+/*
+ * compile_time.c - NVRTC's time for a template at one shape (a benchmark,
+ * not a test; no GPU needed): the default point and N random valid points,
+ * each instantiated for the shape (its facts included) and compiled as the
+ * GPU worker's pool does (jit_compile: kevo's options, no NVRTC cache),
+ * one at a time. Prints one line per point (seconds, cubin bytes)
+ * and the total; the same seed draws the same points, so two versions of
+ * a template can be compared point by point.
+ *
+ * usage: compile_time TEMPLATE.cu DTYPE SHAPE [N [SEED]]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "jit.h"
+#include "rng.h"
+#include "tpl.h"
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int random_valid(const struct tpl *t, struct rng *r, int64_t *vals)
+{
+    for (int tries = 0; tries < 100000; tries++) {
+        for (int i = 0; i < t->n_params; i++)
+            vals[i] = t->params[i].values[rng_below(
+                r, (uint64_t)t->params[i].n_values)];
+        if (tpl_point_valid(t, vals, NULL))
+            return 0;
+    }
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: compile_time TEMPLATE.cu DTYPE SHAPE "
+                        "[N [SEED]]\n");
+        return 2;
+    }
+    struct tpl *t;
+    char err[512];
+    enum dtype dt;
+    struct shape s;
+    if (tpl_load(argv[1], &t, err, sizeof err)) {
+        fprintf(stderr, "compile_time: %s\n", err);
+        return 2;
+    }
+    if (dtype_parse(argv[2], &dt) ||
+        problem_parse_shape(problem_find(t->problem), argv[3], &s, err,
+                            sizeof err)) {
+        fprintf(stderr, "compile_time: bad dtype '%s' or shape '%s' %s\n",
+                argv[2], argv[3], err);
+        tpl_free(t);
+        return 2;
+    }
+    int n = argc > 4 ? atoi(argv[4]) : 8;
+    struct rng r;
+    rng_seed(&r, argc > 5 ? strtoull(argv[5], NULL, 10) : 1);
+    double total = 0;
+    int bad = 0;
+    for (int k = 0; k <= n && !bad; k++) {
+        int64_t vals[TPL_MAX_PARAMS];
+        if (k == 0)
+            tpl_default_point(t, vals);
+        else if (random_valid(t, &r, vals))
+            break;
+        char *src = tpl_instantiate(t, vals, dt, &s);
+        if (!src) {
+            fprintf(stderr, "compile_time: no source (a fact fails?)\n");
+            bad = 1;
+            break;
+        }
+        struct jit_output o;
+        double t0 = now_s();
+        int rc = jit_compile(src, t->name, "sm_90a", &o);
+        double dt_s = now_s() - t0;
+        const char *pt = src + strlen("// kevo: "); /* the point's name */
+        printf("%6.3f s %8zu B  %.*s\n", dt_s, o.cubin_len,
+               (int)strcspn(pt, "\n"), pt);
+        bad = rc != KEVO_OK || !o.ok;
+        if (bad)
+            fprintf(stderr, "%s\n", o.log ? o.log : "");
+        total += dt_s;
+        jit_output_release(&o);
+        free(src);
+    }
+    printf("total %.3f s over %d points (%s, %s, %s)\n", total, n + 1,
+           t->name, argv[2], argv[3]);
+    tpl_free(t);
+    return bad;
+}
