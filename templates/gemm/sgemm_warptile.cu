@@ -41,13 +41,18 @@
  * slices), 4096^3 0.932x -> 0.965x, 6144x2048x3072 0.944x -> 0.981x,
  * 6001x5999x6007 0.906x -> 0.912x.
  *
- * Shape facts (tpl.h "fact"): BVEC (N % 4 == 0), KFULL (K % BK == 0) and
- * MNFULL (every block interior) leave out the main-loop variants the shape
- * never runs; each fully unrolled variant is about a third of NVRTC's
- * time. An aligned shape compiles the predicate-free loop alone, an
- * N % 4 != 0 shape the scalar-B one alone. A B pointer that is not 16-byte
- * aligned where N % 4 == 0 (a view, say) takes generic_tile, a compact
- * loop straight from global memory: correct, slow, cheap to compile.
+ * Shape fact BVEC (tpl.h "fact"): N % 4 == 0. A shape whose B rows are
+ * not 16-byte aligned (BVEC = 0) runs the scalar-B main loop only, so its
+ * build leaves out the two 16-byte ones: NVRTC 2.1x faster at
+ * 6001x5999x6007 (bench/results/2026-11-24-s9-compile-facts/), and the
+ * default point 0.939x cuBLAS against 0.895x, launch by launch on the H100
+ * (bench/results/2026-11-24-h100-s9/c2). An aligned build keeps all three
+ * loops: with the dead ones left out (facts K % BK == 0, no edge blocks)
+ * the live loop compiled 2.6x faster but ran 4-6 % slower at the default
+ * point (0.911-0.930x against 0.969x at 4096^3, 0.999-1.024x against
+ * 1.063x at 384x384x262144; ORDER=1, a trap or a cheap fallback for a
+ * misaligned B instead of the scalar loop did not bring it back, same
+ * call): ptxas schedules the loop differently when it is alone.
  */
 // kevo: problem gemm
 // kevo: dtypes fp32
@@ -83,8 +88,6 @@
 // split count S (the kernel reads it as gridDim.y):
 //   SPLITK ? SPLITK : max(1, min(SMS * MINB / tiles, K / (16 * BK)))
 // kevo: fact BVEC N % 4 == 0
-// kevo: fact KFULL K % BK == 0
-// kevo: fact MNFULL M % BM == 0 && N % BN == 0
 // kevo: requires M * K < 2147483648 && K * N < 2147483648 && M * N < 2147483648
 // kevo: requires (SPLITK ? SPLITK : max(1, min(SMS * MINB / (cdiv(M, BM) * cdiv(N, BN)), K / (16 * BK)))) * M * N * 4 <= 1073741824
 // kevo: workspace 16 + ((SPLITK ? SPLITK : max(1, min(SMS * MINB / (cdiv(M, BM) * cdiv(N, BN)), K / (16 * BK)))) > 1 ? (SPLITK ? SPLITK : max(1, min(SMS * MINB / (cdiv(M, BM) * cdiv(N, BN)), K / (16 * BK)))) * M * N * 4 : 0)
@@ -371,39 +374,6 @@ __device__ __forceinline__ void mainloop(float (&acc)[TM][TN], float *smem,
     cp_async_wait<0>();
 }
 
-/* Slices [kt_beg, kt_end) into acc without shared memory: each thread
- * sums its own outputs (the epilogue's rows and columns) one k at a time,
- * masked at the edges. Only for a B that is not 16-byte aligned in a
- * BVEC build (see the header). */
-__device__ __forceinline__ void generic_tile(float (&acc)[TM][TN],
-                                             const elem_t *__restrict__ A,
-                                             const elem_t *__restrict__ B,
-                                             int kt_beg, int kt_end, int M,
-                                             int N, int K, int m0, int n0,
-                                             int arow, int bcol)
-{
-    const int k1 = min(kt_end * BK, K);
-#pragma unroll 1
-    for (int k = kt_beg * BK; k < k1; ++k) {
-        float a[TM], b[TN];
-#pragma unroll
-        for (int i = 0; i < TM; ++i) {
-            int gm = m0 + arow + (i / 4) * LM * 4 + i % 4;
-            a[i] = gm < M ? A[(size_t)gm * K + k] : 0.f;
-        }
-#pragma unroll
-        for (int j = 0; j < TN; ++j) {
-            int gn = n0 + bcol + (j / 4) * LN * 4 + j % 4;
-            b[j] = gn < N ? B[(size_t)k * N + gn] : 0.f;
-        }
-#pragma unroll
-        for (int i = 0; i < TM; ++i)
-#pragma unroll
-            for (int j = 0; j < TN; ++j)
-                acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-    }
-}
-
 extern "C" __global__ void __launch_bounds__(THREADS, MINB)
 sgemm_warptile(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
                elem_t *__restrict__ C, int M, int N, int K, void *ws)
@@ -427,7 +397,7 @@ sgemm_warptile(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
     const int kt_beg = z * per + min(z, extra);
     const int kt_end = kt_beg + per + (z < extra);
 
-    const bool interior = MNFULL || (m0 + BM <= M && n0 + BN <= N);
+    const bool interior = m0 + BM <= M && n0 + BN <= N;
     const bool b_vec =
         BVEC && N % 4 == 0 && (unsigned long long)B % 16 == 0;
 
@@ -460,13 +430,10 @@ sgemm_warptile(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
             acc[i][j] = 0.f;
 
     if (kt_end > kt_beg) {
-        if (!b_vec && BVEC)
-            generic_tile(acc, A, B, kt_beg, kt_end, M, N, K, m0, n0, arow,
-                         bcol);
-        else if (!b_vec)
+        if (!b_vec)
             mainloop<false, true>(acc, smem, L, kt_beg, kt_end, interior, M,
                                   N, K, arow, bcol);
-        else if (KFULL && interior)
+        else if (interior && K % BK == 0)
             mainloop<true, false>(acc, smem, L, kt_beg, kt_end, interior, M,
                                   N, K, arow, bcol);
         else

@@ -85,14 +85,14 @@ cc -std=c11 -w "$SCRATCH/plan.c" -o "$SCRATCH/plan" && got=$("$SCRATCH/plan")
 [ -n "$want" ] && [ "$got" = "$want" ] && ok "the exported plan function agrees with kevo's plan ($got)" \
     || fail "exported plan: got '$got' want '$want'"
 
-# a kernel built with shape facts (sgemm_warptile: BVEC, KFULL, MNFULL): the
+# a kernel built with a shape fact (sgemm_warptile's BVEC, N % 4 == 0): the
 # .cu has their values, and the plan function takes a shape with the same
 # values and refuses one whose facts differ
 $T run --evaluator test --problem gemm --shape 256x256x256 --seed 6 --generations 2 \
     --template sgemm_warptile --runs-dir "$SCRATCH" --name ef --quiet || fail "export setup run (facts)"
 O="$SCRATCH/out-ef"
 $K export "$SCRATCH/ef" --format all --out "$O" >/dev/null 2>"$SCRATCH/fe" || { fail "export ef"; cat "$SCRATCH/fe"; }
-grep -q '^#define BVEC 1$' "$O/kevo_gemm.cu" && grep -q '^#define MNFULL 1$' "$O/kevo_gemm.cu" \
+grep -q '^#define BVEC 1$' "$O/kevo_gemm.cu" \
     && grep -q 'built for BVEC = 1 (N % 4 == 0): other shapes are refused' "$O/kevo_gemm.cu" \
     && grep -q 'built for BVEC = 1 (N % 4 == 0): other shapes are refused' "$O/kevo_gemm.py" \
     && ok "facts: the exported .cu and .py carry the run's shape facts" || fail "facts in the export"

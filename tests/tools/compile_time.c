@@ -3,7 +3,8 @@
  * not a test; no GPU needed): the default point and N random valid points,
  * each instantiated for the shape (its facts included) and compiled as the
  * GPU worker's pool does (jit_compile: kevo's options, no NVRTC cache),
- * one at a time. Prints one line per point (seconds, cubin bytes)
+ * one at a time. Prints one line per point (seconds, cubin bytes,
+ * registers, spill stores/loads)
  * and the total; the same seed draws the same points, so two versions of
  * a template can be compared point by point.
  *
@@ -82,7 +83,8 @@ int main(int argc, char **argv)
         int rc = jit_compile(src, t->name, "sm_90a", &o);
         double dt_s = now_s() - t0;
         const char *pt = src + strlen("// kevo: "); /* the point's name */
-        printf("%6.3f s %8zu B  %.*s\n", dt_s, o.cubin_len,
+        printf("%6.3f s %8zu B %3d regs %4d/%-4d spill  %.*s\n", dt_s,
+               o.cubin_len, o.regs, o.spill_stores, o.spill_loads,
                (int)strcspn(pt, "\n"), pt);
         bad = rc != KEVO_OK || !o.ok;
         if (bad)
