@@ -43,7 +43,7 @@
  *
  * Shape fact BVEC (tpl.h "fact"): N % 4 == 0. A shape whose B rows are
  * not 16-byte aligned (BVEC = 0) runs the scalar-B main loop only, so its
- * build leaves out the two 16-byte ones: NVRTC 2.1x faster at
+ * build leaves out the two 16-byte ones: NVRTC 1.9x faster at
  * 6001x5999x6007 (bench/results/2026-11-24-s9-compile-facts/), and the
  * default point 0.939x cuBLAS against 0.895x, launch by launch on the H100
  * (bench/results/2026-11-24-h100-s9/c2). An aligned build keeps all three

@@ -1,11 +1,10 @@
 /*
  * compile_time.c - NVRTC's time for a template at one shape (a benchmark,
- * not a test; no GPU needed): the default point and N random valid points,
- * each instantiated for the shape (its facts included) and compiled as the
+ * not a test; no GPU needed): the default point and N distinct random valid
+ * points (pointset_sample), each instantiated for the shape (its facts included) and compiled as the
  * GPU worker's pool does (jit_compile: kevo's options, no NVRTC cache),
  * one at a time. Prints one line per point (seconds, cubin bytes,
- * registers, spill stores/loads)
- * and the total; the same seed draws the same points, so two versions of
+ * registers, spill stores/loads) and the total; the same seed draws the same points, so two versions of
  * a template can be compared point by point.
  *
  * usage: compile_time TEMPLATE.cu DTYPE SHAPE [N [SEED]]
@@ -17,6 +16,7 @@
 
 #include "jit.h"
 #include "rng.h"
+#include "sample.h"
 #include "tpl.h"
 
 static double now_s(void)
@@ -24,18 +24,6 @@ static double now_s(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int random_valid(const struct tpl *t, struct rng *r, int64_t *vals)
-{
-    for (int tries = 0; tries < 100000; tries++) {
-        for (int i = 0; i < t->n_params; i++)
-            vals[i] = t->params[i].values[rng_below(
-                r, (uint64_t)t->params[i].n_values)];
-        if (tpl_point_valid(t, vals, NULL))
-            return 0;
-    }
-    return -1;
 }
 
 int main(int argc, char **argv)
@@ -64,14 +52,21 @@ int main(int argc, char **argv)
     int n = argc > 4 ? atoi(argv[4]) : 8;
     struct rng r;
     rng_seed(&r, argc > 5 ? strtoull(argv[5], NULL, 10) : 1);
+    struct pointset ps;
+    pointset_init(&ps, t->n_params);
+    if (n > 0 && pointset_sample(&ps, t, NULL, NULL, NULL, n, &r)) {
+        fprintf(stderr, "compile_time: cannot sample %d points\n", n);
+        tpl_free(t);
+        return 2;
+    }
     double total = 0;
     int bad = 0;
-    for (int k = 0; k <= n && !bad; k++) {
+    for (long k = 0; k <= ps.n && !bad; k++) {
         int64_t vals[TPL_MAX_PARAMS];
         if (k == 0)
             tpl_default_point(t, vals);
-        else if (random_valid(t, &r, vals))
-            break;
+        else
+            pointset_get(&ps, t, k - 1, vals);
         char *src = tpl_instantiate(t, vals, dt, &s);
         if (!src) {
             fprintf(stderr, "compile_time: no source (a fact fails?)\n");
@@ -93,8 +88,9 @@ int main(int argc, char **argv)
         jit_output_release(&o);
         free(src);
     }
-    printf("total %.3f s over %d points (%s, %s, %s)\n", total, n + 1,
+    printf("total %.3f s over %ld points (%s, %s, %s)\n", total, ps.n + 1,
            t->name, argv[2], argv[3]);
+    pointset_release(&ps);
     tpl_free(t);
     return bad;
 }
