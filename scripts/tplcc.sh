@@ -76,6 +76,7 @@ trap 'rm -rf "$W"' EXIT
 problem= ; dtypes= ; nondet=0 ; workspace=
 pnames=() ; pvals=() ; pdefs=()
 cons=() ; cons_line=() ; reqs=() ; reqs_line=() ; fnames=() ; fexprs=()
+anames=() ; aexprs=()
 lk=() ; lgrid=() ; lblock=() ; lsmem=() ; lcluster=()
 while IFS=$'\t' read -r dir line arg; do
     nl=${#lk[@]}
@@ -103,6 +104,8 @@ while IFS=$'\t' read -r dir line arg; do
     requires) reqs+=("$arg") ; reqs_line+=("$line") ;;
     fact) fnames+=("${arg%%[[:space:]]*}")
           fexprs+=("$(sed -E 's/^[^[:space:]]+[[:space:]]+//' <<<"$arg")") ;;
+    arg) anames+=("${arg%%[[:space:]]*}")
+         aexprs+=("$(sed -E 's/^[^[:space:]]+[[:space:]]+//' <<<"$arg")") ;;
     launch) lk+=("$arg") ; lgrid+=("1") ; lblock+=("1") ; lsmem+=("0")
             lcluster+=("") ;;
     grid|block|smem|cluster)
@@ -387,8 +390,9 @@ shape=${emu_shape:-$gpu_shape}
     echo "#define KEVO_N_LAUNCHES ${#lk[@]}"
     printf 'static const char *kevo_kernel_names[] = {'
     printf '"%s", ' "${lk[@]}" ; echo '};'
-    printf 'static kevo_fn kevo_kernels[] = {'
-    printf '%s, ' "${lk[@]}" ; echo '};'
+    printf 'static const struct kevo_kernel kevo_kernels[] = {'
+    printf 'KEVO_KERNEL(%s), ' "${lk[@]}" ; echo '};'
+    echo "#define KEVO_N_ARGS ${#anames[@]}" 
     locals() {
         for i in "${!sizes[@]}"; do
             echo "  const long long ${sizes[$i]} = d[$i]; (void)${sizes[$i]};"
@@ -429,6 +433,14 @@ shape=${emu_shape:-$gpu_shape}
     done
     echo "  *ws = ($(if [ -n "$workspace" ]; then cexpr "$workspace"; else echo 0; fi));"
     echo '  (void)why; (void)cap; return 0;'
+    echo '}'
+    echo 'static void kevo_args(const long long *d, const struct kevo_dev *dev,'
+    echo '                      int *a) {'
+    locals
+    for i in "${!anames[@]}"; do
+        echo "  a[$i] = (int)($(cexpr "${aexprs[$i]}")); /* ${anames[$i]} */"
+    done
+    echo '  (void)a;'
     echo '}'
 } >"$W/plan.h"
 bf16=0 ; [ "$dtype" = bf16 ] && bf16=1

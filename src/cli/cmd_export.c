@@ -163,6 +163,10 @@ static void put_about(const struct exporter *x, FILE *f, const char *pre)
                     l->block[k] ? expr_text(l->block[k]) : "1");
         fprintf(f, "), smem %s\n", l->smem ? expr_text(l->smem) : "0");
     }
+    for (int i = 0; i < v->best_tpl->n_args; i++)
+        fprintf(f, "%s  int argument %s = %s (%d here)\n", pre,
+                v->best_tpl->args[i].name, expr_text(v->best_tpl->args[i].e),
+                lp.args[i]);
     for (int i = 0; i < v->best_tpl->n_requires; i++)
         fprintf(f, "%s  requires %s\n", pre,
                 expr_text(v->best_tpl->requires_[i].e));
@@ -226,6 +230,26 @@ static void put_tmaps_fn(const struct exporter *x, FILE *f)
                         t->tmaps[i].name, i);
             }
         }
+    fprintf(f, "    return 0;\n}\n");
+}
+
+/* <base>_args_(): the template's int kernel arguments ("arg") for the
+ * sizes, in order; the same range as tpl_plan() (an int). */
+static void put_args_fn(const struct exporter *x, FILE *f)
+{
+    const struct tpl *t = x->v.best_tpl;
+    fprintf(f, "/* Int kernel arguments for the sizes; 0, or 1 with *why. */\n"
+               "static int %s_args_(", x->base);
+    put_sizes_params(x, f);
+    fprintf(f, "int *args, const char **why)\n{\n    long long v;\n");
+    put_void_sizes(x, f);
+    for (int i = 0; i < t->n_args; i++) {
+        put_expr_value(f, "v", t->args[i].e, "0");
+        fprintf(f, "    if (v < -2147483647LL - 1 || v > 2147483647LL) {\n"
+                   "        *why = \"arg %s out of range\";\n        return 1;"
+                   "\n    }\n    args[%d] = (int)v;\n",
+                t->args[i].name, i);
+    }
     fprintf(f, "    return 0;\n}\n");
 }
 
@@ -313,6 +337,8 @@ static void put_plan_fn(const struct exporter *x, FILE *f)
                "    return 0;\n}\n");
     if (t->n_tmaps)
         put_tmaps_fn(x, f);
+    if (t->n_args)
+        put_args_fn(x, f);
     for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
         fprintf(f, "#pragma pop_macro(\"%s\")\n", fns[i]);
 }
@@ -512,6 +538,13 @@ static void put_c_source(const struct exporter *x, FILE *f)
                             "            last_error = %s;\n"
                             "            return er;");
     }
+    if (t->n_args) {
+        fprintf(f, "    int ia[%d];\n    if (%s_args_(", t->n_args, b);
+        for (int d = 0; d < p->n_dims; d++)
+            fprintf(f, "%s, ", p->dim_names[d]);
+        fprintf(f, "sms, smem_optin, l2_bytes, ia, &last_error))\n"
+                   "        return CUDA_ERROR_INVALID_VALUE;\n");
+    }
     fprintf(f, "    void *args[] = {");
     for (int i = 0; i < x->n_bufs; i++)
         fprintf(f, "&%s, ", x->bufs[i].name);
@@ -520,6 +553,8 @@ static void put_c_source(const struct exporter *x, FILE *f)
     fprintf(f, "&ws");
     for (int i = 0; i < t->n_tmaps; i++)
         fprintf(f, ", &tm[%d]", i);
+    for (int i = 0; i < t->n_args; i++)
+        fprintf(f, ", &ia[%d]", i);
     fprintf(f, "};\n%s", launcher_text_c_launch_loop);
 }
 
@@ -767,7 +802,8 @@ static void put_torch_tmaps(const struct exporter *x, FILE *f)
 
 /* Launch i through cudaLaunchKernelExC with an argument array: buffers,
  * sizes, ws, then the tensor maps by value (their type is the
- * template's own struct, so no typed <<<>>> call). */
+ * template's own struct, so no typed <<<>>> call), then the int args (a
+ * kernel that declares fewer parameters reads only its own). */
 static void put_torch_launch_args(const struct exporter *x, FILE *f, int i)
 {
     const struct tpl_launch *ln = &x->v.best_tpl->launches[i];
@@ -790,6 +826,8 @@ static void put_torch_launch_args(const struct exporter *x, FILE *f, int i)
         fprintf(f, "&ws");
         for (int k = 0; k < x->v.best_tpl->n_tmaps; k++)
             fprintf(f, ", &tm[%d]", k);
+        for (int k = 0; k < x->v.best_tpl->n_args; k++)
+            fprintf(f, ", &ia[%d]", k);
         fprintf(f, "};\n");
     }
     fprintf(f, "    if (l[%d].smem > 48 * 1024)\n        C10_CUDA_CHECK("
@@ -878,8 +916,19 @@ static void put_torch_cuda(const struct exporter *x, FILE *f)
                "        ws = ws_t.data_ptr();\n    }\n"
                "    cudaStream_t stream = at::cuda::getCurrentCUDAStream();\n",
             a0);
-    if (t->n_tmaps) {
-        put_torch_tmaps(x, f);
+    if (t->n_args) {
+        fprintf(f, "    int ia[%d];\n    TORCH_CHECK(!%s_args_(", t->n_args,
+                x->base);
+        for (int d = 0; d < p->n_dims; d++)
+            fprintf(f, "%s, ", p->dim_names[d]);
+        fprintf(f, "prop->multiProcessorCount,\n        (long long)prop->"
+                   "sharedMemPerBlockOptin, prop->l2CacheSize, ia, &why), "
+                   "\"%s: \", why);\n",
+                x->base);
+    }
+    if (t->n_tmaps || t->n_args) {
+        if (t->n_tmaps)
+            put_torch_tmaps(x, f);
         for (int i = 0; i < t->n_launches; i++)
             put_torch_launch_args(x, f, i);
     } else {

@@ -414,6 +414,26 @@ static int d_requires(struct tparse *tp, char *args)
     return KEVO_OK;
 }
 
+/* Where name is taken already (a var, fact, tensor map or arg), or NULL. */
+static const char *name_taken(const struct tpl *t, const char *name)
+{
+    for (int i = 0; i < t->n_vars; i++)
+        if (!strcmp(t->var_names[i], name))
+            return i < t->n_params                        ? "param"
+                   : i < t->n_vars - TPL_N_DEVICE_VARS ? "size"
+                                                          : "device fact";
+    for (int i = 0; i < t->n_facts; i++)
+        if (!strcmp(t->facts[i].name, name))
+            return "fact";
+    for (int i = 0; i < t->n_tmaps; i++)
+        if (!strcmp(t->tmaps[i].name, name))
+            return "tensormap";
+    for (int i = 0; i < t->n_args; i++)
+        if (!strcmp(t->args[i].name, name))
+            return "arg";
+    return NULL;
+}
+
 static int d_fact(struct tparse *tp, char *args)
 {
     struct tpl *t = tp->t;
@@ -427,16 +447,13 @@ static int d_fact(struct tparse *tp, char *args)
         return perr(tp, "'fact' needs a NAME and an expression");
     if (!is_ident(args) || strlen(args) >= sizeof t->facts[0].name)
         return perr(tp, "bad fact name '%s'", args);
-    for (int i = 0; i < t->n_vars; i++)
-        if (!strcmp(t->var_names[i], args))
-            return perr(tp, "fact '%s' collides with a %s", args,
-                        i < t->n_params ? "param"
-                        : i < t->n_vars - TPL_N_DEVICE_VARS ? "size"
-                                                            : "device fact");
     for (int i = 0; i < t->n_facts; i++)
         if (!strcmp(t->facts[i].name, args))
             return perr(tp, "duplicate fact '%s' (first on line %d)", args,
                         t->facts[i].line);
+    const char *taken = name_taken(t, args);
+    if (taken)
+        return perr(tp, "fact '%s' collides with a %s", args, taken);
     struct tpl_fact *f = &t->facts[t->n_facts];
     int rc = compile(tp, "fact", rest, &f->e);
     if (rc)
@@ -449,6 +466,32 @@ static int d_fact(struct tparse *tp, char *args)
     if (expr_uses(f->e) & device)
         return perr(tp, "fact '%s' uses a device fact: facts are of the "
                     "shape (params and sizes only)", f->name);
+    return KEVO_OK;
+}
+
+static int d_arg(struct tparse *tp, char *args)
+{
+    struct tpl *t = tp->t;
+    if (t->n_args == TPL_MAX_ARGS)
+        return perr(tp, "too many args (max %d)", TPL_MAX_ARGS);
+    char *rest = args + strcspn(args, " \t");
+    if (*rest)
+        *rest++ = '\0';
+    rest += strspn(rest, " \t");
+    if (!*args || !*rest)
+        return perr(tp, "'arg' needs a NAME and an expression");
+    if (!is_ident(args) || strlen(args) >= sizeof t->args[0].name)
+        return perr(tp, "bad arg name '%s'", args);
+    const char *taken = name_taken(t, args);
+    if (taken)
+        return perr(tp, "arg '%s' collides with a %s", args, taken);
+    struct tpl_arg *a = &t->args[t->n_args];
+    int rc = compile(tp, "arg", rest, &a->e);
+    if (rc)
+        return rc;
+    snprintf(a->name, sizeof a->name, "%s", args);
+    a->line = tp->line;
+    t->n_args++;
     return KEVO_OK;
 }
 
@@ -666,6 +709,9 @@ static int d_tensormap(struct tparse *tp, char *args)
         if (!strcmp(t->tmaps[i].name, name))
             return perr(tp, "duplicate tensormap '%s' (first on line %d)",
                         name, t->tmaps[i].line);
+    const char *taken = name_taken(t, name);
+    if (taken)
+        return perr(tp, "tensormap '%s' collides with a %s", name, taken);
     int two_d = 0, bi = buffer_index(tp->prob, buf, &two_d);
     if (bi < 0)
         return perr(tp, "problem '%s' has no buffer '%s'", tp->prob->name,
@@ -720,6 +766,7 @@ static const struct directive {
     {"pdl", 2, d_pdl},
     {"workspace", 2, d_workspace},
     {"tensormap", 2, d_tensormap},
+    {"arg", 2, d_arg},
 };
 
 /* ---- the line scanner ---- */
@@ -929,6 +976,18 @@ static int after_pass2(struct tparse *tp)
     int64_t def[TPL_MAX_PARAMS], v[TPL_MAX_VARS], r;
     tpl_default_point(t, def);
     fill_vars(t, def, NULL, &tpl_device_default, v);
+    for (int i = 0; i < t->n_args; i++) {
+        const struct tpl_arg *a = &t->args[i];
+        tp->line = a->line;
+        if (!used_in_code(tp, a->name))
+            return perr(tp, "arg '%s' is never used in the text", a->name);
+        /* sizes are 0 here: only an expression of the params and device
+         * facts is checked (a size may make it fail, as in a grid) */
+        if (!(expr_uses(a->e) & size_bits(t)) &&
+            (expr_eval(a->e, v, &r) || r < INT32_MIN || r > INT32_MAX))
+            return perr(tp, "arg '%s = %s' is not an int at the default "
+                        "point", a->name, expr_text(a->e));
+    }
     for (int i = 0; i < t->n_constraints; i++) {
         const struct tpl_cond *c = &t->constraints[i];
         tp->line = c->line;
@@ -1159,6 +1218,8 @@ void tpl_free(struct tpl *t)
     }
     for (int i = 0; i < t->n_facts; i++)
         expr_free(t->facts[i].e);
+    for (int i = 0; i < t->n_args; i++)
+        expr_free(t->args[i].e);
     expr_free(t->workspace);
     free(t->text);
     free(t);
@@ -1504,6 +1565,16 @@ int tpl_plan(const struct tpl *t, const int64_t *vals, const struct shape *s,
         }
     }
     out->n_tmaps = t->n_tmaps;
+    for (int i = 0; i < t->n_args; i++) {
+        char what[64];
+        int64_t a;
+        snprintf(what, sizeof what, "arg '%s'", t->args[i].name);
+        rc = plan_value(&pc, what, t->args[i].e, 0, INT32_MIN, INT32_MAX, &a);
+        if (rc)
+            return rc;
+        out->args[i] = (int32_t)a;
+    }
+    out->n_args = t->n_args;
     return KEVO_OK;
 }
 

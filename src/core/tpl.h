@@ -29,6 +29,9 @@
  *                                          source gets "#define FULL v",
  *                                          v the expression's value at
  *                                          the run's shape (see below)
+ *   // kevo: arg group_m GROUP_M          (optional) a kernel argument:
+ *                                          an int computed at launch
+ *                                          (see below)
  *   // kevo: provenance run runs/x         (optional, any number) KEY
  *                                          VALUE: where a template that
  *                                          kevo promote took from a run
@@ -64,6 +67,15 @@
  * a main loop: NVRTC's time grows with every instantiated path). The
  * source, and so the compile, is then specific to shapes with the same
  * values: the exported launchers check them and refuse other shapes.
+ * arg NAME EXPR: an int kernel argument. The harness evaluates EXPR
+ * (params, sizes and device facts, like a grid expression; the value must
+ * fit in an int) and passes it by value after the tensor maps (or after
+ * ws), in declaration order, to every launch: declare it `int NAME` where
+ * the kernel reads it (a kernel that does not may leave it and the ones
+ * after it out). A param that only args, grids and other directives name
+ * (no code) is launch-only: points that differ only in such params are one
+ * source and one compile. So a tunable the code can take at run time
+ * (a rasterization width, a split count) costs no compile per value.
  * Expressions (expr.h) may use the params, the problem's size names, and
  * the device facts SMS (multiprocessors), SMEM_OPTIN (max dynamic shared
  * memory per block, bytes) and L2_BYTES.
@@ -88,6 +100,7 @@
 #define TPL_NAME_MAX 64
 #define TPL_MAX_TMAPS 4
 #define TPL_MAX_FACTS 8
+#define TPL_MAX_ARGS 4
 
 /* Device facts usable in expressions, appended after params and sizes. */
 #define TPL_N_DEVICE_VARS 3
@@ -145,6 +158,13 @@ struct tpl_fact {
     int line;
 };
 
+/* An "arg" directive. */
+struct tpl_arg {
+    char name[32];  /* the kernel parameter's name */
+    struct expr *e; /* params, sizes and device facts */
+    int line;
+};
+
 struct tpl {
     char name[TPL_NAME_MAX]; /* file name without .cu, e.g. "sgemm_tiled" */
     char path[512];          /* where it was loaded from ("" if text) */
@@ -166,6 +186,8 @@ struct tpl {
     struct tpl_tmap tmaps[TPL_MAX_TMAPS];
     int n_facts;             /* shape facts, #defined in declaration order */
     struct tpl_fact facts[TPL_MAX_FACTS];
+    int n_args;              /* int kernel arguments, after the maps */
+    struct tpl_arg args[TPL_MAX_ARGS];
     /* Variable table for expressions: params, then the problem's sizes,
      * then SMS, SMEM_OPTIN, L2_BYTES. */
     int n_vars;
@@ -189,7 +211,9 @@ struct tpl {
  * whole word) in the text outside directives nor in an expression, a
  * "provenance" line without a KEY (a name) and a VALUE, a fact named like
  * a param, size, device fact or another fact, or using a device fact, or
- * never used in the text.
+ * never used in the text, an arg named like a param, size, device fact,
+ * fact, tensor map or another arg, or never used in the text, or whose
+ * value at the default point is not an int.
  * Checks the default point against tpl_device_default.
  * On success *out is a new template; free with tpl_free().
  */
@@ -263,13 +287,15 @@ struct launch_plan {
     uint64_t workspace_bytes;
     int n_tmaps;
     struct tmap_plan tm[TPL_MAX_TMAPS];
+    int n_args;
+    int32_t args[TPL_MAX_ARGS]; /* the "arg" values, in order */
 };
 /* Evaluates the launch plan at vals for shape s; KEVO_EINVAL with a reason
  * if an expression fails or gives a non-positive or too large dim. Limits:
  * grid x in [1, 2^31-1], y and z in [1, 65535]; block x, y in [1, 1024],
  * z in [1, 64], at most 1024 threads; smem in [0, SMEM_OPTIN]; cluster
  * dims >= 1, at most 16 blocks, each dividing the grid's; workspace >= 0;
- * tensor map boxes in [1, 256]. */
+ * tensor map boxes in [1, 256]; args within int. */
 int tpl_plan(const struct tpl *t, const int64_t *vals, const struct shape *s,
              const struct tpl_device *dev, struct launch_plan *out,
              char *err, size_t errcap) KEVO_WUR;

@@ -45,6 +45,11 @@ cJSON *wire_job_json(const struct wire_job *j)
         cJSON_AddNumberToObject(t, "l2", m->l2);
         cJSON_AddItemToArray(tms, t);
     }
+    if (pl->n_args) {
+        cJSON *as = cJSON_AddArrayToObject(o, "args");
+        for (int i = 0; as && i < pl->n_args; i++)
+            cJSON_AddItemToArray(as, cJSON_CreateNumber(pl->args[i]));
+    }
     cJSON_AddBoolToObject(o, "nondet", j->nondet);
     if (!cJSON_AddNumberToObject(o, "best_ns", j->best_ns)) {
         cJSON_Delete(o);
@@ -107,6 +112,16 @@ int wire_job_parse(const cJSON *o, struct wire_job *j)
         pl->tm[i] = (struct tmap_plan){
             b->valueint, {(uint32_t)b0->valuedouble, (uint32_t)b1->valuedouble},
             sw->valueint, (int)record_num(m, "l2", 256)};
+    }
+    const cJSON *as = cJSON_GetObjectItemCaseSensitive(o, "args");
+    pl->n_args = cJSON_IsArray(as) ? cJSON_GetArraySize(as) : 0;
+    if (pl->n_args > TPL_MAX_ARGS)
+        return KEVO_EPARSE;
+    for (int i = 0; i < pl->n_args; i++) {
+        const cJSON *a = cJSON_GetArrayItem(as, i);
+        if (!cJSON_IsNumber(a) || a->valuedouble != (int32_t)a->valuedouble)
+            return KEVO_EPARSE;
+        pl->args[i] = (int32_t)a->valuedouble;
     }
     j->nondet = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "nondet"));
     j->best_ns = record_num(o, "best_ns", 0);

@@ -42,7 +42,8 @@
 #define CHECK_SLOT (HX_HASH_SLOTS - 1) /* hash slot for checks */
 #define TIMING_CASCADE 1.5        /* racing: stop above this x best */
 #define TIMING_QUICK_SPREAD 0.005 /* stop after 3 reps within 0.5 % */
-#define MAX_ARGS (PROB_MAX_BUFS + PROB_MAX_DIMS + 1 + TPL_MAX_TMAPS)
+#define MAX_ARGS \
+    (PROB_MAX_BUFS + PROB_MAX_DIMS + 1 + TPL_MAX_TMAPS + TPL_MAX_ARGS)
 
 struct worker {
     int fd;
@@ -79,6 +80,8 @@ struct job {
     int n_tmaps;
     struct tmap_plan tm[TPL_MAX_TMAPS];
     CUtensorMap tmap[TPL_MAX_TMAPS]; /* encoded for bufs[], passed by value */
+    int n_iargs;
+    int32_t iargs[TPL_MAX_ARGS];     /* tpl.h "arg", passed by value */
     void *args[MAX_ARGS];
     int launch_rc;           /* a rejected launch: its CUresult */
     int launch_idx;
@@ -400,6 +403,8 @@ static int parse_launches(const cJSON *j, struct job *jb)
     memcpy(jb->l, wj.plan.l, sizeof jb->l);
     jb->ws_bytes = wj.plan.workspace_bytes;
     jb->n_tmaps = wj.plan.n_tmaps;
+    jb->n_iargs = wj.plan.n_args;
+    memcpy(jb->iargs, wj.plan.args, sizeof jb->iargs);
     memcpy(jb->tm, wj.plan.tm, sizeof jb->tm);
     jb->nondet = wj.nondet;
     jb->best_ns = wj.best_ns;
@@ -743,10 +748,13 @@ static int job_load(struct worker *w, struct job *jb, const void *cubin,
     }
     jb->ws = jb->ws_bytes ? hx_workspace(w->h) : 0;
     jb->args[a++] = &jb->ws;
-    /* tensor maps by value, after ws, in declaration order */
+    /* tensor maps by value, after ws, in declaration order; then the
+     * int args */
     encode_tmaps(w, jb, v);
     for (int i = 0; i < jb->n_tmaps; i++)
         jb->args[a++] = &jb->tmap[i];
+    for (int i = 0; i < jb->n_iargs; i++)
+        jb->args[a++] = &jb->iargs[i];
     return v->outcome == EVAL_OK ? watch_build(w, jb, cubin, len, v)
                                  : KEVO_OK;
 }

@@ -32,8 +32,9 @@
  *  2. ABI. Arguments are the problem's buffers in declared order, each
  *     size as int, then void *ws (plan->workspace_bytes, NULL if 0), then
  *     the template's tensor maps by value (tpl.h "tensormap"), encoded in
- *     the worker for exactly the live buffers the launch passes; a map
- *     the driver refuses is compile_error "cannot launch: tensor map ...".
+ *     the worker for exactly the live buffers the launch passes, then the
+ *     template's int args (tpl.h "arg") by value; a map the driver
+ *     refuses is compile_error "cannot launch: tensor map ...".
  *     More than 48 KiB of dynamic shared memory is opted in per kernel;
  *     clusters and programmatic dependent launches (tpl.h "pdl") go
  *     through cuLaunchKernelEx. A launch the driver rejects (invalid

@@ -458,8 +458,10 @@ static int buffer_type_dtype(const char *t)
 struct abi {
     int n_bufs, n_dims, n;
     struct buf_desc bufs[PROB_MAX_BUFS];
-    const char *names[PROB_MAX_BUFS + PROB_MAX_DIMS + 1 + TPL_MAX_TMAPS];
-    char list[384]; /* "A, B, C, M, N, K, ws" */
+    int n_tmaps, n_args;
+    const char *names[PROB_MAX_BUFS + PROB_MAX_DIMS + 1 + TPL_MAX_TMAPS +
+                      TPL_MAX_ARGS];
+    char list[512]; /* "A, B, C, M, N, K, ws" */
 };
 
 static void abi_init(struct abi *a, const struct answer_ctx *ctx,
@@ -476,6 +478,10 @@ static void abi_init(struct abi *a, const struct answer_ctx *ctx,
     a->names[n++] = "ws";
     for (int i = 0; i < t->n_tmaps; i++)
         a->names[n++] = t->tmaps[i].name;
+    for (int i = 0; i < t->n_args; i++)
+        a->names[n++] = t->args[i].name;
+    a->n_tmaps = t->n_tmaps;
+    a->n_args = t->n_args;
     a->n = n;
     a->list[0] = '\0';
     for (int i = 0; i < n; i++) {
@@ -536,7 +542,9 @@ static enum answer_reject check_params(const struct answer_ctx *ctx,
                                        int n, char *why, size_t whycap)
 {
     int want = a->n, ws_at = a->n_bufs + a->n_dims;
-    if (n != want) {
+    int args_at = ws_at + 1 + a->n_tmaps;
+    /* a kernel may leave out the int args it does not read (tpl.h "arg") */
+    if (n != want && (n < args_at || n > want)) {
         int ws_missing =
             want == ws_at + 1 && n == ws_at && (n == 0 || !kp[n - 1].pointer);
         return reject(why, whycap, ANSWER_BAD_ABI,
@@ -567,7 +575,13 @@ static enum answer_reject check_params(const struct answer_ctx *ctx,
                        "kernel '%s' parameter %d '%s' must be 'void *ws' "
                        "(the workspace)",
                        k, i + 1, kp[i].text);
-        else if (i > ws_at &&
+        else if (i >= args_at &&
+                 (kp[i].pointer || kp[i].ref || !int32_type(kp[i].type)))
+            r = reject(why, whycap, ANSWER_BAD_ABI,
+                       "kernel '%s' parameter %d '%s' must be 'int %s' (an "
+                       "arg)",
+                       k, i + 1, kp[i].text, a->names[i]);
+        else if (i > ws_at && i < args_at &&
                  (kp[i].pointer || kp[i].ref || !kp[i].grid_constant))
             r = reject(why, whycap, ANSWER_BAD_ABI,
                        "kernel '%s' parameter %d '%s' must be tensor map "

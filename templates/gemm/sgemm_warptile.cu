@@ -53,6 +53,13 @@
  * 1.063x at 384x384x262144; ORDER=1, a trap or a cheap fallback for a
  * misaligned B instead of the scalar loop did not bring it back, same
  * call): ptxas schedules the loop differently when it is alone.
+ *
+ * Launch-only params: GROUP_M reaches the kernel as the int argument
+ * group_m (tpl.h "arg") and RT as the reduce launch's blockDim.x, so no
+ * code names them and points that differ only in them (and SPLITK) share
+ * one compile. In a 60 s fp32 4096^3 run (bench/results/2026-11-24-h100-
+ * s9/c1) 241 of 641 sgemm_warptile points differed from an earlier one
+ * only in SPLITK, GROUP_M and RT, and were 31 % of its compile time.
  */
 // kevo: problem gemm
 // kevo: dtypes fp32
@@ -88,6 +95,7 @@
 // split count S (the kernel reads it as gridDim.y):
 //   SPLITK ? SPLITK : max(1, min(SMS * MINB / tiles, K / (16 * BK)))
 // kevo: fact BVEC N % 4 == 0
+// kevo: arg group_m GROUP_M
 // kevo: requires M * K < 2147483648 && K * N < 2147483648 && M * N < 2147483648
 // kevo: requires (SPLITK ? SPLITK : max(1, min(SMS * MINB / (cdiv(M, BM) * cdiv(N, BN)), K / (16 * BK)))) * M * N * 4 <= 1073741824
 // kevo: workspace 16 + ((SPLITK ? SPLITK : max(1, min(SMS * MINB / (cdiv(M, BM) * cdiv(N, BN)), K / (16 * BK)))) > 1 ? (SPLITK ? SPLITK : max(1, min(SMS * MINB / (cdiv(M, BM) * cdiv(N, BN)), K / (16 * BK)))) * M * N * 4 : 0)
@@ -376,17 +384,19 @@ __device__ __forceinline__ void mainloop(float (&acc)[TM][TN], float *smem,
 
 extern "C" __global__ void __launch_bounds__(THREADS, MINB)
 sgemm_warptile(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
-               elem_t *__restrict__ C, int M, int N, int K, void *ws)
+               elem_t *__restrict__ C, int M, int N, int K, void *ws,
+               int group_m)
 {
     extern __shared__ float4 smem4[];
     float *smem = reinterpret_cast<float *>(smem4);
     const int tid = threadIdx.x;
 
-    /* Block swizzle: GROUP_M block rows sweep a column band together. */
+    /* Block swizzle: group_m (GROUP_M, an int argument, so its values
+     * share one compile) block rows sweep a column band together. */
     const int grid_m = (M + BM - 1) / BM, grid_n = (N + BN - 1) / BN;
-    const int pid = blockIdx.x, per_group = GROUP_M * grid_n;
-    const int first_m = (pid / per_group) * GROUP_M;
-    const int gsize = min(grid_m - first_m, GROUP_M);
+    const int pid = blockIdx.x, per_group = group_m * grid_n;
+    const int first_m = (pid / per_group) * group_m;
+    const int gsize = min(grid_m - first_m, group_m);
     const int m0 = (first_m + (pid % per_group) % gsize) * BM;
     const int n0 = ((pid % per_group) / gsize) * BN;
 
@@ -474,7 +484,7 @@ sgemm_warptile(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
 /* Launch 2: C = sum of slots 0..S-1 in order, four elements a thread
  * (float4 when M*N % 4 == 0 keeps every slot 16-byte aligned). S = 1:
  * launch 1 wrote C; this is one block that returns. */
-extern "C" __global__ void __launch_bounds__(RT)
+extern "C" __global__ void __launch_bounds__(512)
 sgemm_warptile_reduce(const elem_t *__restrict__ A,
                       const elem_t *__restrict__ B, elem_t *__restrict__ C,
                       int M, int N, int K, void *ws)
@@ -483,7 +493,7 @@ sgemm_warptile_reduce(const elem_t *__restrict__ A,
     if (S <= 1)
         return;
     const long long mn = (long long)M * N;
-    const long long i = ((long long)blockIdx.x * RT + threadIdx.x) * 4;
+    const long long i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * 4;
     if (i >= mn)
         return;
     const float *W =

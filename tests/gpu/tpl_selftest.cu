@@ -31,6 +31,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <type_traits>
+#include <utility>
+
 #ifdef KEVO_EMU
 /* ---------------- CPU emulation of the CUDA device subset ------------- */
 #include <pthread.h>
@@ -235,11 +238,8 @@ static inline float max(float a, float b) { return fmaxf(a, b); }
 #include KEVO_INSTANCE
 
 #if defined(KEVO_PROBLEM_GEMM)
-typedef void (*kevo_fn)(const elem_t *, const elem_t *, elem_t *, int, int,
-                        int, void *);
 #define KEVO_N_DIMS 3
 #elif defined(KEVO_PROBLEM_SOFTMAX)
-typedef void (*kevo_fn)(const elem_t *, elem_t *, int, int, void *);
 #define KEVO_N_DIMS 2
 #else
 #error "define KEVO_PROBLEM_GEMM or KEVO_PROBLEM_SOFTMAX"
@@ -281,8 +281,44 @@ static inline long long kv_align(long long a, long long b)
     return kv_cdiv(a, b) * b;
 }
 
+/* A launch's kernel, called with the harness's argument list (buffers,
+ * sizes, ws, then the template's int args): each of the kernel's own
+ * parameters takes the next entry, so a kernel that declares fewer
+ * parameters than the list (tpl.h "arg") reads only its own, as on the
+ * GPU. args[i] holds a pointer, or an int as intptr_t. */
+struct kevo_kernel {
+    const void *gpu;             /* for cudaLaunchKernel */
+    void (*emu)(void *const *a); /* the CPU emulation's call */
+};
+template <typename T> static T kv_from(void *v)
+{
+    if constexpr (std::is_pointer<T>::value)
+        return (T)v;
+    else
+        return (T)(intptr_t)v;
+}
+template <typename... P, size_t... I>
+static void kv_call_(void (*f)(P...), void *const *a,
+                     std::index_sequence<I...>)
+{
+    f(kv_from<P>(a[I])...);
+}
+template <typename... P> static void kv_call(void (*f)(P...), void *const *a)
+{
+    kv_call_(f, a, std::index_sequence_for<P...>{});
+}
+#ifdef KEVO_EMU
+#define KEVO_KERNEL(k)                                                   \
+    {                                                                    \
+        (const void *)k, [](void *const *a) { kv_call(k, a); }           \
+    }
+#else
+#define KEVO_KERNEL(k) {(const void *)k, NULL}
+#endif
+
 /* Generated: KEVO_N_LAUNCHES, kevo_kernels[], kevo_kernel_names[],
- * kevo_plan(d, dev, L, &ws_bytes), kevo_requires(d, dev, why, cap). */
+ * KEVO_N_ARGS, kevo_plan(d, dev, L, &ws_bytes), kevo_args(d, dev, a),
+ * kevo_requires(d, dev, why, cap). */
 #include KEVO_PLAN
 
 /* ---------------- host side ------------------------------------------ */
@@ -391,22 +427,12 @@ static double get(const elem_t *p, long long i) { return (double)TO_F32(p[i]); }
 
 #ifdef KEVO_EMU
 struct emu_ctx {
-    kevo_fn fn;
-    void *args[8];
+    void (*fn)(void *const *a);
+    void *args[16];
     int nthreads;
     int tid;
 };
-static void emu_call(const struct emu_ctx *c)
-{
-#if defined(KEVO_PROBLEM_GEMM)
-    c->fn((const elem_t *)c->args[0], (const elem_t *)c->args[1],
-          (elem_t *)c->args[2], (int)(intptr_t)c->args[3],
-          (int)(intptr_t)c->args[4], (int)(intptr_t)c->args[5], c->args[6]);
-#else
-    c->fn((const elem_t *)c->args[0], (elem_t *)c->args[1],
-          (int)(intptr_t)c->args[2], (int)(intptr_t)c->args[3], c->args[4]);
-#endif
-}
+static void emu_call(const struct emu_ctx *c) { c->fn(c->args); }
 static void *emu_worker(void *p)
 {
     struct emu_ctx *c = (struct emu_ctx *)p;
@@ -431,8 +457,8 @@ static void *emu_worker(void *p)
     return NULL;
 }
 /* Runs the grid; blocks one at a time, the threads of a block at once. */
-static int emu_launch(kevo_fn fn, const struct kevo_launch *l, void **args,
-                      int nargs)
+static int emu_launch(void (*fn)(void *const *), const struct kevo_launch *l,
+                      void **args, int nargs)
 {
     int nt = (int)(l->block[0] * l->block[1] * l->block[2]);
     gridDim = dim3((unsigned)l->grid[0], (unsigned)l->grid[1],
@@ -476,9 +502,9 @@ static int run_plan(const struct kevo_launch *L, void **args, int nargs,
 {
     for (int l = 0; l < KEVO_N_LAUNCHES; l++) {
 #ifdef KEVO_EMU
-        emu_launch(kevo_kernels[l], &L[l], args, nargs);
+        emu_launch(kevo_kernels[l].emu, &L[l], args, nargs);
 #else
-        const void *fn = (const void *)kevo_kernels[l];
+        const void *fn = kevo_kernels[l].gpu;
         /* always: static + dynamic > 48 KB needs it even when the
          * dynamic part alone is below 48 KB */
         if (L[l].smem > 0 &&
@@ -706,6 +732,10 @@ int main(int argc, char **argv)
     long long ws_bytes = 0;
     if (kevo_plan(d, &dev, L, &ws_bytes, why, sizeof why) != 0)
         finish(V_UNSUP, why);
+    int iargs[KEVO_N_ARGS + 1];
+    kevo_args(d, &dev, iargs);
+    for (int a = 0; a < KEVO_N_ARGS; a++)
+        printf("arg %d = %d\n", a, iargs[a]);
     for (int l = 0; l < KEVO_N_LAUNCHES; l++)
         printf("launch %s grid %lldx%lldx%lld block %lldx%lldx%lld smem %lld\n",
                kevo_kernel_names[l], L[l].grid[0], L[l].grid[1], L[l].grid[2],
@@ -763,19 +793,23 @@ int main(int argc, char **argv)
         elem_t *pout = buf_at(&out, out.dev);
         int dims[4] = {(int)d[0], (int)d[1], (int)d[2], (int)d[3]};
 #if defined(KEVO_PROBLEM_GEMM)
-        void *vargs[7] = {(void *)pin[0], (void *)pin[1], (void *)pout,
-                          (void *)(intptr_t)dims[0], (void *)(intptr_t)dims[1],
-                          (void *)(intptr_t)dims[2], ws};
-        void *cargs[7] = {&pin[0], &pin[1], &pout, &dims[0], &dims[1],
-                          &dims[2], &ws};
+        void *vargs[16] = {(void *)pin[0], (void *)pin[1], (void *)pout,
+                           (void *)(intptr_t)dims[0], (void *)(intptr_t)dims[1],
+                           (void *)(intptr_t)dims[2], ws};
+        void *cargs[16] = {&pin[0], &pin[1], &pout, &dims[0], &dims[1],
+                           &dims[2], &ws};
         int nargs = 7;
 #else
-        void *vargs[5] = {(void *)pin[0], (void *)pout,
-                          (void *)(intptr_t)dims[0], (void *)(intptr_t)dims[1],
-                          ws};
-        void *cargs[5] = {&pin[0], &pout, &dims[0], &dims[1], &ws};
+        void *vargs[16] = {(void *)pin[0], (void *)pout,
+                           (void *)(intptr_t)dims[0], (void *)(intptr_t)dims[1],
+                           ws};
+        void *cargs[16] = {&pin[0], &pout, &dims[0], &dims[1], &ws};
         int nargs = 5;
 #endif
+        for (int a = 0; a < KEVO_N_ARGS; a++) { /* tpl.h "arg" */
+            vargs[nargs] = (void *)(intptr_t)iargs[a];
+            cargs[nargs++] = &iargs[a];
+        }
 #ifdef KEVO_EMU
         (void)cargs;
         verdict = run_plan(L, vargs, nargs, timeout_s, why, sizeof why);
