@@ -419,18 +419,18 @@ static const char *name_taken(const struct tpl *t, const char *name)
 {
     for (int i = 0; i < t->n_vars; i++)
         if (!strcmp(t->var_names[i], name))
-            return i < t->n_params                        ? "param"
-                   : i < t->n_vars - TPL_N_DEVICE_VARS ? "size"
-                                                          : "device fact";
+            return i < t->n_params                        ? "a param"
+                   : i < t->n_vars - TPL_N_DEVICE_VARS ? "a size"
+                                                          : "a device fact";
     for (int i = 0; i < t->n_facts; i++)
         if (!strcmp(t->facts[i].name, name))
-            return "fact";
+            return "a fact";
     for (int i = 0; i < t->n_tmaps; i++)
         if (!strcmp(t->tmaps[i].name, name))
-            return "tensormap";
+            return "a tensormap";
     for (int i = 0; i < t->n_args; i++)
         if (!strcmp(t->args[i].name, name))
-            return "arg";
+            return "another arg";
     return NULL;
 }
 
@@ -453,7 +453,7 @@ static int d_fact(struct tparse *tp, char *args)
                         t->facts[i].line);
     const char *taken = name_taken(t, args);
     if (taken)
-        return perr(tp, "fact '%s' collides with a %s", args, taken);
+        return perr(tp, "fact '%s' collides with %s", args, taken);
     struct tpl_fact *f = &t->facts[t->n_facts];
     int rc = compile(tp, "fact", rest, &f->e);
     if (rc)
@@ -484,7 +484,7 @@ static int d_arg(struct tparse *tp, char *args)
         return perr(tp, "bad arg name '%s'", args);
     const char *taken = name_taken(t, args);
     if (taken)
-        return perr(tp, "arg '%s' collides with a %s", args, taken);
+        return perr(tp, "arg '%s' collides with %s", args, taken);
     struct tpl_arg *a = &t->args[t->n_args];
     int rc = compile(tp, "arg", rest, &a->e);
     if (rc)
@@ -711,7 +711,7 @@ static int d_tensormap(struct tparse *tp, char *args)
                         name, t->tmaps[i].line);
     const char *taken = name_taken(t, name);
     if (taken)
-        return perr(tp, "tensormap '%s' collides with a %s", name, taken);
+        return perr(tp, "tensormap '%s' collides with %s", name, taken);
     int two_d = 0, bi = buffer_index(tp->prob, buf, &two_d);
     if (bi < 0)
         return perr(tp, "problem '%s' has no buffer '%s'", tp->prob->name,

@@ -3,6 +3,7 @@
  */
 #include "wire.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -119,7 +120,9 @@ int wire_job_parse(const cJSON *o, struct wire_job *j)
         return KEVO_EPARSE;
     for (int i = 0; i < pl->n_args; i++) {
         const cJSON *a = cJSON_GetArrayItem(as, i);
-        if (!cJSON_IsNumber(a) || a->valuedouble != (int32_t)a->valuedouble)
+        if (!cJSON_IsNumber(a) || !(a->valuedouble >= INT32_MIN &&
+                                    a->valuedouble <= INT32_MAX) ||
+            a->valuedouble != (double)(int32_t)a->valuedouble)
             return KEVO_EPARSE;
         pl->args[i] = (int32_t)a->valuedouble;
     }

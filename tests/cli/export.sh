@@ -114,6 +114,34 @@ want="256x256x256: ok
 [ "$got" = "$want" ] && ok "facts: the exported plan takes shapes with the run's facts, refuses others" \
     || fail "facts plan: got '$got'"
 
+# an int kernel argument (sgemm_warptile's "arg group_m GROUP_M"): the
+# launchers compute it from the template's expression and pass it after ws
+g=$(sed -n 's/^#define GROUP_M \([0-9]*\)$/\1/p' "$O/kevo_gemm.c")
+{ sed -n '/^#define /p' "$O/kevo_gemm.c"; sed -n '/^struct kevo_gemm_dims/,/^#pragma pop_macro("align")/p' "$O/kevo_gemm.c"
+  cat <<'C'
+#include <stdio.h>
+int main(void) {
+    int a[1] = {-1}; const char *why = "ok";
+    int r = kevo_gemm_args_(256, 256, 256, 132, 232448, 52428800, a, &why);
+    printf("%d %d %s\n", r, a[0], why);
+    return 0;
+}
+C
+} >"$SCRATCH/aplan.c"
+cc -std=c11 -w "$SCRATCH/aplan.c" -o "$SCRATCH/aplan" && got=$("$SCRATCH/aplan")
+cat >"$SCRATCH/main.c" <<C
+#include "kevo_gemm.h"
+int main(void) { return kevo_gemm_load("kevo_gemm.cubin") != CUDA_SUCCESS; }
+C
+[ -n "$g" ] && [ "$got" = "0 $g ok" ] \
+    && grep -q 'void \*args\[\] = {&A, &B, &C, &M, &N, &K, &ws, &ia\[0\]};' "$O/kevo_gemm.c" \
+    && grep -q 'kx_args\[\] = {.*&ws, &ia\[0\]};' "$O/kevo_gemm.py" \
+    && grep -q "int argument group_m = GROUP_M ($g here)" "$O/kevo_gemm.cu" \
+    && cc -std=c11 -Wall -Wextra -Werror -I"$O" -I$CUDA/include "$SCRATCH/main.c" "$O/kevo_gemm.c" \
+        -L$CUDA/lib64/stubs -lcuda -o "$SCRATCH/m" \
+    && ok "args: the C and torch launchers compute the int arg (GROUP_M = $g) and pass it after ws" \
+    || fail "args in the export: got '$got', GROUP_M '$g'"
+
 expect_fail "export of a missing run names the path" "'$SCRATCH/nope' is not a kevo run directory" \
     $K export "$SCRATCH/nope"
 expect_fail "export with an unknown format says so" "unknown format 'rust'" $K export "$R" --format rust

@@ -633,6 +633,57 @@ static void test_load_dir(void)
     free(arr);
 }
 
+/* An "arg": its params are launch-only when no code names them (points
+ * differing only in them are one source), its value is in the plan per
+ * point, shape and device, and a value outside int is refused there. */
+static void test_args(void)
+{
+    struct tpl *t = parse(
+        "// kevo: problem gemm\n// kevo: dtypes fp32\n"
+        "// kevo: param BM 32 64 default=32\n"
+        "// kevo: param G 1 4 8 default=8\n"
+        "// kevo: arg group G\n"
+        "// kevo: arg wide M * G * 1000 + SMS\n"
+        "// kevo: launch k\n// kevo: grid cdiv(M, BM)\n// kevo: block 128\n"
+        "// kevo: launch r\n// kevo: block 64\n"
+        "extern \"C\" __global__ void k(float *A, float *B, float *C, int M,\n"
+        "    int N, int K, void *ws, int group, int wide) {\n"
+        "    C[0] = group + wide + BM; }\n"
+        "extern \"C\" __global__ void r(float *A, float *B, float *C, int M,\n"
+        "    int N, int K, void *ws) { }\n");
+    if (!t)
+        return;
+    CHECK(t->n_args == 2 && !strcmp(t->args[0].name, "group") &&
+          !strcmp(t->args[1].name, "wide"));
+    CHECK(!t->params[0].launch_only && t->params[1].launch_only);
+    int64_t g1[2] = {32, 1}, g8[2] = {32, 8};
+    struct shape s = shape3(100, 64, 64), big = shape3(300000, 64, 64);
+    char *s1 = tpl_instantiate(t, g1, DTYPE_FP32, &s),
+         *s8 = tpl_instantiate(t, g8, DTYPE_FP32, &s);
+    CHECK(s1 && s8);
+    if (s1 && s8) {
+        CHECK(!strstr(s1, "#define G ") && strstr(s1, "#define BM 32\n"));
+        CHECK(!strcmp(strchr(s1, '\n'), strchr(s8, '\n')));
+    }
+    free(s1);
+    free(s8);
+    struct tpl_device dev = {100, 232448, 50 << 20};
+    struct launch_plan pl;
+    CHECK(tpl_plan(t, g8, &s, &dev, &pl, err, sizeof err) == KEVO_OK &&
+          pl.n_args == 2 && pl.args[0] == 8 && pl.args[1] == 800100);
+    CHECK(tpl_plan(t, g1, &s, &dev, &pl, err,
+                   sizeof err) == KEVO_OK &&
+          pl.args[0] == 1 && pl.args[1] == 100100);
+    /* 300000 * 8 * 1000 + 100 does not fit an int */
+    CHECK(tpl_plan(t, g8, &big, &dev, &pl, err, sizeof err) == KEVO_EINVAL);
+    CHECK_MSG(strstr(err, "arg 'wide' = 2400000100 is outside"), "%s", err);
+    CHECK(tpl_prepare(t, g8, DTYPE_FP32, &big, &dev, NULL, err, sizeof err) ==
+          KEVO_EINVAL);
+    CHECK(tpl_prepare(t, g1, DTYPE_FP32, &big, &dev, NULL, err, sizeof err) ==
+          KEVO_OK);
+    tpl_free(t);
+}
+
 static void test_real_templates(void)
 {
     struct tpl **arr;
@@ -661,6 +712,8 @@ int main(void)
     RUN(test_launch_only, "params no code names are launch-only: no #define");
     RUN(test_facts, "shape facts: #defined per shape, same values one "
                     "source, refused where they fail");
+    RUN(test_args, "int args: launch-only params, values per point and "
+                   "shape, refused outside int");
     RUN(test_space_small, "a small space counts as by hand");
     RUN(test_space_tiled, "the tiled space counts as by hand");
     RUN(test_supports, "supports checks dtype, requires and the plan");

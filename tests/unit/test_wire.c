@@ -29,6 +29,9 @@ static struct wire_job sample_job(void)
     p->n_tmaps = 2;
     p->tm[0] = (struct tmap_plan){0, {64, 128}, 128, 0};
     p->tm[1] = (struct tmap_plan){1, {64, 256}, 128, 128};
+    p->n_args = 2;
+    p->args[0] = 8;
+    p->args[1] = -2147483647 - 1;
     return j;
 }
 
@@ -47,6 +50,8 @@ static void job_round_trip(void)
     CHECK(b.plan.n_tmaps == 2 && b.plan.tm[1].box[1] == 256 &&
           b.plan.tm[1].swizzle == 128);
     CHECK(b.plan.tm[0].l2 == 0 && b.plan.tm[1].l2 == 128);
+    CHECK(b.plan.n_args == 2 && b.plan.args[0] == 8 &&
+          b.plan.args[1] == -2147483647 - 1);
     cJSON_Delete(o);
     cJSON_Delete(back);
     free(t);
@@ -61,6 +66,9 @@ static void bad_jobs(void)
         "{\"launches\":[{\"kernel\":\"k\",\"grid\":[-1,1,1]}]}",
         "{\"launches\":[{\"kernel\":\"k\",\"block\":[\"x\",1,1]}]}",
         "{\"launches\":[{\"kernel\":\"k\"}],\"tensormaps\":[{\"buf\":0}]}",
+        "{\"launches\":[{\"kernel\":\"k\"}],\"args\":[1.5]}", /* not int */
+        "{\"launches\":[{\"kernel\":\"k\"}],\"args\":[2147483648]}",
+        "{\"launches\":[{\"kernel\":\"k\"}],\"args\":[1,2,3,4,5]}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         cJSON *o = cJSON_Parse(bad[i]);

@@ -1,0 +1,8 @@
+// expect: arg_bad_expr.cu:5: arg 'BM +': column 5: unexpected end
+// kevo: problem gemm
+// kevo: dtypes fp32
+// kevo: param BM 32 64 default=64
+// kevo: arg g BM +
+// kevo: launch k
+extern "C" __global__ void k(const elem_t *A, const elem_t *B, elem_t *C,
+                             int M, int N, int K, void *ws, int g) { (void)BM; (void)g; }

@@ -1,0 +1,9 @@
+// expect: arg_duplicate.cu:6: arg 'g' collides with another arg
+// kevo: problem gemm
+// kevo: dtypes fp32
+// kevo: param BM 32 64 default=64
+// kevo: arg g BM
+// kevo: arg g BM * 2
+// kevo: launch k
+extern "C" __global__ void k(const elem_t *A, const elem_t *B, elem_t *C,
+                             int M, int N, int K, void *ws, int g) { (void)BM; (void)g; }

@@ -1,0 +1,9 @@
+// expect: arg_is_fact.cu:6: arg 'g' collides with a fact
+// kevo: problem gemm
+// kevo: dtypes fp32
+// kevo: param BM 32 64 default=64
+// kevo: fact g N % 4 == 0
+// kevo: arg g BM
+// kevo: launch k
+extern "C" __global__ void k(const elem_t *A, const elem_t *B, elem_t *C,
+                             int M, int N, int K, void *ws, int g) { (void)BM; (void)g; }
