@@ -32,6 +32,7 @@
 // kevo: param SWIZZLE 0 1 default=1
 // kevo: param GROUP_M 1 4 8 16 default=8
 // kevo: param MINB 1 2 default=1
+// kevo: arg group_m GROUP_M
 //
 // The warp tile divides the block tile; 1 to 32 warps:
 // kevo: constraint BM % WM == 0 && BN % WN == 0
@@ -442,16 +443,18 @@ __device__ __forceinline__ void gemm_tile(const elem_t *A, const elem_t *B,
 
 extern "C" __global__ void __launch_bounds__(THREADS, MINB)
 hgemm_mma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
-          elem_t *__restrict__ C, int M, int N, int K, void *ws)
+          elem_t *__restrict__ C, int M, int N, int K, void *ws,
+          int group_m)
 {
     extern __shared__ uint4 smem_raw[];
     elem_t *smem = reinterpret_cast<elem_t *>(smem_raw);
 
-    /* Block swizzle: GROUP_M block rows sweep a column band together. */
+    /* Block swizzle: group_m (GROUP_M, an int argument: its values share
+     * one compile) block rows sweep a column band together. */
     const int grid_m = (M + BM - 1) / BM, grid_n = (N + BN - 1) / BN;
-    const int pid = blockIdx.x, per_group = GROUP_M * grid_n;
-    const int first_m = (pid / per_group) * GROUP_M;
-    const int gsize = min(grid_m - first_m, GROUP_M);
+    const int pid = blockIdx.x, per_group = group_m * grid_n;
+    const int first_m = (pid / per_group) * group_m;
+    const int gsize = min(grid_m - first_m, group_m);
     const int m0 = (first_m + (pid % per_group) % gsize) * BM;
     const int n0 = ((pid % per_group) / gsize) * BN;
 

@@ -217,6 +217,7 @@
 // kevo: tensormap tmA32 A 32, BM / (1 + CLN + (CLUSTER == 4)) swizzle=64 l2=L2P
 // kevo: tensormap tmB B 64, BK / (1 + MCK) swizzle=128 l2=L2P
 // kevo: tensormap tmC C 64, 64 / (1 + 3 * EPW) swizzle=128
+// kevo: arg group_m GROUP_M
 // Stream-K: the flags, then one fp32 BM x BN tile of partials a block:
 // kevo: workspace SK * (8192 + SMS * BM * BN * 4)
 // kevo: launch hgemm_wgmma
@@ -622,16 +623,17 @@ __device__ __forceinline__ void wgmma_bn<256>(float (&d)[128], u64 da,
 
 /* ---- the kernel ---- */
 
-/* Block tile of the t-th (cluster) tile: GROUP_M (cluster) rows sweep
- * the columns; tiles_m and tiles_n count cluster tiles (CL_M x CL_N block
- * tiles), and block rank of the cluster takes M tile rank % CL_M and N
- * tile rank / CL_M of it. */
+/* Block tile of the t-th (cluster) tile: group_m (cluster) rows sweep
+ * the columns (GROUP_M, an int argument: its values share one compile);
+ * tiles_m and tiles_n count cluster tiles (CL_M x CL_N block tiles), and
+ * block rank of the cluster takes M tile rank % CL_M and N tile rank /
+ * CL_M of it. */
 __device__ __forceinline__ void tile_origin(int t, int tiles_m, int tiles_n,
-                                            int &m0, int &n0)
+                                            int group_m, int &m0, int &n0)
 {
-    const int per_group = GROUP_M * tiles_n;
-    const int first_m = (t / per_group) * GROUP_M;
-    const int gsize = min(tiles_m - first_m, GROUP_M);
+    const int per_group = group_m * tiles_n;
+    const int first_m = (t / per_group) * group_m;
+    const int gsize = min(tiles_m - first_m, group_m);
     const int rank = CLUSTER == 1 ? 0 : (int)cluster_rank();
     const int col = (t % per_group) / gsize;
     m0 = ((first_m + (t % per_group) % gsize) * CL_M + rank % CL_M) * BM;
@@ -669,14 +671,16 @@ struct smem_map {
  * multiprocessor: 66 pairs on the H100) or at least launched in order.
  */
 struct sched {
-    int tiles_m, tiles_n, ktiles, ncl, cid;
+    int tiles_m, tiles_n, ktiles, ncl, cid, group_m;
     int dp_tiles; /* tiles dealt whole; the rest are stream-K */
     int su, se;   /* this cluster's stream-K slice range */
 };
 
-__device__ __forceinline__ sched make_sched(int M, int N, int K)
+__device__ __forceinline__ sched make_sched(int M, int N, int K,
+                                            int group_m)
 {
     sched g;
+    g.group_m = group_m;
     /* with CLUSTER = 2, pairs of M (or N) tiles (the second may lie past
      * M (N): its boxes read zeros and its stores are masked) */
     g.tiles_m = (M + BM * CL_M - 1) / (BM * CL_M);
@@ -749,7 +753,7 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
     w.start(g);
     while (w.next(g)) {
         int m0, n0;
-        tile_origin(w.t, g.tiles_m, g.tiles_n, m0, n0);
+        tile_origin(w.t, g.tiles_m, g.tiles_n, g.group_m, m0, n0);
         for (int kt = w.kb; kt < w.ke; ++kt, ++it) {
             const int s = (int)(it % STAGES);
             mbar_wait(sm.empty(s), (unsigned)((it / STAGES) & 1) ^ 1);
@@ -1033,7 +1037,7 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
             continue;
         }
         int m0, n0;
-        tile_origin(w.t, g.tiles_m, g.tiles_n, m0, n0);
+        tile_origin(w.t, g.tiles_m, g.tiles_n, g.group_m, m0, n0);
         /* PP = 1: the other consumer has issued the previous tile's
          * wgmmas (so every slice before this tile's has landed and the
          * full barriers' parities cannot alias) */
@@ -1175,7 +1179,7 @@ hgemm_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
             const __grid_constant__ tmap_t tmA,
             const __grid_constant__ tmap_t tmA32,
             const __grid_constant__ tmap_t tmB,
-            const __grid_constant__ tmap_t tmC)
+            const __grid_constant__ tmap_t tmC, int group_m)
 {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     smem_map sm;
@@ -1183,7 +1187,7 @@ hgemm_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
     sm.epi = sm.base + STAGES * STAGE_BYTES; /* EPI = 1 boxes, 1024-aligned */
     sm.bars = sm.epi + EPI * CONSUMERS * 2 * EPI_BOX_BYTES;
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
-    const sched g = make_sched(M, N, K);
+    const sched g = make_sched(M, N, K, group_m);
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {

@@ -29,6 +29,7 @@
 // kevo: param GROUP_M 1 8 default=8
 // kevo: param MINB 1 2 default=1
 // kevo: param RT 128 256 512 default=256
+// kevo: arg group_m GROUP_M
 //
 // The warp tile must divide the block tile (this also makes the block a
 // whole number of warps):
@@ -227,16 +228,17 @@ __device__ __forceinline__ void compute_tile(float (&acc)[TM][TN],
  * [z*per, (z+1)*per) of BK and stores it to workspace slot z. */
 extern "C" __global__ void __launch_bounds__(THREADS, MINB)
 sgemm_splitk_part(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
-                  elem_t *__restrict__ C, int M, int N, int K, void *ws)
+                  elem_t *__restrict__ C, int M, int N, int K, void *ws,
+                  int group_m)
 {
     extern __shared__ float4 smem4[];
     float *smem = reinterpret_cast<float *>(smem4);
     const int tid = threadIdx.x;
 
     const int grid_m = (M + BM - 1) / BM, grid_n = (N + BN - 1) / BN;
-    const int pid = blockIdx.x, per_group = GROUP_M * grid_n;
-    const int first_m = (pid / per_group) * GROUP_M;
-    const int gsize = min(grid_m - first_m, GROUP_M);
+    const int pid = blockIdx.x, per_group = group_m * grid_n;
+    const int first_m = (pid / per_group) * group_m;
+    const int gsize = min(grid_m - first_m, group_m);
     const int m0 = (first_m + (pid % per_group) % gsize) * BM;
     const int n0 = ((pid % per_group) / gsize) * BN;
 
@@ -316,14 +318,15 @@ sgemm_splitk_part(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
 }
 
 /* Launch 2: C = sum over z of slot z, in order; four elements a thread
- * (float4 when M*N % 4 == 0 keeps every slot 16-byte aligned). */
-extern "C" __global__ void __launch_bounds__(RT)
+ * (float4 when M*N % 4 == 0 keeps every slot 16-byte aligned). RT threads
+ * a block, read as blockDim.x: RT is launch-only (no compile per value). */
+extern "C" __global__ void __launch_bounds__(512)
 sgemm_splitk_reduce(const elem_t *__restrict__ A,
                     const elem_t *__restrict__ B, elem_t *__restrict__ C,
                     int M, int N, int K, void *ws)
 {
     const int mn = M * N;
-    const int i = (blockIdx.x * RT + threadIdx.x) * 4;
+    const int i = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
     if (i >= mn)
         return;
     const float *W = reinterpret_cast<const float *>(ws);

@@ -25,6 +25,7 @@
 // kevo: param STAGES 1 2 3 4 default=2
 // kevo: param GROUP_M 1 4 8 16 default=8
 // kevo: param MINB 1 2 default=2
+// kevo: arg group_m GROUP_M
 //
 // The warp tile must divide the block tile (this also makes the block a
 // whole number of warps):
@@ -324,17 +325,19 @@ __device__ __forceinline__ void compute_tile(float (&acc)[TM][TN],
 
 extern "C" __global__ void __launch_bounds__(THREADS, MINB)
 sgemm_tiled(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
-            elem_t *__restrict__ C, int M, int N, int K, void *ws)
+            elem_t *__restrict__ C, int M, int N, int K, void *ws,
+            int group_m)
 {
     extern __shared__ float4 smem4[];
     float *smem = reinterpret_cast<float *>(smem4);
     const int tid = threadIdx.x;
 
-    /* Block swizzle: GROUP_M block rows sweep a column band together. */
+    /* Block swizzle: group_m (GROUP_M, an int argument: its values share
+     * one compile) block rows sweep a column band together. */
     const int grid_m = (M + BM - 1) / BM, grid_n = (N + BN - 1) / BN;
-    const int pid = blockIdx.x, per_group = GROUP_M * grid_n;
-    const int first_m = (pid / per_group) * GROUP_M;
-    const int gsize = min(grid_m - first_m, GROUP_M);
+    const int pid = blockIdx.x, per_group = group_m * grid_n;
+    const int first_m = (pid / per_group) * group_m;
+    const int gsize = min(grid_m - first_m, group_m);
     const int m0 = (first_m + (pid % per_group) % gsize) * BM;
     const int n0 = ((pid % per_group) / gsize) * BN;
 
