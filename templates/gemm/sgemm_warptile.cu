@@ -61,7 +61,8 @@
  * (bench/results/2026-11-24-h100-s10/c2): 771 evaluations/min against 404
  * with both compiled in (1577 of 2611 evaluations reused a binary, against
  * 260 of 1369); the default point launch by launch against cuBLAS 0.966x
- * against 0.967x (c1: within 0.1-0.2 % at four shapes, either way).
+ * against 0.967x (c1: interleaved, 0.16-0.23 % slower at three shapes,
+ * 0.19 % faster at 6001x5999x6007).
  */
 // kevo: problem gemm
 // kevo: dtypes fp32
