@@ -343,6 +343,24 @@ static void print_provenance(const struct tpl *t)
 static const struct problem *user_probs[16];
 static int n_user_probs;
 
+/* The params no code names (tpl.h): their values share one compile. */
+static void print_launch_only(const struct tpl *t, int w)
+{
+    int any = 0;
+    for (int i = 0; i < t->n_params; i++) {
+        if (!t->params[i].launch_only)
+            continue;
+        if (!any++)
+            printf("  %-*s %-22s launch-only (one compile for all values): ",
+                   w, "", "");
+        else
+            printf(", ");
+        printf("%s", t->params[i].name);
+    }
+    if (any)
+        printf("\n");
+}
+
 static void list_text(struct tpl **t, int n)
 {
     printf("problems:\n");
@@ -368,6 +386,7 @@ static void list_text(struct tpl **t, int n)
                exact || valid >= SPACE_LIMIT ? ""
                                              : " (counting stopped after "
                                                "5M steps)");
+        print_launch_only(t[i], w);
         print_provenance(t[i]);
     }
     printf("mutators:\n");
@@ -410,6 +429,12 @@ static void list_json(struct tpl **t, int n)
         /* false: valid_points is a lower bound */
         cJSON_AddBoolToObject(p, "valid_points_exact", exact);
         cJSON_AddNumberToObject(p, "all_points", tpl_space_raw(t[i]));
+        /* params no code names: one compile for all their values */
+        cJSON *lo = cJSON_AddArrayToObject(p, "launch_only");
+        for (int k = 0; lo && k < t[i]->n_params; k++)
+            if (t[i]->params[k].launch_only)
+                cJSON_AddItemToArray(lo, cJSON_CreateString(
+                                             t[i]->params[k].name));
         /* {KEY: VALUE} of a promoted template, else {} */
         cJSON *pv = prov_read(t[i]->text);
         cJSON_AddItemToObject(p, "provenance", pv ? pv

@@ -21,6 +21,14 @@ grep -q "sgemm_tiled .* valid points of" "$SCRATCH/list" && grep -q "tweak" "$SC
     && grep -q "crossover" "$SCRATCH/list" && grep -q "softmax" "$SCRATCH/list" \
     && ok "kevo list shows problems, templates with space sizes, mutators" \
     || { fail "kevo list output"; cat "$SCRATCH/list"; }
+# the params no code names (GROUP_M is sgemm_warptile's int arg, RT its
+# reduce's blockDim.x, SPLITK its grid): listed after the template
+grep -A1 "sgemm_warptile " "$SCRATCH/list" | tail -1 \
+    | grep -q "launch-only (one compile for all values): GROUP_M, SPLITK, RT$" \
+    && ! grep -A1 "softmax_block " "$SCRATCH/list" | tail -1 | grep -q "launch-only" \
+    && $K list --json | tr -d ' \n\t' | grep -q '"name":"sgemm_warptile","problem":"gemm","params":14,[^}]*"launch_only":\["GROUP_M","SPLITK","RT"\]' \
+    && ok "kevo list names each template's launch-only params (text and --json)" \
+    || { fail "kevo list launch-only"; grep -A1 sgemm_warptile "$SCRATCH/list"; }
 
 # a machine without libcuda.so.1: run stops with a clear message, exit 3,
 # and leaves no run directory behind
