@@ -2053,6 +2053,7 @@ hgemm_packed(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
                                                    smem_u32(smem_raw)) +
                                         GEOM_OFFSET);
     if (threadIdx.x == 0) {
+        g.po.gm = group_m; /* tail_pieces (SK=2) reads it before porder_init */
         g.ktiles = (K + BK - 1) / BK;
         g.pairs_m = (M + BM * CM - 1) / (BM * CM);
         g.tiles_n = (N + BN * CN - 1) / (BN * CN); /* pair columns */
