@@ -21,9 +21,7 @@
  * stage, STAGES stages deep; warpgroups 1..CONSUMERS each own BM /
  * CONSUMERS rows of the BM x BN tile as MI = BM / (64 * CONSUMERS)
  * m64nBNk16 accumulators (wgmma.mma_async, B K-major with BT, else
- * N-major). Tiles are visited GROUP_M (pair) rows at a time for L2 reuse
- * (GROUP_M reaches both launches as the int argument group_m, so its
- * values share one compile; the pack orders its items by it too).
+ * N-major). Tiles are visited GROUP_M (pair) rows at a time for L2 reuse.
  * With two consumer warpgroups setmaxnreg moves registers from the
  * producer to them. SK=1 (stream-K) deals all but the last one-to-two
  * waves of tiles whole and shares the rest as equal k-slice ranges (see
@@ -329,7 +327,6 @@
 // the GEMM's number of clusters (16 bytes each; it uses none of it).
 // With BT the A chunks come first, then one block a k tile of 128
 // columns of B (pack_btile).
-// kevo: arg group_m GROUP_M
 // kevo: launch hgemm_pack
 // kevo: grid FUSE ? cdiv((cdiv(M, BM * CLUSTER) * CLUSTER + cdiv(N, BN)) * cdiv(K, 64) * PRE, 100) + 1 : BT ? cdiv(cdiv(M, BM * (CLUSTER - CLN)) * BM * (CLUSTER - CLN) * cdiv(K, 64) * 8, 256) + cdiv(cdiv(N, BN * (1 + CLN)) * BN * (1 + CLN), 128) * cdiv(K, 64) : cdiv((cdiv(M, BM * (CLUSTER - CLN)) * BM * (CLUSTER - CLN) + cdiv(N, BN * (1 + CLN)) * BN * (1 + CLN)) * cdiv(K, 64) * 8, 256)
 // kevo: block 256
@@ -524,20 +521,18 @@ __device__ __forceinline__ void pack_btile(const elem_t *__restrict__ B,
  */
 struct porder {
     int tiles_mp, tiles_n, ktiles, pairs_m, ncl, g0, items, P;
-    int gm; /* GROUP_M, the int argument group_m */
     unsigned chunks_a;
 };
 
 __device__ __forceinline__ void porder_init(porder &o, int M, int N, int K,
-                                            int ncl, int group_m)
+                                            int ncl)
 {
-    o.gm = group_m;
     o.ktiles = (K + BK - 1) / BK;
     o.pairs_m = (M + BM * CLUSTER - 1) / (BM * CLUSTER);
     o.tiles_mp = o.pairs_m * CLUSTER;
     o.tiles_n = (N + BN - 1) / BN;
     o.ncl = ncl;
-    o.g0 = min(o.gm, o.pairs_m);
+    o.g0 = min(GROUP_M, o.pairs_m);
     o.items = (o.tiles_mp + o.tiles_n) * o.ktiles;
     o.P = (int)(((long long)o.items * PRE + 99) / 100);
     o.chunks_a = (unsigned)o.tiles_mp * o.ktiles * (BM * 8);
@@ -546,12 +541,12 @@ __device__ __forceinline__ void porder_init(porder &o, int M, int N, int K,
 /* A row tiles (B column tiles) first used by a pair tile before x. */
 __device__ __forceinline__ int a_before(const porder &o, long long x)
 {
-    const long long per = (long long)o.gm * o.tiles_n;
+    const long long per = (long long)GROUP_M * o.tiles_n;
     const long long g = x / per;
-    if (g * o.gm >= o.pairs_m)
+    if (g * GROUP_M >= o.pairs_m)
         return o.tiles_mp;
-    const int gs = min(o.gm, o.pairs_m - (int)g * o.gm);
-    return ((int)g * o.gm + (int)min(x % per, (long long)gs)) * CLUSTER;
+    const int gs = min(GROUP_M, o.pairs_m - (int)g * GROUP_M);
+    return ((int)g * GROUP_M + (int)min(x % per, (long long)gs)) * CLUSTER;
 }
 
 __device__ __forceinline__ int b_before(const porder &o, long long x)
@@ -577,7 +572,8 @@ __device__ __forceinline__ prank rank_of(const porder &o, int a_tile,
     long long first;
     if (b_tile < 0) {
         const int p = a_tile / CLUSTER;
-        first = (long long)(p / o.gm) * o.gm * o.tiles_n + p % o.gm;
+        first = (long long)(p / GROUP_M) * GROUP_M * o.tiles_n +
+                p % GROUP_M;
     } else {
         first = (long long)b_tile * o.g0;
     }
@@ -654,8 +650,7 @@ enum { PCTR_NEXT = 0, PCTR_DONE = 32, PCTR_WORDS = 64 };
  * and the flags of the ranks the GEMM packs. */
 extern "C" __global__ void __launch_bounds__(256)
 hgemm_pack(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
-           elem_t *__restrict__ C, int M, int N, int K, void *ws,
-           int group_m)
+           elem_t *__restrict__ C, int M, int N, int K, void *ws)
 {
     if (PDLT)
         asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
@@ -681,7 +676,7 @@ hgemm_pack(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
         unsigned ncl_bytes;
         asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(ncl_bytes));
         porder o;
-        porder_init(o, M, N, K, (int)(ncl_bytes / 16), group_m);
+        porder_init(o, M, N, K, (int)(ncl_bytes / 16));
         unsigned *sync = (unsigned *)((char *)ws + (size_t)chunks * 16);
         if (blockIdx.x == gridDim.x - 1) {
             for (int i = threadIdx.x; i < PCTR_WORDS; i += 256)
@@ -1185,35 +1180,34 @@ wgmma_bn<256>(float (&d)[128], u64 da, u64 db, int scale_d)
 /* ---- launch 2: the GEMM over the packed tiles ---- */
 
 /* Pair-tile t (CLUSTER M tiles x one N tile; CLN: one M tile x CLUSTER N
- * tiles): gm (GROUP_M, the int argument group_m: its values share one
- * compile) pair rows sweep the pair columns. */
+ * tiles): GROUP_M pair rows sweep the pair columns. */
 __device__ __forceinline__ void tile_origin(int t, int pairs_m, int tiles_n,
-                                            int gm, int &pm, int &tn)
+                                            int &pm, int &tn)
 {
-    const int per_group = gm * tiles_n;
+    const int per_group = GROUP_M * tiles_n;
     if (FOLD) {
         /* the pair rows past the last whole group join it */
-        const int ng = max(1, pairs_m / gm);
+        const int ng = max(1, pairs_m / GROUP_M);
         const int gi = min(t / per_group, ng - 1);
-        const int first_m = gi * gm;
-        const int gsize = gi == ng - 1 ? pairs_m - first_m : gm;
+        const int first_m = gi * GROUP_M;
+        const int gsize = gi == ng - 1 ? pairs_m - first_m : GROUP_M;
         const int tt = t - gi * per_group;
         pm = first_m + tt % gsize;
         tn = tt / gsize;
         return;
     }
-    const int first_m = (t / per_group) * gm;
-    const int gsize = min(pairs_m - first_m, gm);
+    const int first_m = (t / per_group) * GROUP_M;
+    const int gsize = min(pairs_m - first_m, GROUP_M);
     pm = first_m + (t % per_group) % gsize;
     tn = (t % per_group) / gsize;
 }
 
 /* This CTA's M and N tile in pair tile t. */
 __device__ __forceinline__ void cta_tile(int t, int pairs_m, int pairs_n,
-                                         int gm, int rank, int &tm, int &tn)
+                                         int rank, int &tm, int &tn)
 {
     int pm, pn;
-    tile_origin(t, pairs_m, pairs_n, gm, pm, pn);
+    tile_origin(t, pairs_m, pairs_n, pm, pn);
     tm = pm * CM + (CLN ? 0 : rank);
     tn = pn * CN + (CLN ? rank : 0);
 }
@@ -1276,7 +1270,7 @@ enum { ROLE_FULL, ROLE_WRITER, ROLE_OWNER };
 __device__ __forceinline__ int tail_pieces(const geom &g, int t)
 {
     int pm, tn;
-    tile_origin(t, g.pairs_m, g.tiles_n, g.po.gm, pm, tn);
+    tile_origin(t, g.pairs_m, g.tiles_n, pm, tn);
     const bool sliver = SKIP && CONSUMERS == 2 && pm == g.pairs_m - 1 &&
                         g.M - pm * CLUSTER * BM <= MI * 64;
     return sliver ? 1 : 2;
@@ -1402,7 +1396,7 @@ __device__ __forceinline__ void produce(const smem_map &sm, const char *pa,
     bool all_packed = !FUSE || g.po.P >= g.po.items;
     while (w.next(g)) {
         int tm, tn;
-        cta_tile(w.t, g.pairs_m, g.tiles_n, g.po.gm, g.rank, tm, tn);
+        cta_tile(w.t, g.pairs_m, g.tiles_n, g.rank, tm, tn);
         const char *sa = pa + (size_t)tm * g.ktiles * A_BYTES;
         const char *sb = pb + (size_t)tn * g.ktiles * B_BYTES +
                          (CLN ? 0 : g.rank * B_PART);
@@ -1837,7 +1831,7 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
     w.start(g);
     while (w.next(g)) {
         int tm, tn;
-        cta_tile(w.t, g.pairs_m, g.tiles_n, g.po.gm, g.rank, tm, tn);
+        cta_tile(w.t, g.pairs_m, g.tiles_n, g.rank, tm, tn);
         const int m0 = tm * BM, n0 = tn * BN;
         /* SKIP: a warpgroup without rows below M only keeps the stages
          * going (the branch is warpgroup-uniform; the broadcast tells
@@ -2006,8 +2000,7 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
         bool defer = EPO && peek.next(g) && peek.ke - peek.kb >= EPO_STEPS;
         if (SKIP && defer) {
             int tm1, tn1;
-            cta_tile(peek.t, g.pairs_m, g.tiles_n, g.po.gm, g.rank, tm1,
-                     tn1);
+            cta_tile(peek.t, g.pairs_m, g.tiles_n, g.rank, tm1, tn1);
             defer = tm1 * BM + cw * MI * 64 < g.M;
         }
         if (defer) {
@@ -2041,8 +2034,7 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 hgemm_packed(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
-             elem_t *__restrict__ C, int M, int N, int K, void *ws,
-             int group_m)
+             elem_t *__restrict__ C, int M, int N, int K, void *ws)
 {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     smem_map sm;
@@ -2053,7 +2045,6 @@ hgemm_packed(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
                                                    smem_u32(smem_raw)) +
                                         GEOM_OFFSET);
     if (threadIdx.x == 0) {
-        g.po.gm = group_m; /* tail_pieces (SK=2) reads it before porder_init */
         g.ktiles = (K + BK - 1) / BK;
         g.pairs_m = (M + BM * CM - 1) / (BM * CM);
         g.tiles_n = (N + BN * CN - 1) / (BN * CN); /* pair columns */
@@ -2107,7 +2098,7 @@ hgemm_packed(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
         const size_t a_bytes = (size_t)g.pairs_m * CM * g.ktiles *
                                A_BYTES;
         const size_t b_bytes = (size_t)g.tiles_n * CN * g.ktiles * B_BYTES;
-        porder_init(g.po, M, N, K, g.nclusters, group_m);
+        porder_init(g.po, M, N, K, g.nclusters);
         g.psync = (unsigned *)((char *)ws + a_bytes + b_bytes);
         g.flags = (unsigned *)((char *)ws + a_bytes + b_bytes +
                                FUSE * (256 + 4 * (size_t)g.po.items));
