@@ -203,17 +203,43 @@ static void put_void_sizes(const struct exporter *x, FILE *f)
         fprintf(f, "    (void)%s;\n", x->v.prob->dim_names[d]);
 }
 
+/* "static int <base>_<fn>_(sizes, device facts, out, why)\n{" and the
+ * (void)s of a generated function of the sizes returning 0, or 1 with
+ * *why. */
+static void put_sizes_fn_head(const struct exporter *x, FILE *f,
+                              const char *what, const char *fn,
+                              const char *out)
+{
+    fprintf(f, "/* %s for the sizes; 0, or 1 with *why. */\n"
+               "static int %s_%s_(", what, x->base, fn);
+    put_sizes_params(x, f);
+    fprintf(f, "%s, const char **why)\n{\n    long long v;\n", out);
+    put_void_sizes(x, f);
+}
+
+/* The device facts a launcher passes to a generated function, after the
+ * sizes: the C launcher's (read at _load) and the torch one's. */
+static const char C_DEVICE_FACTS[] = "sms, smem_optin, l2_bytes, ";
+static const char TORCH_DEVICE_FACTS[] =
+    "prop->multiProcessorCount,\n        (long long)prop->"
+    "sharedMemPerBlockOptin, prop->l2CacheSize, ";
+
+/* "M, N, K, <facts>": the arguments of a call to a generated function. */
+static void put_sizes_call(const struct exporter *x, FILE *f,
+                           const char *facts)
+{
+    for (int d = 0; d < x->v.prob->n_dims; d++)
+        fprintf(f, "%s, ", x->v.prob->dim_names[d]);
+    fputs(facts, f);
+}
+
 /* <base>_tmaps_(): the box of each tensor map (inner, outer elements) and
  * its L2 promotion (bytes) for the sizes, from the template's "tensormap"
  * expressions; the same ranges as tpl_plan() ([1, 256]; 0, 64, 128, 256). */
 static void put_tmaps_fn(const struct exporter *x, FILE *f)
 {
     const struct tpl *t = x->v.best_tpl;
-    fprintf(f, "/* Tensor map boxes for the sizes; 0, or 1 with *why. */\n"
-               "static int %s_tmaps_(", x->base);
-    put_sizes_params(x, f);
-    fprintf(f, "unsigned box[][3], const char **why)\n{\n    long long v;\n");
-    put_void_sizes(x, f);
+    put_sizes_fn_head(x, f, "Tensor map boxes", "tmaps", "unsigned box[][3]");
     for (int i = 0; i < t->n_tmaps; i++)
         for (int k = 0; k < 2; k++) {
             put_expr_value(f, "v", t->tmaps[i].box[k], "1");
@@ -238,11 +264,7 @@ static void put_tmaps_fn(const struct exporter *x, FILE *f)
 static void put_args_fn(const struct exporter *x, FILE *f)
 {
     const struct tpl *t = x->v.best_tpl;
-    fprintf(f, "/* Int kernel arguments for the sizes; 0, or 1 with *why. */\n"
-               "static int %s_args_(", x->base);
-    put_sizes_params(x, f);
-    fprintf(f, "int *args, const char **why)\n{\n    long long v;\n");
-    put_void_sizes(x, f);
+    put_sizes_fn_head(x, f, "Int kernel arguments", "args", "int *args");
     for (int i = 0; i < t->n_args; i++) {
         put_expr_value(f, "v", t->args[i].e, "0");
         fprintf(f, "    if (v < -2147483647LL - 1 || v > 2147483647LL) {\n"
@@ -507,9 +529,8 @@ static void put_c_source(const struct exporter *x, FILE *f)
     fprintf(f, ")\n{\n    struct %s_dims l[N_LAUNCH];\n"
                "    unsigned long long ws = 0;\n    const char *why;\n"
                "    if (%s_plan_(", b, b);
-    for (int d = 0; d < p->n_dims; d++)
-        fprintf(f, "%s, ", p->dim_names[d]);
-    fprintf(f, "sms, smem_optin, l2_bytes, l, &ws, &why))\n        return 0;"
+    put_sizes_call(x, f, C_DEVICE_FACTS);
+    fprintf(f, "l, &ws, &why))\n        return 0;"
                "\n    return ws;\n}\n\n");
     fprintf(f, "CUresult %s_launch(", b);
     put_signature(x, f, "CUdeviceptr", "CUdeviceptr");
@@ -520,17 +541,15 @@ static void put_c_source(const struct exporter *x, FILE *f)
                "not called\";\n        return CUDA_ERROR_NOT_INITIALIZED;\n"
                "    }\n    if (%s_plan_(",
             b, b, b);
-    for (int d = 0; d < p->n_dims; d++)
-        fprintf(f, "%s, ", p->dim_names[d]);
-    fprintf(f, "sms, smem_optin, l2_bytes, l, &ws_bytes, &last_error))\n"
+    put_sizes_call(x, f, C_DEVICE_FACTS);
+    fprintf(f, "l, &ws_bytes, &last_error))\n"
                "        return CUDA_ERROR_INVALID_VALUE;\n%s",
             launcher_text_c_ws_grow);
     if (t->n_tmaps) {
         fprintf(f, "    CUtensorMap tm[%d];\n    unsigned box[%d][3];\n"
                    "    if (%s_tmaps_(", t->n_tmaps, t->n_tmaps, b);
-        for (int d = 0; d < p->n_dims; d++)
-            fprintf(f, "%s, ", p->dim_names[d]);
-        fprintf(f, "sms, smem_optin, l2_bytes, box, &last_error))\n"
+        put_sizes_call(x, f, C_DEVICE_FACTS);
+        fprintf(f, "box, &last_error))\n"
                    "        return CUDA_ERROR_INVALID_VALUE;\n");
         for (int i = 0; i < t->n_tmaps; i++)
             put_tmap_encode(x, f, i, "cuTensorMapEncodeTiled",
@@ -540,9 +559,8 @@ static void put_c_source(const struct exporter *x, FILE *f)
     }
     if (t->n_args) {
         fprintf(f, "    int ia[%d];\n    if (%s_args_(", t->n_args, b);
-        for (int d = 0; d < p->n_dims; d++)
-            fprintf(f, "%s, ", p->dim_names[d]);
-        fprintf(f, "sms, smem_optin, l2_bytes, ia, &last_error))\n"
+        put_sizes_call(x, f, C_DEVICE_FACTS);
+        fprintf(f, "ia, &last_error))\n"
                    "        return CUDA_ERROR_INVALID_VALUE;\n");
     }
     fprintf(f, "    void *args[] = {");
@@ -778,14 +796,10 @@ static void put_torch_encoder(const struct exporter *x, FILE *f)
 static void put_torch_tmaps(const struct exporter *x, FILE *f)
 {
     const struct tpl *t = x->v.best_tpl;
-    const struct problem *p = x->v.prob;
     fprintf(f, "    CUtensorMap tm[%d];\n    unsigned box[%d][3];\n"
                "    TORCH_CHECK(!%s_tmaps_(", t->n_tmaps, t->n_tmaps, x->base);
-    for (int d = 0; d < p->n_dims; d++)
-        fprintf(f, "%s, ", p->dim_names[d]);
-    fprintf(f, "prop->multiProcessorCount,\n        (long long)prop->"
-               "sharedMemPerBlockOptin, prop->l2CacheSize, box, &why), "
-               "\"%s: \", why);\n"
+    put_sizes_call(x, f, TORCH_DEVICE_FACTS);
+    fprintf(f, "box, &why), \"%s: \", why);\n"
                "    PFN_cuTensorMapEncodeTiled_v12000 encode = "
                "%s_encoder_();\n",
             x->base, x->base);
@@ -897,11 +911,8 @@ static void put_torch_cuda(const struct exporter *x, FILE *f)
                "= 0;\n    const char *why = \"\";\n"
                "    TORCH_CHECK(!%s_plan_(",
             a0, x->base, t->n_launches, x->base);
-    for (int d = 0; d < p->n_dims; d++)
-        fprintf(f, "%s, ", p->dim_names[d]);
-    fprintf(f, "prop->multiProcessorCount,\n        (long long)prop->"
-               "sharedMemPerBlockOptin, prop->l2CacheSize, l, &ws_bytes, "
-               "&why), \"%s: \", why);\n",
+    put_sizes_call(x, f, TORCH_DEVICE_FACTS);
+    fprintf(f, "l, &ws_bytes, &why), \"%s: \", why);\n",
             x->base);
     for (int i = 0; i < x->n_bufs; i++)
         if (x->bufs[i].role == BUF_OUT)
@@ -919,11 +930,8 @@ static void put_torch_cuda(const struct exporter *x, FILE *f)
     if (t->n_args) {
         fprintf(f, "    int ia[%d];\n    TORCH_CHECK(!%s_args_(", t->n_args,
                 x->base);
-        for (int d = 0; d < p->n_dims; d++)
-            fprintf(f, "%s, ", p->dim_names[d]);
-        fprintf(f, "prop->multiProcessorCount,\n        (long long)prop->"
-                   "sharedMemPerBlockOptin, prop->l2CacheSize, ia, &why), "
-                   "\"%s: \", why);\n",
+        put_sizes_call(x, f, TORCH_DEVICE_FACTS);
+        fprintf(f, "ia, &why), \"%s: \", why);\n",
                 x->base);
     }
     if (t->n_tmaps || t->n_args) {

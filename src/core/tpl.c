@@ -414,6 +414,19 @@ static int d_requires(struct tparse *tp, char *args)
     return KEVO_OK;
 }
 
+/* Cuts the first whitespace-separated word off *p (NUL-terminating it) and
+ * moves *p past the blanks after it; NULL when none is left. */
+static char *next_word(char **p)
+{
+    char *w = *p + strspn(*p, " \t");
+    if (!*w)
+        return NULL;
+    char *end = w + strcspn(w, " \t");
+    *p = end + strspn(end, " \t");
+    *end = '\0';
+    return w;
+}
+
 /* Where name is taken already (a var, fact, tensor map or arg), or NULL. */
 static const char *name_taken(const struct tpl *t, const char *name)
 {
@@ -439,26 +452,23 @@ static int d_fact(struct tparse *tp, char *args)
     struct tpl *t = tp->t;
     if (t->n_facts == TPL_MAX_FACTS)
         return perr(tp, "too many facts (max %d)", TPL_MAX_FACTS);
-    char *rest = args + strcspn(args, " \t");
-    if (*rest)
-        *rest++ = '\0';
-    rest += strspn(rest, " \t");
-    if (!*args || !*rest)
+    char *rest = args, *name = next_word(&rest);
+    if (!name || !*rest)
         return perr(tp, "'fact' needs a NAME and an expression");
-    if (!is_ident(args) || strlen(args) >= sizeof t->facts[0].name)
-        return perr(tp, "bad fact name '%s'", args);
+    if (!is_ident(name) || strlen(name) >= sizeof t->facts[0].name)
+        return perr(tp, "bad fact name '%s'", name);
     for (int i = 0; i < t->n_facts; i++)
-        if (!strcmp(t->facts[i].name, args))
-            return perr(tp, "duplicate fact '%s' (first on line %d)", args,
+        if (!strcmp(t->facts[i].name, name))
+            return perr(tp, "duplicate fact '%s' (first on line %d)", name,
                         t->facts[i].line);
-    const char *taken = name_taken(t, args);
+    const char *taken = name_taken(t, name);
     if (taken)
-        return perr(tp, "fact '%s' collides with %s", args, taken);
+        return perr(tp, "fact '%s' collides with %s", name, taken);
     struct tpl_fact *f = &t->facts[t->n_facts];
     int rc = compile(tp, "fact", rest, &f->e);
     if (rc)
         return rc;
-    snprintf(f->name, sizeof f->name, "%s", args);
+    snprintf(f->name, sizeof f->name, "%s", name);
     f->line = tp->line;
     t->n_facts++;
     uint64_t device = ((1ULL << TPL_N_DEVICE_VARS) - 1)
@@ -474,22 +484,19 @@ static int d_arg(struct tparse *tp, char *args)
     struct tpl *t = tp->t;
     if (t->n_args == TPL_MAX_ARGS)
         return perr(tp, "too many args (max %d)", TPL_MAX_ARGS);
-    char *rest = args + strcspn(args, " \t");
-    if (*rest)
-        *rest++ = '\0';
-    rest += strspn(rest, " \t");
-    if (!*args || !*rest)
+    char *rest = args, *name = next_word(&rest);
+    if (!name || !*rest)
         return perr(tp, "'arg' needs a NAME and an expression");
-    if (!is_ident(args) || strlen(args) >= sizeof t->args[0].name)
-        return perr(tp, "bad arg name '%s'", args);
-    const char *taken = name_taken(t, args);
+    if (!is_ident(name) || strlen(name) >= sizeof t->args[0].name)
+        return perr(tp, "bad arg name '%s'", name);
+    const char *taken = name_taken(t, name);
     if (taken)
-        return perr(tp, "arg '%s' collides with %s", args, taken);
+        return perr(tp, "arg '%s' collides with %s", name, taken);
     struct tpl_arg *a = &t->args[t->n_args];
     int rc = compile(tp, "arg", rest, &a->e);
     if (rc)
         return rc;
-    snprintf(a->name, sizeof a->name, "%s", args);
+    snprintf(a->name, sizeof a->name, "%s", name);
     a->line = tp->line;
     t->n_args++;
     return KEVO_OK;
@@ -614,19 +621,6 @@ static int d_workspace(struct tparse *tp, char *args)
                     tp->workspace_line);
     tp->workspace_line = tp->line;
     return compile(tp, "workspace", args, &tp->t->workspace);
-}
-
-/* Cuts the first whitespace-separated word off *p (NUL-terminating it) and
- * moves *p past the blanks after it; NULL when none is left. */
-static char *next_word(char **p)
-{
-    char *w = *p + strspn(*p, " \t");
-    if (!*w)
-        return NULL;
-    char *end = w + strcspn(w, " \t");
-    *p = end + strspn(end, " \t");
-    *end = '\0';
-    return w;
 }
 
 /* The index of the problem's buffer called name, or -1; *two_d = 1 when

@@ -10,17 +10,16 @@ if ! command -v g++ >/dev/null; then
     echo "skip the emulation: no g++"
     finish
 fi
-verdict() { TPLCC_DIR="$SCRATCH" scripts/tplcc.sh --no-compile --trials 1 "$@" 2>&1 | tail -1; }
 G=templates/gemm
-[ "$(verdict --emu 333x150x70 $G/sgemm_tiled.cu GROUP_M=1)" = "verdict: ok" ] \
-    && [ "$(verdict --emu 333x150x70 $G/sgemm_tiled.cu GROUP_M=16)" = "verdict: ok" ] \
+[ "$(emu_verdict --emu 333x150x70 $G/sgemm_tiled.cu GROUP_M=1)" = "verdict: ok" ] \
+    && [ "$(emu_verdict --emu 333x150x70 $G/sgemm_tiled.cu GROUP_M=16)" = "verdict: ok" ] \
     && ok "args: sgemm_tiled with GROUP_M 1 and 16 as an int argument is right" \
     || fail "sgemm_tiled GROUP_M as an arg"
-[ "$(verdict --emu 333x150x70 $G/sgemm_splitk.cu GROUP_M=1 RT=512)" = "verdict: ok" ] \
-    && [ "$(verdict --emu 333x150x70 $G/sgemm_splitk.cu GROUP_M=8 RT=128)" = "verdict: ok" ] \
+[ "$(emu_verdict --emu 333x150x70 $G/sgemm_splitk.cu GROUP_M=1 RT=512)" = "verdict: ok" ] \
+    && [ "$(emu_verdict --emu 333x150x70 $G/sgemm_splitk.cu GROUP_M=8 RT=128)" = "verdict: ok" ] \
     && ok "args: sgemm_splitk with GROUP_M 1 and 8, reduce widths 512 and 128, is right" \
     || fail "sgemm_splitk GROUP_M / RT"
-[ "$(verdict -t bf16 --emu 300x136x72 $G/hgemm_mma.cu GROUP_M=1)" = "verdict: ok" ] \
+[ "$(emu_verdict -t bf16 --emu 300x136x72 $G/hgemm_mma.cu GROUP_M=1)" = "verdict: ok" ] \
     && ok "args: hgemm_mma (bf16) with GROUP_M 1 as an int argument is right" \
     || fail "hgemm_mma GROUP_M as an arg"
 finish

@@ -18,20 +18,19 @@ if ! command -v g++ >/dev/null; then
     echo "skip the emulation: no g++"
     finish
 fi
-verdict() { TPLCC_DIR="$SCRATCH" scripts/tplcc.sh --no-compile --trials 1 "$@" 2>&1 | tail -1; }
-[ "$(verdict --emu 256x128x64 "$TPL")" = "verdict: ok" ] \
+[ "$(emu_verdict --emu 256x128x64 "$TPL")" = "verdict: ok" ] \
     && ok "facts: the aligned build (BVEC = 1) is right" || fail "aligned build"
-[ "$(verdict --emu 250x132x68 --misalign "$TPL" SPLITK=3)" = "verdict: ok" ] \
+[ "$(emu_verdict --emu 250x132x68 --misalign "$TPL" SPLITK=3)" = "verdict: ok" ] \
     && ok "facts: a BVEC = 1 build with a misaligned B, ragged edges and split-K is right" \
     || fail "BVEC = 1 build, misaligned B"
-[ "$(verdict --emu 130x66x40 "$TPL" BM=64 BN=64 TM=8 TN=8 LN=4)" = "verdict: ok" ] \
-    && [ "$(verdict --emu 250x131x68 --misalign "$TPL" SPLITK=3)" = "verdict: ok" ] \
+[ "$(emu_verdict --emu 130x66x40 "$TPL" BM=64 BN=64 TM=8 TN=8 LN=4)" = "verdict: ok" ] \
+    && [ "$(emu_verdict --emu 250x131x68 --misalign "$TPL" SPLITK=3)" = "verdict: ok" ] \
     && ok "facts: BVEC = 0 builds are right (ragged, split-K, misaligned)" || fail "BVEC = 0 build"
 # GROUP_M reaches the kernel as the int argument group_m (tpl.h "arg") and
 # RT as the reduce launch's blockDim.x: with 11 block rows, group widths 1
 # and 16 (a partial group) and both reduce widths cover every tile once
-[ "$(verdict --emu 700x300x64 "$TPL" BM=64 BN=64 TM=8 TN=8 LN=4 GROUP_M=1 SPLITK=2 RT=512)" = "verdict: ok" ] \
-    && [ "$(verdict --emu 700x300x64 "$TPL" BM=64 BN=64 TM=8 TN=8 LN=4 GROUP_M=16 SPLITK=3 RT=128)" = "verdict: ok" ] \
+[ "$(emu_verdict --emu 700x300x64 "$TPL" BM=64 BN=64 TM=8 TN=8 LN=4 GROUP_M=1 SPLITK=2 RT=512)" = "verdict: ok" ] \
+    && [ "$(emu_verdict --emu 700x300x64 "$TPL" BM=64 BN=64 TM=8 TN=8 LN=4 GROUP_M=16 SPLITK=3 RT=128)" = "verdict: ok" ] \
     && ok "args: builds with GROUP_M 1 and 16 as an int argument, RT 512 and 128, are right" \
     || fail "GROUP_M / RT as launch values"
 finish
