@@ -176,7 +176,7 @@
 // kevo: param EPI 0 1 default=1
 // kevo: param PP 0 1 default=0
 // kevo: param EPO 0 1 default=1
-// kevo: param SK 0 1 default=0
+// kevo: param SK 0 1 2 default=0
 // kevo: param BK 32 64 default=64
 // kevo: param LEAN 0 1 default=0
 // kevo: param MCK 0 1 default=0
@@ -219,9 +219,11 @@
 // kevo: tensormap tmC C 64, 64 / (1 + 3 * EPW) swizzle=128
 // kevo: arg group_m GROUP_M
 // Stream-K: the flags, then one fp32 BM x BN tile of partials a block:
-// kevo: workspace SK * (8192 + SMS * BM * BN * 4)
+// kevo: workspace min(SK, 1) * (8192 + SMS * BM * BN * 4)
 // kevo: launch hgemm_wgmma
-// kevo: grid CLUSTER * (PERSIST ? min(SMS / CLUSTER - (CLUSTER == 4 ? CL4_SPARE : 0), cdiv(cdiv(M, BM), CLUSTER == 4 ? 2 : CLN ? 1 : CLUSTER) * cdiv(cdiv(N, BN), CLUSTER == 4 ? 2 : CLN ? CLUSTER : 1)) : cdiv(cdiv(M, BM), CLUSTER == 4 ? 2 : CLN ? 1 : CLUSTER) * cdiv(cdiv(N, BN), CLUSTER == 4 ? 2 : CLN ? CLUSTER : 1))
+// SK = 2 shares the tail among all SMS / CLUSTER clusters, so its grid is
+// whole even with fewer tiles than clusters:
+// kevo: grid CLUSTER * (PERSIST ? SK == 2 ? SMS / CLUSTER : min(SMS / CLUSTER - (CLUSTER == 4 ? CL4_SPARE : 0), cdiv(cdiv(M, BM), CLUSTER == 4 ? 2 : CLN ? 1 : CLUSTER) * cdiv(cdiv(N, BN), CLUSTER == 4 ? 2 : CLN ? CLUSTER : 1)) : cdiv(cdiv(M, BM), CLUSTER == 4 ? 2 : CLN ? 1 : CLUSTER) * cdiv(cdiv(N, BN), CLUSTER == 4 ? 2 : CLN ? CLUSTER : 1))
 // kevo: block 128 * (CONSUMERS + 1)
 // kevo: smem 1024 + STAGES * (BM + BN) * BK * 2 + EPI * CONSUMERS * 16384 + 256
 // kevo: cluster CLUSTER, 1, 1
@@ -669,11 +671,25 @@ struct smem_map {
  * its owner piece last; an owner waits only on a lower cluster, which
  * needs all clusters resident (persistent grid of SMS blocks, one a
  * multiprocessor: 66 pairs on the H100) or at least launched in order.
+ * SK = 2 keeps every whole wave data-parallel and cuts only the last,
+ * partial one (or, with fewer tiles than clusters, all of them) into
+ * ranges over all ncl clusters; a range may then be shorter than a tile,
+ * so a tile can have several writers (cluster c - 1, c - 2, ... down to
+ * the one whose range holds its first slice; a writer whose range lies
+ * inside the tile writes a middle piece) and the owner is the cluster
+ * holding its last slice. A cluster has at most one writer piece (the
+ * one at its range's end), so one slot a block still holds them all, and
+ * the owner adds its writers' partials nearest first: a fixed order, so
+ * the sums are the same bits at every launch. At bf16 4096^3 (256 pair
+ * tiles on 66 pairs: 3 whole waves and 58 tail tiles) a cluster runs 3
+ * tiles and 56-57 k slices instead of 4 tiles.
  */
 struct sched {
     int tiles_m, tiles_n, ktiles, ncl, cid, group_m;
     int dp_tiles; /* tiles dealt whole; the rest are stream-K */
     int su, se;   /* this cluster's stream-K slice range */
+    int sl;       /* stream-K slices in all (cluster c: [c sl / ncl,
+                     (c + 1) sl / ncl)) */
 };
 
 __device__ __forceinline__ sched make_sched(int M, int N, int K,
@@ -691,18 +707,23 @@ __device__ __forceinline__ sched make_sched(int M, int N, int K,
     const int tiles = g.tiles_m * g.tiles_n;
     g.dp_tiles = tiles;
     g.su = g.se = 0;
-    if (SK && tiles > g.ncl && tiles % g.ncl != 0) {
+    g.sl = 0;
+    if (SK == 1 && tiles > g.ncl && tiles % g.ncl != 0)
         g.dp_tiles = (tiles / g.ncl - 1) * g.ncl;
-        const long long sl = (long long)(tiles - g.dp_tiles) * g.ktiles;
-        g.su = (int)(sl * g.cid / g.ncl);
-        g.se = (int)(sl * (g.cid + 1) / g.ncl);
+    else if (SK == 2 && tiles % g.ncl != 0)
+        g.dp_tiles = tiles / g.ncl * g.ncl;
+    if (g.dp_tiles < tiles) {
+        g.sl = (tiles - g.dp_tiles) * g.ktiles;
+        g.su = (int)((long long)g.sl * g.cid / g.ncl);
+        g.se = (int)((long long)g.sl * (g.cid + 1) / g.ncl);
     }
     return g;
 }
 
-/* The block's items in turn: tile t, k slices [kb, ke). With SK, kb > 0
- * makes it an owner piece, ke < ktiles a writer piece (never both: a
- * range holds at least ktiles slices). */
+/* The block's items in turn: tile t, k slices [kb, ke). With SK, ke <
+ * ktiles makes it a writer piece, else kb > 0 an owner piece (SK = 1:
+ * never both, a range holds at least ktiles slices; SK = 2: both is a
+ * middle piece, a writer). */
 struct item_iter {
     int t, kb, ke;
     int next_dp, ue; /* next dp tile; end of the stream-K slices left */
@@ -1115,30 +1136,43 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
             }
             continue;
         }
-        if (SK && w.kb > 0) { /* owner piece: add the writer's partials */
-            const int x = blockIdx.x - CLUSTER; /* same rank, cluster c-1 */
-            if (tid == 0) {
-                unsigned *f = sk_flag(ws, x, cw);
-                unsigned v;
-                do {
-                    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
-                                 : "=r"(v) : "l"(f) : "memory");
-                } while (v != SK_DONE);
-                *(volatile unsigned *)f = 0u;
-            }
-            bar_named(1 + cw, 128);
-            __threadfence();
+        if (SK && w.kb > 0) {
+            /* owner piece: add the writers' partials, the lower clusters
+             * whose ranges reach into the tile (slices from t0 on), the
+             * nearest first (SK = 1: cluster c - 1 alone) */
+            const int t0 = (w.t - g.dp_tiles) * g.ktiles;
+            for (int c = g.cid - 1;; --c) {
+                const int su = (int)((long long)g.sl * c / g.ncl);
+                if (su < (int)((long long)g.sl * (c + 1) / g.ncl)) {
+                    /* a non-empty range: a writer */
+                    const int x = c * CLUSTER + (int)(blockIdx.x % CLUSTER);
+                    if (tid == 0) {
+                        unsigned *f = sk_flag(ws, x, cw);
+                        unsigned v;
+                        do {
+                            asm volatile(
+                                "ld.acquire.gpu.global.u32 %0, [%1];\n"
+                                : "=r"(v) : "l"(f) : "memory");
+                        } while (v != SK_DONE);
+                        *(volatile unsigned *)f = 0u;
+                    }
+                    bar_named(1 + cw, 128);
+                    __threadfence();
 #pragma unroll
-            for (int mi = 0; mi < MI; ++mi) {
-                const float4 *p = sk_part(ws, x, cw, mi);
+                    for (int mi = 0; mi < MI; ++mi) {
+                        const float4 *p = sk_part(ws, x, cw, mi);
 #pragma unroll
-                for (int i = 0; i < BN / 8; ++i) {
-                    const float4 v = __ldcg(p + i * 128 + tid);
-                    acc[mi][4 * i] += v.x;
-                    acc[mi][4 * i + 1] += v.y;
-                    acc[mi][4 * i + 2] += v.z;
-                    acc[mi][4 * i + 3] += v.w;
+                        for (int i = 0; i < BN / 8; ++i) {
+                            const float4 v = __ldcg(p + i * 128 + tid);
+                            acc[mi][4 * i] += v.x;
+                            acc[mi][4 * i + 1] += v.y;
+                            acc[mi][4 * i + 2] += v.z;
+                            acc[mi][4 * i + 3] += v.w;
+                        }
+                    }
                 }
+                if (su <= t0)
+                    break;
             }
         }
         if (EPO) {
