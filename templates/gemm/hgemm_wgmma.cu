@@ -159,6 +159,22 @@
  * (288.2-288.9 k vs 287.9-291.5 k, 1.60-1.61 GHz both), while the same
  * call's kevo timings gave 0.982-0.994x cuBLAS: the gap shows under
  * sustained back-to-back timing, not in a single profiled launch.
+ * SK=2 (stream-K over the last partial wave only, or over all tiles
+ * when there are fewer tiles than clusters; see the schedule below),
+ * measured on the H100 (bench/results/2026-11-24-h100-s11/c1, against
+ * the default SK=0; "pairs" launch by launch against cuBLAS, A/B time
+ * ratio SK=0 / SK=2 interleaved): correct at 30 of 30 points (bf16 and
+ * fp16, 14 shapes from 64^3 and 777x1000x8 to 8192^3, and 8 other
+ * points at two shapes). It wins where the tiles leave many clusters
+ * idle: bf16 1024x1024x16384 (16 pair tiles for 66 pairs) 0.650x
+ * against 0.322x (A/B 0.49), 8192^3 1.049x against 1.031x (A/B 0.990),
+ * 3000x5000x4000 0.947x against 0.935x (A/B 0.994). It loses at 4096^3:
+ * bf16 0.956-0.958x against 0.992-0.993x (A/B 1.035-1.038), fp16 0.957x
+ * against 0.992x, and at 2048x2048x8192 (64 tiles) 0.884x against
+ * 0.968x: a cluster's 56-57 tail slices (not 64) did not pay for the
+ * partials written and read and the tail pieces' slower k slices (as
+ * with hgemm_packed's tail splits; not profiled). So SK stays 0 by
+ * default and the search picks SK=2 where it pays.
  * TMA needs 16-byte row strides: K and N % 8 == 0.
  */
 // kevo: problem gemm
