@@ -2,8 +2,8 @@
 # tests/gpu/wgmma.sh - short GPU check of templates/gemm/hgemm_wgmma.cu
 # (TMA + wgmma, tensor maps passed by the harness): `kevo eval` at the
 # template's default point, two wider points and tail stream-K (SK=2),
-# for bf16 and fp16, on 4096^3, 8192^3 and an awkward 1000x776x328 (M, N, K not multiples of
-# the tiles; K and N multiples of 8 as TMA needs). The points are copies
+# for bf16 and fp16, on 4096^3, 8192^3 and an awkward 1000x776x328 (M,
+# N, K not multiples of the tiles; K and N multiples of 8 as TMA needs). The points are copies
 # of the template with other defaults, so one kevo process (one worker,
 # one cuBLAS baseline) evaluates all four per dtype and shape. Prints
 # verdict, TFLOP/s and the ratio to cuBLAS per run; exits 1 on any verdict
