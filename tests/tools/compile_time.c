@@ -8,6 +8,8 @@
  * a template can be compared point by point.
  *
  * usage: compile_time TEMPLATE.cu DTYPE SHAPE [N [SEED]]
+ * With CT_DUMP=DIR set, point k's source and cubin also go to
+ * DIR/point-k.cu and DIR/point-k.cubin (for cuobjdump -sass).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +84,21 @@ int main(int argc, char **argv)
                o.cubin_len, o.regs, o.spill_stores, o.spill_loads,
                (int)strcspn(pt, "\n"), pt);
         bad = rc != KEVO_OK || !o.ok;
+        const char *dump = getenv("CT_DUMP");
+        if (dump && *dump) {
+            char path[4096];
+            FILE *f;
+            snprintf(path, sizeof path, "%s/point-%ld.cu", dump, k);
+            if ((f = fopen(path, "w"))) {
+                fputs(src, f);
+                fclose(f);
+            }
+            snprintf(path, sizeof path, "%s/point-%ld.cubin", dump, k);
+            if (!bad && (f = fopen(path, "wb"))) {
+                fwrite(o.cubin, 1, o.cubin_len, f);
+                fclose(f);
+            }
+        }
         if (bad)
             fprintf(stderr, "%s\n", o.log ? o.log : "");
         total += dt_s;
