@@ -175,6 +175,22 @@
  * partials written and read and the tail pieces' slower k slices (as
  * with hgemm_packed's tail splits; not profiled). So SK stays 0 by
  * default and the search picks SK=2 where it pays.
+ * Why SK=2 loses at 4096^3 (c2, c3: ncu, base clocks): SM active cycles
+ * max 290-291 k against 276-277 k for SK=0, with the tensor work evened
+ * out (1.016-1.020 M tensor cycles an SM against 0.786-1.049 M); the
+ * same schedule with the partial sums left out (wrong results, timing
+ * only) runs at max 269-270 k, 203.3-206.0 us against 207.6-208.1 us:
+ * the balance pays 2.4 %, the fp32 partials (17 MB written and read by
+ * all SMs at once at the end, DRAM reads 156 vs 149 MB) cost 5-6 %.
+ * Also tried and removed (c4-c6; the code is c4/hgemm_wgmma-tw.cu): TW,
+ * the last wave's tiles re-cut into pieces BN - TW columns wide, one a
+ * cluster, no partial sums (wgmma m64n232 etc. are exact: 35 of 35
+ * checks ok, tensor cycles an SM even at 1.024 M). It lost everywhere
+ * but 8192^3 (+0.7 %): bf16 4096^3 TW=24 0.931x against 0.992x
+ * launch by launch, TW=16 0.927x, 3000x5000x4000 TW=64 -1.7 %. ncu:
+ * the pieces' B boxes start off the 128-byte lines (L2 sectors +13 %,
+ * the tail waits on its loads: active max 279 k without the pieces'
+ * stores) and their register-store epilogue costs another 9 k cycles.
  * TMA needs 16-byte row strides: K and N % 8 == 0.
  */
 // kevo: problem gemm
@@ -198,7 +214,6 @@
 // kevo: param MCK 0 1 default=0
 // kevo: param EPW 0 1 default=0
 // kevo: param L2P 0 64 128 256 default=256
-// kevo: param TW 0 8 16 24 32 40 48 64 96 128 default=0
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks (PP = 1: of the
 // whole block tile), at most 128 fp32 accumulators per thread:
@@ -222,10 +237,6 @@
 // 4-clusters fit the GPCs at once; only meaningful with CLUSTER = 4):
 // kevo: constraint CLUSTER == 4 || CL4_SPARE == 3
 // kevo: constraint CLUSTER < 4 || !SK
-// TW > 0: the last, partial wave's tiles are re-cut into pieces BN - TW
-// columns wide (see the schedule below); data-parallel schedules of
-// 256-column tiles whose pairs (if any) lie along M:
-// kevo: constraint !TW || (PERSIST == 1 && !SK && !PP && BN == 256 && CLUSTER < 4 && !CLN)
 // MCK = 1: a pair on adjacent M tiles splits B's boxes by k rows instead:
 // kevo: constraint !MCK || (CLUSTER == 2 && CLN == 0)
 // EPW = 1: each warp stores its 16 rows of an EPI = 1 box itself:
@@ -644,148 +655,6 @@ __device__ __forceinline__ void wgmma_bn<256>(float (&d)[128], u64 da,
     wgmma_n256(d, da, db, scale_d);
 }
 
-
-/* TW > 0: D(64 x NT, f32) (+)= A * B for the tail pieces, NT = BN - TW
- * columns: the first NT / 2 registers of the BN = 256 accumulator (the
- * others are left alone). The operand lists are spelled out by group of
- * 8 columns (4 registers): TW_RLg lists %0 .. %(4 g - 1), TW_OPSg the
- * matching "+f" operands; then da, db and scale_d. */
-#define TW_RL1 "%0, %1, %2, %3"
-#define TW_OPS1 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-#define TW_RL2 TW_RL1 ", " "%4, %5, %6, %7"
-#define TW_OPS2 TW_OPS1, "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
-#define TW_RL3 TW_RL2 ", " "%8, %9, %10, %11"
-#define TW_OPS3 TW_OPS2, "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11])
-#define TW_RL4 TW_RL3 ", " "%12, %13, %14, %15"
-#define TW_OPS4 TW_OPS3, "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
-#define TW_RL5 TW_RL4 ", " "%16, %17, %18, %19"
-#define TW_OPS5 TW_OPS4, "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19])
-#define TW_RL6 TW_RL5 ", " "%20, %21, %22, %23"
-#define TW_OPS6 TW_OPS5, "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
-#define TW_RL7 TW_RL6 ", " "%24, %25, %26, %27"
-#define TW_OPS7 TW_OPS6, "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27])
-#define TW_RL8 TW_RL7 ", " "%28, %29, %30, %31"
-#define TW_OPS8 TW_OPS7, "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-#define TW_RL9 TW_RL8 ", " "%32, %33, %34, %35"
-#define TW_OPS9 TW_OPS8, "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35])
-#define TW_RL10 TW_RL9 ", " "%36, %37, %38, %39"
-#define TW_OPS10 TW_OPS9, "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39])
-#define TW_RL11 TW_RL10 ", " "%40, %41, %42, %43"
-#define TW_OPS11 TW_OPS10, "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43])
-#define TW_RL12 TW_RL11 ", " "%44, %45, %46, %47"
-#define TW_OPS12 TW_OPS11, "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
-#define TW_RL13 TW_RL12 ", " "%48, %49, %50, %51"
-#define TW_OPS13 TW_OPS12, "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51])
-#define TW_RL14 TW_RL13 ", " "%52, %53, %54, %55"
-#define TW_OPS14 TW_OPS13, "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55])
-#define TW_RL15 TW_RL14 ", " "%56, %57, %58, %59"
-#define TW_OPS15 TW_OPS14, "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59])
-#define TW_RL16 TW_RL15 ", " "%60, %61, %62, %63"
-#define TW_OPS16 TW_OPS15, "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-#define TW_RL17 TW_RL16 ", " "%64, %65, %66, %67"
-#define TW_OPS17 TW_OPS16, "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67])
-#define TW_RL18 TW_RL17 ", " "%68, %69, %70, %71"
-#define TW_OPS18 TW_OPS17, "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71])
-#define TW_RL19 TW_RL18 ", " "%72, %73, %74, %75"
-#define TW_OPS19 TW_OPS18, "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75])
-#define TW_RL20 TW_RL19 ", " "%76, %77, %78, %79"
-#define TW_OPS20 TW_OPS19, "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79])
-#define TW_RL21 TW_RL20 ", " "%80, %81, %82, %83"
-#define TW_OPS21 TW_OPS20, "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83])
-#define TW_RL22 TW_RL21 ", " "%84, %85, %86, %87"
-#define TW_OPS22 TW_OPS21, "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87])
-#define TW_RL23 TW_RL22 ", " "%88, %89, %90, %91"
-#define TW_OPS23 TW_OPS22, "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91])
-#define TW_RL24 TW_RL23 ", " "%92, %93, %94, %95"
-#define TW_OPS24 TW_OPS23, "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
-#define TW_RL25 TW_RL24 ", " "%96, %97, %98, %99"
-#define TW_OPS25 TW_OPS24, "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99])
-#define TW_RL26 TW_RL25 ", " "%100, %101, %102, %103"
-#define TW_OPS26 TW_OPS25, "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103])
-#define TW_RL27 TW_RL26 ", " "%104, %105, %106, %107"
-#define TW_OPS27 TW_OPS26, "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107])
-#define TW_RL28 TW_RL27 ", " "%108, %109, %110, %111"
-#define TW_OPS28 TW_OPS27, "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111])
-#define TW_RL29 TW_RL28 ", " "%112, %113, %114, %115"
-#define TW_OPS29 TW_OPS28, "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115])
-#define TW_RL30 TW_RL29 ", " "%116, %117, %118, %119"
-#define TW_OPS30 TW_OPS29, "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119])
-#define TW_RL31 TW_RL30 ", " "%120, %121, %122, %123"
-#define TW_OPS31 TW_OPS30, "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123])
-#define TW_RL32 TW_RL31 ", " "%124, %125, %126, %127"
-#define TW_OPS32 TW_OPS31, "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-#define TW_CAT_(a, b) a##b
-#define TW_CAT(a, b) TW_CAT_(a, b)
-#if TW == 8
-#define TW_G 31
-#define TW_N "248"
-#define TW_IN "%124, %125"
-#define TW_SC "%126"
-#elif TW == 16
-#define TW_G 30
-#define TW_N "240"
-#define TW_IN "%120, %121"
-#define TW_SC "%122"
-#elif TW == 24
-#define TW_G 29
-#define TW_N "232"
-#define TW_IN "%116, %117"
-#define TW_SC "%118"
-#elif TW == 32
-#define TW_G 28
-#define TW_N "224"
-#define TW_IN "%112, %113"
-#define TW_SC "%114"
-#elif TW == 40
-#define TW_G 27
-#define TW_N "216"
-#define TW_IN "%108, %109"
-#define TW_SC "%110"
-#elif TW == 48
-#define TW_G 26
-#define TW_N "208"
-#define TW_IN "%104, %105"
-#define TW_SC "%106"
-#elif TW == 64
-#define TW_G 24
-#define TW_N "192"
-#define TW_IN "%96, %97"
-#define TW_SC "%98"
-#elif TW == 96
-#define TW_G 20
-#define TW_N "160"
-#define TW_IN "%80, %81"
-#define TW_SC "%82"
-#elif TW == 128
-#define TW_G 16
-#define TW_N "128"
-#define TW_IN "%64, %65"
-#define TW_SC "%66"
-#else
-#define TW_G 1 /* TW = 0: never called */
-#define TW_N "8"
-#define TW_IN "%4, %5"
-#define TW_SC "%6"
-#endif
-__device__ __forceinline__ void wgmma_tail(float (&d)[BN / 2], u64 da, u64 db,
-                                           int scale_d)
-{
-    if (AB_BF16)
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " TW_SC ", 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n" TW_N
-                     "k16.f32.bf16.bf16 {" TW_CAT(TW_RL, TW_G) "}, " TW_IN
-                     ", p, 1, 1, 0, 1;\n}\n"
-                     : TW_CAT(TW_OPS, TW_G)
-                     : "l"(da), "l"(db), "r"(scale_d));
-    else
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " TW_SC ", 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n" TW_N
-                     "k16.f32.f16.f16 {" TW_CAT(TW_RL, TW_G) "}, " TW_IN
-                     ", p, 1, 1, 0, 1;\n}\n"
-                     : TW_CAT(TW_OPS, TW_G)
-                     : "l"(da), "l"(db), "r"(scale_d));
-}
-
 /* ---- the kernel ---- */
 
 /* Block tile of the t-th (cluster) tile: group_m (cluster) rows sweep
@@ -853,8 +722,6 @@ struct sched {
     int su, se;   /* this cluster's stream-K slice range */
     int sl;       /* stream-K slices in all (cluster c: [c sl / ncl,
                      (c + 1) sl / ncl)) */
-    int pr, pn0, pw; /* TW: this cluster's tail piece: cluster row, first
-                        column, columns (0: none) */
 };
 
 __device__ __forceinline__ sched make_sched(int M, int N, int K,
@@ -882,36 +749,6 @@ __device__ __forceinline__ sched make_sched(int M, int N, int K,
         g.su = (int)((long long)g.sl * g.cid / g.ncl);
         g.se = (int)((long long)g.sl * (g.cid + 1) / g.ncl);
     }
-    g.pr = g.pn0 = g.pw = 0;
-    if (TW && tiles % g.ncl != 0) {
-        /* the last W tiles in tile_origin's order take, in each cluster
-         * row r, the columns from tile cs_r on: cut each such strip into
-         * pieces of BN - TW columns (the last one narrower), cluster c
-         * takes piece c; when there are more pieces than clusters, the
-         * tiles stay whole */
-        const int dp = tiles - tiles % g.ncl, wd = BN - TW;
-        const int per_group = group_m * g.tiles_n;
-        int np = 0;
-        for (int r = dp / per_group * group_m; r < g.tiles_m; ++r) {
-            const int first_m = r / group_m * group_m;
-            const int gsize = min(g.tiles_m - first_m, group_m);
-            const int base = r / group_m * per_group + (r - first_m);
-            const int cs = dp > base ? (dp - base + gsize - 1) / gsize : 0;
-            if (cs >= g.tiles_n)
-                continue;
-            const int cols = N - cs * BN, n = (cols + wd - 1) / wd;
-            if (g.cid >= np && g.cid < np + n) {
-                g.pr = r;
-                g.pn0 = cs * BN + (g.cid - np) * wd;
-                g.pw = min(wd, cols - (g.cid - np) * wd);
-            }
-            np += n;
-        }
-        if (np <= g.ncl)
-            g.dp_tiles = dp;
-        else
-            g.pw = 0;
-    }
     return g;
 }
 
@@ -920,14 +757,12 @@ __device__ __forceinline__ sched make_sched(int M, int N, int K,
  * never both, a range holds at least ktiles slices; SK = 2: both is a
  * middle piece, a writer). */
 struct item_iter {
-    int t, kb, ke; /* t < 0: the cluster's TW tail piece */
+    int t, kb, ke;
     int next_dp, ue; /* next dp tile; end of the stream-K slices left */
-    int piece;       /* TW: the tail piece is still to come */
     __device__ void start(const sched &g)
     {
         next_dp = g.cid;
         ue = g.se;
-        piece = TW && g.pw > 0;
     }
     __device__ bool more(const sched &g) const
     {
@@ -942,13 +777,6 @@ struct item_iter {
             next_dp += g.ncl;
             return true;
         }
-        if (TW && piece) {
-            piece = 0;
-            t = -1;
-            kb = 0;
-            ke = g.ktiles;
-            return true;
-        }
         if (!SK || ue <= g.su)
             return false;
         const int tl = (ue - 1) / g.ktiles;
@@ -959,20 +787,6 @@ struct item_iter {
         return true;
     }
 };
-
-/* The block's origin in item w: its tile's, or (TW) its tail piece's. */
-__device__ __forceinline__ void item_origin(const item_iter &w,
-                                            const sched &g, int &m0,
-                                            int &n0)
-{
-    if (TW && w.t < 0) {
-        const int rank = CLUSTER == 1 ? 0 : (int)cluster_rank();
-        m0 = (g.pr * CL_M + rank % CL_M) * BM;
-        n0 = g.pn0;
-    } else {
-        tile_origin(w.t, g.tiles_m, g.tiles_n, g.group_m, m0, n0);
-    }
-}
 
 __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
                                         const tmap_t *tb, const sched &g)
@@ -992,7 +806,7 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
     w.start(g);
     while (w.next(g)) {
         int m0, n0;
-        item_origin(w, g, m0, n0);
+        tile_origin(w.t, g.tiles_m, g.tiles_n, g.group_m, m0, n0);
         for (int kt = w.kb; kt < w.ke; ++kt, ++it) {
             const int s = (int)(it % STAGES);
             mbar_wait(sm.empty(s), (unsigned)((it / STAGES) & 1) ^ 1);
@@ -1034,12 +848,11 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
 }
 
 /* Row r0 + 16 * warp + lane / 4 (+ 8) and column 8 * i + 2 * (lane % 4)
- * (+ 1) of an m64nBN accumulator (PTX ISA, wgmma .m64nNk16 D fragment),
- * the rows below M and columns below ncol (<= N, the row length); pairs
- * are stored as 4 bytes (N % 8 == 0 keeps them in bounds and aligned). */
-__device__ __forceinline__ void store_tile(elem_t *C, int M, int N,
-                                           int ncol, int r0, int n0,
-                                           const float (&d)[BN / 2],
+ * (+ 1) of an m64nBN accumulator (PTX ISA, wgmma .m64nNk16 D fragment);
+ * pairs are stored as 4 bytes (N % 8 == 0 keeps them in bounds and
+ * aligned). */
+__device__ __forceinline__ void store_tile(elem_t *C, int M, int N, int r0,
+                                           int n0, const float (&d)[BN / 2],
                                            int tid)
 {
     const int row = r0 + 16 * (tid / 32) + (tid % 32) / 4;
@@ -1053,7 +866,7 @@ __device__ __forceinline__ void store_tile(elem_t *C, int M, int N,
 #pragma unroll
         for (int i = 0; i < BN / 8; ++i) {
             const int c = col + 8 * i;
-            if (c < ncol) {
+            if (c < N) {
                 elem2 v;
                 v.x = FROM_F32(d[4 * i + 2 * h]);
                 v.y = FROM_F32(d[4 * i + 2 * h + 1]);
@@ -1277,46 +1090,12 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
             continue;
         }
         int m0, n0;
-        item_origin(w, g, m0, n0);
+        tile_origin(w.t, g.tiles_m, g.tiles_n, g.group_m, m0, n0);
         /* PP = 1: the other consumer has issued the previous tile's
          * wgmmas (so every slice before this tile's has landed and the
          * full barriers' parities cannot alias) */
         if (PP && jj > 0)
             bar_named(3 + cw, 256);
-        /* TW: the tail piece's slices, BN - TW columns a wgmma (the same
-         * loop as below but for the wgmma) */
-        if (TW && w.t < 0)
-        for (int kt = w.kb; kt < w.ke; ++kt, ++it) {
-            const int s = (int)(it % STAGES);
-            mbar_wait(sm.full(s), (unsigned)(it / STAGES) & 1);
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi)
-                reg_fence(acc[mi]);
-            wg_fence();
-            const unsigned so = s * (STAGE_BYTES >> 4);
-#pragma unroll
-            for (int kk = 0; kk < BK / 16; ++kk) {
-                const u64 db = db_hi | (db_lo + so + kk * (16 * 128 >> 4));
-#pragma unroll
-                for (int mi = 0; mi < MI; ++mi) {
-                    const u64 da = da_hi | (da_lo + so +
-                                            mi * (64 * A_ROW >> 4) +
-                                            kk * (32 >> 4));
-                    wgmma_tail(acc[mi], da, db, kt > w.kb || kk > 0);
-                }
-            }
-            wg_commit();
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi)
-                reg_fence(acc[mi]);
-            wg_wait<1>();
-            if (kt > w.kb)
-                release(sm, (int)((it - 1) % STAGES), tid);
-            if (EPO && pend && kt - w.kb < EPO_BOXES)
-                store_pending(sm, tc, kt - w.kb, pm0, pn0, pk, cw, tid,
-                              nbox);
-        }
-        else
         for (int kt = w.kb; kt < w.ke; ++kt, ++it) {
             const int s = (int)(it % STAGES);
             mbar_wait(sm.full(s), (unsigned)(it / STAGES) & 1);
@@ -1368,15 +1147,6 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
             pend = 0;
         }
         const int row0 = m0 + (PP ? 0 : cw * MI) * 64;
-        if (TW && w.t < 0) {
-            /* the tail piece: its g.pw columns from the registers (the
-             * accumulators past BN - TW hold an earlier tile's) */
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi)
-                store_tile(C, M, N, min(N, n0 + g.pw), row0 + mi * 64, n0,
-                           acc[mi], tid);
-            continue;
-        }
         if (SK && w.ke < g.ktiles) { /* writer piece: partials, flag */
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi) {
@@ -1457,7 +1227,7 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
                 store_tile_tma(sm, tc, row0 + mi * 64, n0, acc[mi], cw, tid,
                                nbox);
             else
-                store_tile(C, M, N, N, row0 + mi * 64, n0, acc[mi], tid);
+                store_tile(C, M, N, row0 + mi * 64, n0, acc[mi], tid);
         }
     }
     if (EPO && pend)
