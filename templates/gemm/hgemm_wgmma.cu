@@ -208,7 +208,7 @@
 // kevo: param EPI 0 1 default=1
 // kevo: param PP 0 1 default=0
 // kevo: param EPO 0 1 default=1
-// kevo: param SK 0 1 2 default=0
+// kevo: param SK 0 1 2 3 default=0
 // kevo: param BK 32 64 default=64
 // kevo: param LEAN 0 1 default=0
 // kevo: param MCK 0 1 default=0
@@ -253,9 +253,9 @@
 // Stream-K: the flags, then one fp32 BM x BN tile of partials a block:
 // kevo: workspace min(SK, 1) * (8192 + SMS * BM * BN * 4)
 // kevo: launch hgemm_wgmma
-// SK = 2 shares the tail among all SMS / CLUSTER clusters, so its grid is
-// whole even with fewer tiles than clusters:
-// kevo: grid CLUSTER * (PERSIST ? SK == 2 ? SMS / CLUSTER : min(SMS / CLUSTER - (CLUSTER == 4 ? CL4_SPARE : 0), cdiv(cdiv(M, BM), CLUSTER == 4 ? 2 : CLN ? 1 : CLUSTER) * cdiv(cdiv(N, BN), CLUSTER == 4 ? 2 : CLN ? CLUSTER : 1)) : cdiv(cdiv(M, BM), CLUSTER == 4 ? 2 : CLN ? 1 : CLUSTER) * cdiv(cdiv(N, BN), CLUSTER == 4 ? 2 : CLN ? CLUSTER : 1))
+// SK = 2 and 3 share the tiles among all SMS / CLUSTER clusters, so their
+// grid is whole even with fewer tiles than clusters:
+// kevo: grid CLUSTER * (PERSIST ? SK >= 2 ? SMS / CLUSTER : min(SMS / CLUSTER - (CLUSTER == 4 ? CL4_SPARE : 0), cdiv(cdiv(M, BM), CLUSTER == 4 ? 2 : CLN ? 1 : CLUSTER) * cdiv(cdiv(N, BN), CLUSTER == 4 ? 2 : CLN ? CLUSTER : 1)) : cdiv(cdiv(M, BM), CLUSTER == 4 ? 2 : CLN ? 1 : CLUSTER) * cdiv(cdiv(N, BN), CLUSTER == 4 ? 2 : CLN ? CLUSTER : 1))
 // kevo: block 128 * (CONSUMERS + 1)
 // kevo: smem 1024 + STAGES * (BM + BN) * BK * 2 + EPI * CONSUMERS * 16384 + 256
 // kevo: cluster CLUSTER, 1, 1
@@ -715,6 +715,15 @@ struct smem_map {
  * the sums are the same bits at every launch. At bf16 4096^3 (256 pair
  * tiles on 66 pairs: 3 whole waves and 58 tail tiles) a cluster runs 3
  * tiles and 56-57 k slices instead of 4 tiles.
+ * SK = 3 is split-K for fewer tiles than clusters (long K): every tile is
+ * cut into S = min(ncl / tiles, ktiles) equal k ranges (none when S < 2),
+ * and cluster u < S tiles runs range u / tiles of tile u % tiles, once.
+ * The tiles of a range run side by side over the same k slices (as a
+ * data-parallel wave does), so the A and B slices they share are read
+ * from L2 together; stream-K's staggered ranges read them at different
+ * times, and with operands beyond the L2 (1024 x 1024 x 16384: 64 MB) from
+ * DRAM again. The last range is the owner, the others write (slot of
+ * their block), and the owner adds ranges S - 2 .. 0 in that order.
  */
 struct sched {
     int tiles_m, tiles_n, ktiles, ncl, cid, group_m;
@@ -744,6 +753,16 @@ __device__ __forceinline__ sched make_sched(int M, int N, int K,
         g.dp_tiles = (tiles / g.ncl - 1) * g.ncl;
     else if (SK == 2 && tiles % g.ncl != 0)
         g.dp_tiles = tiles / g.ncl * g.ncl;
+    if (SK == 3) {
+        /* sl = S, the ranges a tile; se = 1: the cluster has a range */
+        const int S = min(g.ncl / tiles, g.ktiles);
+        if (S >= 2) {
+            g.dp_tiles = 0;
+            g.sl = S;
+            g.se = g.cid < S * tiles;
+        }
+        return g;
+    }
     if (g.dp_tiles < tiles) {
         g.sl = (tiles - g.dp_tiles) * g.ktiles;
         g.su = (int)((long long)g.sl * g.cid / g.ncl);
@@ -779,6 +798,14 @@ struct item_iter {
         }
         if (!SK || ue <= g.su)
             return false;
+        if (SK == 3) { /* range cid / tiles of tile cid % tiles */
+            const int tiles = g.tiles_m * g.tiles_n, r = g.cid / tiles;
+            ue = 0;
+            t = g.cid % tiles;
+            kb = g.ktiles * r / g.sl;
+            ke = g.ktiles * (r + 1) / g.sl;
+            return true;
+        }
         const int tl = (ue - 1) / g.ktiles;
         t = g.dp_tiles + tl;
         kb = max(g.su - tl * g.ktiles, 0);
@@ -1171,13 +1198,18 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
         if (SK && w.kb > 0) {
             /* owner piece: add the writers' partials, the lower clusters
              * whose ranges reach into the tile (slices from t0 on), the
-             * nearest first (SK = 1: cluster c - 1 alone) */
+             * nearest first (SK = 1: cluster c - 1 alone; SK = 3: the
+             * clusters of ranges S - 2 .. 0 of the tile) */
             const int t0 = (w.t - g.dp_tiles) * g.ktiles;
-            for (int c = g.cid - 1;; --c) {
-                const int su = (int)((long long)g.sl * c / g.ncl);
-                if (su < (int)((long long)g.sl * (c + 1) / g.ncl)) {
+            const int tiles = g.tiles_m * g.tiles_n;
+            for (int c = SK == 3 ? g.sl - 2 : g.cid - 1;; --c) {
+                const int su =
+                    SK == 3 ? 0 : (int)((long long)g.sl * c / g.ncl);
+                if (SK == 3 ||
+                    su < (int)((long long)g.sl * (c + 1) / g.ncl)) {
                     /* a non-empty range: a writer */
-                    const int x = c * CLUSTER + (int)(blockIdx.x % CLUSTER);
+                    const int x = (SK == 3 ? c * tiles + w.t : c) * CLUSTER +
+                                  (int)(blockIdx.x % CLUSTER);
                     if (tid == 0) {
                         unsigned *f = sk_flag(ws, x, cw);
                         unsigned v;
@@ -1203,7 +1235,7 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
                         }
                     }
                 }
-                if (su <= t0)
+                if (SK == 3 ? c == 0 : su <= t0)
                     break;
             }
         }
