@@ -684,6 +684,8 @@ struct smem_map {
     __device__ unsigned b(int s) const { return a(s) + A_BYTES; }
     __device__ unsigned full(int s) const { return bars + 8 * s; }
     __device__ unsigned empty(int s) const { return bars + 8 * (STAGES + s); }
+    /* SK: the owner's copies of its writers' partials */
+    __device__ unsigned red() const { return bars + 16 * STAGES; }
 };
 
 /*
@@ -1071,6 +1073,10 @@ __device__ __forceinline__ void release(const smem_map &sm, int s, int tid)
  * one behind and each is read by exactly one owner. */
 #define SK_FLAG_BYTES 8192
 #define SK_DONE 0x5c0ffee5u
+/* an owner copies a writer's whole slot (BM x BN fp32) into the stages
+ * with one bulk copy when they hold it, else each thread loads its part */
+#define RED_BYTES (BM * BN * 4)
+#define RED_SMEM (SK && RED_BYTES <= STAGES * STAGE_BYTES)
 
 __device__ __forceinline__ float4 *sk_part(void *ws, int x, int cw, int mi)
 {
@@ -1099,6 +1105,7 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
     int pend = 0, pm0 = 0, pn0 = 0; /* its origin (this consumer's rows) */
     ctr_t it = 0;
     int j = 0; /* j: the block's items so far */
+    int nred = 0; /* SK: slots copied by sm.red() so far (its parity) */
     const int cwu = LEAN ? __shfl_sync(0xffffffffu, cw, 0) : cw;
     /* descriptors of stage 0; a stage, an m64 block and a k16 step only
      * add to the start address field in the low word (smem offsets <
@@ -1210,6 +1217,61 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
                     /* a non-empty range: a writer */
                     const int x = (SK == 3 ? c * tiles + w.t : c) * CLUSTER +
                                   (int)(blockIdx.x % CLUSTER);
+                    if (RED_SMEM) {
+                        /* the block's whole slot x by one bulk copy into
+                         * the stages (free: this is the block's last item
+                         * and both warpgroups are past its wgmmas or the
+                         * previous slot's adds) */
+                        bar_named(5, 128 * CONSUMERS);
+                        if (cw == 0 && tid == 0) {
+                            for (int c2 = 0; c2 < CONSUMERS; ++c2) {
+                                unsigned *f = sk_flag(ws, x, c2);
+                                unsigned v;
+                                do {
+                                    asm volatile(
+                                        "ld.acquire.gpu.global.u32 %0, "
+                                        "[%1];\n"
+                                        : "=r"(v) : "l"(f) : "memory");
+                                } while (v != SK_DONE);
+                                *(volatile unsigned *)f = 0u;
+                            }
+                            /* written through the generic proxy, read by
+                             * the bulk copy's */
+                            asm volatile("fence.proxy.async.global;\n" :::
+                                             "memory");
+                            mbar_expect_tx(sm.red(), RED_BYTES);
+                            asm volatile(
+                                "cp.async.bulk.shared::cluster.global."
+                                "mbarrier::complete_tx::bytes [%0], [%1], "
+                                "%2, [%3];\n"
+                                ::"r"(sm.base), "l"(sk_part(ws, x, 0, 0)),
+                                  "r"(RED_BYTES), "r"(sm.red())
+                                : "memory");
+                        }
+                        mbar_wait(sm.red(), (unsigned)nred & 1);
+                        ++nred;
+#pragma unroll
+                        for (int mi = 0; mi < MI; ++mi) {
+                            const unsigned p =
+                                sm.base + 16u * ((cw * MI + mi) *
+                                                     (64 * BN / 4) +
+                                                 tid);
+#pragma unroll
+                            for (int i = 0; i < BN / 8; ++i) {
+                                float4 v;
+                                asm volatile(
+                                    "ld.shared.v4.f32 {%0, %1, %2, %3}, "
+                                    "[%4];\n"
+                                    : "=f"(v.x), "=f"(v.y), "=f"(v.z),
+                                      "=f"(v.w)
+                                    : "r"(p + 16u * 128u * i) : "memory");
+                                acc[mi][4 * i] += v.x;
+                                acc[mi][4 * i + 1] += v.y;
+                                acc[mi][4 * i + 2] += v.z;
+                                acc[mi][4 * i + 3] += v.w;
+                            }
+                        }
+                    } else {
                     if (tid == 0) {
                         unsigned *f = sk_flag(ws, x, cw);
                         unsigned v;
@@ -1233,6 +1295,7 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
                             acc[mi][4 * i + 2] += v.z;
                             acc[mi][4 * i + 3] += v.w;
                         }
+                    }
                     }
                 }
                 if (SK == 3 ? c == 0 : su <= t0)
@@ -1292,6 +1355,8 @@ hgemm_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
             mbar_init(sm.full(s), 1);
             mbar_init(sm.empty(s), (PP ? 1 : CONSUMERS) * CL_PEERS);
         }
+        if (SK)
+            mbar_init(sm.red(), 1);
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
     /* with a pair, the peer's barriers exist before any multicast or
