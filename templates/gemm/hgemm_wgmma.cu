@@ -684,8 +684,6 @@ struct smem_map {
     __device__ unsigned b(int s) const { return a(s) + A_BYTES; }
     __device__ unsigned full(int s) const { return bars + 8 * s; }
     __device__ unsigned empty(int s) const { return bars + 8 * (STAGES + s); }
-    /* SK: the owner's copies of its writers' partials */
-    __device__ unsigned red() const { return bars + 16 * STAGES; }
 };
 
 /*
@@ -724,8 +722,13 @@ struct smem_map {
  * data-parallel wave does), so the A and B slices they share are read
  * from L2 together; stream-K's staggered ranges read them at different
  * times, and with operands beyond the L2 (1024 x 1024 x 16384: 64 MB) from
- * DRAM again. The last range is the owner, the others write (slot of
- * their block), and the owner adds ranges S - 2 .. 0 in that order.
+ * DRAM again. The S ranges of a tile share its reduction: range r
+ * writes its partial sums of the column groups it does not own to its
+ * block's slot, raises its flag, then adds the others' sums of its own
+ * groups (1 / S of the tile) in range order and stores them. All ranges
+ * write before they wait, so this needs the S ranges resident together
+ * (one round on the whole persistent grid: every cluster is on the GPU
+ * at once, as for SK = 1's owners).
  */
 struct sched {
     int tiles_m, tiles_n, ktiles, ncl, cid, group_m;
@@ -877,12 +880,13 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
 }
 
 /* Row r0 + 16 * warp + lane / 4 (+ 8) and column 8 * i + 2 * (lane % 4)
- * (+ 1) of an m64nBN accumulator (PTX ISA, wgmma .m64nNk16 D fragment);
- * pairs are stored as 4 bytes (N % 8 == 0 keeps them in bounds and
- * aligned). */
+ * (+ 1) of an m64nBN accumulator (PTX ISA, wgmma .m64nNk16 D fragment),
+ * column groups i in [i0, i1); pairs are stored as 4 bytes (N % 8 == 0
+ * keeps them in bounds and aligned). */
 __device__ __forceinline__ void store_tile(elem_t *C, int M, int N, int r0,
                                            int n0, const float (&d)[BN / 2],
-                                           int tid)
+                                           int tid, int i0 = 0,
+                                           int i1 = BN / 8)
 {
     const int row = r0 + 16 * (tid / 32) + (tid % 32) / 4;
     const int col = n0 + 2 * (tid % 4);
@@ -895,7 +899,7 @@ __device__ __forceinline__ void store_tile(elem_t *C, int M, int N, int r0,
 #pragma unroll
         for (int i = 0; i < BN / 8; ++i) {
             const int c = col + 8 * i;
-            if (c < N) {
+            if (c < N && i >= i0 && i < i1) {
                 elem2 v;
                 v.x = FROM_F32(d[4 * i + 2 * h]);
                 v.y = FROM_F32(d[4 * i + 2 * h + 1]);
@@ -1073,10 +1077,9 @@ __device__ __forceinline__ void release(const smem_map &sm, int s, int tid)
  * one behind and each is read by exactly one owner. */
 #define SK_FLAG_BYTES 8192
 #define SK_DONE 0x5c0ffee5u
-/* an owner copies a writer's whole slot (BM x BN fp32) into the stages
- * with one bulk copy when they hold it, else each thread loads its part */
-#define RED_BYTES (BM * BN * 4)
-#define RED_SMEM (SK && RED_BYTES <= STAGES * STAGE_BYTES)
+/* SK = 3: a slot's flag is SK_SPLIT + the readers that took it (S - 1 of
+ * them; the last sets it back to 0) */
+#define SK_SPLIT 0x5c0f0000u
 
 __device__ __forceinline__ float4 *sk_part(void *ws, int x, int cw, int mi)
 {
@@ -1105,7 +1108,6 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
     int pend = 0, pm0 = 0, pn0 = 0; /* its origin (this consumer's rows) */
     ctr_t it = 0;
     int j = 0; /* j: the block's items so far */
-    int nred = 0; /* SK: slots copied by sm.red() so far (its parity) */
     const int cwu = LEAN ? __shfl_sync(0xffffffffu, cw, 0) : cw;
     /* descriptors of stage 0; a stage, an m64 block and a k16 step only
      * add to the start address field in the low word (smem offsets <
@@ -1181,6 +1183,80 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
             pend = 0;
         }
         const int row0 = m0 + (PP ? 0 : cw * MI) * 64;
+        if (SK == 3 && g.sl >= 2) {
+            /* split-K: range r of the tile's S adds up and stores the
+             * fragment column groups [i0, i1) (8 columns each) and writes
+             * the others to its slot for the other ranges (see sk_split);
+             * every range writes before it waits, and each adds the
+             * others' partials in range order: the same bits every time */
+            const int S = g.sl, tiles = g.tiles_m * g.tiles_n;
+            const int r = g.cid / tiles;
+            const int i0 = (BN / 8) * r / S, i1 = (BN / 8) * (r + 1) / S;
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi) {
+                float4 *p = sk_part(ws, blockIdx.x, cw, mi);
+#pragma unroll
+                for (int i = 0; i < BN / 8; ++i)
+                    if (i < i0 || i >= i1)
+                        __stcg(p + i * 128 + tid,
+                               make_float4(acc[mi][4 * i], acc[mi][4 * i + 1],
+                                           acc[mi][4 * i + 2],
+                                           acc[mi][4 * i + 3]));
+            }
+            bar_named(1 + cw, 128);
+            if (tid == 0) {
+                __threadfence();
+                asm volatile("st.release.gpu.global.u32 [%0], %1;\n"
+                             ::"l"(sk_flag(ws, blockIdx.x, cw)),
+                               "r"(SK_SPLIT)
+                             : "memory");
+            }
+            for (int r2 = 0; r2 < S; ++r2) {
+                if (r2 == r)
+                    continue;
+                const int x = (r2 * tiles + w.t) * CLUSTER +
+                              (int)(blockIdx.x % CLUSTER);
+                unsigned *f = sk_flag(ws, x, cw);
+                if (tid == 0) {
+                    unsigned v;
+                    do {
+                        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
+                                     : "=r"(v) : "l"(f) : "memory");
+                    } while ((v & 0xffff0000u) != SK_SPLIT);
+                }
+                bar_named(1 + cw, 128);
+                __threadfence();
+#pragma unroll
+                for (int mi = 0; mi < MI; ++mi) {
+                    const float4 *p = sk_part(ws, x, cw, mi);
+#pragma unroll
+                    for (int i = 0; i < BN / 8; ++i)
+                        if (i >= i0 && i < i1) {
+                            const float4 v = __ldcg(p + i * 128 + tid);
+                            acc[mi][4 * i] += v.x;
+                            acc[mi][4 * i + 1] += v.y;
+                            acc[mi][4 * i + 2] += v.z;
+                            acc[mi][4 * i + 3] += v.w;
+                        }
+                }
+                /* every thread has read slot x: count this range in; the
+                 * last of its S - 1 readers clears the flag */
+                bar_named(1 + cw, 128);
+                if (tid == 0) {
+                    unsigned old;
+                    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], "
+                                 "1;\n"
+                                 : "=r"(old) : "l"(f) : "memory");
+                    if (old == SK_SPLIT + (unsigned)(S - 2))
+                        *(volatile unsigned *)f = 0u;
+                }
+            }
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi)
+                store_tile(C, M, N, row0 + mi * 64, n0, acc[mi], tid, i0,
+                           i1);
+            continue;
+        }
         if (SK && w.ke < g.ktiles) { /* writer piece: partials, flag */
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi) {
@@ -1205,73 +1281,13 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
         if (SK && w.kb > 0) {
             /* owner piece: add the writers' partials, the lower clusters
              * whose ranges reach into the tile (slices from t0 on), the
-             * nearest first (SK = 1: cluster c - 1 alone; SK = 3: the
-             * clusters of ranges S - 2 .. 0 of the tile) */
+             * nearest first (SK = 1: cluster c - 1 alone) */
             const int t0 = (w.t - g.dp_tiles) * g.ktiles;
-            const int tiles = g.tiles_m * g.tiles_n;
-            for (int c = SK == 3 ? g.sl - 2 : g.cid - 1;; --c) {
-                const int su =
-                    SK == 3 ? 0 : (int)((long long)g.sl * c / g.ncl);
-                if (SK == 3 ||
-                    su < (int)((long long)g.sl * (c + 1) / g.ncl)) {
+            for (int c = g.cid - 1;; --c) {
+                const int su = (int)((long long)g.sl * c / g.ncl);
+                if (su < (int)((long long)g.sl * (c + 1) / g.ncl)) {
                     /* a non-empty range: a writer */
-                    const int x = (SK == 3 ? c * tiles + w.t : c) * CLUSTER +
-                                  (int)(blockIdx.x % CLUSTER);
-                    if (RED_SMEM) {
-                        /* the block's whole slot x by one bulk copy into
-                         * the stages (free: this is the block's last item
-                         * and both warpgroups are past its wgmmas or the
-                         * previous slot's adds) */
-                        bar_named(5, 128 * CONSUMERS);
-                        if (cw == 0 && tid == 0) {
-                            for (int c2 = 0; c2 < CONSUMERS; ++c2) {
-                                unsigned *f = sk_flag(ws, x, c2);
-                                unsigned v;
-                                do {
-                                    asm volatile(
-                                        "ld.acquire.gpu.global.u32 %0, "
-                                        "[%1];\n"
-                                        : "=r"(v) : "l"(f) : "memory");
-                                } while (v != SK_DONE);
-                                *(volatile unsigned *)f = 0u;
-                            }
-                            /* written through the generic proxy, read by
-                             * the bulk copy's */
-                            asm volatile("fence.proxy.async.global;\n" :::
-                                             "memory");
-                            mbar_expect_tx(sm.red(), RED_BYTES);
-                            asm volatile(
-                                "cp.async.bulk.shared::cluster.global."
-                                "mbarrier::complete_tx::bytes [%0], [%1], "
-                                "%2, [%3];\n"
-                                ::"r"(sm.base), "l"(sk_part(ws, x, 0, 0)),
-                                  "r"(RED_BYTES), "r"(sm.red())
-                                : "memory");
-                        }
-                        mbar_wait(sm.red(), (unsigned)nred & 1);
-                        ++nred;
-#pragma unroll
-                        for (int mi = 0; mi < MI; ++mi) {
-                            const unsigned p =
-                                sm.base + 16u * ((cw * MI + mi) *
-                                                     (64 * BN / 4) +
-                                                 tid);
-#pragma unroll
-                            for (int i = 0; i < BN / 8; ++i) {
-                                float4 v;
-                                asm volatile(
-                                    "ld.shared.v4.f32 {%0, %1, %2, %3}, "
-                                    "[%4];\n"
-                                    : "=f"(v.x), "=f"(v.y), "=f"(v.z),
-                                      "=f"(v.w)
-                                    : "r"(p + 16u * 128u * i) : "memory");
-                                acc[mi][4 * i] += v.x;
-                                acc[mi][4 * i + 1] += v.y;
-                                acc[mi][4 * i + 2] += v.z;
-                                acc[mi][4 * i + 3] += v.w;
-                            }
-                        }
-                    } else {
+                    const int x = c * CLUSTER + (int)(blockIdx.x % CLUSTER);
                     if (tid == 0) {
                         unsigned *f = sk_flag(ws, x, cw);
                         unsigned v;
@@ -1296,9 +1312,8 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
                             acc[mi][4 * i + 3] += v.w;
                         }
                     }
-                    }
                 }
-                if (SK == 3 ? c == 0 : su <= t0)
+                if (su <= t0)
                     break;
             }
         }
@@ -1355,8 +1370,6 @@ hgemm_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
             mbar_init(sm.full(s), 1);
             mbar_init(sm.empty(s), (PP ? 1 : CONSUMERS) * CL_PEERS);
         }
-        if (SK)
-            mbar_init(sm.red(), 1);
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
     /* with a pair, the peer's barriers exist before any multicast or
