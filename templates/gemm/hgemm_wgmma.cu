@@ -195,9 +195,13 @@
  * stages with one bulk copy (c9, code c9/hgemm_wgmma-redsmem.cu: 1.7-7.8
  * % slower) and the reduction shared over the S ranges, each adding 1/S
  * of the columns (c10, code c10/hgemm_wgmma-sk3split.cu: within 1 % at
- * 1024x1024x16384, 2 % slower elsewhere): the partial sums are not what
- * holds these shapes back (at 512x512x32768 the owner adds 15 slots in
- * one scheme and 1/16 of 15 in the other, and both take 62-63 us).
+ * 1024x1024x16384, 2 % slower elsewhere; c14, code
+ * c14/hgemm_wgmma-sk3par.cu, the same with every range's sums loaded at
+ * once and no barrier between ranges: 4.8-12.5 % slower): the partial
+ * sums are not what holds these shapes back (at 512x512x32768 the owner
+ * adds 15 slots in one scheme and 1/16 of 15 in the other, and both
+ * take 62-63 us). cuBLAS's split-K kernels there (c11, ncu) do the same
+ * tensor work and DRAM bytes in 2.3x fewer cycles; not traced further.
  * Also tried and removed (c4-c6; the code is c4/hgemm_wgmma-tw.cu): TW,
  * the last wave's tiles re-cut into pieces BN - TW columns wide, one a
  * cluster, no partial sums (wgmma m64n232 etc. are exact: 35 of 35
@@ -738,15 +742,8 @@ struct smem_map {
  * data-parallel wave does), so the A and B slices they share are read
  * from L2 together; stream-K's staggered ranges read them at different
  * times, and with operands beyond the L2 (1024 x 1024 x 16384: 64 MB) from
- * DRAM again. The S ranges of a tile share its reduction: range r
- * writes its sums of the column groups it does not own to its block's
- * slot and raises its flag; once every other range's flag is up it loads
- * their sums of its own groups (1 / S of the tile) all at once, adds them
- * in range order (the same bits every time) and stores them; the last of
- * a slot's S - 1 readers to count itself lets its writer clear the flag.
- * Every range writes before it waits, so the S ranges must be resident
- * together: one round on the whole persistent grid (every cluster on the
- * GPU at once, as SK = 1's owners assume).
+ * DRAM again. The last range is the owner, the others write (slot of
+ * their block), and the owner adds ranges S - 2 .. 0 in that order.
  */
 struct sched {
     int tiles_m, tiles_n, ktiles, ncl, cid, group_m;
@@ -898,13 +895,12 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
 }
 
 /* Row r0 + 16 * warp + lane / 4 (+ 8) and column 8 * i + 2 * (lane % 4)
- * (+ 1) of an m64nBN accumulator (PTX ISA, wgmma .m64nNk16 D fragment),
- * column groups i in [i0, i1); pairs are stored as 4 bytes (N % 8 == 0
- * keeps them in bounds and aligned). */
+ * (+ 1) of an m64nBN accumulator (PTX ISA, wgmma .m64nNk16 D fragment);
+ * pairs are stored as 4 bytes (N % 8 == 0 keeps them in bounds and
+ * aligned). */
 __device__ __forceinline__ void store_tile(elem_t *C, int M, int N, int r0,
                                            int n0, const float (&d)[BN / 2],
-                                           int tid, int i0 = 0,
-                                           int i1 = BN / 8)
+                                           int tid)
 {
     const int row = r0 + 16 * (tid / 32) + (tid % 32) / 4;
     const int col = n0 + 2 * (tid % 4);
@@ -917,7 +913,7 @@ __device__ __forceinline__ void store_tile(elem_t *C, int M, int N, int r0,
 #pragma unroll
         for (int i = 0; i < BN / 8; ++i) {
             const int c = col + 8 * i;
-            if (c < N && i >= i0 && i < i1) {
+            if (c < N) {
                 elem2 v;
                 v.x = FROM_F32(d[4 * i + 2 * h]);
                 v.y = FROM_F32(d[4 * i + 2 * h + 1]);
@@ -1095,10 +1091,6 @@ __device__ __forceinline__ void release(const smem_map &sm, int s, int tid)
  * one behind and each is read by exactly one owner. */
 #define SK_FLAG_BYTES 8192
 #define SK_DONE 0x5c0ffee5u
-/* SK = 3: a slot's flag is SK_SPLIT while its sums are there; its readers'
- * count lies SK_COUNT words after it */
-#define SK_SPLIT 0x5c0f5b17u
-#define SK_COUNT 1024
 
 __device__ __forceinline__ float4 *sk_part(void *ws, int x, int cw, int mi)
 {
@@ -1202,94 +1194,6 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
             pend = 0;
         }
         const int row0 = m0 + (PP ? 0 : cw * MI) * 64;
-        if (SK == 3 && g.sl >= 2) {
-            /* split-K: range r of the tile's S owns the fragment column
-             * groups [i0, i1) (8 columns each; see the schedule) */
-            const int S = g.sl, tiles = g.tiles_m * g.tiles_n;
-            const int r = g.cid / tiles, rank = (int)(blockIdx.x % CLUSTER);
-            const int i0 = (BN / 8) * r / S, i1 = (BN / 8) * (r + 1) / S;
-            unsigned *own = sk_flag(ws, blockIdx.x, cw);
-            /* the readers' count, cleared before the flag goes up */
-            if (tid == 0)
-                *(volatile unsigned *)(own + SK_COUNT) = 0u;
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi) {
-                float4 *p = sk_part(ws, blockIdx.x, cw, mi);
-#pragma unroll
-                for (int i = 0; i < BN / 8; ++i)
-                    if (i < i0 || i >= i1)
-                        __stcg(p + i * 128 + tid,
-                               make_float4(acc[mi][4 * i], acc[mi][4 * i + 1],
-                                           acc[mi][4 * i + 2],
-                                           acc[mi][4 * i + 3]));
-            }
-            bar_named(1 + cw, 128);
-            if (tid == 0) {
-                __threadfence();
-                asm volatile("st.release.gpu.global.u32 [%0], %1;\n"
-                             ::"l"(own), "r"(SK_SPLIT) : "memory");
-                for (int r2 = 0; r2 < S; ++r2) {
-                    if (r2 == r)
-                        continue;
-                    const unsigned *f = sk_flag(
-                        ws, (r2 * tiles + w.t) * CLUSTER + rank, cw);
-                    unsigned v;
-                    do {
-                        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
-                                     : "=r"(v) : "l"(f) : "memory");
-                    } while (v != SK_SPLIT);
-                }
-            }
-            bar_named(1 + cw, 128);
-            __threadfence();
-            /* no barrier in the loop: the loads of several ranges fly
-             * together */
-#pragma unroll 4
-            for (int r2 = 0; r2 < S; ++r2) {
-                if (r2 == r)
-                    continue;
-                const int x = (r2 * tiles + w.t) * CLUSTER + rank;
-#pragma unroll
-                for (int mi = 0; mi < MI; ++mi) {
-                    const float4 *p = sk_part(ws, x, cw, mi);
-#pragma unroll
-                    for (int i = 0; i < BN / 8; ++i)
-                        if (i >= i0 && i < i1) {
-                            const float4 v = __ldcg(p + i * 128 + tid);
-                            acc[mi][4 * i] += v.x;
-                            acc[mi][4 * i + 1] += v.y;
-                            acc[mi][4 * i + 2] += v.z;
-                            acc[mi][4 * i + 3] += v.w;
-                        }
-                }
-            }
-            /* every thread has read: count this range in at each slot */
-            bar_named(1 + cw, 128);
-            if (tid == 0)
-                for (int r2 = 0; r2 < S; ++r2)
-                    if (r2 != r)
-                        asm volatile("red.release.gpu.global.add.u32 [%0], "
-                                     "1;\n"
-                                     ::"l"(sk_flag(ws, (r2 * tiles + w.t) *
-                                                           CLUSTER + rank,
-                                                   cw) + SK_COUNT)
-                                     : "memory");
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi)
-                store_tile(C, M, N, row0 + mi * 64, n0, acc[mi], tid, i0,
-                           i1);
-            /* this slot's S - 1 readers are done: clear its flag for the
-             * next launch */
-            if (tid == 0) {
-                unsigned v;
-                do {
-                    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
-                                 : "=r"(v) : "l"(own + SK_COUNT) : "memory");
-                } while (v != (unsigned)(S - 1));
-                *(volatile unsigned *)own = 0u;
-            }
-            continue;
-        }
         if (SK && w.ke < g.ktiles) { /* writer piece: partials, flag */
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi) {
@@ -1314,13 +1218,18 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
         if (SK && w.kb > 0) {
             /* owner piece: add the writers' partials, the lower clusters
              * whose ranges reach into the tile (slices from t0 on), the
-             * nearest first (SK = 1: cluster c - 1 alone) */
+             * nearest first (SK = 1: cluster c - 1 alone; SK = 3: the
+             * clusters of ranges S - 2 .. 0 of the tile) */
             const int t0 = (w.t - g.dp_tiles) * g.ktiles;
-            for (int c = g.cid - 1;; --c) {
-                const int su = (int)((long long)g.sl * c / g.ncl);
-                if (su < (int)((long long)g.sl * (c + 1) / g.ncl)) {
+            const int tiles = g.tiles_m * g.tiles_n;
+            for (int c = SK == 3 ? g.sl - 2 : g.cid - 1;; --c) {
+                const int su =
+                    SK == 3 ? 0 : (int)((long long)g.sl * c / g.ncl);
+                if (SK == 3 ||
+                    su < (int)((long long)g.sl * (c + 1) / g.ncl)) {
                     /* a non-empty range: a writer */
-                    const int x = c * CLUSTER + (int)(blockIdx.x % CLUSTER);
+                    const int x = (SK == 3 ? c * tiles + w.t : c) * CLUSTER +
+                                  (int)(blockIdx.x % CLUSTER);
                     if (tid == 0) {
                         unsigned *f = sk_flag(ws, x, cw);
                         unsigned v;
@@ -1346,7 +1255,7 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
                         }
                     }
                 }
-                if (su <= t0)
+                if (SK == 3 ? c == 0 : su <= t0)
                     break;
             }
         }
