@@ -192,17 +192,17 @@
  * 0.866x; that small-tile point with SK=3 at 512x1024x16384 0.943x
  * against 0.625x; 1000x776x8192 with BN=128 1.19x (the eval's ratio).
  * Tried and taken back: the owner copying each writer's slot into the
- * stages with one bulk copy (c9, code c9/hgemm_wgmma-redsmem.cu: 1.7-7.8
- * % slower) and the reduction shared over the S ranges, each adding 1/S
- * of the columns (c10, code c10/hgemm_wgmma-sk3split.cu: within 1 % at
- * 1024x1024x16384, 2 % slower elsewhere; c14, code
- * c14/hgemm_wgmma-sk3par.cu, the same with every range's sums loaded at
- * once and no barrier between ranges: 4.8-12.5 % slower): the partial
+ * stages with one bulk copy (c9, code c9/hgemm_wgmma-redsmem.patch:
+ * 1.7-7.8 % slower) and the reduction shared over the S ranges, each
+ * adding 1/S of the columns (c10, code c10/hgemm_wgmma-sk3split.patch:
+ * within 1 % at 1024x1024x16384, 2 % slower elsewhere; c14, code
+ * c14/hgemm_wgmma-sk3par.patch, the same with every range's sums loaded
+ * at once and no barrier between ranges: 4.8-12.5 % slower): the partial
  * sums are not what holds these shapes back (at 512x512x32768 the owner
  * adds 15 slots in one scheme and 1/16 of 15 in the other, and both
  * take 62-63 us). cuBLAS's split-K kernels there (c11, ncu) do the same
  * tensor work and DRAM bytes in 2.3x fewer cycles; not traced further.
- * Also tried and removed (c4-c6; the code is c4/hgemm_wgmma-tw.cu): TW,
+ * Also tried and removed (c4-c6; the code is c4/hgemm_wgmma-tw.patch): TW,
  * the last wave's tiles re-cut into pieces BN - TW columns wide, one a
  * cluster, no partial sums (wgmma m64n232 etc. are exact: 35 of 35
  * checks ok, tensor cycles an SM even at 1.024 M). It lost everywhere
