@@ -234,6 +234,9 @@
 // kevo: param MCK 0 1 default=0
 // kevo: param EPW 0 1 default=0
 // kevo: param L2P 0 64 128 256 default=256
+// kevo: param L2A 0 1 2 default=0
+// kevo: param L2B 0 1 2 default=0
+// kevo: param L2C 0 1 2 default=0
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks (PP = 1: of the
 // whole block tile), at most 128 fp32 accumulators per thread:
@@ -261,6 +264,9 @@
 // kevo: constraint !MCK || (CLUSTER == 2 && CLN == 0)
 // EPW = 1: each warp stores its 16 rows of an EPI = 1 box itself:
 // kevo: constraint !EPW || EPI == 1
+// L2A, L2B: the L2 eviction priority of the A and B loads, L2C: of the
+// EPI = 1 stores of C (0 none, 1 evict_last, 2 evict_first):
+// kevo: constraint !L2C || EPI == 1
 // TMA: 16-byte global row strides (checked for the tensor maps as well):
 // kevo: requires K % 8 == 0 && N % 8 == 0
 // L2P: the loads' L2 promotion (bytes a miss fetches; 0 = none).
@@ -396,29 +402,83 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
     } while (!done);
 }
 
-/* 2-D box at (c0 along the contiguous dim, c1 along rows) -> dst; its
- * bytes complete on bar. */
-__device__ __forceinline__ void tma_load(unsigned dst, const tmap_t *map,
-                                         unsigned bar, int c0, int c1)
+/* L2 eviction priority of a TMA access (params L2A, L2B, L2C): 0 the
+ * default (no hint), 1 evict_last, 2 evict_first. The policy is a 64-bit
+ * register made once by createpolicy. */
+template <int P> __device__ __forceinline__ unsigned long long l2_policy()
 {
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
-                 "complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
-                 ::"r"(dst), "l"(map), "r"(bar), "r"(c0), "r"(c1)
-                 : "memory");
+    unsigned long long p = 0;
+    if (P == 1)
+        asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n"
+                     : "=l"(p));
+    else if (P == 2)
+        asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n"
+                     : "=l"(p));
+    return p;
+}
+
+/* 2-D box at (c0 along the contiguous dim, c1 along rows) -> dst; its
+ * bytes complete on bar; P != 0: with the L2 policy pol. */
+template <int P>
+__device__ __forceinline__ void tma_load(unsigned dst, const tmap_t *map,
+                                         unsigned bar, int c0, int c1,
+                                         unsigned long long pol)
+{
+    if (P == 0)
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global."
+                     "mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], "
+                     "[%2];\n"
+                     ::"r"(dst), "l"(map), "r"(bar), "r"(c0), "r"(c1)
+                     : "memory");
+    else
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global."
+                     "mbarrier::complete_tx::bytes.L2::cache_hint [%0], "
+                     "[%1, {%3, %4}], [%2], %5;\n"
+                     ::"r"(dst), "l"(map), "r"(bar), "r"(c0), "r"(c1),
+                       "l"(pol)
+                     : "memory");
 }
 
 /* Same, landing at the same offset in the blocks of mask (cluster ranks)
  * and completing on the barrier at bar's offset in each. */
+template <int P>
 __device__ __forceinline__ void tma_load_mc(unsigned dst, const tmap_t *map,
                                             unsigned bar, int c0, int c1,
-                                            unsigned mask)
+                                            unsigned mask,
+                                            unsigned long long pol)
 {
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
-                 "complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4}],"
-                 " [%2], %5;\n"
-                 ::"r"(dst), "l"(map), "r"(bar), "r"(c0), "r"(c1),
-                   "h"((unsigned short)mask)
-                 : "memory");
+    if (P == 0)
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global."
+                     "mbarrier::complete_tx::bytes.multicast::cluster [%0], "
+                     "[%1, {%3, %4}], [%2], %5;\n"
+                     ::"r"(dst), "l"(map), "r"(bar), "r"(c0), "r"(c1),
+                       "h"((unsigned short)mask)
+                     : "memory");
+    else
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global."
+                     "mbarrier::complete_tx::bytes.multicast::cluster."
+                     "L2::cache_hint [%0], [%1, {%3, %4}], [%2], %5, %6;\n"
+                     ::"r"(dst), "l"(map), "r"(bar), "r"(c0), "r"(c1),
+                       "h"((unsigned short)mask), "l"(pol)
+                     : "memory");
+}
+
+/* A 2-D TMA store of the box at smem src to (c0, c1), bulk group. */
+template <int P>
+__device__ __forceinline__ void tma_store(const tmap_t *map, int c0, int c1,
+                                          unsigned src,
+                                          unsigned long long pol)
+{
+    if (P == 0)
+        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta."
+                     "bulk_group [%0, {%1, %2}], [%3];\n"
+                     ::"l"(map), "r"(c0), "r"(c1), "r"(src)
+                     : "memory");
+    else
+        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta."
+                     "bulk_group.L2::cache_hint [%0, {%1, %2}], [%3], %4;\n"
+                     ::"l"(map), "r"(c0), "r"(c1), "r"(src), "l"(pol)
+                     : "memory");
 }
 
 /* ---- wgmma ---- */
@@ -841,6 +901,8 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(ta) : "memory");
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(tb) : "memory");
     ctr_t it = 0;
+    const unsigned long long pol_a = l2_policy<L2A>(),
+                             pol_b = l2_policy<L2B>();
     const int rank = CLUSTER == 1 ? 0 : (int)cluster_rank();
     const int rm = rank % CL_M, rn = rank / CL_M;
     /* ranks of the blocks on the same M tile (sharing A) and on the same
@@ -866,29 +928,30 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
                  * swizzle matches a whole box); then this block's A */
 #pragma unroll
                 for (int j = 0; j < BN / 64; ++j)
-                    tma_load_mc(sm.b(s) + j * B_BOX_BYTES +
-                                    rm * (BK / 2) * 128,
-                                tb, sm.full(s), n0 + 64 * j,
-                                kt * BK + rm * (BK / 2), mask_b);
-                tma_load(sm.a(s), ta, sm.full(s), kt * BK, m0);
+                    tma_load_mc<L2B>(sm.b(s) + j * B_BOX_BYTES +
+                                         rm * (BK / 2) * 128,
+                                     tb, sm.full(s), n0 + 64 * j,
+                                     kt * BK + rm * (BK / 2), mask_b, pol_b);
+                tma_load<L2A>(sm.a(s), ta, sm.full(s), kt * BK, m0, pol_a);
                 continue;
             }
             if (CL_N == 1)
-                tma_load(sm.a(s), ta, sm.full(s), kt * BK, m0);
+                tma_load<L2A>(sm.a(s), ta, sm.full(s), kt * BK, m0, pol_a);
             else /* this block's part of the A rows, to the blocks of
                   * its M tile */
-                tma_load_mc(sm.a(s) + rn * A_ROWS_OWN * A_ROW, ta,
-                            sm.full(s), kt * BK, m0 + rn * A_ROWS_OWN,
-                            mask_a);
+                tma_load_mc<L2A>(sm.a(s) + rn * A_ROWS_OWN * A_ROW, ta,
+                                 sm.full(s), kt * BK, m0 + rn * A_ROWS_OWN,
+                                 mask_a, pol_a);
 #pragma unroll
             for (int jj = 0; jj < B_BOXES_OWN; ++jj) {
                 const int j = rm * B_BOXES_OWN + jj;
                 if (CL_M == 1)
-                    tma_load(sm.b(s) + j * B_BOX_BYTES, tb, sm.full(s),
-                             n0 + 64 * j, kt * BK);
+                    tma_load<L2B>(sm.b(s) + j * B_BOX_BYTES, tb, sm.full(s),
+                                  n0 + 64 * j, kt * BK, pol_b);
                 else /* to the blocks of its N tile */
-                    tma_load_mc(sm.b(s) + j * B_BOX_BYTES, tb, sm.full(s),
-                                n0 + 64 * j, kt * BK, mask_b);
+                    tma_load_mc<L2B>(sm.b(s) + j * B_BOX_BYTES, tb,
+                                     sm.full(s), n0 + 64 * j, kt * BK,
+                                     mask_b, pol_b);
             }
         }
     }
@@ -983,11 +1046,8 @@ __device__ __forceinline__ void store_box(const smem_map &sm,
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         __syncwarp();
         if (lane == 0) {
-            asm volatile("cp.async.bulk.tensor.2d.global.shared::cta."
-                         "bulk_group [%0, {%1, %2}], [%3];\n"
-                         ::"l"(tc), "r"(c0), "r"(r0 + 16 * w),
-                           "r"(buf + 2048 * w)
-                         : "memory");
+            tma_store<L2C>(tc, c0, r0 + 16 * w, buf + 2048 * w,
+                           l2_policy<L2C>());
             asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
         }
         return;
@@ -1011,10 +1071,7 @@ __device__ __forceinline__ void store_box(const smem_map &sm,
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     bar_named(1 + cw, 128);
     if (tid == 0) {
-        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta."
-                     "bulk_group [%0, {%1, %2}], [%3];\n"
-                     ::"l"(tc), "r"(c0), "r"(r0), "r"(buf)
-                     : "memory");
+        tma_store<L2C>(tc, c0, r0, buf, l2_policy<L2C>());
         asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
     }
 }
