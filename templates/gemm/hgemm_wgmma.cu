@@ -191,17 +191,30 @@
  * c7: 0.811x), 512x512x32768 0.495x (SK=0 0.103x); fp16 1024x1024x16384
  * 0.866x; that small-tile point with SK=3 at 512x1024x16384 0.943x
  * against 0.625x; 1000x776x8192 with BN=128 1.19x (the eval's ratio).
- * Tried and taken back: the owner copying each writer's slot into the
- * stages with one bulk copy (c9, code c9/hgemm_wgmma-redsmem.patch:
- * 1.7-7.8 % slower) and the reduction shared over the S ranges, each
- * adding 1/S of the columns (c10, code c10/hgemm_wgmma-sk3split.patch:
- * within 1 % at 1024x1024x16384, 2 % slower elsewhere; c14, code
- * c14/hgemm_wgmma-sk3par.patch, the same with every range's sums loaded
- * at once and no barrier between ranges: 4.8-12.5 % slower): the partial
- * sums are not what holds these shapes back (at 512x512x32768 the owner
- * adds 15 slots in one scheme and 1/16 of 15 in the other, and both
- * take 62-63 us). cuBLAS's split-K kernels there (c11, ncu) do the same
- * tensor work and DRAM bytes in 2.3x fewer cycles; not traced further.
+ * Tried and taken back in session 11: the owner copying each writer's
+ * slot into the stages with one bulk copy (c9, code
+ * c9/hgemm_wgmma-redsmem.patch: 1.7-7.8 % slower) and the reduction
+ * shared over the S ranges (c10, c14: slower, 62-63 us at 512x512x32768
+ * either way, so it looked as if the partial sums were not the cost).
+ * Session 12 (bench/results/2026-11-25-h100-s12/, README there) showed
+ * they are: the same SK=3 schedule with the partial sums left out (wrong
+ * results, timing only; c2, ncu, base clocks) takes 34.6 us at
+ * 512x512x32768 against 69.6 us with them (cuBLAS's kernel 33.3 us), and
+ * the ranges' mainloops are even (SM active max 44.9 k cycles, average
+ * 40.7 k). The owner's 15 serial slots cost the rest; c10/c14's shared
+ * versions paid the same in serial flag polls (one thread polled all S
+ * flags) and, as source-level sampling of a first shared version showed
+ * (c4: loads of the others' sums 16 us of 60, flag waits and stores
+ * nothing), in adds predicated over all 32 register groups of every slot.
+ * Now (sk3_reduce): each range writes its whole tile, raises and polls
+ * one flag per range in parallel threads, and adds up only its own
+ * 1/S of the groups, four at a time with eight slots' loads in flight.
+ * Interleaved A/B against the session-start SK=3 (kevo eval --ab, 10
+ * pairs; c6, on an H200: the H100 was not lent for that call), the new
+ * one's time over the old one's: 512x512x32768 0.605, 1024x1024x16384
+ * 0.949, 768x1024x16384 0.921, 256x256x131072 0.343; 83 of 83 checks ok
+ * there (13 bf16 shapes from 64^3 to 256x256x131072 at 5 points, fp16 at
+ * 6 points).
  * Also tried and removed (c4-c6; the code is c4/hgemm_wgmma-tw.patch): TW,
  * the last wave's tiles re-cut into pieces BN - TW columns wide, one a
  * cluster, no partial sums (wgmma m64n232 etc. are exact: 35 of 35
@@ -234,9 +247,6 @@
 // kevo: param MCK 0 1 default=0
 // kevo: param EPW 0 1 default=0
 // kevo: param L2P 0 64 128 256 default=256
-// kevo: param L2A 0 1 2 default=0
-// kevo: param L2B 0 1 2 default=0
-// kevo: param L2C 0 1 2 default=0
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks (PP = 1: of the
 // whole block tile), at most 128 fp32 accumulators per thread:
@@ -264,9 +274,6 @@
 // kevo: constraint !MCK || (CLUSTER == 2 && CLN == 0)
 // EPW = 1: each warp stores its 16 rows of an EPI = 1 box itself:
 // kevo: constraint !EPW || EPI == 1
-// L2A, L2B: the L2 eviction priority of the A and B loads, L2C: of the
-// EPI = 1 stores of C (0 none, 1 evict_last, 2 evict_first):
-// kevo: constraint !L2C || EPI == 1
 // TMA: 16-byte global row strides (checked for the tensor maps as well):
 // kevo: requires K % 8 == 0 && N % 8 == 0
 // L2P: the loads' L2 promotion (bytes a miss fetches; 0 = none).
@@ -277,7 +284,7 @@
 // kevo: tensormap tmC C 64, 64 / (1 + 3 * EPW) swizzle=128
 // kevo: arg group_m GROUP_M
 // Stream-K: the flags, then one fp32 BM x BN tile of partials a block:
-// kevo: workspace min(SK, 1) * (8192 + SMS * BM * BN * 4)
+// kevo: workspace min(SK, 1) * (262144 + SMS * BM * BN * 4)
 // kevo: launch hgemm_wgmma
 // SK = 2 and 3 share the tiles among all SMS / CLUSTER clusters, so their
 // grid is whole even with fewer tiles than clusters:
@@ -289,6 +296,7 @@
 #define A_ROW (BK * 2)                 /* bytes of an A row of a slice */
 #define A_SWZ (BK == 64 ? 1 : 2)       /* its swizzle: 128 or 64 bytes */
 #define MI (BM / (64 * (PP ? 1 : CONSUMERS))) /* m64 blocks a consumer */
+#define SK3_Q (MI * BN / 8) /* SK = 3: float4 groups a thread holds (<= 32) */
 #define THREADS (128 * (CONSUMERS + 1))
 #define A_BYTES (BM * BK * 2)          /* A slice: BM rows of 128 B */
 #define B_BYTES (BN * BK * 2)          /* B slice: BN/64 boxes of BK rows */
@@ -402,83 +410,29 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
     } while (!done);
 }
 
-/* L2 eviction priority of a TMA access (params L2A, L2B, L2C): 0 the
- * default (no hint), 1 evict_last, 2 evict_first. The policy is a 64-bit
- * register made once by createpolicy. */
-template <int P> __device__ __forceinline__ unsigned long long l2_policy()
-{
-    unsigned long long p = 0;
-    if (P == 1)
-        asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n"
-                     : "=l"(p));
-    else if (P == 2)
-        asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n"
-                     : "=l"(p));
-    return p;
-}
-
 /* 2-D box at (c0 along the contiguous dim, c1 along rows) -> dst; its
- * bytes complete on bar; P != 0: with the L2 policy pol. */
-template <int P>
+ * bytes complete on bar. */
 __device__ __forceinline__ void tma_load(unsigned dst, const tmap_t *map,
-                                         unsigned bar, int c0, int c1,
-                                         unsigned long long pol)
+                                         unsigned bar, int c0, int c1)
 {
-    if (P == 0)
-        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global."
-                     "mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], "
-                     "[%2];\n"
-                     ::"r"(dst), "l"(map), "r"(bar), "r"(c0), "r"(c1)
-                     : "memory");
-    else
-        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global."
-                     "mbarrier::complete_tx::bytes.L2::cache_hint [%0], "
-                     "[%1, {%3, %4}], [%2], %5;\n"
-                     ::"r"(dst), "l"(map), "r"(bar), "r"(c0), "r"(c1),
-                       "l"(pol)
-                     : "memory");
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+                 "complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
+                 ::"r"(dst), "l"(map), "r"(bar), "r"(c0), "r"(c1)
+                 : "memory");
 }
 
 /* Same, landing at the same offset in the blocks of mask (cluster ranks)
  * and completing on the barrier at bar's offset in each. */
-template <int P>
 __device__ __forceinline__ void tma_load_mc(unsigned dst, const tmap_t *map,
                                             unsigned bar, int c0, int c1,
-                                            unsigned mask,
-                                            unsigned long long pol)
+                                            unsigned mask)
 {
-    if (P == 0)
-        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global."
-                     "mbarrier::complete_tx::bytes.multicast::cluster [%0], "
-                     "[%1, {%3, %4}], [%2], %5;\n"
-                     ::"r"(dst), "l"(map), "r"(bar), "r"(c0), "r"(c1),
-                       "h"((unsigned short)mask)
-                     : "memory");
-    else
-        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global."
-                     "mbarrier::complete_tx::bytes.multicast::cluster."
-                     "L2::cache_hint [%0], [%1, {%3, %4}], [%2], %5, %6;\n"
-                     ::"r"(dst), "l"(map), "r"(bar), "r"(c0), "r"(c1),
-                       "h"((unsigned short)mask), "l"(pol)
-                     : "memory");
-}
-
-/* A 2-D TMA store of the box at smem src to (c0, c1), bulk group. */
-template <int P>
-__device__ __forceinline__ void tma_store(const tmap_t *map, int c0, int c1,
-                                          unsigned src,
-                                          unsigned long long pol)
-{
-    if (P == 0)
-        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta."
-                     "bulk_group [%0, {%1, %2}], [%3];\n"
-                     ::"l"(map), "r"(c0), "r"(c1), "r"(src)
-                     : "memory");
-    else
-        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta."
-                     "bulk_group.L2::cache_hint [%0, {%1, %2}], [%3], %4;\n"
-                     ::"l"(map), "r"(c0), "r"(c1), "r"(src), "l"(pol)
-                     : "memory");
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+                 "complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4}],"
+                 " [%2], %5;\n"
+                 ::"r"(dst), "l"(map), "r"(bar), "r"(c0), "r"(c1),
+                   "h"((unsigned short)mask)
+                 : "memory");
 }
 
 /* ---- wgmma ---- */
@@ -796,14 +750,15 @@ struct smem_map {
  * tiles on 66 pairs: 3 whole waves and 58 tail tiles) a cluster runs 3
  * tiles and 56-57 k slices instead of 4 tiles.
  * SK = 3 is split-K for fewer tiles than clusters (long K): every tile is
- * cut into S = min(ncl / tiles, ktiles) equal k ranges (none when S < 2),
+ * cut into S = min(ncl / tiles, ktiles, SK3_Q) equal k ranges (none when
+ * S < 2),
  * and cluster u < S tiles runs range u / tiles of tile u % tiles, once.
  * The tiles of a range run side by side over the same k slices (as a
  * data-parallel wave does), so the A and B slices they share are read
  * from L2 together; stream-K's staggered ranges read them at different
  * times, and with operands beyond the L2 (1024 x 1024 x 16384: 64 MB) from
- * DRAM again. The last range is the owner, the others write (slot of
- * their block), and the owner adds ranges S - 2 .. 0 in that order.
+ * DRAM again. The S ranges then share the tile's reduction, each adding
+ * up 1 / S of it (sk3_reduce).
  */
 struct sched {
     int tiles_m, tiles_n, ktiles, ncl, cid, group_m;
@@ -834,8 +789,9 @@ __device__ __forceinline__ sched make_sched(int M, int N, int K,
     else if (SK == 2 && tiles % g.ncl != 0)
         g.dp_tiles = tiles / g.ncl * g.ncl;
     if (SK == 3) {
-        /* sl = S, the ranges a tile; se = 1: the cluster has a range */
-        const int S = min(g.ncl / tiles, g.ktiles);
+        /* sl = S, the ranges a tile; se = 1: the cluster has a range.
+         * S <= SK3_Q: each range reduces at least one float4 group */
+        const int S = min(min(g.ncl / tiles, g.ktiles), SK3_Q);
         if (S >= 2) {
             g.dp_tiles = 0;
             g.sl = S;
@@ -901,8 +857,6 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(ta) : "memory");
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(tb) : "memory");
     ctr_t it = 0;
-    const unsigned long long pol_a = l2_policy<L2A>(),
-                             pol_b = l2_policy<L2B>();
     const int rank = CLUSTER == 1 ? 0 : (int)cluster_rank();
     const int rm = rank % CL_M, rn = rank / CL_M;
     /* ranks of the blocks on the same M tile (sharing A) and on the same
@@ -928,30 +882,29 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
                  * swizzle matches a whole box); then this block's A */
 #pragma unroll
                 for (int j = 0; j < BN / 64; ++j)
-                    tma_load_mc<L2B>(sm.b(s) + j * B_BOX_BYTES +
-                                         rm * (BK / 2) * 128,
-                                     tb, sm.full(s), n0 + 64 * j,
-                                     kt * BK + rm * (BK / 2), mask_b, pol_b);
-                tma_load<L2A>(sm.a(s), ta, sm.full(s), kt * BK, m0, pol_a);
+                    tma_load_mc(sm.b(s) + j * B_BOX_BYTES +
+                                    rm * (BK / 2) * 128,
+                                tb, sm.full(s), n0 + 64 * j,
+                                kt * BK + rm * (BK / 2), mask_b);
+                tma_load(sm.a(s), ta, sm.full(s), kt * BK, m0);
                 continue;
             }
             if (CL_N == 1)
-                tma_load<L2A>(sm.a(s), ta, sm.full(s), kt * BK, m0, pol_a);
+                tma_load(sm.a(s), ta, sm.full(s), kt * BK, m0);
             else /* this block's part of the A rows, to the blocks of
                   * its M tile */
-                tma_load_mc<L2A>(sm.a(s) + rn * A_ROWS_OWN * A_ROW, ta,
-                                 sm.full(s), kt * BK, m0 + rn * A_ROWS_OWN,
-                                 mask_a, pol_a);
+                tma_load_mc(sm.a(s) + rn * A_ROWS_OWN * A_ROW, ta,
+                            sm.full(s), kt * BK, m0 + rn * A_ROWS_OWN,
+                            mask_a);
 #pragma unroll
             for (int jj = 0; jj < B_BOXES_OWN; ++jj) {
                 const int j = rm * B_BOXES_OWN + jj;
                 if (CL_M == 1)
-                    tma_load<L2B>(sm.b(s) + j * B_BOX_BYTES, tb, sm.full(s),
-                                  n0 + 64 * j, kt * BK, pol_b);
+                    tma_load(sm.b(s) + j * B_BOX_BYTES, tb, sm.full(s),
+                             n0 + 64 * j, kt * BK);
                 else /* to the blocks of its N tile */
-                    tma_load_mc<L2B>(sm.b(s) + j * B_BOX_BYTES, tb,
-                                     sm.full(s), n0 + 64 * j, kt * BK,
-                                     mask_b, pol_b);
+                    tma_load_mc(sm.b(s) + j * B_BOX_BYTES, tb, sm.full(s),
+                                n0 + 64 * j, kt * BK, mask_b);
             }
         }
     }
@@ -1046,8 +999,11 @@ __device__ __forceinline__ void store_box(const smem_map &sm,
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         __syncwarp();
         if (lane == 0) {
-            tma_store<L2C>(tc, c0, r0 + 16 * w, buf + 2048 * w,
-                           l2_policy<L2C>());
+            asm volatile("cp.async.bulk.tensor.2d.global.shared::cta."
+                         "bulk_group [%0, {%1, %2}], [%3];\n"
+                         ::"l"(tc), "r"(c0), "r"(r0 + 16 * w),
+                           "r"(buf + 2048 * w)
+                         : "memory");
             asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
         }
         return;
@@ -1071,7 +1027,10 @@ __device__ __forceinline__ void store_box(const smem_map &sm,
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     bar_named(1 + cw, 128);
     if (tid == 0) {
-        tma_store<L2C>(tc, c0, r0, buf, l2_policy<L2C>());
+        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta."
+                     "bulk_group [%0, {%1, %2}], [%3];\n"
+                     ::"l"(tc), "r"(c0), "r"(r0), "r"(buf)
+                     : "memory");
         asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
     }
 }
@@ -1146,8 +1105,15 @@ __device__ __forceinline__ void release(const smem_map &sm, int s, int tid)
  * harness poisons it with 0x7fc0dead): only the writer sets SK_DONE and
  * the owner that takes it sets the flag back to 0, so no launch leaves
  * one behind and each is read by exactly one owner. */
-#define SK_FLAG_BYTES 8192
+#define SK_FLAG_BYTES 262144 /* SK = 3: 32 flags a (block, consumer) */
 #define SK_DONE 0x5c0ffee5u
+
+/* SK = 3 (see the schedule): flag (x, cw, r) = SK_DONE says that slot x
+ * holds the sums range r reduces; reader r sets it back to 0. */
+__device__ __forceinline__ unsigned *sk3_flag(void *ws, int x, int cw, int r)
+{
+    return reinterpret_cast<unsigned *>(ws) + (x * CONSUMERS + cw) * 32 + r;
+}
 
 __device__ __forceinline__ float4 *sk_part(void *ws, int x, int cw, int mi)
 {
@@ -1158,6 +1124,100 @@ __device__ __forceinline__ float4 *sk_part(void *ws, int x, int cw, int mi)
 __device__ __forceinline__ unsigned *sk_flag(void *ws, int x, int cw)
 {
     return reinterpret_cast<unsigned *>(ws) + x * CONSUMERS + cw;
+}
+
+/*
+ * SK = 3: the S ranges of a tile share its reduction. A thread's
+ * accumulators are SK3_Q float4 groups (m64 block mi, 8 columns i: q =
+ * mi * BN / 8 + i), at q * 128 + tid of its consumer's slot. Each range
+ * writes all its groups to its block's slot, raises the flag of each
+ * other range at once (one thread a flag), waits for the other ranges'
+ * flags the same way (one thread a range, each setting its flag back to
+ * 0), then adds up groups [Q r / S, Q (r + 1) / S) of all S slots in range
+ * order (the same bits at every launch) and stores them from registers.
+ * A thread reads only the words it wrote itself in every slot, so the
+ * loop is over its few groups (four at a time) and the S slots, not over
+ * all its registers.
+ * Every range waits for all others, so the S x tiles clusters must be
+ * resident together: the persistent grid (one block a multiprocessor) is.
+ */
+__device__ __forceinline__ void sk3_reduce(elem_t *C, void *ws, int M, int N,
+                                           const sched &g, int t, int row0,
+                                           int n0, const float (&acc)[MI][BN / 2],
+                                           int cw, int tid)
+{
+    const int S = g.sl, tiles = g.tiles_m * g.tiles_n;
+    const int r = g.cid / tiles, rank = (int)(blockIdx.x % CLUSTER);
+    const int q0 = SK3_Q * r / S, q1 = SK3_Q * (r + 1) / S;
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+        float4 *p = sk_part(ws, blockIdx.x, cw, mi);
+#pragma unroll
+        for (int i = 0; i < BN / 8; ++i)
+            __stcg(p + i * 128 + tid,
+                   make_float4(acc[mi][4 * i], acc[mi][4 * i + 1],
+                               acc[mi][4 * i + 2], acc[mi][4 * i + 3]));
+    }
+    bar_named(1 + cw, 128);
+    if (tid < S && tid != r) {
+        __threadfence();
+        asm volatile("st.release.gpu.global.u32 [%0], %1;\n"
+                     ::"l"(sk3_flag(ws, blockIdx.x, cw, tid)), "r"(SK_DONE)
+                     : "memory");
+        unsigned *f = sk3_flag(ws, (tid * tiles + t) * CLUSTER + rank, cw, r);
+        unsigned v;
+        do {
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
+                         : "=r"(v) : "l"(f) : "memory");
+        } while (v != SK_DONE);
+        *(volatile unsigned *)f = 0u;
+    }
+    bar_named(1 + cw, 128);
+    __threadfence();
+    const int lane = tid % 32;
+    const int row = row0 + 16 * (tid / 32) + lane / 4;
+    /* four groups at a time, eight slots' loads in flight each */
+    for (int qb = q0; qb < q1; qb += 4) {
+        float4 sum[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            sum[j] = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 8
+        for (int r2 = 0; r2 < S; ++r2) {
+            const float4 *p =
+                sk_part(ws, (r2 * tiles + t) * CLUSTER + rank, cw, 0) + tid;
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                if (qb + j < q1) {
+                    const float4 v = __ldcg(p + (qb + j) * 128);
+                    sum[j].x += v.x;
+                    sum[j].y += v.y;
+                    sum[j].z += v.z;
+                    sum[j].w += v.w;
+                }
+        }
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const int q = qb + j, mi = q / (BN / 8), i = q % (BN / 8);
+            /* fragment: (x, y) at row, columns c, c + 1; (z, w) 8 rows
+             * down */
+            const int rr = row + mi * 64, c = n0 + 8 * i + 2 * (lane % 4);
+            if (q < q1 && c < N) {
+                elem2 e;
+                if (rr < M) {
+                    e.x = FROM_F32(sum[j].x);
+                    e.y = FROM_F32(sum[j].y);
+                    *reinterpret_cast<elem2 *>(C + (size_t)rr * N + c) = e;
+                }
+                if (rr + 8 < M) {
+                    e.x = FROM_F32(sum[j].z);
+                    e.y = FROM_F32(sum[j].w);
+                    *reinterpret_cast<elem2 *>(C + (size_t)(rr + 8) * N +
+                                               c) = e;
+                }
+            }
+        }
+    }
 }
 
 __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
@@ -1251,6 +1311,12 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
             pend = 0;
         }
         const int row0 = m0 + (PP ? 0 : cw * MI) * 64;
+        if (SK == 3 && g.sl >= 2) {
+            /* a cluster's one item (so no tile is pending: the deferred
+             * stores' registers are free here) */
+            sk3_reduce(C, ws, M, N, g, w.t, row0, n0, acc, cw, tid);
+            break;
+        }
         if (SK && w.ke < g.ktiles) { /* writer piece: partials, flag */
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi) {
@@ -1275,18 +1341,13 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
         if (SK && w.kb > 0) {
             /* owner piece: add the writers' partials, the lower clusters
              * whose ranges reach into the tile (slices from t0 on), the
-             * nearest first (SK = 1: cluster c - 1 alone; SK = 3: the
-             * clusters of ranges S - 2 .. 0 of the tile) */
+             * nearest first (SK = 1: cluster c - 1 alone) */
             const int t0 = (w.t - g.dp_tiles) * g.ktiles;
-            const int tiles = g.tiles_m * g.tiles_n;
-            for (int c = SK == 3 ? g.sl - 2 : g.cid - 1;; --c) {
-                const int su =
-                    SK == 3 ? 0 : (int)((long long)g.sl * c / g.ncl);
-                if (SK == 3 ||
-                    su < (int)((long long)g.sl * (c + 1) / g.ncl)) {
+            for (int c = g.cid - 1;; --c) {
+                const int su = (int)((long long)g.sl * c / g.ncl);
+                if (su < (int)((long long)g.sl * (c + 1) / g.ncl)) {
                     /* a non-empty range: a writer */
-                    const int x = (SK == 3 ? c * tiles + w.t : c) * CLUSTER +
-                                  (int)(blockIdx.x % CLUSTER);
+                    const int x = c * CLUSTER + (int)(blockIdx.x % CLUSTER);
                     if (tid == 0) {
                         unsigned *f = sk_flag(ws, x, cw);
                         unsigned v;
@@ -1312,7 +1373,7 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
                         }
                     }
                 }
-                if (SK == 3 ? c == 0 : su <= t0)
+                if (su <= t0)
                     break;
             }
         }
