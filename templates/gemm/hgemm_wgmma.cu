@@ -159,6 +159,14 @@
  * (288.2-288.9 k vs 287.9-291.5 k, 1.60-1.61 GHz both), while the same
  * call's kevo timings gave 0.982-0.994x cuBLAS: the gap shows under
  * sustained back-to-back timing, not in a single profiled launch.
+ * Also tried (s12 c1, code c1/hgemm_wgmma-l2hints.patch) and removed: L2
+ * eviction priorities on the TMA loads and C stores (createpolicy cache
+ * hints). At bf16 4096^3 evict_last barely moves the DRAM reads
+ * (147.5-148.7 MB against 148.6 MB, and no persistence across kevo's read
+ * flush: ncu --cache-control none), evict_first on A alone or B alone
+ * raises them to 165 / 159 MB, B evict_first with C's stores evict_first
+ * lowers them to 144-145 MB; 16 interleaved A/Bs at bf16/fp16 4096^3 and
+ * 8192^3 gave 1.0000-1.0079 (hinted time over the default's): none faster.
  * SK=2 (stream-K over the last partial wave only, or over all tiles
  * when there are fewer tiles than clusters; see the schedule below),
  * measured on the H100 (bench/results/2026-11-24-h100-s11/c1, against
@@ -175,7 +183,13 @@
  * partials written and read and the tail pieces' slower k slices (as
  * with hgemm_packed's tail splits; not profiled). So SK stays 0 by
  * default and the search picks SK=2 where it pays.
- * Why SK=2 loses at 4096^3 (c2, c3: ncu, base clocks): SM active cycles
+ * Session 12 (c7, c8; bench/results/2026-11-25-h100-s12/): with the
+ * flag protocol's fences gone, SK=2 at bf16 8192^3 1.049x against
+ * 1.029x for SK=0 launch by launch (A/B 0.9885), at 4096^3 still 0.959x
+ * against 0.994x; its partial sums cost 4.4 % there under ncu (213 us
+ * against 204 us for the same schedule without them, SK=0 208 us), and
+ * no single part of them (stores, loads, flag wait) more than 1 %.
+ * Why SK=2 loses at 4096^3 (s11 c2, c3: ncu, base clocks): SM active cycles
  * max 290-291 k against 276-277 k for SK=0, with the tensor work evened
  * out (1.016-1.020 M tensor cycles an SM against 0.786-1.049 M); the
  * same schedule with the partial sums left out (wrong results, timing
@@ -214,7 +228,12 @@
  * one's time over the old one's: 512x512x32768 0.605, 1024x1024x16384
  * 0.949, 768x1024x16384 0.921, 256x256x131072 0.343; 83 of 83 checks ok
  * there (13 bf16 shapes from 64^3 to 256x256x131072 at 5 points, fp16 at
- * 6 points).
+ * 6 points). The same A/B on the H100 (c7): 0.618, 0.968, 0.938, 0.360
+ * (fp16 512x512x32768 0.619, 1024x1024x16384 0.967); launch by launch
+ * against cuBLAS bf16 512x512x32768 0.791x (old 0.488x), 1024x1024x16384
+ * 0.895x (0.864x), 768x1024x16384 1.230x (1.148x), 256x256x131072 0.865x
+ * (0.309x). Without the __threadfence calls of the flag protocol (c8,
+ * see below) another 2.0-2.4 % at the first three: A/B 0.976, 0.977, 0.980.
  * Also tried and removed (c4-c6; the code is c4/hgemm_wgmma-tw.patch): TW,
  * the last wave's tiles re-cut into pieces BN - TW columns wide, one a
  * cluster, no partial sums (wgmma m64n232 etc. are exact: 35 of 35
@@ -1104,7 +1123,12 @@ __device__ __forceinline__ void release(const smem_map &sm, int s, int tid)
  * live in the workspace, which holds anything at the first launch (the
  * harness poisons it with 0x7fc0dead): only the writer sets SK_DONE and
  * the owner that takes it sets the flag back to 0, so no launch leaves
- * one behind and each is read by exactly one owner. */
+ * one behind and each is read by exactly one owner. Publishing is a named
+ * barrier of the consumer's 128 threads, then st.release.gpu of the flag
+ * by one thread; taking, ld.acquire.gpu by one thread (SK = 3: one a
+ * flag), then the barrier (causality runs through bar.sync at CTA scope
+ * and release/acquire at GPU scope, as in CUTLASS's generic barrier). A
+ * __threadfence on either side cost 1-2 % (s12 c8). */
 #define SK_FLAG_BYTES 262144 /* SK = 3: 32 flags a (block, consumer) */
 #define SK_DONE 0x5c0ffee5u
 
@@ -1160,7 +1184,6 @@ __device__ __forceinline__ void sk3_reduce(elem_t *C, void *ws, int M, int N,
     }
     bar_named(1 + cw, 128);
     if (tid < S && tid != r) {
-        __threadfence();
         asm volatile("st.release.gpu.global.u32 [%0], %1;\n"
                      ::"l"(sk3_flag(ws, blockIdx.x, cw, tid)), "r"(SK_DONE)
                      : "memory");
@@ -1173,7 +1196,6 @@ __device__ __forceinline__ void sk3_reduce(elem_t *C, void *ws, int M, int N,
         *(volatile unsigned *)f = 0u;
     }
     bar_named(1 + cw, 128);
-    __threadfence();
     const int lane = tid % 32;
     const int row = row0 + 16 * (tid / 32) + lane / 4;
     /* four groups at a time, eight slots' loads in flight each */
@@ -1329,13 +1351,11 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
                                        acc[mi][4 * i + 3]));
             }
             bar_named(1 + cw, 128);
-            if (tid == 0) {
-                __threadfence();
+            if (tid == 0)
                 asm volatile("st.release.gpu.global.u32 [%0], %1;\n"
                              ::"l"(sk_flag(ws, blockIdx.x, cw)),
                                "r"(SK_DONE)
                              : "memory");
-            }
             continue;
         }
         if (SK && w.kb > 0) {
@@ -1359,7 +1379,6 @@ __device__ __forceinline__ void consume(const smem_map &sm, elem_t *C,
                         *(volatile unsigned *)f = 0u;
                     }
                     bar_named(1 + cw, 128);
-                    __threadfence();
 #pragma unroll
                     for (int mi = 0; mi < MI; ++mi) {
                         const float4 *p = sk_part(ws, x, cw, mi);
