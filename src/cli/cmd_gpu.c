@@ -56,8 +56,10 @@ static const char eval_usage[] =
     "  --timeout-ms N    watchdog per check phase (default 10000)\n"
     "  --json            one JSON object per file on stdout\n"
     "  --ab              with two files: after evaluating them, re-measure\n"
-    "                    the first against the second interleaved (ABAB)\n"
-    "                    and print the noise-aware confirm verdict\n"
+    "                    the first (challenger) against the second\n"
+    "                    (incumbent) interleaved (ABAB) and print the\n"
+    "                    noise-aware confirm verdict: accept = the first\n"
+    "                    is faster beyond the noise\n"
     "  --pairs N         after evaluating, time each correct file against\n"
     "                    the problem's first baseline launch by launch (N\n"
     "                    pairs, 3-64, an L2 flush before each launch, the\n"
@@ -345,8 +347,9 @@ static int print_confirm(struct evaluator *ev, const struct candidate **cp,
     int rc = ev->ops->confirm(ev->self, cp[0], cp[1], &accept, &ratio,
                               &noise);
     if (!rc)
-        printf("confirm: %s vs %s: time ratio %.4f (incumbent/challenger), "
-               "noise %.4f: %s\n", file[0], file[1], ratio, noise,
+        printf("confirm: %s vs %s: time ratio %.4f (the second's time over "
+               "the first's: > 1 = the first faster), noise %.4f: %s\n",
+               file[0], file[1], ratio, noise,
                accept ? "accept" : "reject");
     return rc;
 }

@@ -170,8 +170,8 @@
  * SK=2 (stream-K over the last partial wave only, or over all tiles
  * when there are fewer tiles than clusters; see the schedule below),
  * measured on the H100 (bench/results/2026-11-24-h100-s11/c1, against
- * the default SK=0; "pairs" launch by launch against cuBLAS, A/B time
- * ratio SK=0 / SK=2 interleaved): correct at 30 of 30 points (bf16 and
+ * the default SK=0; "pairs" launch by launch against cuBLAS, A/B
+ * SK=2's time over SK=0's, interleaved): correct at 30 of 30 points (bf16 and
  * fp16, 14 shapes from 64^3 and 777x1000x8 to 8192^3, and 8 other
  * points at two shapes). It wins where the tiles leave many clusters
  * idle: bf16 1024x1024x16384 (16 pair tiles for 66 pairs) 0.650x
