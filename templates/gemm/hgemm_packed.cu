@@ -270,7 +270,20 @@
 // a round of pieces works on neighbouring tiles' same k range (shared A
 // or B slices in L2); the S pieces of a tile reduce through a counter and
 // a chain of partial sums (see consume).
-// kevo: param SK 0 1 2 3 default=0
+// SK=4 (split-K for fewer tiles than clusters: long K with small M and N,
+// hgemm_wgmma's SK=3): every pair tile is cut into S = min(clusters /
+// tiles, k tiles, 32, pair units) equal k ranges run side by side on the
+// whole grid, and the S ranges share the tile's reduction (see
+// sk4_reduce). Measured on the H100 (bench/results/2026-11-25-h100-s12/
+// c10, c11; "pairs" launch by launch against cuBLAS, bf16): 512x512x32767
+// 1.48x at BM=128 BN=208 and 1.59x at BN=128 (without SK the default
+// 0.46x, the best point a 30 s run found 0.97x); 1000x1000x16383 2.70x
+// (1.64x); 777x1001x20001 2.51x (1.46x); 256x256x65535 0.95x at BN=128
+// (0.32x at best). A 30 s run at 512x512x32767: 209 TFLOP/s = 1.66x. 51
+// of 51 checks ok (9 bf16 shapes from 1x1x9 to 4099x4097x4095 at 5
+// points, fp16 at 3).
+// kevo: param SK 0 1 2 3 4 default=0
+// kevo: constraint SK != 4 || (!FUSE && CONSUMERS * SMS <= 512)
 // FOLD=1: the pair rows past the last whole GROUP_M group join that group
 // instead of forming a small group of their own, so the 3-row sliver row
 // of M = 4099 runs beside the full rows that read the same B slices (in
@@ -319,7 +332,7 @@
 // block.
 // With FUSE, first the pack counters (256 bytes) and one flag an item.
 // With CLN the M tiles are not paired and the N tiles are.
-// kevo: workspace (cdiv(M, BM * (CLUSTER - CLN)) * BM * (CLUSTER - CLN) + cdiv(N, BN * (1 + CLN)) * BN * (1 + CLN)) * cdiv(K, 64) * 128 + FUSE * (256 + 4 * (cdiv(M, BM * CLUSTER) * CLUSTER + cdiv(N, BN)) * cdiv(K, 64)) + min(SK, 1) * 8192 + (min(SK, 1) + 3 * (SK / 3)) * SMS * BM * BN * 4
+// kevo: workspace (cdiv(M, BM * (CLUSTER - CLN)) * BM * (CLUSTER - CLN) + cdiv(N, BN * (1 + CLN)) * BN * (1 + CLN)) * cdiv(K, 64) * 128 + FUSE * (256 + 4 * (cdiv(M, BM * CLUSTER) * CLUSTER + cdiv(N, BN)) * cdiv(K, 64)) + min(SK, 1) * 8192 + (SK == 4) * 57344 + (min(SK, 1) + 3 * (SK == 3)) * SMS * BM * BN * 4
 // The pack kernel indexes 16-byte chunks of the image in 32 bits:
 // kevo: requires (cdiv(M, BM * (CLUSTER - CLN)) * BM * (CLUSTER - CLN) + cdiv(N, BN * (1 + CLN)) * BN * (1 + CLN)) * cdiv(K, 64) * 8 < 2147483648
 // With FUSE launch 1 is one block an item of the first PRE %, and one
@@ -333,7 +346,7 @@
 // kevo: smem FUSE * 16 * min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLUSTER) * cdiv(N, BN))
 // kevo: launch hgemm_packed
 // kevo: pdl
-// kevo: grid CLUSTER * min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLUSTER - CLN) * cdiv(N, BN * (1 + CLN)))
+// kevo: grid CLUSTER * (SK == 4 ? SMS / CLUSTER : min(SMS / CLUSTER, cdiv(cdiv(M, BM), CLUSTER - CLN) * cdiv(N, BN * (1 + CLN))))
 // kevo: block 128 * (CONSUMERS + 1)
 // kevo: smem 1024 + STAGES * (BM + BN) * 128 + 512 + FUSE * 3 * 8192 + EPI * BM * (2 * BN + 16)
 // kevo: cluster CLUSTER, 1, 1
@@ -352,7 +365,9 @@ enum {
     A_PART = A_BYTES / CLUSTER,       /* the same for A (CLN) */
     TNB = BT ? 0 : 1,                 /* wgmma imm-trans-b */
     COPY_MAX = 16384,                 /* bytes per bulk copy instruction */
-    SK_FLAG_BYTES = 8192,             /* stream-K flags, after packed B */
+    SK_FLAG_BYTES = SK == 4 ? 65536 : 8192, /* stream-K flags, after
+                                         packed B */
+    SK4_Q = MI * BN / 4 < 32 ? MI * BN / 4 : 32, /* SK=4: max S */
     PACKW = 1                         /* chunks a pack thread (1, 2 and 4
                                          measured alike on the H100) */
 };
@@ -1299,6 +1314,21 @@ struct item_iter {
             next_dp += g.nclusters;
             return true;
         }
+        if (SK == 4) {
+            /* split-K: range cid / tiles of tile cid % tiles, once */
+            if (next_u != 0 || !g.se)
+                return false;
+            next_u = 1;
+            const int tiles = g.pairs_m * g.tiles_n;
+            t = g.cid % tiles;
+            q = g.cid / tiles;
+            kb = g.ktiles * q / g.split;
+            ke = g.ktiles * (q + 1) / g.split;
+            role = ROLE_WRITER;
+            xslot = t;
+            np = g.split;
+            return true;
+        }
         if (SK == 3) {
             /* tail thirds: pieces cid, cid + G, ... of the tail, piece p
              * = k range p % split of tail tile p / split */
@@ -1812,6 +1842,102 @@ __device__ __forceinline__ float *sk_part(float *parts, int c, int cw,
     return parts + (((size_t)c * CONSUMERS + cw) * MI + mi) * (64 * BN);
 }
 
+/*
+ * SK=4: the S ranges of a pair tile share its reduction. A thread's
+ * accumulators are SK4 units of two registers (m64 block mi, registers
+ * 2 j and 2 j + 1: unit u = mi * BN / 4 + j, at u * 256 + tid and + 128
+ * of its consumer's slot, sk_part's layout); range r owns units
+ * [U r / S, U (r + 1) / S) of U = MI * BN / 4. Each range writes all its
+ * registers to its block's slot, raises the flag of each other range at
+ * once (one thread a flag; the pack launch cleared them all), waits for
+ * the other ranges' flags the same way, then adds up its units of all S
+ * slots in range order (the same bits at every launch), four units at a
+ * time with eight slots' loads in flight, and stores them. Publishing is
+ * the warpgroup's named barrier, then st.release.gpu by one thread;
+ * taking, ld.acquire.gpu, then the barrier. Every range waits for all
+ * others, so the S x tiles clusters must be resident together: the grid
+ * is one block a multiprocessor.
+ */
+__device__ __forceinline__ unsigned *sk4_flag(const geom &g, int x, int cw,
+                                              int r)
+{
+    return g.flags + (x * CONSUMERS + cw) * 32 + r;
+}
+
+__device__ __forceinline__ void sk4_reduce(const geom &g, int t,
+                                           const float (&acc)[MI][BN / 2],
+                                           int cw, int tid, int r0, int n0)
+{
+    const int S = g.split, tiles = g.pairs_m * g.tiles_n;
+    const int r = g.cid / tiles;
+    const int U = MI * BN / 4, u0 = U * r / S, u1 = U * (r + 1) / S;
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+        float *p = sk_part(g.parts, blockIdx.x, cw, mi);
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i)
+            __stcg(p + i * 128 + tid, acc[mi][i]);
+    }
+    wg_bar(cw);
+    if (tid < S && tid != r) {
+        asm volatile("st.release.gpu.global.u32 [%0], %1;\n"
+                     ::"l"(sk4_flag(g, blockIdx.x, cw, tid)), "r"(1u)
+                     : "memory");
+        const unsigned *f =
+            sk4_flag(g, (tid * tiles + t) * CLUSTER + g.rank, cw, r);
+        unsigned v;
+        do {
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
+                         : "=r"(v) : "l"(f) : "memory");
+        } while (v != 1u);
+    }
+    wg_bar(cw);
+    const int lane = tid % 32;
+    const int row = r0 + 16 * (tid / 32) + lane / 4;
+    for (int ub = u0; ub < u1; ub += 4) {
+        float sx[4], sy[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            sx[j] = sy[j] = 0.f;
+#pragma unroll 8
+        for (int r2 = 0; r2 < S; ++r2) {
+            const float *p =
+                sk_part(g.parts, (r2 * tiles + t) * CLUSTER + g.rank, cw, 0) +
+                tid;
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                if (ub + j < u1) {
+                    sx[j] += __ldcg(p + (ub + j) * 256);
+                    sy[j] += __ldcg(p + (ub + j) * 256 + 128);
+                }
+        }
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const int u = ub + j, mi = u / (BN / 4), jj = u % (BN / 4);
+            /* registers 2 jj, 2 jj + 1 = 4 i + 2 h, + 1: row + 8 h,
+             * columns c, c + 1 */
+            const int i = jj / 2, h = jj % 2;
+            const int rr = row + mi * 64 + 8 * h;
+            const int c = n0 + 8 * i + 2 * (lane % 4);
+            if (u >= u1 || rr >= g.M)
+                continue;
+            elem_t *crow = g.C + (size_t)rr * g.N;
+            const elem_t x = FROM_F32(sx[j]), y = FROM_F32(sy[j]);
+            if ((((size_t)rr * g.N + c) & 1) == 0 && c + 1 < g.N) {
+                elem2 e;
+                e.x = x;
+                e.y = y;
+                *reinterpret_cast<elem2 *>(crow + c) = e;
+            } else {
+                if (c < g.N)
+                    crow[c] = x;
+                if (c + 1 < g.N)
+                    crow[c + 1] = y;
+            }
+        }
+    }
+}
+
 __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
                                         int cw, int tid)
 {
@@ -1889,6 +2015,13 @@ __device__ __forceinline__ void consume(const smem_map &sm, const geom &g,
         if (tid == 0)
             release(sm, (it - 1) % STAGES);
         pend = 0;
+        if (SK == 4 && g.split >= 2) {
+            /* a cluster's one item; a warpgroup without rows below M has
+             * none in any range of the tile */
+            if (m0 + cw * MI * 64 < g.M)
+                sk4_reduce(g, w.t, acc, cw, tid, m0 + cw * MI * 64, n0);
+            break;
+        }
         /* A tile split between np clusters (np = 2 but for SK=3): the
          * block of each CTA rank that finishes its piece first (a counter
          * says) leaves its fp32 sums in the slot of the split and sets the
@@ -2085,6 +2218,14 @@ hgemm_packed(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
                 g.dp_tiles = tiles - W;
                 g.split = best;
                 g.se = W * best;
+            }
+        } else if (SK == 4) {
+            /* split: S ranges a tile (se = 1: this cluster has one) */
+            const int S = min(min(g.nclusters / tiles, g.ktiles), (int)SK4_Q);
+            if (S >= 2) {
+                g.dp_tiles = 0;
+                g.split = S;
+                g.se = g.cid < S * tiles;
             }
         } else if (SK == 1 && tiles > g.nclusters &&
                    tiles % g.nclusters != 0) {
