@@ -1254,7 +1254,10 @@ struct smem_map {
  * that flag, adds them and stores C. It waits only for a block that has
  * already arrived, so no residency is assumed (clusters allowed). SK=2
  * deals the last partial wave's tiles one piece a cluster instead, each
- * non-sliver tile cut into two k halves that meet the same way.
+ * non-sliver tile cut into two k halves that meet the same way. SK=4
+ * (fewer tiles than clusters) cuts every tile into S k ranges, cluster u
+ * < S tiles running range u / tiles of tile u % tiles once; the ranges
+ * reduce together (sk4_reduce).
  */
 struct geom {
     int pairs_m, tiles_n, ktiles, rank, cid, nclusters;

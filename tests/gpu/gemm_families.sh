@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/gpu/gemm_families.sh - GPU check of the GEMM template families
 # hgemm_mma (fp16/bf16 tensor cores), sgemm_splitk (fp32 split-K),
-# sgemm_warptile (fp32 warp tiles, split-K) and hgemm_packed (stream-K),
+# sgemm_warptile (fp32 warp tiles, split-K) and hgemm_packed (stream-K,
+# split-K),
 # run
 # on a machine with an NVIDIA GPU and KEVO set to the kevo binary. Each
 # template is evaluated at its default point and at a few other points
@@ -112,6 +113,13 @@ P2=$(variant "$P" bt-sk2 CLN=0 BN=192 SK=2) || exit 2
 P3=$(variant "$P" nm-sk1 CLN=0 BN=128 BT=0 SK=1) || exit 2
 run bf16 4099x4097x4095 "$P" "$P1" "$P2" "$P3"
 run fp16 1000x999x777 "$P" "$P1" "$P2" "$P3"
+# split-K for few tiles (SK=4: the S ranges of a tile share its reduction)
+# on odd long-K shapes, and where it falls back to whole tiles (S < 2)
+P4=$(variant "$P" sk4 CLN=0 SK=4) || exit 2
+P5=$(variant "$P" sk4-n128 CLN=0 BN=128 BT=0 BM=64 CONSUMERS=1 SK=4) || exit 2
+run bf16 512x512x32767 "$P4" "$P5"
+run fp16 300x700x20001 "$P4" "$P5"
+run bf16 2000x3000x1001 "$P4" "$P5"
 
 echo "$fail non-ok verdicts (logs in $LOG)" | tee -a "$TABLE"
 [ "$fail" -eq 0 ]
