@@ -179,11 +179,97 @@ static void test_example_problems(void)
            n_probs, compiled);
 }
 
+/* The split-K points for long K with few tiles (hgemm_wgmma SK=3,
+ * hgemm_packed SK=4): valid, planned on the whole grid (one block a
+ * multiprocessor: their ranges wait for one another, so every cluster
+ * must be resident), and compiled without register spills at these
+ * points (a deferred epilogue's registers live across the reduction once
+ * spilled into the mainloop: bench/results/2026-11-25-h100-s12; with
+ * EPO=0, points spill a few words outside the mainloop, as they did
+ * before the shared reduction). */
+static void test_split_k_points(void)
+{
+    static const struct {
+        const char *path, *params, *shape;
+        enum dtype dt;
+    } pts[] = {
+        {"templates/gemm/hgemm_wgmma.cu", "SK=3", "512x512x32768", DTYPE_BF16},
+        {"templates/gemm/hgemm_wgmma.cu", "SK=3 BN=128 STAGES=6",
+         "256x256x131072", DTYPE_FP16},
+        {"templates/gemm/hgemm_wgmma.cu", "SK=3 CLUSTER=1 BK=32 STAGES=7",
+         "1024x1024x16384", DTYPE_BF16},
+        {"templates/gemm/hgemm_packed.cu", "SK=4 CLN=0", "512x512x32767",
+         DTYPE_BF16},
+        {"templates/gemm/hgemm_packed.cu",
+         "SK=4 CLN=0 BN=128 BT=0 BM=64 CONSUMERS=1", "300x700x20001",
+         DTYPE_FP16},
+    };
+    for (size_t k = 0; k < sizeof pts / sizeof pts[0]; k++) {
+        struct tpl *t = NULL;
+        char err[512];
+        CHECK_MSG(tpl_load(pts[k].path, &t, err, sizeof err) == 0, "%s",
+                  err);
+        if (!t)
+            continue;
+        int64_t vals[TPL_MAX_PARAMS];
+        tpl_default_point(t, vals);
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", pts[k].params);
+        for (char *kv = strtok(buf, " "); kv; kv = strtok(NULL, " ")) {
+            char *eq = strchr(kv, '=');
+            int found = 0;
+            *eq = '\0';
+            for (int i = 0; i < t->n_params; i++)
+                if (!strcmp(t->params[i].name, kv)) {
+                    vals[i] = atoll(eq + 1);
+                    found = 1;
+                }
+            CHECK_MSG(found, "%s: no param %s", t->name, kv);
+        }
+        CHECK_MSG(tpl_point_valid(t, vals, NULL), "%s %s: not valid",
+                  t->name, pts[k].params);
+        struct shape sh = {.n_dims = 3};
+        long long m = 0, n = 0, kk = 0;
+        CHECK(sscanf(pts[k].shape, "%lldx%lldx%lld", &m, &n, &kk) == 3);
+        sh.d[0] = m;
+        sh.d[1] = n;
+        sh.d[2] = kk;
+        struct launch_plan plan;
+        char why[512] = "";
+        CHECK_MSG(tpl_prepare(t, vals, pts[k].dt, &sh, NULL, &plan, why,
+                              sizeof why) == 0,
+                  "%s %s at %s: %s", t->name, pts[k].params, pts[k].shape,
+                  why);
+        /* the GEMM launch (the last) covers every multiprocessor */
+        CHECK_MSG(plan.l[plan.n - 1].grid[0] == tpl_device_default.sms,
+                  "%s %s: grid %u, not %lld", t->name, pts[k].params,
+                  plan.l[plan.n - 1].grid[0],
+                  (long long)tpl_device_default.sms);
+        char *src = tpl_instantiate(t, vals, pts[k].dt, &sh);
+        CHECK(src != NULL);
+        struct jit_output out;
+        memset(&out, 0, sizeof out);
+        if (src)
+            CHECK(jit_compile(src, t->name, "sm_90a", &out) == KEVO_OK);
+        CHECK_MSG(out.ok, "%s %s: %s", t->name, pts[k].params,
+                  out.log ? out.log : "");
+        CHECK_MSG(out.spill_stores == 0 && out.spill_loads == 0,
+                  "%s %s: spills %d / %d bytes", t->name, pts[k].params,
+                  out.spill_stores, out.spill_loads);
+        free(src);
+        jit_output_release(&out);
+        tpl_free(t);
+    }
+}
+
 int main(void)
 {
     RUN(test_every_template_compiles,
         "every template compiles with NVRTC at its default and random "
         "valid points, for each of its dtypes");
+    RUN(test_split_k_points,
+        "the long-K split-K points plan the whole grid and compile "
+        "without spills");
     RUN(test_example_problems,
         "every examples/problems/<p>/<p>.problem loads and its templates "
         "compile at their default and random valid points");
