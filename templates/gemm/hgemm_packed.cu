@@ -1594,10 +1594,32 @@ __device__ __forceinline__ void pack_items(const elem_t *__restrict__ A,
     }
 }
 
+/* C[r][c], C[r][c + 1] (c even) from two fp32 values: one 4-byte store
+ * where the address is 4-byte aligned (always for even N; every other row
+ * for odd N) and both lie below N, else element by element; nothing past
+ * M or N. */
+__device__ __forceinline__ void store_pair(elem_t *C, int M, int N, int r,
+                                           int c, float fx, float fy)
+{
+    if (r >= M)
+        return;
+    elem_t *crow = C + (size_t)r * N;
+    const elem_t x = FROM_F32(fx), y = FROM_F32(fy);
+    if ((((size_t)r * N) & 1) == 0 && c + 1 < N) {
+        elem2 v;
+        v.x = x;
+        v.y = y;
+        *reinterpret_cast<elem2 *>(crow + c) = v;
+    } else {
+        if (c < N)
+            crow[c] = x;
+        if (c + 1 < N)
+            crow[c + 1] = y;
+    }
+}
+
 /* Row r0 + 16 * warp + lane / 4 (+ 8) and column 8 * i + 2 * (lane % 4)
- * (+ 1) of an m64nBN accumulator (PTX ISA, wgmma .m64nNk16 D fragment).
- * A pair is one 4-byte store where its address is 4-byte aligned (always
- * for even N; every other row for odd N). */
+ * (+ 1) of an m64nBN accumulator (PTX ISA, wgmma .m64nNk16 D fragment). */
 __device__ __forceinline__ void store_tile(elem_t *C, int M, int N, int r0,
                                            int n0, const float (&d)[BN / 2],
                                            int tid)
@@ -1606,28 +1628,12 @@ __device__ __forceinline__ void store_tile(elem_t *C, int M, int N, int r0,
     const int col = n0 + 2 * (tid % 4);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-        const int r = row + 8 * h;
-        if (r >= M)
+        if (row + 8 * h >= M)
             continue;
-        elem_t *crow = C + (size_t)r * N;
-        const bool pair_ok = (((size_t)r * N) & 1) == 0;
 #pragma unroll
-        for (int i = 0; i < BN / 8; ++i) {
-            const int c = col + 8 * i;
-            const elem_t x = FROM_F32(d[4 * i + 2 * h]);
-            const elem_t y = FROM_F32(d[4 * i + 2 * h + 1]);
-            if (pair_ok && c + 1 < N) {
-                elem2 v;
-                v.x = x;
-                v.y = y;
-                *reinterpret_cast<elem2 *>(crow + c) = v;
-            } else {
-                if (c < N)
-                    crow[c] = x;
-                if (c + 1 < N)
-                    crow[c + 1] = y;
-            }
-        }
+        for (int i = 0; i < BN / 8; ++i)
+            store_pair(C, M, N, row + 8 * h, col + 8 * i, d[4 * i + 2 * h],
+                       d[4 * i + 2 * h + 1]);
     }
 }
 
@@ -1918,25 +1924,11 @@ __device__ __forceinline__ void sk4_reduce(const geom &g, int t,
         for (int j = 0; j < 4; ++j) {
             const int u = ub + j, mi = u / (BN / 4), jj = u % (BN / 4);
             /* registers 2 jj, 2 jj + 1 = 4 i + 2 h, + 1: row + 8 h,
-             * columns c, c + 1 */
+             * columns n0 + 8 i + 2 (lane % 4), + 1 */
             const int i = jj / 2, h = jj % 2;
-            const int rr = row + mi * 64 + 8 * h;
-            const int c = n0 + 8 * i + 2 * (lane % 4);
-            if (u >= u1 || rr >= g.M)
-                continue;
-            elem_t *crow = g.C + (size_t)rr * g.N;
-            const elem_t x = FROM_F32(sx[j]), y = FROM_F32(sy[j]);
-            if ((((size_t)rr * g.N + c) & 1) == 0 && c + 1 < g.N) {
-                elem2 e;
-                e.x = x;
-                e.y = y;
-                *reinterpret_cast<elem2 *>(crow + c) = e;
-            } else {
-                if (c < g.N)
-                    crow[c] = x;
-                if (c + 1 < g.N)
-                    crow[c + 1] = y;
-            }
+            if (u < u1)
+                store_pair(g.C, g.M, g.N, row + mi * 64 + 8 * h,
+                           n0 + 8 * i + 2 * (lane % 4), sx[j], sy[j]);
         }
     }
 }

@@ -929,10 +929,21 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
     }
 }
 
+/* C[r][c], C[r][c + 1] from two fp32 values as one 4-byte store (N % 8
+ * == 0 keeps a pair at c < N in bounds and aligned); nothing past M or N. */
+__device__ __forceinline__ void store_pair(elem_t *C, int M, int N, int r,
+                                           int c, float x, float y)
+{
+    if (r < M && c < N) {
+        elem2 v;
+        v.x = FROM_F32(x);
+        v.y = FROM_F32(y);
+        *reinterpret_cast<elem2 *>(C + (size_t)r * N + c) = v;
+    }
+}
+
 /* Row r0 + 16 * warp + lane / 4 (+ 8) and column 8 * i + 2 * (lane % 4)
- * (+ 1) of an m64nBN accumulator (PTX ISA, wgmma .m64nNk16 D fragment);
- * pairs are stored as 4 bytes (N % 8 == 0 keeps them in bounds and
- * aligned). */
+ * (+ 1) of an m64nBN accumulator (PTX ISA, wgmma .m64nNk16 D fragment). */
 __device__ __forceinline__ void store_tile(elem_t *C, int M, int N, int r0,
                                            int n0, const float (&d)[BN / 2],
                                            int tid)
@@ -941,20 +952,12 @@ __device__ __forceinline__ void store_tile(elem_t *C, int M, int N, int r0,
     const int col = n0 + 2 * (tid % 4);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-        const int r = row + 8 * h;
-        if (r >= M)
+        if (row + 8 * h >= M)
             continue;
-        elem_t *crow = C + (size_t)r * N;
 #pragma unroll
-        for (int i = 0; i < BN / 8; ++i) {
-            const int c = col + 8 * i;
-            if (c < N) {
-                elem2 v;
-                v.x = FROM_F32(d[4 * i + 2 * h]);
-                v.y = FROM_F32(d[4 * i + 2 * h + 1]);
-                *reinterpret_cast<elem2 *>(crow + c) = v;
-            }
-        }
+        for (int i = 0; i < BN / 8; ++i)
+            store_pair(C, M, N, row + 8 * h, col + 8 * i, d[4 * i + 2 * h],
+                       d[4 * i + 2 * h + 1]);
     }
 }
 
@@ -1224,19 +1227,9 @@ __device__ __forceinline__ void sk3_reduce(elem_t *C, void *ws, int M, int N,
             /* fragment: (x, y) at row, columns c, c + 1; (z, w) 8 rows
              * down */
             const int rr = row + mi * 64, c = n0 + 8 * i + 2 * (lane % 4);
-            if (q < q1 && c < N) {
-                elem2 e;
-                if (rr < M) {
-                    e.x = FROM_F32(sum[j].x);
-                    e.y = FROM_F32(sum[j].y);
-                    *reinterpret_cast<elem2 *>(C + (size_t)rr * N + c) = e;
-                }
-                if (rr + 8 < M) {
-                    e.x = FROM_F32(sum[j].z);
-                    e.y = FROM_F32(sum[j].w);
-                    *reinterpret_cast<elem2 *>(C + (size_t)(rr + 8) * N +
-                                               c) = e;
-                }
+            if (q < q1) {
+                store_pair(C, M, N, rr, c, sum[j].x, sum[j].y);
+                store_pair(C, M, N, rr + 8, c, sum[j].z, sum[j].w);
             }
         }
     }

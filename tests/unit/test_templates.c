@@ -228,12 +228,10 @@ static void test_split_k_points(void)
         }
         CHECK_MSG(tpl_point_valid(t, vals, NULL), "%s %s: not valid",
                   t->name, pts[k].params);
-        struct shape sh = {.n_dims = 3};
-        long long m = 0, n = 0, kk = 0;
-        CHECK(sscanf(pts[k].shape, "%lldx%lldx%lld", &m, &n, &kk) == 3);
-        sh.d[0] = m;
-        sh.d[1] = n;
-        sh.d[2] = kk;
+        struct shape sh;
+        CHECK_MSG(problem_parse_shape(problem_find(t->problem), pts[k].shape,
+                                      &sh, err, sizeof err) == 0,
+                  "%s", err);
         struct launch_plan plan;
         char why[512] = "";
         CHECK_MSG(tpl_prepare(t, vals, pts[k].dt, &sh, NULL, &plan, why,
