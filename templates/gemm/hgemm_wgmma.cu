@@ -243,6 +243,24 @@
  * the pieces' B boxes start off the 128-byte lines (L2 sectors +13 %,
  * the tail waits on its loads: active max 279 k without the pieces'
  * stores) and their register-store epilogue costs another 9 k cycles.
+ * KREV=1 (session 13): a persistent block's odd waves (its odd items)
+ * run their k slices from the last down, so each wave starts on the
+ * slices the previous wave read last, while they are still in L2. Under
+ * ncu at bf16 4096^3 (bench/results/2026-11-25-h100-s13/c2, base clocks)
+ * DRAM reads 130.8 MB against 148.6 MB (GROUP_M=16: 133.9; GROUP_M=4:
+ * 144.0). Default since session 13, with LEAN=1, MCK=1, EPW=1 and
+ * L2P=128: each of those alone was within the noise (above), but the
+ * four together were faster than the former default in 3 of 3
+ * interleaved A/Bs at bf16 4096^3 (c1: time ratios 0.9968, 1.0036 the
+ * other way round, LEAN+L2P alone 0.9971; noise 0.0010-0.0018), and with
+ * KREV (c2) 0.9937 and 1.0053 the other way round (noise 0.0012-0.0021),
+ * 0.9969 against the four without KREV, fp16 0.9921, bf16 8192^3 0.9951.
+ * Launch by launch against cuBLAS (c2, 30 pairs): bf16 4096^3 1.0021x,
+ * 1.0015x, 1.0003x (the former default 0.9951-0.9954x in the same call),
+ * fp16 1.0025x (0.9955x), bf16 8192^3 1.0344x (1.0301x). All of this
+ * fits the power-cap picture: the kernel's energy (DRAM reads,
+ * instructions, L2 traffic) sets its clock; cycles were already equal.
+ * With SK=2 at 8192^3, KREV was 0.16 % slower (A/B 1.0016, noise 0.0004).
  * TMA needs 16-byte row strides: K and N % 8 == 0.
  */
 // kevo: problem gemm
@@ -262,10 +280,11 @@
 // kevo: param EPO 0 1 default=1
 // kevo: param SK 0 1 2 3 default=0
 // kevo: param BK 32 64 default=64
-// kevo: param LEAN 0 1 default=0
-// kevo: param MCK 0 1 default=0
-// kevo: param EPW 0 1 default=0
-// kevo: param L2P 0 64 128 256 default=256
+// kevo: param LEAN 0 1 default=1
+// kevo: param MCK 0 1 default=1
+// kevo: param EPW 0 1 default=1
+// kevo: param L2P 0 64 128 256 default=128
+// kevo: param KREV 0 1 default=1
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks (PP = 1: of the
 // whole block tile), at most 128 fp32 accumulators per thread:
@@ -293,6 +312,8 @@
 // kevo: constraint !MCK || (CLUSTER == 2 && CLN == 0)
 // EPW = 1: each warp stores its 16 rows of an EPI = 1 box itself:
 // kevo: constraint !EPW || EPI == 1
+// KREV = 1: a persistent block's odd waves run their k slices backwards:
+// kevo: constraint !KREV || PERSIST == 1
 // TMA: 16-byte global row strides (checked for the tensor maps as well):
 // kevo: requires K % 8 == 0 && N % 8 == 0
 // L2P: the loads' L2 promotion (bytes a miss fetches; 0 = none).
@@ -889,7 +910,12 @@ __device__ __forceinline__ void produce(const smem_map &sm, const tmap_t *ta,
     while (w.next(g)) {
         int m0, n0;
         tile_origin(w.t, g.tiles_m, g.tiles_n, g.group_m, m0, n0);
-        for (int kt = w.kb; kt < w.ke; ++kt, ++it) {
+        /* KREV: in odd waves (t / ncl: a block's n-th item), k from the
+         * last slice down, so a wave starts on the slices the previous
+         * one read last, while they are still in L2 */
+        const bool rev = KREV && ((w.t / g.ncl) & 1);
+        for (int k = w.kb; k < w.ke; ++k, ++it) {
+            const int kt = rev ? w.kb + w.ke - 1 - k : k;
             const int s = (int)(it % STAGES);
             mbar_wait(sm.empty(s), (unsigned)((it / STAGES) & 1) ^ 1);
             mbar_expect_tx(sm.full(s), STAGE_BYTES);

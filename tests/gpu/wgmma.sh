@@ -1,12 +1,13 @@
 #!/bin/sh
 # tests/gpu/wgmma.sh - short GPU check of templates/gemm/hgemm_wgmma.cu
 # (TMA + wgmma, tensor maps passed by the harness): `kevo eval` at the
-# template's default point, two wider points, tail stream-K (SK=2) and
-# split-K (SK=3), for bf16 and fp16, on 4096^3, 8192^3 and an awkward
+# template's default point, two wider points, tail stream-K (SK=2),
+# split-K (SK=3), the pre-session-13 default and a 1-CTA point, for bf16
+# and fp16, on 4096^3, 8192^3 and an awkward
 # 1000x776x328 (M, N, K not multiples of the tiles; K and N multiples of
 # 8 as TMA needs). The points are copies of the template with other
 # defaults, so one kevo process (one worker,
-# one cuBLAS baseline) evaluates all five per dtype and shape. Prints
+# one cuBLAS baseline) evaluates all seven per dtype and shape. Prints
 # verdict, TFLOP/s and the ratio to cuBLAS per run; exits 1 on any verdict
 # other than ok. KEVO = the kevo binary; logs go to $OUT if set.
 # About 40-60 s of GPU time on an H100.
@@ -42,6 +43,10 @@ P3=$(point hgemm_wgmma_sk2 "SK=2") || exit 2
 # split-K (1000x776x328: 16 pair tiles, 4 k ranges each; whole tiles at
 # 4096^3 and 8192^3)
 P4=$(point hgemm_wgmma_sk3 "SK=3") || exit 2
+# the default before session 13 (none of LEAN, MCK, EPW, KREV; L2P=256),
+# and a 1-CTA persistent point without the pair-only switches
+P5=$(point hgemm_wgmma_plain "LEAN=0 MCK=0 EPW=0 L2P=256 KREV=0") || exit 2
+P6=$(point hgemm_wgmma_c1 "CLUSTER=1 MCK=0") || exit 2
 
 bad=0
 TABLE="$LOG/wgmma-summary.txt"
@@ -49,10 +54,10 @@ TABLE="$LOG/wgmma-summary.txt"
 for dt in bf16 fp16; do
     for s in 4096x4096x4096 8192x8192x8192 1000x776x328; do
         log="$LOG/wgmma-$dt-$s.log"
-        "$KEVO" eval "$P0" "$P1" "$P2" "$P3" "$P4" --dtype "$dt" --shape "$s" \
+        "$KEVO" eval "$P0" "$P1" "$P2" "$P3" "$P4" "$P5" "$P6" --dtype "$dt" --shape "$s" \
             --seed "$SEED" --timeout-ms "$TMO" >"$log" 2>&1
         echo "rc=$?" >>"$log"
-        for f in "$P0" "$P1" "$P2" "$P3" "$P4"; do
+        for f in "$P0" "$P1" "$P2" "$P3" "$P4" "$P5" "$P6"; do
             # "FILE: ok  1.2 ms (min 1.1), 650.00 TFLOP/s, 0.900x cublas, ..."
             line=$(grep -F "$f: " "$log" | head -1)
             verdict=$(echo "$line" | awk '{ print $2 }')

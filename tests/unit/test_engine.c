@@ -359,6 +359,54 @@ static void test_tweak_steps_to_neighbours(void)
     fixture_release(&f);
 }
 
+/* A switch on by default that only applies with CL == 2: stepping CL must
+ * not be a dead end (the step is repaired by turning the switch off). */
+static const char tpl_sw[] =
+    "// kevo: problem gemm\n"
+    "// kevo: dtypes fp32\n"
+    "// kevo: param CL 1 2 4 default=2\n"
+    "// kevo: param SW 0 1 default=1\n"
+    "// kevo: param T 16 32 64 default=32\n"
+    "// kevo: constraint !SW || CL == 2\n"
+    "// kevo: launch ks\n"
+    "// kevo: grid cdiv(N, T), cdiv(M, T)\n"
+    "// kevo: block T\n"
+    "extern \"C\" __global__ void ks(const elem_t *A, const elem_t *B,\n"
+    "    elem_t *C, int M, int N, int K, void *ws)\n"
+    "{ int x = CL + SW + T; (void)x; }\n";
+
+static void test_tweak_repairs_a_broken_constraint(void)
+{
+    struct tpl *t = NULL;
+    char err[512];
+    CHECK_MSG(tpl_parse("ks", NULL, tpl_sw, &t, err, sizeof err) == 0, "%s",
+              err);
+    if (!t)
+        return;
+    struct rng r;
+    rng_seed(&r, 5);
+    struct tpl *tp[1] = {t};
+    struct mut_ctx ctx = {&r, tp, 1, &tpl_device_default};
+    struct genome p = {.tpl = 0}, c;
+    tpl_default_point(t, p.vals);
+    const struct genome *par[2] = {&p, NULL};
+    int cl_moved = 0, invalid = 0, t_kept = 0;
+    for (int i = 0; i < 300; i++) {
+        CHECK(mut_tweak.apply(&ctx, par, &c) == 0);
+        invalid += !tpl_point_valid(t, c.vals, &tpl_device_default);
+        if (c.vals[0] != 2) { /* CL left 2: SW off, T as it was or stepped */
+            cl_moved++;
+            CHECK(c.vals[1] == 0);
+            t_kept += c.vals[2] == 32;
+        }
+    }
+    CHECK(invalid == 0);
+    CHECK_MSG(cl_moved > 50, "CL stepped away from 2 in %d of 300", cl_moved);
+    /* the repair moved SW, not T */
+    CHECK(t_kept > cl_moved / 2);
+    tpl_free(t);
+}
+
 static void test_crossover_mixes_parents(void)
 {
     struct fixture f;
@@ -530,6 +578,8 @@ int main(void)
         "migration brings an island's best to the next island");
     RUN(test_tweak_steps_to_neighbours,
         "tweak steps to valid neighbouring values");
+    RUN(test_tweak_repairs_a_broken_constraint,
+        "tweak repairs a step that breaks a constraint");
     RUN(test_crossover_mixes_parents,
         "crossover takes each parameter from a parent of one template");
     RUN(test_archive_keeps_best_per_cell,

@@ -196,7 +196,7 @@ static void test_split_k_points(void)
         {"templates/gemm/hgemm_wgmma.cu", "SK=3", "512x512x32768", DTYPE_BF16},
         {"templates/gemm/hgemm_wgmma.cu", "SK=3 BN=128 STAGES=6",
          "256x256x131072", DTYPE_FP16},
-        {"templates/gemm/hgemm_wgmma.cu", "SK=3 CLUSTER=1 BK=32 STAGES=7",
+        {"templates/gemm/hgemm_wgmma.cu", "SK=3 CLUSTER=1 MCK=0 BK=32 STAGES=7",
          "1024x1024x16384", DTYPE_BF16},
         {"templates/gemm/hgemm_packed.cu", "SK=4 CLN=0", "512x512x32767",
          DTYPE_BF16},
