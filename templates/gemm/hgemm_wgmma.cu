@@ -248,8 +248,8 @@
  * slices the previous wave read last, while they are still in L2. Under
  * ncu at bf16 4096^3 (bench/results/2026-11-25-h100-s13/c2, base clocks)
  * DRAM reads 130.8 MB against 148.6 MB (GROUP_M=16: 133.9; GROUP_M=4:
- * 144.0). Default since session 13, with LEAN=1, MCK=1, EPW=1 and
- * L2P=128: each of those alone was within the noise (above), but the
+ * 144.0). On by default since session 13, with LEAN=1, MCK=1, EPW=1
+ * and L2P=128: each of those alone was within the noise (above), but the
  * four together were faster than the former default in 3 of 3
  * interleaved A/Bs at bf16 4096^3 (c1: time ratios 0.9968, 1.0036 the
  * other way round, LEAN+L2P alone 0.9971; noise 0.0010-0.0018), and with
@@ -261,6 +261,15 @@
  * fits the power-cap picture: the kernel's energy (DRAM reads,
  * instructions, L2 traffic) sets its clock; cycles were already equal.
  * With SK=2 at 8192^3, KREV was 0.16 % slower (A/B 1.0016, noise 0.0004).
+ * KREV=2 (default since c4) also sweeps the N tiles of odd GROUP_M groups
+ * backwards, so each wave shares A rows or B columns with the one before
+ * it (with GROUP_M=8 at 4096^3 two waves a group: the second shares A,
+ * the next group's first now shares B): DRAM reads 123.5 MB against
+ * 130.5 (KREV=1), 1.09 GB against 1.13 at 8192^3; interleaved A/Bs (time
+ * of KREV=2 over KREV=1) bf16 4096^3 0.9984 and 0.9979 (the other way
+ * round 1.0021), fp16 0.9993, bf16 8192^3 0.9975, 3000x5000x4000 0.9980:
+ * each within about one noise (0.0013-0.0029), all five the same way.
+ * GROUP_M=4 or 16 with it: 143.4 / 133.7 MB, A/B 1.0005 / 1.0012.
  * TMA needs 16-byte row strides: K and N % 8 == 0.
  */
 // kevo: problem gemm
@@ -284,7 +293,7 @@
 // kevo: param MCK 0 1 default=1
 // kevo: param EPW 0 1 default=1
 // kevo: param L2P 0 64 128 256 default=128
-// kevo: param KREV 0 1 default=1
+// kevo: param KREV 0 1 2 default=2
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks (PP = 1: of the
 // whole block tile), at most 128 fp32 accumulators per thread:
@@ -312,7 +321,8 @@
 // kevo: constraint !MCK || (CLUSTER == 2 && CLN == 0)
 // EPW = 1: each warp stores its 16 rows of an EPI = 1 box itself:
 // kevo: constraint !EPW || EPI == 1
-// KREV = 1: a persistent block's odd waves run their k slices backwards:
+// KREV = 1: a persistent block's odd waves run their k slices backwards
+// (2: and odd GROUP_M groups sweep the N tiles backwards):
 // kevo: constraint !KREV || PERSIST == 1
 // TMA: 16-byte global row strides (checked for the tensor maps as well):
 // kevo: requires K % 8 == 0 && N % 8 == 0
@@ -743,7 +753,9 @@ __device__ __forceinline__ void tile_origin(int t, int tiles_m, int tiles_n,
     const int first_m = (t / per_group) * group_m;
     const int gsize = min(tiles_m - first_m, group_m);
     const int rank = CLUSTER == 1 ? 0 : (int)cluster_rank();
-    const int col = (t % per_group) / gsize;
+    int col = (t % per_group) / gsize;
+    if (KREV == 2 && (t / per_group) % 2) /* odd groups sweep N backwards */
+        col = tiles_n - 1 - col;
     m0 = ((first_m + (t % per_group) % gsize) * CL_M + rank % CL_M) * BM;
     n0 = (col * CL_N + rank / CL_M) * BN;
 }
