@@ -3,14 +3,14 @@
 # (TMA + wgmma, tensor maps passed by the harness): `kevo eval` at the
 # template's default point, two wider points, tail stream-K (SK=2),
 # split-K (SK=3), the pre-session-13 default and a 1-CTA point, for bf16
-# and fp16, on 4096^3, 8192^3 and an awkward
-# 1000x776x328 (M, N, K not multiples of the tiles; K and N multiples of
-# 8 as TMA needs). The points are copies of the template with other
-# defaults, so one kevo process (one worker,
-# one cuBLAS baseline) evaluates all seven per dtype and shape. Prints
-# verdict, TFLOP/s and the ratio to cuBLAS per run; exits 1 on any verdict
-# other than ok. KEVO = the kevo binary; logs go to $OUT if set.
-# About 40-60 s of GPU time on an H100.
+# and fp16, on 4096^3, 8192^3, an awkward 1000x776x328 (M, N, K not
+# multiples of the tiles; K and N multiples of 8 as TMA needs) and a long
+# K with few tiles (512x512x32768, where SK=3 splits the k range). The
+# points are copies of the template with other defaults, so one kevo
+# process (one worker, one cuBLAS baseline) evaluates all seven per dtype
+# and shape. Prints verdict, TFLOP/s and the ratio to cuBLAS per run;
+# exits 1 on any verdict other than ok. KEVO = the kevo binary; logs go to
+# $OUT if set. About 60-90 s of GPU time on an H100.
 set -u
 KEVO=${KEVO:?set KEVO to the kevo binary}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -52,7 +52,7 @@ bad=0
 TABLE="$LOG/wgmma-summary.txt"
 : >"$TABLE"
 for dt in bf16 fp16; do
-    for s in 4096x4096x4096 8192x8192x8192 1000x776x328; do
+    for s in 4096x4096x4096 8192x8192x8192 1000x776x328 512x512x32768; do
         log="$LOG/wgmma-$dt-$s.log"
         "$KEVO" eval "$P0" "$P1" "$P2" "$P3" "$P4" "$P5" "$P6" --dtype "$dt" --shape "$s" \
             --seed "$SEED" --timeout-ms "$TMO" >"$log" 2>&1
