@@ -17,6 +17,8 @@ struct mut_ctx {
     struct tpl *const *tpls;        /* the run's templates */
     int n_tpls;
     const struct tpl_device *dev;   /* device facts for constraints */
+    int repair;                     /* tweak: repair broken constraints
+                                       (spec tweak_repair) */
 };
 
 struct mutator {

@@ -2,9 +2,10 @@
  * tweak.c - parameter tweak: step one or two parameters to a neighbouring
  * value in their declared list (tile 64 -> 32 or 128), and now and then
  * jump one parameter to any value, so the search can leave a basin. Only
- * children that satisfy the template's constraints are returned. A step
- * that breaks a constraint is repaired, where one other parameter can,
- * by moving that one to its nearest value that satisfies them all (a
+ * children that satisfy the template's constraints are returned. With
+ * ctx->repair (runs since session 13; earlier runs replay without it), a
+ * step that breaks a constraint is repaired, where one other parameter
+ * can, by moving that one to its nearest value that satisfies them all (a
  * switch that only applies to 2-CTA clusters turned off when the step
  * leaves them), so a default with such switches on is not a dead end.
  */
@@ -82,7 +83,7 @@ static int tweak_apply(const struct mut_ctx *ctx,
                     sizeof(int64_t) * (size_t)t->n_params))
             continue;
         if (tpl_point_valid(t, child->vals, ctx->dev) ||
-            !repair(ctx, t, child, stepped))
+            (ctx->repair && !repair(ctx, t, child, stepped)))
             return 0;
     }
     return -1;

@@ -444,7 +444,8 @@ static const struct genome *pick_parent(struct engine *e, const struct island *i
 static int try_child(struct engine *e, int i, int arm, struct child *c)
 {
     const struct island *is = &e->isl[i];
-    struct mut_ctx ctx = {&e->rng, e->tpls, e->n_tpls, &e->env.dev};
+    struct mut_ctx ctx = {&e->rng, e->tpls, e->n_tpls, &e->env.dev,
+                          e->env.spec->tweak_repair};
     memset(c, 0, sizeof *c);
     c->island = i;
     if (is->n == 0) {

@@ -33,6 +33,7 @@ void spec_defaults(struct spec *s)
     snprintf(s->strategy, sizeof s->strategy, "evolve");
     snprintf(s->init, sizeof s->init, "lhs");
     s->surrogate = 8; /* kevo bench-search: 8 beat 2, 4 and 16 */
+    s->tweak_repair = 1;
     s->max_generations = SPEC_GENERATIONS_UNSET;
     snprintf(s->evaluator, sizeof s->evaluator, "gpu");
     s->compile_timeout_ms = 60000;
@@ -47,6 +48,7 @@ void spec_legacy_search(struct spec *s)
 {
     snprintf(s->init, sizeof s->init, "random");
     s->surrogate = 0;
+    s->tweak_repair = 0;
 }
 
 void spec_resolve_budgets(struct spec *s)
@@ -142,6 +144,7 @@ static const struct int_member int_members[] = {
     IM("llm_propose", llm_propose, 0, 100000),
     IM("llm_repairs", llm_repairs, 0, 100),
     IM("surrogate", surrogate, 0, 64),
+    IM("tweak_repair", tweak_repair, 0, 1),
     {"evals", offsetof(struct spec, max_evals), 1, 0, 1000000000L},
 };
 

@@ -43,6 +43,10 @@ struct spec {
     char strategy[16];
     char init[16];
     int surrogate;
+    /* session 13: the tweak mutator repairs a step that breaks a
+     * constraint by moving one other parameter (1), or draws again (0:
+     * what runs made before it did, so their replays stay exact) */
+    int tweak_repair;
     /* "kevo run --simulate": the recorded table answering for the GPU */
     char table[1024];
     /* budgets (0 = unlimited) */
@@ -88,8 +92,9 @@ int spec_llm_on(const struct spec *s);
 
 /* Defaults for everything (problem/dtype/shape left empty). */
 void spec_defaults(struct spec *s);
-/* The search settings of runs made before issue 13 (random first
- * generation, no surrogate): a manifest without them means these. */
+/* The search settings of runs made before they existed (issue 13: random
+ * first generation, no surrogate; session 13: no tweak repair): a
+ * manifest without them means these. */
 void spec_legacy_search(struct spec *s);
 /*
  * Overlays the members present in JSON text (from path, for messages) on
