@@ -315,6 +315,11 @@
 // blocks run; the GEMM still waits (griddepcontrol.wait) for all of it.
 // kevo: param PDLT 0 1 default=0
 // kevo: constraint FUSE || PRE == 20
+// KREV = 1: a block's odd waves run their k tiles backwards (2: and odd
+// GROUP_M groups sweep N backwards), as hgemm_wgmma's; not with FUSE
+// (its producers wait for the k tiles in order):
+// kevo: param KREV 0 1 2 default=2
+// kevo: constraint !KREV || !FUSE
 //
 // Each consumer warpgroup owns 1 or 2 m64 row blocks, at most 128 fp32
 // accumulators a thread:
@@ -1215,6 +1220,8 @@ __device__ __forceinline__ void tile_origin(int t, int pairs_m, int tiles_n,
     const int gsize = min(pairs_m - first_m, GROUP_M);
     pm = first_m + (t % per_group) % gsize;
     tn = (t % per_group) / gsize;
+    if (KREV == 2 && (t / per_group) % 2) /* odd groups sweep N backwards */
+        tn = tiles_n - 1 - tn;
 }
 
 /* This CTA's M and N tile in pair tile t. */
@@ -1258,6 +1265,15 @@ struct smem_map {
  * (fewer tiles than clusters) cuts every tile into S k ranges, cluster u
  * < S tiles running range u / tiles of tile u % tiles once; the ranges
  * reduce together (sk4_reduce).
+ * KREV (session 13, bench/results/2026-11-25-h100-s13/c9): odd waves of
+ * a block run their k tiles backwards (KREV=2, the default: and odd
+ * GROUP_M groups sweep N backwards), so a wave starts on the packed A and
+ * B tiles the previous wave read last. bf16 4099x4097x4095 under ncu
+ * (base clocks): DRAM reads 185.6 MB against 244.2 (KREV=1 185.3; with
+ * GROUP_M=8 161.8, but 4.7 % slower); interleaved A/Bs (KREV=2's time
+ * over KREV=0's) 0.9919 and 1.0106 the other way round (noise 0.0021-
+ * 0.0033), KREV=1 0.9936, fp16 0.9931, bf16 6001x5999x6007 0.9917,
+ * 8191x8193x8195 0.9980.
  * The flags and counters publish with the warpgroup's named barrier and
  * one thread's release (st.release.gpu or atom.acq_rel.gpu) and take with
  * one thread's acquire and the barrier, without __threadfence (session
@@ -1455,7 +1471,11 @@ __device__ __forceinline__ void produce(const smem_map &sm, const char *pa,
             rb = rank_of(g.po, 0, tn);
         }
         int a_ok = w.kb, b_ok = w.kb; /* k tiles [kb, x_ok) known packed */
-        for (int kt = w.kb; kt < w.ke; ++kt, ++it) {
+        /* KREV: odd waves from the last k tile down, starting on what the
+         * previous wave read last (still in L2) */
+        const bool rev = KREV && ((w.t / g.nclusters) & 1);
+        for (int k = w.kb; k < w.ke; ++k, ++it) {
+            const int kt = rev ? w.kb + w.ke - 1 - k : k;
             const int s = it % STAGES;
             if (!all_packed) {
                 if (kt >= a_ok)
