@@ -189,24 +189,12 @@ static int point_for(const struct eval_args *a, const struct tpl *t,
                      int64_t *vals, int strict)
 {
     tpl_default_point(t, vals);
-    for (int i = 0; i < a->n_params; i++) {
-        const char *eq = strchr(a->params[i], '=');
-        int k = 0;
-        while (k < t->n_params &&
-               (strlen(t->params[k].name) != (size_t)(eq - a->params[i]) ||
-                strncmp(t->params[k].name, a->params[i],
-                        (size_t)(eq - a->params[i]))))
-            k++;
-        if (k == t->n_params) {
-            if (strict) {
-                fprintf(stderr, "kevo eval: %s has no parameter '%.*s'\n",
-                        t->name, (int)(eq - a->params[i]), a->params[i]);
-                return XC_USAGE;
-            }
-            continue;
+    for (int i = 0; i < a->n_params; i++)
+        if (tpl_set_param(t, vals, a->params[i]) < 0 && strict) {
+            fprintf(stderr, "kevo eval: %s has no parameter '%.*s'\n",
+                    t->name, (int)strcspn(a->params[i], "="), a->params[i]);
+            return XC_USAGE;
         }
-        vals[k] = strtoll(eq + 1, NULL, 0);
-    }
     if (!tpl_point_valid(t, vals, NULL)) {
         fprintf(stderr, "kevo eval: %s: the point violates a constraint or "
                 "uses a value outside a parameter's list\n", t->name);

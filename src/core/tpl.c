@@ -232,6 +232,21 @@ static int param_index(const struct tpl *t, const char *name)
     return -1;
 }
 
+int tpl_set_param(const struct tpl *t, int64_t *vals, const char *assign)
+{
+    const char *eq = strchr(assign, '=');
+    if (!eq)
+        return -1;
+    const size_t n = (size_t)(eq - assign);
+    for (int k = 0; k < t->n_params; k++)
+        if (strlen(t->params[k].name) == n &&
+            !strncmp(t->params[k].name, assign, n)) {
+            vals[k] = strtoll(eq + 1, NULL, 0);
+            return k;
+        }
+    return -1;
+}
+
 /* Checks that a new param's name is free in the variable table. */
 static int check_param_name(struct tparse *tp, const char *name)
 {

@@ -255,6 +255,10 @@ int tpl_prepare(const struct tpl *t, const int64_t *vals, enum dtype dt,
                 struct launch_plan *plan, char *why, size_t whycap) KEVO_WUR;
 /* Index of value v in param i, or -1. */
 int tpl_value_index(const struct tpl *t, int i, int64_t v);
+/* Applies "NAME=VALUE" (VALUE as strtoll base 0) to vals: the index of
+ * the param set, or -1 if t has no param NAME or the text has no '='.
+ * The value is not checked (tpl_point_valid does that). */
+int tpl_set_param(const struct tpl *t, int64_t *vals, const char *assign);
 /* Number of valid points (constraints only, not shape), counted by
  * enumeration; stops at limit and returns limit if the space is larger. */
 uint64_t tpl_space_size(const struct tpl *t, const struct tpl_device *dev,

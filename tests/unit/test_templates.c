@@ -215,17 +215,9 @@ static void test_split_k_points(void)
         tpl_default_point(t, vals);
         char buf[128];
         snprintf(buf, sizeof buf, "%s", pts[k].params);
-        for (char *kv = strtok(buf, " "); kv; kv = strtok(NULL, " ")) {
-            char *eq = strchr(kv, '=');
-            int found = 0;
-            *eq = '\0';
-            for (int i = 0; i < t->n_params; i++)
-                if (!strcmp(t->params[i].name, kv)) {
-                    vals[i] = atoll(eq + 1);
-                    found = 1;
-                }
-            CHECK_MSG(found, "%s: no param %s", t->name, kv);
-        }
+        for (char *kv = strtok(buf, " "); kv; kv = strtok(NULL, " "))
+            CHECK_MSG(tpl_set_param(t, vals, kv) >= 0, "%s: no param %s",
+                      t->name, kv);
         CHECK_MSG(tpl_point_valid(t, vals, NULL), "%s %s: not valid",
                   t->name, pts[k].params);
         struct shape sh;
