@@ -25,6 +25,7 @@
 #include "record.h"
 #include "records.h"
 #include "rng.h"
+#include "secret.h"
 #include "seen.h"
 
 
@@ -675,7 +676,9 @@ static int write_source(struct engine *e, struct child *c)
     snprintf(rel, sizeof rel, "sources/%s.cu", hex);
     if (fs_join(path, sizeof path, e->env.run_dir, rel))
         return KEVO_EINVAL;
-    int rc = fs_write_new(path, c->source, strlen(c->source), 0);
+    char *text = secret_scrub_dup(c->source, strlen(c->source));
+    int rc = text ? fs_write_new(path, text, strlen(text), 0) : KEVO_ENOMEM;
+    free(text);
     return rc == KEVO_EEXIST ? KEVO_OK : rc;
 }
 

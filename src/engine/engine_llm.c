@@ -31,6 +31,7 @@
 #include "llm_mutator.h"
 #include "mutator.h"
 #include "record.h"
+#include "secret.h"
 
 #define LLM_COST_DEFAULT 20.0 /* an LLM request in evaluations (bandit) */
 
@@ -319,6 +320,10 @@ static int queue(struct engine *e, const struct llm_mutator *op, int island,
         free(p.user);
         return KEVO_EPARSE;
     }
+    /* the prompt quotes compile logs and answers: no key goes out, and the
+     * prompt hash is the same on a resume, which sees scrubbed records */
+    secret_scrub(p.system);
+    secret_scrub(p.user);
     int rc = push_pending(e, &p);
     e->llm_this_gen += rc == KEVO_OK;
     return rc;
@@ -452,9 +457,12 @@ static void save_tpl_text(const struct engine *e, const struct tpl *t)
     char *slash = strrchr(dir, '/');
     if (slash)
         *slash = '\0';
-    if (!fs_mkdirs(dir) &&
-        fs_write_new(path, t->text, strlen(t->text), 0) == KEVO_OK)
-        return; /* (best effort: it exists already, or the disk is full and
+    char *text = secret_scrub_dup(t->text, strlen(t->text));
+    if (text && !fs_mkdirs(dir) &&
+        fs_write_new(path, text, strlen(text), 0) == KEVO_OK) {
+        /* written */
+    }
+    free(text); /* (best effort: it exists already, or the disk is full and
                    the journal write after this one reports it) */
 }
 

@@ -26,6 +26,7 @@
 #include "llm_http.h"
 #include "llm_store.h"
 #include "rng.h"
+#include "secret.h"
 
 /* Backoff as in the vendors' SDKs: 0.5 s doubling to 8 s, minus up to 25%
  * jitter; a Retry-After (seconds or date) wins, capped at one minute. */
@@ -262,17 +263,11 @@ void llm_ans_release(struct llm_ans *a)
     memset(a, 0, sizeof *a);
 }
 
-/* Removes any copy of the key from s (a server may echo it). */
+/* Removes any copy of a key from s (a server may echo it; secret.h). */
 static void redact(const struct llm *l, char *s)
 {
-    size_t k = l->key ? strlen(l->key) : 0;
-    char *p;
-    if (k < 4)
-        return;
-    while ((p = strstr(s, l->key))) {
-        memmove(p + 3, p + k, strlen(p + k) + 1);
-        memcpy(p, "***", 3);
-    }
+    (void)l;
+    secret_scrub(s);
 }
 
 static void free_job(struct job *j)
@@ -561,6 +556,13 @@ static double backoff_s(struct llm *l, const struct job *j)
     return s;
 }
 
+/* Tokens of n bytes of text, roughly (about 4 bytes a token in English
+ * and code for the vendors' tokenizers). */
+static long estimate_tokens(size_t n)
+{
+    return (long)((n + 3) / 4);
+}
+
 static const char *fatal_advice(const struct llm *l, int code, char *buf,
                                 size_t cap)
 {
@@ -589,10 +591,18 @@ static enum verdict judge_http(struct llm *l, struct job *j, long code)
         char why[160];
         int rc = l->api->parse(j->resp ? j->resp : "", &r, why, sizeof why);
         if (!rc) {
+            /* an echoed key never gets further: not into the template,
+             * sources/, best.cu or the transcript (secret.h) */
+            secret_scrub(r.text);
             a->text = r.text;
             a->truncated = r.truncated;
-            a->tokens_in = r.tokens_in;
-            a->tokens_out = r.tokens_out;
+            /* no usable usage: count what was sent and received, so a
+             * budget holds against a server that reports none */
+            a->tokens_in = r.tokens_in >= 0 ? r.tokens_in
+                           : estimate_tokens(strlen(j->system) +
+                                             strlen(j->user));
+            a->tokens_out = r.tokens_out >= 0 ? r.tokens_out
+                            : estimate_tokens(strlen(r.text));
             return V_OK;
         }
         if (rc == KEVO_ENOMEM)
@@ -765,7 +775,7 @@ static int setup_provider(struct llm *l, char *err, size_t errcap)
                      l->api->name, l->key_env);
             return KEVO_ENOENT;
         }
-        if (!(l->key = strdup(k)))
+        if (!(l->key = strdup(k)) || secret_add(k))
             return KEVO_ENOMEM;
     }
     snprintf(l->describe, sizeof l->describe, "%s:%s @ %s", l->api->name,
@@ -826,6 +836,8 @@ int llm_new(const struct llm_cfg *cfg, const char *run_dir, struct llm **out,
         snprintf(err, errcap, "llm: libcurl failed to initialise");
         return curl_init_rc;
     }
+    if (secret_add_defaults()) /* every configured key, used or not */
+        return KEVO_ENOMEM;
     struct llm *l = calloc(1, sizeof *l);
     if (!l)
         return KEVO_ENOMEM;
@@ -880,6 +892,9 @@ static struct job *new_job(const struct llm_req *r)
         free_job(j);
         return NULL;
     }
+    /* no key is sent (a prompt may quote a compile log) */
+    secret_scrub(j->system);
+    secret_scrub(j->user);
     j->t0_ns = fs_now_ns();
     return j;
 }

@@ -92,6 +92,10 @@ struct llm_req {
                             next number of this session */
 };
 
+/* Most tokens one answer is counted for: a larger (hostile) usage number
+ * is clamped to it, which spends any budget. */
+#define LLM_TOKENS_MAX 1e9
+
 struct llm_ans {
     enum llm_status status;
     int http_status;       /* last HTTP status (0 = none) */

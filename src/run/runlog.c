@@ -13,6 +13,7 @@
 #include "llm_store.h"
 #include "record.h"
 #include "records.h"
+#include "secret.h"
 
 #define SHOW_CHARS 240 /* of a JSON value in a message */
 
@@ -137,11 +138,13 @@ static int canonical(const struct eval_result *r, struct eval_result *out)
     record_put_result(o, r);
     char *text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
+    secret_scrub(text); /* a compile log may carry a key (secret.h) */
     o = text ? cJSON_Parse(text) : NULL;
     free(text);
     eval_result_init(out);
     int rc = !o ? KEVO_ENOMEM
                 : record_get_result(o, out) ? KEVO_EINTERNAL : KEVO_OK;
+    secret_scrub(out->detail); /* and a key cut short at its end */
     cJSON_Delete(o);
     return rc;
 }
