@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <curl/curl.h>
 
@@ -703,19 +704,28 @@ static void collect_done(struct llm *l)
     }
 }
 
-/* Ends every transfer and answers what is left (llm_free). */
+/* Ends every transfer and answers what is left (llm_free): a request
+ * that was sent or waiting is recorded as abandoned (its transcript says
+ * so, and the store never serves it: a resume asks again). */
 static void cancel_all(struct llm *l)
 {
     for (long t = 0; t < l->n_jobs; t++) {
         struct job *j = l->jobs[t];
         if (!j || j->state == J_DONE)
             continue;
+        int stored = j->state == J_ACTIVE || j->state == J_QUEUED;
         if (j->state == J_ACTIVE)
             end_transfer(l, j);
-        snprintf(j->ans.detail, sizeof j->ans.detail, "cancelled");
+        snprintf(j->ans.detail, sizeof j->ans.detail,
+                 "abandoned after %.1f s and %d attempts: the run stopped "
+                 "before the answer came",
+                 (double)(fs_now_ns() - j->t0_ns) / 1e9, j->ans.attempts);
         j->state = J_DONE;
         ans_release(&j->ans);
-        j->ans.status = LLM_FAILED;
+        j->ans.status = LLM_ABANDONED;
+        j->ans.latency_ms = (double)(fs_now_ns() - j->t0_ns) / 1e6;
+        if (stored)
+            store_answer(l, j);
     }
     l->queue = NULL;
     pthread_cond_broadcast(&l->cv);
@@ -982,14 +992,44 @@ int llm_submit(struct llm *l, const struct llm_req *r, long *ticket)
 
 int llm_wait(struct llm *l, long ticket, struct llm_ans *out)
 {
+    return llm_wait_until(l, ticket, NULL, NULL, out);
+}
+
+/* Waits on l->cv (lock held) until the next poll of give_up. */
+static void wait_poll(struct llm *l)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += LLM_GIVE_UP_POLL_MS * 1000000L;
+    ts.tv_sec += ts.tv_nsec / 1000000000L;
+    ts.tv_nsec %= 1000000000L;
+    pthread_cond_timedwait(&l->cv, &l->mu, &ts);
+}
+
+int llm_wait_until(struct llm *l, long ticket, int (*give_up)(void *),
+                   void *ud, struct llm_ans *out)
+{
     pthread_mutex_lock(&l->mu);
     struct job *j = ticket >= 0 && ticket < l->n_jobs ? l->jobs[ticket] : NULL;
     if (!j) {
         pthread_mutex_unlock(&l->mu);
         return KEVO_EINVAL; /* never issued, or already collected */
     }
-    while (j->state != J_DONE)
-        pthread_cond_wait(&l->cv, &l->mu);
+    while (j->state != J_DONE) {
+        if (!give_up) {
+            pthread_cond_wait(&l->cv, &l->mu);
+            continue;
+        }
+        pthread_mutex_unlock(&l->mu); /* give_up may take its time */
+        int stop = give_up(ud);
+        pthread_mutex_lock(&l->mu);
+        if (stop && j->state != J_DONE) {
+            pthread_mutex_unlock(&l->mu);
+            return KEVO_ESTOPPED;
+        }
+        if (j->state != J_DONE)
+            wait_poll(l);
+    }
     l->jobs[ticket] = NULL;
     pthread_mutex_unlock(&l->mu);
     *out = j->ans;

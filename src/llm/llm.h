@@ -80,6 +80,9 @@ enum llm_status {
                     another 4xx, or a malformed answer (asked twice) */
     LLM_FATAL,   /* 401/403/404 or a malformed URL: provider off */
     LLM_BUDGET,  /* not sent: the token/cost budget is spent */
+    LLM_ABANDONED, /* the run stopped (time budget, Ctrl-C) before the
+                      answer came: only in transcripts, asked again on a
+                      resume */
 };
 
 struct llm_req {
@@ -124,6 +127,14 @@ int llm_submit(struct llm *l, const struct llm_req *r, long *ticket) KEVO_WUR;
 /* Waits for a ticket's final answer (retries included) and moves it into
  * *out (caller releases it). Each ticket is collected once. */
 int llm_wait(struct llm *l, long ticket, struct llm_ans *out) KEVO_WUR;
+/* llm_wait that gives up when give_up(ud) returns non-zero (asked about
+ * every LLM_GIVE_UP_POLL_MS while the answer is not there): then
+ * KEVO_ESTOPPED, and the ticket stays uncollected; its request goes on
+ * until llm_free, which abandons it (an "abandoned" transcript). give_up
+ * NULL waits like llm_wait. */
+#define LLM_GIVE_UP_POLL_MS 100
+int llm_wait_until(struct llm *l, long ticket, int (*give_up)(void *),
+                   void *ud, struct llm_ans *out) KEVO_WUR;
 /* 1 (and a reason) once the provider is off after a fatal error. */
 int llm_disabled(const struct llm *l, char *why, size_t whycap);
 /* Totals of this session (answers from the store count no tokens). */
@@ -138,7 +149,8 @@ void llm_usage(const struct llm *l, struct llm_usage *u);
 /* "openai:gpt-5 @ https://api.openai.com/v1" for messages (no key). */
 const char *llm_describe(const struct llm *l);
 void llm_ans_release(struct llm_ans *a);
-/* Cancels what is in flight and stops the thread. */
+/* Cancels what is in flight (each unanswered request gets an "abandoned"
+ * transcript, so a resume asks it again) and stops the thread. */
 void llm_free(struct llm *l);
 
 #endif

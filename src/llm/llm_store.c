@@ -28,16 +28,18 @@ struct llm_replay {
     cJSON *index;   /* its index records, in order */
 };
 
-static const char *const status_names[] = {"ok", "failed", "fatal", "budget"};
+static const char *const status_names[] = {"ok", "failed", "fatal", "budget",
+                                           "abandoned"};
+#define N_STATUS (int)(sizeof status_names / sizeof *status_names)
 
 const char *llm_status_name(enum llm_status s)
 {
-    return (unsigned)s < 4 ? status_names[s] : "?";
+    return (unsigned)s < N_STATUS ? status_names[s] : "?";
 }
 
 static int status_parse(const char *s, enum llm_status *out)
 {
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < N_STATUS; i++) {
         if (strcmp(s, status_names[i]) == 0) {
             *out = (enum llm_status)i;
             return KEVO_OK;
@@ -402,6 +404,9 @@ int llm_replay_get(const struct llm_replay *r, long n, struct llm_ans *ans)
     if (rc == KEVO_EPARSE)
         replay_fail(ans, "replay: run '%s': answer %ld (%s) is malformed",
                     r->run, n, key->valuestring);
+    else if (!rc && ans->status == LLM_ABANDONED)
+        replay_fail(ans, "replay: run '%s' stopped before answer %ld came "
+                    "(%s)", r->run, n, key->valuestring);
     return rc == KEVO_ENOMEM ? rc : KEVO_OK;
 }
 
