@@ -753,6 +753,28 @@ static void *worker(void *arg)
 
 /* ---- the client */
 
+/* Registers the credential of a base URL ("user:secret@host") as a
+ * secret (secret.h): the password, and the whole user:password. */
+static int add_url_secret(const char *url)
+{
+    const char *sch = strstr(url, "://");
+    if (!sch)
+        return KEVO_OK;
+    const char *host = sch + 3;
+    size_t auth = strcspn(host, "/?#");
+    const char *at = memrchr(host, '@', auth);
+    if (!at)
+        return KEVO_OK;
+    char info[512];
+    snprintf(info, sizeof info, "%.*s", (int)(at - host), host);
+    char *colon = strchr(info, ':');
+    int rc = secret_add(info);
+    if (!rc && colon)
+        rc = secret_add(colon + 1);
+    memset(info, 0, sizeof info);
+    return rc;
+}
+
 static int setup_provider(struct llm *l, char *err, size_t errcap)
 {
     const struct llm_cfg *c = &l->cfg;
@@ -764,6 +786,8 @@ static int setup_provider(struct llm *l, char *err, size_t errcap)
     }
     snprintf(l->base, sizeof l->base, "%s",
              c->base_url[0] ? c->base_url : l->api->default_base);
+    if (add_url_secret(l->base))
+        return KEVO_ENOMEM;
     if (!valid_url(l->base) ||
         llm_http_url(l->api, l->base, l->url, sizeof l->url)) {
         llm_redact(l->base, l->base, sizeof l->base);

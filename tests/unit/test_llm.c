@@ -24,6 +24,7 @@
 #include "llm.h"
 #include "llm_http.h"
 #include "llm_store.h"
+#include "secret.h"
 
 #define KEY_ENV "KEVO_TEST_LLM_KEY"
 #define WRONG_ENV "KEVO_TEST_LLM_WRONG_KEY"
@@ -801,6 +802,13 @@ static void test_echoed_key(void)
     llm_free(l);
     CHECK(!tree_has_key(run, &files));
     CHECK(files >= 3); /* two transcripts and the index */
+    /* the credential of a base URL is a key too */
+    CHECK(!secret_found("pw-of-the-proxy-77"));
+    snprintf(c.base_url, sizeof c.base_url,
+             "http://kevo:pw-of-the-proxy-77@127.0.0.1:%d/v1", port);
+    if ((l = client(&c, NULL)))
+        llm_free(l);
+    CHECK(secret_found("a log line with pw-of-the-proxy-77 in it"));
 }
 
 static void test_hostile_usage(void)
