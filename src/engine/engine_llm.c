@@ -16,6 +16,13 @@
  * replay need no provider and see the same templates; else the live one. Fatal and budget answers turn LLM mutation off at the
  * record that carries them, never earlier, so the choice stays the same on
  * replay.
+ *
+ * Waiting: a first Ctrl-C or the end of the time budget ends a wait for a
+ * live answer (give_up): the generation stops before that answer's record,
+ * and a resume asks the request again. No template and no usable proposal:
+ * the proposals are asked again with a backoff, saying what was wrong
+ * (engine_llm_until_usable); a run that evaluated nothing for want of
+ * answers fails naming why (engine_llm_end_check).
  */
 #include <math.h>
 #include <stdio.h>

@@ -264,13 +264,6 @@ void llm_ans_release(struct llm_ans *a)
     memset(a, 0, sizeof *a);
 }
 
-/* Removes any copy of a key from s (a server may echo it; secret.h). */
-static void redact(const struct llm *l, char *s)
-{
-    (void)l;
-    secret_scrub(s);
-}
-
 static void free_job(struct job *j)
 {
     if (!j)
@@ -356,7 +349,7 @@ static void finish(struct llm *l, struct job *j, enum llm_status st)
     if (!a->cached)
         a->cost_usd = (double)a->tokens_in * l->cfg.price_in / 1e6 +
                       (double)a->tokens_out * l->cfg.price_out / 1e6;
-    redact(l, a->detail);
+    secret_scrub(a->detail); /* a server may echo the key (secret.h) */
     store_answer(l, j);
     j->state = J_DONE;
     count_answer(l, a);
@@ -675,7 +668,7 @@ static void attempt_done(struct llm *l, struct job *j, CURLcode res)
         j->ans.detail[0] = '\0';
         finish(l, j, LLM_OK);
     } else if (v == V_FATAL) {
-        redact(l, j->ans.detail);
+        secret_scrub(j->ans.detail);
         disable(l, j->ans.detail);
         finish(l, j, LLM_FATAL);
     } else if (v == V_RETRY && j->ans.attempts <= l->cfg.max_retries) {

@@ -7,7 +7,13 @@
  *
  * Keys come only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY or
  * a variable the user names); a key is never written to a log, journal,
- * transcript, error message or anything under the run directory.
+ * transcript, error message or anything under the run directory, nor sent
+ * in a prompt: llm_new registers every configured key (and a base URL's
+ * credential) with secret.h, and answers, details and prompts are
+ * scrubbed as they pass (a server that echoes the key, a prompt quoting a
+ * compile log that holds it). Usage numbers are validated: a count that is
+ * not a number >= 0 is estimated from the bytes (about 4 a token), a huge
+ * one is clamped to LLM_TOKENS_MAX, so a budget is reached, not overflowed.
  *
  * Transcripts: every request and its final answer (after retries) are
  * stored content-addressed as <run>/llm/<key>.json, key = hash of what
@@ -27,6 +33,8 @@
  * llm_disabled() says why; the run goes on without LLM mutation. 429, 5xx,
  * timeouts and dropped connections are retried with exponential backoff
  * and jitter, honouring Retry-After, up to max_retries; then LLM_FAILED.
+ * A wait (llm_wait_until) can be given up at any time: the request is then
+ * abandoned by llm_free, which stores it as such.
  */
 #ifndef KEVO_LLM_H
 #define KEVO_LLM_H
