@@ -52,9 +52,10 @@ else
     fail "no request quoted an LLM-born source (the test proves nothing)"
 fi
 
-# 2. hostile usage numbers: the budget is reached, not overflowed
+# 2. hostile usage numbers: the budget is reached, not overflowed (the
+# proposals are sent at once, so 1 to 4 go out before the first answer)
 serve ok --port 0 --answers tests/data/llm-answers/softmax --usage 1e308
-$T run $ARGS --generations 4 --template softmax_block $(llm_args) \
+$T run $ARGS --generations 8 --template softmax_block $(llm_args) \
     --llm-budget 200k --llm-price 1,1 --runs-dir "$SCRATCH" --name u \
     2>"$SCRATCH/u.err" || { fail "run with hostile usage"; cat "$SCRATCH/u.err"; }
 stop_server
