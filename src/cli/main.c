@@ -17,6 +17,7 @@
 #include "hash.h"
 #include "jit.h"
 #include "rundir.h"
+#include "secret.h"
 #include "version.h"
 #include "worker.h"
 
@@ -132,6 +133,10 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "--version")) {
         printf("kevo %s (%s)\n", KEVO_VERSION, kevo_git_commit());
         return EXIT_DONE;
+    }
+    if (secret_add_defaults()) { /* keys reach no file, no prompt */
+        fprintf(stderr, "kevo: out of memory\n");
+        return EXIT_ERROR;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (!strcmp(argv[1], commands[i].name))

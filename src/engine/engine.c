@@ -25,6 +25,7 @@
 #include "record.h"
 #include "records.h"
 #include "rng.h"
+#include "secret.h"
 #include "seen.h"
 
 
@@ -675,7 +676,9 @@ static int write_source(struct engine *e, struct child *c)
     snprintf(rel, sizeof rel, "sources/%s.cu", hex);
     if (fs_join(path, sizeof path, e->env.run_dir, rel))
         return KEVO_EINVAL;
-    int rc = fs_write_new(path, c->source, strlen(c->source), 0);
+    char *text = secret_scrub_dup(c->source, strlen(c->source));
+    int rc = text ? fs_write_new(path, text, strlen(text), 0) : KEVO_ENOMEM;
+    free(text);
     return rc == KEVO_EEXIST ? KEVO_OK : rc;
 }
 
@@ -1108,6 +1111,8 @@ static int one_generation(struct engine *e)
         if ((e->gen > 0 || engine_llm_usable_tpls(e) == 0) &&
             (rc = engine_llm_collect(e)))
             return rc;
+        if ((rc = engine_llm_until_usable(e)) || e->st.stop != STOP_NONE)
+            return rc;
     }
     if (!strcmp(e->env.spec->strategy, "sweep"))
         rc = make_sweep(e);
@@ -1148,6 +1153,8 @@ int engine_run(struct engine *e, char *err, size_t errcap)
         rc = KEVO_ESTOPPED;
     if (e->st.stop == STOP_TIME && rc == KEVO_ESTOPPED)
         rc = KEVO_OK; /* a budget, not an interruption */
+    if (!rc && e->st.evals == 0)
+        rc = engine_llm_end_check(e); /* nothing for want of answers? */
     const struct runlog_divergence *d = runlog_divergence(e->env.log);
     if (rc == KEVO_EDIVERGE && d->index >= 0)
         snprintf(err, errcap, "journal record %ld differs from what the "

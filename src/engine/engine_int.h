@@ -88,6 +88,11 @@ struct engine {
     long llm_seq;          /* answers taken so far */
     int llm_off;           /* 1 once a fatal or budget answer was taken */
     int llm_this_gen;      /* requests made this generation */
+    char llm_note[400];    /* what was wrong with the last proposal taken
+                              this generation ("" = none): said in the
+                              proposals asked again */
+    int llm_rounds;        /* proposals asked again for want of a usable
+                              template (engine_llm_until_usable) */
     int use_bandit;
     struct bandit bandit;
     struct arm arms[BANDIT_MAX_ARMS];
@@ -149,6 +154,15 @@ int engine_llm_after_eval(struct engine *e);
 cJSON *engine_llm_to_json(const struct engine *e);
 int engine_llm_restore(struct engine *e, const cJSON *ck);
 int engine_llm_usable_tpls(const struct engine *e);
+/* With no usable template, no child and nothing asked (every proposal
+ * rejected): asks for proposals again, after a backoff and saying what
+ * was wrong, until one is usable; ends with st.stop set when the LLM is
+ * off or the rounds run out (STOP_EXHAUSTED), KEVO_ESTOPPED when the time
+ * budget or a signal ends a wait. Deterministic in the journaled answers. */
+int engine_llm_until_usable(struct engine *e);
+/* After a run that evaluated nothing: KEVO_ENOENT with the reason in
+ * errbuf if that was for want of a usable LLM answer, else KEVO_OK. */
+int engine_llm_end_check(struct engine *e);
 
 /* engine_sur.c: the surrogate that ranks offspring before evaluation */
 /* Remembers a result (in journal order; also for records read back). */

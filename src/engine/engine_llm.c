@@ -16,11 +16,19 @@
  * replay need no provider and see the same templates; else the live one. Fatal and budget answers turn LLM mutation off at the
  * record that carries them, never earlier, so the choice stays the same on
  * replay.
+ *
+ * Waiting: a first Ctrl-C or the end of the time budget ends a wait for a
+ * live answer (give_up): the generation stops before that answer's record,
+ * and a resume asks the request again. No template and no usable proposal:
+ * the proposals are asked again with a backoff, saying what was wrong
+ * (engine_llm_until_usable); a run that evaluated nothing for want of
+ * answers fails naming why (engine_llm_end_check).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "answer.h"
 #include "engine_int.h"
@@ -30,9 +38,16 @@
 #include "llm_store.h"
 #include "llm_mutator.h"
 #include "mutator.h"
+#include "prompt.h"
 #include "record.h"
+#include "secret.h"
 
 #define LLM_COST_DEFAULT 20.0 /* an LLM request in evaluations (bandit) */
+/* Proposals asked again when none gave a usable template: at most this
+ * many rounds, the n-th after a wait of 2^(n-1) s up to ROUND_WAIT_MAX_S
+ * (1 + 2 + 4 + ... about 90 s in all; a --time budget ends it sooner). */
+#define LLM_ROUNDS_MAX 8
+#define ROUND_WAIT_MAX_S 30.0
 
 struct llm_pending {
     const struct llm_mutator *op;
@@ -151,6 +166,44 @@ int engine_llm_note_record(struct engine *e, const struct rec_eval *rec)
     return engine_llm_note(e, &c);
 }
 
+/* ---------------------------------------------------------- waiting */
+
+static double run_time_s(const struct engine *e)
+{
+    return e->env.elapsed_before_s + (double)(fs_now_ns() - e->t0_ns) * 1e-9;
+}
+
+/* Asked while the engine waits for a live answer (runlog_set_give_up): a
+ * first Ctrl-C or the end of the time budget abandons the wait, so a
+ * provider that never answers cannot hold the run. */
+static int give_up(void *ud)
+{
+    struct engine *e = ud;
+    if (e->env.stop && *e->env.stop) {
+        e->st.stop = STOP_SIGNAL;
+        return 1;
+    }
+    if (e->env.spec->max_time_s > 0 &&
+        run_time_s(e) >= e->env.spec->max_time_s) {
+        e->st.stop = STOP_TIME;
+        return 1;
+    }
+    return 0;
+}
+
+/* Sleeps s seconds unless give_up says stop first (KEVO_ESTOPPED). */
+static int nap(struct engine *e, double s)
+{
+    long long end = fs_now_ns() + (long long)(s * 1e9);
+    while (fs_now_ns() < end) {
+        if (give_up(e))
+            return KEVO_ESTOPPED;
+        struct timespec ts = {0, LLM_GIVE_UP_POLL_MS * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    return give_up(e) ? KEVO_ESTOPPED : KEVO_OK;
+}
+
 /* ---------------------------------------------------------- templates */
 
 int engine_llm_init(struct engine *e)
@@ -166,6 +219,7 @@ int engine_llm_init(struct engine *e)
         e->tpls[i] = e->env.tpls[i];
     if (!e->env.llm_on)
         return KEVO_OK;
+    runlog_set_give_up(e->env.log, give_up, e);
     if (!(e->recs = calloc(1, sizeof *e->recs)))
         return KEVO_ENOMEM;
     e->use_bandit = 1;
@@ -285,6 +339,24 @@ static int push_pending(struct engine *e, struct llm_pending *p)
     return KEVO_OK;
 }
 
+/* Appends to a proposal asked again what was wrong with the last one
+ * (*user is replaced; freed on failure). */
+static int add_note(const struct engine *e, char **user)
+{
+    struct prompt_buf b;
+    prompt_buf_init(&b, 0);
+    prompt_buf_adds(&b, *user);
+    prompt_buf_addf(&b, "\n\nThis is attempt %d: no earlier proposal gave "
+                    "a usable template. The last answer was rejected: %s. "
+                    "Answer with one complete template in a ```cuda block, "
+                    "with its // kevo: header lines and the kernel "
+                    "signature the problem requires.\n",
+                    e->llm_rounds + 1, e->llm_note);
+    free(*user);
+    *user = prompt_buf_take(&b);
+    return *user ? KEVO_OK : KEVO_ENOMEM;
+}
+
 static int queue(struct engine *e, const struct llm_mutator *op, int island,
                  int n_par, const uint64_t *par, int depth, int variant)
 {
@@ -313,13 +385,23 @@ static int queue(struct engine *e, const struct llm_mutator *op, int island,
     for (int i = 0; i < n_par; i++)
         p.par[i] = par[i];
     char err[512];
+    int rc;
     if (op->build(&ctx, pp, &p.system, &p.user, err, sizeof err)) {
         snprintf(e->errbuf, sizeof e->errbuf, "%s: %s", op->name, err);
         free(p.system);
         free(p.user);
         return KEVO_EPARSE;
     }
-    int rc = push_pending(e, &p);
+    /* the prompt quotes compile logs and answers: no key goes out, and the
+     * prompt hash is the same on a resume, which sees scrubbed records */
+    if (variant && e->llm_rounds > 0 && e->llm_note[0] &&
+        (rc = add_note(e, &p.user))) {
+        free(p.system);
+        return rc;
+    }
+    secret_scrub(p.system);
+    secret_scrub(p.user);
+    rc = push_pending(e, &p);
     e->llm_this_gen += rc == KEVO_OK;
     return rc;
 }
@@ -452,9 +534,12 @@ static void save_tpl_text(const struct engine *e, const struct tpl *t)
     char *slash = strrchr(dir, '/');
     if (slash)
         *slash = '\0';
-    if (!fs_mkdirs(dir) &&
-        fs_write_new(path, t->text, strlen(t->text), 0) == KEVO_OK)
-        return; /* (best effort: it exists already, or the disk is full and
+    char *text = secret_scrub_dup(t->text, strlen(t->text));
+    if (text && !fs_mkdirs(dir) &&
+        fs_write_new(path, text, strlen(text), 0) == KEVO_OK) {
+        /* written */
+    }
+    free(text); /* (best effort: it exists already, or the disk is full and
                    the journal write after this one reports it) */
 }
 
@@ -523,6 +608,10 @@ static int take_answer(struct engine *e, struct llm_pending *p)
     }
     e->llm_seq++;
     log_answer(e, p, &a, v, why, t);
+    if (p->op->role == LLM_ROLE_PROPOSE && !t)
+        snprintf(e->llm_note, sizeof e->llm_note, "%s: %.300s",
+                 a.status == LLM_OK ? answer_reject_name(v)
+                                    : llm_status_name(a.status), why);
     if ((a.status == LLM_FATAL || a.status == LLM_BUDGET) && !e->llm_off) {
         e->llm_off = 1;
         if (e->env.prog)
@@ -560,8 +649,18 @@ static int take_answer(struct engine *e, struct llm_pending *p)
 int engine_llm_collect(struct engine *e)
 {
     int rc = KEVO_OK, i = 0;
+    e->llm_note[0] = '\0';
     for (; !rc && i < e->n_pend; i++)
         rc = take_answer(e, &e->pend[i]);
+    if (rc == KEVO_ESTOPPED && e->env.prog) {
+        char line[300];
+        snprintf(line, sizeof line, "%d LLM request%s abandoned unanswered "
+                 "(%s); a resume asks %s again", e->n_pend - i + 1,
+                 e->n_pend - i + 1 == 1 ? "" : "s",
+                 e->st.stop == STOP_SIGNAL ? "stopped" : "time budget reached",
+                 e->n_pend - i + 1 == 1 ? "it" : "them");
+        progress_log(e->env.prog, "llm", line);
+    }
     /* what was taken is gone; on error keep the rest for the checkpoint */
     int taken = rc ? i - 1 : i;
     for (int k = 0; k < taken; k++)
@@ -572,6 +671,63 @@ int engine_llm_collect(struct engine *e)
     e->n_pend -= taken;
     e->llm_this_gen = 0;
     return rc;
+}
+
+int engine_llm_until_usable(struct engine *e)
+{
+    if (!e->env.llm_on)
+        return KEVO_OK;
+    const struct llm_mutator *op = llm_mutator_for(LLM_ROLE_PROPOSE, -1);
+    while (op && !e->llm_off && e->n_kids == 0 && e->n_pend == 0 &&
+           engine_llm_usable_tpls(e) == 0 && e->llm_rounds < LLM_ROUNDS_MAX) {
+        double wait = ROUND_WAIT_MAX_S;
+        if (e->llm_rounds < 5)
+            wait = (double)(1 << e->llm_rounds);
+        if (e->env.prog) {
+            char line[600];
+            snprintf(line, sizeof line, "no usable template from %s "
+                     "(last: %s); asking again in %.0f s",
+                     e->llm_rounds ? "the proposals asked again"
+                                   : "the proposals",
+                     e->llm_note[0] ? e->llm_note : "no answer", wait);
+            progress_log(e->env.prog, "llm", line);
+        }
+        /* recorded answers (a resume, a replay) need no wait */
+        int rc = runlog_replaying(e->env.log) ? KEVO_OK : nap(e, wait);
+        if (!rc) {
+            e->llm_rounds++;
+            rc = engine_llm_propose(e);
+        }
+        if (!rc)
+            rc = engine_llm_collect(e);
+        if (rc)
+            return rc;
+    }
+    if (e->n_kids == 0 && e->n_pend == 0 && engine_llm_usable_tpls(e) == 0)
+        e->st.stop = STOP_EXHAUSTED; /* engine_llm_end_check says why */
+    return KEVO_OK;
+}
+
+int engine_llm_end_check(struct engine *e)
+{
+    if (!e->env.llm_on || e->st.evals > 0 || engine_llm_usable_tpls(e) > 0)
+        return KEVO_OK;
+    char why[300];
+    if (e->llm_off)
+        snprintf(why, sizeof why, "LLM mutation is off (%s)",
+                 e->llm_note[0] ? e->llm_note : "fatal error or budget");
+    else
+        snprintf(why, sizeof why, "no usable template in %d round%s of "
+                 "proposals (last: %s)", e->llm_rounds + 1,
+                 e->llm_rounds ? "s" : "",
+                 e->llm_note[0] ? e->llm_note : "no answer came");
+    if (e->st.stop == STOP_EXHAUSTED) /* no space: no template at all */
+        snprintf(e->errbuf, sizeof e->errbuf, "nothing was evaluated: %s",
+                 why);
+    else
+        snprintf(e->errbuf, sizeof e->errbuf, "nothing was evaluated (%s): "
+                 "%s", engine_stop_text(e->st.stop), why);
+    return KEVO_ENOENT;
 }
 
 /* ---------------------------------------------------------- checkpoint */

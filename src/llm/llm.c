@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <curl/curl.h>
 
@@ -26,6 +27,7 @@
 #include "llm_http.h"
 #include "llm_store.h"
 #include "rng.h"
+#include "secret.h"
 
 /* Backoff as in the vendors' SDKs: 0.5 s doubling to 8 s, minus up to 25%
  * jitter; a Retry-After (seconds or date) wins, capped at one minute. */
@@ -262,19 +264,6 @@ void llm_ans_release(struct llm_ans *a)
     memset(a, 0, sizeof *a);
 }
 
-/* Removes any copy of the key from s (a server may echo it). */
-static void redact(const struct llm *l, char *s)
-{
-    size_t k = l->key ? strlen(l->key) : 0;
-    char *p;
-    if (k < 4)
-        return;
-    while ((p = strstr(s, l->key))) {
-        memmove(p + 3, p + k, strlen(p + k) + 1);
-        memcpy(p, "***", 3);
-    }
-}
-
 static void free_job(struct job *j)
 {
     if (!j)
@@ -360,7 +349,7 @@ static void finish(struct llm *l, struct job *j, enum llm_status st)
     if (!a->cached)
         a->cost_usd = (double)a->tokens_in * l->cfg.price_in / 1e6 +
                       (double)a->tokens_out * l->cfg.price_out / 1e6;
-    redact(l, a->detail);
+    secret_scrub(a->detail); /* a server may echo the key (secret.h) */
     store_answer(l, j);
     j->state = J_DONE;
     count_answer(l, a);
@@ -561,6 +550,13 @@ static double backoff_s(struct llm *l, const struct job *j)
     return s;
 }
 
+/* Tokens of n bytes of text, roughly (about 4 bytes a token in English
+ * and code for the vendors' tokenizers). */
+static long estimate_tokens(size_t n)
+{
+    return (long)((n + 3) / 4);
+}
+
 static const char *fatal_advice(const struct llm *l, int code, char *buf,
                                 size_t cap)
 {
@@ -589,10 +585,18 @@ static enum verdict judge_http(struct llm *l, struct job *j, long code)
         char why[160];
         int rc = l->api->parse(j->resp ? j->resp : "", &r, why, sizeof why);
         if (!rc) {
+            /* an echoed key never gets further: not into the template,
+             * sources/, best.cu or the transcript (secret.h) */
+            secret_scrub(r.text);
             a->text = r.text;
             a->truncated = r.truncated;
-            a->tokens_in = r.tokens_in;
-            a->tokens_out = r.tokens_out;
+            /* no usable usage: count what was sent and received, so a
+             * budget holds against a server that reports none */
+            a->tokens_in = r.tokens_in >= 0 ? r.tokens_in
+                           : estimate_tokens(strlen(j->system) +
+                                             strlen(j->user));
+            a->tokens_out = r.tokens_out >= 0 ? r.tokens_out
+                            : estimate_tokens(strlen(r.text));
             return V_OK;
         }
         if (rc == KEVO_ENOMEM)
@@ -664,7 +668,7 @@ static void attempt_done(struct llm *l, struct job *j, CURLcode res)
         j->ans.detail[0] = '\0';
         finish(l, j, LLM_OK);
     } else if (v == V_FATAL) {
-        redact(l, j->ans.detail);
+        secret_scrub(j->ans.detail);
         disable(l, j->ans.detail);
         finish(l, j, LLM_FATAL);
     } else if (v == V_RETRY && j->ans.attempts <= l->cfg.max_retries) {
@@ -693,19 +697,28 @@ static void collect_done(struct llm *l)
     }
 }
 
-/* Ends every transfer and answers what is left (llm_free). */
+/* Ends every transfer and answers what is left (llm_free): a request
+ * that was sent or waiting is recorded as abandoned (its transcript says
+ * so, and the store never serves it: a resume asks again). */
 static void cancel_all(struct llm *l)
 {
     for (long t = 0; t < l->n_jobs; t++) {
         struct job *j = l->jobs[t];
         if (!j || j->state == J_DONE)
             continue;
+        int stored = j->state == J_ACTIVE || j->state == J_QUEUED;
         if (j->state == J_ACTIVE)
             end_transfer(l, j);
-        snprintf(j->ans.detail, sizeof j->ans.detail, "cancelled");
+        snprintf(j->ans.detail, sizeof j->ans.detail,
+                 "abandoned after %.1f s and %d attempts: the run stopped "
+                 "before the answer came",
+                 (double)(fs_now_ns() - j->t0_ns) / 1e9, j->ans.attempts);
         j->state = J_DONE;
         ans_release(&j->ans);
-        j->ans.status = LLM_FAILED;
+        j->ans.status = LLM_ABANDONED;
+        j->ans.latency_ms = (double)(fs_now_ns() - j->t0_ns) / 1e6;
+        if (stored)
+            store_answer(l, j);
     }
     l->queue = NULL;
     pthread_cond_broadcast(&l->cv);
@@ -733,6 +746,28 @@ static void *worker(void *arg)
 
 /* ---- the client */
 
+/* Registers the credential of a base URL ("user:secret@host") as a
+ * secret (secret.h): the password, and the whole user:password. */
+static int add_url_secret(const char *url)
+{
+    const char *sch = strstr(url, "://");
+    if (!sch)
+        return KEVO_OK;
+    const char *host = sch + 3;
+    size_t auth = strcspn(host, "/?#");
+    const char *at = memrchr(host, '@', auth);
+    if (!at)
+        return KEVO_OK;
+    char info[512];
+    snprintf(info, sizeof info, "%.*s", (int)(at - host), host);
+    char *colon = strchr(info, ':');
+    int rc = secret_add(info);
+    if (!rc && colon)
+        rc = secret_add(colon + 1);
+    memset(info, 0, sizeof info);
+    return rc;
+}
+
 static int setup_provider(struct llm *l, char *err, size_t errcap)
 {
     const struct llm_cfg *c = &l->cfg;
@@ -744,6 +779,8 @@ static int setup_provider(struct llm *l, char *err, size_t errcap)
     }
     snprintf(l->base, sizeof l->base, "%s",
              c->base_url[0] ? c->base_url : l->api->default_base);
+    if (add_url_secret(l->base))
+        return KEVO_ENOMEM;
     if (!valid_url(l->base) ||
         llm_http_url(l->api, l->base, l->url, sizeof l->url)) {
         llm_redact(l->base, l->base, sizeof l->base);
@@ -765,7 +802,7 @@ static int setup_provider(struct llm *l, char *err, size_t errcap)
                      l->api->name, l->key_env);
             return KEVO_ENOENT;
         }
-        if (!(l->key = strdup(k)))
+        if (!(l->key = strdup(k)) || secret_add(k))
             return KEVO_ENOMEM;
     }
     snprintf(l->describe, sizeof l->describe, "%s:%s @ %s", l->api->name,
@@ -826,6 +863,8 @@ int llm_new(const struct llm_cfg *cfg, const char *run_dir, struct llm **out,
         snprintf(err, errcap, "llm: libcurl failed to initialise");
         return curl_init_rc;
     }
+    if (secret_add_defaults()) /* every configured key, used or not */
+        return KEVO_ENOMEM;
     struct llm *l = calloc(1, sizeof *l);
     if (!l)
         return KEVO_ENOMEM;
@@ -880,6 +919,9 @@ static struct job *new_job(const struct llm_req *r)
         free_job(j);
         return NULL;
     }
+    /* no key is sent (a prompt may quote a compile log) */
+    secret_scrub(j->system);
+    secret_scrub(j->user);
     j->t0_ns = fs_now_ns();
     return j;
 }
@@ -967,14 +1009,44 @@ int llm_submit(struct llm *l, const struct llm_req *r, long *ticket)
 
 int llm_wait(struct llm *l, long ticket, struct llm_ans *out)
 {
+    return llm_wait_until(l, ticket, NULL, NULL, out);
+}
+
+/* Waits on l->cv (lock held) until the next poll of give_up. */
+static void wait_poll(struct llm *l)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += LLM_GIVE_UP_POLL_MS * 1000000L;
+    ts.tv_sec += ts.tv_nsec / 1000000000L;
+    ts.tv_nsec %= 1000000000L;
+    pthread_cond_timedwait(&l->cv, &l->mu, &ts);
+}
+
+int llm_wait_until(struct llm *l, long ticket, int (*give_up)(void *),
+                   void *ud, struct llm_ans *out)
+{
     pthread_mutex_lock(&l->mu);
     struct job *j = ticket >= 0 && ticket < l->n_jobs ? l->jobs[ticket] : NULL;
     if (!j) {
         pthread_mutex_unlock(&l->mu);
         return KEVO_EINVAL; /* never issued, or already collected */
     }
-    while (j->state != J_DONE)
-        pthread_cond_wait(&l->cv, &l->mu);
+    while (j->state != J_DONE) {
+        if (!give_up) {
+            pthread_cond_wait(&l->cv, &l->mu);
+            continue;
+        }
+        pthread_mutex_unlock(&l->mu); /* give_up may take its time */
+        int stop = give_up(ud);
+        pthread_mutex_lock(&l->mu);
+        if (stop && j->state != J_DONE) {
+            pthread_mutex_unlock(&l->mu);
+            return KEVO_ESTOPPED;
+        }
+        if (j->state != J_DONE)
+            wait_poll(l);
+    }
     l->jobs[ticket] = NULL;
     pthread_mutex_unlock(&l->mu);
     *out = j->ans;

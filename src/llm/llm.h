@@ -7,7 +7,13 @@
  *
  * Keys come only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY or
  * a variable the user names); a key is never written to a log, journal,
- * transcript, error message or anything under the run directory.
+ * transcript, error message or anything under the run directory, nor sent
+ * in a prompt: llm_new registers every configured key (and a base URL's
+ * credential) with secret.h, and answers, details and prompts are
+ * scrubbed as they pass (a server that echoes the key, a prompt quoting a
+ * compile log that holds it). Usage numbers are validated: a count that is
+ * not a number >= 0 is estimated from the bytes (about 4 a token), a huge
+ * one is clamped to LLM_TOKENS_MAX, so a budget is reached, not overflowed.
  *
  * Transcripts: every request and its final answer (after retries) are
  * stored content-addressed as <run>/llm/<key>.json, key = hash of what
@@ -27,6 +33,8 @@
  * llm_disabled() says why; the run goes on without LLM mutation. 429, 5xx,
  * timeouts and dropped connections are retried with exponential backoff
  * and jitter, honouring Retry-After, up to max_retries; then LLM_FAILED.
+ * A wait (llm_wait_until) can be given up at any time: the request is then
+ * abandoned by llm_free, which stores it as such.
  */
 #ifndef KEVO_LLM_H
 #define KEVO_LLM_H
@@ -80,6 +88,9 @@ enum llm_status {
                     another 4xx, or a malformed answer (asked twice) */
     LLM_FATAL,   /* 401/403/404 or a malformed URL: provider off */
     LLM_BUDGET,  /* not sent: the token/cost budget is spent */
+    LLM_ABANDONED, /* the run stopped (time budget, Ctrl-C) before the
+                      answer came: only in transcripts, asked again on a
+                      resume */
 };
 
 struct llm_req {
@@ -91,6 +102,10 @@ struct llm_req {
                             with the recorded run's answer n); < 0: the
                             next number of this session */
 };
+
+/* Most tokens one answer is counted for: a larger (hostile) usage number
+ * is clamped to it, which spends any budget. */
+#define LLM_TOKENS_MAX 1e9
 
 struct llm_ans {
     enum llm_status status;
@@ -120,6 +135,14 @@ int llm_submit(struct llm *l, const struct llm_req *r, long *ticket) KEVO_WUR;
 /* Waits for a ticket's final answer (retries included) and moves it into
  * *out (caller releases it). Each ticket is collected once. */
 int llm_wait(struct llm *l, long ticket, struct llm_ans *out) KEVO_WUR;
+/* llm_wait that gives up when give_up(ud) returns non-zero (asked about
+ * every LLM_GIVE_UP_POLL_MS while the answer is not there): then
+ * KEVO_ESTOPPED, and the ticket stays uncollected; its request goes on
+ * until llm_free, which abandons it (an "abandoned" transcript). give_up
+ * NULL waits like llm_wait. */
+#define LLM_GIVE_UP_POLL_MS 100
+int llm_wait_until(struct llm *l, long ticket, int (*give_up)(void *),
+                   void *ud, struct llm_ans *out) KEVO_WUR;
 /* 1 (and a reason) once the provider is off after a fatal error. */
 int llm_disabled(const struct llm *l, char *why, size_t whycap);
 /* Totals of this session (answers from the store count no tokens). */
@@ -134,7 +157,8 @@ void llm_usage(const struct llm *l, struct llm_usage *u);
 /* "openai:gpt-5 @ https://api.openai.com/v1" for messages (no key). */
 const char *llm_describe(const struct llm *l);
 void llm_ans_release(struct llm_ans *a);
-/* Cancels what is in flight and stops the thread. */
+/* Cancels what is in flight (each unanswered request gets an "abandoned"
+ * transcript, so a resume asks it again) and stops the thread. */
 void llm_free(struct llm *l);
 
 #endif

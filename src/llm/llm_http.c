@@ -76,10 +76,26 @@ static char *print_and_delete(cJSON *root, int ok)
     return s;
 }
 
-static long json_long(const cJSON *obj, const char *name)
+/* A token count of the answer's usage: absent is absent (0 for optional
+ * counts, -1 for required ones); a value that is not a number >= 0 (a
+ * string, -5, NaN) is -1, which the caller replaces by an estimate; a huge
+ * one (1e308, 1e999) is clamped to LLM_TOKENS_MAX, and so spends any
+ * budget, instead of overflowing a cast. */
+static long json_tokens(const cJSON *obj, const char *name, long absent)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-    return cJSON_IsNumber(v) && v->valuedouble > 0 ? (long)v->valuedouble : 0;
+    if (!v || cJSON_IsNull(v))
+        return absent;
+    double d = cJSON_IsNumber(v) ? v->valuedouble : -1;
+    if (!(d >= 0))
+        return -1;
+    return d > LLM_TOKENS_MAX ? (long)LLM_TOKENS_MAX : (long)d;
+}
+
+/* The sum of counts a and b, -1 if either is -1. */
+static long tokens_sum(long a, long b)
+{
+    return a < 0 || b < 0 ? -1 : a + b;
 }
 
 static int parse_root(const char *body, cJSON **root, char *err, size_t errcap)
@@ -160,8 +176,8 @@ static int openai_parse(const char *body, struct llm_reply *out, char *err,
         const cJSON *usage = cJSON_GetObjectItemCaseSensitive(root, "usage");
         out->truncated =
             cJSON_IsString(fr) && strcmp(fr->valuestring, "length") == 0;
-        out->tokens_in = json_long(usage, "prompt_tokens");
-        out->tokens_out = json_long(usage, "completion_tokens");
+        out->tokens_in = json_tokens(usage, "prompt_tokens", -1);
+        out->tokens_out = json_tokens(usage, "completion_tokens", -1);
     }
     cJSON_Delete(root);
     return rc;
@@ -255,10 +271,11 @@ static int anthropic_parse(const char *body, struct llm_reply *out, char *err,
         out->truncated =
             cJSON_IsString(sr) && strcmp(sr->valuestring, "max_tokens") == 0;
         /* cached prompt tokens are billed input too */
-        out->tokens_in = json_long(usage, "input_tokens") +
-                         json_long(usage, "cache_creation_input_tokens") +
-                         json_long(usage, "cache_read_input_tokens");
-        out->tokens_out = json_long(usage, "output_tokens");
+        out->tokens_in = tokens_sum(
+            tokens_sum(json_tokens(usage, "input_tokens", -1),
+                       json_tokens(usage, "cache_creation_input_tokens", 0)),
+            json_tokens(usage, "cache_read_input_tokens", 0));
+        out->tokens_out = json_tokens(usage, "output_tokens", -1);
     }
     cJSON_Delete(root);
     return rc;

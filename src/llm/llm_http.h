@@ -20,8 +20,10 @@
 struct llm_reply {
     char *text;      /* the answer text, new (caller frees) */
     int truncated;   /* 1: stopped at max_tokens */
-    long tokens_in;  /* prompt tokens the API billed */
-    long tokens_out; /* answer tokens the API billed */
+    long tokens_in;  /* prompt tokens the API billed, 0..LLM_TOKENS_MAX;
+                        -1: no usage number, or not a count (a string,
+                        negative, NaN): estimate it */
+    long tokens_out; /* answer tokens the API billed (the same) */
 };
 
 /* One HTTP API: a table, one entry per provider (STYLE rule 3). */

@@ -15,6 +15,7 @@
 #include "fsutil.h"
 #include "hash.h"
 #include "jnl.h"
+#include "secret.h"
 
 struct llm_store {
     char dir[4096];  /* <run>/llm */
@@ -27,16 +28,18 @@ struct llm_replay {
     cJSON *index;   /* its index records, in order */
 };
 
-static const char *const status_names[] = {"ok", "failed", "fatal", "budget"};
+static const char *const status_names[] = {"ok", "failed", "fatal", "budget",
+                                           "abandoned"};
+#define N_STATUS (int)(sizeof status_names / sizeof *status_names)
 
 const char *llm_status_name(enum llm_status s)
 {
-    return (unsigned)s < 4 ? status_names[s] : "?";
+    return (unsigned)s < N_STATUS ? status_names[s] : "?";
 }
 
 static int status_parse(const char *s, enum llm_status *out)
 {
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < N_STATUS; i++) {
         if (strcmp(s, status_names[i]) == 0) {
             *out = (enum llm_status)i;
             return KEVO_OK;
@@ -177,6 +180,7 @@ int llm_store_put(struct llm_store *s, const struct llm_rec *r)
     cJSON_Delete(o);
     if (!text)
         return KEVO_ENOMEM;
+    secret_scrub(text); /* no key in llm/ (secret.h), whoever echoed it */
     char name[32], path[4096 + 32];
     snprintf(name, sizeof name, "%s.json", r->ans->key);
     int rc = fs_join(path, sizeof path, s->dir, name);
@@ -208,6 +212,15 @@ static double num(const cJSON *o, const char *name)
     return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
+/* A count or cost of a transcript someone else may have written: >= 0 and
+ * at most max (a negative one would give budget back, a huge one overflow
+ * a cast). */
+static double amount(const cJSON *o, const char *name, double max)
+{
+    double v = num(o, name);
+    return v >= 0 ? (v < max ? v : max) : 0;
+}
+
 /* Fills *ans from a transcript: the answer as recorded, served from the
  * store (cached, no attempts, no cost). */
 static int ans_from_json(const cJSON *o, struct llm_ans *ans)
@@ -222,12 +235,12 @@ static int ans_from_json(const cJSON *o, struct llm_ans *ans)
         return KEVO_EPARSE;
     memset(ans, 0, sizeof *ans);
     ans->status = status;
-    ans->http_status = (int)num(o, "http_status");
+    ans->http_status = (int)amount(o, "http_status", 999);
     ans->cached = 1;
     ans->truncated =
         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "truncated"));
-    ans->tokens_in = (long)num(o, "tokens_in");
-    ans->tokens_out = (long)num(o, "tokens_out");
+    ans->tokens_in = (long)amount(o, "tokens_in", LLM_TOKENS_MAX);
+    ans->tokens_out = (long)amount(o, "tokens_out", LLM_TOKENS_MAX);
     if (cJSON_IsString(detail))
         snprintf(ans->detail, sizeof ans->detail, "%s", detail->valuestring);
     if (cJSON_IsString(text) && !(ans->text = strdup(text->valuestring)))
@@ -299,8 +312,9 @@ void llm_store_spent(const struct llm_store *s, double *tokens,
             read_json(path, &o))
             continue;
         if (num(o, "attempts") > 0) {
-            *tokens += num(o, "tokens_in") + num(o, "tokens_out");
-            *cost_usd += num(o, "cost_usd");
+            *tokens += amount(o, "tokens_in", LLM_TOKENS_MAX) +
+                       amount(o, "tokens_out", LLM_TOKENS_MAX);
+            *cost_usd += amount(o, "cost_usd", 1e12);
         }
         cJSON_Delete(o);
     }
@@ -390,6 +404,9 @@ int llm_replay_get(const struct llm_replay *r, long n, struct llm_ans *ans)
     if (rc == KEVO_EPARSE)
         replay_fail(ans, "replay: run '%s': answer %ld (%s) is malformed",
                     r->run, n, key->valuestring);
+    else if (!rc && ans->status == LLM_ABANDONED)
+        replay_fail(ans, "replay: run '%s' stopped before answer %ld came "
+                    "(%s)", r->run, n, key->valuestring);
     return rc == KEVO_ENOMEM ? rc : KEVO_OK;
 }
 

@@ -46,8 +46,8 @@ int llm_store_put(struct llm_store *s, const struct llm_rec *r) KEVO_WUR;
  * Loads the stored answer for key into *ans (status, http_status, text,
  * truncated, tokens, detail; cached = 1, attempts 0, no cost). Only final
  * outcomes of the prompt itself are served: "ok" and "failed". KEVO_ENOENT
- * when there is none (or it is "fatal"/"budget", which say nothing about
- * the prompt).
+ * when there is none (or it is "fatal"/"budget"/"abandoned", which say
+ * nothing about the prompt).
  */
 int llm_store_get(const struct llm_store *s, const char *key,
                   struct llm_ans *ans) KEVO_WUR;
@@ -78,7 +78,7 @@ int llm_replay_get(const struct llm_replay *r, long n,
                    struct llm_ans *ans) KEVO_WUR;
 void llm_replay_free(struct llm_replay *r);
 
-/* "ok", "failed", "fatal", "budget". */
+/* "ok", "failed", "fatal", "budget", "abandoned". */
 const char *llm_status_name(enum llm_status s);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "llm.h"
 #include "record.h"
 
 static const char *const type_names[] = {"eval", "confirm", "gen", "llm"};
@@ -259,6 +260,14 @@ static double opt_num(const cJSON *o, const char *k)
     return record_num(o, k, 0);
 }
 
+/* A token count of an LLM record: 0..LLM_TOKENS_MAX whatever the file
+ * says (a hostile 1e308 must not overflow the cast). */
+static long tokens_num(const cJSON *o, const char *k)
+{
+    double v = opt_num(o, k);
+    return v > 0 ? (long)(v < LLM_TOKENS_MAX ? v : LLM_TOKENS_MAX) : 0;
+}
+
 /* The numeric members of object p into names/vals. */
 static int get_params(const cJSON *p, int *n,
                       char (*names)[REC_NAME_MAX], int64_t *vals)
@@ -451,8 +460,8 @@ int rec_llm_parse(const cJSON *o, struct rec_llm *r, char *err,
             return bad(err, errcap, "llm", "template");
         r->has_tpl = 1;
     }
-    r->tokens_in = (long)opt_num(o, "tokens_in");
-    r->tokens_out = (long)opt_num(o, "tokens_out");
+    r->tokens_in = tokens_num(o, "tokens_in");
+    r->tokens_out = tokens_num(o, "tokens_out");
     r->cost_usd = opt_num(o, "cost_usd");
     r->cached = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "cached"));
     r->latency_ms = opt_num(o, "latency_ms");

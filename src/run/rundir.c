@@ -16,6 +16,7 @@
 
 #include "fingerprint.h"
 #include "fsutil.h"
+#include "secret.h"
 #include "jnl.h"
 #include "version.h"
 
@@ -353,7 +354,11 @@ int rundir_write_best(const char *dir, const cJSON *record, const char *source)
     if (!rc)
         rc = fs_write_atomic(path, text, strlen(text));
     free(text);
+    char *clean = rc ? NULL : secret_scrub_dup(source, strlen(source));
+    if (!rc && !clean)
+        rc = KEVO_ENOMEM;
     if (!rc && !(rc = rundir_path(path, sizeof path, dir, "best.cu")))
-        rc = fs_write_atomic(path, source, strlen(source));
+        rc = fs_write_atomic(path, clean, strlen(clean));
+    free(clean);
     return rc;
 }

@@ -13,6 +13,7 @@
 #include "llm_store.h"
 #include "record.h"
 #include "records.h"
+#include "secret.h"
 
 #define SHOW_CHARS 240 /* of a JSON value in a message */
 
@@ -23,6 +24,8 @@ struct runlog {
     long pos;
     int has_confirm;        /* the recording holds a confirmation */
     int ended;
+    int (*give_up)(void *); /* ends a wait for a live LLM answer */
+    void *give_up_ud;
     struct runlog_divergence div;
     char err[512];
 };
@@ -137,11 +140,13 @@ static int canonical(const struct eval_result *r, struct eval_result *out)
     record_put_result(o, r);
     char *text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
+    secret_scrub(text); /* a compile log may carry a key (secret.h) */
     o = text ? cJSON_Parse(text) : NULL;
     free(text);
     eval_result_init(out);
     int rc = !o ? KEVO_ENOMEM
                 : record_get_result(o, out) ? KEVO_EINTERNAL : KEVO_OK;
+    secret_scrub(out->detail); /* and a key cut short at its end */
     cJSON_Delete(o);
     return rc;
 }
@@ -370,6 +375,18 @@ static int recorded_answer(struct runlog *rl, const struct rec_llm *r,
     return KEVO_OK;
 }
 
+void runlog_set_give_up(struct runlog *rl, int (*give_up)(void *), void *ud)
+{
+    rl->give_up = give_up;
+    rl->give_up_ud = ud;
+}
+
+static int now(void *ud)
+{
+    (void)ud;
+    return 1;
+}
+
 int runlog_answer(struct runlog *rl, uint64_t prompt, long ticket,
                   struct llm_ans *a)
 {
@@ -385,9 +402,10 @@ int runlog_answer(struct runlog *rl, uint64_t prompt, long ticket,
                            "takes the answer to another LLM request", have);
         }
         int rc = recorded_answer(rl, &r, a);
-        if (!rc && ticket >= 0) { /* asked again on resume: drain it */
+        if (!rc && ticket >= 0) { /* asked again on resume: collect it if
+                                     it is there, never wait for it */
             struct llm_ans b;
-            if (!llm_wait(rl->c.llm, ticket, &b))
+            if (!llm_wait_until(rl->c.llm, ticket, now, NULL, &b))
                 llm_ans_release(&b);
         }
         return rc;
@@ -396,7 +414,8 @@ int runlog_answer(struct runlog *rl, uint64_t prompt, long ticket,
     if (rc)
         return rc;
     if (ticket >= 0)
-        return llm_wait(rl->c.llm, ticket, a);
+        return llm_wait_until(rl->c.llm, ticket, rl->give_up,
+                              rl->give_up_ud, a);
     snprintf(rl->err, sizeof rl->err, "an LLM answer is needed but no "
              "provider is configured and the journal has none");
     return KEVO_ENOENT;

@@ -108,6 +108,11 @@ int runlog_ask(struct runlog *rl, const struct llm_req *q,
  */
 int runlog_answer(struct runlog *rl, uint64_t prompt, long ticket,
                   struct llm_ans *a) KEVO_WUR;
+/* While runlog_answer waits for a live answer it asks give_up(ud) every
+ * LLM_GIVE_UP_POLL_MS; non-zero ends the wait with KEVO_ESTOPPED (the
+ * request is abandoned when the LLM client is freed; see llm_wait_until).
+ * A recorded answer never waits for the live one asked again. */
+void runlog_set_give_up(struct runlog *rl, int (*give_up)(void *), void *ud);
 /* The recorded ok answer with transcript key key (a checkpoint's LLM
  * templates). KEVO_EPARSE if it is not an ok answer. */
 int runlog_transcript(const struct runlog *rl, const char *key,

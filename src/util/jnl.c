@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "secret.h"
 
 struct jnl {
     int fd;        /* O_APPEND */
@@ -128,6 +129,9 @@ int jnl_append_text(struct jnl *j, const char *text, int sync)
     if (!line)
         return KEVO_ENOMEM;
     memcpy(line, text, n);
+    line[n] = '\0';
+    secret_scrub(line); /* no key reaches a journal (never longer) */
+    n = strlen(line);
     line[n] = '\n'; /* one write for the whole line */
     ssize_t w = write(j->fd, line, n + 1);
     free(line);

@@ -5,6 +5,7 @@
  * /chat/completions) and Anthropic Messages (POST /v1/messages).
  *
  *   llm_server [--port N] [--log FILE] [--key-env VAR] [--lifetime S]
+ *              [--answers DIR] [--mode CASE] [--usage JSON]
  *
  * Prints the port it listens on (port 0 = any free one) as the first line
  * of stdout. Each request is logged to FILE as one JSON line: method,
@@ -16,11 +17,19 @@
  * Behaviour is chosen by markers in the request body (the user text):
  *   [[case:NAME]]  ok (default), blocks, 429, 500, 400, slow, drop,
  *                  malformed, nocontent, truncated, 401, 401echo, 404,
- *                  nocode, wrongabi, undeclared
+ *                  nocode, wrongabi, undeclared, hang (read the request,
+ *                  never answer, hold the connection until the client
+ *                  closes it), echokey (an ok answer that quotes the
+ *                  request's key in its prose and in a code comment)
  *   [[times:N]]    429/500/drop/malformed fail the first N requests with
  *                  this exact body, then answer ok (default 1; -1 always)
  *   [[delay:MS]]   wait before answering (slow: default 2000)
  *   [[id:TEXT]]    echoed in the answer ("id: TEXT") to match answers
+ *   [[usage:JSON]] the answer's output token count as this JSON text
+ *                  (1e308, -5, null; "string" gives the string "500")
+ * --mode CASE is the case of requests without a [[case:]] marker (for
+ * engine tests, whose prompts carry none). --usage JSON puts JSON (any
+ * text: 1e308, -5, "12", null) as the answer's output token count.
  * With --answers DIR, the n-th request that gets a normal answer is
  * answered with the text of the (n mod count)-th file of DIR (sorted by
  * name): realistic model answers for engine tests.
@@ -58,6 +67,8 @@ static long n_requests;
 static uint64_t seen_hash[MAX_SEEN]; /* bodies seen, for [[times:N]] */
 static int seen_count[MAX_SEEN];
 static int n_seen;
+static const char *mode = "ok"; /* --mode: case without a marker */
+static const char *usage_raw;   /* --usage: raw output token count */
 
 enum api { API_OPENAI, API_ANTHROPIC };
 
@@ -397,8 +408,28 @@ static int load_answers(const char *dir)
     return n_answer_files ? 0 : -1;
 }
 
-static char *answer_text(const char *kase, const char *id)
+/* t with key quoted in a sentence before it and in a comment at the
+ * top of its first code block (echokey). New string. */
+static char *with_key(const char *t, const char *key)
 {
+    const char *fence = strstr(t, "```cuda\n");
+    size_t at = fence ? (size_t)(fence - t) + 8 : 0;
+    size_t n = strlen(t) + 2 * strlen(key) + 128;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "Your key %s works.\n%.*s// served with key %s\n%s",
+                 key, (int)at, t, key, t + at);
+    return s;
+}
+
+static char *answer_text(const char *kase, const char *id, const char *key)
+{
+    if (strcmp(kase, "echokey") == 0) {
+        char *t = answer_text("ok", id, key);
+        char *s = t ? with_key(t, key) : NULL;
+        free(t);
+        return s;
+    }
     if (n_answer_files && strcmp(kase, "ok") == 0) {
         pthread_mutex_lock(&mu);
         const char *t = answer_files[n_answered++ % n_answer_files];
@@ -428,7 +459,12 @@ static char *answer_text(const char *kase, const char *id)
 static char *ok_body(const struct req *r, const char *kase, const char *id,
                      const cJSON *req)
 {
-    char *text = answer_text(kase, id);
+    char raw[64];
+    const char *usage_text = usage_raw;
+    marker(r->body, "usage", raw, sizeof raw);
+    if (raw[0])
+        usage_text = strcmp(raw, "string") == 0 ? "\"500\"" : raw;
+    char *text = answer_text(kase, id, r->auth);
     int cut = strcmp(kase, "truncated") == 0;
     const cJSON *mt = cJSON_GetObjectItem(req, "max_tokens");
     if (!mt)
@@ -448,7 +484,10 @@ static char *ok_body(const struct req *r, const char *kase, const char *id,
         cJSON_AddItemToArray(ch, c0);
         usage = cJSON_AddObjectToObject(o, "usage");
         cJSON_AddNumberToObject(usage, "prompt_tokens", 1000);
-        cJSON_AddNumberToObject(usage, "completion_tokens", out_tokens);
+        if (usage_text)
+            cJSON_AddRawToObject(usage, "completion_tokens", usage_text);
+        else
+            cJSON_AddNumberToObject(usage, "completion_tokens", out_tokens);
     } else {
         cJSON_AddStringToObject(o, "id", "msg_test");
         cJSON_AddStringToObject(o, "type", "message");
@@ -470,7 +509,10 @@ static char *ok_body(const struct req *r, const char *kase, const char *id,
                                 cut ? "max_tokens" : "end_turn");
         usage = cJSON_AddObjectToObject(o, "usage");
         cJSON_AddNumberToObject(usage, "input_tokens", 1000);
-        cJSON_AddNumberToObject(usage, "output_tokens", out_tokens);
+        if (usage_text)
+            cJSON_AddRawToObject(usage, "output_tokens", usage_text);
+        else
+            cJSON_AddNumberToObject(usage, "output_tokens", out_tokens);
     }
     char *s = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
@@ -561,7 +603,14 @@ static void serve(int fd, struct req *r)
     marker(r->body, "case", kase, sizeof kase);
     marker(r->body, "id", id, sizeof id);
     if (!kase[0])
-        snprintf(kase, sizeof kase, "ok");
+        snprintf(kase, sizeof kase, "%s", mode);
+    if (strcmp(kase, "hang") == 0) { /* until the client gives up */
+        char b[256];
+        while (recv(fd, b, sizeof b, 0) > 0)
+            ;
+        cJSON_Delete(req);
+        return;
+    }
     const cJSON *model = cJSON_GetObjectItem(req, "model");
     long delay =
         marker_long(r->body, "delay", strcmp(kase, "slow") == 0 ? 2000 : 0);
@@ -629,7 +678,8 @@ static void *conn_main(void *arg)
 static int usage(void)
 {
     fprintf(stderr, "usage: llm_server [--port N] [--log FILE] "
-                    "[--key-env VAR] [--lifetime S] [--answers DIR]\n");
+                    "[--key-env VAR] [--lifetime S] [--answers DIR]\n"
+                    "                  [--mode CASE] [--usage JSON]\n");
     return 2;
 }
 
@@ -645,6 +695,10 @@ int main(int argc, char **argv)
             lifetime = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--key-env") == 0) {
             want_key = getenv(argv[++i]);
+        } else if (strcmp(argv[i], "--mode") == 0) {
+            mode = argv[++i];
+        } else if (strcmp(argv[i], "--usage") == 0) {
+            usage_raw = argv[++i];
         } else if (strcmp(argv[i], "--answers") == 0) {
             if (load_answers(argv[++i])) {
                 fprintf(stderr, "llm_server: no answer files in '%s'\n",

@@ -23,6 +23,8 @@
 #include "fsutil.h"
 #include "llm.h"
 #include "llm_http.h"
+#include "llm_store.h"
+#include "secret.h"
 
 #define KEY_ENV "KEVO_TEST_LLM_KEY"
 #define WRONG_ENV "KEVO_TEST_LLM_WRONG_KEY"
@@ -769,6 +771,99 @@ static int tree_has_key(const char *dir, int *files)
 
 static char errpath[300];
 
+static void test_echoed_key(void)
+{
+    struct llm_cfg c;
+    struct llm_ans a;
+    char run[400], user[300];
+    int files = 0;
+    cfg_for(&c, LLM_OPENAI);
+    run_dir("echo", run, sizeof run);
+    struct llm *l = client(&c, run);
+    if (!l)
+        return;
+    CHECK(ask(l, "[[case:echokey]] [[id:e1]]", &a) == KEVO_OK &&
+          a.status == LLM_OK);
+    CHECK_MSG(a.text && !has(a.text, key) &&
+              has(a.text, "// served with key ***") &&
+              has(a.text, "Your key *** works"), "%s", a.text);
+    llm_ans_release(&a);
+    /* a prompt quoting the key (a compile log of /proc/self/environ) */
+    snprintf(user, sizeof user, "[[id:e2]] error: %s=%s in environ", KEY_ENV,
+             key);
+    CHECK(ask(l, user, &a) == KEVO_OK && a.status == LLM_OK);
+    llm_ans_release(&a);
+    cJSON *last = log_last();
+    char *body = last ? cJSON_PrintUnformatted(last) : NULL;
+    CHECK_MSG(body && !has(body, key) && has(body, KEY_ENV "=*** in"),
+              "sent: %s", body ? body : "(nothing)");
+    free(body);
+    cJSON_Delete(last);
+    llm_free(l);
+    CHECK(!tree_has_key(run, &files));
+    CHECK(files >= 3); /* two transcripts and the index */
+    /* the credential of a base URL is a key too */
+    CHECK(!secret_found("pw-of-the-proxy-77"));
+    snprintf(c.base_url, sizeof c.base_url,
+             "http://kevo:pw-of-the-proxy-77@127.0.0.1:%d/v1", port);
+    if ((l = client(&c, NULL)))
+        llm_free(l);
+    CHECK(secret_found("a log line with pw-of-the-proxy-77 in it"));
+}
+
+static void test_hostile_usage(void)
+{
+    static const struct {
+        const char *usage;
+        long lo, hi; /* tokens_out counted */
+    } cases[] = {
+        {"1e308", 1000000000L, 1000000000L}, /* clamped, not overflowed */
+        {"1e999", 1000000000L, 1000000000L},
+        {"-5", 100, 2000},     /* estimated from the answer's bytes */
+        {"string", 100, 2000}, /* "500": not a number */
+        {"null", 100, 2000},
+    };
+    struct llm_cfg c;
+    struct llm_ans a;
+    char user[128];
+    cfg_for(&c, LLM_OPENAI);
+    c.price_in = c.price_out = 1;
+    struct llm *l = client(&c, NULL);
+    if (!l)
+        return;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(user, sizeof user, "[[usage:%s]] [[id:u%zu]]",
+                 cases[i].usage, i);
+        CHECK(ask(l, user, &a) == KEVO_OK && a.status == LLM_OK);
+        CHECK_MSG(a.tokens_out >= cases[i].lo && a.tokens_out <= cases[i].hi &&
+                  a.cost_usd >= 0 && a.tokens_in == 1000,
+                  "usage %s: %ld tokens out, $%g", cases[i].usage,
+                  a.tokens_out, a.cost_usd);
+        llm_ans_release(&a);
+    }
+    struct llm_usage u;
+    llm_usage(l, &u);
+    CHECK(u.tokens_out > 0 && u.cost_usd > 0);
+    llm_free(l);
+    /* the budget is reached by a hostile answer, not passed forever */
+    c.budget_tokens = 200000;
+    for (int api = 0; api < 2; api++) {
+        cfg_for(&c, api ? LLM_ANTHROPIC : LLM_OPENAI);
+        c.budget_tokens = 200000;
+        if (!(l = client(&c, NULL)))
+            return;
+        int before = log_count();
+        snprintf(user, sizeof user, "[[usage:1e308]] [[id:b%d]]", api);
+        CHECK(ask(l, user, &a) == KEVO_OK && a.status == LLM_OK);
+        llm_ans_release(&a);
+        CHECK(ask(l, "after the hostile answer", &a) == KEVO_OK);
+        CHECK_MSG(a.status == LLM_BUDGET && log_count() - before == 1,
+                  "%s: %s", llm_status_name(a.status), a.detail);
+        llm_ans_release(&a);
+        llm_free(l);
+    }
+}
+
 static void test_key_never_written(void)
 {
     int files = 0;
@@ -820,6 +915,10 @@ int main(void)
     RUN(test_budget, "a spent budget stops requests before sending");
     RUN(test_cache, "an identical prompt is answered from the transcripts");
     RUN(test_replay, "replay answers with the recorded answers in order");
+    RUN(test_echoed_key, "a key echoed in an answer or quoted in a prompt is "
+                         "neither stored nor sent");
+    RUN(test_hostile_usage, "hostile usage numbers are clamped or estimated "
+                            "and a budget still stops requests");
     stop_server();
     fflush(stderr);
     dup2(saved, 2);

@@ -10,10 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "check.h"
+#include "fsutil.h"
+#include "jnl.h"
 #include "record.h"
 #include "records.h"
 #include "runlog.h"
+#include "secret.h"
 
 static struct rec_eval sample_eval(void)
 {
@@ -214,6 +219,78 @@ static void log_takes_records(void)
     cJSON_Delete(arr);
 }
 
+/* A live evaluator whose compile log carries a key (an answer that
+ * #includes /proc/self/environ): its one result, once cut mid-key. */
+static const char leak_key[] = "sk-ant-api03-Leak9xQ2mB7vT4zR";
+static int leak_cut;
+
+static int leak_batch(void *self, const struct candidate *const *cands,
+                      int n, eval_cb cb, void *ud)
+{
+    (void)self;
+    (void)cands;
+    struct eval_result r;
+    eval_result_init(&r);
+    r.outcome = EVAL_COMPILE_ERROR;
+    snprintf(r.detail, sizeof r.detail, "error: static assertion failed: "
+             "ANTHROPIC_API_KEY=%.*s", leak_cut ? 14 : 40, leak_key);
+    char ev[200];
+    snprintf(ev, sizeof ev, "{\"log\":\"environ: X=1 KEY=%s\"}", leak_key);
+    r.evidence_json = strdup(ev);
+    int stop = n > 0 && cb(ud, 0, &r);
+    eval_result_release(&r);
+    return stop ? KEVO_ESTOPPED : KEVO_OK;
+}
+
+struct leak_ctx {
+    struct runlog *rl;
+    int saw_key;
+};
+
+static int leak_cb(void *ud, int idx, const struct eval_result *r)
+{
+    struct leak_ctx *x = ud;
+    (void)idx;
+    x->saw_key |= strstr(r->detail, "Leak9x") != NULL ||
+                  (r->evidence_json && strstr(r->evidence_json, "Leak9x"));
+    struct rec_eval e = sample_eval();
+    e.r = *r;
+    cJSON *o = rec_eval_json(&e);
+    int rc = runlog_put(x->rl, o, 1);
+    cJSON_Delete(o);
+    return rc != KEVO_OK;
+}
+
+static void log_scrubs_keys(void)
+{
+    static const struct evaluator_ops ops = {.name = "leak",
+                                             .eval_batch = leak_batch};
+    char dir[] = "/tmp/kevo-test-records.XXXXXX", path[64], *text = NULL;
+    CHECK(mkdtemp(dir) != NULL && secret_add(leak_key) == KEVO_OK);
+    snprintf(path, sizeof path, "%s/journal.jsonl", dir);
+    struct jnl *j = NULL;
+    CHECK(jnl_create(path, &j) == KEVO_OK);
+    for (leak_cut = 0; leak_cut < 2; leak_cut++) {
+        struct runlog_cfg c = {.live = 1, .jnl = j, .ev = {&ops, NULL}};
+        struct runlog *rl;
+        struct leak_ctx x = {NULL, 0};
+        struct candidate cand = {0};
+        const struct candidate *cp = &cand;
+        CHECK(runlog_new(&c, &rl) == KEVO_OK);
+        x.rl = rl;
+        CHECK(runlog_evaluate(rl, &cp, 1, leak_cb, &x) == KEVO_OK);
+        CHECK_MSG(!x.saw_key, "the engine got the key (cut %d)", leak_cut);
+        runlog_free(rl);
+    }
+    jnl_close(j);
+    CHECK(fs_read_file(path, &text, NULL) == KEVO_OK);
+    CHECK_MSG(text && !strstr(text, "Leak9x") &&
+              strstr(text, "ANTHROPIC_API_KEY=***"), "%s", text);
+    free(text);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* best.json and a manifest baseline: the readers' typed views */
 static void best_and_baseline(void)
 {
@@ -285,6 +362,8 @@ int main(void)
     RUN(parse_all, "a journal parses at once: strictly (the first bad record "
         "named by index) or leaving bad records out");
     RUN(difference, "records are compared on decisions, not accounting");
+    RUN(log_scrubs_keys, "a key in a live result's compile log (whole or "
+                         "cut) reaches neither the engine nor the journal");
     RUN(log_takes_records,
         "a run log takes matching records, reports the first divergence "
         "with both values, and a recording ends where it ends");
