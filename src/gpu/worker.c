@@ -34,6 +34,7 @@
 #include "jit.h"
 #include "problem.h"
 #include "record.h"
+#include "tmap.h"
 #include "tmr.h"
 #include "tpl.h"
 #include "wire.h"
@@ -423,55 +424,34 @@ static void job_unload(struct worker *w, struct job *jb)
     jb->watch = NULL;
 }
 
-static CUtensorMapDataType tmap_type(enum dtype dt)
-{
-    return dt == DTYPE_FP16   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-           : dt == DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                              : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-}
-
 /*
- * Encodes the job's tensor maps (2-D tiled, row-major rows x cols, zero
- * fill out of bounds, the plan's L2 promotion) for exactly the buffers the
- * launches pass (jb->bufs: the live buffers, fixed for the job). A map
- * the driver refuses is a verdict (compile_error), as a refused launch.
+ * Encodes the job's tensor maps (core/tmap.h: the one description of the
+ * encoding, shared with kevo export) for exactly the buffers the launches
+ * pass (jb->bufs: the live buffers, fixed for the job). A map the driver
+ * refuses is a verdict (compile_error), as a refused launch.
  */
 static void encode_tmaps(struct worker *w, struct job *jb, struct verdict *v)
 {
-    static const int sw_bytes[4] = {0, 32, 64, 128};
-    static const CUtensorMapSwizzle sw_mode[4] = {
-        CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_SWIZZLE_32B,
-        CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_SWIZZLE_128B};
     for (int i = 0; i < jb->n_tmaps && v->outcome == EVAL_OK; i++) {
         const struct tmap_plan *m = &jb->tm[i];
         const struct buf_desc *d = m->buf >= 0 && m->buf < hx_n_bufs(w->h)
                                        ? hx_desc(w->h, m->buf) : NULL;
-        int s = 0;
-        while (s < 4 && sw_bytes[s] != m->swizzle)
-            s++;
-        if (!d || d->rows <= 0 || d->cols <= 0 || s == 4) {
+        struct tmap_enc e;
+        if (!d || tmap_encoding(m, d, &e)) {
             set_verdict(v, EVAL_COMPILE_ERROR, "cannot launch: tensor map "
-                        "%d: no 2-D buffer %d or bad swizzle %d", i, m->buf,
-                        m->swizzle);
+                        "%d: no 2-D buffer %d, or bad swizzle %d or l2 %d",
+                        i, m->buf, m->swizzle, m->l2);
             return;
         }
-        cuuint64_t dims[2] = {(cuuint64_t)d->cols, (cuuint64_t)d->rows};
-        cuuint64_t stride[1] = {(cuuint64_t)d->cols * dtype_size(d->dtype)};
-        cuuint32_t box[2] = {m->box[0], m->box[1]}, step[2] = {1, 1};
         CUresult rc = w->g.cu->cuTensorMapEncodeTiled(
-            &jb->tmap[i], tmap_type(d->dtype), 2,
-            (void *)(uintptr_t)jb->bufs[m->buf], dims, stride, box, step,
-            CU_TENSOR_MAP_INTERLEAVE_NONE, sw_mode[s],
-            m->l2 == 0     ? CU_TENSOR_MAP_L2_PROMOTION_NONE
-            : m->l2 == 64  ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
-            : m->l2 == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
-                           : CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+            &jb->tmap[i], e.data_type, TMAP_RANK,
+            (void *)(uintptr_t)jb->bufs[m->buf], e.dims, e.stride, e.box,
+            e.step, TMAP_INTERLEAVE, e.swizzle, e.l2, TMAP_OOB_FILL);
         if (rc)
             set_verdict(v, EVAL_COMPILE_ERROR, "cannot launch: tensor map "
                         "%d of %s (%lldx%lld, box %ux%u, swizzle %d): %s", i,
                         d->name, (long long)d->rows, (long long)d->cols,
-                        box[0], box[1], m->swizzle, gpu_errname(rc));
+                        e.box[0], e.box[1], m->swizzle, gpu_errname(rc));
     }
 }
 
