@@ -34,6 +34,7 @@
 #include "records.h"
 #include "spec.h"
 #include "tpl.h"
+#include "vdoc.h"
 #include "version.h"
 
 #define MAX_CASES 128
@@ -412,31 +413,30 @@ static void read_journal(struct row *r)
  * of an earlier best, e.g. before a resume, is left out). */
 static void read_verify(struct row *r)
 {
-    char hex[17];
-    cJSON *v = read_json(r->run, "verify.json");
-    const char *bh = record_str(v, "best_hash");
+    char hex[17], why[256];
+    cJSON *j = read_json(r->run, "verify.json");
+    struct vdoc *v = NULL;
     hash_hex(r->best.hash, hex);
-    const cJSON *e;
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(v, "entries")) {
-        const char *h = record_str(e, "hash"), *o = record_str(e, "outcome");
-        if (!bh || strcmp(bh, hex) || !h || strcmp(h, hex))
-            continue;
+    const struct vdoc_entry *e =
+        j && !vdoc_parse(j, "verify.json", &v, why, sizeof why) &&
+                !strcmp(v->best_hash, hex)
+            ? vdoc_find(v, hex) : NULL;
+    if (e) {
         r->has_verify = 1;
-        r->v_interleaved = record_num(e, "vs_baseline_interleaved", 0);
-        r->v_paired = record_num(e, "vs_baseline_paired", 0);
-        r->v_paired_noise = record_num(e, "vs_baseline_paired_noise", 0);
-        r->v_ratio = record_num(e, "measured_ratio", 0);
-        r->v_drift = record_num(e, "drift", 0);
-        r->v_noise = record_num(e, "noise", 0);
-        r->v_within = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-            e, "within_noise"));
-        r->v_reps = (int)record_num(v, "reps", 0);
-        r->v_same_gpu = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-            v, "same_gpu"));
-        snprintf(r->v_outcome, sizeof r->v_outcome, "%s", o ? o : "?");
-        break;
+        r->v_interleaved = e->vs_baseline_interleaved;
+        r->v_paired = e->vs_baseline_paired;
+        r->v_paired_noise = e->vs_baseline_paired_noise;
+        r->v_ratio = e->measured_ratio;
+        r->v_drift = e->drift;
+        r->v_noise = e->noise;
+        r->v_within = e->within_noise;
+        r->v_reps = v->reps;
+        r->v_same_gpu = v->same_gpu;
+        snprintf(r->v_outcome, sizeof r->v_outcome, "%s",
+                 *e->outcome ? e->outcome : "?");
     }
-    cJSON_Delete(v);
+    vdoc_free(v);
+    cJSON_Delete(j);
 }
 
 static void make_row(const char *runs, const struct bcase *c, struct row *r)

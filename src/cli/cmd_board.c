@@ -23,6 +23,7 @@
 #include "hash.h"
 #include "progress.h"
 #include "record.h"
+#include "vdoc.h"
 
 #define T4_SCHEMA_VERSION "1.0.0"
 #define MAX_DEPTH 3
@@ -79,23 +80,18 @@ static void skip(struct board *bd, const char *dir, const char *why)
 static const char *verify_state(const struct run_view *v, char *note,
                                 size_t cap)
 {
-    const cJSON *vf = v->verify;
+    const struct vdoc *vf = v->verify; /* verify.json (run/vdoc.h) */
     note[0] = '\0';
     if (!vf)
         return "no";
-    const cJSON *g = cJSON_GetObjectItem(vf, "gpu");
-    const char *uuid = cJSON_IsString(g) ? g->valuestring
-                                         : record_str(g, "uuid");
-    const char *name = record_str(g, "name");
+    const char *uuid = vf->gpu.uuid, *name = vf->gpu.name;
     const char *ru = record_str(run_view_env(v, "device"), "uuid");
-    const cJSON *d = cJSON_GetObjectItem(vf, "drift");
-    if (cJSON_IsNumber(d))
-        snprintf(note, cap, "drift %+.1f %%", d->valuedouble * 100);
-    if (!cJSON_IsTrue(cJSON_GetObjectItem(vf, "verified")))
+    snprintf(note, cap, "drift %+.1f %%", vf->drift * 100);
+    if (!vf->verified)
         return "failed";
-    if (uuid && (!ru || strcmp(uuid, ru))) {
+    if (*uuid && (!ru || strcmp(uuid, ru))) {
         snprintf(note + strlen(note), cap - strlen(note), "%son %s",
-                 note[0] ? ", " : "", name ? name : uuid);
+                 note[0] ? ", " : "", *name ? name : uuid);
         return "other hardware";
     }
     return "yes";

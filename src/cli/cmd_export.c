@@ -28,6 +28,7 @@
 #include "fsutil.h"
 #include "jit.h"
 #include "record.h"
+#include "tmap.h"
 #include "version.h"
 
 #include "launcher_text.c.in.h" /* generated from src/cli/export/ */
@@ -443,26 +444,11 @@ static void put_c_header(const struct exporter *x, FILE *f)
                "#ifdef __cplusplus\n}\n#endif\n\n#endif\n", b);
 }
 
-static const char *tmap_dtype(enum dtype dt)
-{
-    return dt == DTYPE_FP16   ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"
-           : dt == DTYPE_BF16 ? "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"
-                              : "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
-}
-
-static const char *tmap_swizzle(int bytes)
-{
-    return bytes == 128  ? "CU_TENSOR_MAP_SWIZZLE_128B"
-           : bytes == 64 ? "CU_TENSOR_MAP_SWIZZLE_64B"
-           : bytes == 32 ? "CU_TENSOR_MAP_SWIZZLE_32B"
-                         : "CU_TENSOR_MAP_SWIZZLE_NONE";
-}
-
 /*
- * Code that encodes tensor map i into tm[i] as the harness does
- * (worker.c encode_tmaps: 2-D tiled, row-major rows x cols, no
- * interleave, the map's L2 promotion, zero fill), with box[i] from
- * <base>_tmaps_(). fn is the encode function (cuTensorMapEncodeTiled or a
+ * Code that encodes tensor map i into tm[i] as the harness does (the one
+ * encoding of core/tmap.h, with the sizes as the launcher's arguments),
+ * with box[i] from <base>_tmaps_() (its L2 promotion in box[i][2], chosen
+ * at run time). fn is the encode function (cuTensorMapEncodeTiled or a
  * pointer to it), ptr how to get buffer b's address ("%s" = its name),
  * fail the statement run with a message on failure.
  */
@@ -472,30 +458,28 @@ static void put_tmap_encode(const struct exporter *x, FILE *f, int i,
     const struct tpl_tmap *m = &x->v.best_tpl->tmaps[i];
     const struct problem *p = x->v.prob;
     const struct buf_desc *b = &x->bufs[m->buf];
+    const struct tmap_opt *sw = tmap_swizzle(m->swizzle); /* tpl.c checked */
+    const char *rows = p->dim_names[x->dim[m->buf][0]],
+               *cols = p->dim_names[x->dim[m->buf][1]];
     char addr[160], msg[256];
     snprintf(addr, sizeof addr, ptr, b->name);
     snprintf(msg, sizeof msg, "\"cannot encode tensor map %s of %s\"",
              m->name, b->name);
-    fprintf(f, "    {\n        cuuint64_t dims[2] = {(cuuint64_t)%s, "
+    fprintf(f, "    {\n        cuuint64_t dims[%d] = {(cuuint64_t)%s, "
                "(cuuint64_t)%s};\n"
-               "        cuuint64_t stride[1] = {(cuuint64_t)%s * %zu};\n"
-               "        cuuint32_t step[2] = {1, 1};\n"
-               "        CUresult er = %s(&tm[%d], %s, 2, %s, dims, stride, "
-               "box[%d], step,\n"
-               "            CU_TENSOR_MAP_INTERLEAVE_NONE, %s,\n"
-               "            box[%d][2] == 0 ? "
-               "CU_TENSOR_MAP_L2_PROMOTION_NONE\n"
-               "            : box[%d][2] == 64 ? "
-               "CU_TENSOR_MAP_L2_PROMOTION_L2_64B\n"
-               "            : box[%d][2] == 128 ? "
-               "CU_TENSOR_MAP_L2_PROMOTION_L2_128B\n"
-               "            : CU_TENSOR_MAP_L2_PROMOTION_L2_256B,\n"
-               "            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n"
-               "        if (er != CUDA_SUCCESS) {\n",
-            p->dim_names[x->dim[m->buf][1]], p->dim_names[x->dim[m->buf][0]],
-            p->dim_names[x->dim[m->buf][1]], dtype_size(b->dtype), fn, i,
-            tmap_dtype(b->dtype), addr, i, tmap_swizzle(m->swizzle), i, i,
-            i);
+               "        cuuint64_t stride[%d] = {(cuuint64_t)%s * %zu};\n"
+               "        cuuint32_t step[%d] = {1, 1};\n"
+               "        CUresult er = %s(&tm[%d], %s, %d, %s, dims, stride, "
+               "box[%d], step,\n            %s, %s,\n            ",
+            TMAP_RANK, cols, rows, TMAP_RANK - 1, cols, dtype_size(b->dtype),
+            TMAP_RANK, fn, i, tmap_data_type(b->dtype)->name, TMAP_RANK, addr,
+            i, TMAP_INTERLEAVE_NAME, sw ? sw->name : tmap_swizzle(0)->name);
+    const struct tmap_opt *l2;
+    for (int k = 0; (l2 = tmap_l2_at(k)) && tmap_l2_at(k + 1); k++)
+        fprintf(f, "box[%d][2] == %d ? %s\n            : ", i, l2->bytes,
+                l2->name);
+    fprintf(f, "%s,\n            %s);\n        if (er != CUDA_SUCCESS) {\n",
+            l2->name, TMAP_OOB_FILL_NAME);
     fprintf(f, fail, msg);
     fprintf(f, "\n        }\n    }\n");
 }

@@ -738,8 +738,8 @@ static int doctor_baselines(const struct problem *p, const char *shape,
  * harness and the problem's kernels), at its doctor shape. */
 static void doctor_problems(double peak_bw)
 {
-    for (int i = 0; kevo_problems[i]; i++) {
-        const struct problem *p = kevo_problems[i];
+    for (int i = 0; problem_builtin(i); i++) {
+        const struct problem *p = problem_builtin(i);
         struct gpueval_opts o = {.problem = p, .dtype = DTYPE_FP32,
                                  .n_compilers = 1, .harness_seed = 42};
         char err[512];

@@ -364,8 +364,8 @@ static void print_launch_only(const struct tpl *t, int w)
 static void list_text(struct tpl **t, int n)
 {
     printf("problems:\n");
-    for (int i = 0; kevo_problems[i]; i++) {
-        const struct problem *p = kevo_problems[i];
+    for (int i = 0; problem_builtin(i); i++) {
+        const struct problem *p = problem_builtin(i);
         printf("  %-10s %s\n", p->name, p->summary);
     }
     for (int i = 0; i < n_user_probs; i++)
@@ -402,11 +402,11 @@ static void list_json(struct tpl **t, int n)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON *ps = cJSON_AddArrayToObject(o, "problems");
-    for (int i = 0; kevo_problems[i]; i++) {
+    for (int i = 0; problem_builtin(i); i++) {
         cJSON *p = cJSON_CreateObject();
-        cJSON_AddStringToObject(p, "name", kevo_problems[i]->name);
-        cJSON_AddStringToObject(p, "summary", kevo_problems[i]->summary);
-        cJSON_AddStringToObject(p, "abi", kevo_problems[i]->abi);
+        cJSON_AddStringToObject(p, "name", problem_builtin(i)->name);
+        cJSON_AddStringToObject(p, "summary", problem_builtin(i)->summary);
+        cJSON_AddStringToObject(p, "abi", problem_builtin(i)->abi);
         cJSON_AddItemToArray(ps, p);
     }
     for (int i = 0; i < n_user_probs; i++) {

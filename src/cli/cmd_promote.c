@@ -30,6 +30,7 @@
 #include "provenance.h"
 #include "record.h"
 #include "rundir.h"
+#include "vdoc.h"
 #include "version.h"
 
 #define MAX_VERIFY_TOP 32 /* kevo verify --top's limit (cmd_verify.c) */
@@ -79,7 +80,7 @@ struct promote {
     struct run_view v;       /* the run, owned */
     const struct tpl *t;     /* the template to promote, borrowed */
     const struct rec_llm *birth; /* its first "llm" record, borrowed */
-    const cJSON *ventry;     /* its verify.json entry, borrowed */
+    const struct vdoc_entry *ventry; /* its verify.json entry, borrowed */
     const struct rec_eval *eval; /* that kernel's journal record */
     cJSON *transcript;       /* llm/<key>.json, owned (may be NULL) */
     char name[TPL_NAME_MAX]; /* the library name */
@@ -163,18 +164,16 @@ static int verify_rank(const struct promote *p, const char *name)
 }
 
 /* "a (hash), b (hash)" of the kernels verify.json holds. */
-static void verified_list(const cJSON *verify, char *out, size_t cap)
+static void verified_list(const struct vdoc *verify, char *out, size_t cap)
 {
-    const cJSON *e;
     size_t k = 0;
     out[0] = '\0';
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(verify, "entries"))
-        if (k < cap)
-            k += (size_t)snprintf(out + k, cap - k, "%s%s (%s)", k ? ", " : "",
-                                  record_str(e, "template")
-                                      ? record_str(e, "template") : "?",
-                                  record_str(e, "hash")
-                                      ? record_str(e, "hash") : "?");
+    for (int i = 0; i < verify->n_entries && k < cap; i++) {
+        const struct vdoc_entry *e = &verify->entries[i];
+        k += (size_t)snprintf(out + k, cap - k, "%s%s (%s)", k ? ", " : "",
+                              *e->tpl ? e->tpl : "?",
+                              *e->hash ? e->hash : "?");
+    }
 }
 
 static int not_in_top(struct promote *p)
@@ -199,16 +198,10 @@ static int not_in_top(struct promote *p)
     return KEVO_EINVAL;
 }
 
-static int is_true(const cJSON *o, const char *k)
-{
-    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k));
-}
-
 /* The template's kernel in verify.json (the run's best if it is one, else
  * its fittest) and its journal record. */
 static int find_entry(struct promote *p)
 {
-    const cJSON *e;
     if (!p->v.verify) {
         snprintf(p->err, sizeof p->err, "run '%s' has no verify.json: "
                  "re-measure it first with `kevo verify %s` (needs the "
@@ -216,17 +209,14 @@ static int find_entry(struct promote *p)
                  p->run);
         return KEVO_ENOENT;
     }
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(p->v.verify,
-                                                           "entries"))
-    {
-        const char *t = record_str(e, "template");
-        if (t && !strcmp(t, p->t->name) &&
-            (!p->ventry || is_true(e, "best")))
+    for (int i = 0; i < p->v.verify->n_entries; i++) {
+        const struct vdoc_entry *e = &p->v.verify->entries[i];
+        if (!strcmp(e->tpl, p->t->name) && (!p->ventry || e->best))
             p->ventry = e;
     }
     if (!p->ventry)
         return not_in_top(p);
-    const char *h = record_str(p->ventry, "hash");
+    const char *h = *p->ventry->hash ? p->ventry->hash : NULL;
     uint64_t hv;
     p->eval = h && strlen(h) == 16 && !hash_parse(h, &hv)
                   ? run_view_find_eval(&p->v, hv) : NULL;
@@ -248,10 +238,11 @@ static int check_verified(struct promote *p)
     int rc = find_entry(p);
     if (rc)
         return rc;
-    const cJSON *vf = p->v.verify, *x = p->ventry;
-    const char *h = record_str(x, "hash"), *oc = record_str(x, "outcome"),
-               *detail = record_str(x, "detail"),
-               *diff = record_str(vf, "differences");
+    const struct vdoc *vf = p->v.verify;
+    const struct vdoc_entry *x = p->ventry;
+    const char *h = x->hash, *oc = *x->outcome ? x->outcome : NULL,
+               *detail = *x->detail ? x->detail : NULL,
+               *diff = vf->differences;
     int k = snprintf(p->err, sizeof p->err, "kevo verify did not verify "
                      "template '%s': ", p->t->name);
     char *w = p->err + k;
@@ -260,16 +251,15 @@ static int check_verified(struct promote *p)
         snprintf(w, cap, "its kernel %s was %s when re-measured%s%s", h,
                  oc ? oc : "not measured", detail ? ": " : "",
                  detail ? detail : "");
-    else if (!is_true(vf, "same_gpu") || !is_true(vf, "same_software"))
+    else if (!vf->same_gpu || !vf->same_software)
         snprintf(w, cap, "it re-measured it on another %s than the run's "
                  "(%s); verify on the run's machine",
-                 !is_true(vf, "same_gpu") ? "GPU" : "software stack",
-                 diff && *diff ? diff : "differences not recorded");
-    else if (!is_true(x, "within_noise"))
+                 !vf->same_gpu ? "GPU" : "software stack",
+                 *diff ? diff : "differences not recorded");
+    else if (!x->within_noise)
         snprintf(w, cap, "its kernel %s drifted %+.2f%% from the recorded "
-                 "time, beyond the noise (%.2f%%)", h,
-                 record_num(x, "drift", 0) * 100,
-                 record_num(x, "noise", 0) * 100);
+                 "time, beyond the noise (%.2f%%)", h, x->drift * 100,
+                 x->noise * 100);
     else
         return KEVO_OK;
     return KEVO_EINVAL;
@@ -356,7 +346,8 @@ static void fill_provenance(struct promote *p)
 {
     char date[40], s[512], fit[64], tk[17], hex[17];
     const struct spec *sp = &p->v.spec;
-    const cJSON *vf = p->v.verify, *bl = run_view_baselines(&p->v);
+    const struct vdoc *vf = p->v.verify;
+    const cJSON *bl = run_view_baselines(&p->v);
     const char *base = bl ? record_str(cJSON_GetArrayItem(bl, 0), "name")
                           : NULL;
     iso_date(fs_wall_s(), date, sizeof date);
@@ -388,11 +379,9 @@ static void fill_provenance(struct promote *p)
     add(p, "ratio", "%.3fx %s", p->eval->r.ratio,
         base ? base : "the baseline");
     add(p, "verify", "%s: drift %+.2f%%, noise %.2f%%, re-measured %.3fx "
-        "%s, same GPU and software (%d rounds)", record_str(vf, "date"),
-        record_num(p->ventry, "drift", 0) * 100,
-        record_num(p->ventry, "noise", 0) * 100,
-        record_num(p->ventry, "measured_ratio", 0),
-        base ? base : "the baseline", (int)record_num(vf, "reps", 0));
+        "%s, same GPU and software (%d rounds)", vf->date,
+        p->ventry->drift * 100, p->ventry->noise * 100,
+        p->ventry->measured_ratio, base ? base : "the baseline", vf->reps);
 }
 
 /* The file: the provenance lines, then the template text without any

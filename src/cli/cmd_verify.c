@@ -36,6 +36,7 @@
 #include "hash.h"
 #include "record.h"
 #include "rundir.h"
+#include "vdoc.h"
 #include "version.h"
 
 #define MAX_TOP 32
@@ -392,90 +393,81 @@ static void judge(struct verify *v, struct entry *x)
 
 /* ------------------------------------------------------------ output */
 
-static cJSON *dup_or_null(const cJSON *x)
+/* The GPU (software 0) or software stack of fingerprint fp. */
+static void gpu_of(const cJSON *fp, struct vdoc_gpu *g)
 {
-    return x ? cJSON_Duplicate(x, 1) : cJSON_CreateNull();
+    const char *n = record_str(record_at(fp, "gpu", NULL), "name"),
+               *u = record_str(record_at(fp, "gpu", NULL), "uuid");
+    snprintf(g->name, sizeof g->name, "%s", n ? n : "");
+    snprintf(g->uuid, sizeof g->uuid, "%s", u ? u : "");
 }
 
-static cJSON *gpu_sw(const cJSON *fp, int software)
+static void sw_of(const cJSON *fp, struct vdoc_sw *s)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (!software) {
-        cJSON_AddItemToObject(o, "name", dup_or_null(record_at(fp, "gpu",
-                                                            "name")));
-        cJSON_AddItemToObject(o, "uuid", dup_or_null(record_at(fp, "gpu",
-                                                            "uuid")));
-        return o;
-    }
-    static const char *const k[] = {"driver", "cuda_driver", "cuda", "nvrtc",
-                                    "cupti", "cublas"};
     const cJSON *sw = record_at(fp, "software", NULL);
-    for (size_t i = 0; i < sizeof k / sizeof *k; i++)
-        cJSON_AddItemToObject(o, k[i], dup_or_null(
-            cJSON_GetObjectItemCaseSensitive(sw, k[i])));
-    return o;
+    const char *k[4] = {"driver", "cuda_driver", "cuda", "nvrtc"};
+    char *dst[4] = {s->driver, s->cuda_driver, s->cuda, s->nvrtc};
+    size_t cap[4] = {sizeof s->driver, sizeof s->cuda_driver, sizeof s->cuda,
+                     sizeof s->nvrtc};
+    for (int i = 0; i < 4; i++)
+        snprintf(dst[i], cap[i], "%s",
+                 record_str(sw, k[i]) ? record_str(sw, k[i]) : "");
+    s->cupti = record_num(sw, "cupti", -1);
+    s->cublas = record_num(sw, "cublas", -1);
 }
 
-static cJSON *baselines_json(const struct verify *v)
+/* Each baseline the fresh worker measured, against the run's. */
+static void baselines_of(const struct verify *v, struct vdoc *d)
 {
     const cJSON *was = run_view_env(&v->rv, "baselines");
     const cJSON *now = record_at(v->env_now, "baselines", NULL), *b, *a;
-    cJSON *out = cJSON_CreateArray();
     cJSON_ArrayForEach(b, now)
     {
+        if (d->n_baselines == PROB_MAX_BASELINES)
+            break;
+        struct vdoc_baseline *x = &d->baselines[d->n_baselines++];
         const char *name = record_str(b, "name");
-        double m = record_num(b, "median_ns", 0), r = 0;
+        x->measured_ns = record_num(b, "median_ns", 0);
         cJSON_ArrayForEach(a, was)
             if (name && record_str(a, "name") &&
                 !strcmp(record_str(a, "name"), name))
-                r = record_num(a, "median_ns", 0);
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", name ? name : "?");
-        cJSON_AddNumberToObject(o, "recorded_ns", r);
-        cJSON_AddNumberToObject(o, "measured_ns", m);
-        if (r > 0 && m > 0)
-            cJSON_AddNumberToObject(o, "drift", m / r - 1);
-        cJSON_AddItemToArray(out, o);
+                x->recorded_ns = record_num(a, "median_ns", 0);
+        snprintf(x->name, sizeof x->name, "%s", name ? name : "?");
+        x->has_drift = x->recorded_ns > 0 && x->measured_ns > 0;
+        x->drift = x->has_drift ? x->measured_ns / x->recorded_ns - 1 : 0;
     }
-    return out;
 }
 
-static cJSON *entry_json(const struct verify *v, const struct entry *x)
+static void entry_of(const struct verify *v, const struct entry *x,
+                     struct vdoc_entry *o)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "hash", x->hex);
-    cJSON_AddStringToObject(o, "template", x->tpl->name);
-    cJSON *p = cJSON_AddObjectToObject(o, "params");
-    for (int i = 0; p && i < x->rec->n_params; i++)
-        cJSON_AddNumberToObject(p, x->rec->names[i],
-                                (double)x->rec->vals[i]);
-    cJSON_AddBoolToObject(o, "best", x->best);
-    cJSON_AddNumberToObject(o, "recorded_ns", x->rec->r.median_ns);
-    cJSON_AddNumberToObject(o, "measured_ns", x->measured_ns);
-    cJSON_AddNumberToObject(o, "drift", x->drift);
-    cJSON_AddNumberToObject(o, "noise", x->noise);
-    cJSON_AddBoolToObject(o, "within_noise", x->within);
-    cJSON_AddStringToObject(o, "outcome", x->n_ok == v->reps ? "ok"
-                            : eval_outcome_name(x->bad));
-    if (x->detail[0])
-        cJSON_AddStringToObject(o, "detail", x->detail);
-    cJSON_AddNumberToObject(o, "recorded_ratio", x->rec->r.ratio);
-    cJSON_AddNumberToObject(o, "measured_ratio", x->ratio);
-    cJSON_AddNumberToObject(o, "measured_fitness", x->fitness);
-    if (x->vs_baseline > 0)
-        cJSON_AddNumberToObject(o, "vs_baseline_interleaved",
-                                x->vs_baseline);
-    if (x->paired > 0) {
-        cJSON_AddNumberToObject(o, "vs_baseline_paired", x->paired);
-        cJSON_AddNumberToObject(o, "vs_baseline_paired_noise",
-                                x->paired_noise);
-        cJSON_AddNumberToObject(o, "vs_baseline_pairs", PAIRS);
+    snprintf(o->hash, sizeof o->hash, "%s", x->hex);
+    snprintf(o->tpl, sizeof o->tpl, "%s", x->tpl->name);
+    o->n_params = x->rec->n_params;
+    for (int i = 0; i < o->n_params; i++) {
+        snprintf(o->param_names[i], sizeof o->param_names[i], "%s",
+                 x->rec->names[i]);
+        o->params[i] = x->rec->vals[i];
     }
-    cJSON_AddStringToObject(o, "unit", v->rv.prob->work_unit);
-    cJSON *ns = cJSON_AddArrayToObject(o, "rounds_ns");
-    for (int i = 0; i < x->n_ok; i++)
-        cJSON_AddItemToArray(ns, cJSON_CreateNumber(x->ns[i]));
-    return o;
+    o->best = x->best;
+    o->recorded_ns = x->rec->r.median_ns;
+    o->measured_ns = x->measured_ns;
+    o->drift = x->drift;
+    o->noise = x->noise;
+    o->within_noise = x->within;
+    snprintf(o->outcome, sizeof o->outcome, "%s",
+             x->n_ok == v->reps ? "ok" : eval_outcome_name(x->bad));
+    snprintf(o->detail, sizeof o->detail, "%s", x->detail);
+    o->recorded_ratio = x->rec->r.ratio;
+    o->measured_ratio = x->ratio;
+    o->measured_fitness = x->fitness;
+    o->vs_baseline_interleaved = x->vs_baseline;
+    o->vs_baseline_paired = x->paired;
+    o->vs_baseline_paired_noise = x->paired_noise;
+    o->vs_baseline_pairs = x->paired > 0 ? PAIRS : 0;
+    snprintf(o->unit, sizeof o->unit, "%s", v->rv.prob->work_unit);
+    o->n_rounds = x->n_ok;
+    memcpy(o->rounds_ns, x->ns, (size_t)x->n_ok * sizeof *x->ns);
 }
 
 static int all_within(const struct verify *v)
@@ -486,51 +478,47 @@ static int all_within(const struct verify *v)
     return 1;
 }
 
-static cJSON *verify_json(const struct verify *v)
+/* What verify.json records (run/vdoc.h); NULL without memory. */
+static struct vdoc *doc_of(const struct verify *v)
 {
-    char date[32], hex[17];
+    struct vdoc *d = vdoc_new();
     time_t now = time(NULL);
     struct tm tm;
+    if (!d)
+        return NULL;
     localtime_r(&now, &tm);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S%z", &tm);
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "run", v->dir);
-    cJSON_AddStringToObject(o, "date", date);
-    cJSON_AddItemToObject(o, "gpu", gpu_sw(v->fp_now, 0));
-    cJSON_AddItemToObject(o, "software", gpu_sw(v->fp_now, 1));
-    cJSON_AddBoolToObject(o, "same_gpu", v->same_gpu);
-    cJSON_AddBoolToObject(o, "same_software", v->same_sw);
-    cJSON_AddBoolToObject(o, "verified",
-                          all_within(v) && v->same_gpu && v->same_sw);
-    cJSON_AddStringToObject(o, "differences", v->diff);
+    strftime(d->date, sizeof d->date, "%Y-%m-%dT%H:%M:%S%z", &tm);
+    snprintf(d->run, sizeof d->run, "%s", v->dir);
+    gpu_of(v->fp_now, &d->gpu);
+    sw_of(v->fp_now, &d->software);
+    d->same_gpu = v->same_gpu;
+    d->same_software = v->same_sw;
+    d->verified = all_within(v) && v->same_gpu && v->same_sw;
+    snprintf(d->differences, sizeof d->differences, "%s", v->diff);
     /* the run's accepted best (else the fastest) in short, for summaries
      * such as kevo leaderboard */
     const struct entry *b = &v->e[0];
     for (int i = 0; i < v->n; i++)
         if (v->e[i].best)
             b = &v->e[i];
-    cJSON_AddStringToObject(o, "best_hash", b->hex);
-    cJSON_AddNumberToObject(o, "drift", b->drift);
-    cJSON_AddNumberToObject(o, "noise", b->noise);
-    cJSON *rec = cJSON_AddObjectToObject(o, "recorded");
-    cJSON_AddItemToObject(rec, "gpu", gpu_sw(v->fp_run, 0));
-    cJSON_AddItemToObject(rec, "software", gpu_sw(v->fp_run, 1));
-    hash_hex(v->seed, hex);
-    cJSON_AddStringToObject(o, "harness_seed", hex);
-    cJSON_AddNumberToObject(o, "reps", v->reps);
-    cJSON_AddStringToObject(o, "kevo_version", KEVO_VERSION);
-    cJSON_AddStringToObject(o, "kevo_commit", kevo_git_commit());
-    cJSON_AddItemToObject(o, "baselines", baselines_json(v));
-    cJSON *br = cJSON_AddArrayToObject(o, "baseline_rounds_ns");
-    for (int r = 0; r <= v->reps; r++)
-        cJSON_AddItemToArray(br, cJSON_CreateNumber(v->bl_ns[r]));
-    cJSON *es = cJSON_AddArrayToObject(o, "entries");
+    snprintf(d->best_hash, sizeof d->best_hash, "%s", b->hex);
+    d->drift = b->drift;
+    d->noise = b->noise;
+    gpu_of(v->fp_run, &d->recorded_gpu);
+    sw_of(v->fp_run, &d->recorded_software);
+    hash_hex(v->seed, d->harness_seed);
+    d->reps = v->reps;
+    snprintf(d->kevo_version, sizeof d->kevo_version, "%s", KEVO_VERSION);
+    snprintf(d->kevo_commit, sizeof d->kevo_commit, "%s", kevo_git_commit());
+    baselines_of(v, d);
+    d->n_baseline_rounds = v->reps + 1;
+    memcpy(d->baseline_rounds_ns, v->bl_ns,
+           (size_t)(v->reps + 1) * sizeof *v->bl_ns);
     for (int i = 0; i < v->n; i++)
-        cJSON_AddItemToArray(es, entry_json(v, &v->e[i]));
-    cJSON_AddItemToObject(o, "fingerprint", cJSON_Duplicate(v->fp_now, 1));
-    if (v->nvml_end)
-        cJSON_AddItemToObject(o, "nvml_end", cJSON_Duplicate(v->nvml_end, 1));
-    return o;
+        entry_of(v, &v->e[i], &d->entries[d->n_entries++]);
+    d->fingerprint = v->fp_now ? cJSON_Duplicate(v->fp_now, 1) : NULL;
+    d->nvml_end = v->nvml_end ? cJSON_Duplicate(v->nvml_end, 1) : NULL;
+    return d;
 }
 
 static void fmt_ns(double ns, char *out, size_t cap)
@@ -541,19 +529,20 @@ static void fmt_ns(double ns, char *out, size_t cap)
         snprintf(out, cap, "%.2f us", ns / 1e3);
 }
 
-static void print_table(const struct verify *v, const cJSON *j)
+/* s, or "?" when unknown */
+static const char *or_q(const char *s)
 {
-    const cJSON *g = record_at(j, "gpu", NULL),
-                *s = record_at(j, "software", NULL);
+    return *s ? s : "?";
+}
+
+static void print_table(const struct verify *v, const struct vdoc *d)
+{
     printf("kevo verify %s: %d kernel%s x %d round%s in a fresh worker "
            "(harness seed %s)\n", v->dir, v->n, v->n == 1 ? "" : "s",
-           v->reps, v->reps == 1 ? "" : "s", record_str(j, "harness_seed"));
-    printf("GPU %s (%s); driver %s, CUDA %s, NVRTC %s\n",
-           record_str(g, "name") ? record_str(g, "name") : "?",
-           record_str(g, "uuid") ? record_str(g, "uuid") : "?",
-           record_str(s, "driver") ? record_str(s, "driver") : "?",
-           record_str(s, "cuda") ? record_str(s, "cuda") : "?",
-           record_str(s, "nvrtc") ? record_str(s, "nvrtc") : "?");
+           v->reps, v->reps == 1 ? "" : "s", d->harness_seed);
+    printf("GPU %s (%s); driver %s, CUDA %s, NVRTC %s\n", or_q(d->gpu.name),
+           or_q(d->gpu.uuid), or_q(d->software.driver),
+           or_q(d->software.cuda), or_q(d->software.nvrtc));
     if (v->same_gpu && v->same_sw)
         printf("same GPU and software stack as the run\n");
     else
@@ -585,19 +574,18 @@ static void print_table(const struct verify *v, const cJSON *j)
                    "pairs)\n", i + 1, v->bl_name, v->e[i].paired,
                    v->e[i].paired_noise, PAIRS);
     }
-    const cJSON *b;
-    cJSON_ArrayForEach(b, record_at(j, "baselines", NULL))
-    {
+    for (int i = 0; i < d->n_baselines; i++) {
+        const struct vdoc_baseline *b = &d->baselines[i];
         char a[32], m[32];
-        fmt_ns(record_num(b, "recorded_ns", 0), a, sizeof a);
-        fmt_ns(record_num(b, "measured_ns", 0), m, sizeof m);
-        printf("baseline %s: recorded %s, now %s (%+.2f%%)\n",
-               record_str(b, "name"), a, m, record_num(b, "drift", 0) * 100);
+        fmt_ns(b->recorded_ns, a, sizeof a);
+        fmt_ns(b->measured_ns, m, sizeof m);
+        printf("baseline %s: recorded %s, now %s (%+.2f%%)\n", b->name, a, m,
+               b->drift * 100);
     }
     int within = 0;
     for (int i = 0; i < v->n; i++)
         within += v->e[i].within;
-    if (cJSON_IsTrue(record_at(j, "verified", NULL)))
+    if (d->verified)
         printf("verified: %d of %d kernels within noise on the same GPU and "
                "software\n", within, v->n);
     else
@@ -692,11 +680,13 @@ static int run_verify(struct verify *v)
     v->nvml_end = fingerprint_sample(uuid);
     for (int i = 0; i < v->n; i++)
         judge(v, &v->e[i]);
-    cJSON *j = verify_json(v);
+    struct vdoc *d = doc_of(v);
+    cJSON *j = d ? vdoc_json(d) : NULL;
     rc = j ? write_result(v, j) : KEVO_ENOMEM;
     if (!rc && !v->json)
-        print_table(v, j);
+        print_table(v, d);
     cJSON_Delete(j);
+    vdoc_free(d);
     return rc;
 }
 

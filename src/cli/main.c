@@ -12,6 +12,7 @@
 #include "cmd_repro.h"
 #include "cmd_run.h"
 #include "cmd_search.h"
+#include "fitness.h"
 #include "gpueval.h"
 #include "gpuset.h"
 #include "hash.h"
@@ -112,6 +113,12 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    /* the plug-ins, handed to the core registry before anything looks a
+     * problem up (the worker too: it loads .problem files) */
+    if (fitness_register()) {
+        fprintf(stderr, "kevo: cannot register the built-in problems\n");
+        return EXIT_ERROR;
+    }
     if (argc >= 2 && !strcmp(argv[1], "__worker"))
         return worker_main(argc - 1, argv + 1);
     if (argc == 3 && !strcmp(argv[1], "help")) {

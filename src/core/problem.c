@@ -1,6 +1,6 @@
 /*
- * problem.c - dtype names, the problem registry lookup and shape parsing
- * shared by every problem (see problem.h).
+ * problem.c - dtype names, shape parsing, speed-of-light floors and memory
+ * needs shared by every problem (see problem.h); the registry is probreg.c.
  */
 #include "problem.h"
 
@@ -51,14 +51,6 @@ const char *problem_prelude_std(const struct problem *p, enum dtype dt)
                "#define TO_F32(x) (x)\n"
                "#define FROM_F32(x) (x)\n";
     }
-}
-
-const struct problem *problem_find(const char *name)
-{
-    for (int i = 0; kevo_problems[i]; i++)
-        if (!strcmp(kevo_problems[i]->name, name))
-            return kevo_problems[i];
-    return problem_find_user(name);
 }
 
 int problem_parse_shape(const struct problem *p, const char *text,

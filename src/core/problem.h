@@ -1,8 +1,10 @@
 /*
  * problem.h - what a problem (GEMM, softmax, ...) declares so that the
  * engine, the compiler and the GPU evaluator can work on it without naming
- * it. One `const struct problem` per file in fitness/; the registry array
- * is in fitness/registry.c. Nothing in src/ names a problem.
+ * it. One `const struct problem` per built-in problem in fitness/, handed
+ * to the registry (probreg.h, included at the end for its many callers) at
+ * start-up; .problem files are parsed in core (probfile.c). Nothing in src/
+ * names a problem.
  *
  * Every candidate kernel of a problem implements the problem's ABI: its
  * arguments are the problem's buffers in declared order (inputs const),
@@ -58,6 +60,7 @@ struct baseline_result {
 };
 
 struct hx; /* GPU harness context, see hx.h; only valid inside the worker */
+struct problem_kind; /* probreg.h */
 
 struct problem {
     const char *name;     /* "gemm" */
@@ -127,8 +130,9 @@ struct problem {
                     const struct shape *s, enum dtype dt,
                     struct baseline_result *out);
 
-    /* ---- user-defined problems only (fitness/userprob.c); NULL for the
+    /* ---- problems read from a file only (probfile.c); NULL for the
      * built-in ones. ---- */
+    const struct problem_kind *kind; /* set by the registry (probreg.h) */
     const char *description;   /* what it computes, for prompts */
     const char *reference_src; /* the fp64 reference, CUDA */
     const char *file_path;     /* the .problem file it was read from */
@@ -138,33 +142,6 @@ struct problem {
 /* The usual prelude: elem_t as float, __half or __nv_bfloat16, with
  * TO_F32 / FROM_F32 conversions (for problem->prelude). */
 const char *problem_prelude_std(const struct problem *p, enum dtype dt);
-/* NULL-terminated registry (fitness/registry.c). */
-extern const struct problem *const kevo_problems[];
-/* Finds a problem by name: a built-in one, else a user-defined one loaded
- * in this process (problem_load_*); NULL if none. */
-const struct problem *problem_find(const char *name);
-
-/*
- * User-defined problems (fitness/userprob.c; the .problem format is in the
- * README, "User-defined problems"). problem_load_file reads and parses a
- * file and registers its problem for problem_find (for the life of the
- * process); loading the same text again returns the same problem, another
- * text under a loaded name is KEVO_EEXIST. Errors are "path:line: what".
- */
-int problem_load_file(const char *path, const struct problem **out, char *err,
-                      size_t errcap) KEVO_WUR;
-/* The same from text already read; path only names it in messages. */
-int problem_load_text(const char *path, const char *text,
-                      const struct problem **out, char *err,
-                      size_t errcap) KEVO_WUR;
-/* A loaded user problem by name; NULL if none. */
-const struct problem *problem_find_user(const char *name);
-/* Parses without registering (kevo list, tests); free with
- * problem_free_user. */
-int problem_parse_file_text(const char *path, const char *text,
-                            struct problem **out, char *err,
-                            size_t errcap) KEVO_WUR;
-void problem_free_user(struct problem *p);
 /* Parses "4096x4096x4096" for problem p; writes a reason on error. */
 int problem_parse_shape(const struct problem *p, const char *text,
                         struct shape *out, char *err, size_t errcap) KEVO_WUR;
@@ -228,5 +205,8 @@ void problem_mem_need(const struct problem *p, const struct shape *s,
  * free_bytes < need->total: writes it and returns KEVO_ENOMEM. */
 int problem_mem_check(const struct mem_need *need, double free_bytes,
                       char *err, size_t errcap) KEVO_WUR;
+
+/* the registry: problem_find, problem_load_file, ... */
+#include "probreg.h"
 
 #endif

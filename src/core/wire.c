@@ -1,5 +1,6 @@
 /*
- * wire.c - the GPU worker's job and result bodies (see wire.h).
+ * wire.c - the GPU worker's protocol (see wire.h): the table of message
+ * kinds and, for each body, its encoder next to its decoder.
  */
 #include "wire.h"
 
@@ -7,7 +8,105 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hash.h"
 #include "record.h"
+
+static const struct {
+    int type;
+    const char *name;
+    int has_body;
+} kinds[] = {
+    {WM_INIT, "init", 1},           {WM_JOB, "job", 1},
+    {WM_CONFIRM, "confirm", 1},     {WM_BASELINE, "baseline", 0},
+    {WM_QUIT, "quit", 0},           {WM_READY, "ready", 1},
+    {WM_PROGRESS, "progress", 1},   {WM_RESULT, "result", 1},
+    {WM_CONFIRMED, "confirmed", 1}, {WM_FATAL, "fatal", 1},
+};
+
+const char *wire_kind_name(int type)
+{
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (kinds[i].type == type)
+            return kinds[i].name;
+    return "?";
+}
+
+int wire_kind_has_body(int type)
+{
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (kinds[i].type == type)
+            return kinds[i].has_body;
+    return 0;
+}
+
+/* Copies string member k of o into dst[cap] ("" when absent). */
+static void get_str(const cJSON *o, const char *k, char *dst, size_t cap)
+{
+    const char *v = record_str(o, k);
+    snprintf(dst, cap, "%s", v ? v : "");
+}
+
+/* Returns o, or deletes it and returns NULL when cJSON ran out of memory
+ * on the way (last is the last member added). */
+static cJSON *done(cJSON *o, const cJSON *last)
+{
+    if (last)
+        return o;
+    cJSON_Delete(o);
+    return NULL;
+}
+
+/* ---- init */
+
+cJSON *wire_init_json(const struct wire_init *m)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "problem", m->problem);
+    if (m->problem_file && m->problem_text) {
+        cJSON_AddStringToObject(o, "problem_file", m->problem_file);
+        cJSON_AddStringToObject(o, "problem_text", m->problem_text);
+    }
+    cJSON_AddStringToObject(o, "dtype", dtype_name(m->dtype));
+    cJSON *s = cJSON_AddArrayToObject(o, "shape");
+    for (int i = 0; s && i < m->shape.n_dims; i++)
+        cJSON_AddItemToArray(s, cJSON_CreateNumber((double)m->shape.d[i]));
+    char seed[17];
+    hash_hex(m->seed, seed);
+    cJSON_AddStringToObject(o, "seed", seed);
+    cJSON_AddNumberToObject(o, "device", m->device);
+    return done(o, cJSON_AddBoolToObject(o, "cupti", m->cupti));
+}
+
+int wire_init_parse(const cJSON *o, struct wire_init *m)
+{
+    memset(m, 0, sizeof *m);
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "shape");
+    const char *dt = record_str(o, "dtype"), *seed = record_str(o, "seed");
+    m->problem = record_str(o, "problem");
+    m->problem_file = record_str(o, "problem_file");
+    m->problem_text = record_str(o, "problem_text");
+    if (!m->problem_file || !m->problem_text)
+        m->problem_file = m->problem_text = NULL;
+    if (!m->problem || !dt || dtype_parse(dt, &m->dtype) || !seed ||
+        hash_parse(seed, &m->seed) || !cJSON_IsArray(s))
+        return KEVO_EPARSE;
+    m->shape.n_dims = cJSON_GetArraySize(s);
+    if (m->shape.n_dims < 1 || m->shape.n_dims > PROB_MAX_DIMS)
+        return KEVO_EPARSE;
+    for (int i = 0; i < m->shape.n_dims; i++) {
+        const cJSON *d = cJSON_GetArrayItem(s, i);
+        if (!cJSON_IsNumber(d) || !(d->valuedouble >= 1) ||
+            d->valuedouble > (double)INT32_MAX)
+            return KEVO_EPARSE;
+        m->shape.d[i] = (int64_t)d->valuedouble;
+    }
+    m->device = (int)record_num(o, "device", 0);
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "cupti");
+    m->cupti = c ? cJSON_IsTrue(c) : 1;
+    return KEVO_OK;
+}
 
 cJSON *wire_job_json(const struct wire_job *j)
 {
@@ -131,6 +230,235 @@ int wire_job_parse(const cJSON *o, struct wire_job *j)
     j->seq = (long long)record_num(o, "seq", 0);
     return KEVO_OK;
 }
+
+/* ---- confirm */
+
+cJSON *wire_confirm_json(const struct wire_confirm *m)
+{
+    cJSON *o = cJSON_CreateObject(), *a = wire_job_json(&m->a);
+    if (!o || !a) {
+        cJSON_Delete(o);
+        cJSON_Delete(a);
+        return NULL;
+    }
+    cJSON_AddNumberToObject(o, "pairs", m->pairs);
+    cJSON_AddNumberToObject(a, "cubin_len", (double)m->a_cubin_len);
+    cJSON_AddItemToObject(o, "a", a);
+    if (m->vs_baseline)
+        return done(o, cJSON_AddBoolToObject(o, "vs_baseline", 1));
+    cJSON *b = wire_job_json(&m->b);
+    if (b)
+        cJSON_AddItemToObject(o, "b", b);
+    return done(o, b);
+}
+
+int wire_confirm_parse(const cJSON *o, struct wire_confirm *m)
+{
+    memset(m, 0, sizeof *m);
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "a"),
+                *b = cJSON_GetObjectItemCaseSensitive(o, "b");
+    m->vs_baseline =
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "vs_baseline"));
+    m->pairs = (int)record_num(o, "pairs", 0);
+    double len = record_num(a, "cubin_len", -1);
+    if (!cJSON_IsObject(a) || wire_job_parse(a, &m->a) || !(len >= 0))
+        return KEVO_EPARSE;
+    m->a_cubin_len = (uint64_t)len;
+    if (m->vs_baseline)
+        return KEVO_OK;
+    return cJSON_IsObject(b) ? wire_job_parse(b, &m->b) : KEVO_EPARSE;
+}
+
+/* ---- confirmed */
+
+cJSON *wire_confirmed_json(const struct wire_confirmed *m)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    if (m->error[0])
+        return done(o, cJSON_AddStringToObject(o, "error", m->error));
+    cJSON_AddNumberToObject(o, "a_median_ns", m->a_median_ns);
+    cJSON_AddNumberToObject(o, "b_median_ns", m->b_median_ns);
+    cJSON_AddNumberToObject(o, "ratio", m->ratio);
+    cJSON_AddNumberToObject(o, "noise", m->noise);
+    return done(o, cJSON_AddNumberToObject(o, "pairs", m->pairs));
+}
+
+int wire_confirmed_parse(const cJSON *o, struct wire_confirmed *m)
+{
+    memset(m, 0, sizeof *m);
+    if (!cJSON_IsObject(o))
+        return KEVO_EPARSE;
+    get_str(o, "error", m->error, sizeof m->error);
+    m->a_median_ns = record_num(o, "a_median_ns", 0);
+    m->b_median_ns = record_num(o, "b_median_ns", 0);
+    m->ratio = record_num(o, "ratio", 0);
+    m->noise = record_num(o, "noise", 0);
+    m->pairs = (int)record_num(o, "pairs", 0);
+    return KEVO_OK;
+}
+
+/* ---- ready */
+
+static cJSON *device_json(const struct wire_device *d)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "name", d->name);
+    cJSON_AddStringToObject(o, "uuid", d->uuid);
+    cJSON_AddStringToObject(o, "arch", d->arch);
+    cJSON_AddNumberToObject(o, "ordinal", d->ordinal);
+    cJSON_AddNumberToObject(o, "sms", d->sms);
+    cJSON_AddNumberToObject(o, "total_mem", (double)d->total_mem);
+    cJSON_AddNumberToObject(o, "l2_bytes", (double)d->l2_bytes);
+    cJSON_AddNumberToObject(o, "clock_khz", d->clock_khz);
+    cJSON_AddNumberToObject(o, "mem_clock_khz", d->mem_clock_khz);
+    cJSON_AddNumberToObject(o, "bus_width_bits", d->bus_width_bits);
+    cJSON_AddNumberToObject(o, "smem_optin", (double)d->smem_optin);
+    cJSON_AddNumberToObject(o, "driver_version", d->driver_version);
+    cJSON_AddNumberToObject(o, "peak_bw", d->peak_bw);
+    cJSON_AddNumberToObject(o, "peak_fp32", d->peak_fp32);
+    return done(o, cJSON_AddNumberToObject(o, "peak_tensor16",
+                                           d->peak_tensor16));
+}
+
+static void device_parse(const cJSON *o, struct wire_device *d)
+{
+    get_str(o, "name", d->name, sizeof d->name);
+    get_str(o, "uuid", d->uuid, sizeof d->uuid);
+    get_str(o, "arch", d->arch, sizeof d->arch);
+    d->ordinal = (int)record_num(o, "ordinal", 0);
+    d->sms = (int)record_num(o, "sms", 0);
+    d->total_mem = (int64_t)record_num(o, "total_mem", 0);
+    d->l2_bytes = (int64_t)record_num(o, "l2_bytes", 0);
+    d->clock_khz = (int)record_num(o, "clock_khz", 0);
+    d->mem_clock_khz = (int)record_num(o, "mem_clock_khz", 0);
+    d->bus_width_bits = (int)record_num(o, "bus_width_bits", 0);
+    d->smem_optin = (int64_t)record_num(o, "smem_optin", 0);
+    d->driver_version = (int)record_num(o, "driver_version", 0);
+    d->peak_bw = record_num(o, "peak_bw", 0);
+    d->peak_fp32 = record_num(o, "peak_fp32", 0);
+    d->peak_tensor16 = record_num(o, "peak_tensor16", 0);
+}
+
+static void nvml_put(cJSON *o, const struct wire_nvml *n)
+{
+    cJSON_AddNumberToObject(o, "temp_c", n->temp_c);
+    cJSON_AddNumberToObject(o, "power_limit_mw", n->power_limit_mw);
+    cJSON_AddNumberToObject(o, "power_mw", n->power_mw);
+    cJSON_AddNumberToObject(o, "sm_clock_mhz", n->sm_clock_mhz);
+    cJSON_AddNumberToObject(o, "mem_clock_mhz", n->mem_clock_mhz);
+    cJSON_AddNumberToObject(o, "app_sm_clock_mhz", n->app_sm_clock_mhz);
+    cJSON_AddNumberToObject(o, "throttle", (double)n->throttle);
+}
+
+static void nvml_parse(const cJSON *o, struct wire_nvml *n)
+{
+    n->temp_c = (int)record_num(o, "temp_c", -1);
+    n->power_limit_mw = (int)record_num(o, "power_limit_mw", -1);
+    n->power_mw = (int)record_num(o, "power_mw", -1);
+    n->sm_clock_mhz = (int)record_num(o, "sm_clock_mhz", -1);
+    n->mem_clock_mhz = (int)record_num(o, "mem_clock_mhz", -1);
+    n->app_sm_clock_mhz = (int)record_num(o, "app_sm_clock_mhz", -1);
+    n->throttle = (long long)record_num(o, "throttle", -1);
+}
+
+cJSON *wire_ready_json(const struct wire_ready *m)
+{
+    cJSON *o = cJSON_CreateObject(), *d = device_json(&m->device);
+    if (!o || !d) {
+        cJSON_Delete(o);
+        cJSON_Delete(d);
+        return NULL;
+    }
+    cJSON_AddItemToObject(o, "device", d);
+    if (m->device_count >= 0)
+        cJSON_AddNumberToObject(o, "device_count", m->device_count);
+    cJSON_AddStringToObject(o, "timer", m->timer);
+    cJSON_AddStringToObject(o, "timer_note", m->timer_note);
+    cJSON_AddNumberToObject(o, "cupti_version", m->cupti_version);
+    cJSON_AddNumberToObject(o, "cublas_version", m->cublas_version);
+    cJSON_AddStringToObject(o, "cublas_note", m->cublas_note);
+    cJSON_AddStringToObject(o, "nvrtc_version", m->nvrtc_version);
+    cJSON *b = cJSON_AddArrayToObject(o, "baselines");
+    for (int i = 0; b && i < m->n_baselines; i++) {
+        cJSON *x = cJSON_CreateObject();
+        if (x) {
+            record_put_baseline(x, &m->baselines[i]);
+            cJSON_AddItemToArray(b, x);
+        }
+    }
+    if (!m->has_nvml)
+        return done(o, b);
+    cJSON *n = cJSON_AddObjectToObject(o, "nvml");
+    if (n)
+        nvml_put(n, &m->nvml);
+    return done(o, n);
+}
+
+int wire_ready_parse(const cJSON *o, struct wire_ready *m)
+{
+    memset(m, 0, sizeof *m);
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "device"),
+                *b = cJSON_GetObjectItemCaseSensitive(o, "baselines"),
+                *n = cJSON_GetObjectItemCaseSensitive(o, "nvml"), *x;
+    if (!cJSON_IsObject(d))
+        return KEVO_EPARSE;
+    device_parse(d, &m->device);
+    m->device_count = (int)record_num(o, "device_count", -1);
+    get_str(o, "timer", m->timer, sizeof m->timer);
+    get_str(o, "timer_note", m->timer_note, sizeof m->timer_note);
+    m->cupti_version = (int)record_num(o, "cupti_version", 0);
+    m->cublas_version = (int)record_num(o, "cublas_version", 0);
+    get_str(o, "cublas_note", m->cublas_note, sizeof m->cublas_note);
+    get_str(o, "nvrtc_version", m->nvrtc_version, sizeof m->nvrtc_version);
+    for (x = cJSON_IsArray(b) ? b->child : NULL;
+         x && m->n_baselines < PROB_MAX_BASELINES; x = x->next)
+        record_get_baseline(x, &m->baselines[m->n_baselines++]);
+    if ((m->has_nvml = cJSON_IsObject(n)))
+        nvml_parse(n, &m->nvml);
+    return KEVO_OK;
+}
+
+/* ---- progress, fatal */
+
+cJSON *wire_progress_json(const struct wire_progress *m)
+{
+    cJSON *o = cJSON_CreateObject();
+    return o ? done(o, cJSON_AddStringToObject(o, "phase", m->phase)) : NULL;
+}
+
+int wire_progress_parse(const cJSON *o, struct wire_progress *m)
+{
+    memset(m, 0, sizeof *m);
+    if (!record_str(o, "phase"))
+        return KEVO_EPARSE;
+    get_str(o, "phase", m->phase, sizeof m->phase);
+    return KEVO_OK;
+}
+
+cJSON *wire_fatal_json(const struct wire_fatal *m)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "reason", m->reason);
+    return done(o, cJSON_AddBoolToObject(o, "enodev", m->enodev));
+}
+
+int wire_fatal_parse(const cJSON *o, struct wire_fatal *m)
+{
+    memset(m, 0, sizeof *m);
+    if (!record_str(o, "reason"))
+        return KEVO_EPARSE;
+    get_str(o, "reason", m->reason, sizeof m->reason);
+    m->enodev = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "enodev"));
+    return KEVO_OK;
+}
+
+/* ---- result */
 
 cJSON *wire_result_json(const struct eval_result *r, cJSON *evidence)
 {

@@ -1,13 +1,28 @@
 /*
- * wire.h - the bodies of the GPU worker's protocol, with one encoder and
- * one decoder each, used by both ends (gpu/gpueval.c sends, gpu/worker.c
- * receives; the framing is util/wmsg.c):
+ * wire.h - the GPU worker's protocol: every message kind (the frame type of
+ * util/wmsg.c) and its body, with one encoder and one decoder each, used by
+ * both ends (gpu/gpueval.c and gpu/worker_client.c on the coordinator's
+ * side, gpu/worker.c in the worker). Neither end builds or reads a body by
+ * key itself.
  *
- *   job     a candidate's launch plan (tpl_plan) and how to treat it:
- *           whether its template declares itself nondeterministic, the
- *           best time so far (for cascades), and its sequence number;
- *   result  the eval_result, in the journal's own codec (core/record.c),
- *           so a result has one JSON shape from the GPU to the journal.
+ *   init       the problem (a file problem's exact text too), dtype,
+ *              shape, harness seed, device ordinal, whether to use CUPTI;
+ *   job        a candidate's launch plan (tpl_plan) and how to treat it:
+ *              whether its template declares itself nondeterministic, the
+ *              best time so far (for cascades), and its sequence number;
+ *   confirm    two plans (or one against the problem's baseline) for an
+ *              interleaved re-measurement, the cubins back to back;
+ *   ready      the worker's environment: device, versions, timer,
+ *              baselines, NVML sample (it becomes the run's manifest
+ *              "environment", so its keys are a stored format too);
+ *   progress   the phase the worker entered (for time budgets);
+ *   result     the eval_result, in the journal's own codec (core/record.c),
+ *              so a result has one JSON shape from the GPU to the journal;
+ *   confirmed  what confirm measured, or why it could not;
+ *   fatal      why the worker gives up (it exits after it).
+ *
+ * Decoders borrow strings from the object they read only where a field is
+ * a `const char *`; everything else is copied.
  */
 #ifndef KEVO_WIRE_H
 #define KEVO_WIRE_H
@@ -15,8 +30,55 @@
 #include <cJSON.h>
 
 #include "eval.h"
+#include "problem.h"
+#include "record.h"
 #include "status.h"
 #include "tpl.h"
+
+/*
+ * The message kinds, both directions (-> to the worker, <- from it); one
+ * row each in wire.c's kinds[]. Adding one: a value here, a row there, a
+ * body struct with its _json/_parse pair below and a round trip in
+ * tests/unit/test_wire.c.
+ */
+enum wire_kind {
+    WM_INIT = 1,   /* -> struct wire_init */
+    WM_JOB,        /* -> struct wire_job, + the cubin */
+    WM_CONFIRM,    /* -> struct wire_confirm, + both cubins */
+    WM_BASELINE,   /* -> no body: re-measure baselines; answer WM_READY */
+    WM_QUIT,       /* -> no body */
+    WM_READY = 16, /* <- struct wire_ready */
+    WM_PROGRESS,   /* <- struct wire_progress */
+    WM_RESULT,     /* <- struct eval_result + evidence (wire_result_*) */
+    WM_CONFIRMED,  /* <- struct wire_confirmed */
+    WM_FATAL       /* <- struct wire_fatal; the worker exits after it */
+};
+
+/* "init", "job", ...; "?" for a type that is no kind. */
+const char *wire_kind_name(int type);
+/* Whether a kind carries a JSON body (WM_BASELINE and WM_QUIT do not: they
+ * are sent as "{}", or empty). */
+int wire_kind_has_body(int type);
+
+/* ---- init */
+
+struct wire_init {
+    const char *problem;      /* its name (borrowed) */
+    const char *problem_file; /* a file problem's path and exact text, */
+    const char *problem_text; /* parsed again by the worker; NULL else */
+    enum dtype dtype;
+    struct shape shape;
+    uint64_t seed;            /* harness seed (sent as 16 hex digits) */
+    int device;               /* CUDA ordinal */
+    int cupti;                /* 0: time with events (KEVO_NO_CUPTI) */
+};
+
+/* New object (NULL without memory). */
+cJSON *wire_init_json(const struct wire_init *m);
+/* KEVO_EPARSE when a member is missing or malformed (a shape of 1 to
+ * PROB_MAX_DIMS positive sizes); device 0 and cupti 1 when absent. Whether
+ * the problem exists and the shape fits it is the worker's to check. */
+int wire_init_parse(const cJSON *o, struct wire_init *m) KEVO_WUR;
 
 struct wire_job {
     long long seq;             /* the evaluator's candidate number */
@@ -30,6 +92,93 @@ cJSON *wire_job_json(const struct wire_job *j);
 /* KEVO_EPARSE for a malformed job (bad launch count or dims, tensor map
  * count, missing kernel names). */
 int wire_job_parse(const cJSON *o, struct wire_job *j) KEVO_WUR;
+
+/* ---- confirm */
+
+struct wire_confirm {
+    int pairs;                 /* interleaved pairs asked for (0: absent) */
+    int vs_baseline;           /* a against the problem's first baseline */
+    struct wire_job a, b;      /* b unused with vs_baseline */
+    uint64_t a_cubin_len;      /* bytes of the blob that are a's cubin */
+};
+
+cJSON *wire_confirm_json(const struct wire_confirm *m);
+/* KEVO_EPARSE for a bad plan, or no b without vs_baseline. */
+int wire_confirm_parse(const cJSON *o, struct wire_confirm *m) KEVO_WUR;
+
+/* ---- confirmed */
+
+struct wire_confirmed {
+    char error[512];           /* why it was not measured; "" = measured */
+    double a_median_ns, b_median_ns;
+    double ratio;              /* median over pairs of b time / a time */
+    double noise;              /* about two standard errors of it */
+    int pairs;
+};
+
+cJSON *wire_confirmed_json(const struct wire_confirmed *m);
+int wire_confirmed_parse(const cJSON *o, struct wire_confirmed *m) KEVO_WUR;
+
+/* ---- ready */
+
+/* The device facts the worker reports (gpu.h struct gpu_info's). */
+struct wire_device {
+    char name[128];            /* "NVIDIA H100 80GB HBM3" */
+    char uuid[48];             /* "GPU-xxxxxxxx-..." */
+    char arch[16];             /* NVRTC arch, "sm_90a" */
+    int ordinal, sms;
+    int64_t total_mem;         /* bytes */
+    int64_t l2_bytes;
+    int clock_khz, mem_clock_khz, bus_width_bits;
+    int64_t smem_optin;        /* bytes of dynamic shared memory, opt-in */
+    int driver_version;        /* e.g. 13000 */
+    double peak_bw;            /* bytes/s */
+    double peak_fp32, peak_tensor16; /* FLOP/s */
+};
+
+/* One NVML sample (gpu.h struct gpu_nvml's). */
+struct wire_nvml {
+    int temp_c, power_limit_mw, power_mw;
+    int sm_clock_mhz, mem_clock_mhz, app_sm_clock_mhz;
+    long long throttle;        /* clocks event reasons bitmask */
+};
+
+struct wire_ready {
+    struct wire_device device;
+    int device_count;          /* devices visible; -1: unknown, not sent */
+    char timer[32];            /* "cupti" or "events" */
+    char timer_note[256];      /* why events ("" with CUPTI) */
+    int cupti_version, cublas_version;
+    char cublas_note[256];     /* why cuBLAS is missing ("" if loaded) */
+    char nvrtc_version[32];
+    int n_baselines;
+    struct record_baseline baselines[PROB_MAX_BASELINES];
+    int has_nvml;              /* nvml below was sampled */
+    struct wire_nvml nvml;
+};
+
+cJSON *wire_ready_json(const struct wire_ready *m);
+/* KEVO_EPARSE when there is no device object; other members default. */
+int wire_ready_parse(const cJSON *o, struct wire_ready *m) KEVO_WUR;
+
+/* ---- progress, fatal */
+
+struct wire_progress {
+    char phase[64];            /* "load", "check A", "timing", ... */
+};
+
+cJSON *wire_progress_json(const struct wire_progress *m);
+int wire_progress_parse(const cJSON *o, struct wire_progress *m) KEVO_WUR;
+
+struct wire_fatal {
+    char reason[512];
+    int enodev;                /* no usable GPU (not a harness failure) */
+};
+
+cJSON *wire_fatal_json(const struct wire_fatal *m);
+int wire_fatal_parse(const cJSON *o, struct wire_fatal *m) KEVO_WUR;
+
+/* ---- result */
 
 /* A result as an object: record_put_result with the evidence given as an
  * object (taken over; may be NULL) instead of r->evidence_json text. */

@@ -118,12 +118,6 @@ static cJSON *plan_json(const struct launch_plan *pl, int nondet,
     return wire_job_json(&j);
 }
 
-static double num(const cJSON *j, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItem(j, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
 /* ---- one candidate */
 
 /* Before the GPU: shape support and launch plan (one tpl_prepare), source
@@ -534,15 +528,12 @@ static int confirm_request(struct gpueval *g, const struct candidate *a,
         memcpy(blob + len[0], cubin[1], len[1]);
     free(cubin[0]);
     free(cubin[1]);
-    cJSON *j = cJSON_CreateObject(), *ja = plan_json(&pl[0], 0, 0, 0);
-    cJSON_AddNumberToObject(j, "pairs", pairs);
-    cJSON_AddNumberToObject(ja, "cubin_len", (double)len[0]);
-    cJSON_AddItemToObject(j, "a", ja);
+    struct wire_confirm cm = {.pairs = pairs, .vs_baseline = !b,
+                              .a = {.plan = pl[0]}, .a_cubin_len = len[0]};
     if (b)
-        cJSON_AddItemToObject(j, "b", plan_json(&pl[1], 0, 0, 0));
-    else
-        cJSON_AddBoolToObject(j, "vs_baseline", 1);
-    char *txt = cJSON_PrintUnformatted(j);
+        cm.b.plan = pl[1];
+    cJSON *j = wire_confirm_json(&cm);
+    char *txt = j ? cJSON_PrintUnformatted(j) : NULL;
     cJSON_Delete(j);
     struct wclient_reply rep;
     memset(&rep, 0, sizeof rep);
@@ -555,16 +546,16 @@ static int confirm_request(struct gpueval *g, const struct candidate *a,
         return rc;
     if (rep.status == WCLIENT_ANSWER && rep.type == WM_CONFIRMED) {
         cJSON *o = cJSON_Parse(rep.json);
-        const char *err = record_str(o, "error");
-        out->answered = o != NULL;
-        if (err) {
-            snprintf(why, whycap, "%s", err);
+        struct wire_confirmed cf;
+        out->answered = o && !wire_confirmed_parse(o, &cf);
+        if (out->answered && cf.error[0]) {
+            snprintf(why, whycap, "%s", cf.error);
             rc = KEVO_ENOENT;
-        } else {
-            out->ratio = num(o, "ratio");
-            out->noise = num(o, "noise");
-            out->a_ns = num(o, "a_median_ns");
-            out->b_ns = num(o, "b_median_ns");
+        } else if (out->answered) {
+            out->ratio = cf.ratio;
+            out->noise = cf.noise;
+            out->a_ns = cf.a_median_ns;
+            out->b_ns = cf.b_median_ns;
         }
         cJSON_Delete(o);
     }
@@ -651,22 +642,19 @@ static const struct evaluator_ops gpueval_ops = {
 
 static char *init_json(const struct gpueval_opts *o)
 {
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "problem", o->problem->name);
-    if (o->problem->file_text) { /* a user problem: the worker parses it */
-        cJSON_AddStringToObject(j, "problem_file", o->problem->file_path);
-        cJSON_AddStringToObject(j, "problem_text", o->problem->file_text);
-    }
-    cJSON_AddStringToObject(j, "dtype", dtype_name(o->dtype));
-    cJSON *s = cJSON_AddArrayToObject(j, "shape");
-    for (int i = 0; i < o->shape.n_dims; i++)
-        cJSON_AddItemToArray(s, cJSON_CreateNumber((double)o->shape.d[i]));
-    char seed[17];
-    hash_hex(o->harness_seed, seed);
-    cJSON_AddStringToObject(j, "seed", seed);
-    cJSON_AddNumberToObject(j, "device", o->device);
-    cJSON_AddBoolToObject(j, "cupti", getenv("KEVO_NO_CUPTI") == NULL);
-    char *txt = cJSON_PrintUnformatted(j);
+    struct wire_init m = {
+        .problem = o->problem->name,
+        /* a file problem: the worker parses its text again */
+        .problem_file = o->problem->file_text ? o->problem->file_path : NULL,
+        .problem_text = o->problem->file_text,
+        .dtype = o->dtype,
+        .shape = o->shape,
+        .seed = o->harness_seed,
+        .device = o->device,
+        .cupti = getenv("KEVO_NO_CUPTI") == NULL,
+    };
+    cJSON *j = wire_init_json(&m);
+    char *txt = j ? cJSON_PrintUnformatted(j) : NULL;
     cJSON_Delete(j);
     return txt;
 }
@@ -675,19 +663,19 @@ static char *init_json(const struct gpueval_opts *o)
 static void read_device(struct gpueval *g)
 {
     cJSON *j = cJSON_Parse(wclient_ready_json(g->worker));
-    const cJSON *d = cJSON_GetObjectItem(j, "device");
-    const cJSON *a = cJSON_GetObjectItem(d, "arch");
-    g->dev = tpl_device_default;
-    if (num(d, "sms") > 0)
-        g->dev.sms = (int64_t)num(d, "sms");
-    if (num(d, "smem_optin") > 0)
-        g->dev.smem_optin = (int64_t)num(d, "smem_optin");
-    if (num(d, "l2_bytes") > 0)
-        g->dev.l2_bytes = (int64_t)num(d, "l2_bytes");
-    snprintf(g->arch, sizeof g->arch, "%s",
-             g->o.arch ? g->o.arch : cJSON_IsString(a) ? a->valuestring
-                                                       : "sm_90a");
+    struct wire_ready m;
+    int bad = wire_ready_parse(j, &m);
     cJSON_Delete(j);
+    const struct wire_device *d = &m.device;
+    g->dev = tpl_device_default;
+    if (!bad && d->sms > 0)
+        g->dev.sms = d->sms;
+    if (!bad && d->smem_optin > 0)
+        g->dev.smem_optin = d->smem_optin;
+    if (!bad && d->l2_bytes > 0)
+        g->dev.l2_bytes = d->l2_bytes;
+    snprintf(g->arch, sizeof g->arch, "%s",
+             g->o.arch ? g->o.arch : !bad && d->arch[0] ? d->arch : "sm_90a");
 }
 
 /* The fingerprint hash of this evaluator's environment (the same one
@@ -794,13 +782,11 @@ int gpueval_remeasure_baseline(const struct evaluator *e, double *ns)
     rc = KEVO_ECUDA;
     if (rep.status == WCLIENT_ANSWER && rep.type == WM_READY) {
         cJSON *j = rep.json ? cJSON_Parse(rep.json) : NULL;
-        const cJSON *b0 = cJSON_GetArrayItem(record_at(j, "baselines", NULL),
-                                             0);
-        struct record_baseline b;
-        record_get_baseline(b0, &b);
-        *ns = b.median_ns;
-        rc = !j ? KEVO_EPARSE : b0 && b.median_ns > 0 ? KEVO_OK : KEVO_ENOENT;
+        struct wire_ready m;
+        int bad = wire_ready_parse(j, &m);
         cJSON_Delete(j);
+        *ns = !bad && m.n_baselines ? m.baselines[0].median_ns : 0;
+        rc = bad ? KEVO_EPARSE : *ns > 0 ? KEVO_OK : KEVO_ENOENT;
     }
     wclient_reply_release(&rep);
     return rc;
@@ -829,7 +815,9 @@ int gpueval_device_count(const struct evaluator *e)
 {
     const struct gpueval *g = e->self;
     cJSON *j = cJSON_Parse(wclient_ready_json(g->worker));
-    int n = (int)num(j, "device_count");
+    struct wire_ready m;
+    int n = !wire_ready_parse(j, &m) && m.device_count > 0 ? m.device_count
+                                                           : 0;
     cJSON_Delete(j);
     return n;
 }

@@ -34,6 +34,7 @@
 #include "jit.h"
 #include "problem.h"
 #include "record.h"
+#include "tmap.h"
 #include "tmr.h"
 #include "tpl.h"
 #include "wire.h"
@@ -122,9 +123,10 @@ static void set_verdict(struct verdict *v, enum eval_outcome o,
 
 /* ---- messages */
 
+/* Sends body j (taken over; NULL: out of memory) as a message of type. */
 static int send_json(struct worker *w, int type, cJSON *j)
 {
-    char *txt = cJSON_PrintUnformatted(j);
+    char *txt = j ? cJSON_PrintUnformatted(j) : NULL;
     cJSON_Delete(j);
     if (!txt)
         return KEVO_ENOMEM;
@@ -135,10 +137,10 @@ static int send_json(struct worker *w, int type, cJSON *j)
 
 static void progress(struct worker *w, const char *phase)
 {
+    struct wire_progress m;
     snprintf(w->phase, sizeof w->phase, "%s", phase);
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "phase", phase);
-    (void)send_json(w, WM_PROGRESS, j);
+    snprintf(m.phase, sizeof m.phase, "%s", phase);
+    (void)send_json(w, WM_PROGRESS, wire_progress_json(&m));
 }
 
 /* Sends WM_FATAL; the caller returns WORKER_EXIT_FATAL. */
@@ -146,15 +148,12 @@ static int fatal(struct worker *w, int enodev, const char *fmt, ...)
     KEVO_PRINTF(3, 4);
 static int fatal(struct worker *w, int enodev, const char *fmt, ...)
 {
-    char msg[512];
+    struct wire_fatal m = {.enodev = enodev};
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(m.reason, sizeof m.reason, fmt, ap);
     va_end(ap);
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "reason", msg);
-    cJSON_AddBoolToObject(j, "enodev", enodev);
-    (void)send_json(w, WM_FATAL, j);
+    (void)send_json(w, WM_FATAL, wire_fatal_json(&m));
     return WORKER_EXIT_FATAL;
 }
 
@@ -263,91 +262,81 @@ static int measure_baselines(struct worker *w)
     return r;
 }
 
-static cJSON *device_json(const struct worker *w)
+/* The worker's environment, as the ready message carries it. */
+static void ready_of(const struct worker *w, struct wire_ready *m)
 {
     const struct gpu_info *i = &w->g.info;
-    cJSON *d = cJSON_CreateObject();
-    cJSON_AddStringToObject(d, "name", i->name);
-    cJSON_AddStringToObject(d, "uuid", i->uuid);
-    cJSON_AddStringToObject(d, "arch", i->arch);
-    cJSON_AddNumberToObject(d, "ordinal", i->ordinal);
-    cJSON_AddNumberToObject(d, "sms", i->sms);
-    cJSON_AddNumberToObject(d, "total_mem", (double)i->total_mem);
-    cJSON_AddNumberToObject(d, "l2_bytes", (double)i->l2_bytes);
-    cJSON_AddNumberToObject(d, "clock_khz", i->clock_khz);
-    cJSON_AddNumberToObject(d, "mem_clock_khz", i->mem_clock_khz);
-    cJSON_AddNumberToObject(d, "bus_width_bits", i->bus_width_bits);
-    cJSON_AddNumberToObject(d, "smem_optin", (double)i->smem_optin);
-    cJSON_AddNumberToObject(d, "driver_version", i->driver_version);
-    cJSON_AddNumberToObject(d, "peak_bw", i->peak_bw);
-    cJSON_AddNumberToObject(d, "peak_fp32", i->peak_fp32);
-    cJSON_AddNumberToObject(d, "peak_tensor16", i->peak_tensor16);
-    return d;
+    struct wire_device *d = &m->device;
+    memset(m, 0, sizeof *m);
+    snprintf(d->name, sizeof d->name, "%s", i->name);
+    snprintf(d->uuid, sizeof d->uuid, "%s", i->uuid);
+    snprintf(d->arch, sizeof d->arch, "%s", i->arch);
+    d->ordinal = i->ordinal;
+    d->sms = i->sms;
+    d->total_mem = (int64_t)i->total_mem;
+    d->l2_bytes = i->l2_bytes;
+    d->clock_khz = i->clock_khz;
+    d->mem_clock_khz = i->mem_clock_khz;
+    d->bus_width_bits = i->bus_width_bits;
+    d->smem_optin = i->smem_optin;
+    d->driver_version = i->driver_version;
+    d->peak_bw = i->peak_bw;
+    d->peak_fp32 = i->peak_fp32;
+    d->peak_tensor16 = i->peak_tensor16;
+    int n_dev = 0; /* for kevo run --gpus all */
+    m->device_count =
+        w->g.cu->cuDeviceGetCount(&n_dev) == CUDA_SUCCESS ? n_dev : -1;
+    snprintf(m->timer, sizeof m->timer, "%s", tmr_kind(w->t));
+    snprintf(m->timer_note, sizeof m->timer_note, "%s", tmr_note(w->t));
+    m->cupti_version = tmr_cupti_version(w->t);
+    m->cublas_version = blas_version(w->blas);
+    snprintf(m->cublas_note, sizeof m->cublas_note, "%s",
+             w->blas ? "" : w->blas_note);
+    snprintf(m->nvrtc_version, sizeof m->nvrtc_version, "%s",
+             jit_nvrtc_version());
+    m->n_baselines = w->bl.n;
+    for (int k = 0; k < w->bl.n; k++) {
+        struct record_baseline *x = &m->baselines[k];
+        snprintf(x->name, sizeof x->name, "%s", w->bl.name[k]);
+        x->median_ns = w->bl.median_ns[k];
+        x->fitness = w->bl.fitness[k];
+    }
+    struct gpu_nvml nv;
+    if ((m->has_nvml = gpu_nvml_sample(i->uuid, &nv) == 0))
+        m->nvml = (struct wire_nvml){nv.temp_c, nv.power_limit_mw,
+                                     nv.power_mw, nv.sm_clock_mhz,
+                                     nv.mem_clock_mhz, nv.app_sm_clock_mhz,
+                                     nv.throttle};
 }
 
 static int send_ready(struct worker *w)
 {
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddItemToObject(j, "device", device_json(w));
-    int n_dev = 0; /* for kevo run --gpus all */
-    if (w->g.cu->cuDeviceGetCount(&n_dev) == CUDA_SUCCESS)
-        cJSON_AddNumberToObject(j, "device_count", n_dev);
-    cJSON_AddStringToObject(j, "timer", tmr_kind(w->t));
-    cJSON_AddStringToObject(j, "timer_note", tmr_note(w->t));
-    cJSON_AddNumberToObject(j, "cupti_version", tmr_cupti_version(w->t));
-    cJSON_AddNumberToObject(j, "cublas_version", blas_version(w->blas));
-    cJSON_AddStringToObject(j, "cublas_note", w->blas ? "" : w->blas_note);
-    cJSON_AddStringToObject(j, "nvrtc_version", jit_nvrtc_version());
-    cJSON *b = cJSON_AddArrayToObject(j, "baselines");
-    for (int i = 0; i < w->bl.n; i++) {
-        struct record_baseline x = {.median_ns = w->bl.median_ns[i],
-                                    .fitness = w->bl.fitness[i]};
-        cJSON *o = cJSON_CreateObject();
-        snprintf(x.name, sizeof x.name, "%s", w->bl.name[i]);
-        record_put_baseline(o, &x);
-        cJSON_AddItemToArray(b, o);
-    }
-    struct gpu_nvml nv;
-    if (gpu_nvml_sample(w->g.info.uuid, &nv) == 0) {
-        cJSON *n = cJSON_AddObjectToObject(j, "nvml");
-        cJSON_AddNumberToObject(n, "temp_c", nv.temp_c);
-        cJSON_AddNumberToObject(n, "power_limit_mw", nv.power_limit_mw);
-        cJSON_AddNumberToObject(n, "power_mw", nv.power_mw);
-        cJSON_AddNumberToObject(n, "sm_clock_mhz", nv.sm_clock_mhz);
-        cJSON_AddNumberToObject(n, "mem_clock_mhz", nv.mem_clock_mhz);
-        cJSON_AddNumberToObject(n, "app_sm_clock_mhz", nv.app_sm_clock_mhz);
-        cJSON_AddNumberToObject(n, "throttle", (double)nv.throttle);
-    }
-    return send_json(w, WM_READY, j);
+    struct wire_ready m;
+    ready_of(w, &m);
+    return send_json(w, WM_READY, wire_ready_json(&m));
 }
 
 static int parse_init(struct worker *w, const cJSON *j, int *device,
                       int *cupti, char *err, size_t errcap)
 {
-    const cJSON *p = cJSON_GetObjectItem(j, "problem"),
-                *d = cJSON_GetObjectItem(j, "dtype"),
-                *s = cJSON_GetObjectItem(j, "shape"),
-                *sd = cJSON_GetObjectItem(j, "seed");
-    const cJSON *pf = cJSON_GetObjectItem(j, "problem_file"),
-                *pt = cJSON_GetObjectItem(j, "problem_text");
+    struct wire_init m;
     const struct problem *up;
-    if (cJSON_IsString(pf) && cJSON_IsString(pt) &&
-        problem_load_text(pf->valuestring, pt->valuestring, &up, err, errcap))
-        return KEVO_EPARSE; /* a user problem (fitness/userprob.c) */
-    if (!cJSON_IsString(p) || !(w->p = problem_find(p->valuestring)) ||
-        !cJSON_IsString(d) || dtype_parse(d->valuestring, &w->dt) ||
-        !cJSON_IsArray(s) || cJSON_GetArraySize(s) != w->p->n_dims ||
-        !cJSON_IsString(sd) || hash_parse(sd->valuestring, &w->seed)) {
+    if (wire_init_parse(j, &m)) {
         snprintf(err, errcap, "bad init message");
         return KEVO_EPARSE;
     }
-    w->shape.n_dims = w->p->n_dims;
-    for (int i = 0; i < w->p->n_dims; i++)
-        w->shape.d[i] = (int64_t)cJSON_GetArrayItem(s, i)->valuedouble;
-    const cJSON *dv = cJSON_GetObjectItem(j, "device"),
-                *cp = cJSON_GetObjectItem(j, "cupti");
-    *device = cJSON_IsNumber(dv) ? dv->valueint : 0;
-    *cupti = cp ? cJSON_IsTrue(cp) : 1;
+    if (m.problem_file &&
+        problem_load_text(m.problem_file, m.problem_text, &up, err, errcap))
+        return KEVO_EPARSE; /* a file problem (core/probfile.c) */
+    if (!(w->p = problem_find(m.problem)) || m.shape.n_dims != w->p->n_dims) {
+        snprintf(err, errcap, "bad init message");
+        return KEVO_EPARSE;
+    }
+    w->dt = m.dtype;
+    w->shape = m.shape;
+    w->seed = m.seed;
+    *device = m.device;
+    *cupti = m.cupti;
     return KEVO_OK;
 }
 
@@ -392,23 +381,19 @@ static int handle_init(struct worker *w, const cJSON *j)
 /* ---- loading a candidate */
 
 
-/* A job's launch plan and flags (core/wire.c decodes it). */
-static int parse_launches(const cJSON *j, struct job *jb)
+/* A job's launch plan and flags, as core/wire.c decoded them. */
+static void job_of(const struct wire_job *wj, struct job *jb)
 {
-    struct wire_job wj;
-    if (wire_job_parse(j, &wj))
-        return KEVO_EPARSE;
-    jb->seq = wj.seq;
-    jb->n = wj.plan.n;
-    memcpy(jb->l, wj.plan.l, sizeof jb->l);
-    jb->ws_bytes = wj.plan.workspace_bytes;
-    jb->n_tmaps = wj.plan.n_tmaps;
-    jb->n_iargs = wj.plan.n_args;
-    memcpy(jb->iargs, wj.plan.args, sizeof jb->iargs);
-    memcpy(jb->tm, wj.plan.tm, sizeof jb->tm);
-    jb->nondet = wj.nondet;
-    jb->best_ns = wj.best_ns;
-    return KEVO_OK;
+    jb->seq = wj->seq;
+    jb->n = wj->plan.n;
+    memcpy(jb->l, wj->plan.l, sizeof jb->l);
+    jb->ws_bytes = wj->plan.workspace_bytes;
+    jb->n_tmaps = wj->plan.n_tmaps;
+    jb->n_iargs = wj->plan.n_args;
+    memcpy(jb->iargs, wj->plan.args, sizeof jb->iargs);
+    memcpy(jb->tm, wj->plan.tm, sizeof jb->tm);
+    jb->nondet = wj->nondet;
+    jb->best_ns = wj->best_ns;
 }
 
 static int fattr(struct worker *w, CUfunction f, CUfunction_attribute a)
@@ -439,55 +424,34 @@ static void job_unload(struct worker *w, struct job *jb)
     jb->watch = NULL;
 }
 
-static CUtensorMapDataType tmap_type(enum dtype dt)
-{
-    return dt == DTYPE_FP16   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-           : dt == DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                              : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-}
-
 /*
- * Encodes the job's tensor maps (2-D tiled, row-major rows x cols, zero
- * fill out of bounds, the plan's L2 promotion) for exactly the buffers the
- * launches pass (jb->bufs: the live buffers, fixed for the job). A map
- * the driver refuses is a verdict (compile_error), as a refused launch.
+ * Encodes the job's tensor maps (core/tmap.h: the one description of the
+ * encoding, shared with kevo export) for exactly the buffers the launches
+ * pass (jb->bufs: the live buffers, fixed for the job). A map the driver
+ * refuses is a verdict (compile_error), as a refused launch.
  */
 static void encode_tmaps(struct worker *w, struct job *jb, struct verdict *v)
 {
-    static const int sw_bytes[4] = {0, 32, 64, 128};
-    static const CUtensorMapSwizzle sw_mode[4] = {
-        CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_SWIZZLE_32B,
-        CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_SWIZZLE_128B};
     for (int i = 0; i < jb->n_tmaps && v->outcome == EVAL_OK; i++) {
         const struct tmap_plan *m = &jb->tm[i];
         const struct buf_desc *d = m->buf >= 0 && m->buf < hx_n_bufs(w->h)
                                        ? hx_desc(w->h, m->buf) : NULL;
-        int s = 0;
-        while (s < 4 && sw_bytes[s] != m->swizzle)
-            s++;
-        if (!d || d->rows <= 0 || d->cols <= 0 || s == 4) {
+        struct tmap_enc e;
+        if (!d || tmap_encoding(m, d, &e)) {
             set_verdict(v, EVAL_COMPILE_ERROR, "cannot launch: tensor map "
-                        "%d: no 2-D buffer %d or bad swizzle %d", i, m->buf,
-                        m->swizzle);
+                        "%d: no 2-D buffer %d, or bad swizzle %d or l2 %d",
+                        i, m->buf, m->swizzle, m->l2);
             return;
         }
-        cuuint64_t dims[2] = {(cuuint64_t)d->cols, (cuuint64_t)d->rows};
-        cuuint64_t stride[1] = {(cuuint64_t)d->cols * dtype_size(d->dtype)};
-        cuuint32_t box[2] = {m->box[0], m->box[1]}, step[2] = {1, 1};
         CUresult rc = w->g.cu->cuTensorMapEncodeTiled(
-            &jb->tmap[i], tmap_type(d->dtype), 2,
-            (void *)(uintptr_t)jb->bufs[m->buf], dims, stride, box, step,
-            CU_TENSOR_MAP_INTERLEAVE_NONE, sw_mode[s],
-            m->l2 == 0     ? CU_TENSOR_MAP_L2_PROMOTION_NONE
-            : m->l2 == 64  ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
-            : m->l2 == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
-                           : CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+            &jb->tmap[i], e.data_type, TMAP_RANK,
+            (void *)(uintptr_t)jb->bufs[m->buf], e.dims, e.stride, e.box,
+            e.step, TMAP_INTERLEAVE, e.swizzle, e.l2, TMAP_OOB_FILL);
         if (rc)
             set_verdict(v, EVAL_COMPILE_ERROR, "cannot launch: tensor map "
                         "%d of %s (%lldx%lld, box %ux%u, swizzle %d): %s", i,
                         d->name, (long long)d->rows, (long long)d->cols,
-                        box[0], box[1], m->swizzle, gpu_errname(rc));
+                        e.box[0], e.box[1], m->swizzle, gpu_errname(rc));
     }
 }
 
@@ -1249,8 +1213,11 @@ static int handle_job(struct worker *w, const struct wmsg *m)
     memset(&jb, 0, sizeof jb);
     memset(&oc, 0, sizeof oc);
     cJSON *j = cJSON_Parse(m->json);
-    int r = j && m->blob_len ? parse_launches(j, &jb) : KEVO_EPARSE;
+    struct wire_job wj;
+    int r = j && m->blob_len ? wire_job_parse(j, &wj) : KEVO_EPARSE;
     cJSON_Delete(j);
+    if (!r)
+        job_of(&wj, &jb);
     if (r || !w->ready)
         return fatal(w, 0, "bad job message");
     hx_clear_error(w->h);
@@ -1270,11 +1237,11 @@ static int handle_job(struct worker *w, const struct wmsg *m)
 
 /* ---- confirm: ABAB re-measurement of two loaded candidates */
 
-static int load_side(struct worker *w, const cJSON *side, const char *blob,
-                     size_t len, struct job *jb, struct verdict *v)
+static int load_side(struct worker *w, const struct wire_job *side,
+                     const char *blob, size_t len, struct job *jb,
+                     struct verdict *v)
 {
-    if (parse_launches(side, jb))
-        return KEVO_EPARSE;
+    job_of(side, jb);
     return job_load(w, jb, blob, len, v);
 }
 
@@ -1290,34 +1257,31 @@ static int handle_confirm(struct worker *w, const struct wmsg *m)
     struct verdict va = {EVAL_OK, ""}, vb = {EVAL_OK, ""};
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
+    struct wire_confirm c;
     cJSON *j = cJSON_Parse(m->json);
-    const cJSON *ja = cJSON_GetObjectItem(j, "a"),
-                *jbs = cJSON_GetObjectItem(j, "b"),
-                *la = cJSON_GetObjectItem(ja, "cubin_len"),
-                *np = cJSON_GetObjectItem(j, "pairs");
+    int r = j ? wire_confirm_parse(j, &c) : KEVO_EPARSE;
+    cJSON_Delete(j);
     /* vs_baseline: a against the problem's first baseline, no b */
-    int vs_base = cJSON_IsTrue(cJSON_GetObjectItem(j, "vs_baseline"));
-    size_t lena = cJSON_IsNumber(la) ? (size_t)la->valuedouble : 0;
-    int pairs = cJSON_IsNumber(np) ? np->valueint : 15;
+    int vs_base = !r && c.vs_baseline;
+    size_t lena = !r ? (size_t)c.a_cubin_len : 0;
+    int pairs = !r ? c.pairs : 15;
     if (pairs < 3 || pairs > TMR_MAX_REPS / 2)
         pairs = 15;
-    int r = !j || !ja || (!jbs && !vs_base) || !w->ready ||
-                    (vs_base ? lena != m->blob_len : lena >= m->blob_len)
-                ? KEVO_EPARSE : 0;
+    if (!w->ready || (vs_base ? lena != m->blob_len : lena >= m->blob_len))
+        r = KEVO_EPARSE;
     progress(w, vs_base ? "vs baseline" : "confirm");
     hx_clear_error(w->h);
     if (!r)
-        r = load_side(w, ja, m->blob, lena, &a, &va);
+        r = load_side(w, &c.a, m->blob, lena, &a, &va);
     if (!r && !vs_base)
-        r = load_side(w, jbs, m->blob + lena, m->blob_len - lena, &b, &vb);
-    cJSON_Delete(j);
+        r = load_side(w, &c.b, m->blob + lena, m->blob_len - lena, &b, &vb);
     if (r == KEVO_EPARSE) {
         job_unload(w, &a);
         job_unload(w, &b);
         return fatal(w, 0, "bad confirm message");
     }
     double ta[TMR_MAX_REPS], tb[TMR_MAX_REPS], ratio[TMR_MAX_REPS];
-    cJSON *o = cJSON_CreateObject();
+    struct wire_confirmed o = {.pairs = pairs};
     if (!r && va.outcome == EVAL_OK && vb.outcome == EVAL_OK) {
         r = w->p->gen_inputs(w->p, w->h, &w->shape, w->dt,
                              hx_seed(w->seed, 99991));
@@ -1351,14 +1315,13 @@ static int handle_confirm(struct worker *w, const struct wmsg *m)
     }
     job_unload(w, &a);
     job_unload(w, &b);
-    if (r) {
-        cJSON_Delete(o);
+    if (r)
         return harness_fatal(w);
-    }
     if (va.outcome != EVAL_OK || vb.outcome != EVAL_OK) {
-        cJSON_AddStringToObject(o, "error", va.outcome != EVAL_OK ? va.detail
-                                                                 : vb.detail);
-        return send_json(w, WM_CONFIRMED, o) ? WORKER_EXIT_FATAL : 0;
+        snprintf(o.error, sizeof o.error, "%s",
+                 va.outcome != EVAL_OK ? va.detail : vb.detail);
+        return send_json(w, WM_CONFIRMED, wire_confirmed_json(&o))
+                   ? WORKER_EXIT_FATAL : 0;
     }
     /* ratio per pair: b (incumbent, or the baseline) time / a time */
     for (int i = 0; i < pairs; i++)
@@ -1374,12 +1337,12 @@ static int handle_confirm(struct worker *w, const struct wmsg *m)
     /* noise: ~2 standard errors of the median ratio from the MAD */
     double noise = 2.0 * 1.4826 * hx_quantile(dev, pairs, 0.5) /
                    sqrt((double)pairs);
-    cJSON_AddNumberToObject(o, "a_median_ns", hx_quantile(ta, pairs, 0.5));
-    cJSON_AddNumberToObject(o, "b_median_ns", hx_quantile(tb, pairs, 0.5));
-    cJSON_AddNumberToObject(o, "ratio", med);
-    cJSON_AddNumberToObject(o, "noise", noise);
-    cJSON_AddNumberToObject(o, "pairs", pairs);
-    return send_json(w, WM_CONFIRMED, o) ? WORKER_EXIT_FATAL : 0;
+    o.a_median_ns = hx_quantile(ta, pairs, 0.5);
+    o.b_median_ns = hx_quantile(tb, pairs, 0.5);
+    o.ratio = med;
+    o.noise = noise;
+    return send_json(w, WM_CONFIRMED, wire_confirmed_json(&o))
+               ? WORKER_EXIT_FATAL : 0;
 }
 
 /* ---- main loop */

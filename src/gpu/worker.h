@@ -133,19 +133,9 @@
 #ifndef KEVO_WORKER_H
 #define KEVO_WORKER_H
 
-/* Message types (wmsg.h frames). JSON fields in worker_client.c / worker.c. */
-enum wclient_msg {
-    WM_INIT = 1,     /* -> {problem,dtype,shape[],seed,device,cupti} */
-    WM_JOB,          /* -> {seq,launches[],workspace,nondet,best_ns} + cubin */
-    WM_CONFIRM,      /* -> {seq,pairs,a:{..,cubin_len},b:{..}} + cubins */
-    WM_BASELINE,     /* -> {} re-measure baselines; answer WM_READY */
-    WM_QUIT,         /* -> {} */
-    WM_READY = 16,   /* <- {device,versions,timer,baselines[]} */
-    WM_PROGRESS,     /* <- {phase} */
-    WM_RESULT,       /* <- {outcome,detail,median_ns,...,evidence{}} */
-    WM_CONFIRMED,    /* <- {a_median_ns,b_median_ns,ratio,noise,pairs} */
-    WM_FATAL         /* <- {reason,enodev}; the worker exits after it */
-};
+/* The message kinds (wmsg.h frame types) and their bodies, WM_INIT ...
+ * WM_FATAL, with one codec each: core/wire.h. */
+#include "wire.h"
 
 /* Exit status of a worker after WM_FATAL. */
 #define WORKER_EXIT_FATAL 3

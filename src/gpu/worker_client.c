@@ -167,20 +167,20 @@ static void await(struct wclient *w, const char *first_phase, long long since_ns
         }
         cJSON *j = cJSON_Parse(m.json);
         if (m.type == WM_PROGRESS) {
-            const cJSON *p = cJSON_GetObjectItem(j, "phase");
-            if (cJSON_IsString(p))
-                snprintf(rep->phase, sizeof rep->phase, "%s", p->valuestring);
+            struct wire_progress p;
+            if (!wire_progress_parse(j, &p))
+                snprintf(rep->phase, sizeof rep->phase, "%s", p.phase);
             cJSON_Delete(j);
             limit = budget_ms(w, rep->phase);
             dl = fs_now_ns() + (long long)limit * 1000000;
             continue;
         }
         if (m.type == WM_FATAL) {
-            const cJSON *rs = cJSON_GetObjectItem(j, "reason");
+            struct wire_fatal f;
             rep->status = WCLIENT_CRASHED;
             rep->type = WM_FATAL;
             snprintf(rep->reason, sizeof rep->reason, "%s",
-                     cJSON_IsString(rs) ? rs->valuestring : "fatal error");
+                     wire_fatal_parse(j, &f) ? "fatal error" : f.reason);
             rep->json = m.json; /* keeps "enodev" for the caller */
             m.json = NULL;
             cJSON_Delete(j);
@@ -200,7 +200,8 @@ static void await(struct wclient *w, const char *first_phase, long long since_ns
 static int enodev_reply(const struct wclient_reply *rep)
 {
     cJSON *j = rep->json ? cJSON_Parse(rep->json) : NULL;
-    int e = cJSON_IsTrue(cJSON_GetObjectItem(j, "enodev"));
+    struct wire_fatal f;
+    int e = !wire_fatal_parse(j, &f) && f.enodev;
     cJSON_Delete(j);
     return e;
 }

@@ -378,9 +378,13 @@ int run_view_load(const char *dir, struct run_view *v, char *err,
     int rc = run_view_open(dir, v, err, errcap);
     if (rc)
         return rc;
+    cJSON *vf = NULL;
     rc = load_winner(v, err, errcap);
     if (!rc && !(rc = rundir_path(path, sizeof path, dir, "verify.json")))
-        rc = read_json_file(path, &v->verify, err, errcap);
+        rc = read_json_file(path, &vf, err, errcap);
+    if (!rc && vf)
+        rc = vdoc_parse(vf, path, &v->verify, err, errcap);
+    cJSON_Delete(vf);
     if (rc)
         run_view_release(v);
     return rc;
@@ -391,7 +395,7 @@ void run_view_release(struct run_view *v)
     cJSON_Delete(v->manifest);
     cJSON_Delete(v->records);
     rec_release_all(v->recs, v->n_records);
-    cJSON_Delete(v->verify);
+    vdoc_free(v->verify);
     for (int i = 0; i < v->n_tpls; i++)
         tpl_free(v->tpls[i]);
     free(v->tpls);

@@ -21,6 +21,7 @@
 #include "spec.h"
 #include "status.h"
 #include "tpl.h"
+#include "vdoc.h"
 
 /* A run directory as the output commands see it. Use the functions. */
 struct run_view {
@@ -52,7 +53,8 @@ struct run_view {
                                     (borrowed), NULL if not journaled */
     const struct tpl *best_tpl;  /* winner's template, NULL if unknown */
     int64_t best_vals[TPL_MAX_PARAMS]; /* winner's point in best_tpl */
-    cJSON *verify;               /* verify.json if present, owned */
+    struct vdoc *verify;         /* verify.json if present (vdoc.h),
+                                    owned */
 };
 
 /*

@@ -1,6 +1,8 @@
 /*
- * expr.c - integer expressions (see expr.h): a recursive-descent parser
- * that emits a small stack program, and a loop that runs it.
+ * expr.c - kevo's one expression language (see expr.h): a recursive-descent
+ * parser that emits a small stack program, and two loops that run it, one on
+ * int64 (constraints, launch plans, sizes) and one on double (a problem
+ * file's tolerances and work models).
  *
  * The program is one allocation (struct, ops, source text). Evaluation
  * uses a fixed stack of EXPR_STACK slots; the compiler tracks the depth
@@ -12,6 +14,7 @@
 
 #include <assert.h>
 #include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +32,7 @@ enum opcode {
     OP_BOOL,
     OP_LOG2,
     OP_ISPOW2,
+    OP_SQRT, /* real expressions only */
     OP_MUL,
     OP_DIV,
     OP_MOD,
@@ -57,12 +61,13 @@ enum opcode {
 
 struct op {
     int32_t code; /* enum opcode */
-    int64_t arg;  /* literal, variable index or jump target */
+    int64_t arg;  /* literal (a real's bits), variable index or jump target */
 };
 
 struct expr {
     char *text;    /* points into this allocation, after ops */
     uint64_t uses; /* bit i = reads names[i] (i < 64) */
+    int real;      /* compiled by expr_compile_real: runs on doubles */
     int n_ops;
     struct op ops[]; /* the program */
 };
@@ -130,13 +135,19 @@ static const struct {
 };
 #define PREC_MAX 10
 
+/* Which expressions may use a function: both, int64 only, double only. */
+enum mode { ANY, INT_ONLY, REAL_ONLY };
+
 static const struct {
     const char *name;
     int n_args;
     enum opcode op;
+    enum mode mode;
 } funcs[] = {
-    {"cdiv", 2, OP_CDIV}, {"min", 2, OP_MIN},       {"max", 2, OP_MAX},
-    {"log2", 1, OP_LOG2}, {"ispow2", 1, OP_ISPOW2}, {"align", 2, OP_ALIGN},
+    {"cdiv", 2, OP_CDIV, INT_ONLY},     {"min", 2, OP_MIN, ANY},
+    {"max", 2, OP_MAX, ANY},            {"log2", 1, OP_LOG2, ANY},
+    {"ispow2", 1, OP_ISPOW2, INT_ONLY}, {"align", 2, OP_ALIGN, INT_ONLY},
+    {"sqrt", 1, OP_SQRT, REAL_ONLY},
 };
 
 /* ---- parser state ---- */
@@ -147,7 +158,8 @@ struct parser {
     enum tok tok;             /* current token */
     const char *tok_at;       /* its first character */
     size_t tok_len;           /* its length in characters */
-    int64_t num;              /* value of a T_NUM */
+    int64_t num;              /* value of a T_NUM (a real's bits) */
+    int real;                 /* expr_compile_real: numbers are doubles */
     const char *const *names; /* borrowed variable names */
     int n_names;
     struct op *ops; /* growing program, owned until the end */
@@ -188,9 +200,34 @@ static void fail_tok(struct parser *ps, const char *what)
         fail(ps, ps->tok_at, "%s '%.*s'", what, (int)ps->tok_len, ps->tok_at);
 }
 
+/* Fails on an operator a real expression cannot use. */
+static void fail_int_only(struct parser *ps)
+{
+    fail(ps, ps->tok_at, "'%.*s' is for integer expressions",
+         (int)ps->tok_len, ps->tok_at);
+}
+
 static int is_name_char(int c)
 {
     return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Reads a real literal (strtod's syntax: "2", ".5", "1e-6") at ps->p. */
+static void lex_real(struct parser *ps)
+{
+    const char *s = ps->p;
+    char *end;
+    double v = strtod(s, &end);
+    const char *q = end;
+    int ok = q > s && isfinite(v);
+    while (is_name_char(*q))
+        q++, ok = 0; /* "2e", "1.5x": not a number */
+    ps->tok = T_NUM;
+    ps->tok_len = (size_t)(q - s);
+    ps->p = q;
+    memcpy(&ps->num, &v, sizeof v);
+    if (!ok)
+        fail(ps, s, "bad number '%.*s'", (int)ps->tok_len, s);
 }
 
 /* Reads a decimal or 0x hex literal at ps->p (a digit). */
@@ -249,6 +286,10 @@ static void next(struct parser *ps)
     if (!*ps->p) {
         ps->tok = T_END;
         ps->tok_len = 0;
+    } else if (ps->real && (isdigit((unsigned char)*ps->p) ||
+                            (*ps->p == '.' &&
+                             isdigit((unsigned char)ps->p[1])))) {
+        lex_real(ps);
     } else if (isdigit((unsigned char)*ps->p)) {
         lex_number(ps);
     } else if (isalpha((unsigned char)*ps->p) || *ps->p == '_') {
@@ -276,6 +317,7 @@ static int stack_effect(enum opcode op)
     case OP_BOOL:
     case OP_LOG2:
     case OP_ISPOW2:
+    case OP_SQRT:
     case OP_JMP:
         return 0;
     default: /* binary ops, functions of two arguments, conditional jumps */
@@ -344,6 +386,11 @@ static void parse_call(struct parser *ps, const char *at, size_t len)
         fail(ps, at, "unknown function '%.*s'", (int)len, at);
         return;
     }
+    if (funcs[f].mode == (ps->real ? INT_ONLY : REAL_ONLY)) {
+        fail(ps, at, "%s() is for %s expressions", funcs[f].name,
+             ps->real ? "integer" : "real");
+        return;
+    }
     next(ps); /* '(' */
     int n = 0;
     if (ps->tok != T_RP)
@@ -404,6 +451,10 @@ static void parse_unary(struct parser *ps)
         break;
     case T_BNOT:
         op = OP_BNOT;
+        if (ps->real) {
+            fail_int_only(ps);
+            return;
+        }
         break;
     case T_PLUS:
         op = -1;
@@ -431,6 +482,13 @@ static int binop_index(enum tok t)
     return -1;
 }
 
+/* Operators C defines on integers only (% << >> & ^ |). */
+static int int_only(enum opcode op)
+{
+    return op == OP_MOD || op == OP_SHL || op == OP_SHR || op == OP_BAND ||
+           op == OP_BXOR || op == OP_BOR;
+}
+
 /* Parses a chain of binary operators of precedence >= prec (left assoc). */
 static void parse_binary(struct parser *ps, int prec)
 {
@@ -443,8 +501,12 @@ static void parse_binary(struct parser *ps, int prec)
         int b = binop_index(ps->tok);
         if (ps->failed || b < 0 || binops[b].prec != prec)
             return;
-        next(ps);
         enum opcode op = binops[b].op;
+        if (ps->real && int_only(op)) {
+            fail_int_only(ps);
+            return;
+        }
+        next(ps);
         if (op == OP_JZK || op == OP_JNZK) {
             int j = emit(ps, op, 0);
             parse_binary(ps, prec + 1);
@@ -488,6 +550,7 @@ static struct expr *finish(struct parser *ps, const char *text)
     if (!e)
         return NULL;
     e->uses = ps->uses;
+    e->real = ps->real;
     e->n_ops = ps->n_ops;
     memcpy(e->ops, ps->ops, ops_bytes);
     e->text = (char *)e->ops + ops_bytes;
@@ -495,13 +558,14 @@ static struct expr *finish(struct parser *ps, const char *text)
     return e;
 }
 
-int expr_compile(const char *text, const char *const *names, int n_names,
-                 struct expr **out, char *err, size_t errcap)
+static int compile(const char *text, const char *const *names, int n_names,
+                   int real, struct expr **out, char *err, size_t errcap)
 {
     struct parser ps = {.src = text,
                         .p = text,
                         .names = names,
                         .n_names = n_names,
+                        .real = real,
                         .err = err,
                         .errcap = errcap};
     *out = NULL;
@@ -522,6 +586,19 @@ int expr_compile(const char *text, const char *const *names, int n_names,
     }
     free(ps.ops);
     return rc;
+}
+
+int expr_compile(const char *text, const char *const *names, int n_names,
+                 struct expr **out, char *err, size_t errcap)
+{
+    return compile(text, names, n_names, 0, out, err, errcap);
+}
+
+int expr_compile_real(const char *text, const char *const *names,
+                      int n_names, struct expr **out, char *err,
+                      size_t errcap)
+{
+    return compile(text, names, n_names, 1, out, err, errcap);
 }
 
 /* ---- evaluation ---- */
@@ -648,6 +725,7 @@ static int binary(enum opcode op, int64_t a, int64_t b, int64_t *r)
 
 int expr_eval(const struct expr *e, const int64_t *vals, int64_t *out)
 {
+    assert(!e->real);
     int64_t st[EXPR_STACK];
     int sp = 0;
     for (int pc = 0; pc < e->n_ops;) {
@@ -699,6 +777,102 @@ int expr_eval(const struct expr *e, const int64_t *vals, int64_t *out)
     assert(sp == 1);
     *out = st[0];
     return 0;
+}
+
+/* One real op; the parser let no integer-only op into a real program. */
+static double real_op(enum opcode op, double a, double b)
+{
+    switch (op) {
+    case OP_NEG:
+        return -a;
+    case OP_NOT:
+        return !a;
+    case OP_BOOL:
+        return a != 0;
+    case OP_LOG2:
+        return log2(a);
+    case OP_SQRT:
+        return sqrt(a);
+    case OP_ADD:
+        return a + b;
+    case OP_SUB:
+        return a - b;
+    case OP_MUL:
+        return a * b;
+    case OP_DIV:
+        return a / b;
+    case OP_LT:
+        return a < b;
+    case OP_LE:
+        return a <= b;
+    case OP_GT:
+        return a > b;
+    case OP_GE:
+        return a >= b;
+    case OP_EQ:
+        return a == b;
+    case OP_NE:
+        return a != b;
+    case OP_MIN:
+        return fmin(a, b);
+    case OP_MAX:
+        return fmax(a, b);
+    default:
+        assert(!"not a real op");
+        return NAN;
+    }
+}
+
+double expr_eval_real(const struct expr *e, const double *vals)
+{
+    assert(e->real);
+    double st[EXPR_STACK];
+    int sp = 0;
+    for (int pc = 0; pc < e->n_ops;) {
+        const struct op *o = &e->ops[pc++];
+        switch ((enum opcode)o->code) {
+        case OP_PUSH:
+            memcpy(&st[sp++], &o->arg, sizeof(double));
+            break;
+        case OP_LOAD:
+            st[sp++] = vals[o->arg];
+            break;
+        case OP_JMP:
+            pc = (int)o->arg;
+            break;
+        case OP_JZ:
+            if (!st[--sp])
+                pc = (int)o->arg;
+            break;
+        case OP_JZK:
+            if (!st[sp - 1])
+                pc = (int)o->arg;
+            else
+                sp--;
+            break;
+        case OP_JNZK:
+            if (st[sp - 1]) {
+                st[sp - 1] = 1;
+                pc = (int)o->arg;
+            } else {
+                sp--;
+            }
+            break;
+        case OP_NEG:
+        case OP_NOT:
+        case OP_BOOL:
+        case OP_LOG2:
+        case OP_SQRT:
+            st[sp - 1] = real_op((enum opcode)o->code, st[sp - 1], 0);
+            break;
+        default:
+            sp--;
+            st[sp - 1] = real_op((enum opcode)o->code, st[sp - 1], st[sp]);
+            break;
+        }
+    }
+    assert(sp == 1);
+    return st[0];
 }
 
 const char *expr_text(const struct expr *e)

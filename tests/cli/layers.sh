@@ -4,7 +4,11 @@
 # repository (or one generated from an embedded file). Plug-ins: fitness/
 # (problems) may use util, core and the GPU harness hooks (hx.h); mutators/
 # may use util, core and the prompt builder (prompt.h, llm layer). Only
-# engine and cli see the plug-in headers. The checker is also run against a
+# engine and cli see the plug-in headers.
+# The same rule at link level: every symbol an object of $BUILD references
+# (nm) must be defined in its own folder or one it may include from, so a
+# call through a prototype declared in a lower header but defined higher up
+# (or in a plug-in) is caught too. Each checker is also run against a
 # made-up violation, so it cannot pass by finding nothing.
 . tests/cli/lib.inc
 cat >"$SCRATCH/layers.py" <<'EOF'
@@ -72,5 +76,91 @@ elif grep -q 'src/util/hash.c:.*"engine.h" of engine, above util' "$SCRATCH/out"
     ok "an upward include (util/hash.c -> engine.h) is named with its line"
 else
     fail "upward include reported wrongly:"; cat "$SCRATCH/out"
+fi
+# ---- symbols: the objects kevo is linked from
+cat >"$SCRATCH/symbols.py" <<'EOF2'
+import os, re, subprocess, sys
+root, objs = sys.argv[1], sys.argv[2]   # source tree (Makefile), object tree
+layers = re.search(r'^LAYERS\s*:=\s*(.*)$', open(os.path.join(root, 'Makefile')).read(), re.M).group(1).split()
+rank = {l: i for i, l in enumerate(layers)}
+# plug-ins: util, core and their own folder, plus the objects of the one
+# header each may include from higher up (as the include rule)
+plug = {'fitness': {'src/gpu/hx.o'}, 'mutators': {'src/llm/prompt.o'}}
+files = []   # (object path relative to objs, folder)
+for l in layers:
+    d = os.path.join(objs, 'src', l)
+    for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        if f.endswith('.o'):
+            files.append(('src/%s/%s' % (l, f), l))
+for p in plug:
+    d = os.path.join(objs, p)
+    for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        if f.endswith('.o'):
+            files.append(('%s/%s' % (p, f), p))
+if not files:
+    print('no objects under %s' % objs); sys.exit(1)
+defined, undef = {}, {}   # symbol -> object; object -> [symbols]
+for rel, _ in files:
+    out = subprocess.run(['nm', '-P', '-g', os.path.join(objs, rel)], capture_output=True, text=True, check=True).stdout
+    undef[rel] = []
+    for line in out.splitlines():
+        w = line.split()
+        if len(w) < 2:
+            continue
+        if w[1] == 'U':
+            undef[rel].append(w[0])
+        elif w[1] not in 'wv':   # weak: may be defined anywhere
+            defined[w[0]] = rel
+folder = dict(files)
+bad = 0
+for rel, f in files:
+    for sym in undef[rel]:
+        at = defined.get(sym)
+        if at is None:       # libc, cJSON, NVRTC, ...
+            continue
+        to = folder[at]
+        if f in plug:
+            ok = to in ('util', 'core', f) or at in plug[f]
+        elif to in plug:
+            ok = rank[f] >= rank['engine']
+        else:
+            ok = rank[to] <= rank[f]
+        if not ok:
+            print("%s: references '%s' of %s (%s), above %s" % (rel, sym, to, at, f))
+            bad = 1
+sys.exit(bad)
+EOF2
+if [ ! -d "$BUILD/src" ]; then
+    fail "no objects in '$BUILD' to check symbols of (build first)"
+elif python3 "$SCRATCH/symbols.py" . "$BUILD" >"$SCRATCH/out" 2>&1; then
+    ok "every symbol an object of src/, fitness/ and mutators/ uses is defined in its layer or below"
+else
+    fail "link-level layer violations:"; cat "$SCRATCH/out"
+fi
+# the objects again, each folder linked in, plus two planted objects: a
+# util object calling an engine function and a gpu object naming a
+# built-in problem of fitness/ (what core/problem.c, gpu/worker.c and
+# run/spec.c did before the registry moved into core)
+O="$SCRATCH/o"
+B=$(cd "$BUILD" && pwd)
+for f in "$B"/src/*/*.o "$B"/fitness/*.o "$B"/mutators/*.o; do
+    [ -f "$f" ] || continue
+    d=$(dirname "${f#"$B"/}")
+    mkdir -p "$O/$d" && ln -s "$f" "$O/$d/"
+done
+ENG=$(nm -P -g --defined-only "$BUILD/src/engine/engine.o" | awk '$2 == "T" {print $1; exit}')
+printf 'void %s(void);\nvoid planted_up(void);\nvoid planted_up(void) { %s(); }\n' "$ENG" "$ENG" >"$SCRATCH/up.c"
+printf 'extern const char prob_gemm[];\nconst void *planted_plug(void);\nconst void *planted_plug(void) { return prob_gemm; }\n' >"$SCRATCH/plug.c"
+cc -c -o "$O/src/util/zz_planted.o" "$SCRATCH/up.c" &&
+    cc -c -o "$O/src/gpu/zz_planted.o" "$SCRATCH/plug.c" ||
+    fail "cannot compile the planted objects"
+if python3 "$SCRATCH/symbols.py" . "$O" >"$SCRATCH/out" 2>&1; then
+    fail "calls from util/ into engine and from gpu/ into fitness/ went unnoticed"
+elif grep -q "src/util/zz_planted.o: references '$ENG' of engine (src/engine/engine.o), above util" "$SCRATCH/out" &&
+     grep -q "src/gpu/zz_planted.o: references 'prob_gemm' of fitness (fitness/gemm.o), above gpu" "$SCRATCH/out" &&
+     [ "$(wc -l <"$SCRATCH/out")" -eq 2 ]; then
+    ok "an upward call (util -> $ENG) and a plug-in reference (gpu -> prob_gemm) are named with their objects"
+else
+    fail "planted symbol violations reported wrongly:"; cat "$SCRATCH/out"
 fi
 finish

@@ -4,7 +4,7 @@
 # verify verified it. kevo verify needs a GPU, so the test writes that
 # verify.json itself, in the real writer's format: built on the committed
 # H100 example's verify.json (written by kevo verify) and checked key by key
-# against the keys cmd_verify.c writes. The promoted file is the run's
+# against the keys its writer (src/run/vdoc.c) writes. The promoted file is the run's
 # template text byte for byte under '// kevo: provenance' lines; kevo list
 # (text and --json) shows the provenance and counts its space; a new run on
 # another shape with that library picks the promoted template and wins with
@@ -29,16 +29,16 @@ expect_fail "no verify.json: refused, naming kevo verify" \
     $K promote "$R" --to "$LIB"
 [ ! -e "$LIB" ] && ok "... and nothing is written" || fail "a refused promote wrote $LIB"
 
-# verify.json as kevo verify writes it (cmd_verify.c verify_json/entry_json):
+# verify.json as kevo verify writes it (src/run/vdoc.c vdoc_json/entry_json):
 # the committed H100 example's verify.json (real writer output) with this
 # run's kernel in it. MODE: good, drift, gpu, wrong, nottop.
 cat >"$SCRATCH/fixture.py" <<'PY'
 import json, re, sys
 run, mode = sys.argv[1], sys.argv[2]
 ex = json.load(open("examples/h100-gemm-fp32-1024x768x512/verify.json"))
-src = open("src/cli/cmd_verify.c").read()
+src = open("src/run/vdoc.c").read()
 def writer_keys(fn):
-    body = re.search(r"^static cJSON \*%s\(.*?^\}" % fn, src, re.S | re.M).group(0)
+    body = re.search(r"^(?:static )?cJSON \*%s\(.*?^\}" % fn, src, re.S | re.M).group(0)
     return set(re.findall(r'ToObject\(o, "([a-z_]+)"', body))
 best = json.load(open(run + "/best.json"))
 recs = [json.loads(l) for l in open(run + "/journal.jsonl")]
@@ -63,15 +63,15 @@ v.update(run=run, date="2026-11-24T00:30:00+0000", best_hash=best["hash"],
          same_gpu=mode != "gpu", same_software=True,
          verified=mode == "good",
          differences="GPU NVIDIA H100 80GB HBM3 (run) vs NVIDIA H200 (now)" if mode == "gpu" else "")
-top, ent = writer_keys("verify_json"), writer_keys("entry_json")
+top, ent = writer_keys("vdoc_json"), writer_keys("entry_json")
 # written only when there is one (vs_baseline_interleaved and the
 # vs_baseline_paired trio: when the problem has a baseline)
-optional = {"detail", "nvml_end", "vs_baseline_interleaved",
+optional = {"detail", "nvml_end", "fingerprint", "baseline_rounds_ns", "vs_baseline_interleaved",
             "vs_baseline_paired", "vs_baseline_paired_noise",
             "vs_baseline_pairs"}
 for have, want, what in ((set(v), top, "verify.json"), (set(e), ent, "entry")):
     if not (have <= want and want - optional <= have):
-        sys.exit("fixture %s keys %s differ from cmd_verify.c's %s" % (what, sorted(have), sorted(want)))
+        sys.exit("fixture %s keys %s differ from vdoc.c's %s" % (what, sorted(have), sorted(want)))
 json.dump(v, open(run + "/verify.json", "w"), indent="\t")
 PY
 fixture() { python3 "$SCRATCH/fixture.py" "$R" "$1" || fail "verify.json fixture ($1)"; }

@@ -1,8 +1,10 @@
 /*
  * test_expr.c - unit tests of src/util/expr.c: C precedence and semantics on
  * int64, every operator and function, short-circuit, failures at
- * evaluation (division by zero, overflow) and every parse error.
+ * evaluation (division by zero, overflow) and every parse error; the same
+ * language on reals (a .problem file's tolerances and work models).
  */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -223,6 +225,68 @@ static void test_uses(void)
     expr_free(e);
 }
 
+static const double rvals[] = {4096, 1000, 64, 128, 0, 1e300};
+
+/* Checks that real text evaluates to want (within 1e-12 relative). */
+static void ris(const char *text, double want)
+{
+    char err[256] = "";
+    struct expr *e;
+    int rc = expr_compile_real(text, names, N_NAMES, &e, err, sizeof err);
+    CHECK_MSG(rc == KEVO_OK, "'%s': %s", text, err);
+    if (rc)
+        return;
+    CHECK(!strcmp(expr_text(e), text));
+    double v = expr_eval_real(e, rvals);
+    CHECK_MSG(v == want || fabs(v - want) <= 1e-12 * fabs(want),
+              "'%s' = %.17g, want %.17g", text, v, want);
+    expr_free(e);
+}
+
+/* Checks that real text does not compile and the error contains want. */
+static void rbad(const char *text, const char *want)
+{
+    char err[256] = "";
+    struct expr *e = (struct expr *)1;
+    int rc = expr_compile_real(text, names, N_NAMES, &e, err, sizeof err);
+    CHECK_MSG(rc == KEVO_EPARSE && e == NULL, "'%s' compiled", text);
+    CHECK_MSG(strstr(err, want) != NULL, "'%s': got '%s', want '%s'", text, err,
+              want);
+}
+
+static void test_real(void)
+{
+    ris("1e-6", 1e-6);
+    ris(".5 + 2.25", 2.75);
+    ris("2*M*N*K", 2.0 * 4096 * 1000 * 64);
+    ris("1 / 3", 1.0 / 3);  /* real division, not 0 */
+    ris("7 / 2 * 2", 7.0);
+    ris("-M + -(-2)", -4094);
+    ris("1e-3 * sqrt(K)", 8e-3);
+    ris("log2(1000)", log2(1000.0)); /* real, not floor */
+    ris("min(0.5, 0.25) + max(M, 1e4)", 10000.25);
+    ris("M > 100 ? 1.5 : 2.5", 1.5);
+    ris("ZERO && 1 / ZERO", 0);   /* short-circuit as in C */
+    ris("BIG * BIG", INFINITY);    /* IEEE: the caller decides */
+    ris("1 / ZERO", INFINITY);
+}
+
+static void test_real_errors(void)
+{
+    rbad("1e-6*Q", "column 6: unknown name 'Q'");
+    rbad("sqrt(M", "column 7: missing ')' at end of expression");
+    rbad("3*N*+", "column 6: unexpected end of expression");
+    rbad("2 2", "column 3: unexpected '2' after the expression");
+    rbad("2e", "column 1: bad number '2e'");
+    rbad("M % 2", "column 3: '%' is for integer expressions");
+    rbad("M << 1", "column 3: '<<' is for integer expressions");
+    rbad("~M", "column 1: '~' is for integer expressions");
+    rbad("cdiv(M, 2)", "column 1: cdiv() is for integer expressions");
+    rbad("ispow2(M)", "column 1: ispow2() is for integer expressions");
+    bad("sqrt(M)", "column 1: sqrt() is for real expressions");
+    bad("1.5", "column 2: unexpected character '.'"); /* stays integer */
+}
+
 int main(void)
 {
     RUN(test_precedence, "binary operators follow C precedence");
@@ -233,5 +297,7 @@ int main(void)
     RUN(test_parse_errors, "each parse error names the column and token");
     RUN(test_limits, "too deep or too wide expressions are rejected");
     RUN(test_uses, "expr_uses reports the names read");
+    RUN(test_real, "real expressions compute on doubles with C semantics");
+    RUN(test_real_errors, "real expressions refuse integer-only operators");
     TEST_DONE();
 }

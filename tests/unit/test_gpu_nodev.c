@@ -274,8 +274,8 @@ static void harness_kernels_compile_for_sm_90a(void)
     CHECK(jit_compile(hx_core_source(), "kevo_core", "sm_90a", &o) == 0);
     CHECK_MSG(o.ok, "%s", o.log ? o.log : "");
     jit_output_release(&o);
-    for (int i = 0; kevo_problems[i]; i++) {
-        const struct problem *p = kevo_problems[i];
+    for (int i = 0; problem_builtin(i); i++) {
+        const struct problem *p = problem_builtin(i);
         if (!p->harness_src)
             continue;
         for (int dt = 0; dt < DTYPE_COUNT; dt++) {
@@ -296,8 +296,8 @@ static void harness_kernels_compile_for_sm_90a(void)
 
 static void problems_fill_every_gpu_slot(void)
 {
-    for (int i = 0; kevo_problems[i]; i++) {
-        const struct problem *p = kevo_problems[i];
+    for (int i = 0; problem_builtin(i); i++) {
+        const struct problem *p = problem_builtin(i);
         CHECK_MSG(p->gen_inputs && p->reference && p->baseline &&
                       p->harness_src,
                   "%s", p->name);

@@ -185,10 +185,14 @@ static const struct {
                                                   "rtol=REAL"},
     {11, "tolerance fp64 atol=1 rtol=1", "t.problem:11: tolerance: unknown "
                                          "dtype 'fp64'"},
+    /* real expressions: the one language of expr.h, its messages */
     {11, "tolerance fp32 atol=1e-6*Q rtol=1", "t.problem:11: atol '1e-6*Q': "
-                                              "unknown name at column 6"},
+                                              "column 6: unknown name 'Q'"},
     {11, "tolerance fp32 atol=sqrt(M rtol=1", "t.problem:11: atol 'sqrt(M': "
-                                              "expected ')'"},
+                                              "column 7: missing ')'"},
+    {11, "tolerance fp32 atol=M%2 rtol=1", "t.problem:11: atol 'M%2': column "
+                                           "2: '%' is for integer "
+                                           "expressions"},
     {11, "tolerance fp32 btol=1 rtol=1", "t.problem:11: tolerance: expected "
                                          "atol=REAL and rtol=REAL, got "
                                          "'btol=1'"},
@@ -197,8 +201,10 @@ static const struct {
     {12, NULL, "no tolerance for dtype bf16"},
     {13, "work time", "t.problem:13: 'work' takes bytes or flops"},
     {14, NULL, "'work flops' needs a 'flops' expression"},
-    {14, "flops 3*N*+", "t.problem:14: flops '3*N*+': expected a number"},
-    {15, "min_bytes 2 2", "t.problem:15: min_bytes '2 2': unexpected text"},
+    {14, "flops 3*N*+", "t.problem:14: flops '3*N*+': column 6: unexpected "
+                        "end of expression"},
+    {15, "min_bytes 2 2", "t.problem:15: min_bytes '2 2': column 3: "
+                          "unexpected '2' after the expression"},
     {16, "reference", "t.problem:16: 'reference' takes a block"},
     {19, "ENDX", "t.problem:16: 'reference <<END' has no closing line 'END'"},
     {17, "__global__ void ref(double *y) {", "t.problem:16: the reference "

@@ -1,7 +1,8 @@
 /*
- * test_wire.c - the GPU worker's protocol bodies (wire.h): a job's launch
- * plan and flags survive the trip from the evaluator to the worker; bad
- * jobs are refused; a result has the journal's shape and comes back whole.
+ * test_wire.c - the GPU worker's protocol (wire.h): every message kind is
+ * named once, and every body survives the trip through text (encode,
+ * print, parse, decode) whole: init, job, confirm, ready, progress,
+ * result, confirmed, fatal; bad bodies are refused.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -126,12 +127,234 @@ static void result_round_trip(void)
     free(t);
 }
 
+/* Prints body o (taken over) and parses it back: what a frame carries. */
+static cJSON *trip(cJSON *o)
+{
+    char *t = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON *back = t ? cJSON_Parse(t) : NULL;
+    cJSON_Delete(o);
+    free(t);
+    return back;
+}
+
+static void kinds_are_named_once(void)
+{
+    static const struct {
+        int type;
+        const char *name;
+        int body;
+    } want[] = {
+        {WM_INIT, "init", 1},         {WM_JOB, "job", 1},
+        {WM_CONFIRM, "confirm", 1},   {WM_BASELINE, "baseline", 0},
+        {WM_QUIT, "quit", 0},         {WM_READY, "ready", 1},
+        {WM_PROGRESS, "progress", 1}, {WM_RESULT, "result", 1},
+        {WM_CONFIRMED, "confirmed", 1}, {WM_FATAL, "fatal", 1},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        CHECK_MSG(!strcmp(wire_kind_name(want[i].type), want[i].name), "%d",
+                  want[i].type);
+        CHECK(wire_kind_has_body(want[i].type) == want[i].body);
+        for (size_t k = 0; k < i; k++)
+            CHECK(want[k].type != want[i].type);
+    }
+    CHECK(!strcmp(wire_kind_name(0), "?") && !strcmp(wire_kind_name(99), "?"));
+}
+
+static void init_round_trip(void)
+{
+    struct wire_init a = {.problem = "axpy", .problem_file = "p/axpy.problem",
+                          .problem_text = "problem axpy\nsizes N\n",
+                          .dtype = DTYPE_BF16,
+                          .shape = {3, {4096, 1, 2147483647}},
+                          .seed = 0xfedcba9876543210ULL, .device = 3,
+                          .cupti = 0},
+                     b;
+    cJSON *o = trip(wire_init_json(&a));
+    CHECK(wire_init_parse(o, &b) == KEVO_OK);
+    CHECK(!strcmp(b.problem, "axpy") &&
+          !strcmp(b.problem_file, "p/axpy.problem") &&
+          !strcmp(b.problem_text, a.problem_text));
+    CHECK(b.dtype == DTYPE_BF16 && b.shape.n_dims == 3 &&
+          !memcmp(b.shape.d, a.shape.d, 3 * sizeof *a.shape.d));
+    CHECK(b.seed == a.seed && b.device == 3 && b.cupti == 0);
+    cJSON_Delete(o);
+    /* a built-in problem: no file members; defaults for device, cupti */
+    a.problem_file = a.problem_text = NULL;
+    a.cupti = 1;
+    o = trip(wire_init_json(&a));
+    CHECK(!cJSON_GetObjectItem(o, "problem_text"));
+    cJSON_DeleteItemFromObject(o, "device");
+    cJSON_DeleteItemFromObject(o, "cupti");
+    CHECK(wire_init_parse(o, &b) == KEVO_OK && !b.problem_file &&
+          !b.problem_text && b.device == 0 && b.cupti == 1);
+    cJSON_Delete(o);
+    static const char *const bad[] = {
+        "{\"dtype\":\"fp32\",\"shape\":[8],\"seed\":\"0000000000000001\"}",
+        "{\"problem\":\"gemm\",\"dtype\":\"fp64\",\"shape\":[8],"
+        "\"seed\":\"0000000000000001\"}",
+        "{\"problem\":\"gemm\",\"dtype\":\"fp32\",\"shape\":[],"
+        "\"seed\":\"0000000000000001\"}",
+        "{\"problem\":\"gemm\",\"dtype\":\"fp32\",\"shape\":[0],"
+        "\"seed\":\"0000000000000001\"}",
+        "{\"problem\":\"gemm\",\"dtype\":\"fp32\",\"shape\":[1,2,3,4,5],"
+        "\"seed\":\"0000000000000001\"}",
+        "{\"problem\":\"gemm\",\"dtype\":\"fp32\",\"shape\":[\"8\"],"
+        "\"seed\":\"0000000000000001\"}",
+        "{\"problem\":\"gemm\",\"dtype\":\"fp32\",\"shape\":[8],"
+        "\"seed\":\"xyz\"}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        o = cJSON_Parse(bad[i]);
+        CHECK_MSG(wire_init_parse(o, &b) == KEVO_EPARSE, "%s", bad[i]);
+        cJSON_Delete(o);
+    }
+}
+
+static void confirm_round_trip(void)
+{
+    struct wire_confirm a = {.pairs = 21, .a = sample_job(),
+                             .a_cubin_len = 123456},
+                        b;
+    a.b = sample_job();
+    a.b.plan.n = 1;
+    a.b.plan.l[0].grid[0] = 999;
+    cJSON *o = trip(wire_confirm_json(&a));
+    CHECK(wire_confirm_parse(o, &b) == KEVO_OK);
+    CHECK(b.pairs == 21 && !b.vs_baseline && b.a_cubin_len == 123456);
+    CHECK(!memcmp(&b.a.plan.l, &a.a.plan.l, sizeof a.a.plan.l) &&
+          b.a.plan.n == 2 && b.b.plan.n == 1 &&
+          b.b.plan.l[0].grid[0] == 999 && b.a.plan.n_tmaps == 2);
+    cJSON_Delete(o);
+    /* against the baseline: no b, and none needed */
+    a.vs_baseline = 1;
+    o = trip(wire_confirm_json(&a));
+    CHECK(!cJSON_GetObjectItem(o, "b"));
+    CHECK(wire_confirm_parse(o, &b) == KEVO_OK && b.vs_baseline);
+    cJSON_Delete(o);
+    static const char *const bad[] = {
+        "{\"pairs\":5}",                                         /* no a */
+        "{\"a\":{\"launches\":[{\"kernel\":\"k\"}],\"cubin_len\":4}}", /* b */
+        "{\"a\":{\"launches\":[{\"kernel\":\"k\"}]},\"vs_baseline\":true}",
+        "{\"a\":{\"launches\":[],\"cubin_len\":4},\"vs_baseline\":true}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        o = cJSON_Parse(bad[i]);
+        CHECK_MSG(wire_confirm_parse(o, &b) == KEVO_EPARSE, "%s", bad[i]);
+        cJSON_Delete(o);
+    }
+}
+
+static void confirmed_round_trip(void)
+{
+    struct wire_confirmed a = {"", 1000.5, 1100.25, 1.0995, 0.004, 15}, b;
+    cJSON *o = trip(wire_confirmed_json(&a));
+    CHECK(wire_confirmed_parse(o, &b) == KEVO_OK);
+    CHECK(!b.error[0] && b.a_median_ns == 1000.5 &&
+          b.b_median_ns == 1100.25 && b.ratio == 1.0995 &&
+          b.noise == 0.004 && b.pairs == 15);
+    cJSON_Delete(o);
+    snprintf(a.error, sizeof a.error, "module global 'n' changed");
+    o = trip(wire_confirmed_json(&a));
+    CHECK(wire_confirmed_parse(o, &b) == KEVO_OK &&
+          !strcmp(b.error, "module global 'n' changed"));
+    cJSON_Delete(o);
+}
+
+static void ready_round_trip(void)
+{
+    struct wire_ready a, b;
+    memset(&a, 0, sizeof a);
+    snprintf(a.device.name, sizeof a.device.name, "NVIDIA H200");
+    snprintf(a.device.uuid, sizeof a.device.uuid, "GPU-1234");
+    snprintf(a.device.arch, sizeof a.device.arch, "sm_90a");
+    a.device.ordinal = 1;
+    a.device.sms = 132;
+    a.device.total_mem = 150011871232LL;
+    a.device.l2_bytes = 52428800;
+    a.device.clock_khz = 1980000;
+    a.device.mem_clock_khz = 3201000;
+    a.device.bus_width_bits = 6144;
+    a.device.smem_optin = 232448;
+    a.device.driver_version = 13000;
+    a.device.peak_bw = 4.9e12;
+    a.device.peak_fp32 = 6.7e13;
+    a.device.peak_tensor16 = 1.07e15;
+    a.device_count = 8;
+    snprintf(a.timer, sizeof a.timer, "cupti");
+    snprintf(a.timer_note, sizeof a.timer_note, "%s", "");
+    a.cupti_version = 26;
+    a.cublas_version = 130100;
+    snprintf(a.nvrtc_version, sizeof a.nvrtc_version, "13.0");
+    a.n_baselines = 2;
+    a.baselines[0] = (struct record_baseline){"cublas", 1234.5, 5e14};
+    a.baselines[1] = (struct record_baseline){"naive", 99999, 1e12};
+    a.has_nvml = 1;
+    a.nvml = (struct wire_nvml){45, 700000, 123456, 1980, 3201, 1755,
+                                1LL << 40};
+    cJSON *o = trip(wire_ready_json(&a));
+    CHECK(wire_ready_parse(o, &b) == KEVO_OK);
+    CHECK(!memcmp(&a.device, &b.device, sizeof a.device));
+    CHECK(b.device_count == 8 && !strcmp(b.timer, "cupti") &&
+          b.cupti_version == 26 && b.cublas_version == 130100 &&
+          !strcmp(b.nvrtc_version, "13.0"));
+    CHECK(b.n_baselines == 2 && !strcmp(b.baselines[1].name, "naive") &&
+          b.baselines[0].median_ns == 1234.5 && b.baselines[1].fitness == 1e12);
+    CHECK(b.has_nvml && !memcmp(&a.nvml, &b.nvml, sizeof a.nvml));
+    /* the manifest's environment keys stay where readers look for them */
+    CHECK(cJSON_IsString(cJSON_GetObjectItem(
+        cJSON_GetObjectItem(o, "device"), "uuid")));
+    CHECK(cJSON_IsArray(cJSON_GetObjectItem(o, "baselines")));
+    cJSON_Delete(o);
+    /* no NVML, no device count */
+    a.has_nvml = 0;
+    a.device_count = -1;
+    o = trip(wire_ready_json(&a));
+    CHECK(!cJSON_GetObjectItem(o, "nvml") &&
+          !cJSON_GetObjectItem(o, "device_count"));
+    CHECK(wire_ready_parse(o, &b) == KEVO_OK && !b.has_nvml &&
+          b.device_count == -1);
+    cJSON_Delete(o);
+    o = cJSON_Parse("{\"timer\":\"cupti\"}");
+    CHECK(wire_ready_parse(o, &b) == KEVO_EPARSE);
+    cJSON_Delete(o);
+}
+
+static void progress_and_fatal_round_trip(void)
+{
+    struct wire_progress p = {"check A"}, q;
+    cJSON *o = trip(wire_progress_json(&p));
+    CHECK(wire_progress_parse(o, &q) == KEVO_OK && !strcmp(q.phase, "check A"));
+    cJSON_Delete(o);
+    struct wire_fatal f = {"no CUDA device: cuInit failed", 1}, g;
+    o = trip(wire_fatal_json(&f));
+    CHECK(wire_fatal_parse(o, &g) == KEVO_OK && g.enodev == 1 &&
+          !strcmp(g.reason, f.reason));
+    cJSON_Delete(o);
+    o = cJSON_Parse("{}");
+    CHECK(wire_progress_parse(o, &q) == KEVO_EPARSE);
+    CHECK(wire_fatal_parse(o, &g) == KEVO_EPARSE);
+    cJSON_Delete(o);
+}
+
 int main(void)
 {
+    RUN(kinds_are_named_once, "every message kind has one name and says "
+                              "whether it has a body");
+    RUN(init_round_trip, "an init message carries problem, file text, "
+                         "dtype, shape, seed, device and timer choice");
     RUN(job_round_trip, "a job's launches, workspace, tensor maps and flags "
                         "survive the trip to the worker");
     RUN(bad_jobs, "malformed jobs are refused; absent dims take defaults");
     RUN(result_round_trip, "a result travels in the journal's shape, "
                            "evidence included, and comes back whole");
+    RUN(confirm_round_trip, "a confirm carries two plans, or one against "
+                            "the baseline, and the split of the cubins");
+    RUN(confirmed_round_trip, "a confirmed answer carries the medians, "
+                              "ratio and noise, or the error");
+    RUN(ready_round_trip, "a ready message carries the device, versions, "
+                          "baselines and NVML sample whole");
+    RUN(progress_and_fatal_round_trip, "progress and fatal messages come "
+                                       "back whole; empty ones are "
+                                       "refused");
     TEST_DONE();
 }
