@@ -438,9 +438,20 @@ static const struct genome *pick_parent(struct engine *e, const struct island *i
     return &engine_tournament(e, is, -1)->g;
 }
 
+/* The mutator for a one-parent child: the bandit's arm when it picked a
+ * one-parent mutator, else one of the table's (mutator_draw). */
+static const struct mutator *one_parent(struct engine *e, int arm)
+{
+    if (arm >= 0 && e->arms[arm].cheap->n_parents == 1)
+        return e->arms[arm].cheap;
+    return mutator_draw(1, &e->rng);
+}
+
 /* One attempt at a child of island i; 0 = made, -1 = try again. arm is
- * the bandit's choice (a cheap mutator of e->arms) or -1: the default
- * mutation, or crossover with the spec's probability. */
+ * the bandit's choice (a cheap mutator of e->arms, applied as picked;
+ * a two-parent one falls back to a one-parent mutator when the island
+ * holds no second parent of the template) or -1: a mutator of the table,
+ * two-parent with the spec's crossover probability. */
 static int try_child(struct engine *e, int i, int arm, struct child *c)
 {
     const struct island *is = &e->isl[i];
@@ -456,19 +467,21 @@ static int try_child(struct engine *e, int i, int arm, struct child *c)
         return seen_has(&e->seen, c->g.hash) ? -1 : 0;
     }
     const struct genome *par[2] = {pick_parent(e, is), NULL};
-    const struct mutator *m = mutator_for(1);
-    const struct mutator *two = arm >= 0 && e->arms[arm].cheap->n_parents == 2
-                                    ? e->arms[arm].cheap
-                                    : mutator_for(2);
+    const struct mutator *m = NULL;
     int cross = arm < 0 ? rng_unit(&e->rng) < e->env.spec->crossover_prob
                         : e->arms[arm].cheap->n_parents == 2;
-    if (cross && two && count_tpl(is, par[0]->tpl) >= 2) {
-        const struct member *p2 = engine_tournament(e, is, par[0]->tpl);
+    if (cross && count_tpl(is, par[0]->tpl) >= 2) {
+        const struct mutator *two = arm >= 0 ? e->arms[arm].cheap
+                                             : mutator_draw(2, &e->rng);
+        const struct member *p2 =
+            two ? engine_tournament(e, is, par[0]->tpl) : NULL;
         if (p2 && p2->g.hash != par[0]->hash) {
             par[1] = &p2->g;
             m = two;
         }
     }
+    if (!m && !(m = one_parent(e, arm)))
+        return -1;
     if (m->apply(&ctx, par, &c->g))
         return -1;
     genome_rehash(&c->g, engine_tpl_of(e, &c->g));
