@@ -253,10 +253,37 @@ static void clear_children(struct engine *e)
 }
 
 /* How many more evaluations the budget allows (LONG_MAX if none). */
-static long evals_left(const struct engine *e)
+/* The evaluation budget of this generation: the spec's, or the one its
+ * recorded gen record says it reached (a run that ended on --evals and
+ * was resumed with a larger one: its last generation stays as cut as it
+ * was, so the resume and its replay make the same children); 0 = none. */
+static long evals_cap(const struct engine *e)
 {
     long max = e->env.spec->max_evals;
+    return e->gen_cap > 0 && (max <= 0 || e->gen_cap < max) ? e->gen_cap
+                                                            : max;
+}
+
+static long evals_left(const struct engine *e)
+{
+    long max = evals_cap(e);
     return max > 0 ? max - e->st.evals : 1L << 62;
+}
+
+/* The evals_budget of the recorded gen record of the generation being
+ * made, if the run log is replaying it; 0 if none. */
+static long recorded_cap(const struct engine *e)
+{
+    const struct runlog *log = e->env.log;
+    const cJSON *r;
+    if (!runlog_replaying(log))
+        return 0;
+    for (long i = runlog_pos(log); (r = runlog_recorded(log, i)); i++)
+        if (rec_type_of(r) == REC_GEN)
+            return record_num(r, "gen", -1) == e->gen
+                       ? (long)record_num(r, "evals_budget", 0)
+                       : 0;
+    return 0;
 }
 
 /* ------------------------------------------------- making generation 0 */
@@ -983,6 +1010,8 @@ static cJSON *gen_record(struct engine *e)
                         .best_fitness = e->st.best_fitness,
                         .n_islands = e->n_isl, .archive_cells = e->arc.n,
                         .t = elapsed_s(e)};
+    if (evals_cap(e) > 0 && e->st.evals >= evals_cap(e))
+        g.evals_budget = evals_cap(e);
     int total = 0;
     for (int i = 0; i < e->n_isl; i++)
         total += e->isl[i].n;
@@ -1113,6 +1142,7 @@ static int one_generation(struct engine *e)
     int rc;
     clear_children(e);
     e->gen = e->st.gen + 1;
+    e->gen_cap = recorded_cap(e);
     if (e->env.llm_on) {
         /* gen 0 asks for proposals; with no template of the run's dtype
          * they are the initial population, else they join generation 1 */

@@ -73,6 +73,9 @@ struct engine {
     struct child *kids;
     int n_kids, cap_kids;
     int gen;               /* generation being made */
+    long gen_cap;          /* evaluation budget this generation had when
+                              recorded (its gen record's evals_budget;
+                              0 = none) */
     long long t0_ns;       /* session start */
     char best_what[256];
     char errbuf[256];

@@ -82,4 +82,20 @@ printf '{"time": "1h30"}\n' >"$SCRATCH/t2.json"
 expect_fail "a spec's bad duration names file, line and why" \
     "t2.json:1: 'time': '1h30' is not a duration" \
     $T run $BASE --spec "$SCRATCH/t2.json" --runs-dir "$SCRATCH" --name x
+
+# ---- 29.13: resume --evals after a run that ended on --evals replays
+# identical (its last generation stays as cut as it was); so do
+# extensions by generations, and a second --evals extension
+$T run $BASE --seed 5 --evals 37 --runs-dir "$SCRATCH" --name ev &&
+    $T resume "$SCRATCH/ev" --evals 60 --quiet &&
+    $T resume "$SCRATCH/ev" --evals 90 --quiet || fail "run --evals, resume --evals"
+n=$(grep -c '"type":"eval"' "$SCRATCH/ev/journal.jsonl")
+$K replay "$SCRATCH/ev" >"$SCRATCH/out" 2>&1 &&
+    grep -q "^identical: 90 evaluations" "$SCRATCH/out" && [ "$n" = 90 ] &&
+    ok "run --evals 37, resume --evals 60, then 90: replays identical" ||
+    { fail "resume --evals then replay ($n evaluations)"; cat "$SCRATCH/out"; }
+$T run $BASE --seed 5 --generations 3 --runs-dir "$SCRATCH" --name eg &&
+    $T resume "$SCRATCH/eg" --generations 6 --quiet &&
+    $K replay "$SCRATCH/eg" 2>&1 | grep -q "^identical" &&
+    ok "resume --generations replays identical" || fail "resume --generations replay"
 finish
