@@ -241,7 +241,8 @@ static cJSON *best_record(struct session *ss, const struct engine *e,
 static void print_summary(struct session *ss, const struct engine *e, int rc)
 {
     const struct engine_stats *st = engine_stats(e);
-    char line[1024], fit[64];
+    char line[1024], fit[64], ratio[48] = "";
+    cJSON *f = engine_stats_json(e);
     if (st->best_tpl >= 0) {
         char params[256];
         struct genome g = {.tpl = st->best_tpl};
@@ -250,15 +251,29 @@ static void print_summary(struct session *ss, const struct engine *e, int rc)
                       sizeof params);
         progress_fmt_fitness(st->best_fitness, ss->problem->work_unit, fit,
                              sizeof fit);
-        snprintf(line, sizeof line, "best: %s  %s %s", fit,
+        if (st->best_ratio > 0)
+            snprintf(ratio, sizeof ratio, " (%.3gx baseline)",
+                     st->best_ratio);
+        snprintf(line, sizeof line, "best: %s%s  %s %s", fit, ratio,
                  engine_template(e, st->best_tpl)->name, params);
-        progress_log(&ss->prog, "best", line);
+        cJSON *bf = cJSON_CreateObject();
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(f, "best");
+        if (bf && b)
+            cJSON_AddItemToObject(bf, "best", cJSON_Duplicate(b, 1));
+        progress_event(&ss->prog, "best", line, bf);
+        cJSON_Delete(bf);
     }
+    /* a budget's end is a finish, and still resumable with a larger one */
     snprintf(line, sizeof line, "%s: %ld evaluations, %d generations, %.1f s; "
              "run directory %s", rc == KEVO_ESTOPPED ? "stopped"
              : engine_stop_text(st->stop), st->evals, st->gen + 1,
              st->elapsed_s, ss->dir);
-    progress_log(&ss->prog, "done", line);
+    if (f) {
+        cJSON_AddStringToObject(f, "run_dir", ss->dir);
+        cJSON_AddBoolToObject(f, "resumable", 1);
+    }
+    progress_event(&ss->prog, "done", line, f);
+    cJSON_Delete(f);
     if (rc == KEVO_ESTOPPED) {
         snprintf(line, sizeof line, "resume with: kevo resume %s", ss->dir);
         progress_log(&ss->prog, "resume", line);
@@ -799,7 +814,14 @@ static int start_run(struct session *ss, const struct run_flags *f,
         char line[4200];
         snprintf(line, sizeof line, "run %s: %d templates, seed %llu",
                  ss->dir, ss->n_tpls, (unsigned long long)ss->spec.seed);
-        progress_log(&ss->prog, "start", line);
+        cJSON *sf = cJSON_CreateObject();
+        if (sf) {
+            cJSON_AddStringToObject(sf, "run_dir", ss->dir);
+            cJSON_AddNumberToObject(sf, "templates", ss->n_tpls);
+            opt_add_json(opt_by_key("seed"), &ss->spec, sf);
+        }
+        progress_event(&ss->prog, "start", line, sf);
+        cJSON_Delete(sf);
         if (ss->spec.table[0]) {
             snprintf(line, sizeof line, "SIMULATED: no GPU; every result "
                      "comes from the table %s, and the search space is "

@@ -32,11 +32,11 @@ const char *engine_stop_text(enum engine_stop s)
 {
     switch (s) {
     case STOP_NONE: return "running";
-    case STOP_GENERATIONS: return "generation budget reached";
-    case STOP_EVALS: return "evaluation budget reached";
-    case STOP_TIME: return "time budget reached";
-    case STOP_STAGNATION: return "stagnated (no new best)";
-    case STOP_EXHAUSTED: return "search space exhausted";
+    case STOP_GENERATIONS: return "finished (generation budget)";
+    case STOP_EVALS: return "finished (evaluation budget)";
+    case STOP_TIME: return "finished (time budget)";
+    case STOP_STAGNATION: return "finished (stagnated: no new best)";
+    case STOP_EXHAUSTED: return "finished (search space exhausted)";
     case STOP_SIGNAL: return "stopped by signal";
     }
     return "?";
@@ -52,6 +52,11 @@ const struct engine_stats *engine_stats(const struct engine *e)
 static double elapsed_s(const struct engine *e)
 {
     return e->env.elapsed_before_s + (double)(fs_now_ns() - e->t0_ns) * 1e-9;
+}
+
+double engine_elapsed_s(const struct engine *e)
+{
+    return elapsed_s(e);
 }
 
 /* ------------------------------------------------------------- helpers */
@@ -899,13 +904,7 @@ static int update_best(struct engine *e)
         return rc;
     if (accept) {
         set_best(e, c);
-        if (e->env.prog) {
-            char line[512], fit[64];
-            progress_fmt_fitness(c->r.fitness, e->env.problem->work_unit, fit,
-                                 sizeof fit);
-            snprintf(line, sizeof line, "new best: %s %s", fit, e->best_what);
-            progress_log(e->env.prog, "best", line);
-        }
+        engine_report_best(e);
     }
     return KEVO_OK;
 }
@@ -1083,29 +1082,6 @@ static int write_checkpoint(struct engine *e)
     return rc;
 }
 
-static void log_generation(struct engine *e)
-{
-    if (!e->env.prog)
-        return;
-    char line[768], fit[64] = "-";
-    if (e->st.best_tpl >= 0)
-        progress_fmt_fitness(e->st.best_fitness, e->env.problem->work_unit,
-                             fit, sizeof fit);
-    int n = snprintf(line, sizeof line, "gen %d: %d evaluated, %ld total (",
-                     e->gen, e->n_kids, e->st.evals);
-    for (int o = 0, first = 1; o < EVAL_OUTCOME_COUNT; o++)
-        if (e->st.outcomes[o]) {
-            n += snprintf(line + n, sizeof line - (size_t)n, "%s%s %ld",
-                          first ? "" : ", ", eval_outcome_name(o),
-                          e->st.outcomes[o]);
-            first = 0;
-        }
-    snprintf(line + n, sizeof line - (size_t)n, "); best %s%s%s", fit,
-             e->st.best_tpl >= 0 ? " " : "",
-             e->st.best_tpl >= 0 ? e->best_what : "");
-    progress_log(e->env.prog, "gen", line);
-}
-
 static int finish_generation(struct engine *e)
 {
     cJSON *rec = gen_record(e);
@@ -1114,7 +1090,7 @@ static int finish_generation(struct engine *e)
     if (rc)
         return rc;
     e->st.gen = e->gen;
-    log_generation(e);
+    engine_report_gen(e);
     return write_checkpoint(e);
 }
 
@@ -1178,6 +1154,7 @@ int engine_run(struct engine *e, char *err, size_t errcap)
     int rc = KEVO_OK;
     e->t0_ns = fs_now_ns();
     e->errbuf[0] = '\0';
+    engine_clear_end(e);
     while (!rc && e->st.stop == STOP_NONE) {
         enum engine_stop s = budget_reached(e);
         if (s != STOP_NONE) {
@@ -1191,6 +1168,12 @@ int engine_run(struct engine *e, char *err, size_t errcap)
         rc = KEVO_ESTOPPED;
     if (e->st.stop == STOP_TIME && rc == KEVO_ESTOPPED)
         rc = KEVO_OK; /* a budget, not an interruption */
+    int wr = rc ? KEVO_OK : engine_note_end(e);
+    if (wr) {
+        snprintf(e->errbuf, sizeof e->errbuf, "cannot write end.json in "
+                 "'%s': %s", e->env.run_dir, kevo_strerror(wr));
+        rc = wr;
+    }
     const struct runlog_divergence *d = runlog_divergence(e->env.log);
     if (rc == KEVO_EDIVERGE && d->index >= 0)
         snprintf(err, errcap, "journal record %ld differs from what the "

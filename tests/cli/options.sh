@@ -98,4 +98,53 @@ $T run $BASE --seed 5 --generations 3 --runs-dir "$SCRATCH" --name eg &&
     $T resume "$SCRATCH/eg" --generations 6 --quiet &&
     $K replay "$SCRATCH/eg" 2>&1 | grep -q "^identical" &&
     ok "resume --generations replays identical" || fail "resume --generations replay"
+
+# ---- 29.14: --json events carry fields; budget ends say "finished";
+# progress lines show the ratio; a missing output folder is named
+$T run --evaluator test --problem gemm --shape 300x200x100 --islands 2 \
+    --population 6 --offspring 8 --seed 5 --generations 2 --json \
+    --runs-dir "$SCRATCH" --name js >"$SCRATCH/js.out" 2>"$SCRATCH/js.err" ||
+    fail "run --json"
+if python3 - "$SCRATCH/js.out" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+gens = [e for e in ev if e["event"] == "gen"]
+assert len(gens) == 2, gens
+g = gens[1]
+assert g["generation"] == 1 and g["evaluations"] > g["evaluated"] > 0, g
+assert sum(g["outcomes"].values()) == g["evaluations"], g
+b = g["best"]
+assert b["fitness"] > 0 and b["ratio"] > 0 and b["template"], b
+assert isinstance(b["point"], dict) and b["point"], b
+assert g["budget"]["generations"] == {"used": 2, "limit": 2}, g["budget"]
+assert "message" in g
+done = [e for e in ev if e["event"] == "done"][0]
+assert done["end"] == "generations" and done["resumable"] is True, done
+assert done["message"].startswith("finished (generation budget)"), done
+start = [e for e in ev if e["event"] == "start"][0]
+assert start["seed"] == 5 and start["templates"] > 0, start
+PY
+then ok "--json events have fields (generation, evaluations, outcomes, best, ratio, template, point, budget used, end)"
+else fail "--json event fields"; head -5 "$SCRATCH/js.out"; fi
+grep '"event":"gen"' "$SCRATCH/js.out" | head -1 | grep -q '(.*x baseline)' &&
+    ok "a generation's line shows the best's ratio to the baseline" ||
+    fail "no ratio in the gen line"
+$T run $BASE --seed 5 --evals 30 --runs-dir "$SCRATCH" --name fin ||
+    fail "run --evals 30"
+$T status "$SCRATCH/fin" | head -1 | grep -q "(finished (evaluation budget))" &&
+    ok "status: a run that ended on --evals is finished (evaluation budget)" ||
+    { fail "status after --evals"; $T status "$SCRATCH/fin" | head -1; }
+KEVO_TEST_EVAL_US=20000 $T run $BASE --seed 5 --time 1s --runs-dir "$SCRATCH" \
+    --name tim >/dev/null 2>&1 || fail "run --time 1s"
+$T status "$SCRATCH/tim" | head -1 | grep -q "(finished (time budget))" &&
+    $T status --json "$SCRATCH/tim" | grep -q '"state":[[:space:]]*"finished (time budget)"' &&
+    ok "status: a run that ended on --time is finished (time budget)" ||
+    { fail "status after --time"; $T status "$SCRATCH/tim" | head -1; }
+KEVO_TEST_EVAL_US=20000 $T resume "$SCRATCH/tim" --time 3s --quiet &&
+    $K replay "$SCRATCH/tim" 2>&1 | grep -q "^identical" &&
+    ok "and stays resumable: resume --time 3s, replay identical" ||
+    fail "resume after a time budget"
+expect_fail "kevo table names a missing output folder" \
+    "cannot write '$SCRATCH/nodir/t.jsonl': no such directory '$SCRATCH/nodir'" \
+    $K table "$SCRATCH/fin" --out "$SCRATCH/nodir/t.jsonl"
 finish
