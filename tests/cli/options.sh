@@ -62,6 +62,22 @@ else
 fi
 $K replay "$SCRATCH/parts" >"$SCRATCH/out" 2>&1 && grep -q "^identical" "$SCRATCH/out" &&
     ok "and replays identical" || { fail "replay of the resumed run"; cat "$SCRATCH/out"; }
+# and killed with -9 mid-run, then resumed: the same journal
+KEVO_TEST_EVAL_US=1500 $T run $BASE --seed $S --generations 9 --runs-dir "$SCRATCH" \
+    --name killed &
+pid=$!
+sleep 0.4
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+if [ -f "$SCRATCH/killed/manifest.json" ]; then
+    $T resume "$SCRATCH/killed" --quiet || fail "resume after kill -9"
+else
+    $T run $BASE --seed $S --generations 9 --runs-dir "$SCRATCH" --name killed
+fi
+$CANON "$SCRATCH/killed/journal.jsonl" >"$SCRATCH/killed.canon"
+cmp -s "$SCRATCH/whole.canon" "$SCRATCH/killed.canon" &&
+    ok "killed with -9 and resumed, seed 2^53+1: the uninterrupted journal" ||
+    { fail "kill -9 and resume with seed 2^53+1"; diff "$SCRATCH/whole.canon" "$SCRATCH/killed.canon" | head -3; }
 
 # ---- 29.12: compound durations wherever a duration is read
 $T run $BASE --seed 1 --time 7h50m --generations 1 --runs-dir "$SCRATCH" --name dur &&
