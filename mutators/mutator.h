@@ -4,6 +4,9 @@
  * registry is mutators/registry.c. A mutator only proposes: validity
  * against constraints, shape support and duplicates are checked here via
  * the context, and the engine retries when a proposal is rejected.
+ * The table (registry.c) is the one truth: every entry is an arm of the
+ * operator bandit, and the engine applies the arm the bandit picked;
+ * without the bandit it draws among the entries (mutator_draw).
  */
 #ifndef KEVO_MUTATOR_H
 #define KEVO_MUTATOR_H
@@ -32,12 +35,16 @@ struct mutator {
                  struct genome *child);
 };
 
-/* NULL-terminated registry. */
+/* NULL-terminated registry (registry.c). */
 extern const struct mutator *const kevo_mutators[];
 const struct mutator *mutator_find(const char *name);
 /* The first mutator of the table with n_parents parents, or NULL (the
  * engine's default mutation is the first with 1, its crossover the first
  * with 2). */
 const struct mutator *mutator_for(int n_parents);
+/* A mutator of the table with n_parents parents: the only one without a
+ * draw (so a table of one tweak and one crossover makes the choices it
+ * always made), else one drawn uniformly from rng; NULL if none. */
+const struct mutator *mutator_draw(int n_parents, struct rng *rng);
 
 #endif

@@ -200,11 +200,34 @@ static void print_status(const char *dir, const struct spec *sp,
     print_budget(sp, s);
 }
 
+/* How the last session ended, from the end.json the engine wrote
+ * ("finished (time budget)"), if it is about the journal as it is (a
+ * later session killed with -9 leaves an older one); NULL if none. */
+static const char *recorded_end(const char *dir, const struct run_summary *s)
+{
+    static char text[128];
+    char path[4096], *json = NULL;
+    if (rundir_path(path, sizeof path, dir, "end.json") ||
+        fs_read_file(path, &json, NULL))
+        return NULL;
+    cJSON *o = cJSON_Parse(json);
+    free(json);
+    const char *t = record_str(o, "text");
+    int current = t && record_num(o, "evaluations", -1) == (double)s->evals;
+    if (current)
+        snprintf(text, sizeof text, "%s", t);
+    cJSON_Delete(o);
+    return current ? text : NULL;
+}
+
 static const char *run_state(const char *dir, const struct spec *sp,
                              const struct run_summary *s)
 {
+    const char *end;
     if (run_is_locked(dir))
         return "running";
+    if ((end = recorded_end(dir, s)))
+        return end;
     if ((sp->max_generations && s->gen + 1 >= sp->max_generations) ||
         (sp->max_evals && s->evals >= sp->max_evals))
         return "finished";

@@ -30,6 +30,7 @@
 #include "llm.h"
 #include "mpijob.h"
 #include "mutator.h"
+#include "options.h"
 #include "record.h"
 #include "records.h"
 #include "rundir.h"
@@ -240,7 +241,8 @@ static cJSON *best_record(struct session *ss, const struct engine *e,
 static void print_summary(struct session *ss, const struct engine *e, int rc)
 {
     const struct engine_stats *st = engine_stats(e);
-    char line[1024], fit[64];
+    char line[1024], fit[64], ratio[48] = "";
+    cJSON *f = engine_stats_json(e);
     if (st->best_tpl >= 0) {
         char params[256];
         struct genome g = {.tpl = st->best_tpl};
@@ -249,15 +251,29 @@ static void print_summary(struct session *ss, const struct engine *e, int rc)
                       sizeof params);
         progress_fmt_fitness(st->best_fitness, ss->problem->work_unit, fit,
                              sizeof fit);
-        snprintf(line, sizeof line, "best: %s  %s %s", fit,
+        if (st->best_ratio > 0)
+            snprintf(ratio, sizeof ratio, " (%.3gx baseline)",
+                     st->best_ratio);
+        snprintf(line, sizeof line, "best: %s%s  %s %s", fit, ratio,
                  engine_template(e, st->best_tpl)->name, params);
-        progress_log(&ss->prog, "best", line);
+        cJSON *bf = cJSON_CreateObject();
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(f, "best");
+        if (bf && b)
+            cJSON_AddItemToObject(bf, "best", cJSON_Duplicate(b, 1));
+        progress_event(&ss->prog, "best", line, bf);
+        cJSON_Delete(bf);
     }
+    /* a budget's end is a finish, and still resumable with a larger one */
     snprintf(line, sizeof line, "%s: %ld evaluations, %d generations, %.1f s; "
              "run directory %s", rc == KEVO_ESTOPPED ? "stopped"
              : engine_stop_text(st->stop), st->evals, st->gen + 1,
              st->elapsed_s, ss->dir);
-    progress_log(&ss->prog, "done", line);
+    if (f) {
+        cJSON_AddStringToObject(f, "run_dir", ss->dir);
+        cJSON_AddBoolToObject(f, "resumable", 1);
+    }
+    progress_event(&ss->prog, "done", line, f);
+    cJSON_Delete(f);
     if (rc == KEVO_ESTOPPED) {
         snprintf(line, sizeof line, "resume with: kevo resume %s", ss->dir);
         progress_log(&ss->prog, "resume", line);
@@ -311,87 +327,44 @@ static int run_engine(struct session *ss, char *err, size_t errcap)
 
 /* ---------------------------------------------------------- kevo run */
 
-static const char run_usage[] =
+static const char run_head[] =
     "usage: kevo run --problem P --shape S [options]\n"
     "\n"
     "Evolves kernels for one problem, dtype and shape on the GPU and writes\n"
     "a run directory (runs/<name>/) that 'kevo resume' can continue.\n"
-    "\n"
-    "  --spec FILE          read the run spec from a JSON file (flags override)\n"
-    "  --problem P          gemm | softmax (see 'kevo list')\n"
-    "  --problem-file F     a user-defined problem (README \"User-defined\n"
-    "                       problems\"); its templates: the *.cu next to F\n"
-    "  --dtype D            fp32 | fp16 | bf16 (default fp32)\n"
-    "  --shape S            e.g. 4096x4096x4096 (gemm MxNxK), 4096x4096\n"
-    "                       (softmax ROWSxCOLS)\n"
-    "  --name NAME          run name (default <problem>-<dtype>-<shape>-<time>)\n"
-    "  --runs-dir DIR       where run directories go (default runs)\n"
-    "  --template T         use template T (repeatable; default all)\n"
-    "  --templates-dir DIR  template library (default ./templates)\n"
-    "  --seed N             one seed fixes every random choice (default 1)\n"
-    "  --generations N      stop after N generations (0 = no cap; default\n"
-    "                       20, or no cap when --time or --evals is given)\n"
-    "  --evals N            stop after N evaluations\n"
-    "  --time T             stop after T of run time: 90s, 30m, 8h\n"
-    "  --stagnation N       stop after N generations without a new best\n"
-    "  --islands N          islands (default 4)\n"
-    "  --population N       members per island (default 16)\n"
-    "  --offspring N        children per island per generation (default 32)\n"
-    "  --simulate TABLE     no GPU: answer from a recorded table (a run\n"
-    "                       directory, its journal.jsonl, or 'kevo table'\n"
-    "                       output); problem, dtype, shape and templates come\n"
-    "                       from the table and the search space is the table's\n"
-    "                       points only\n"
-    "  --strategy S         evolve (default) | sweep: every valid point of the\n"
-    "                       templates once, in a seeded random order, up to the\n"
-    "                       budget (records a table for --simulate; random\n"
-    "                       search)\n"
-    "  --arch A             compile for A (default: read from the GPU)\n"
-    "  --compilers N        compiler processes (default: CPUs)\n"
-    "  --gpus all|0,1,...   one GPU worker per listed GPU, fed by one compile\n"
-    "                       pool (default: GPU 0 alone); same decisions as one\n"
-    "                       GPU for the same results (README: Several GPUs)\n"
-    "  --llm P              LLM mutation: openai:MODEL[@BASE_URL],\n"
-    "                       anthropic:MODEL[@BASE_URL], replay:RUN_DIR, off\n"
-    "                       (default: from ANTHROPIC_API_KEY / OPENAI_API_KEY,\n"
-    "                       else off)\n"
-    "  --llm-key-env VAR    read the API key from VAR (never from a flag)\n"
-    "  --llm-budget B       stop asking past B tokens (200k, 2M) or USD ($5)\n"
-    "  --llm-price IN,OUT   USD per million input,output tokens\n"
-    "  --llm-per-gen N      LLM requests per generation at most (default 4)\n"
-    "  --quiet              print nothing but errors\n"
-    "  --json               print progress as JSON lines\n"
+    "\n";
+static const char run_tail[] =
     "\n"
     "Ctrl-C stops after the current evaluation; twice stops at once. Either\n"
     "way 'kevo resume <run-dir>' continues with nothing lost or repeated.\n";
 
-enum {
-    OPT_SPEC = 256, OPT_PROBLEM, OPT_DTYPE, OPT_SHAPE, OPT_NAME, OPT_RUNS,
-    OPT_TEMPLATE, OPT_TDIR, OPT_SEED, OPT_GENS, OPT_EVALS, OPT_TIME,
-    OPT_STAG, OPT_ISL, OPT_POP, OPT_OFF, OPT_ARCH, OPT_COMP, OPT_QUIET,
-    OPT_JSON, OPT_EVALUATOR, OPT_HELP, OPT_LLM, OPT_LLM_KEY, OPT_LLM_BUDGET,
-    OPT_LLM_PRICE, OPT_LLM_PER_GEN, OPT_STRATEGY, OPT_SIMULATE, OPT_GPUS,
-    OPT_PROBLEM_FILE
-};
+/* getopt's table from the options table (options.h): an option's value
+ * is OPT_BASE + its index in kevo_options. */
+#define OPT_BASE 256
+#define OPT_MAX 96
 
-static const struct option run_opts[] = {
-    {"spec", 1, 0, OPT_SPEC}, {"problem", 1, 0, OPT_PROBLEM},
-    {"dtype", 1, 0, OPT_DTYPE}, {"shape", 1, 0, OPT_SHAPE},
-    {"name", 1, 0, OPT_NAME}, {"runs-dir", 1, 0, OPT_RUNS},
-    {"template", 1, 0, OPT_TEMPLATE}, {"templates-dir", 1, 0, OPT_TDIR},
-    {"seed", 1, 0, OPT_SEED}, {"generations", 1, 0, OPT_GENS},
-    {"evals", 1, 0, OPT_EVALS}, {"time", 1, 0, OPT_TIME},
-    {"stagnation", 1, 0, OPT_STAG}, {"islands", 1, 0, OPT_ISL},
-    {"population", 1, 0, OPT_POP}, {"offspring", 1, 0, OPT_OFF},
-    {"arch", 1, 0, OPT_ARCH}, {"compilers", 1, 0, OPT_COMP},
-    {"quiet", 0, 0, OPT_QUIET}, {"json", 0, 0, OPT_JSON},
-    {"evaluator", 1, 0, OPT_EVALUATOR}, {"help", 0, 0, OPT_HELP},
-    {"llm", 1, 0, OPT_LLM}, {"llm-key-env", 1, 0, OPT_LLM_KEY},
-    {"llm-budget", 1, 0, OPT_LLM_BUDGET}, {"llm-price", 1, 0, OPT_LLM_PRICE},
-    {"llm-per-gen", 1, 0, OPT_LLM_PER_GEN}, {"strategy", 1, 0, OPT_STRATEGY},
-    {"simulate", 1, 0, OPT_SIMULATE}, {"gpus", 1, 0, OPT_GPUS},
-    {"problem-file", 1, 0, OPT_PROBLEM_FILE},
-    {0, 0, 0, 0}};
+static void getopt_table(struct option *out)
+{
+    int n = 0;
+    for (int i = 0; kevo_options[i].flag || kevo_options[i].key; i++) {
+        const struct kopt *o = &kevo_options[i];
+        if (o->flag && n < OPT_MAX - 1)
+            out[n++] = (struct option){o->flag, o->type != OPTT_FLAG, 0,
+                                       OPT_BASE + i};
+    }
+    out[n] = (struct option){0, 0, 0, 0};
+}
+
+/* The entry of getopt value c, or NULL ('?', ':', 'h'). */
+static const struct kopt *opt_of(int c)
+{
+    return c >= OPT_BASE ? &kevo_options[c - OPT_BASE] : NULL;
+}
+
+static int is_flag(const struct kopt *o, const char *flag)
+{
+    return o && o->flag && !strcmp(o->flag, flag);
+}
 
 /* getopt's '?' (unknown option) or ':' (option without its value). */
 static int bad_option(int c, char **argv, const char *cmd, char *err,
@@ -407,213 +380,183 @@ static int bad_option(int c, char **argv, const char *cmd, char *err,
     return KEVO_EINVAL;
 }
 
-static int parse_long(const char *opt, const char *v, long lo, long hi,
-                      long *out, char *err, size_t errcap)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (errno || end == v || *end || x < lo || x > hi) {
-        snprintf(err, errcap, "--%s: '%s' is not an integer in [%ld, %ld]",
-                 opt, v, lo, hi);
-        return KEVO_EINVAL;
-    }
-    *out = x;
-    return KEVO_OK;
-}
-
 struct run_flags {
     const char *runs_dir, *tdir, *shape, *simulate;
     enum progress_mode mode;
 };
 
-/* Budget and output flags shared by run and resume. */
-static int common_flag(int c, const char *arg, struct spec *s,
-                       struct run_flags *f, char *err, size_t errcap)
+static int llm_flag(const char *arg, struct spec *s, char *err,
+                    size_t errcap)
 {
-    long v;
-    int rc = KEVO_OK;
-    switch (c) {
-    case OPT_GENS:
-        if (!(rc = parse_long("generations", arg, 0, INT_MAX, &v, err, errcap)))
-            s->max_generations = (int)v;
-        break;
-    case OPT_EVALS:
-        if (!(rc = parse_long("evals", arg, 0, LONG_MAX, &v, err, errcap)))
-            s->max_evals = v;
-        break;
-    case OPT_TIME:
-        if ((s->max_time_s = spec_parse_duration(arg)) < 0) {
-            snprintf(err, errcap, "--time: '%s' is not a duration (90s, 30m, "
-                     "8h)", arg);
-            rc = KEVO_EINVAL;
-        }
-        break;
-    case OPT_STAG:
-        if (!(rc = parse_long("stagnation", arg, 0, INT_MAX, &v, err, errcap)))
-            s->stagnation = (int)v;
-        break;
-    case OPT_QUIET: f->mode = PROG_QUIET; break;
-    case OPT_JSON: f->mode = PROG_JSON; break;
-    default:
-        snprintf(err, errcap, "unknown option (see --help)");
-        rc = KEVO_EINVAL;
+    struct llm_cfg lc;
+    llm_cfg_defaults(&lc);
+    if (strlen(arg) >= sizeof s->llm) {
+        snprintf(err, errcap, "--llm: too long");
+        return KEVO_EINVAL;
     }
-    return rc;
+    int rc = llm_cfg_parse(arg, &lc, err, errcap);
+    if (rc && rc != KEVO_ENOENT) /* ENOENT: "off" / "none" */
+        return KEVO_EINVAL;
+    snprintf(s->llm, sizeof s->llm, "%s", arg);
+    return KEVO_OK;
 }
 
-static int run_flag(int c, const char *arg, struct spec *s,
-                    struct run_flags *f, char *err, size_t errcap)
+static int llm_price_flag(const char *arg, struct spec *s, char *err,
+                          size_t errcap)
 {
-    long v;
+    char *end;
+    double in = strtod(arg, &end), out = -1;
+    if (*end == ',')
+        out = strtod(end + 1, &end);
+    if (*end || !(in >= 0) || !(out >= 0) || !isfinite(in) ||
+        !isfinite(out)) {
+        snprintf(err, errcap, "--llm-price: '%s' is not IN,OUT, two finite "
+                 "non-negative USD prices per million tokens (e.g. 3,15)",
+                 arg);
+        return KEVO_EINVAL;
+    }
+    s->llm_price_in = in;
+    s->llm_price_out = out;
+    return KEVO_OK;
+}
+
+static int gpus_flag(const char *arg, struct spec *s, char *err,
+                     size_t errcap)
+{
+    int ids[SPEC_MAX_GPUS];
+    char why[300];
+    if (strlen(arg) >= sizeof s->gpus) {
+        snprintf(err, errcap, "--gpus: too long");
+        return KEVO_EINVAL;
+    }
+    if (spec_gpu_list(arg, 0, ids, SPEC_MAX_GPUS, why, sizeof why) < 0) {
+        snprintf(err, errcap, "--%s", why);
+        return KEVO_EINVAL;
+    }
+    snprintf(s->gpus, sizeof s->gpus, "%s", arg);
+    return KEVO_OK;
+}
+
+static int name_flag(const char *arg, struct spec *s, char *err,
+                     size_t errcap)
+{
+    if (!spec_name_ok(arg) || strlen(arg) >= sizeof s->name) {
+        snprintf(err, errcap, "--name: '%s' must be a plain name (no '/', "
+                 "not '.' or '..')", arg);
+        return KEVO_EINVAL;
+    }
+    snprintf(s->name, sizeof s->name, "%s", arg);
+    return KEVO_OK;
+}
+
+static int arch_flag(const char *arg, struct spec *s, char *err,
+                     size_t errcap)
+{
+    const char *opts[16];
+    if (strlen(arg) >= sizeof s->arch ||
+        jit_default_options(arg, opts, 16) < 0) {
+        snprintf(err, errcap, "--arch: '%s' is not a real arch "
+                 "(sm_<digits>[a|f], e.g. sm_90a)", arg);
+        return KEVO_EINVAL;
+    }
+    snprintf(s->arch, sizeof s->arch, "%s", arg);
+    return KEVO_OK;
+}
+
+/* A text flag of the table (o->type OPTT_TEXT): its own check. */
+static int text_flag(const struct kopt *o, const char *arg, struct spec *s,
+                     struct run_flags *f, char *err, size_t errcap)
+{
+    const char *k = o->flag;
     int rc = KEVO_OK;
-    switch (c) {
-    case OPT_SPEC: return spec_load(s, arg, err, errcap);
-    case OPT_PROBLEM: snprintf(s->problem, sizeof s->problem, "%s", arg); break;
-    case OPT_PROBLEM_FILE: {
+    if (!strcmp(k, "spec"))
+        return spec_load(s, arg, err, errcap);
+    if (!strcmp(k, "problem")) {
+        snprintf(s->problem, sizeof s->problem, "%s", arg);
+    } else if (!strcmp(k, "problem-file")) {
         const struct problem *up;
         if (!(rc = problem_load_file(arg, &up, err, errcap)))
             snprintf(s->problem, sizeof s->problem, "%s", up->name);
-        break;
-    }
-    case OPT_DTYPE:
+    } else if (!strcmp(k, "dtype")) {
         if (dtype_parse(arg, &s->dtype)) {
             snprintf(err, errcap, "--dtype: '%s' is not fp32, fp16 or bf16",
                      arg);
             rc = KEVO_EINVAL;
         }
-        break;
-    case OPT_SHAPE: f->shape = arg; break;
-    case OPT_NAME:
-        if (!spec_name_ok(arg) || strlen(arg) >= sizeof s->name) {
-            snprintf(err, errcap, "--name: '%s' must be a plain name (no "
-                     "'/', not '.' or '..')", arg);
-            rc = KEVO_EINVAL;
-        } else {
-            snprintf(s->name, sizeof s->name, "%s", arg);
-        }
-        break;
-    case OPT_RUNS: f->runs_dir = arg; break;
-    case OPT_TEMPLATE:
+    } else if (!strcmp(k, "shape")) {
+        f->shape = arg;
+    } else if (!strcmp(k, "name")) {
+        rc = name_flag(arg, s, err, errcap);
+    } else if (!strcmp(k, "runs-dir")) {
+        f->runs_dir = arg;
+    } else if (!strcmp(k, "template")) {
         if (s->n_templates >= SPEC_MAX_TEMPLATES) {
             snprintf(err, errcap, "--template: too many");
             return KEVO_EINVAL;
         }
         snprintf(s->templates[s->n_templates++], 64, "%s", arg);
-        break;
-    case OPT_TDIR: f->tdir = arg; break;
-    case OPT_SEED:
-        if (!(rc = parse_long("seed", arg, 0, LONG_MAX, &v, err, errcap)))
-            s->seed = (uint64_t)v;
-        break;
-    case OPT_ISL:
-        if (!(rc = parse_long("islands", arg, 1, 64, &v, err, errcap)))
-            s->islands = (int)v;
-        break;
-    case OPT_POP:
-        if (!(rc = parse_long("population", arg, 1, 100000, &v, err, errcap)))
-            s->population = (int)v;
-        break;
-    case OPT_OFF:
-        if (!(rc = parse_long("offspring", arg, 1, 100000, &v, err, errcap)))
-            s->offspring = (int)v;
-        break;
-    case OPT_ARCH: {
-        const char *opts[16];
-        if (strlen(arg) >= sizeof s->arch ||
-            jit_default_options(arg, opts, 16) < 0) {
-            snprintf(err, errcap, "--arch: '%s' is not a real arch "
-                     "(sm_<digits>[a|f], e.g. sm_90a)", arg);
-            return KEVO_EINVAL;
-        }
-        snprintf(s->arch, sizeof s->arch, "%s", arg);
-        break;
-    }
-    case OPT_COMP:
-        if (!(rc = parse_long("compilers", arg, 0, 1024, &v, err, errcap)))
-            s->compilers = (int)v;
-        break;
-    case OPT_EVALUATOR:
+    } else if (!strcmp(k, "templates-dir")) {
+        f->tdir = arg;
+    } else if (!strcmp(k, "arch")) {
+        rc = arch_flag(arg, s, err, errcap);
+    } else if (!strcmp(k, "evaluator")) {
         snprintf(s->evaluator, sizeof s->evaluator, "%s", arg);
-        break;
-    case OPT_LLM: {
-        struct llm_cfg lc;
-        llm_cfg_defaults(&lc);
-        if (strlen(arg) >= sizeof s->llm) {
-            snprintf(err, errcap, "--llm: too long");
-            return KEVO_EINVAL;
-        }
-        rc = llm_cfg_parse(arg, &lc, err, errcap);
-        if (rc == KEVO_ENOENT) /* "off" / "none" */
-            rc = KEVO_OK;
-        else if (rc)
-            return KEVO_EINVAL;
-        snprintf(s->llm, sizeof s->llm, "%s", arg);
-        break;
-    }
-    case OPT_LLM_KEY:
+    } else if (!strcmp(k, "llm")) {
+        rc = llm_flag(arg, s, err, errcap);
+    } else if (!strcmp(k, "llm-key-env")) {
         if (!*arg || strlen(arg) >= sizeof s->llm_key_env) {
             snprintf(err, errcap, "--llm-key-env: '%s' is not a variable "
                      "name", arg);
             return KEVO_EINVAL;
         }
         snprintf(s->llm_key_env, sizeof s->llm_key_env, "%s", arg);
-        break;
-    case OPT_LLM_BUDGET: {
+    } else if (!strcmp(k, "llm-budget")) {
         struct llm_cfg lc;
         llm_cfg_defaults(&lc);
         if (llm_budget_parse(arg, &lc, err, errcap))
             return KEVO_EINVAL;
         s->llm_budget_tokens = lc.budget_tokens;
         s->llm_budget_usd = lc.budget_usd;
-        break;
-    }
-    case OPT_LLM_PRICE: {
-        char *end;
-        double in = strtod(arg, &end), out = -1;
-        if (*end == ',')
-            out = strtod(end + 1, &end);
-        if (*end || !(in >= 0) || !(out >= 0) || !isfinite(in) ||
-            !isfinite(out)) {
-            snprintf(err, errcap, "--llm-price: '%s' is not IN,OUT, two "
-                     "finite non-negative USD prices per million tokens "
-                     "(e.g. 3,15)", arg);
-            return KEVO_EINVAL;
-        }
-        s->llm_price_in = in;
-        s->llm_price_out = out;
-        break;
-    }
-    case OPT_LLM_PER_GEN:
-        if (!(rc = parse_long("llm-per-gen", arg, 0, 100000, &v, err, errcap)))
-            s->llm_per_gen = (int)v;
-        break;
-    case OPT_STRATEGY:
+    } else if (!strcmp(k, "llm-price")) {
+        rc = llm_price_flag(arg, s, err, errcap);
+    } else if (!strcmp(k, "strategy")) {
         if (strcmp(arg, "evolve") && strcmp(arg, "sweep")) {
             snprintf(err, errcap, "--strategy: '%s' is not evolve or sweep",
                      arg);
             return KEVO_EINVAL;
         }
         snprintf(s->strategy, sizeof s->strategy, "%s", arg);
-        break;
-    case OPT_SIMULATE: f->simulate = arg; break;
-    case OPT_GPUS: {
-        int ids[SPEC_MAX_GPUS];
-        char why[300];
-        if (strlen(arg) >= sizeof s->gpus) {
-            snprintf(err, errcap, "--gpus: too long");
-            return KEVO_EINVAL;
-        }
-        if (spec_gpu_list(arg, 0, ids, SPEC_MAX_GPUS, why, sizeof why) < 0) {
-            snprintf(err, errcap, "--%s", why);
-            return KEVO_EINVAL;
-        }
-        snprintf(s->gpus, sizeof s->gpus, "%s", arg);
-        break;
-    }
-    default: return common_flag(c, arg, s, f, err, errcap);
+    } else if (!strcmp(k, "simulate")) {
+        f->simulate = arg;
+    } else if (!strcmp(k, "gpus")) {
+        rc = gpus_flag(arg, s, err, errcap);
+    } else {
+        snprintf(err, errcap, "--%s: not handled (a bug)", k);
+        rc = KEVO_EINTERNAL;
     }
     return rc;
+}
+
+/* Option o of run or resume with value arg (NULL for flags). */
+static int run_flag(const struct kopt *o, const char *arg, struct spec *s,
+                    struct run_flags *f, char *err, size_t errcap)
+{
+    char why[512];
+    switch (o->type) {
+    case OPTT_FLAG:
+        if (is_flag(o, "quiet"))
+            f->mode = PROG_QUIET;
+        else if (is_flag(o, "json"))
+            f->mode = PROG_JSON;
+        return KEVO_OK;
+    case OPTT_TEXT: return text_flag(o, arg, s, f, err, errcap);
+    default:
+        if (opt_parse_text(o, arg, s, why, sizeof why)) {
+            snprintf(err, errcap, "--%s: %s", o->flag, why);
+            return KEVO_EINVAL;
+        }
+        return KEVO_OK;
+    }
 }
 
 static void default_name(struct spec *s)
@@ -632,17 +575,22 @@ static int parse_run_args(int argc, char **argv, struct session *ss,
                           struct run_flags *f, char *err, size_t errcap)
 {
     int c, rc;
+    struct option opts[OPT_MAX];
+    getopt_table(opts);
     spec_defaults(&ss->spec);
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", run_opts, NULL)) != -1) {
-        if (c == OPT_HELP || c == 'h') {
-            fputs(run_usage, stdout);
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        const struct kopt *o = opt_of(c);
+        if (c == 'h' || is_flag(o, "help")) {
+            fputs(run_head, stdout);
+            opt_print_help(stdout, OPTC_RUN);
+            fputs(run_tail, stdout);
             return -1;
         }
-        if (c == '?' || c == ':')
+        if (!o)
             return bad_option(c, argv, "run", err, errcap);
-        if ((rc = run_flag(c, optarg, &ss->spec, f, err, errcap)))
+        if ((rc = run_flag(o, optarg, &ss->spec, f, err, errcap)))
             return rc;
     }
     if (optind < argc) {
@@ -866,7 +814,14 @@ static int start_run(struct session *ss, const struct run_flags *f,
         char line[4200];
         snprintf(line, sizeof line, "run %s: %d templates, seed %llu",
                  ss->dir, ss->n_tpls, (unsigned long long)ss->spec.seed);
-        progress_log(&ss->prog, "start", line);
+        cJSON *sf = cJSON_CreateObject();
+        if (sf) {
+            cJSON_AddStringToObject(sf, "run_dir", ss->dir);
+            cJSON_AddNumberToObject(sf, "templates", ss->n_tpls);
+            opt_add_json(opt_by_key("seed"), &ss->spec, sf);
+        }
+        progress_event(&ss->prog, "start", line, sf);
+        cJSON_Delete(sf);
         if (ss->spec.table[0]) {
             snprintf(line, sizeof line, "SIMULATED: no GPU; every result "
                      "comes from the table %s, and the search space is "
@@ -921,30 +876,33 @@ static const char resume_usage[] =
     "--time or --evals without --generations lifts the generation cap.\n"
     "--llm gives the run's LLM again, with the credential of its base URL\n"
     "(user:secret@host), which kevo never writes down. --gpus continues on\n"
-    "other GPUs (the decisions do not depend on their number).\n";
+    "other GPUs (the decisions do not depend on their number).\n"
+    "\n";
 
 static int parse_resume_args(int argc, char **argv, struct session *ss,
                              struct run_flags *f, const char **dir,
                              struct spec *over, char *err, size_t errcap)
 {
     int c, rc;
+    struct option opts[OPT_MAX];
+    getopt_table(opts);
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", run_opts, NULL)) != -1) {
-        if (c == OPT_HELP || c == 'h') {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        const struct kopt *o = opt_of(c);
+        if (c == 'h' || is_flag(o, "help")) {
             fputs(resume_usage, stdout);
+            opt_print_help(stdout, OPTC_RESUME);
             return -1;
         }
-        if (c == '?' || c == ':')
+        if (!o)
             return bad_option(c, argv, "resume", err, errcap);
-        int budget = c == OPT_GENS || c == OPT_EVALS || c == OPT_TIME ||
-                     c == OPT_STAG || c == OPT_QUIET || c == OPT_JSON;
-        if (!budget && c != OPT_LLM && c != OPT_GPUS) {
+        if (!(o->cmds & OPTC_RESUME)) {
             snprintf(err, errcap, "unknown option '%s' (see kevo resume "
                      "--help)", argv[optind - 1]);
             return KEVO_EINVAL;
         }
-        if ((rc = run_flag(c, optarg, over, f, err, errcap)))
+        if ((rc = run_flag(o, optarg, over, f, err, errcap)))
             return rc;
     }
     if (optind != argc - 1) {

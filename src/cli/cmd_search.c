@@ -3,6 +3,7 @@
  */
 #include "cmd_search.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "cmd_run.h"
 #include "engine.h"
+#include "outpath.h"
 #include "progress.h"
 #include "simtable.h"
 
@@ -55,7 +57,14 @@ int cmd_table_main(int argc, char **argv)
         return EXIT_ERROR;
     }
     FILE *f = out ? fopen(out, "w") : stdout;
-    int rc = f ? simtable_write(t, f) : KEVO_EIO;
+    if (!f) {
+        char why[4200];
+        outpath_why(out, errno, why, sizeof why);
+        fprintf(stderr, "kevo table: cannot write '%s': %s\n", out, why);
+        simtable_free(t);
+        return EXIT_ERROR;
+    }
+    int rc = simtable_write(t, f);
     if (f && f != stdout && fclose(f))
         rc = KEVO_EIO;
     else if (f == stdout && fflush(f))
@@ -406,7 +415,10 @@ int cmd_bench_search_main(int argc, char **argv)
     c.budget = a.budget ? a.budget : n_pts < 2000 ? n_pts : 2000;
     FILE *md = NULL;
     if (!rc && a.out && !(md = fopen(a.out, "w"))) {
-        fprintf(stderr, "kevo bench-search: cannot write '%s'\n", a.out);
+        char why[4200];
+        outpath_why(a.out, errno, why, sizeof why);
+        fprintf(stderr, "kevo bench-search: cannot write '%s': %s\n", a.out,
+                why);
         rc = EXIT_ERROR;
     }
     if (!rc) {

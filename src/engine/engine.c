@@ -33,11 +33,11 @@ const char *engine_stop_text(enum engine_stop s)
 {
     switch (s) {
     case STOP_NONE: return "running";
-    case STOP_GENERATIONS: return "generation budget reached";
-    case STOP_EVALS: return "evaluation budget reached";
-    case STOP_TIME: return "time budget reached";
-    case STOP_STAGNATION: return "stagnated (no new best)";
-    case STOP_EXHAUSTED: return "search space exhausted";
+    case STOP_GENERATIONS: return "finished (generation budget)";
+    case STOP_EVALS: return "finished (evaluation budget)";
+    case STOP_TIME: return "finished (time budget)";
+    case STOP_STAGNATION: return "finished (stagnated: no new best)";
+    case STOP_EXHAUSTED: return "finished (search space exhausted)";
     case STOP_SIGNAL: return "stopped by signal";
     }
     return "?";
@@ -53,6 +53,11 @@ const struct engine_stats *engine_stats(const struct engine *e)
 static double elapsed_s(const struct engine *e)
 {
     return e->env.elapsed_before_s + (double)(fs_now_ns() - e->t0_ns) * 1e-9;
+}
+
+double engine_elapsed_s(const struct engine *e)
+{
+    return elapsed_s(e);
 }
 
 /* ------------------------------------------------------------- helpers */
@@ -254,10 +259,37 @@ static void clear_children(struct engine *e)
 }
 
 /* How many more evaluations the budget allows (LONG_MAX if none). */
-static long evals_left(const struct engine *e)
+/* The evaluation budget of this generation: the spec's, or the one its
+ * recorded gen record says it reached (a run that ended on --evals and
+ * was resumed with a larger one: its last generation stays as cut as it
+ * was, so the resume and its replay make the same children); 0 = none. */
+static long evals_cap(const struct engine *e)
 {
     long max = e->env.spec->max_evals;
+    return e->gen_cap > 0 && (max <= 0 || e->gen_cap < max) ? e->gen_cap
+                                                            : max;
+}
+
+static long evals_left(const struct engine *e)
+{
+    long max = evals_cap(e);
     return max > 0 ? max - e->st.evals : 1L << 62;
+}
+
+/* The evals_budget of the recorded gen record of the generation being
+ * made, if the run log is replaying it; 0 if none. */
+static long recorded_cap(const struct engine *e)
+{
+    const struct runlog *log = e->env.log;
+    const cJSON *r;
+    if (!runlog_replaying(log))
+        return 0;
+    for (long i = runlog_pos(log); (r = runlog_recorded(log, i)); i++)
+        if (rec_type_of(r) == REC_GEN)
+            return record_num(r, "gen", -1) == e->gen
+                       ? (long)record_num(r, "evals_budget", 0)
+                       : 0;
+    return 0;
 }
 
 /* ------------------------------------------------- making generation 0 */
@@ -439,9 +471,20 @@ static const struct genome *pick_parent(struct engine *e, const struct island *i
     return &engine_tournament(e, is, -1)->g;
 }
 
+/* The mutator for a one-parent child: the bandit's arm when it picked a
+ * one-parent mutator, else one of the table's (mutator_draw). */
+static const struct mutator *one_parent(struct engine *e, int arm)
+{
+    if (arm >= 0 && e->arms[arm].cheap->n_parents == 1)
+        return e->arms[arm].cheap;
+    return mutator_draw(1, &e->rng);
+}
+
 /* One attempt at a child of island i; 0 = made, -1 = try again. arm is
- * the bandit's choice (a cheap mutator of e->arms) or -1: the default
- * mutation, or crossover with the spec's probability. */
+ * the bandit's choice (a cheap mutator of e->arms, applied as picked;
+ * a two-parent one falls back to a one-parent mutator when the island
+ * holds no second parent of the template) or -1: a mutator of the table,
+ * two-parent with the spec's crossover probability. */
 static int try_child(struct engine *e, int i, int arm, struct child *c)
 {
     const struct island *is = &e->isl[i];
@@ -457,19 +500,21 @@ static int try_child(struct engine *e, int i, int arm, struct child *c)
         return seen_has(&e->seen, c->g.hash) ? -1 : 0;
     }
     const struct genome *par[2] = {pick_parent(e, is), NULL};
-    const struct mutator *m = mutator_for(1);
-    const struct mutator *two = arm >= 0 && e->arms[arm].cheap->n_parents == 2
-                                    ? e->arms[arm].cheap
-                                    : mutator_for(2);
+    const struct mutator *m = NULL;
     int cross = arm < 0 ? rng_unit(&e->rng) < e->env.spec->crossover_prob
                         : e->arms[arm].cheap->n_parents == 2;
-    if (cross && two && count_tpl(is, par[0]->tpl) >= 2) {
-        const struct member *p2 = engine_tournament(e, is, par[0]->tpl);
+    if (cross && count_tpl(is, par[0]->tpl) >= 2) {
+        const struct mutator *two = arm >= 0 ? e->arms[arm].cheap
+                                             : mutator_draw(2, &e->rng);
+        const struct member *p2 =
+            two ? engine_tournament(e, is, par[0]->tpl) : NULL;
         if (p2 && p2->g.hash != par[0]->hash) {
             par[1] = &p2->g;
             m = two;
         }
     }
+    if (!m && !(m = one_parent(e, arm)))
+        return -1;
     if (m->apply(&ctx, par, &c->g))
         return -1;
     genome_rehash(&c->g, engine_tpl_of(e, &c->g));
@@ -862,13 +907,7 @@ static int update_best(struct engine *e)
         return rc;
     if (accept) {
         set_best(e, c);
-        if (e->env.prog) {
-            char line[512], fit[64];
-            progress_fmt_fitness(c->r.fitness, e->env.problem->work_unit, fit,
-                                 sizeof fit);
-            snprintf(line, sizeof line, "new best: %s %s", fit, e->best_what);
-            progress_log(e->env.prog, "best", line);
-        }
+        engine_report_best(e);
     }
     return KEVO_OK;
 }
@@ -973,6 +1012,8 @@ static cJSON *gen_record(struct engine *e)
                         .best_fitness = e->st.best_fitness,
                         .n_islands = e->n_isl, .archive_cells = e->arc.n,
                         .t = elapsed_s(e)};
+    if (evals_cap(e) > 0 && e->st.evals >= evals_cap(e))
+        g.evals_budget = evals_cap(e);
     int total = 0;
     for (int i = 0; i < e->n_isl; i++)
         total += e->isl[i].n;
@@ -1044,29 +1085,6 @@ static int write_checkpoint(struct engine *e)
     return rc;
 }
 
-static void log_generation(struct engine *e)
-{
-    if (!e->env.prog)
-        return;
-    char line[768], fit[64] = "-";
-    if (e->st.best_tpl >= 0)
-        progress_fmt_fitness(e->st.best_fitness, e->env.problem->work_unit,
-                             fit, sizeof fit);
-    int n = snprintf(line, sizeof line, "gen %d: %d evaluated, %ld total (",
-                     e->gen, e->n_kids, e->st.evals);
-    for (int o = 0, first = 1; o < EVAL_OUTCOME_COUNT; o++)
-        if (e->st.outcomes[o]) {
-            n += snprintf(line + n, sizeof line - (size_t)n, "%s%s %ld",
-                          first ? "" : ", ", eval_outcome_name(o),
-                          e->st.outcomes[o]);
-            first = 0;
-        }
-    snprintf(line + n, sizeof line - (size_t)n, "); best %s%s%s", fit,
-             e->st.best_tpl >= 0 ? " " : "",
-             e->st.best_tpl >= 0 ? e->best_what : "");
-    progress_log(e->env.prog, "gen", line);
-}
-
 static int finish_generation(struct engine *e)
 {
     cJSON *rec = gen_record(e);
@@ -1075,7 +1093,7 @@ static int finish_generation(struct engine *e)
     if (rc)
         return rc;
     e->st.gen = e->gen;
-    log_generation(e);
+    engine_report_gen(e);
     return write_checkpoint(e);
 }
 
@@ -1103,6 +1121,7 @@ static int one_generation(struct engine *e)
     int rc;
     clear_children(e);
     e->gen = e->st.gen + 1;
+    e->gen_cap = recorded_cap(e);
     if (e->env.llm_on) {
         /* gen 0 asks for proposals; with no template of the run's dtype
          * they are the initial population, else they join generation 1 */
@@ -1140,6 +1159,7 @@ int engine_run(struct engine *e, char *err, size_t errcap)
     int rc = KEVO_OK;
     e->t0_ns = fs_now_ns();
     e->errbuf[0] = '\0';
+    engine_clear_end(e);
     while (!rc && e->st.stop == STOP_NONE) {
         enum engine_stop s = budget_reached(e);
         if (s != STOP_NONE) {
@@ -1155,6 +1175,12 @@ int engine_run(struct engine *e, char *err, size_t errcap)
         rc = KEVO_OK; /* a budget, not an interruption */
     if (!rc && e->st.evals == 0)
         rc = engine_llm_end_check(e); /* nothing for want of answers? */
+    int wr = rc ? KEVO_OK : engine_note_end(e);
+    if (wr) {
+        snprintf(e->errbuf, sizeof e->errbuf, "cannot write end.json in "
+                 "'%s': %s", e->env.run_dir, kevo_strerror(wr));
+        rc = wr;
+    }
     const struct runlog_divergence *d = runlog_divergence(e->env.log);
     if (rc == KEVO_EDIVERGE && d->index >= 0)
         snprintf(err, errcap, "journal record %ld differs from what the "

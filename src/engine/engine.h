@@ -100,8 +100,21 @@ int engine_run(struct engine *e, char *err, size_t errcap) KEVO_WUR;
 const struct engine_stats *engine_stats(const struct engine *e);
 /* Template idx of the run (the env's, then those LLM answers added). */
 const struct tpl *engine_template(const struct engine *e, int idx);
-/* Text of a stop reason: "generation budget reached", ... */
+/* Text of a stop reason: "finished (time budget)", ... (a run that ends
+ * on a budget stays resumable: kevo resume with a larger one). */
 const char *engine_stop_text(enum engine_stop s);
+/* Short name of a stop reason for JSON and end.json: "generations",
+ * "evals", "time", "stagnation", "exhausted", "signal", "none". */
+const char *engine_stop_name(enum engine_stop s);
+/*
+ * The run's numbers as a new JSON object, the fields of --json events:
+ * generation (last completed), evaluations, outcomes {name: count}, best
+ * {fitness, unit, ratio, median_ns, template, point {NAME: value}, hash,
+ * generation} when there is one, budget {generations|evals|time_s|
+ * stagnation: {used, limit}} for those in force, elapsed_s, and end /
+ * end_text once stopped. NULL without memory; caller frees.
+ */
+cJSON *engine_stats_json(const struct engine *e);
 void engine_free(struct engine *e);
 
 #endif

@@ -73,6 +73,9 @@ struct engine {
     struct child *kids;
     int n_kids, cap_kids;
     int gen;               /* generation being made */
+    long gen_cap;          /* evaluation budget this generation had when
+                              recorded (its gen record's evals_budget;
+                              0 = none) */
     long long t0_ns;       /* session start */
     char best_what[256];
     char errbuf[256];
@@ -118,6 +121,20 @@ struct engine {
     int *sur_off;          /* per template: its first feature */
     int sur_d;             /* features */
 };
+
+/* engine.c: run time incl. earlier sessions, s */
+double engine_elapsed_s(const struct engine *e);
+
+/* engine_report.c: the progress lines and --json events of a new best
+ * (after set_best) and of a finished generation; how the session ended,
+ * into the run directory's end.json (live runs, ends other than a
+ * signal). */
+void engine_report_best(struct engine *e);
+void engine_report_gen(struct engine *e);
+int engine_note_end(const struct engine *e);
+/* Removes end.json at a session's start: it exists only while the last
+ * session is one that ended on its own. */
+void engine_clear_end(const struct engine *e);
 
 /* engine_llm.c */
 const struct tpl *engine_tpl_of(const struct engine *e,

@@ -16,7 +16,7 @@ static const char *const type_names[] = {"eval", "confirm", "gen", "llm"};
 /* members that are accounting, not decisions */
 static const char *const accounting[] = {
     "t", "latency_ms", "cached", "tokens_in", "tokens_out", "cost_usd",
-    "key", "gpu", "rank"};
+    "key", "gpu", "rank", "evals_budget"};
 
 const char *rec_type_name(enum rec_type t)
 {
@@ -124,6 +124,8 @@ cJSON *rec_gen_json(const struct rec_gen *r)
         cJSON_AddItemToArray(isl, a);
     }
     cJSON_AddNumberToObject(o, "archive_cells", r->archive_cells);
+    if (r->evals_budget > 0)
+        cJSON_AddNumberToObject(o, "evals_budget", (double)r->evals_budget);
     cJSON_AddNumberToObject(o, "t", r->t);
     return done(o);
 }
@@ -426,6 +428,7 @@ int rec_gen_parse(const cJSON *o, struct rec_gen *r, char *err,
         r->n_islands++;
     }
     r->archive_cells = (int)record_num(o, "archive_cells", 0);
+    r->evals_budget = (long)record_num(o, "evals_budget", 0);
     r->t = opt_num(o, "t");
     return KEVO_OK;
 }

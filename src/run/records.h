@@ -71,6 +71,10 @@ struct rec_gen {
     int *island_n;             /* members per island (owned) */
     uint64_t *members;         /* all islands' members, in order (owned) */
     int archive_cells;
+    long evals_budget;         /* the evaluation budget this generation
+                                  reached (0 = none): a resume with a
+                                  larger one, and its replay, make this
+                                  generation as cut as it was */
     double t;
 };
 
@@ -177,7 +181,9 @@ int64_t rec_best_param(const struct rec_best *b, const char *name,
                        int64_t dflt);
 
 /* 1 if member k of a record is accounting (wall clock, provider charges,
- * transcript key, which GPU measured it), not a decision. */
+ * transcript key, which GPU measured it, a gen record's evals_budget: the
+ * engine follows a recorded one, and runs made before it have none), not
+ * a decision. */
 int rec_is_accounting(const char *k);
 /* The first member in which records a and b differ, accounting members
  * aside; NULL if they agree. */

@@ -11,37 +11,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "duration.h"
 #include "fsutil.h"
 #include "llm.h"
+#include "options.h"
 
 void spec_defaults(struct spec *s)
 {
     memset(s, 0, sizeof *s);
+    /* the numbers from the options table (options.c), which also says
+     * why: e.g. 4 islands x 32 children keep the GPU busy while the next
+     * candidates compile */
+    opt_defaults(s);
     s->dtype = DTYPE_FP32;
-    s->seed = 1;
-    /* 4 x 32 = 128 children per generation: enough to keep the GPU busy
-     * while the next candidates compile (on the H100, 2 x 16 left the GPU
-     * waiting on the first compiles of every generation: 657 evals/min) */
-    s->islands = 4;
-    s->population = 16;
-    s->offspring = 32;
-    s->tournament = 3;
-    s->migrate_every = 5;
-    s->init_random = 8;
-    s->archive_prob = 0.2;
-    s->crossover_prob = 0.3;
     snprintf(s->strategy, sizeof s->strategy, "evolve");
     snprintf(s->init, sizeof s->init, "lhs");
-    s->surrogate = 8; /* kevo bench-search: 8 beat 2, 4 and 16 */
-    s->tweak_repair = 1;
-    s->max_generations = SPEC_GENERATIONS_UNSET;
     snprintf(s->evaluator, sizeof s->evaluator, "gpu");
-    s->compile_timeout_ms = 60000;
-    s->kernel_timeout_ms = 10000;
-    s->llm_per_gen = 4;
-    s->llm_propose = 4;
-    s->llm_repairs = 1;
-    s->llm_cost = 20;
 }
 
 void spec_legacy_search(struct spec *s)
@@ -111,62 +96,19 @@ static int line_of_key(const char *text, const char *key)
         return KEVO_EPARSE;                                                  \
     } while (0)
 
-static int get_int(const cJSON *it, long lo, long hi, long *out)
+/* A numeric member of the options table (options.h); *matched = 0 if
+ * it->string is not one. */
+static int parse_number_member(struct spec *s, const cJSON *it,
+                               const char *text, const char *path, char *err,
+                               size_t errcap, int *matched)
 {
-    if (!cJSON_IsNumber(it) || it->valuedouble != floor(it->valuedouble) ||
-        it->valuedouble < (double)lo || it->valuedouble > (double)hi)
-        return -1;
-    *out = (long)it->valuedouble;
-    return 0;
-}
-
-struct int_member {
-    const char *key;
-    size_t off;   /* offsetof in struct spec */
-    int is_long;
-    long lo, hi;
-};
-
-#define IM(k, f, lo, hi) {k, offsetof(struct spec, f), 0, lo, hi}
-static const struct int_member int_members[] = {
-    IM("islands", islands, 1, 64),
-    IM("population", population, 1, 100000),
-    IM("offspring", offspring, 1, 100000),
-    IM("tournament", tournament, 1, 64),
-    IM("migrate_every", migrate_every, 0, 1000000),
-    IM("init_random", init_random, 0, 100000),
-    IM("generations", max_generations, 0, 100000000),
-    IM("stagnation", stagnation, 0, 100000000),
-    IM("compilers", compilers, 0, 1024),
-    IM("compile_timeout_ms", compile_timeout_ms, 1, 3600000),
-    IM("kernel_timeout_ms", kernel_timeout_ms, 1, 3600000),
-    IM("llm_per_gen", llm_per_gen, 0, 100000),
-    IM("llm_propose", llm_propose, 0, 100000),
-    IM("llm_repairs", llm_repairs, 0, 100),
-    IM("surrogate", surrogate, 0, 64),
-    IM("tweak_repair", tweak_repair, 0, 1),
-    {"evals", offsetof(struct spec, max_evals), 1, 0, 1000000000L},
-};
-
-static int parse_int_member(struct spec *s, const cJSON *it, const char *text,
-                            const char *path, char *err, size_t errcap,
-                            int *matched)
-{
-    *matched = 0;
-    for (size_t i = 0; i < sizeof int_members / sizeof *int_members; i++) {
-        const struct int_member *m = &int_members[i];
-        if (strcmp(it->string, m->key))
-            continue;
-        long v;
-        *matched = 1;
-        if (get_int(it, m->lo, m->hi, &v))
-            BAD("'%s' must be an integer in [%ld, %ld]", m->key, m->lo,
-                m->hi);
-        if (m->is_long)
-            *(long *)((char *)s + m->off) = v;
-        else
-            *(int *)((char *)s + m->off) = (int)v;
-    }
+    const struct kopt *o = opt_by_key(it->string);
+    *matched = o && o->type != OPTT_TEXT && o->type != OPTT_FLAG;
+    if (!*matched)
+        return KEVO_OK;
+    char why[300];
+    if (opt_parse_json(o, it, s, why, sizeof why))
+        BAD("%s", why);
     return KEVO_OK;
 }
 
@@ -201,7 +143,8 @@ static int parse_member(struct spec *s, const cJSON *it, const char *text,
 {
     const char *k = it->string;
     int matched, rc;
-    if ((rc = parse_int_member(s, it, text, path, err, errcap, &matched)) ||
+    if ((rc = parse_number_member(s, it, text, path, err, errcap,
+                                  &matched)) ||
         matched)
         return rc;
     if (!strcmp(k, "name")) {
@@ -232,22 +175,6 @@ static int parse_member(struct spec *s, const cJSON *it, const char *text,
             BAD("%s", cJSON_IsString(it) ? why : "'shape' must be a string");
     } else if (!strcmp(k, "templates")) {
         return parse_templates(s, it, text, path, err, errcap);
-    } else if (!strcmp(k, "seed")) {
-        long v;
-        if (get_int(it, 0, 1L << 53, &v))
-            BAD("'seed' must be a non-negative integer");
-        s->seed = (uint64_t)v;
-    } else if (!strcmp(k, "time")) {
-        double t = cJSON_IsString(it) ? spec_parse_duration(it->valuestring)
-                   : cJSON_IsNumber(it) ? it->valuedouble : -1;
-        if (!(t >= 0) || !isfinite(t))
-            BAD("'time' must be a duration such as \"8h\", \"30m\" or 90");
-        s->max_time_s = t;
-    } else if (!strcmp(k, "archive_prob") || !strcmp(k, "crossover_prob")) {
-        if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble > 1)
-            BAD("'%s' must be a number in [0, 1]", k);
-        *(k[0] == 'a' ? &s->archive_prob : &s->crossover_prob) =
-            it->valuedouble;
     } else if (!strcmp(k, "llm")) {
         if (copy_str(it, s->llm, sizeof s->llm))
             BAD("'llm' must be a string such as \"openai:gpt-5\", "
@@ -255,18 +182,6 @@ static int parse_member(struct spec *s, const cJSON *it, const char *text,
     } else if (!strcmp(k, "llm_key_env")) {
         if (copy_str(it, s->llm_key_env, sizeof s->llm_key_env))
             BAD("'llm_key_env' must be the name of an environment variable");
-    } else if (!strcmp(k, "llm_budget_tokens") ||
-               !strcmp(k, "llm_budget_usd") || !strcmp(k, "llm_price_in") ||
-               !strcmp(k, "llm_price_out") || !strcmp(k, "llm_cost")) {
-        if (!cJSON_IsNumber(it) || it->valuedouble < 0 ||
-            !isfinite(it->valuedouble))
-            BAD("'%s' must be a non-negative number", k);
-        double *d = !strcmp(k, "llm_budget_tokens") ? &s->llm_budget_tokens
-                    : !strcmp(k, "llm_budget_usd")  ? &s->llm_budget_usd
-                    : !strcmp(k, "llm_price_in")    ? &s->llm_price_in
-                    : !strcmp(k, "llm_price_out")   ? &s->llm_price_out
-                                                    : &s->llm_cost;
-        *d = it->valuedouble;
     } else if (!strcmp(k, "strategy")) {
         if (!cJSON_IsString(it) || (strcmp(it->valuestring, "evolve") &&
                                     strcmp(it->valuestring, "sweep")))
@@ -403,17 +318,9 @@ cJSON *spec_to_json(const struct spec *s)
         for (int i = 0; i < s->n_templates; i++)
             cJSON_AddItemToArray(a, cJSON_CreateString(s->templates[i]));
     }
-    cJSON_AddNumberToObject(o, "seed", (double)s->seed);
-    for (size_t i = 0; i < sizeof int_members / sizeof *int_members; i++) {
-        const struct int_member *m = &int_members[i];
-        const char *base = (const char *)s + m->off;
-        double v = m->is_long ? (double)*(const long *)base
-                              : (double)*(const int *)base;
-        cJSON_AddNumberToObject(o, m->key, v);
-    }
-    cJSON_AddNumberToObject(o, "time", s->max_time_s);
-    cJSON_AddNumberToObject(o, "archive_prob", s->archive_prob);
-    cJSON_AddNumberToObject(o, "crossover_prob", s->crossover_prob);
+    for (const struct kopt *k = kevo_options; k->flag || k->key; k++)
+        if (k->key && k->type != OPTT_TEXT && k->type != OPTT_FLAG)
+            opt_add_json(k, s, o);
     cJSON_AddStringToObject(o, "strategy", s->strategy);
     cJSON_AddStringToObject(o, "init", s->init);
     if (s->table[0])
@@ -430,11 +337,6 @@ cJSON *spec_to_json(const struct spec *s)
     }
     if (s->llm_key_env[0])
         cJSON_AddStringToObject(o, "llm_key_env", s->llm_key_env);
-    cJSON_AddNumberToObject(o, "llm_budget_tokens", s->llm_budget_tokens);
-    cJSON_AddNumberToObject(o, "llm_budget_usd", s->llm_budget_usd);
-    cJSON_AddNumberToObject(o, "llm_price_in", s->llm_price_in);
-    cJSON_AddNumberToObject(o, "llm_price_out", s->llm_price_out);
-    cJSON_AddNumberToObject(o, "llm_cost", s->llm_cost);
     return o;
 }
 
@@ -487,20 +389,7 @@ int spec_gpu_list(const char *text, int n_avail, int *ids, int max,
 
 double spec_parse_duration(const char *text)
 {
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || v < 0 || !isfinite(v))
-        return -1;
-    double mul = 1;
-    if (!strcmp(end, "h"))
-        mul = 3600;
-    else if (!strcmp(end, "m"))
-        mul = 60;
-    else if (!strcmp(end, "s") || !*end)
-        mul = 1;
-    else if (!strcmp(end, "d"))
-        mul = 86400;
-    else
-        return -1;
-    return isfinite(v * mul) ? v * mul : -1;
+    double s;
+    char why[128];
+    return dur_parse(text, &s, why, sizeof why) ? -1 : s;
 }

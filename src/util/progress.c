@@ -50,9 +50,13 @@ void progress_update(struct progress *p, const struct progress_state *s)
     if (p->line_open && now - p->last_draw_ns < 100000000LL)
         return;
     p->last_draw_ns = now;
-    char best[64] = "-", left[32], el[32];
+    char best[96] = "-", left[32], el[32];
     if (s->best > 0)
         progress_fmt_fitness(s->best, s->unit, best, sizeof best);
+    if (s->best > 0 && s->best_ratio > 0) { /* vs the baseline */
+        size_t n = strlen(best);
+        snprintf(best + n, sizeof best - n, " (%.3gx)", s->best_ratio);
+    }
     fmt_duration(s->left_s, left, sizeof left);
     fmt_duration(s->elapsed_s, el, sizeof el);
     fprintf(p->out, "\r\033[Kgen %d | evals %ld | best %s%s%.40s | %.0f/min | "
@@ -65,11 +69,22 @@ void progress_update(struct progress *p, const struct progress_state *s)
 
 void progress_log(struct progress *p, const char *event, const char *line)
 {
+    progress_event(p, event, line, NULL);
+}
+
+void progress_event(struct progress *p, const char *event, const char *line,
+                    const cJSON *fields)
+{
     if (p->mode == PROG_QUIET)
         return;
     if (p->mode == PROG_JSON) {
         cJSON *o = cJSON_CreateObject();
+        const cJSON *f;
         cJSON_AddStringToObject(o, "event", event);
+        cJSON_ArrayForEach(f, fields)
+            if (f->string && strcmp(f->string, "event") &&
+                strcmp(f->string, "message"))
+                cJSON_AddItemToObject(o, f->string, cJSON_Duplicate(f, 1));
         cJSON_AddStringToObject(o, "message", line);
         char *s = cJSON_PrintUnformatted(o);
         fprintf(p->out, "%s\n", s);

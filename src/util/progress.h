@@ -7,6 +7,7 @@
 #ifndef KEVO_PROGRESS_H
 #define KEVO_PROGRESS_H
 
+#include <cJSON.h>
 #include <stdio.h>
 
 enum progress_mode { PROG_AUTO, PROG_TTY, PROG_PLAIN, PROG_JSON, PROG_QUIET };
@@ -39,6 +40,10 @@ void progress_update(struct progress *p, const struct progress_state *s);
 /* A whole line of log (clears the status line first). event is a short
  * tag used as "event" in JSON mode; line is the human text. */
 void progress_log(struct progress *p, const char *event, const char *line);
+/* progress_log with fields (borrowed, may be NULL): in JSON mode the
+ * event's object is {"event", the members of fields, "message"}. */
+void progress_event(struct progress *p, const char *event, const char *line,
+                    const cJSON *fields);
 /* Ends the status line. */
 void progress_finish(struct progress *p);
 /* Formats a fitness value with SI prefix into out: "41.2 TFLOP/s". */

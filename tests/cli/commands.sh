@@ -54,11 +54,11 @@ $T run --evaluator test --problem gemm --shape 300x200x100 --seed 2 --generation
 n=$(grep -c '"type":"eval"' "$SCRATCH/st/journal.jsonl")
 $T status "$SCRATCH/st" >"$SCRATCH/s"
 grep -q "evaluations: $n (" "$SCRATCH/s" && grep -q "best: " "$SCRATCH/s" \
-    && grep -q "(finished)" "$SCRATCH/s" \
+    && grep -q "(finished (evaluation budget))" "$SCRATCH/s" \
     && ok "status shows the journal's evaluations, the best and the state" \
     || { fail "status text"; cat "$SCRATCH/s"; }
 $T status "$SCRATCH/st" --json >"$SCRATCH/sj"
-grep -q "\"evaluations\":[[:space:]]*$n" "$SCRATCH/sj" && grep -q '"state":[[:space:]]*"finished"' "$SCRATCH/sj" \
+grep -q "\"evaluations\":[[:space:]]*$n" "$SCRATCH/sj" && grep -q '"state":[[:space:]]*"finished (evaluation budget)"' "$SCRATCH/sj" \
     && ok "status --json gives the same numbers" || { fail "status --json"; cat "$SCRATCH/sj"; }
 grep -q '"git_commit"' "$SCRATCH/st/manifest.json" && grep -q '"seed":[[:space:]]*2' "$SCRATCH/st/manifest.json" \
     && [ -f "$SCRATCH/st/best.cu" ] && [ -f "$SCRATCH/st/checkpoint.json" ] \

@@ -59,7 +59,7 @@ PY
 $T run --evaluator test --runs-dir "$SCRATCH" --problem softmax --shape 256x256 \
     --islands 1 --population 4 --offspring 4 --time 3s --name t4 >"$SCRATCH/o4" 2>&1 \
     || fail "setup t4"
-grep -q "^time budget reached" "$SCRATCH/o4" &&
+grep -q "^finished (time budget)" "$SCRATCH/o4" &&
     grep -q '"generations":[[:space:]]*0,' "$SCRATCH/t4/manifest.json" \
     && ok "--time without --generations runs until the time is up" \
     || { fail "--time run stopped by something else"; cat "$SCRATCH/o4"; }

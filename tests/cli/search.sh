@@ -6,7 +6,7 @@ SW="--evaluator test --problem softmax --shape 4096x4096 --template softmax_warp
     --strategy sweep --runs-dir $SCRATCH"
 # softmax_warp has 3325 valid points (kevo list), all supported at 4096x4096
 $T run $SW --name full --seed 3 --evals 100000 >/dev/null 2>&1 &&
-    $T run $SW --name full2 --seed 3 --evals 100000 2>&1 | grep -q 'search space exhausted: 3325 evaluations' ||
+    $T run $SW --name full2 --seed 3 --evals 100000 2>&1 | grep -q 'finished (search space exhausted): 3325 evaluations' ||
     fail "sweep run"
 n=$(grep -c '"type":"eval"' "$SCRATCH/full/journal.jsonl")
 u=$(grep -o '"hash":"[0-9a-f]*"' "$SCRATCH/full/journal.jsonl" | sort -u | wc -l)

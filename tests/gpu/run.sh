@@ -113,7 +113,7 @@ t0=$(date +%s)
 "$KEVO" status "$LOG/runs/budget" >>"$LOG/issue10-budget.log" 2>&1
 took=$(( $(date +%s) - t0 ))
 got=$([ "$took" -ge 19 ] && grep -q 'no generation cap' "$LOG/issue10-budget.log" &&
-      grep -q 'time budget reached' "$LOG/issue10-budget.log" && echo 1 || echo 0)
+      grep -q 'finished (time budget)' "$LOG/issue10-budget.log" && echo 1 || echo 0)
 row "run --time 20s runs its time (${took}s, no generation cap)" 1 "$got"
 
 echo "== shipped templates at their default point"
