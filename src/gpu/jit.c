@@ -21,6 +21,7 @@
 
 #include "fsutil.h"
 #include "hash.h"
+#include "jithdr.h"
 
 #define MAX_OPTS 16
 #define MAX_ARCHS 16   /* distinct archs one process may compile for */
@@ -398,8 +399,10 @@ static int compile_program(const char *src, const char *name, const char *arch,
     }
     if (jit_check_source(src, why, sizeof why))
         return log_addf(out, "kevo: rejected: %s\n", why);
+    /* kevo's own headers (jithdr.h) in memory: no host file is read */
     nvrtcProgram prog;
-    nvrtcResult r = nvrtcCreateProgram(&prog, src, name, 0, NULL, NULL);
+    nvrtcResult r = nvrtcCreateProgram(&prog, src, name, jithdr_count(),
+                                       jithdr_texts(), jithdr_names());
     if (r != NVRTC_SUCCESS) {
         int rc = log_addf(out, "nvrtcCreateProgram failed: %s\n",
                           nvrtcGetErrorString(r));
@@ -461,6 +464,10 @@ uint64_t jit_cache_key(const char *src, const char *arch)
     for (int i = 0; i < n; i++)
         h = hash_field(h, opts[i]);
     h = hash_field(h, jit_nvrtc_version());
+    for (int i = 0; i < jithdr_count(); i++) { /* a changed one recompiles */
+        h = hash_field(h, jithdr_name(i));
+        h = hash_field(h, jithdr_text(i));
+    }
     return hash_final(h);
 }
 

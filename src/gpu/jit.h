@@ -98,7 +98,8 @@ int jit_cubin_globals(const void *cubin, size_t n, struct jit_global *out,
  * symbol, e.g. "vprintf" for printf), else 0. */
 int jit_cubin_calls(const void *cubin, size_t n, const char *fn);
 
-/* Cache key: hash of (source, options, arch, NVRTC version); a first line
+/* Cache key: hash of (source, options, arch, NVRTC version, the text of
+ * kevo's headers, jithdr.h); a first line
  * "// kevo: ..." (tpl_instantiate's name of the point) is left out. */
 uint64_t jit_cache_key(const char *src, const char *arch);
 /* Default cache dir: $KEVO_CACHE_DIR, else $XDG_CACHE_HOME/kevo/cubin,
