@@ -13,7 +13,8 @@
  * __nv_bfloat16: wgmma's and pack2's element type). `kevo export` puts the
  * text in place of the #include so an exported kernel stands alone.
  * Sources: PTX ISA 8.x ("Asynchronous Warpgroup Level Matrix Multiply",
- * "Tensor Copy Instructions", "mbarrier"); CUTLASS's cute/arch/*_sm90.hpp.
+ * "Tensor Copy Instructions", "mbarrier"); CUTLASS's cute/arch/copy_sm90
+ * and mma_sm90.
  */
 #ifndef KEVO_SM90_CUH
 #define KEVO_SM90_CUH
