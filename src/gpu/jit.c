@@ -449,7 +449,9 @@ static uint64_t hash_field(uint64_t h, const char *s)
     return hash_bytes(hash_u64(h, n), s, n); /* length first: no aliasing */
 }
 
-uint64_t jit_cache_key(const char *src, const char *arch)
+uint64_t jit_cache_key_with(const char *src, const char *arch, int n_hdr,
+                           const char *const *names,
+                           const char *const *texts)
 {
     const char *opts[MAX_OPTS];
     int n = jit_default_options(arch, opts, MAX_OPTS);
@@ -464,11 +466,17 @@ uint64_t jit_cache_key(const char *src, const char *arch)
     for (int i = 0; i < n; i++)
         h = hash_field(h, opts[i]);
     h = hash_field(h, jit_nvrtc_version());
-    for (int i = 0; i < jithdr_count(); i++) { /* a changed one recompiles */
-        h = hash_field(h, jithdr_name(i));
-        h = hash_field(h, jithdr_text(i));
+    for (int i = 0; i < n_hdr; i++) { /* a changed header recompiles */
+        h = hash_field(h, names[i]);
+        h = hash_field(h, texts[i]);
     }
     return hash_final(h);
+}
+
+uint64_t jit_cache_key(const char *src, const char *arch)
+{
+    return jit_cache_key_with(src, arch, jithdr_count(), jithdr_names(),
+                              jithdr_texts());
 }
 
 void jit_cache_dir(char *out, size_t cap)
