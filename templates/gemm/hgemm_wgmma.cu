@@ -9,8 +9,8 @@
  * stages, 128-byte swizzled, each stage guarded by a full and an empty
  * mbarrier. Warpgroups 1..CONSUMERS split the tile's rows: each holds MI =
  * BM / (64 CONSUMERS) m64nBNk16 fp32 accumulators and runs wgmma from the
- * stage, keeping one slice's wgmmas in flight. Edges: TMA boxes past M, N,
- * K read zeros; stores are clipped.
+ * stage, keeping one slice's wgmmas in flight. TMA boxes past M, N, K
+ * read zeros; stores are clipped.
  *
  * Parameters:
  *   BM, BN      block tile (BN is the wgmma N)
@@ -19,9 +19,9 @@
  *   STAGES, BK  pipeline depth and k slice (BK=32: 64-byte swizzle for A)
  *   PERSIST     1: min(SMS, tiles) blocks loop over the tiles
  *   GROUP_M     tile rows swept together (L2 reuse; an int argument)
- *   CLUSTER     1, 2 or 4 blocks share operand loads by TMA multicast:
- *               2 on adjacent M tiles (CLN=0, B shared; MCK=1 splits B's
- *               boxes by k rows) or N tiles (CLN=1, A shared); 4 is a 2 x 2
+ *   CLUSTER     blocks sharing operand loads by TMA multicast: 2 on
+ *               adjacent M tiles (CLN=0, B shared; MCK=1 splits B's boxes
+ *               by k rows) or N tiles (CLN=1, A shared); 4 is a 2 x 2
  *               square, SMS / 4 - CL4_SPARE clusters (not all fit the GPCs)
  *   EPI         1: C leaves through shared memory and TMA stores (EPW=1:
  *               each warp stores its 16 rows itself, stmatrix); EPO=1
@@ -33,8 +33,7 @@
  *   L2P         L2 promotion of the load tensor maps (bytes; launch-only)
  *   KREV        1: a block's odd waves run k backwards; 2: and odd GROUP_M
  *               groups sweep N backwards (each wave starts on data in L2)
- * The schedule (tiles, stream-K and split-K ranges) is described above
- * struct sched; the epilogues above store_box and sk3_reduce.
+ * Schedule: above struct sched; epilogues: above store_box, sk3_reduce.
  * Measurements, what was tried and dropped: bench/notes/hgemm_wgmma.md.
  */
 // kevo: problem gemm
