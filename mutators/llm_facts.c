@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jithdr.h"
+#include "kvhdr.h"
 #include "progress.h"
 
 #define EVIDENCE_MAX 6000 /* characters of evidence JSON in a prompt */
@@ -314,7 +314,7 @@ static char *text_trimmed(const char *s)
     return strndup(s, n);
 }
 
-/* The kevo headers (jithdr.h) that text #includes, each once, with their
+/* The kevo headers (kvhdr.h) that text #includes, each once, with their
  * text in a fence (the model sees what it calls), or "" when none. */
 static char *headers_text(const char *text)
 {
@@ -322,16 +322,16 @@ static char *headers_text(const char *text)
     unsigned seen = 0; /* bit i: header i shown */
     prompt_buf_init(&b, 0);
     for (const char *line = text; line && *line;) {
-        const char *name = jithdr_included(line);
-        for (int i = 0; name && i < jithdr_count() && i < 32; i++)
-            if (!strcmp(jithdr_name(i), name) && !(seen & 1u << i)) {
+        const char *name = kvhdr_included(line);
+        for (int i = 0; name && i < kvhdr_count() && i < 32; i++)
+            if (!strcmp(kvhdr_name(i), name) && !(seen & 1u << i)) {
                 seen |= 1u << i;
                 prompt_buf_addf(&b, "\nIt includes \"%s\", kevo's own header "
                                     "(kevo gives it to the compiler; your "
                                     "template may #include it too, but must "
                                     "not copy or redefine what it defines):"
                                     "\n\n```cuda\n%s```\n",
-                                name, jithdr_text(i));
+                                name, kvhdr_text(i));
             }
         line = strchr(line, '\n');
         line = line ? line + 1 : NULL;

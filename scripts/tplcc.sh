@@ -71,7 +71,7 @@ name=$(basename "$tpl" .cu)
 W=${TPLCC_DIR:-${TMPDIR:-/tmp}/kevo-tplcc-$(id -u)}/$name.$$
 mkdir -p "$W/inc/kevo"
 trap 'rm -rf "$W"' EXIT
-# kevo's own headers (kevo hands them to NVRTC in memory, src/gpu/jithdr.c)
+# kevo's own headers (kevo hands them to NVRTC in memory, src/core/kvhdr.c)
 cp "$ROOT/templates/include/kevo_sm90.cuh" "$W/inc/kevo/sm90.cuh"
 
 # ---- directives -------------------------------------------------------

@@ -27,7 +27,7 @@
 #include "expr.h"
 #include "fsutil.h"
 #include "jit.h"
-#include "jithdr.h"
+#include "kvhdr.h"
 #include "record.h"
 #include "version.h"
 
@@ -1105,7 +1105,7 @@ static int setup(struct exporter *x, const char *out, const char *arch,
     if (rc)
         return rc;
     if (!(x->src = run_view_source(v, x->src_rel, sizeof x->src_rel)) ||
-        !(x->src_out = jithdr_inline(x->src)))
+        !(x->src_out = kvhdr_inline(x->src)))
         return KEVO_ENOMEM;
     map_dims(x);
     return KEVO_OK;

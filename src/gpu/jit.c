@@ -21,7 +21,7 @@
 
 #include "fsutil.h"
 #include "hash.h"
-#include "jithdr.h"
+#include "kvhdr.h"
 
 #define MAX_OPTS 16
 #define MAX_ARCHS 16   /* distinct archs one process may compile for */
@@ -399,10 +399,10 @@ static int compile_program(const char *src, const char *name, const char *arch,
     }
     if (jit_check_source(src, why, sizeof why))
         return log_addf(out, "kevo: rejected: %s\n", why);
-    /* kevo's own headers (jithdr.h) in memory: no host file is read */
+    /* kevo's own headers (kvhdr.h) in memory: no host file is read */
     nvrtcProgram prog;
-    nvrtcResult r = nvrtcCreateProgram(&prog, src, name, jithdr_count(),
-                                       jithdr_texts(), jithdr_names());
+    nvrtcResult r = nvrtcCreateProgram(&prog, src, name, kvhdr_count(),
+                                       kvhdr_texts(), kvhdr_names());
     if (r != NVRTC_SUCCESS) {
         int rc = log_addf(out, "nvrtcCreateProgram failed: %s\n",
                           nvrtcGetErrorString(r));
@@ -475,8 +475,8 @@ uint64_t jit_cache_key_with(const char *src, const char *arch, int n_hdr,
 
 uint64_t jit_cache_key(const char *src, const char *arch)
 {
-    return jit_cache_key_with(src, arch, jithdr_count(), jithdr_names(),
-                              jithdr_texts());
+    return jit_cache_key_with(src, arch, kvhdr_count(), kvhdr_names(),
+                              kvhdr_texts());
 }
 
 void jit_cache_dir(char *out, size_t cap)

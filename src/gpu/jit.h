@@ -99,12 +99,12 @@ int jit_cubin_globals(const void *cubin, size_t n, struct jit_global *out,
 int jit_cubin_calls(const void *cubin, size_t n, const char *fn);
 
 /* Cache key: hash of (source, options, arch, NVRTC version, the text of
- * kevo's headers, jithdr.h); a first line
+ * kevo's headers, kvhdr.h); a first line
  * "// kevo: ..." (tpl_instantiate's name of the point) is left out. */
 uint64_t jit_cache_key(const char *src, const char *arch);
 /* The same key for a given set of n_hdr headers (include names and texts)
  * in place of kevo's: jit_cache_key(s, a) == jit_cache_key_with(s, a,
- * jithdr_count(), jithdr_names(), jithdr_texts()). For tests. */
+ * kvhdr_count(), kvhdr_names(), kvhdr_texts()). For tests. */
 uint64_t jit_cache_key_with(const char *src, const char *arch, int n_hdr,
                            const char *const *names,
                            const char *const *texts);

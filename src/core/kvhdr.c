@@ -1,10 +1,10 @@
 /*
- * jithdr.c - the table of kevo-provided CUDA headers (see jithdr.h): name
+ * kvhdr.c - the table of kevo-provided CUDA headers (see kvhdr.h): name
  * -> embedded text, a lookup, and the inlining that export uses. Adding a
  * header: put it in templates/include/ (embedded by the Makefile) and add
  * its name and text below.
  */
-#include "jithdr.h"
+#include "kvhdr.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,32 +19,32 @@ static const char *const texts[] = {kevo_sm90};
 #define N_HEADERS ((int)(sizeof names / sizeof names[0]))
 _Static_assert(sizeof names == sizeof texts, "one text a name");
 
-int jithdr_count(void)
+int kvhdr_count(void)
 {
     return N_HEADERS;
 }
 
-const char *const *jithdr_names(void)
+const char *const *kvhdr_names(void)
 {
     return names;
 }
 
-const char *const *jithdr_texts(void)
+const char *const *kvhdr_texts(void)
 {
     return texts;
 }
 
-const char *jithdr_name(int i)
+const char *kvhdr_name(int i)
 {
     return i >= 0 && i < N_HEADERS ? names[i] : NULL;
 }
 
-const char *jithdr_text(int i)
+const char *kvhdr_text(int i)
 {
     return i >= 0 && i < N_HEADERS ? texts[i] : NULL;
 }
 
-const char *jithdr_find(const char *name)
+const char *kvhdr_find(const char *name)
 {
     for (int i = 0; i < N_HEADERS; i++)
         if (!strcmp(names[i], name))
@@ -59,7 +59,7 @@ static const char *skip_blanks(const char *p)
     return p;
 }
 
-const char *jithdr_included(const char *line)
+const char *kvhdr_included(const char *line)
 {
     const char *p = skip_blanks(line);
     if (*p != '#')
@@ -98,7 +98,7 @@ static int append(char **b, size_t *len, size_t *cap, const char *s,
     return 0;
 }
 
-char *jithdr_inline(const char *src)
+char *kvhdr_inline(const char *src)
 {
     size_t len = 0, cap = strlen(src) + 1;
     char *out = malloc(cap);
@@ -109,7 +109,7 @@ char *jithdr_inline(const char *src)
     for (const char *line = src; *line;) {
         const char *eol = strchr(line, '\n');
         size_t n = eol ? (size_t)(eol - line) + 1 : strlen(line);
-        const char *name = jithdr_included(line);
+        const char *name = kvhdr_included(line);
         int rc = 0;
         if (!name) {
             rc = append(&out, &len, &cap, line, n);

@@ -1,10 +1,10 @@
 /*
- * test_jithdr.c - kevo's own CUDA headers (src/gpu/jithdr.c): the table
+ * test_kvhdr.c - kevo's own CUDA headers (src/core/kvhdr.c): the table
  * names kevo/sm90.cuh with the text of templates/include/kevo_sm90.cuh,
  * include lines are recognised as the preprocessor would (and nothing
  * else is), NVRTC finds the header in memory (no host include path has a
  * kevo/ folder), a candidate's cache key covers the header text, and
- * jithdr_inline gives a source that needs no kevo (export).
+ * kvhdr_inline gives a source that needs no kevo (export).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "check.h"
 #include "fsutil.h"
 #include "jit.h"
-#include "jithdr.h"
+#include "kvhdr.h"
 
 static const char *prelude =
     "#include <cuda_bf16.h>\ntypedef __nv_bfloat16 elem_t;\n"
@@ -22,31 +22,31 @@ static const char *prelude =
 
 static void test_table(void)
 {
-    CHECK(jithdr_count() >= 1);
-    CHECK(!strcmp(jithdr_name(0), "kevo/sm90.cuh"));
-    CHECK(jithdr_names()[0] == jithdr_name(0));
-    CHECK(jithdr_texts()[0] == jithdr_text(0));
-    CHECK(jithdr_find("kevo/sm90.cuh") == jithdr_text(0));
-    CHECK(jithdr_find("kevo/none.cuh") == NULL);
-    CHECK(jithdr_name(jithdr_count()) == NULL && jithdr_text(-1) == NULL);
+    CHECK(kvhdr_count() >= 1);
+    CHECK(!strcmp(kvhdr_name(0), "kevo/sm90.cuh"));
+    CHECK(kvhdr_names()[0] == kvhdr_name(0));
+    CHECK(kvhdr_texts()[0] == kvhdr_text(0));
+    CHECK(kvhdr_find("kevo/sm90.cuh") == kvhdr_text(0));
+    CHECK(kvhdr_find("kevo/none.cuh") == NULL);
+    CHECK(kvhdr_name(kvhdr_count()) == NULL && kvhdr_text(-1) == NULL);
     /* the embedded text is the file's */
     char *file = NULL;
     size_t n = 0;
     CHECK(fs_read_file("templates/include/kevo_sm90.cuh", &file, &n) == 0);
-    CHECK(file && !strcmp(file, jithdr_text(0)));
+    CHECK(file && !strcmp(file, kvhdr_text(0)));
     free(file);
 }
 
 static void test_included(void)
 {
-    CHECK(jithdr_included("#include \"kevo/sm90.cuh\"\n") != NULL);
-    CHECK(jithdr_included("  #  include <kevo/sm90.cuh> // x") != NULL);
-    CHECK(jithdr_included("#include \"kevo/sm90.cuh\"") != NULL);
-    CHECK(jithdr_included("#include \"kevo/sm90.cuh.bak\"") == NULL);
-    CHECK(jithdr_included("#include \"kevo/sm90.cuh>") == NULL);
-    CHECK(jithdr_included("// #include \"kevo/sm90.cuh\"") == NULL);
-    CHECK(jithdr_included("#include \"kevo/other.cuh\"") == NULL);
-    CHECK(jithdr_included("#define X \"kevo/sm90.cuh\"") == NULL);
+    CHECK(kvhdr_included("#include \"kevo/sm90.cuh\"\n") != NULL);
+    CHECK(kvhdr_included("  #  include <kevo/sm90.cuh> // x") != NULL);
+    CHECK(kvhdr_included("#include \"kevo/sm90.cuh\"") != NULL);
+    CHECK(kvhdr_included("#include \"kevo/sm90.cuh.bak\"") == NULL);
+    CHECK(kvhdr_included("#include \"kevo/sm90.cuh>") == NULL);
+    CHECK(kvhdr_included("// #include \"kevo/sm90.cuh\"") == NULL);
+    CHECK(kvhdr_included("#include \"kevo/other.cuh\"") == NULL);
+    CHECK(kvhdr_included("#define X \"kevo/sm90.cuh\"") == NULL);
 }
 
 /* A kernel that uses the header's wgmma and mbarrier helpers. */
@@ -93,7 +93,7 @@ static void test_compile_in_memory(void)
 static void test_inline(void)
 {
     char *src = kernel_src();
-    char *out = src ? jithdr_inline(src) : NULL;
+    char *out = src ? kvhdr_inline(src) : NULL;
     CHECK(out != NULL);
     if (!out) {
         free(src);
@@ -101,7 +101,7 @@ static void test_inline(void)
     }
     CHECK(!strstr(out, "\n#include \"kevo/")); /* no include line */
     /* the text once (the second include is only a mark), the rest kept */
-    const char *t = jithdr_text(0);
+    const char *t = kvhdr_text(0);
     const char *first = strstr(out, t);
     CHECK(first && !strstr(first + 1, t));
     CHECK(strstr(out, "/* ---- kevo/sm90.cuh (kevo's, inlined) begins */"));
@@ -114,7 +114,7 @@ static void test_inline(void)
     CHECK(jit_compile(out, "inl", "sm_90a", &o) == KEVO_OK && o.ok);
     jit_output_release(&o);
     /* a source without kevo's headers comes back byte for byte */
-    char *same = jithdr_inline(prelude);
+    char *same = kvhdr_inline(prelude);
     CHECK(same && !strcmp(same, prelude));
     free(same);
     free(out);
@@ -129,11 +129,11 @@ static void test_cache_key(void)
         return;
     const char *names[] = {"kevo/sm90.cuh"};
     char *changed = NULL;
-    CHECK(asprintf(&changed, "%s/* one more line */\n", jithdr_text(0)) > 0);
-    const char *texts[] = {jithdr_text(0)}, *texts2[] = {changed};
+    CHECK(asprintf(&changed, "%s/* one more line */\n", kvhdr_text(0)) > 0);
+    const char *texts[] = {kvhdr_text(0)}, *texts2[] = {changed};
     uint64_t k = jit_cache_key(src, "sm_90a");
-    CHECK(k == jit_cache_key_with(src, "sm_90a", jithdr_count(),
-                                  jithdr_names(), jithdr_texts()));
+    CHECK(k == jit_cache_key_with(src, "sm_90a", kvhdr_count(),
+                                  kvhdr_names(), kvhdr_texts()));
     CHECK(k == jit_cache_key_with(src, "sm_90a", 1, names, texts));
     /* a changed header text is a new key: the candidate recompiles */
     CHECK(k != jit_cache_key_with(src, "sm_90a", 1, names, texts2));
