@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kvhdr.h"
 #include "progress.h"
 
 #define EVIDENCE_MAX 6000 /* characters of evidence JSON in a prompt */
@@ -313,6 +314,31 @@ static char *text_trimmed(const char *s)
     return strndup(s, n);
 }
 
+/* The kevo headers (kvhdr.h) that text #includes, each once, with their
+ * text in a fence (the model sees what it calls), or "" when none. */
+static char *headers_text(const char *text)
+{
+    struct prompt_buf b;
+    unsigned seen = 0; /* bit i: header i shown */
+    prompt_buf_init(&b, 0);
+    for (const char *line = text; line && *line;) {
+        const char *name = kvhdr_included(line);
+        for (int i = 0; name && i < kvhdr_count() && i < 32; i++)
+            if (!strcmp(kvhdr_name(i), name) && !(seen & 1u << i)) {
+                seen |= 1u << i;
+                prompt_buf_addf(&b, "\nIt includes \"%s\", kevo's own header "
+                                    "(kevo gives it to the compiler; your "
+                                    "template may #include it too, but must "
+                                    "not copy or redefine what it defines):"
+                                    "\n\n```cuda\n%s```\n",
+                                name, kvhdr_text(i));
+            }
+        line = strchr(line, '\n');
+        line = line ? line + 1 : NULL;
+    }
+    return prompt_buf_take(&b);
+}
+
 void llm_facts_parent(struct prompt_vars *pv, const char *prefix,
                       const struct llm_prompt_ctx *ctx,
                       const struct llm_parent *par)
@@ -323,6 +349,7 @@ void llm_facts_parent(struct prompt_vars *pv, const char *prefix,
     enum eval_outcome o = r ? r->outcome : EVAL_OK;
     prompt_vars_set(pv, KEY("NAME"), par->tpl->name);
     prompt_vars_take(pv, KEY("TEXT"), text_trimmed(par->tpl->text));
+    prompt_vars_take(pv, KEY("HEADERS"), headers_text(par->tpl->text));
     prompt_vars_take(pv, KEY("POINT"), point_text(par->tpl, par->vals));
     prompt_vars_take(pv, KEY("RESULT"), result_text(ctx, par));
     prompt_vars_set(pv, KEY("OUTCOME"), r ? eval_outcome_name(o) : "none");

@@ -69,8 +69,10 @@ done
 [ -r "$tpl" ] || die "cannot read '$tpl'"
 name=$(basename "$tpl" .cu)
 W=${TPLCC_DIR:-${TMPDIR:-/tmp}/kevo-tplcc-$(id -u)}/$name.$$
-mkdir -p "$W"
+mkdir -p "$W/inc/kevo"
 trap 'rm -rf "$W"' EXIT
+# kevo's own headers (kevo hands them to NVRTC in memory, src/core/kvhdr.c)
+cp "$ROOT/templates/include/kevo_sm90.cuh" "$W/inc/kevo/sm90.cuh"
 
 # ---- directives -------------------------------------------------------
 problem= ; dtypes= ; nondet=0 ; workspace=
@@ -328,7 +330,8 @@ elif [ $use_nvrtc = 1 ]; then
     chk=${TPLCC_DIR:-${TMPDIR:-/tmp}/kevo-tplcc-$(id -u)}/nvrtc_check
     if [ ! -x "$chk" ] || [ "$chk" -ot "$0" ]; then
         cat >"$W/nvrtc_check.c" <<'EOF'
-/* nvrtc_check SRC ARCH INCDIR: compiles SRC to a cubin as kevo would */
+/* nvrtc_check SRC ARCH INCDIR KEVOINC: compiles SRC to a cubin as kevo
+ * would (kevo's headers from KEVOINC instead of memory) */
 #include <nvrtc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -341,13 +344,14 @@ int main(int argc, char **argv)
     rewind(f);
     char *src = calloc(1, n + 1);
     if (fread(src, 1, n, f) != (size_t)n) return 2;
-    char arch[64], inc[512];
+    char arch[64], inc[512], kinc[512];
     snprintf(arch, sizeof arch, "--gpu-architecture=%s", argv[2]);
     snprintf(inc, sizeof inc, "--include-path=%s", argv[3]);
-    const char *opts[] = {arch, inc, "--std=c++17", "--ptxas-options=-v"};
+    snprintf(kinc, sizeof kinc, "--include-path=%s", argv[4]);
+    const char *opts[] = {arch, inc, kinc, "--std=c++17", "--ptxas-options=-v"};
     nvrtcProgram p;
     if (nvrtcCreateProgram(&p, src, "instance.cu", 0, NULL, NULL)) return 2;
-    nvrtcResult r = nvrtcCompileProgram(p, 4, opts);
+    nvrtcResult r = nvrtcCompileProgram(p, 5, opts);
     size_t ln;
     nvrtcGetProgramLogSize(p, &ln);
     char *log = malloc(ln + 1);
@@ -360,12 +364,12 @@ EOF
             -L"$CUDA/lib64" -Wl,-rpath,"$CUDA/lib64" -lnvrtc ||
             die "cannot build the NVRTC checker"
     fi
-    if ! "$chk" "$W/inst.cu" "$ARCH" "$CUDA/include" 2>"$W/log"; then
+    if ! "$chk" "$W/inst.cu" "$ARCH" "$CUDA/include" "$W/inc" 2>"$W/log"; then
         cat "$W/log" >&2 ; compile_failed
     fi
 else
-    if ! "$CUDA/bin/nvcc" -arch="$ARCH" -cubin -Xptxas -v -o "$W/k.cubin" \
-            "$W/inst.cu" 2>"$W/log"; then
+    if ! "$CUDA/bin/nvcc" -arch="$ARCH" -cubin -Xptxas -v -I"$W/inc" \
+            -o "$W/k.cubin" "$W/inst.cu" 2>"$W/log"; then
         cat "$W/log" >&2 ; compile_failed
     fi
 fi
@@ -375,7 +379,7 @@ if [ $compile = 1 ]; then
     [ $rc = 0 ] || echo "tplcc: spills" >&2
 fi
 if [ $show_ptx = 1 ]; then
-    "$CUDA/bin/nvcc" -arch="$ARCH" -ptx -o "$W/k.ptx" "$W/inst.cu"
+    "$CUDA/bin/nvcc" -arch="$ARCH" -ptx -I"$W/inc" -o "$W/k.ptx" "$W/inst.cu"
     echo "  PTX global/shared access counts:"
     grep -oE '(ld|st|cp\.async)[.a-z0-9]*(global|shared)[.a-z0-9]*' "$W/k.ptx" |
         sort | uniq -c | sed 's/^/   /'
@@ -464,7 +468,8 @@ if [ -n "$emu_shape" ]; then
 else
     cp "$W/inst.cu" "$W/run.cu"
     "$CUDA/bin/nvcc" -O2 -gencode=arch=compute_${ARCH#sm_},code=$ARCH -w \
-        "${defs[@]}" -o "$W/gpu" "$SELFTEST" || die "self-test build failed"
+        -I"$W/inc" "${defs[@]}" -o "$W/gpu" "$SELFTEST" ||
+        die "self-test build failed"
     args+=(--trials "${trials:-5}")
     run=("$W/gpu")
 fi

@@ -27,6 +27,7 @@
 #include "expr.h"
 #include "fsutil.h"
 #include "jit.h"
+#include "kvhdr.h"
 #include "record.h"
 #include "tmap.h"
 #include "version.h"
@@ -42,6 +43,8 @@ struct exporter {
     char base[96];             /* "kevo_gemm" */
     char arch[16];             /* "sm_90a" */
     char *src;                 /* winner's source, owned */
+    char *src_out;             /* src with kevo's headers inlined (what the
+                                  .cu and .py carry: no kevo needed), owned */
     char src_rel[256];
     int n_bufs;
     struct buf_desc bufs[PROB_MAX_BUFS];
@@ -384,11 +387,12 @@ static int write_cu(struct exporter *x, char *path, size_t cap)
         return KEVO_ENOMEM;
     fprintf(f, "/*\n");
     put_about(x, f, " * ");
-    fprintf(f, " *\n * Source: %s of the run, unchanged below. Compile with "
+    fprintf(f, " *\n * Source: %s of the run, unchanged below (kevo's own "
+               "headers inlined\n * where it includes them). Compile with "
                "NVRTC or nvcc for %s\n * (kevo used: -arch=%s -std=c++17).\n"
                " */\n",
             x->src_rel[0] ? x->src_rel : "(instantiated)", x->arch, x->arch);
-    fputs(x->src, f);
+    fputs(x->src_out, f);
     fclose(f);
     snprintf(path, cap, "%s/%s.cu", x->out, x->base);
     int rc = outputs_write_file(path, text);
@@ -869,7 +873,7 @@ static void put_torch_cuda(const struct exporter *x, FILE *f)
                "#include <c10/cuda/CUDAException.h>\n%s\n",
             t->n_tmaps ? "#include <cudaTypedefs.h> /* cuda.h, PFN_cuTensor"
                          "MapEncodeTiled */\n#include <cstdint>\n" : "");
-    fputs(x->src, f);
+    fputs(x->src_out, f);
     fprintf(f, "\n#line 1 \"kevo_export_wrapper\"\n");
     /* the source defines the params its code names; the plan needs the
      * launch-only ones too */
@@ -1084,7 +1088,8 @@ static int setup(struct exporter *x, const char *out, const char *arch,
                  kevo_strerror(rc));
     if (rc)
         return rc;
-    if (!(x->src = run_view_source(v, x->src_rel, sizeof x->src_rel)))
+    if (!(x->src = run_view_source(v, x->src_rel, sizeof x->src_rel)) ||
+        !(x->src_out = kvhdr_inline(x->src)))
         return KEVO_ENOMEM;
     map_dims(x);
     return KEVO_OK;
@@ -1207,6 +1212,7 @@ int cmd_export_main(int argc, char **argv)
         }
     }
     free(x->src);
+    free(x->src_out);
     run_view_release(&x->v);
     cJSON_Delete(x->json);
     free(x);

@@ -21,6 +21,7 @@
 
 #include "fsutil.h"
 #include "hash.h"
+#include "kvhdr.h"
 
 #define MAX_OPTS 16
 #define MAX_ARCHS 16   /* distinct archs one process may compile for */
@@ -398,8 +399,10 @@ static int compile_program(const char *src, const char *name, const char *arch,
     }
     if (jit_check_source(src, why, sizeof why))
         return log_addf(out, "kevo: rejected: %s\n", why);
+    /* kevo's own headers (kvhdr.h) in memory: no host file is read */
     nvrtcProgram prog;
-    nvrtcResult r = nvrtcCreateProgram(&prog, src, name, 0, NULL, NULL);
+    nvrtcResult r = nvrtcCreateProgram(&prog, src, name, kvhdr_count(),
+                                       kvhdr_texts(), kvhdr_names());
     if (r != NVRTC_SUCCESS) {
         int rc = log_addf(out, "nvrtcCreateProgram failed: %s\n",
                           nvrtcGetErrorString(r));
@@ -446,7 +449,9 @@ static uint64_t hash_field(uint64_t h, const char *s)
     return hash_bytes(hash_u64(h, n), s, n); /* length first: no aliasing */
 }
 
-uint64_t jit_cache_key(const char *src, const char *arch)
+uint64_t jit_cache_key_with(const char *src, const char *arch, int n_hdr,
+                           const char *const *names,
+                           const char *const *texts)
 {
     const char *opts[MAX_OPTS];
     int n = jit_default_options(arch, opts, MAX_OPTS);
@@ -461,7 +466,17 @@ uint64_t jit_cache_key(const char *src, const char *arch)
     for (int i = 0; i < n; i++)
         h = hash_field(h, opts[i]);
     h = hash_field(h, jit_nvrtc_version());
+    for (int i = 0; i < n_hdr; i++) { /* a changed header recompiles */
+        h = hash_field(h, names[i]);
+        h = hash_field(h, texts[i]);
+    }
     return hash_final(h);
+}
+
+uint64_t jit_cache_key(const char *src, const char *arch)
+{
+    return jit_cache_key_with(src, arch, kvhdr_count(), kvhdr_names(),
+                              kvhdr_texts());
 }
 
 void jit_cache_dir(char *out, size_t cap)

@@ -98,9 +98,16 @@ int jit_cubin_globals(const void *cubin, size_t n, struct jit_global *out,
  * symbol, e.g. "vprintf" for printf), else 0. */
 int jit_cubin_calls(const void *cubin, size_t n, const char *fn);
 
-/* Cache key: hash of (source, options, arch, NVRTC version); a first line
+/* Cache key: hash of (source, options, arch, NVRTC version, the text of
+ * kevo's headers, kvhdr.h); a first line
  * "// kevo: ..." (tpl_instantiate's name of the point) is left out. */
 uint64_t jit_cache_key(const char *src, const char *arch);
+/* The same key for a given set of n_hdr headers (include names and texts)
+ * in place of kevo's: jit_cache_key(s, a) == jit_cache_key_with(s, a,
+ * kvhdr_count(), kvhdr_names(), kvhdr_texts()). For tests. */
+uint64_t jit_cache_key_with(const char *src, const char *arch, int n_hdr,
+                           const char *const *names,
+                           const char *const *texts);
 /* Default cache dir: $KEVO_CACHE_DIR, else $XDG_CACHE_HOME/kevo/cubin,
  * else ~/.cache/kevo/cubin. Written into out[cap]. */
 void jit_cache_dir(char *out, size_t cap);

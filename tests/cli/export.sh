@@ -142,6 +142,27 @@ C
     && ok "args: the C and torch launchers compute the int arg (GROUP_M = $g) and pass it after ws" \
     || fail "args in the export: got '$got', GROUP_M '$g'"
 
+# a template that includes kevo's own header (kevo/sm90.cuh, handed to
+# NVRTC in memory): the .cu and the torch source carry its text instead of
+# the #include, so they compile where kevo is not
+$T run --evaluator test --problem gemm --dtype bf16 --shape 512x256x320 --seed 3 --generations 1 \
+    --template hgemm_wgmma --runs-dir "$SCRATCH" --name hdr --quiet || fail "export setup run (kevo header)"
+$K export "$SCRATCH/hdr" --format all --out "$SCRATCH/out-hdr" --quiet 2>"$SCRATCH/he" ||
+    { fail "export of a template with kevo's header"; cat "$SCRATCH/he"; }
+H="$SCRATCH/out-hdr/kevo_gemm"
+grep -lq '#include "kevo/sm90.cuh"' "$SCRATCH"/hdr/sources/*.cu &&
+    ! grep -q '^ *# *include "kevo/' "$H.cu" "$H.py" &&
+    grep -q '^#define KEVO_SM90_CUH' "$H.cu" && grep -q '^#define KEVO_SM90_CUH' "$H.py" &&
+    ok "export inlines kevo's header where the run's source includes it" ||
+    fail "kevo header in the export"
+if [ -x "$NVCC" ]; then
+    mkdir -p "$SCRATCH/bare" && (cd "$SCRATCH/bare" &&
+        $NVCC -c -gencode=arch=compute_90a,code=sm_90a -std=c++17 "$H.cu" -o k.o \
+            2>"$SCRATCH/hne") &&
+        ok "the exported .cu of a template with kevo's header compiles with nvcc alone" ||
+        { fail "nvcc on the exported .cu with kevo's header"; head "$SCRATCH/hne"; }
+fi
+
 expect_fail "export of a missing run names the path" "'$SCRATCH/nope' is not a kevo run directory" \
     $K export "$SCRATCH/nope"
 expect_fail "export with an unknown format says so" "unknown format 'rust'" $K export "$R" --format rust

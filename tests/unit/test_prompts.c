@@ -153,6 +153,38 @@ static void test_rewrite(void)
     free(user2);
 }
 
+/* A parent that includes kevo's header shows that header's text after
+ * its own (the model must see what it calls); one that does not, none. */
+static void test_kevo_header(void)
+{
+    struct tpl *wg = NULL;
+    char err[512];
+    CHECK_MSG(tpl_load("templates/gemm/hgemm_wgmma.cu", &wg, err,
+                       sizeof err) == 0, "%s", err);
+    if (!wg)
+        return;
+    int64_t vals[TPL_MAX_PARAMS];
+    tpl_default_point(wg, vals);
+    struct llm_prompt_ctx c = make_ctx();
+    c.dtype = DTYPE_BF16;
+    struct llm_parent par = {wg, vals, &ok_r};
+    char *sys = NULL, *user = NULL;
+    build(get("llm_rewrite"), &c, &par, &sys, &user);
+    CHECK(has(user, "#include \"kevo/sm90.cuh\"\n"));
+    CHECK(has(user, "It includes \"kevo/sm90.cuh\", kevo's own header"));
+    CHECK(has(user, "```cuda\n/*\n * kevo/sm90.cuh - Hopper"));
+    CHECK(has(user, "#endif /* KEVO_SM90_CUH */\n```\n"));
+    CHECK(has(sys, "`#include \"kevo/sm90.cuh\"`"));
+    free(sys);
+    free(user);
+    struct llm_parent plain = {tiled, tiled_vals, &ok_r};
+    build(get("llm_rewrite"), &c, &plain, &sys, &user);
+    CHECK(user && !has(user, "kevo's own header"));
+    free(sys);
+    free(user);
+    tpl_free(wg);
+}
+
 static void test_crossover(void)
 {
     struct llm_prompt_ctx c = make_ctx();
@@ -420,6 +452,8 @@ int main(void)
     if (setup())
         return 1;
     RUN(test_rewrite, "the rewrite prompt states the parent and its numbers");
+    RUN(test_kevo_header,
+        "a parent that includes kevo/sm90.cuh brings the header's text");
     RUN(test_crossover, "the crossover prompt shows both parents");
     RUN(test_repair, "the repair prompt shows the failure's evidence");
     RUN(test_propose, "propose variants differ, the system prompt does not");
