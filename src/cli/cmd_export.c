@@ -774,8 +774,12 @@ static void put_py_op(const struct exporter *x, FILE *f)
             if (x->bufs[i].role == BUF_IN)
                 fprintf(f, "%s%s: torch.Tensor", k++ ? ", " : "",
                         py_ident(x->bufs[i].name, id, sizeof id));
-        fprintf(f, ") -> %s:\n    return %s((", multi ? "typing.Tuple["
-                "torch.Tensor, ...]" : "torch.Tensor", fake ? "_fake" : "_run");
+        fprintf(f, ") -> %s", multi ? "typing.Tuple[" : "torch.Tensor");
+        for (int i = 0, k = 0; multi && i < x->n_bufs; i++)
+            if (x->bufs[i].role == BUF_OUT)
+                fprintf(f, "%storch.Tensor", k++ ? ", " : "");
+        fprintf(f, "%s:\n    return %s((", multi ? "]" : "",
+                fake ? "_fake" : "_run");
         for (int i = 0; i < x->n_bufs; i++)
             if (x->bufs[i].role == BUF_IN)
                 fprintf(f, "%s, ", py_ident(x->bufs[i].name, id, sizeof id));
