@@ -180,6 +180,45 @@ static int check_operand(const char *dir, const char *p, int line, char *why,
     return 0;
 }
 
+/* Line `line` of src as the compiler numbers it: after a "#line N"
+ * directive (tpl_instantiate puts one before the template text), the
+ * next line is N. */
+static int logical_line(const char *src, int line)
+{
+    int phys = 1, at = 0, base = 1;
+    for (const char *p = src; *p && phys < line; phys++) {
+        const char *q = p + strspn(p, " \t");
+        if (*q == '#') {
+            q += 1 + strspn(q + 1, " \t");
+            if (!strncmp(q, "line", 4) && (q[4] == ' ' || q[4] == '\t')) {
+                at = phys;
+                base = atoi(q + 5);
+            }
+        }
+        p += strcspn(p, "\n");
+        p += *p == '\n';
+    }
+    return at ? base + (line - at - 1) : line;
+}
+
+/* Checks a directive that may start at p (a '#', %: or ??= there, then
+ * an include-like word); 0 if there is none or it is allowed. */
+static int check_at(const char *src, const char *s, const int *lines,
+                    const char *p, char *why, size_t cap)
+{
+    if (p[0] == '\xef' && p[1] == '\xbb' && p[2] == '\xbf')
+        p = skip_blanks(p + 3); /* a UTF-8 byte order mark */
+    size_t h = hash_len(p);
+    if (!h)
+        return 0;
+    const char *w = skip_blanks(p + h);
+    const char *dir = directive_at(w);
+    if (!dir)
+        return 0;
+    return check_operand(dir, w + strlen(dir),
+                         logical_line(src, lines[p - s]), why, cap);
+}
+
 int jitpolicy_check_includes(const char *src, char *why, size_t cap)
 {
     int *lines = NULL;
@@ -188,15 +227,20 @@ int jitpolicy_check_includes(const char *src, char *why, size_t cap)
         snprintf(why, cap, "out of memory screening #include lines");
         return 1;
     }
+    /* Where a directive can start: first on a line (blanks and block
+     * comments before it are blanks), and, because a block comment may
+     * have begun on an earlier line, just after a line's first "*" "/".
+     * Every line counts, whatever a scanner would say it lies in (a
+     * comment, a raw string): no reading of the text by the preprocessor
+     * is missed, and words in the middle of a comment line are free. */
     int bad = 0;
-    for (const char *p = s; *p && !bad; p++) {
-        size_t h = hash_len(p);
-        if (!h)
-            continue;
-        const char *w = skip_blanks(p + h);
-        const char *dir = directive_at(w);
-        if (dir)
-            bad = check_operand(dir, w + strlen(dir), lines[p - s], why, cap);
+    for (const char *p = s; *p && !bad; p += *p == '\n') {
+        const char *end = p + strcspn(p, "\n");
+        const char *close = memmem(p, (size_t)(end - p), "*/", 2);
+        bad = check_at(src, s, lines, skip_blanks(p), why, cap);
+        if (!bad && close)
+            bad = check_at(src, s, lines, skip_blanks(close + 2), why, cap);
+        p = end;
     }
     free(s);
     free(lines);

@@ -20,12 +20,15 @@
  * Screens src for include-like directives (#include, #include_next,
  * #import, #embed; also spelled with the %: digraph or the ??= trigraph,
  * split by backslash-newlines or with comments between their parts).
- * Conservative: any '#' followed by such a word counts, even inside a
- * comment or string literal, so no reading of the text the preprocessor
- * might take is missed. Each one's header name must be a literal "x" or
+ * Conservative: a directive first on any line (or right after a line's
+ * first comment end) counts, even on a line a scanner would place inside
+ * a comment or a raw string, so no reading of the text the preprocessor
+ * might take is missed; "#include" in the middle of a comment line is
+ * free. Each one's header name must be a literal "x" or
  * <x> (a macro is refused: it could expand to any path) that
  * jitpolicy_header_allowed() accepts. Returns 0 if src passes, else 1
- * with a one-line reason in why[cap] naming the line.
+ * with a one-line reason in why[cap] naming the line (as the compiler
+ * would: "#line N" directives count).
  */
 int jitpolicy_check_includes(const char *src, char *why, size_t cap);
 

@@ -177,8 +177,10 @@ void san_parse(const char *text, int exit_code, struct san_result *out)
             last_line(text, out->first, sizeof out->first);
         return;
     }
-    if (exit_code == 0 && out->errors == 0) {
+    if (exit_code == 0) { /* with --error-exitcode: no error reported
+                             (racecheck may print only its own summary) */
         out->status = SAN_CLEAN;
+        out->errors = 0;
         return;
     }
     out->status = exit_code == SAN_PROBE_NODEV ? SAN_NODEV : SAN_FAILED;

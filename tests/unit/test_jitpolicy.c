@@ -77,6 +77,10 @@ static void test_host_files(void)
     snprintf(src, sizeof src, "__global__ void k() {}\n  #  include <%s>\n",
              secret);
     CHECK(refused(src, "line 2:"));
+    /* numbered as the compiler does, after tpl_instantiate's #line 1 */
+    snprintf(src, sizeof src, "// kevo: t\n#define A 1\n#line 1\n// x\n"
+             "#include \"%s\"\n", secret);
+    CHECK(refused(src, "policy: line 2: '#include"));
 }
 
 static void test_working_dir(void)
@@ -111,6 +115,17 @@ static void test_cuda_headers(void)
     jit_output_release(&o);
     char why[256];
     CHECK(jit_check_source(src, why, sizeof why) == 0);
+    /* prose about includes in a comment is free; a directive-looking
+     * line in a comment is not (the scan does not guess comment state) */
+    CHECK(jit_check_source("// no #include needed, not '#include x'\n"
+                           "/* we #include \"/etc/passwd\" nowhere */\n",
+                           why, sizeof why) == 0);
+    CHECK(jit_check_source("/*\n#include \"/etc/passwd\"\n*/\n", why,
+                           sizeof why) == 1);
+    CHECK(jit_check_source("/* a\n b */ #include \"/etc/passwd\"\n", why,
+                           sizeof why) == 1);
+    CHECK(jit_check_source("\xef\xbb\xbf#include \"/etc/passwd\"\n", why,
+                           sizeof why) == 1);
 }
 
 static void test_pool_screen(void)

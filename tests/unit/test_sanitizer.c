@@ -58,6 +58,9 @@ static void test_parse(void)
     san_parse("========= COMPUTE-SANITIZER\nkevo sanitize probe: ok\n"
               "========= ERROR SUMMARY: 0 errors\n", 0, &r);
     CHECK(r.status == SAN_CLEAN && r.errors == 0 && !r.first[0]);
+    san_parse("========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 "
+              "hazards displayed (0 errors, 0 warnings)\n", 0, &r);
+    CHECK(r.status == SAN_CLEAN);
     san_parse("========= COMPUTE-SANITIZER\nkevo sanitize probe: no NVIDIA "
               "driver (libcuda.so.1 not found): this command needs a GPU\n"
               "========= ERROR SUMMARY: 0 errors\n", SAN_PROBE_NODEV, &r);
