@@ -70,6 +70,8 @@ static const char *skip_noncode(const char *p)
 /* The banned entry the identifier tok[0..n) matches, or NULL. */
 static const struct banned *match(const char *tok, size_t n)
 {
+    if (!strchr("%mf_c", *tok)) /* the first letters of banned[]: most */
+        return NULL;            /* tokens are registers, opcodes, labels */
     for (size_t i = 0; i < sizeof banned / sizeof *banned; i++) {
         size_t m = strlen(banned[i].token);
         if (banned[i].prefix ? n >= m && !memcmp(tok, banned[i].token, m)
