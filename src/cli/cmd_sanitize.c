@@ -136,7 +136,7 @@ static int run_tools(const struct run_view *rv, const char *sanitizer,
     for (int i = 0; i < SAN_N_TOOLS; i++) {
         struct san_result r;
         if (!o->quiet)
-            fprintf(stderr, "kevo verify: %s ...\n", san_tools[i]);
+            fprintf(stderr, "sanitizer pass: %s ...\n", san_tools[i]);
         int rc = san_run(sanitizer, san_tools[i], argv,
                          o->timeout_s > 0 ? o->timeout_s : DEFAULT_TIMEOUT_S,
                          &r);
@@ -151,7 +151,7 @@ static int run_tools(const struct run_view *rv, const char *sanitizer,
         }
         *n_bad += r.status != SAN_CLEAN;
         if (!o->quiet)
-            fprintf(stderr, "kevo verify: %s: %s%s%s\n", san_tools[i],
+            fprintf(stderr, "sanitizer pass: %s: %s%s%s\n", san_tools[i],
                     san_status_name(r.status),
                     r.status == SAN_CLEAN ? "" : ": ",
                     r.status == SAN_FINDINGS ? r.first : r.detail);
@@ -371,7 +371,10 @@ int cmd_sanitize_main(int argc, char **argv)
         fprintf(stderr, "kevo verify: %s\n", err);
         return EXIT_ERROR;
     }
-    rc = sanitize_run(&rv, &o, &clean, err, sizeof err);
+    /* a run in progress would share the GPU (as kevo verify) */
+    rc = rundir_lock(dir, err, sizeof err);
+    if (!rc)
+        rc = sanitize_run(&rv, &o, &clean, err, sizeof err);
     if (rc) {
         fprintf(stderr, "kevo verify: %s\n", err);
     } else {

@@ -260,8 +260,10 @@ int san_run(const char *sanitizer, const char *tool, char *const argv[],
     int late = drain(fd[0], buf, OUT_CAP, &len, fs_now_ns() +
                      (long long)timeout_s * 1000000000LL);
     buf[len] = '\0';
-    if (late)
-        kill(-pid, SIGKILL), kill(pid, SIGKILL);
+    if (late) {
+        kill(-pid, SIGKILL); /* its group: the probe too */
+        kill(pid, SIGKILL);
+    }
     close(fd[0]);
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
