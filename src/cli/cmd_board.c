@@ -18,6 +18,7 @@
 
 #include "cmd_outputs.h"
 #include "cmd_run.h"
+#include "cmd_sanitize.h"
 #include "eval.h"
 #include "fsutil.h"
 #include "hash.h"
@@ -194,6 +195,7 @@ static void fill_entry(struct entry *e, const struct run_view *v)
     e->evals = run_view_outcomes(v, NULL);
     snprintf(e->verified, sizeof e->verified, "%s",
              verify_state(v, e->verify_note, sizeof e->verify_note));
+    sanitize_note(v->dir, v->best_hex, e->verify_note, sizeof e->verify_note);
     snprintf(e->tpl, sizeof e->tpl, "%s", v->best_tpl->name);
     hash_hex(b->hash, e->hash);
     size_t n = 0;

@@ -29,6 +29,7 @@
 
 #include "cmd_outputs.h"
 #include "cmd_run.h"
+#include "cmd_sanitize.h"
 #include "expr.h"
 #include "fsutil.h"
 #include "jit.h"
@@ -57,6 +58,8 @@ struct exporter {
     struct buf_desc bufs[PROB_MAX_BUFS];
     int dim[PROB_MAX_BUFS][2]; /* size index of rows, cols; -1 = none */
     cJSON *json;               /* --json summary */
+    int sanitize;              /* -1 --no-sanitize, 0 default */
+    struct sanitize_opts san;  /* for the gate (cmd_sanitize.h) */
     int quiet;
 };
 
@@ -907,7 +910,11 @@ static const char export_usage[] =
     "  kernelbench  the same as torch\n"
     "  all    all of them (default: cu)\n"
     "--arch overrides the target (default: the run's, else sm_90a).\n"
-    "Needs no GPU.\n";
+    "Needs no GPU, but a winner whose record in <run-dir>/sanitize.json\n"
+    "(kevo verify --sanitize) has a finding is refused; an LLM-born winner\n"
+    "without a record is sanitized first where a GPU and compute-sanitizer\n"
+    "are there (a warning otherwise). --no-sanitize skips both;\n"
+    "--sanitizer-path PATH names compute-sanitizer.\n";
 
 static int setup(struct exporter *x, const char *out, const char *arch,
                  char *err, size_t errcap)
@@ -970,6 +977,12 @@ static int export_run(struct exporter *x, const char *dir, const char *out,
 {
     char path[4096];
     int rc = run_view_load(dir, &x->v, err, errcap);
+    if (!rc && (rc = sanitize_gate(&x->v, x->sanitize, &x->san, err,
+                                   errcap)) == KEVO_ENODEV) {
+        fprintf(stderr, "kevo export: warning: %s\n", err);
+        err[0] = '\0';
+        rc = KEVO_OK; /* export needs no GPU: say so, go on */
+    }
     if (!rc)
         rc = setup(x, out, arch, err, errcap);
     if (rc)
@@ -1024,6 +1037,10 @@ int cmd_export_main(int argc, char **argv)
             json = 1;
         } else if (!strcmp(argv[i], "--quiet")) {
             x->quiet = 1;
+        } else if (!strcmp(argv[i], "--no-sanitize")) {
+            x->sanitize = -1;
+        } else if (!strcmp(argv[i], "--sanitizer-path") && i + 1 < argc) {
+            x->san.sanitizer = argv[++i];
         } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
             out = argv[++i];
         } else if (!strcmp(argv[i], "--arch") && i + 1 < argc) {

@@ -24,6 +24,7 @@
 
 #include "cmd_outputs.h"
 #include "cmd_run.h"
+#include "cmd_sanitize.h"
 #include "fsutil.h"
 #include "hash.h"
 #include "progress.h"
@@ -61,6 +62,13 @@ static const char usage[] =
     "               '-', not starting with 'llm_' (kept for run-born ones)\n"
     "  --force      replace an earlier promotion of the same name (never a\n"
     "               template that kevo promote did not write)\n"
+    "  --no-sanitize  skip the sanitizer gate (below)\n"
+    "  --sanitizer-path PATH  compute-sanitizer for the gate\n"
+    "\n"
+    "The winner must also pass the sanitizer pass (kevo verify --sanitize:\n"
+    "compute-sanitizer memcheck, racecheck, synccheck, initcheck): a\n"
+    "finding in <run-dir>/sanitize.json refuses; without a record the pass\n"
+    "runs now (needs a GPU and compute-sanitizer).\n"
     "\n"
     "Refuses (exit 1, saying why) when the run has no verify.json, when\n"
     "verify did not verify the template (it failed, drifted beyond the\n"
@@ -77,6 +85,8 @@ struct promote {
     const char *to;          /* --to, NULL = kevo run's library */
     const char *name_opt;    /* --name, NULL = <problem>_<template> */
     int force;               /* --force */
+    int sanitize;            /* -1 --no-sanitize, 0 default (cmd_sanitize.h) */
+    const char *sanitizer;   /* --sanitizer-path, NULL = found */
     struct run_view v;       /* the run, owned */
     const struct tpl *t;     /* the template to promote, borrowed */
     const struct rec_llm *birth; /* its first "llm" record, borrowed */
@@ -564,6 +574,7 @@ static int parse_args(int argc, char **argv, struct promote *p)
 {
     static const struct option opts[] = {
         {"to", 1, 0, 't'}, {"name", 1, 0, 'n'}, {"force", 0, 0, 'f'},
+        {"no-sanitize", 0, 0, 'S'}, {"sanitizer-path", 1, 0, 'P'},
         {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     int c;
     optind = 1;
@@ -574,6 +585,8 @@ static int parse_args(int argc, char **argv, struct promote *p)
         case 't': p->to = optarg; break;
         case 'n': p->name_opt = optarg; break;
         case 'f': p->force = 1; break;
+        case 'S': p->sanitize = -1; break;
+        case 'P': p->sanitizer = optarg; break;
         default:
             fprintf(stderr, "kevo promote: %s '%s' (see kevo promote "
                     "--help)\n", optopt ? "option needs a value:"
@@ -594,7 +607,11 @@ static int parse_args(int argc, char **argv, struct promote *p)
 static int promote(struct promote *p)
 {
     int rc = run_view_load(p->run, &p->v, p->err, sizeof p->err);
+    struct sanitize_opts so = {.sanitizer = p->sanitizer};
     if (rc || (rc = pick_template(p)) || (rc = check_verified(p)) ||
+        (p->t == p->v.best_tpl &&
+         (rc = sanitize_gate(&p->v, p->sanitize, &so, p->err,
+                             sizeof p->err))) ||
         (rc = check_name(p)) || (rc = find_library(p)) ||
         (rc = check_duplicate(p)) || (rc = check_clash(p)))
         return rc;

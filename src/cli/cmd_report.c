@@ -14,6 +14,7 @@
 
 #include "cmd_outputs.h"
 #include "cmd_run.h"
+#include "cmd_sanitize.h"
 #include "eval.h"
 #include "fsutil.h"
 #include "hash.h"
@@ -397,6 +398,11 @@ static void section_winner(struct report *r)
     if (v->best_eval)
         doc_kv(&r->d, "found in generation", "%d", v->best_eval->gen);
     winner_numbers(r, w);
+    char san[700];
+    sanitize_summary(v->dir, hex, san, sizeof san);
+    doc_kv(&r->d, "sanitizer", "%s", san[0] ? san : "not run (kevo verify "
+           "--sanitize)");
+    cJSON_AddStringToObject(w, "sanitizer", san);
     doc_table_end(&r->d);
     plan_text(r, plan, sizeof plan);
     doc_p(&r->d, "Launch plan at the winner's point for shape %s:",

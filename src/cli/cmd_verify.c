@@ -27,6 +27,7 @@
 
 #include "cmd_outputs.h"
 #include "cmd_run.h"
+#include "cmd_sanitize.h"
 #include "eval.h"
 #include "fingerprint.h"
 #include "fsutil.h"
@@ -47,6 +48,8 @@
 
 static const char usage[] =
     "usage: kevo verify <run-dir> [--top K] [--reps N] [--json]\n"
+    "       kevo verify --sanitize <run-dir> [...]  (kevo verify --sanitize "
+    "--help)\n"
     "\n"
     "Re-measures the run's best K distinct correct kernels in a fresh GPU\n"
     "worker with new random inputs (a fresh harness seed; every check runs\n"
@@ -707,6 +710,9 @@ int cmd_verify_main(int argc, char **argv)
 {
     static struct verify v; /* large; one per process */
     memset(&v, 0, sizeof v);
+    for (int i = 1; i < argc; i++) /* the sanitizer pass: its own command */
+        if (!strcmp(argv[i], "--sanitize"))
+            return cmd_sanitize_main(argc, argv);
     int x = parse_args(argc, argv, &v);
     if (x)
         return x < 0 ? EXIT_DONE : x;

@@ -10,6 +10,7 @@
 #include "cmd_outputs.h"
 #include "cmd_promote.h"
 #include "cmd_repro.h"
+#include "cmd_sanitize.h"
 #include "cmd_run.h"
 #include "cmd_search.h"
 #include "fitness.h"
@@ -121,6 +122,8 @@ int main(int argc, char **argv)
     }
     if (argc >= 2 && !strcmp(argv[1], "__worker"))
         return worker_main(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "__sanitize-probe"))
+        return cmd_sanprobe_main(argc - 1, argv + 1);
     if (argc == 3 && !strcmp(argv[1], "help")) {
         /* kevo help CMD = kevo CMD --help */
         static char help[] = "--help";

@@ -4,7 +4,7 @@
  * the GPU worker in order, so compiling overlaps measuring. Turns worker
  * answers, crashes and timeouts into struct eval_result. The worker
  * decides verdicts (worker.h); this file adds what happens before the GPU
- * (shape support, launch plan, source policy, compile errors).
+ * (shape support, launch plan, compile errors and kevo's refusals).
  */
 #include "gpueval.h"
 
@@ -79,29 +79,21 @@ static const struct cubin_entry *cache_get(struct gpueval *g, uint64_t h)
     return NULL;
 }
 
-/* Device-side malloc would let state survive between launches (the heap
- * outlives them); %globaltimer lets a kernel tell timed runs apart. */
-static int policy_check(const char *src, char *why, size_t cap)
-{
-    static const char *const banned[] = {"malloc", "globaltimer"};
-    for (size_t i = 0; i < sizeof banned / sizeof *banned; i++)
-        if (strstr(src, banned[i])) {
-            snprintf(why, cap, "policy: '%s' is not allowed in a candidate",
-                     banned[i]);
-            return 1;
-        }
-    return 0;
-}
-
-/* The first "error" line of a compile log, else its first line. */
+/* kevo's own refusal in a compile log (a line "kevo: rejected: <why>",
+ * jit.h: the include rule, device-side launches, the compiled-code rules
+ * of codescan.h), else its first "error" line, else its first line. */
 static void first_error(const char *log, char *out, size_t cap)
 {
-    const char *p = log ? strstr(log, "error") : NULL;
-    if (p)
+    static const char kevo[] = "kevo: rejected: ";
+    const char *p = log ? strstr(log, kevo) : NULL;
+    if (p) {
+        p += sizeof kevo - 1;
+    } else if (log && (p = strstr(log, "error"))) {
         while (p > log && p[-1] != '\n')
             p--;
-    else
+    } else {
         p = log ? log : "";
+    }
     size_t n = strcspn(p, "\n");
     if (n >= cap)
         n = cap - 1;
@@ -120,8 +112,10 @@ static cJSON *plan_json(const struct launch_plan *pl, int nondet,
 
 /* ---- one candidate */
 
-/* Before the GPU: shape support and launch plan (one tpl_prepare), source
- * policy. Returns 1 and fills r when the candidate is decided already. */
+/* Before the GPU: shape support and launch plan (one tpl_prepare). What
+ * the candidate may contain is decided by the compiler side (jit.h: the
+ * include rule before compiling, codescan.h on the PTX after). Returns 1
+ * and fills r when the candidate is decided already. */
 static int precheck(struct gpueval *g, const struct candidate *c,
                     struct launch_plan *pl, struct eval_result *r)
 {
@@ -129,11 +123,6 @@ static int precheck(struct gpueval *g, const struct candidate *c,
     if (tpl_prepare(c->tpl, c->vals, g->o.dtype, &g->o.shape, &g->dev, pl,
                     why, sizeof why)) {
         r->outcome = EVAL_UNSUPPORTED;
-        snprintf(r->detail, sizeof r->detail, "%s", why);
-        return 1;
-    }
-    if (policy_check(c->source, why, sizeof why)) {
-        r->outcome = EVAL_COMPILE_ERROR;
         snprintf(r->detail, sizeof r->detail, "%s", why);
         return 1;
     }

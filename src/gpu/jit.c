@@ -19,18 +19,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codescan.h"
 #include "fsutil.h"
 #include "hash.h"
+#include "jitpolicy.h"
 #include "kvhdr.h"
 
 #define MAX_OPTS 16
 #define MAX_ARCHS 16   /* distinct archs one process may compile for */
-#define CACHE_FORMAT 2 /* bump when the .json layout, parsing or the key
+#define CACHE_FORMAT 3 /* bump when the .json layout, parsing or the key
                           changes */
 #define LOG_CUT_NOTE "\n[log cut at 64 KiB]\n"
 
 /* Device-runtime entry points behind device-side launches (cudadevrt);
- * V2 variants share the prefixes. */
+ * V2 variants share the prefixes. The source screen names them early;
+ * the PTX scan (codescan.h) is what decides. */
 static const char *const launch_calls[] = {
     "cudaLaunchDevice",
     "cudaGetParameterBuffer",
@@ -111,9 +114,13 @@ int jit_default_options(const char *arch, const char **opts, int max)
      * each, against 60-820 ms in the first run. kevo's own cache (keyed by
      * source, options and NVRTC version) is the one cache: what a journal
      * says a compile took is a compile, or 0 for a hit in it. */
+    /* -no-source-include: a quoted #include is not looked up in the
+     * working directory; with only the CUDA -I paths, no host file but the
+     * toolkit's headers is reachable by a relative name (jitpolicy.h). */
     const char *all[] = {
         arch_option(arch),    inc_opt, inc_cccl_opt, "-std=c++17", "-lineinfo",
         "--ptxas-options=-v", /* register / spill / smem lines in the log */
+        "-no-source-include",
         "-no-cache", /* last: left out before NVRTC 12.9, which lacks it */
     };
     int n = (int)(sizeof all / sizeof all[0]) - !nvrtc_caches;
@@ -259,6 +266,8 @@ static const char *skip_noncode(const char *start, const char *p)
 
 int jit_check_source(const char *src, char *why, size_t cap)
 {
+    if (jitpolicy_check_includes(src, why, cap))
+        return 1;
     const char *p = src;
     while (*p) {
         const char *q = skip_noncode(src, p);
@@ -318,11 +327,14 @@ static int take_log(nvrtcProgram prog, struct jit_output *o)
     return rc;
 }
 
-/* 1 if the PTX calls the device runtime's launch functions (reason in
- * the log), 0 if clean, or a negative status. */
-static int ptx_launches(nvrtcProgram prog, struct jit_output *o)
+/* 1 if the PTX breaks a rule of codescan.h (the reason in the log, on
+ * a line of its own starting "kevo: rejected: policy: "), 0 if clean, or
+ * a negative status. The PTX is there anyway (the cubin is assembled from
+ * it): the scan costs one pass over text NVRTC already made. */
+static int ptx_policy(nvrtcProgram prog, struct jit_output *o)
 {
     size_t n = 0;
+    char why[256];
     if (nvrtcGetPTXSize(prog, &n) != NVRTC_SUCCESS || n == 0)
         return -KEVO_ECOMPILE;
     char *ptx = malloc(n);
@@ -331,16 +343,9 @@ static int ptx_launches(nvrtcProgram prog, struct jit_output *o)
     int hit = 0;
     if (nvrtcGetPTX(prog, ptx) == NVRTC_SUCCESS) {
         ptx[n - 1] = '\0';
-        for (size_t i = 0;
-             !hit && i < sizeof launch_calls / sizeof *launch_calls; i++)
-            if (strstr(ptx, launch_calls[i])) {
-                hit = 1;
-                if (log_addf(o,
-                             "\nkevo: rejected: the PTX calls '%s' "
-                             "(no device-side launches)\n",
-                             launch_calls[i]))
-                    hit = -KEVO_ENOMEM;
-            }
+        hit = codescan_ptx(ptx, why, sizeof why);
+        if (hit && log_addf(o, "\nkevo: rejected: %s\n", why))
+            hit = -KEVO_ENOMEM;
     } else {
         hit = -KEVO_ECOMPILE;
     }
@@ -377,7 +382,7 @@ static int collect(nvrtcProgram prog, nvrtcResult r, int timeout_ms,
         rc = log_addf(o, "\nnvrtc failed: %s\n", nvrtcGetErrorString(r));
         return rc ? rc : KEVO_ECOMPILE;
     }
-    int hit = ptx_launches(prog, o);
+    int hit = ptx_policy(prog, o);
     if (hit)
         return hit < 0 ? -hit : KEVO_OK;
     rc = take_cubin(prog, o);

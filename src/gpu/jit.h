@@ -43,7 +43,8 @@ void jit_output_release(struct jit_output *o);
  * -KEVO_EINVAL if arch is not a real one ("sm_<digits>[a|f]": a virtual
  * compute_* gives no cubin) or max is too small. Today: -arch=<arch>
  * -I<cuda>/include -I<cuda>/include/cccl -std=c++17 -lineinfo
- * --ptxas-options=-v, <cuda> from $CUDA_HOME, $CUDA_PATH, /usr/local/cuda. */
+ * --ptxas-options=-v -no-source-include, <cuda> from $CUDA_HOME,
+ * $CUDA_PATH, /usr/local/cuda. */
 int jit_default_options(const char *arch, const char **opts, int max);
 
 /* NVRTC version as "13.0". */
@@ -56,8 +57,8 @@ const char *jit_nvrtc_version(void);
  * KEVO_EINVAL for an arch that is not "sm_<digits>[a|f]"; the reason is
  * then in out->log. *out is filled either way: release it.
  * A source that fails jit_check_source() is not compiled (ok = 0, the
- * reason in the log); neither is a cubin whose PTX calls the device
- * runtime's launch functions.
+ * reason in the log); neither is one whose PTX breaks a rule of
+ * codescan.h (ok = 0, a log line "kevo: rejected: policy: <reason>").
  */
 int jit_compile(const char *src, const char *name, const char *arch,
                 struct jit_output *out) KEVO_WUR;
@@ -69,8 +70,9 @@ int jit_compile(const char *src, const char *name, const char *arch,
 int jit_compile_timed(const char *src, const char *name, const char *arch,
                       int timeout_ms, struct jit_output *out) KEVO_WUR;
 /* Cheap source screen run before any compile: returns 0 if src may be
- * compiled, else 1 with a one-line reason in why[cap]. Rejects device-side
- * launches (dynamic parallelism): "<<<", cudaLaunchDevice,
+ * compiled, else 1 with a one-line reason in why[cap]. Rejects includes
+ * of anything but CUDA toolkit and kevo/ headers (jitpolicy.h), and
+ * device-side launches (dynamic parallelism): "<<<", cudaLaunchDevice,
  * cudaGetParameterBuffer, outside comments and literals. */
 int jit_check_source(const char *src, char *why, size_t cap);
 /* One object of a cubin's module-scope device memory. */

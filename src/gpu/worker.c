@@ -34,6 +34,7 @@
 #include "jit.h"
 #include "problem.h"
 #include "record.h"
+#include "solpeak.h"
 #include "tmap.h"
 #include "tmr.h"
 #include "tpl.h"
@@ -1019,11 +1020,13 @@ static int run_timing(struct worker *w, struct job *jb, uint64_t s2,
 /* ---- results */
 
 /* The speed-of-light floor on this GPU (problem_floor: inputs from DRAM,
- * outputs only beyond the L2 size). */
-static void floor_of(const struct worker *w, struct sol_floor *f)
+ * outputs only beyond the L2 size; compute at solpeak.h's rate, named in
+ * *which when not NULL). */
+static void floor_of(const struct worker *w, struct sol_floor *f,
+                     const char **which)
 {
     const struct gpu_info *i = &w->g.info;
-    double pf = w->dt == DTYPE_FP32 ? i->peak_fp32 : i->peak_tensor16;
+    double pf = solpeak_flops(w->dt, i->peak_fp32, i->peak_tensor16, which);
     problem_floor(w->p, &w->shape, w->dt, pf, i->peak_bw,
                   (double)i->l2_bytes, f);
 }
@@ -1049,7 +1052,7 @@ static int send_result(struct worker *w, struct job *jb, struct outcome *oc)
     r.fitness = ok && oc->st.median_ns > 0 ? work / (oc->st.median_ns * 1e-9)
                                             : 0;
     struct sol_floor sf;
-    floor_of(w, &sf);
+    floor_of(w, &sf, NULL);
     double fl = sf.ns;
     if (ok) {
         r.median_ns = oc->st.median_ns;
@@ -1178,7 +1181,8 @@ static int evaluate(struct worker *w, struct job *jb, struct outcome *oc)
                       CHECK_HASH, oc->hash_a, &hash_c, &cc, &oc->v);
     oc->c_ms = (fs_now_ns() - t2) / 1e6;
     struct sol_floor sf;
-    floor_of(w, &sf);
+    const char *peak = "";
+    floor_of(w, &sf, &peak);
     double fl = sf.ns;
     if (!r && oc->v.outcome == EVAL_OK && oc->st.median_ns > 0 &&
         fl > oc->st.median_ns) {
@@ -1194,9 +1198,9 @@ static int evaluate(struct worker *w, struct job *jb, struct outcome *oc)
                         "floor: %.0f ns < floor %.0f ns (twice: %.0f ns "
                         "first; floor: %.1f MB of inputs from DRAM + %.1f MB "
                         "of outputs beyond the %.0f MB L2 at peak bandwidth, "
-                        "%.0f ns of compute at peak)", oc->st.median_ns, fl,
-                        first, sf.in_bytes / 1e6, sf.out_dram_bytes / 1e6,
-                        sf.l2_bytes / 1e6, sf.flops_ns);
+                        "%.0f ns of compute at the %s)", oc->st.median_ns,
+                        fl, first, sf.in_bytes / 1e6, sf.out_dram_bytes / 1e6,
+                        sf.l2_bytes / 1e6, sf.flops_ns, peak);
     }
     long long t3 = fs_now_ns();
     oc->check_ms = ((t1 - t0) + (t3 - t2)) / 1e6;

@@ -105,8 +105,11 @@
  *     (problem_floor: after the read-only flush every input byte comes
  *     from DRAM, while up to L2-size bytes of output may still be dirty in
  *     L2 when the timed window ends), peak_bw = 2 * mem clock * bus width
- *     / 8, peak_flops = SMs * clock * (256 fp32 | 4096 fp16/bf16
- *     FLOP/clk); the pieces are in the evidence (floor_in_bytes,
+ *     / 8, peak_flops = the fastest way to results of the dtype's
+ *     accuracy (solpeak.h: fp16/bf16 SMs * clock * 4096 FLOP/clk; fp32
+ *     the larger of the FMA peak, 256 FLOP/clk, and 3xTF32 on tensor
+ *     cores, 4096 / 6 FLOP/clk, named in a cheat's detail); the pieces
+ *     are in the evidence (floor_in_bytes,
  *     floor_out_bytes, l2_bytes, dram_all_bytes_ns), and an ok detail says
  *     when a kernel beat moving all its bytes through DRAM (outputs left
  *     in L2: where a ratio above the copy baseline comes from).

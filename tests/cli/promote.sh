@@ -100,6 +100,33 @@ expect_fail "a shipped template is not promoted" \
 [ ! -e "$LIB" ] && ok "no refusal wrote anything" || fail "a refused promote wrote $LIB"
 
 fixture good
+# the sanitizer gate (cmd_sanitize.h): no record and no GPU here: refused,
+# saying how to get one; a recorded finding: refused with it; clean: on
+sanitize() { # VERDICT [FIRST]: sanitize.json as cmd_sanitize.c writes it
+    python3 - "$R" "$1" "${2:-}" <<'PY'
+import json, sys
+run, verdict, first = sys.argv[1:4]
+b = json.load(open(run + "/best.json"))
+tools = [dict(tool=t, result="clean", errors=0, exit=0, first="")
+         for t in ("memcheck", "racecheck", "synccheck", "initcheck")]
+if verdict == "findings":
+    tools[0].update(result="findings", errors=1, exit=86, first=first)
+json.dump(dict(kernel=b["hash"], template=b["template"], dtype="fp32",
+               shape="512x1000", sanitizer="/x/compute-sanitizer", date=0,
+               verdict=verdict, tools=tools), open(run + "/sanitize.json", "w"))
+PY
+}
+expect_fail "an LLM-born winner never sanitized, no GPU here: refused, naming kevo verify --sanitize" \
+    "is not sanitized and the pass cannot run here" \
+    env PATH=/usr/bin:/bin CUDA_HOME=/nonexistent $K promote "$R" --to "$LIB"
+grep -qF "run kevo verify --sanitize $R on a GPU machine, or pass --no-sanitize" "$SCRATCH/err" &&
+    ok "... and says how to get the record" || { fail "sanitize hint"; cat "$SCRATCH/err"; }
+sanitize findings "Invalid __global__ read of size 4 bytes at sm_rows+0x2d0 in cand.cu:31"
+expect_fail "a winner with a sanitizer finding is refused with the finding" \
+    "failed the sanitizer pass ($R/sanitize.json): memcheck: findings: Invalid __global__ read of size 4 bytes at sm_rows+0x2d0" \
+    $K promote "$R" --to "$LIB"
+[ ! -e "$LIB" ] && ok "... and nothing is written" || fail "a refused promote wrote $LIB"
+sanitize clean
 for n in llm_mine 'a/b' -x; do
     expect_fail "--name '$n' is refused" "--name '$n':" $K promote "$R" --to "$LIB" --name "$n"
 done

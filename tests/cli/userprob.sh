@@ -187,6 +187,11 @@ e.update(hash=b["hash"], template=b["template"], params=b["params"], best=True,
 v.update(run=run, best_hash=b["hash"], drift=0.004, noise=0.01, entries=[e], reps=3,
          baselines=[], same_gpu=True, same_software=True, verified=True, differences="")
 json.dump(v, open(run + "/verify.json", "w"), indent="\t")
+# and sanitize.json as kevo verify --sanitize writes it (cmd_sanitize.c): clean
+json.dump(dict(kernel=b["hash"], template=b["template"], verdict="clean",
+               tools=[dict(tool=t, result="clean", errors=0, exit=0, first="")
+                      for t in ("memcheck", "racecheck", "synccheck", "initcheck")]),
+          open(run + "/sanitize.json", "w"))
 PY2
 mkdir -p "$SCRATCH/cwd2/problems/scale" "$SCRATCH/cwd2/templates"
 cp examples/problems/scale/scale.problem "$SCRATCH/cwd2/problems/scale/"

@@ -167,6 +167,10 @@ echo "== user-defined problems (tests/gpu/userprob.sh)"
 OUT="$LOG/userprob" KEVO="$KEVO" sh "$ROOT/tests/gpu/userprob.sh"
 row "userprob.sh: examples/problems, reference rules" 0 "$?"
 
+echo "== issue 29: compiled-code rules, includes, sanitizer (tests/gpu/judge.sh)"
+OUT="$LOG/judge" KEVO="$KEVO" sh "$ROOT/tests/gpu/judge.sh"
+row "judge.sh: compiled code, includes, sanitizer" 0 "$?"
+
 echo
 echo "== summary"
 cat "$TABLE"

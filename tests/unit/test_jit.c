@@ -392,7 +392,8 @@ static void test_reject_launch(void)
                       "{ C(cudaLaunch, Device)(p, 0); }\n",
                       "glue2.cu", ARCH, &o) == KEVO_OK);
     CHECK(!o.ok && !o.cubin &&
-          strstr(o.log, "the PTX calls 'cudaLaunchDevice'"));
+          strstr(o.log, "launches kernels from the device "
+                        "('cudaLaunchDevice' in the PTX)"));
     jit_output_release(&o);
 }
 
