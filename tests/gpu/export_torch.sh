@@ -54,7 +54,7 @@ for run in "$@"; do
     if ! "$KEVO" export "$run" --format torch --out "$out" --quiet; then
         echo "FAIL $run: kevo export"; fail=1; continue
     fi
-    py=$(ls "$out"/kevo_*.py | head -1)
+    py=$(ls "$out"/kevo_*.py | grep -v _kernelbench.py | head -1)
     python3 - "$py" <<'PY' || fail=1
 import importlib.util, os, sys, torch
 spec = importlib.util.spec_from_file_location("kx", sys.argv[1])
