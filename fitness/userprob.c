@@ -22,6 +22,7 @@
 #include "expr.h"
 #include "fsutil.h"
 #include "hx.h"
+#include "ident.h"
 #include "problem.h"
 
 #include "userprob_harness.cu.h"
@@ -813,6 +814,8 @@ static int k_buffer(struct upparse *ps, char **w, int n)
     b->arg[1] = 1;
     if (!is_ident(w[0], 0) || strlen(w[0]) >= UP_NAME_MAX)
         return perr(ps, "buffer name '%s' is not an identifier", w[0]);
+    if (ident_check(w[0]))
+        return perr(ps, "buffer name '%s' %s", w[0], ident_check(w[0]));
     for (int i = 0; i < u->n_bufs; i++)
         if (!strcmp(u->b[i].name, w[0]))
             return perr(ps, "duplicate buffer '%s' (first on line %d)", w[0],
@@ -869,6 +872,8 @@ static int k_sizes(struct upparse *ps, char **w, int n)
             return perr(ps, "size name '%s' must be upper case "
                         "[A-Z_][A-Z0-9_]* and not SMS, SMEM_OPTIN, L2_BYTES",
                         w[i]);
+        if (ident_check(w[i]))
+            return perr(ps, "size name '%s' %s", w[i], ident_check(w[i]));
         for (int j = 0; j < i; j++)
             if (!strcmp(w[i], w[j]))
                 return perr(ps, "duplicate size '%s'", w[i]);

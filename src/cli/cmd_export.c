@@ -17,6 +17,7 @@
  * Nothing here names a problem: buffer dims come from the problem's
  * buffers() (rows, cols), mapped back to size names.
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 #include "expr.h"
 #include "fsutil.h"
 #include "jit.h"
+#include "quote.h"
 #include "record.h"
 #include "version.h"
 
@@ -105,8 +107,9 @@ static void put_signature(const struct exporter *x, FILE *f,
 }
 
 /* A comment block: what this is, the signature, the plan at the run's
- * shape. prefix starts each line (" * " or "# "). */
-static void put_about(const struct exporter *x, FILE *f, const char *pre)
+ * shape. prefix starts each line (" * " or ""). Raw: names from the run
+ * (its name, the GPU's) are untrusted: put_about quotes it. */
+static void put_about_raw(const struct exporter *x, FILE *f, const char *pre)
 {
     const struct run_view *v = &x->v;
     char shape[64], err[256];
@@ -181,6 +184,25 @@ static void put_about(const struct exporter *x, FILE *f, const char *pre)
                     expr_text(v->best_tpl->facts[i].e));
 }
 
+/* put_about_raw for the inside of a C comment (pre " * ") or of a Python
+ * docstring (pre ""), quoted for it: a run named '*' '/' or '"""' stays
+ * text. */
+static void put_about(const struct exporter *x, FILE *f, int py)
+{
+    char *text = NULL;
+    size_t len;
+    FILE *m = open_memstream(&text, &len);
+    if (!m)
+        return;
+    put_about_raw(x, m, py ? "" : " * ");
+    fclose(m);
+    if (py)
+        quote_py_string(f, text, 1);
+    else
+        quote_c_comment(f, text);
+    free(text);
+}
+
 static void put_expr_value(FILE *f, const char *lhs, const struct expr *e,
                            const char *dflt)
 {
@@ -213,16 +235,17 @@ static void put_sizes_fn_head(const struct exporter *x, FILE *f,
     fprintf(f, "/* %s for the sizes; 0, or 1 with *why. */\n"
                "static int %s_%s_(", what, x->base, fn);
     put_sizes_params(x, f);
-    fprintf(f, "%s, const char **why)\n{\n    long long v;\n", out);
+    fprintf(f, "%s, const char **kevo_why)\n{\n    long long kevo_v;\n", out);
     put_void_sizes(x, f);
 }
 
 /* The device facts a launcher passes to a generated function, after the
  * sizes: the C launcher's (read at _load) and the torch one's. */
-static const char C_DEVICE_FACTS[] = "sms, smem_optin, l2_bytes, ";
+static const char C_DEVICE_FACTS[] =
+    "kevo_sms, kevo_smem_optin, kevo_l2_bytes, ";
 static const char TORCH_DEVICE_FACTS[] =
-    "prop->multiProcessorCount,\n        (long long)prop->"
-    "sharedMemPerBlockOptin, prop->l2CacheSize, ";
+    "kevo_prop->multiProcessorCount,\n        (long long)kevo_prop->"
+    "sharedMemPerBlockOptin, kevo_prop->l2CacheSize, ";
 
 /* "M, N, K, <facts>": the arguments of a call to a generated function. */
 static void put_sizes_call(const struct exporter *x, FILE *f,
@@ -239,20 +262,23 @@ static void put_sizes_call(const struct exporter *x, FILE *f,
 static void put_tmaps_fn(const struct exporter *x, FILE *f)
 {
     const struct tpl *t = x->v.best_tpl;
-    put_sizes_fn_head(x, f, "Tensor map boxes", "tmaps", "unsigned box[][3]");
+    put_sizes_fn_head(x, f, "Tensor map boxes", "tmaps",
+                      "unsigned kevo_box[][3]");
     for (int i = 0; i < t->n_tmaps; i++)
         for (int k = 0; k < 2; k++) {
-            put_expr_value(f, "v", t->tmaps[i].box[k], "1");
-            fprintf(f, "    if (v < 1 || v > 256) {\n        *why = "
-                       "\"tensormap %s box out of range\";\n        return 1;"
-                       "\n    }\n    box[%d][%d] = (unsigned)v;\n",
+            put_expr_value(f, "kevo_v", t->tmaps[i].box[k], "1");
+            fprintf(f, "    if (kevo_v < 1 || kevo_v > 256) {\n        "
+                       "*kevo_why = \"tensormap %s box out of range\";\n"
+                       "        return 1;\n    }\n    kevo_box[%d][%d] = "
+                       "(unsigned)kevo_v;\n",
                     t->tmaps[i].name, i, k);
             if (k == 1) {
-                put_expr_value(f, "v", t->tmaps[i].l2, "256");
-                fprintf(f, "    if (v != 0 && v != 64 && v != 128 && v != 256)"
-                           " {\n        *why = \"tensormap %s l2 promotion "
-                           "not 0, 64, 128 or 256\";\n        return 1;\n"
-                           "    }\n    box[%d][2] = (unsigned)v;\n",
+                put_expr_value(f, "kevo_v", t->tmaps[i].l2, "256");
+                fprintf(f, "    if (kevo_v != 0 && kevo_v != 64 && kevo_v != "
+                           "128 && kevo_v != 256) {\n        *kevo_why = "
+                           "\"tensormap %s l2 promotion not 0, 64, 128 or "
+                           "256\";\n        return 1;\n    }\n    "
+                           "kevo_box[%d][2] = (unsigned)kevo_v;\n",
                         t->tmaps[i].name, i);
             }
         }
@@ -264,12 +290,14 @@ static void put_tmaps_fn(const struct exporter *x, FILE *f)
 static void put_args_fn(const struct exporter *x, FILE *f)
 {
     const struct tpl *t = x->v.best_tpl;
-    put_sizes_fn_head(x, f, "Int kernel arguments", "args", "int *args");
+    put_sizes_fn_head(x, f, "Int kernel arguments", "args",
+                      "int *kevo_args");
     for (int i = 0; i < t->n_args; i++) {
-        put_expr_value(f, "v", t->args[i].e, "0");
-        fprintf(f, "    if (v < -2147483647LL - 1 || v > 2147483647LL) {\n"
-                   "        *why = \"arg %s out of range\";\n        return 1;"
-                   "\n    }\n    args[%d] = (int)v;\n",
+        put_expr_value(f, "kevo_v", t->args[i].e, "0");
+        fprintf(f, "    if (kevo_v < -2147483647LL - 1 || kevo_v > "
+                   "2147483647LL) {\n        *kevo_why = \"arg %s out of "
+                   "range\";\n        return 1;\n    }\n    kevo_args[%d] = "
+                   "(int)kevo_v;\n",
                 t->args[i].name, i);
     }
     fprintf(f, "    return 0;\n}\n");
@@ -296,23 +324,25 @@ static void put_plan_fn(const struct exporter *x, FILE *f)
     fputs(launcher_text_plan_helpers, f);
     for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
         fprintf(f, "#pragma push_macro(\"%s\")\n#undef %s\n#define %s "
-                   "kx_%s_\n", fns[i], fns[i], fns[i], fns[i]);
-    fprintf(f, "/* Launch plan for the sizes; 0, or 1 with *why. */\n"
+                   "kevo_%s_\n", fns[i], fns[i], fns[i], fns[i]);
+    fprintf(f, "/* Launch plan for the sizes; 0, or 1 with *kevo_why. */\n"
                "static int %s_plan_(", x->base);
     for (int d = 0; d < p->n_dims; d++)
         fprintf(f, "long long %s, ", p->dim_names[d]);
     fprintf(f, "long long SMS, long long SMEM_OPTIN, long long L2_BYTES,\n"
-               "        struct %s_dims *l, unsigned long long *ws_bytes, "
-               "const char **why)\n{\n    long long v;\n"
+               "        struct %s_dims *kevo_l, unsigned long long "
+               "*kevo_ws_bytes, const char **kevo_why)\n{\n"
+               "    long long kevo_v;\n"
                "    (void)SMS; (void)SMEM_OPTIN; (void)L2_BYTES;\n",
             x->base);
     for (int d = 0; d < p->n_dims; d++)
         fprintf(f, "    (void)%s;\n", p->dim_names[d]);
-    for (int i = 0; i < t->n_requires; i++)
-        fprintf(f, "    if (!(%s)) {\n        *why = \"shape not supported: "
-                   "requires %s\";\n        return 1;\n    }\n",
-                expr_text(t->requires_[i].e),
-                expr_text(t->requires_[i].e));
+    for (int i = 0; i < t->n_requires; i++) {
+        fprintf(f, "    if (!(%s)) {\n        *kevo_why = \"shape not "
+                   "supported: requires ", expr_text(t->requires_[i].e));
+        quote_c_string(f, expr_text(t->requires_[i].e));
+        fprintf(f, "\";\n        return 1;\n    }\n");
+    }
     /* the source was instantiated with the shape facts of the run's shape
      * (tpl.h "fact"): it is only right for shapes with the same values */
     int64_t fv[TPL_MAX_FACTS];
@@ -320,12 +350,14 @@ static void put_plan_fn(const struct exporter *x, FILE *f)
     int n_facts = tpl_facts(t, x->v.best_vals, &x->v.spec.shape, fv, err,
                             sizeof err) ? 0 : t->n_facts; /* 0: not reached,
                                       the run's shape passed tpl_prepare */
-    for (int i = 0; i < n_facts; i++)
-        fprintf(f, "    if ((long long)(%s) != %lldLL) {\n        *why = "
+    for (int i = 0; i < n_facts; i++) {
+        fprintf(f, "    if ((long long)(%s) != %lldLL) {\n        *kevo_why = "
                    "\"shape not supported: the kernel was built for %s = "
-                   "%lld (%s)\";\n        return 1;\n    }\n",
-                expr_text(t->facts[i].e), (long long)fv[i], t->facts[i].name,
-                (long long)fv[i], expr_text(t->facts[i].e));
+                   "%lld (", expr_text(t->facts[i].e), (long long)fv[i],
+                t->facts[i].name, (long long)fv[i]);
+        quote_c_string(f, expr_text(t->facts[i].e));
+        fprintf(f, ")\";\n        return 1;\n    }\n");
+    }
     for (int i = 0; i < t->n_launches; i++) {
         const struct tpl_launch *ln = &t->launches[i];
         char lhs[64];
@@ -336,26 +368,26 @@ static void put_plan_fn(const struct exporter *x, FILE *f)
                                        : q == 1 ? ln->block[k]
                                                 : ln->cluster[k];
                 if (q == 2 && !ln->cluster[0]) {
-                    fprintf(f, "    l[%d].cluster[%d] = 0;\n", i, k);
+                    fprintf(f, "    kevo_l[%d].cluster[%d] = 0;\n", i, k);
                     continue;
                 }
-                snprintf(lhs, sizeof lhs, "v");
+                snprintf(lhs, sizeof lhs, "kevo_v");
                 put_expr_value(f, lhs, e, "1");
-                fprintf(f, "    if (v < 1 || v > 2147483647LL) {\n"
-                           "        *why = \"%s %s out of range\";\n"
+                fprintf(f, "    if (kevo_v < 1 || kevo_v > 2147483647LL) {\n"
+                           "        *kevo_why = \"%s %s out of range\";\n"
                            "        return 1;\n    }\n"
-                           "    l[%d].%s[%d] = (unsigned)v;\n",
+                           "    kevo_l[%d].%s[%d] = (unsigned)kevo_v;\n",
                         ln->kernel, part[q], i, part[q], k);
             }
         }
-        put_expr_value(f, "v", ln->smem, "0");
-        fprintf(f, "    if (v < 0 || v > SMEM_OPTIN) {\n        *why = \"%s "
+        put_expr_value(f, "kevo_v", ln->smem, "0");
+        fprintf(f, "    if (kevo_v < 0 || kevo_v > SMEM_OPTIN) {\n        *kevo_why = \"%s "
                    "shared memory out of range\";\n        return 1;\n    }\n"
-                   "    l[%d].smem = (unsigned)v;\n    l[%d].pdl = %d;\n",
+                   "    kevo_l[%d].smem = (unsigned)kevo_v;\n    kevo_l[%d].pdl = %d;\n",
                 ln->kernel, i, i, ln->pdl);
     }
-    put_expr_value(f, "v", t->workspace, "0");
-    fprintf(f, "    *ws_bytes = v > 0 ? (unsigned long long)v : 0;\n"
+    put_expr_value(f, "kevo_v", t->workspace, "0");
+    fprintf(f, "    *kevo_ws_bytes = kevo_v > 0 ? (unsigned long long)kevo_v : 0;\n"
                "    return 0;\n}\n");
     if (t->n_tmaps)
         put_tmaps_fn(x, f);
@@ -382,7 +414,7 @@ static int write_cu(struct exporter *x, char *path, size_t cap)
     if (!f)
         return KEVO_ENOMEM;
     fprintf(f, "/*\n");
-    put_about(x, f, " * ");
+    put_about(x, f, 0);
     fprintf(f, " *\n * Source: %s of the run, unchanged below. Compile with "
                "NVRTC or nvcc for %s\n * (kevo used: -arch=%s -std=c++17).\n"
                " */\n",
@@ -402,15 +434,15 @@ static void put_c_header(const struct exporter *x, FILE *f)
     const char *b = x->base;
     fprintf(f, "/*\n * %s.h - launcher for the kernel kevo found; see %s.c."
                "\n *\n", b, b);
-    put_about(x, f, " * ");
+    put_about(x, f, 0);
     fprintf(f, " *\n * Use (CUDA driver API, link with -lcuda):\n"
                " *   %s_load(\"%s.cubin\");      once per context\n"
-               " *   %s_launch(..., stream);   any number of times\n"
+               " *   %s_launch(..., kevo_stream);   any number of times\n"
                " *   %s_unload();\n"
                " * Buffers are device pointers to row-major arrays, as in "
                "the signature.\n * The launch plan has %d launch%s"
-               "%s; all run on stream, in order.\n"
-               " * Workspace: pass ws = 0 and the launcher allocates one "
+               "%s; all run on kevo_stream, in order.\n"
+               " * Workspace: pass kevo_ws = 0 and the launcher allocates one "
                "sized by the plan\n * (kept until _unload, shared by all "
                "calls: for concurrent launches on\n * several streams pass "
                "your own, %s_workspace_bytes() bytes).\n%s */\n",
@@ -431,13 +463,13 @@ static void put_c_header(const struct exporter *x, FILE *f)
                "(0 = none). */\nunsigned long long %s_workspace_bytes(", b);
     for (int d = 0; d < x->v.prob->n_dims; d++)
         fprintf(f, "%sint %s", d ? ", " : "", x->v.prob->dim_names[d]);
-    fprintf(f, ");\n/* Launches the kernel(s) on stream. "
+    fprintf(f, ");\n/* Launches the kernel(s) on kevo_stream. "
                "CUDA_ERROR_INVALID_VALUE if the\n * template does not support "
-               "the sizes (see %s_last_error()). ws = 0: the\n * launcher's "
+               "the sizes (see %s_last_error()). kevo_ws = 0: the\n * launcher's "
                "own workspace. */\n"
                "CUresult %s_launch(", b, b);
     put_signature(x, f, "CUdeviceptr", "CUdeviceptr");
-    fprintf(f, "CUdeviceptr ws,\n                   CUstream stream);\n"
+    fprintf(f, "CUdeviceptr kevo_ws,\n                   CUstream kevo_stream);\n"
                "/* Why the last call failed, or \"\". */\n"
                "const char *%s_last_error(void);\n\n"
                "#ifdef __cplusplus\n}\n#endif\n\n#endif\n", b);
@@ -476,22 +508,22 @@ static void put_tmap_encode(const struct exporter *x, FILE *f, int i,
     snprintf(addr, sizeof addr, ptr, b->name);
     snprintf(msg, sizeof msg, "\"cannot encode tensor map %s of %s\"",
              m->name, b->name);
-    fprintf(f, "    {\n        cuuint64_t dims[2] = {(cuuint64_t)%s, "
+    fprintf(f, "    {\n        cuuint64_t kevo_dims[2] = {(cuuint64_t)%s, "
                "(cuuint64_t)%s};\n"
-               "        cuuint64_t stride[1] = {(cuuint64_t)%s * %zu};\n"
-               "        cuuint32_t step[2] = {1, 1};\n"
-               "        CUresult er = %s(&tm[%d], %s, 2, %s, dims, stride, "
-               "box[%d], step,\n"
+               "        cuuint64_t kevo_stride[1] = {(cuuint64_t)%s * %zu};\n"
+               "        cuuint32_t kevo_step[2] = {1, 1};\n"
+               "        CUresult kevo_er = %s(&kevo_tm[%d], %s, 2, %s, kevo_dims, kevo_stride, "
+               "kevo_box[%d], kevo_step,\n"
                "            CU_TENSOR_MAP_INTERLEAVE_NONE, %s,\n"
-               "            box[%d][2] == 0 ? "
+               "            kevo_box[%d][2] == 0 ? "
                "CU_TENSOR_MAP_L2_PROMOTION_NONE\n"
-               "            : box[%d][2] == 64 ? "
+               "            : kevo_box[%d][2] == 64 ? "
                "CU_TENSOR_MAP_L2_PROMOTION_L2_64B\n"
-               "            : box[%d][2] == 128 ? "
+               "            : kevo_box[%d][2] == 128 ? "
                "CU_TENSOR_MAP_L2_PROMOTION_L2_128B\n"
                "            : CU_TENSOR_MAP_L2_PROMOTION_L2_256B,\n"
                "            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n"
-               "        if (er != CUDA_SUCCESS) {\n",
+               "        if (kevo_er != CUDA_SUCCESS) {\n",
             p->dim_names[x->dim[m->buf][1]], p->dim_names[x->dim[m->buf][0]],
             p->dim_names[x->dim[m->buf][1]], dtype_size(b->dtype), fn, i,
             tmap_dtype(b->dtype), addr, i, tmap_swizzle(m->swizzle), i, i,
@@ -513,12 +545,12 @@ static void put_c_source(const struct exporter *x, FILE *f)
             b, b, x->arch, b);
     put_param_defines(x, f);
     put_plan_fn(x, f);
-    fprintf(f, "\n#define N_LAUNCH %d\nstatic const char *const kernel_"
-               "names[N_LAUNCH] = {", t->n_launches);
+    fprintf(f, "\n#define KEVO_N_LAUNCH %d\nstatic const char *const "
+               "kevo_kernel_names[KEVO_N_LAUNCH] = {", t->n_launches);
     for (int i = 0; i < t->n_launches; i++)
         fprintf(f, "%s\"%s\"", i ? ", " : "", t->launches[i].kernel);
     fprintf(f, "};\n%s", launcher_text_c_state);
-    fprintf(f, "const char *%s_last_error(void)\n{\n    return last_error;"
+    fprintf(f, "const char *%s_last_error(void)\n{\n    return kevo_last_error;"
                "\n}\n\n", b);
     fprintf(f, "CUresult %s_load(const char *cubin_path)\n%s", b,
             launcher_text_c_load_body);
@@ -526,53 +558,53 @@ static void put_c_source(const struct exporter *x, FILE *f)
     fprintf(f, "unsigned long long %s_workspace_bytes(", b);
     for (int d = 0; d < p->n_dims; d++)
         fprintf(f, "%sint %s", d ? ", " : "", p->dim_names[d]);
-    fprintf(f, ")\n{\n    struct %s_dims l[N_LAUNCH];\n"
-               "    unsigned long long ws = 0;\n    const char *why;\n"
+    fprintf(f, ")\n{\n    struct %s_dims kevo_l[KEVO_N_LAUNCH];\n"
+               "    unsigned long long kevo_ws = 0;\n    const char *kevo_why;\n"
                "    if (%s_plan_(", b, b);
     put_sizes_call(x, f, C_DEVICE_FACTS);
-    fprintf(f, "l, &ws, &why))\n        return 0;"
-               "\n    return ws;\n}\n\n");
+    fprintf(f, "kevo_l, &kevo_ws, &kevo_why))\n        return 0;"
+               "\n    return kevo_ws;\n}\n\n");
     fprintf(f, "CUresult %s_launch(", b);
     put_signature(x, f, "CUdeviceptr", "CUdeviceptr");
-    fprintf(f, "CUdeviceptr ws,\n                   CUstream stream)\n{\n"
-               "    struct %s_dims l[N_LAUNCH];\n"
-               "    unsigned long long ws_bytes = 0;\n    CUresult r;\n"
-               "    if (!module) {\n        last_error = \"%s_load() was "
+    fprintf(f, "CUdeviceptr kevo_ws,\n                   CUstream kevo_stream)\n{\n"
+               "    struct %s_dims kevo_l[KEVO_N_LAUNCH];\n"
+               "    unsigned long long kevo_ws_bytes = 0;\n    CUresult kevo_r;\n"
+               "    if (!kevo_module) {\n        kevo_last_error = \"%s_load() was "
                "not called\";\n        return CUDA_ERROR_NOT_INITIALIZED;\n"
                "    }\n    if (%s_plan_(",
             b, b, b);
     put_sizes_call(x, f, C_DEVICE_FACTS);
-    fprintf(f, "l, &ws_bytes, &last_error))\n"
+    fprintf(f, "kevo_l, &kevo_ws_bytes, &kevo_last_error))\n"
                "        return CUDA_ERROR_INVALID_VALUE;\n%s",
             launcher_text_c_ws_grow);
     if (t->n_tmaps) {
-        fprintf(f, "    CUtensorMap tm[%d];\n    unsigned box[%d][3];\n"
+        fprintf(f, "    CUtensorMap kevo_tm[%d];\n    unsigned kevo_box[%d][3];\n"
                    "    if (%s_tmaps_(", t->n_tmaps, t->n_tmaps, b);
         put_sizes_call(x, f, C_DEVICE_FACTS);
-        fprintf(f, "box, &last_error))\n"
+        fprintf(f, "kevo_box, &kevo_last_error))\n"
                    "        return CUDA_ERROR_INVALID_VALUE;\n");
         for (int i = 0; i < t->n_tmaps; i++)
             put_tmap_encode(x, f, i, "cuTensorMapEncodeTiled",
                             "(void *)(uintptr_t)%s",
-                            "            last_error = %s;\n"
-                            "            return er;");
+                            "            kevo_last_error = %s;\n"
+                            "            return kevo_er;");
     }
     if (t->n_args) {
-        fprintf(f, "    int ia[%d];\n    if (%s_args_(", t->n_args, b);
+        fprintf(f, "    int kevo_ia[%d];\n    if (%s_args_(", t->n_args, b);
         put_sizes_call(x, f, C_DEVICE_FACTS);
-        fprintf(f, "ia, &last_error))\n"
+        fprintf(f, "kevo_ia, &kevo_last_error))\n"
                    "        return CUDA_ERROR_INVALID_VALUE;\n");
     }
-    fprintf(f, "    void *args[] = {");
+    fprintf(f, "    void *kevo_args[] = {");
     for (int i = 0; i < x->n_bufs; i++)
         fprintf(f, "&%s, ", x->bufs[i].name);
     for (int d = 0; d < p->n_dims; d++)
         fprintf(f, "&%s, ", p->dim_names[d]);
-    fprintf(f, "&ws");
+    fprintf(f, "&kevo_ws");
     for (int i = 0; i < t->n_tmaps; i++)
-        fprintf(f, ", &tm[%d]", i);
+        fprintf(f, ", &kevo_tm[%d]", i);
     for (int i = 0; i < t->n_args; i++)
-        fprintf(f, ", &ia[%d]", i);
+        fprintf(f, ", &kevo_ia[%d]", i);
     fprintf(f, "};\n%s", launcher_text_c_launch_loop);
 }
 
@@ -723,8 +755,9 @@ static void put_torch_sizes(const struct exporter *x, FILE *f)
 static void put_torch_cluster_optin(FILE *f, int i, const char *kernel,
                                     const char *cast)
 {
-    fprintf(f, "    if (l[%d].cluster[0] * (l[%d].cluster[1] ? l[%d].cluster[1] "
-               ": 1) * (l[%d].cluster[2] ? l[%d].cluster[2] : 1) > 8)\n"
+    fprintf(f, "    if (kevo_l[%d].cluster[0] * (kevo_l[%d].cluster[1] ? "
+               "kevo_l[%d].cluster[1] : 1) * (kevo_l[%d].cluster[2] ? "
+               "kevo_l[%d].cluster[2] : 1) > 8)\n"
                "        C10_CUDA_CHECK(cudaFuncSetAttribute(%s%s, "
                "cudaFuncAttributeNonPortableClusterSizeAllowed, 1));\n",
             i, i, i, i, i, cast, kernel);
@@ -733,9 +766,9 @@ static void put_torch_cluster_optin(FILE *f, int i, const char *kernel,
 static void put_torch_launch(const struct exporter *x, FILE *f, int i)
 {
     const struct tpl_launch *ln = &x->v.best_tpl->launches[i];
-    fprintf(f, "    if (l[%d].smem > 48 * 1024)\n        C10_CUDA_CHECK("
+    fprintf(f, "    if (kevo_l[%d].smem > 48 * 1024)\n        C10_CUDA_CHECK("
                "cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamic"
-               "SharedMemorySize, (int)l[%d].smem));\n",
+               "SharedMemorySize, (int)kevo_l[%d].smem));\n",
             i, ln->kernel, i);
     put_torch_cluster_optin(f, i, ln->kernel, "");
     char args[1024];
@@ -749,37 +782,37 @@ static void put_torch_launch(const struct exporter *x, FILE *f, int i)
         n += (size_t)snprintf(args + n, sizeof args - n, "(int)%s, ",
                               x->v.prob->dim_names[d]);
     if (n < sizeof args)
-        snprintf(args + n, sizeof args - n, "ws");
-    fprintf(f, "    {\n        dim3 g(l[%d].grid[0], l[%d].grid[1], "
-               "l[%d].grid[2]), b(l[%d].block[0], l[%d].block[1], "
-               "l[%d].block[2]);\n",
+        snprintf(args + n, sizeof args - n, "kevo_ws");
+    fprintf(f, "    {\n        dim3 kevo_g(kevo_l[%d].grid[0], kevo_l[%d].grid[1], "
+               "kevo_l[%d].grid[2]), kevo_b(kevo_l[%d].block[0], kevo_l[%d].block[1], "
+               "kevo_l[%d].block[2]);\n",
             i, i, i, i, i, i);
     if (ln->cluster[0] || ln->pdl) {
-        fprintf(f, "        cudaLaunchConfig_t cfg = {};\n"
-                   "        cudaLaunchAttribute at[2];\n"
-                   "        unsigned na = 0;\n");
+        fprintf(f, "        cudaLaunchConfig_t kevo_cfg = {};\n"
+                   "        cudaLaunchAttribute kevo_at[2];\n"
+                   "        unsigned kevo_na = 0;\n");
         if (ln->cluster[0])
-            fprintf(f, "        at[na].id = cudaLaunchAttributeCluster"
+            fprintf(f, "        kevo_at[kevo_na].id = cudaLaunchAttributeCluster"
                        "Dimension;\n"
-                       "        at[na].val.clusterDim.x = l[%d].cluster[0];\n"
-                       "        at[na].val.clusterDim.y = l[%d].cluster[1];\n"
-                       "        at[na++].val.clusterDim.z = l[%d].cluster[2];"
+                       "        kevo_at[kevo_na].val.clusterDim.x = kevo_l[%d].cluster[0];\n"
+                       "        kevo_at[kevo_na].val.clusterDim.y = kevo_l[%d].cluster[1];\n"
+                       "        kevo_at[kevo_na++].val.clusterDim.z = kevo_l[%d].cluster[2];"
                        "\n",
                     i, i, i);
         if (ln->pdl)
-            fprintf(f, "        at[na].id = cudaLaunchAttributeProgrammatic"
+            fprintf(f, "        kevo_at[kevo_na].id = cudaLaunchAttributeProgrammatic"
                        "StreamSerialization;\n"
-                       "        at[na++].val.programmaticStreamSerialization"
+                       "        kevo_at[kevo_na++].val.programmaticStreamSerialization"
                        "Allowed = 1;\n");
-        fprintf(f, "        cfg.gridDim = g;\n        cfg.blockDim = b;\n"
-                   "        cfg.dynamicSmemBytes = l[%d].smem;\n"
-                   "        cfg.stream = stream;\n        cfg.attrs = at;\n"
-                   "        cfg.numAttrs = na;\n"
-                   "        C10_CUDA_CHECK(cudaLaunchKernelEx(&cfg, %s, "
+        fprintf(f, "        kevo_cfg.gridDim = kevo_g;\n        kevo_cfg.blockDim = kevo_b;\n"
+                   "        kevo_cfg.dynamicSmemBytes = kevo_l[%d].smem;\n"
+                   "        kevo_cfg.stream = kevo_stream;\n        kevo_cfg.attrs = kevo_at;\n"
+                   "        kevo_cfg.numAttrs = kevo_na;\n"
+                   "        C10_CUDA_CHECK(cudaLaunchKernelEx(&kevo_cfg, %s, "
                    "%s));\n    }\n",
                 i, ln->kernel, args);
     } else
-        fprintf(f, "        %s<<<g, b, l[%d].smem, stream>>>(%s);\n"
+        fprintf(f, "        %s<<<kevo_g, kevo_b, kevo_l[%d].smem, kevo_stream>>>(%s);\n"
                    "        C10_CUDA_KERNEL_LAUNCH_CHECK();\n    }\n",
                 ln->kernel, i, args);
 }
@@ -796,11 +829,11 @@ static void put_torch_encoder(const struct exporter *x, FILE *f)
 static void put_torch_tmaps(const struct exporter *x, FILE *f)
 {
     const struct tpl *t = x->v.best_tpl;
-    fprintf(f, "    CUtensorMap tm[%d];\n    unsigned box[%d][3];\n"
+    fprintf(f, "    CUtensorMap kevo_tm[%d];\n    unsigned kevo_box[%d][3];\n"
                "    TORCH_CHECK(!%s_tmaps_(", t->n_tmaps, t->n_tmaps, x->base);
     put_sizes_call(x, f, TORCH_DEVICE_FACTS);
-    fprintf(f, "box, &why), \"%s: \", why);\n"
-               "    PFN_cuTensorMapEncodeTiled_v12000 encode = "
+    fprintf(f, "kevo_box, &kevo_why), \"%s: \", kevo_why);\n"
+               "    PFN_cuTensorMapEncodeTiled_v12000 kevo_encode = "
                "%s_encoder_();\n",
             x->base, x->base);
     for (int i = 0; i < t->n_tmaps; i++) {
@@ -808,9 +841,9 @@ static void put_torch_tmaps(const struct exporter *x, FILE *f)
         fprintf(f, "    TORCH_CHECK((uintptr_t)%s.data_ptr() %% 16 == 0, "
                    "\"%s must be 16-byte aligned for its TMA tensor map\");\n",
                 n, n);
-        put_tmap_encode(x, f, i, "encode", "%s.data_ptr()",
+        put_tmap_encode(x, f, i, "kevo_encode", "%s.data_ptr()",
                         "            TORCH_CHECK(false, %s, \" (CUresult \", "
-                        "(int)er, \")\");");
+                        "(int)kevo_er, \")\");");
     }
 }
 
@@ -824,55 +857,55 @@ static void put_torch_launch_args(const struct exporter *x, FILE *f, int i)
     const struct problem *p = x->v.prob;
     if (i == 0) {
         for (int b = 0; b < x->n_bufs; b++)
-            fprintf(f, "    %s%s *kx_%s = (%s%s *)%s.data_ptr();\n",
+            fprintf(f, "    %s%s *kevo_arg_%s = (%s%s *)%s.data_ptr();\n",
                     x->bufs[b].role == BUF_IN ? "const " : "",
                     c_type(x->bufs[b].dtype), x->bufs[b].name,
                     x->bufs[b].role == BUF_IN ? "const " : "",
                     c_type(x->bufs[b].dtype), x->bufs[b].name);
         for (int d = 0; d < p->n_dims; d++)
-            fprintf(f, "    int kx_%s = (int)%s;\n", p->dim_names[d],
+            fprintf(f, "    int kevo_arg_%s = (int)%s;\n", p->dim_names[d],
                     p->dim_names[d]);
-        fprintf(f, "    void *kx_args[] = {");
+        fprintf(f, "    void *kevo_kargs[] = {");
         for (int b = 0; b < x->n_bufs; b++)
-            fprintf(f, "&kx_%s, ", x->bufs[b].name);
+            fprintf(f, "&kevo_arg_%s, ", x->bufs[b].name);
         for (int d = 0; d < p->n_dims; d++)
-            fprintf(f, "&kx_%s, ", p->dim_names[d]);
-        fprintf(f, "&ws");
+            fprintf(f, "&kevo_arg_%s, ", p->dim_names[d]);
+        fprintf(f, "&kevo_ws");
         for (int k = 0; k < x->v.best_tpl->n_tmaps; k++)
-            fprintf(f, ", &tm[%d]", k);
+            fprintf(f, ", &kevo_tm[%d]", k);
         for (int k = 0; k < x->v.best_tpl->n_args; k++)
-            fprintf(f, ", &ia[%d]", k);
+            fprintf(f, ", &kevo_ia[%d]", k);
         fprintf(f, "};\n");
     }
-    fprintf(f, "    if (l[%d].smem > 48 * 1024)\n        C10_CUDA_CHECK("
+    fprintf(f, "    if (kevo_l[%d].smem > 48 * 1024)\n        C10_CUDA_CHECK("
                "cudaFuncSetAttribute((const void *)%s, cudaFuncAttribute"
-               "MaxDynamicSharedMemorySize, (int)l[%d].smem));\n",
+               "MaxDynamicSharedMemorySize, (int)kevo_l[%d].smem));\n",
             i, ln->kernel, i);
     put_torch_cluster_optin(f, i, ln->kernel, "(const void *)");
-    fprintf(f, "    {\n        cudaLaunchConfig_t cfg = {};\n"
-               "        cudaLaunchAttribute at[2];\n"
-               "        cfg.gridDim = dim3(l[%d].grid[0], l[%d].grid[1], "
-               "l[%d].grid[2]);\n"
-               "        cfg.blockDim = dim3(l[%d].block[0], l[%d].block[1], "
-               "l[%d].block[2]);\n"
-               "        cfg.dynamicSmemBytes = l[%d].smem;\n"
-               "        cfg.stream = stream;\n"
-               "        if (l[%d].cluster[0]) {\n"
-               "            at[0].id = cudaLaunchAttributeClusterDimension;\n"
-               "            at[0].val.clusterDim.x = l[%d].cluster[0];\n"
-               "            at[0].val.clusterDim.y = l[%d].cluster[1];\n"
-               "            at[0].val.clusterDim.z = l[%d].cluster[2];\n"
-               "            cfg.attrs = at;\n            cfg.numAttrs = 1;\n"
+    fprintf(f, "    {\n        cudaLaunchConfig_t kevo_cfg = {};\n"
+               "        cudaLaunchAttribute kevo_at[2];\n"
+               "        kevo_cfg.gridDim = dim3(kevo_l[%d].grid[0], kevo_l[%d].grid[1], "
+               "kevo_l[%d].grid[2]);\n"
+               "        kevo_cfg.blockDim = dim3(kevo_l[%d].block[0], kevo_l[%d].block[1], "
+               "kevo_l[%d].block[2]);\n"
+               "        kevo_cfg.dynamicSmemBytes = kevo_l[%d].smem;\n"
+               "        kevo_cfg.stream = kevo_stream;\n"
+               "        if (kevo_l[%d].cluster[0]) {\n"
+               "            kevo_at[0].id = cudaLaunchAttributeClusterDimension;\n"
+               "            kevo_at[0].val.clusterDim.x = kevo_l[%d].cluster[0];\n"
+               "            kevo_at[0].val.clusterDim.y = kevo_l[%d].cluster[1];\n"
+               "            kevo_at[0].val.clusterDim.z = kevo_l[%d].cluster[2];\n"
+               "            kevo_cfg.attrs = kevo_at;\n            kevo_cfg.numAttrs = 1;\n"
                "        }\n"
-               "        if (l[%d].pdl) {\n"
-               "            at[cfg.numAttrs].id = cudaLaunchAttribute"
+               "        if (kevo_l[%d].pdl) {\n"
+               "            kevo_at[kevo_cfg.numAttrs].id = cudaLaunchAttribute"
                "ProgrammaticStreamSerialization;\n"
-               "            at[cfg.numAttrs].val.programmaticStreamSerialization"
+               "            kevo_at[kevo_cfg.numAttrs].val.programmaticStreamSerialization"
                "Allowed = 1;\n"
-               "            cfg.attrs = at;\n            cfg.numAttrs++;\n"
+               "            kevo_cfg.attrs = kevo_at;\n            kevo_cfg.numAttrs++;\n"
                "        }\n"
-               "        C10_CUDA_CHECK(cudaLaunchKernelExC(&cfg, (const void *)"
-               "%s, kx_args));\n    }\n",
+               "        C10_CUDA_CHECK(cudaLaunchKernelExC(&kevo_cfg, (const void *)"
+               "%s, kevo_kargs));\n    }\n",
             i, i, i, i, i, i, i, i, i, i, i, i, ln->kernel);
 }
 
@@ -904,15 +937,15 @@ static void put_torch_cuda(const struct exporter *x, FILE *f)
     while (x->bufs[first_in].role != BUF_IN)
         first_in++;
     const char *a0 = x->bufs[first_in].name;
-    fprintf(f, "    const c10::cuda::CUDAGuard guard(%s.device());\n"
-               "    const cudaDeviceProp *prop = at::cuda::getCurrent"
+    fprintf(f, "    const c10::cuda::CUDAGuard kevo_guard(%s.device());\n"
+               "    const cudaDeviceProp *kevo_prop = at::cuda::getCurrent"
                "DeviceProperties();\n"
-               "    struct %s_dims l[%d];\n    unsigned long long ws_bytes "
-               "= 0;\n    const char *why = \"\";\n"
+               "    struct %s_dims kevo_l[%d];\n    unsigned long long kevo_ws_bytes "
+               "= 0;\n    const char *kevo_why = \"\";\n"
                "    TORCH_CHECK(!%s_plan_(",
             a0, x->base, t->n_launches, x->base);
     put_sizes_call(x, f, TORCH_DEVICE_FACTS);
-    fprintf(f, "l, &ws_bytes, &why), \"%s: \", why);\n",
+    fprintf(f, "kevo_l, &kevo_ws_bytes, &kevo_why), \"%s: \", kevo_why);\n",
             x->base);
     for (int i = 0; i < x->n_bufs; i++)
         if (x->bufs[i].role == BUF_OUT)
@@ -921,17 +954,17 @@ static void put_torch_cuda(const struct exporter *x, FILE *f)
                     x->bufs[i].name, p->dim_names[x->dim[i][0]],
                     p->dim_names[x->dim[i][1]], a0,
                     torch_type(x->bufs[i].dtype));
-    fprintf(f, "    torch::Tensor ws_t;\n    void *ws = nullptr;\n"
-               "    if (ws_bytes) {\n        ws_t = torch::empty({(int64_t)"
-               "ws_bytes}, %s.options().dtype(torch::kUInt8));\n"
-               "        ws = ws_t.data_ptr();\n    }\n"
-               "    cudaStream_t stream = at::cuda::getCurrentCUDAStream();\n",
+    fprintf(f, "    torch::Tensor kevo_ws_t;\n    void *kevo_ws = nullptr;\n"
+               "    if (kevo_ws_bytes) {\n        kevo_ws_t = torch::empty({(int64_t)"
+               "kevo_ws_bytes}, %s.options().dtype(torch::kUInt8));\n"
+               "        kevo_ws = kevo_ws_t.data_ptr();\n    }\n"
+               "    cudaStream_t kevo_stream = at::cuda::getCurrentCUDAStream();\n",
             a0);
     if (t->n_args) {
-        fprintf(f, "    int ia[%d];\n    TORCH_CHECK(!%s_args_(", t->n_args,
+        fprintf(f, "    int kevo_ia[%d];\n    TORCH_CHECK(!%s_args_(", t->n_args,
                 x->base);
         put_sizes_call(x, f, TORCH_DEVICE_FACTS);
-        fprintf(f, "ia, &why), \"%s: \", why);\n",
+        fprintf(f, "kevo_ia, &kevo_why), \"%s: \", kevo_why);\n",
                 x->base);
     }
     if (t->n_tmaps || t->n_args) {
@@ -965,6 +998,14 @@ static void put_py_bufs(const struct exporter *x, FILE *f, enum buf_role r)
                     x->v.prob->dim_names[x->dim[i][1]]);
 }
 
+/* NAME = "value" with value quoted for Python. */
+static void put_py_assign(FILE *f, const char *name, const char *value)
+{
+    fprintf(f, "%s = \"", name);
+    quote_py_string(f, value, 0);
+    fprintf(f, "\"\n");
+}
+
 static int write_torch(struct exporter *x, char *err, size_t errcap)
 {
     int rc = torch_ready(x, err, errcap);
@@ -990,7 +1031,7 @@ static int write_torch(struct exporter *x, char *err, size_t errcap)
     const struct run_view *v = &x->v;
     fprintf(f, "\"\"\"%s.py - the kernel kevo found, as a PyTorch extension."
                "\n\n", x->base);
-    put_about(x, f, "");
+    put_about(x, f, 1);
     fprintf(f, "\nUse:\n    import %s\n    out = %s.%s(", x->base, x->base,
             x->base);
     for (int i = 0, k = 0; i < x->n_bufs; i++)
@@ -1007,12 +1048,13 @@ static int write_torch(struct exporter *x, char *err, size_t errcap)
                "load_inline\n\n");
     char shape[64];
     problem_format_shape(&v->spec.shape, shape, sizeof shape);
-    fprintf(f, "PROBLEM = \"%s\"\nDTYPE = \"%s\"\nTORCH_DTYPE = %s\n"
-               "TEMPLATE = \"%s\"\nGENOME = \"%s\"\nARCH = \"%s\"\n"
-               "SHAPE = {",
-            v->prob->name, dtype_name(v->spec.dtype),
-            py_type(v->spec.dtype), v->best_tpl->name,
-            v->best_hex, x->arch);
+    put_py_assign(f, "PROBLEM", v->prob->name);
+    put_py_assign(f, "DTYPE", dtype_name(v->spec.dtype));
+    fprintf(f, "TORCH_DTYPE = %s\n", py_type(v->spec.dtype));
+    put_py_assign(f, "TEMPLATE", v->best_tpl->name);
+    put_py_assign(f, "GENOME", v->best_hex);
+    put_py_assign(f, "ARCH", x->arch);
+    fprintf(f, "SHAPE = {");
     for (int d = 0; d < v->prob->n_dims; d++)
         fprintf(f, "%s\"%s\": %lld", d ? ", " : "", v->prob->dim_names[d],
                 (long long)v->spec.shape.d[d]);
@@ -1073,6 +1115,17 @@ static const char export_usage[] =
     "--arch overrides the target (default: the run's, else sm_90a).\n"
     "Needs no GPU.\n";
 
+/* "sm_" digits and at most one lower-case letter: the arch reaches NVRTC,
+ * comments and Python strings, so nothing else passes. */
+static int arch_ok(const char *a)
+{
+    if (strncmp(a, "sm_", 3) || !isdigit((unsigned char)a[3]))
+        return 0;
+    for (a += 3; isdigit((unsigned char)*a); a++)
+        ;
+    return !*a || (islower((unsigned char)a[0]) && !a[1]);
+}
+
 static int setup(struct exporter *x, const char *out, const char *arch,
                  char *err, size_t errcap)
 {
@@ -1087,8 +1140,11 @@ static int setup(struct exporter *x, const char *out, const char *arch,
              arch ? arch
              : v->spec.arch[0] ? v->spec.arch
              : cJSON_IsString(ea) ? ea->valuestring : "sm_90a");
-    if (strncmp(x->arch, "sm_", 3)) {
-        snprintf(err, errcap, "--arch '%s': expected sm_<digits>[a]", x->arch);
+    if (!arch_ok(x->arch)) {
+        char q[64];
+        snprintf(err, errcap, "%s '%s': expected sm_<digits>[a]",
+                 arch ? "--arch" : "the run's arch (manifest.json)",
+                 quote_term(x->arch, q, sizeof q));
         return KEVO_EINVAL;
     }
     snprintf(x->base, sizeof x->base, "kevo_%s", v->prob->name);
