@@ -59,9 +59,9 @@ tail -c "$n" "$X.cu" | cmp -s - "$R/sources/$sh_.cu" &&
     grep -q "^ \*   softmax_split_stats<<<" "$X.cu" && grep -q "^ \*   softmax_split_write<<<" "$X.cu" &&
     ok "export --format cu: the run's exact source, both launches in the plan comment" ||
     fail "export .cu of the LLM winner"
-grep -q '^#define N_LAUNCH 2$' "$X.c" &&
+grep -q '^#define KEVO_N_LAUNCH 2$' "$X.c" &&
     grep -q '"softmax_split_stats", "softmax_split_write"' "$X.c" &&
-    grep -q 'cuMemAlloc(&own_ws' "$X.c" && grep -q 'ws = own_ws;' "$X.c" &&
+    grep -q 'cuMemAlloc(&kevo_own_ws' "$X.c" && grep -q 'kevo_ws = kevo_own_ws;' "$X.c" &&
     ok "export --format c: both kernels launched in order, the workspace allocated by the launcher" ||
     fail "C launcher of the LLM winner"
 cat >"$SCRATCH/main.c" <<'C'
@@ -91,9 +91,9 @@ cc -std=c11 -w "$SCRATCH/plan.c" -o "$SCRATCH/plan" && got=$("$SCRATCH/plan")
     ok "the exported plan sizes the workspace as kevo does ($want bytes; grids ${got#* })" ||
     fail "exported workspace: got '$got' want '$want'"
 python3 -c "import ast,sys; ast.parse(open(sys.argv[1]).read())" "$X.py" &&
-    grep -q "^TEMPLATE = \"$tpl\"" "$X.py" && grep -q "softmax_split_stats<<<g, b, l\[0\].smem, stream>>>" "$X.py" &&
-    grep -q "softmax_split_write<<<g, b, l\[1\].smem, stream>>>" "$X.py" &&
-    grep -q "ws_t = torch::empty({(int64_t)ws_bytes}" "$X.py" &&
+    grep -q "^TEMPLATE = \"$tpl\"" "$X.py" && grep -q "softmax_split_stats<<<kevo_g, kevo_b, kevo_l\[0\].smem, kevo_stream>>>" "$X.py" &&
+    grep -q "softmax_split_write<<<kevo_g, kevo_b, kevo_l\[1\].smem, kevo_stream>>>" "$X.py" &&
+    grep -q "kevo_ws_t = torch::empty({(int64_t)kevo_ws_bytes}" "$X.py" &&
     ok "export --format torch: both launches and a workspace sized by the plan" ||
     fail "torch export of the LLM winner"
 if [ -x "$NVCC" ]; then
@@ -128,10 +128,10 @@ $K export "$SCRATCH/tma" --format all --out "$SCRATCH/xt" --quiet 2>"$SCRATCH/te
     { fail "export of a TMA template"; cat "$SCRATCH/te"; }
 XT="$SCRATCH/xt/kevo_gemm"
 # as many maps as the winning point uses (A and B; C too with EPI=1)
-ntm=$(grep -c 'cuTensorMapEncodeTiled(&tm\[' "$XT.c")
-[ "$ntm" -ge 2 ] && grep -q '&ws, &tm\[0\], &tm\[1\]' "$XT.c" &&
+ntm=$(grep -c 'cuTensorMapEncodeTiled(&kevo_tm\[' "$XT.c")
+[ "$ntm" -ge 2 ] && grep -q '&kevo_ws, &kevo_tm\[0\], &kevo_tm\[1\]' "$XT.c" &&
     grep -q 'CU_TENSOR_MAP_SWIZZLE_128B' "$XT.c" && grep -q 'CU_TENSOR_MAP_DATA_TYPE_BFLOAT16' "$XT.c" &&
-    [ "$(grep -c 'encode(&tm\[' "$XT.py")" = "$ntm" ] && grep -q 'cudaLaunchKernelExC(&cfg, (const void \*)hgemm_wgmma, kx_args)' "$XT.py" &&
+    [ "$(grep -c 'kevo_encode(&kevo_tm\[' "$XT.py")" = "$ntm" ] && grep -q 'cudaLaunchKernelExC(&kevo_cfg, (const void \*)hgemm_wgmma, kevo_kargs)' "$XT.py" &&
     ok "a TMA template exports to C and torch, each tensor map encoded and passed after ws" ||
     fail "TMA export content"
 cat >"$SCRATCH/mt.c" <<'C'
