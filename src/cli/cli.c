@@ -103,13 +103,12 @@ int cli_llm_inputs(const char *run_dir, char *prompts, size_t cap,
 
 int outputs_write_file(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "w");
+    int rc;
+    FILE *f = fs_fopen_write(path, &rc); /* no link in a run dir */
     if (!f)
-        return KEVO_EIO;
-    size_t n = strlen(text);
-    int bad = fwrite(text, 1, n, f) != n;
-    bad |= fclose(f) != 0;
-    return bad ? KEVO_EIO : KEVO_OK;
+        return rc;
+    fwrite(text, 1, strlen(text), f);
+    return fs_close_written(f);
 }
 
 void outputs_print_json(const cJSON *o)

@@ -485,11 +485,12 @@ static int write_via(const char *path, void (*put)(const struct board *,
                                                    FILE *),
                      const struct board *bd)
 {
-    FILE *f = fopen(path, "w");
+    int rc;
+    FILE *f = fs_fopen_write(path, &rc);
     if (!f)
-        return KEVO_EIO;
+        return rc;
     put(bd, f);
-    return fclose(f) ? KEVO_EIO : KEVO_OK;
+    return fs_close_written(f);
 }
 
 static int write_json(const char *path, const cJSON *o)
@@ -500,8 +501,12 @@ static int write_json(const char *path, const cJSON *o)
     return rc;
 }
 
-/* A file name for run dir's T4 document: its last path part. */
-static void t4_name(const char *dir, char *out, size_t cap)
+/* A file name for run dir's T4 document: its last path part, and "-2",
+ * "-3"... after it when an earlier run of this board (names[0..n)) has
+ * the same last part (runs a/x and b/x), so no run's file replaces
+ * another's. */
+static void t4_name(const char *dir, char names[][256], int n_names,
+                    char *out, size_t cap)
 {
     size_t n = strlen(dir);
     while (n > 1 && dir[n - 1] == '/')
@@ -510,6 +515,14 @@ static void t4_name(const char *dir, char *out, size_t cap)
     while (s && dir[s - 1] != '/')
         s--;
     snprintf(out, cap, "%.*s.json", (int)(n - s), dir + s);
+    for (int k = 2, i = 0; i < n_names;) {
+        if (strcmp(names[i], out)) {
+            i++;
+            continue;
+        }
+        snprintf(out, cap, "%.*s-%d.json", (int)(n - s), dir + s, k++);
+        i = 0; /* the new name must be free too */
+    }
 }
 
 static int write_files(const struct board *bd, const char *prefix,
@@ -533,15 +546,22 @@ static int write_files(const struct board *bd, const char *prefix,
         rc = fs_mkdirs(path);
     cJSON *t4 = cJSON_AddArrayToObject(summary, "t4");
     const cJSON *d, *all = rc ? NULL : bd->t4;
+    int n = 0;
+    char (*names)[256] = calloc((size_t)cJSON_GetArraySize(all) + 1,
+                                sizeof *names);
+    if (!names)
+        rc = KEVO_ENOMEM;
+    if (rc)
+        all = NULL;
     cJSON_ArrayForEach(d, all)
     {
-        char name[256];
-        t4_name(d->string, name, sizeof name);
-        snprintf(path, sizeof path, "%s-t4/%s", prefix, name);
+        t4_name(d->string, names, n, names[n], sizeof names[n]);
+        snprintf(path, sizeof path, "%s-t4/%s", prefix, names[n++]);
         if ((rc = write_json(path, d)))
             break;
         cJSON_AddItemToArray(t4, cJSON_CreateString(path));
     }
+    free(names);
     if (rc)
         snprintf(err, errcap, "cannot write '%s': %s", path,
                  kevo_strerror(rc));
@@ -560,7 +580,9 @@ static const char board_usage[] =
     "\n"
     "  --out PREFIX  also write PREFIX.md, PREFIX.csv, PREFIX.json and\n"
     "                PREFIX-t4/<run>.json (every evaluation of the run in\n"
-    "                the T4 auto-tuning results format)\n"
+    "                the T4 auto-tuning results format; <run> is the run\n"
+    "                directory's name, then <run>-2.json, ... for further\n"
+    "                runs of the same name)\n"
     "  --json        print the tables as JSON instead of Markdown\n"
     "  --quiet       no progress lines on stderr\n";
 

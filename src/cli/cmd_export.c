@@ -643,12 +643,14 @@ static int write_c(struct exporter *x, char *err, size_t errcap)
     }
     if (!rc) {
         snprintf(path, sizeof path, "%s/%s.cubin", x->out, x->base);
-        FILE *f = fopen(path, "wb");
-        int bad = !f || fwrite(o.cubin, 1, o.cubin_len, f) != o.cubin_len;
-        bad |= f && fclose(f);
-        if (bad) {
-            snprintf(err, errcap, "cannot write '%s'", path);
-            rc = KEVO_EIO;
+        FILE *f = fs_fopen_write(path, &rc);
+        if (f) {
+            fwrite(o.cubin, 1, o.cubin_len, f);
+            rc = fs_close_written(f);
+        }
+        if (rc) {
+            snprintf(err, errcap, "cannot write '%s': %s", path,
+                     kevo_strerror(rc));
         } else {
             cJSON_AddStringToObject(x->json, "cubin", path);
         }
@@ -663,7 +665,8 @@ static int write_c(struct exporter *x, char *err, size_t errcap)
     if (!rc && !(rc = write_text_file(path, put_c_source, x)))
         cJSON_AddStringToObject(x->json, "c_source", path);
     if (rc)
-        snprintf(err, errcap, "cannot write '%s'", path);
+        snprintf(err, errcap, "cannot write '%s': %s", path,
+                 kevo_strerror(rc));
     return rc;
 }
 
@@ -1090,7 +1093,8 @@ static int write_torch(struct exporter *x, char *err, size_t errcap)
     rc = outputs_write_file(path, text);
     free(text);
     if (rc)
-        snprintf(err, errcap, "cannot write '%s'", path);
+        snprintf(err, errcap, "cannot write '%s': %s", path,
+                 kevo_strerror(rc));
     else
         cJSON_AddStringToObject(x->json, "python", path);
     return rc;
@@ -1200,7 +1204,8 @@ static int export_run(struct exporter *x, const char *dir, const char *out,
     cJSON_AddStringToObject(x->json, "hash", x->v.best_hex);
     if (all || x->fmt == FMT_CU) {
         if ((rc = write_cu(x, path, sizeof path))) {
-            snprintf(err, errcap, "cannot write '%s'", path);
+            snprintf(err, errcap, "cannot write '%s': %s", path,
+                     kevo_strerror(rc));
             return rc;
         }
         cJSON_AddStringToObject(x->json, "cu", path);

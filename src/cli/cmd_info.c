@@ -98,11 +98,8 @@ static cJSON *best_json(const struct status_best *b)
 
 static int run_is_locked(const char *dir)
 {
-    char path[4096];
-    if (rundir_path(path, sizeof path, dir, ".lock"))
-        return 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    int fd = -1; /* a FIFO or a link at .lock is no lock of ours */
+    if (rundir_open_lock(dir, 0, &fd))
         return 0;
     int locked = flock(fd, LOCK_EX | LOCK_NB) != 0;
     close(fd);

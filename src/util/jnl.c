@@ -3,6 +3,7 @@
  */
 #include "jnl.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +19,10 @@ struct jnl {
 
 int jnl_create(const char *path, struct jnl **out)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0644);
-    if (fd < 0)
-        return fs_exists(path) ? KEVO_EEXIST : KEVO_EIO;
+    int fd = -1;
+    int rc = fs_open_write(path, O_EXCL | O_APPEND, &fd);
+    if (rc)
+        return rc;
     struct jnl *j = calloc(1, sizeof *j);
     if (!j) {
         close(fd);
@@ -100,13 +102,18 @@ int jnl_open_resume(const char *path, struct jnl **out, cJSON **records,
     int rc = read_records(path, &arr, &good, &len, err, errcap);
     if (rc)
         return rc;
-    int fd = open(path, O_WRONLY | O_APPEND);
-    if (fd < 0 || (good < len && ftruncate(fd, (off_t)good))) {
-        snprintf(err, errcap, "cannot open '%s' for appending", path);
+    /* never through a link planted in a run directory (fsutil.h) */
+    int fd = -1;
+    if (!(rc = fs_open_write(path, O_APPEND, &fd)) && good < len &&
+        ftruncate(fd, (off_t)good))
+        rc = fs_status_of(errno);
+    if (rc) {
+        snprintf(err, errcap, "cannot open '%s' for appending: %s", path,
+                 kevo_strerror(rc));
         if (fd >= 0)
             close(fd);
         cJSON_Delete(arr);
-        return KEVO_EIO;
+        return rc;
     }
     struct jnl *j = calloc(1, sizeof *j);
     if (!j) {
@@ -129,12 +136,22 @@ int jnl_append_text(struct jnl *j, const char *text, int sync)
         return KEVO_ENOMEM;
     memcpy(line, text, n);
     line[n] = '\n'; /* one write for the whole line */
-    ssize_t w = write(j->fd, line, n + 1);
+    size_t done = 0;
+    int rc = KEVO_OK;
+    while (done < n + 1 && !rc) { /* a short write: the rest says why */
+        ssize_t w = write(j->fd, line + done, n + 1 - done);
+        if (w < 0 && errno != EINTR)
+            rc = fs_status_of(errno);
+        else if (w == 0)
+            rc = KEVO_EIO;
+        else if (w > 0)
+            done += (size_t)w;
+    }
     free(line);
-    if (w != (ssize_t)(n + 1))
-        return KEVO_EIO;
+    if (rc)
+        return rc == KEVO_ENOSPC ? rc : KEVO_EIO;
     if (sync && fdatasync(j->fd))
-        return KEVO_EIO;
+        return errno == ENOSPC || errno == EDQUOT ? KEVO_ENOSPC : KEVO_EIO;
     j->n++;
     return KEVO_OK;
 }
