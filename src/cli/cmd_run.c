@@ -295,8 +295,8 @@ static int run_engine(struct session *ss, char *err, size_t errcap)
         cJSON *b = best_record(ss, e, &src);
         int wr = src ? rundir_write_best(ss->dir, b, src) : KEVO_ENOMEM;
         if (wr && !rc) {
-            snprintf(err, errcap, "cannot write best.json: %s",
-                     kevo_strerror(wr));
+            snprintf(err, errcap, "cannot write '%s/best.json' or best.cu: "
+                     "%s", ss->dir, kevo_strerror(wr));
             rc = wr;
         }
         cJSON_Delete(b);
@@ -878,6 +878,18 @@ static int start_run(struct session *ss, const struct run_flags *f,
     return rc;
 }
 
+/* What to do after a full disk stopped a run: everything journaled so far
+ * stands, so free space and resume. "" for other errors. */
+static const char *run_full_hint(const struct session *ss, int rc)
+{
+    static char hint[4200];
+    if (rc != KEVO_ENOSPC || !ss->dir[0])
+        return "";
+    snprintf(hint, sizeof hint, "; free space and run 'kevo resume %s' "
+             "(nothing journaled is lost)", ss->dir);
+    return hint;
+}
+
 static int run_main(int argc, char **argv,
                     const struct evaluator_factory *factories)
 {
@@ -892,7 +904,8 @@ static int run_main(int argc, char **argv,
     if (!rc)
         rc = start_run(&ss, &f, factories, err, sizeof err);
     if (rc && rc != KEVO_ESTOPPED)
-        fprintf(stderr, "kevo run: %s\n", err[0] ? err : kevo_strerror(rc));
+        fprintf(stderr, "kevo run: %s%s\n", err[0] ? err : kevo_strerror(rc),
+                run_full_hint(&ss, rc));
     session_release(&ss);
     return exit_for(rc);
 }
@@ -1090,7 +1103,8 @@ static int resume_main(int argc, char **argv,
     if (!rc)
         rc = do_resume(&ss, dir, &over, factories, err, sizeof err);
     if (rc && rc != KEVO_ESTOPPED)
-        fprintf(stderr, "kevo resume: %s\n", err[0] ? err : kevo_strerror(rc));
+        fprintf(stderr, "kevo resume: %s%s\n",
+                err[0] ? err : kevo_strerror(rc), run_full_hint(&ss, rc));
     session_release(&ss);
     return exit_for(rc);
 }

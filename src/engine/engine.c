@@ -676,6 +676,9 @@ static int write_source(struct engine *e, struct child *c)
     if (fs_join(path, sizeof path, e->env.run_dir, rel))
         return KEVO_EINVAL;
     int rc = fs_write_new(path, c->source, strlen(c->source), 0);
+    if (rc && rc != KEVO_EEXIST) /* a full disk, a planted link: say where */
+        snprintf(e->errbuf, sizeof e->errbuf, "cannot write '%.200s': %s",
+                 path, kevo_strerror(rc));
     return rc == KEVO_EEXIST ? KEVO_OK : rc;
 }
 
@@ -1038,6 +1041,9 @@ static int write_checkpoint(struct engine *e)
         return KEVO_ENOMEM;
     int rc = fs_write_atomic(path, s, strlen(s));
     free(s);
+    if (rc)
+        snprintf(e->errbuf, sizeof e->errbuf, "cannot write '%.200s': %s",
+                 path, kevo_strerror(rc));
     return rc;
 }
 

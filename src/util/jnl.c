@@ -15,6 +15,7 @@
 struct jnl {
     int fd;        /* O_APPEND */
     long n;        /* records in the file */
+    char path[4096]; /* for messages */
 };
 
 int jnl_create(const char *path, struct jnl **out)
@@ -29,6 +30,7 @@ int jnl_create(const char *path, struct jnl **out)
         return KEVO_ENOMEM;
     }
     j->fd = fd;
+    snprintf(j->path, sizeof j->path, "%s", path);
     *out = j;
     return KEVO_OK;
 }
@@ -122,6 +124,7 @@ int jnl_open_resume(const char *path, struct jnl **out, cJSON **records,
         return KEVO_ENOMEM;
     }
     j->fd = fd;
+    snprintf(j->path, sizeof j->path, "%s", path);
     j->n = cJSON_GetArraySize(arr);
     *out = j;
     *records = arr;
@@ -164,6 +167,11 @@ int jnl_append(struct jnl *j, const cJSON *rec, int sync)
     int rc = jnl_append_text(j, s, sync);
     free(s);
     return rc;
+}
+
+const char *jnl_path(const struct jnl *j)
+{
+    return j->path;
 }
 
 long jnl_count(const struct jnl *j)
