@@ -96,9 +96,19 @@ int cli_llm_inputs(const char *run_dir, char *prompts, size_t cap,
         return KEVO_ENOENT;
     }
     if ((rc = rundir_path(path, sizeof path, run_dir, "gpu_facts.txt")) ||
-        (rc = fs_read_file(path, facts, NULL)))
+        (rc = fs_read_file(path, facts, NULL))) {
         snprintf(err, errcap, "cannot read '%s': %s", path, kevo_strerror(rc));
-    return rc;
+        return rc;
+    }
+    if (!(*facts)[strspn(*facts, " \t\r\n")]) { /* kevo never writes it so */
+        free(*facts);
+        *facts = NULL;
+        snprintf(err, errcap, "'%s' is empty: the GPU facts the run's LLM "
+                 "prompts state are lost, so its requests cannot be made "
+                 "again", path);
+        return KEVO_EPARSE;
+    }
+    return KEVO_OK;
 }
 
 int outputs_write_file(const char *path, const char *text)

@@ -35,6 +35,7 @@
 #include "hash.h"
 #include "record.h"
 #include "records.h"
+#include "rundir.h"
 #include "runlog.h"
 #include "simtable.h"
 
@@ -124,11 +125,26 @@ static int check_templates(struct replay *r)
     return KEVO_OK;
 }
 
+/* A journal cut below its checkpoint replays "identical" up to the cut:
+ * refused, as status and resume do. */
+static int check_cut(struct replay *r)
+{
+    cJSON *ck = NULL;
+    int rc = rundir_load_checkpoint(r->dir, &ck, r->err, sizeof r->err);
+    if (!rc)
+        rc = rundir_check_journal(r->dir, ck, r->rv.n_records, r->err,
+                                  sizeof r->err);
+    cJSON_Delete(ck);
+    return rc;
+}
+
 static int open_run(struct replay *r)
 {
     int rc = run_view_open(r->dir, &r->rv, r->err, sizeof r->err);
     if (!rc)
         rc = check_templates(r);
+    if (!rc)
+        rc = check_cut(r);
     if (rc)
         return rc;
     r->n_rec = r->rv.n_records;
@@ -310,6 +326,10 @@ static void print_result(const struct replay *r, int rc,
                "generation %d): %s\n", r->div.index + 1, r->div.index + 1,
                x ? rec_type_name(x->type) : "?", x ? rec_generation(x) : -1,
                r->div.what);
+        if (x && x->type == REC_LLM)
+            printf("(the LLM prompts are rebuilt from '%s/gpu_facts.txt' "
+                   "and the prompt files: a changed one changes the "
+                   "requests)\n", r->dir);
     } else if (rc == KEVO_OK) {
         printf("identical: %ld evaluations, %ld generations (%ld "
                "confirmations, %ld records)%s\n", evals, gens, confs,

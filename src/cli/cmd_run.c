@@ -33,6 +33,7 @@
 #include "record.h"
 #include "records.h"
 #include "rundir.h"
+#include "sample.h"
 #include "simtable.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -828,11 +829,34 @@ static int open_llm(struct session *ss, const char *env_json, int fresh,
     return KEVO_OK;
 }
 
+/* A sweep enumerates every point of every template of the run's dtype:
+ * one too large to enumerate is refused before the run directory exists
+ * (after, it would be a run that can never resume). A table's runs sweep
+ * the table's points instead. */
+static int check_sweep(const struct session *ss, char *err, size_t errcap)
+{
+    if (strcmp(ss->spec.strategy, "sweep") || ss->spec.table[0])
+        return KEVO_OK;
+    for (int i = 0; i < ss->n_tpls; i++)
+        if ((ss->tpls[i]->dtype_mask & (1u << ss->spec.dtype)) &&
+            tpl_space_raw(ss->tpls[i]) > SAMPLE_ENUM_LIMIT) {
+            snprintf(err, errcap, "--strategy sweep: template '%s' has too "
+                     "many points to enumerate (%.3g raw, at most %.3g); "
+                     "pick smaller templates with --template, or use "
+                     "--strategy evolve", ss->tpls[i]->name,
+                     tpl_space_raw(ss->tpls[i]), SAMPLE_ENUM_LIMIT);
+            return KEVO_ETOOBIG;
+        }
+    return KEVO_OK;
+}
+
 static int start_run(struct session *ss, const struct run_flags *f,
                      const struct evaluator_factory *factories, char *err,
                      size_t errcap)
 {
     int rc = load_library(ss, f->tdir, err, errcap);
+    if (!rc)
+        rc = check_sweep(ss, err, errcap);
     if (rc)
         return rc;
     snprintf(ss->dir, sizeof ss->dir, "%s/%s",
