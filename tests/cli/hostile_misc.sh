@@ -1,0 +1,64 @@
+# Smaller trust-boundary cases of issue 29.11: a full disk names the file
+# and says how to go on; replay refuses a journal cut below its checkpoint
+# and an emptied gpu_facts.txt, naming the file; leaderboard --out keeps
+# one T4 file per run when two runs share a name; a sweep too large to
+# enumerate is refused before its run directory exists.
+. tests/cli/lib.inc
+K="$KEVO"
+
+# a full disk: a small tmpfs in a private mount namespace (skipped where
+# neither root nor user namespaces allow a mount)
+M="$SCRATCH/mnt"; mkdir -p "$M"
+cat >"$SCRATCH/full.sh" <<SH
+mount -t tmpfs -o size=300k tmpfs "$M" || exit 77
+$T run --evaluator test --problem softmax --shape 64x64 --seed 1 --generations 8 \
+    --runs-dir "$M" --name r --quiet 2>"$SCRATCH/full.err"
+echo "run \$?" >"$SCRATCH/full.rc"
+mount -o remount,size=256m "$M" || exit 77
+$T resume "$M/r" --quiet 2>"$SCRATCH/resume.err"
+echo "resume \$?" >>"$SCRATCH/full.rc"
+$K replay "$M/r" >"$SCRATCH/replay.out" 2>&1
+echo "replay \$?" >>"$SCRATCH/full.rc"
+SH
+if unshare -rm sh "$SCRATCH/full.sh" 2>"$SCRATCH/unshare.err" || [ -s "$SCRATCH/full.rc" ]; then
+    grep -q "kevo run: cannot write '$M/r/[a-z/]*[0-9a-f.]*[a-z]*': no space left on device; free space and run 'kevo resume $M/r'" \
+        "$SCRATCH/full.err" && grep -q "^run 1$" "$SCRATCH/full.rc" \
+        && ok "a full disk names the file kevo was writing and says to free space and resume" \
+        || { fail "disk full message"; cat "$SCRATCH/full.err" "$SCRATCH/full.rc"; }
+    grep -q "^resume 0$" "$SCRATCH/full.rc" && grep -q "^replay 0$" "$SCRATCH/full.rc" \
+        && grep -q "^identical:" "$SCRATCH/replay.out" \
+        && ok "after space is freed the run resumes and replays identical" \
+        || { fail "resume after a full disk"; cat "$SCRATCH/resume.err" "$SCRATCH/replay.out" "$SCRATCH/full.rc"; }
+else
+    echo "skip disk-full check: cannot mount a tmpfs here ($(head -1 "$SCRATCH/unshare.err"))"
+fi
+
+$T run --evaluator test --problem softmax --shape 64x64 --seed 2 --generations 3 \
+    --runs-dir "$SCRATCH/a" --name r --quiet || fail "setup run a/r"
+R="$SCRATCH/a/r"
+cp -r "$R" "$SCRATCH/cut"; head -20 "$R/journal.jsonl" >"$SCRATCH/cut/journal.jsonl"
+expect_fail "replay of a journal cut below its checkpoint says records are lost" \
+    "'$SCRATCH/cut/journal.jsonl' has lost records: it holds 20" $K replay "$SCRATCH/cut"
+
+# an LLM run's gpu_facts.txt emptied
+. tests/cli/llm.inc
+llm_winner_run w
+: >"$SCRATCH/w/gpu_facts.txt"
+expect_fail "replay of an LLM run with an empty gpu_facts.txt names the file" \
+    "'$SCRATCH/w/gpu_facts.txt' is empty" $K replay "$SCRATCH/w"
+
+# two runs of the same name: two T4 files
+$T run --evaluator test --problem softmax --shape 64x64 --seed 3 --generations 2 \
+    --runs-dir "$SCRATCH/b" --name r --quiet || fail "setup run b/r"
+$K leaderboard "$SCRATCH/a/r" "$SCRATCH/b/r" --out "$SCRATCH/lb" --quiet >/dev/null 2>"$SCRATCH/lb.err"
+[ -s "$SCRATCH/lb-t4/r.json" ] && [ -s "$SCRATCH/lb-t4/r-2.json" ] \
+    && ! cmp -s "$SCRATCH/lb-t4/r.json" "$SCRATCH/lb-t4/r-2.json" \
+    && ok "leaderboard --out writes r.json and r-2.json for two runs named r" \
+    || { fail "leaderboard T4 names"; ls "$SCRATCH/lb-t4"; cat "$SCRATCH/lb.err"; }
+
+expect_fail "a sweep too large to enumerate is refused" "too many points to enumerate" \
+    $T run --evaluator test --problem gemm --dtype fp16 --shape 256x256x256 --strategy sweep \
+        --template hgemm_packed --generations 1 --runs-dir "$SCRATCH/sw" --name s
+[ ! -e "$SCRATCH/sw/s" ] && ok "... before its run directory exists" \
+    || fail "a refused sweep left '$SCRATCH/sw/s'"
+finish
