@@ -322,9 +322,17 @@ int rundir_load_manifest(const char *dir, struct spec *s, cJSON **manifest,
     }
     cJSON *m = cJSON_Parse(text);
     const cJSON *sp = cJSON_GetObjectItemCaseSensitive(m, "spec");
+    const cJSON *pn = cJSON_GetObjectItemCaseSensitive(sp, "problem");
     rc = KEVO_EPARSE;
     if (!sp) {
         snprintf(err, errcap, "%s: malformed manifest (no spec)", path);
+    } else if (cJSON_IsString(pn) && !problem_find(pn->valuestring)) {
+        /* not built in, and no problem.problem was loaded above */
+        snprintf(err, errcap, "run '%s' is of problem '%.64s', which is not "
+                 "built in, and its copy of the problem file '%s/"
+                 RUNDIR_PROBLEM_FILE "' is missing", dir, pn->valuestring,
+                 dir);
+        rc = KEVO_ENOENT;
     } else {
         char *st = cJSON_Print(sp);
         spec_defaults(s);

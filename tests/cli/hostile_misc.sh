@@ -2,7 +2,10 @@
 # and says how to go on; replay refuses a journal cut below its checkpoint
 # and an emptied gpu_facts.txt, naming the file; leaderboard --out keeps
 # one T4 file per run when two runs share a name; a sweep too large to
-# enumerate is refused before its run directory exists.
+# enumerate is refused before its run directory exists; the table of a
+# user-problem run carries the problem's file (bench-search and run
+# --simulate read it alone); a table listing a template twice says so; a
+# run whose problem.problem is gone says that, not "manifest error".
 . tests/cli/lib.inc
 K="$KEVO"
 
@@ -61,4 +64,22 @@ expect_fail "a sweep too large to enumerate is refused" "too many points to enum
         --template hgemm_packed --generations 1 --runs-dir "$SCRATCH/sw" --name s
 [ ! -e "$SCRATCH/sw/s" ] && ok "... before its run directory exists" \
     || fail "a refused sweep left '$SCRATCH/sw/s'"
+
+# user problems: the table stands alone; problem.problem missing
+P="$SCRATCH/p"; mkdir -p "$P"
+cp examples/problems/scale/scale.problem examples/problems/scale/scale_vec.cu "$P/"
+$T run --evaluator test --problem-file "$P/scale.problem" --dtype fp32 --shape 300x200 \
+    --generations 3 --runs-dir "$SCRATCH/u" --name u --quiet || fail "setup user-problem run"
+U="$SCRATCH/u/u"
+$K table "$U" --out "$SCRATCH/t.jsonl" 2>/dev/null || fail "kevo table of a user-problem run"
+$K bench-search "$SCRATCH/t.jsonl" --seeds 2 --budget 20 >"$SCRATCH/bs.out" 2>&1 \
+    && $K run --simulate "$SCRATCH/t.jsonl" --generations 2 --runs-dir "$SCRATCH/sim" --name s --quiet 2>"$SCRATCH/sim.err" \
+    && ok "a user problem's table is read by bench-search and run --simulate with no other option" \
+    || { fail "user-problem table"; cat "$SCRATCH/bs.out" "$SCRATCH/sim.err"; }
+{ head -2 "$SCRATCH/t.jsonl"; sed -n 2p "$SCRATCH/t.jsonl"; tail -n +3 "$SCRATCH/t.jsonl"; } >"$SCRATCH/t2.jsonl"
+expect_fail "a table listing one template twice says so with file:line" \
+    "$SCRATCH/t2.jsonl:3: template 'scale_vec' is listed twice" $K bench-search "$SCRATCH/t2.jsonl" --seeds 1
+cp -r "$U" "$SCRATCH/nopf"; rm "$SCRATCH/nopf/problem.problem"
+expect_fail "a run whose problem.problem is gone names that file" \
+    "its copy of the problem file '$SCRATCH/nopf/problem.problem' is missing" $K status "$SCRATCH/nopf"
 finish
