@@ -23,6 +23,7 @@
 #include "fsutil.h"
 #include "hx.h"
 #include "ident.h"
+#include "quote.h"
 #include "problem.h"
 
 #include "userprob_harness.cu.h"
@@ -30,7 +31,7 @@
 #define UP_NAME_MAX 32
 #define UP_LINE_MAX 4096
 #define UP_MAX_REQUIRES 16
-#define UP_MAX_LOADED 16
+#define UP_DESCRIPTION_MAX (64 << 10) /* bytes; LLM prompts carry it */
 
 enum up_dist { DIST_UNIFORM, DIST_NORMAL, DIST_OFFSET, DIST_INT, DIST_CONST };
 static const char *const dist_names[] = {"uniform", "normal", "offset", "int",
@@ -1103,6 +1104,11 @@ static int parse_finish(struct upparse *ps)
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
         if (!ps->seen[key_index(required[i])])
             return perr(ps, "missing required key '%s'", required[i]);
+    if (u->description && strlen(u->description) > UP_DESCRIPTION_MAX) {
+        ps->line = ps->seen[key_index("description")];
+        return perr(ps, "description longer than %d bytes (it goes into "
+                    "every LLM prompt)", UP_DESCRIPTION_MAX);
+    }
     int n_out = 0;
     for (int i = 0; i < u->n_bufs; i++)
         n_out += u->b[i].role != BUF_IN;
@@ -1271,6 +1277,13 @@ static char **split_lines(char *text, int *n)
 static int parse_text(const char *path, const char *text, struct uprob **out,
                       char *err, size_t errcap)
 {
+    int bad_line;
+    const char *bad = quote_check_text(text, strlen(text), &bad_line);
+    if (bad) { /* terminals, prompts and JSON bodies get text only */
+        snprintf(err, errcap, "%s:%d: %s", path, bad_line, bad);
+        return KEVO_EPARSE;
+    }
+    text += strncmp(text, "\xef\xbb\xbf", 3) ? 0 : 3; /* a UTF-8 BOM */
     struct uprob *u = calloc(1, sizeof *u);
     struct upparse ps = {u, path, 0, err, errcap, {0}};
     char *work = strdup(text);
@@ -1308,8 +1321,10 @@ done:
 
 /* ------------------------------------------------------------- registry */
 
-static struct uprob *loaded[UP_MAX_LOADED];
-static int n_loaded;
+/* Every problem loaded in this process, kept for its life (no cap: a
+ * problems directory may hold any number). */
+static struct uprob **loaded;
+static int n_loaded, cap_loaded;
 
 const struct problem *problem_find_user(const char *name)
 {
@@ -1355,11 +1370,15 @@ int problem_load_text(const char *path, const char *text,
         *out = &loaded[i]->p;
         return KEVO_OK;
     }
-    if (n_loaded == UP_MAX_LOADED) {
-        snprintf(err, errcap, "%s: more than %d problem files loaded", path,
-                 UP_MAX_LOADED);
-        up_free(u);
-        return KEVO_EINVAL;
+    if (n_loaded == cap_loaded) {
+        int nc = cap_loaded ? cap_loaded * 2 : 16;
+        struct uprob **nl = realloc(loaded, (size_t)nc * sizeof *nl);
+        if (!nl) {
+            up_free(u);
+            return KEVO_ENOMEM;
+        }
+        loaded = nl;
+        cap_loaded = nc;
     }
     loaded[n_loaded++] = u;
     *out = &u->p;
@@ -1370,13 +1389,18 @@ int problem_load_file(const char *path, const struct problem **out, char *err,
                       size_t errcap)
 {
     char *text = NULL;
-    int r = fs_read_file(path, &text, NULL);
+    size_t len = 0;
+    int r = fs_read_file(path, &text, &len);
     if (r) {
         snprintf(err, errcap, "cannot read problem file '%s': %s", path,
                  kevo_strerror(r));
         return r;
     }
-    r = problem_load_text(path, text, out, err, errcap);
+    int line; /* a NUL would cut the text short: refused here */
+    const char *why = quote_check_text(text, len, &line);
+    if (why)
+        snprintf(err, errcap, "%s:%d: %s", path, line, why);
+    r = why ? KEVO_EPARSE : problem_load_text(path, text, out, err, errcap);
     free(text);
     return r;
 }

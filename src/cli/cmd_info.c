@@ -336,9 +336,25 @@ static void print_provenance(const struct tpl *t)
     cJSON_Delete(o);
 }
 
-/* User-defined problems found by load_user_problems. */
-static const struct problem *user_probs[16];
-static int n_user_probs;
+/* User-defined problems found by load_user_problems (any number; the
+ * problems live for the process, so the list is never freed). */
+static const struct problem **user_probs;
+static int n_user_probs, cap_user_probs;
+
+static int add_user_prob(const struct problem *p)
+{
+    if (n_user_probs == cap_user_probs) {
+        int nc = cap_user_probs ? cap_user_probs * 2 : 16;
+        const struct problem **np = realloc(user_probs,
+                                            (size_t)nc * sizeof *np);
+        if (!np)
+            return KEVO_ENOMEM;
+        user_probs = np;
+        cap_user_probs = nc;
+    }
+    user_probs[n_user_probs++] = p;
+    return KEVO_OK;
+}
 
 /* The params no code names (tpl.h): their values share one compile. */
 static void print_launch_only(const struct tpl *t, int w)
@@ -498,9 +514,9 @@ static int load_user_problems(const char *given, struct tpl ***t, int *n)
                 add_flat_templates(g.gl_pathv[i], t, n, err, sizeof err)) {
                 fprintf(stderr, "kevo list: %s\n", err);
                 bad = 1;
-            } else if (n_user_probs <
-                       (int)(sizeof user_probs / sizeof *user_probs)) {
-                user_probs[n_user_probs++] = p;
+            } else if (add_user_prob(p)) {
+                fprintf(stderr, "kevo list: out of memory\n");
+                bad = 1;
             }
         }
         globfree(&g);

@@ -119,3 +119,22 @@ char *quote_term_dup(const char *s)
     char *out = malloc(cap);
     return out ? quote_term(s, out, cap) : NULL;
 }
+
+const char *quote_check_text(const char *text, size_t len, int *line)
+{
+    *line = 1;
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)text[i];
+        size_t n = c ? quote_utf8_len(text + i) : 1;
+        if (!c)
+            return "contains a NUL byte";
+        if (!n || i + n > len)
+            return "is not UTF-8";
+        if ((n == 1 && c < 0x20 && c != '\t' && c != '\r' && c != '\n') ||
+            c == 0x7f || (c == 0xc2 && (unsigned char)text[i + 1] < 0xa0))
+            return "contains a control character";
+        *line += c == '\n';
+        i += n;
+    }
+    return NULL;
+}

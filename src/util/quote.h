@@ -38,5 +38,13 @@ void quote_py_string(FILE *f, const char *s, int keep_nl);
 char *quote_term(const char *s, char *out, size_t cap);
 /* quote_term into a new string (caller frees); NULL if out of memory. */
 char *quote_term_dup(const char *s);
+/*
+ * Checks len bytes of text that is meant to be readable text (a problem
+ * file): NULL if it is UTF-8 with no control character but tab, CR and
+ * newline; else a fixed reason ("contains a NUL byte", "is not UTF-8",
+ * "contains a control character") and the 1-based line of the first bad
+ * byte in *line.
+ */
+const char *quote_check_text(const char *text, size_t len, int *line);
 
 #endif

@@ -5,7 +5,11 @@
 # enumerate is refused before its run directory exists; the table of a
 # user-problem run carries the problem's file (bench-search and run
 # --simulate read it alone); a table listing a template twice says so; a
-# run whose problem.problem is gone says that, not "manifest error".
+# run whose problem.problem is gone says that, not "manifest error"; a
+# problem file with a NUL byte, bytes that are not UTF-8 or a terminal
+# control character is refused with file:line, a UTF-8 BOM is skipped, a
+# description too long for a prompt is refused where it starts; kevo list
+# takes 20 problem files.
 . tests/cli/lib.inc
 K="$KEVO"
 
@@ -82,4 +86,31 @@ expect_fail "a table listing one template twice says so with file:line" \
 cp -r "$U" "$SCRATCH/nopf"; rm "$SCRATCH/nopf/problem.problem"
 expect_fail "a run whose problem.problem is gone names that file" \
     "its copy of the problem file '$SCRATCH/nopf/problem.problem' is missing" $K status "$SCRATCH/nopf"
+
+# problem files that are not text
+S=examples/problems/scale/scale.problem
+B="$SCRATCH/bad.problem"
+try_bad() { # sentence, expected message
+    expect_fail "$1" "$B:$2" $T run --evaluator test --problem-file "$B" --shape 8x8 --runs-dir "$SCRATCH/bad"
+}
+{ head -3 $S; printf 'summary a\000b\n'; tail -n +5 $S; } >"$B"
+try_bad "a NUL byte in a problem file is refused with file:line" "4: contains a NUL byte"
+{ head -3 $S; printf 'summary caf\351\n'; tail -n +5 $S; } >"$B"
+try_bad "a problem file that is not UTF-8 is refused with file:line" "4: is not UTF-8"
+{ head -3 $S; printf 'summary \033[2J\033]0;pwned\007\n'; tail -n +5 $S; } >"$B"
+try_bad "terminal control characters in a problem file are refused with file:line" "4: contains a control character"
+mkdir -p "$SCRATCH/bomp"; cp examples/problems/scale/scale_vec.cu "$SCRATCH/bomp/"
+{ printf '\357\273\277'; cat $S; } >"$SCRATCH/bomp/scale.problem"
+$T run --evaluator test --problem-file "$SCRATCH/bomp/scale.problem" --dtype fp32 --shape 64x64 --generations 1 \
+    --runs-dir "$SCRATCH/bom" --name b --quiet 2>"$SCRATCH/bom.err" \
+    && ok "a UTF-8 BOM at the start of a problem file is skipped" || { fail "BOM"; cat "$SCRATCH/bom.err"; }
+{ head -5 $S; head -c 1048576 /dev/zero | tr '\0' 'x' | fold -w 100; echo; tail -n +6 $S; } >"$B"
+try_bad "a 1 MiB description is refused where it starts" "5: description longer than 65536 bytes"
+mkdir -p "$SCRATCH/many"
+for i in $(seq 1 20); do
+    sed "s/^problem scale/problem scale$i/" $S >"$SCRATCH/many/scale$i.problem"
+done
+$K list --problems-dir "$SCRATCH/many" >"$SCRATCH/list.out" 2>&1 \
+    && [ "$(grep -c '(user problem' "$SCRATCH/list.out")" = 20 ] \
+    && ok "kevo list takes 20 problem files (no limit of 16)" || { fail "20 problems"; tail -3 "$SCRATCH/list.out"; }
 finish
