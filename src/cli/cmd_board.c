@@ -22,6 +22,7 @@
 #include "fsutil.h"
 #include "hash.h"
 #include "progress.h"
+#include "quote.h"
 #include "record.h"
 
 #define T4_SCHEMA_VERSION "1.0.0"
@@ -346,14 +347,34 @@ static void verified_text(const struct entry *e, char *out, size_t cap)
              e->verify_note[0] ? ")" : "");
 }
 
+/* s as one Markdown table cell (or heading), printable on a terminal:
+ * names from run directories may hold '|', newlines or escape sequences
+ * (quote.h). */
+static void md_text(FILE *f, const char *s)
+{
+    char *q = quote_term_dup(s ? s : "");
+    for (const char *p = q ? q : ""; *p; p++) {
+        if (*p == '|')
+            fputc('\\', f);
+        fputc(*p == '\n' ? ' ' : *p, f);
+    }
+    free(q);
+}
+
 static void md_group(const struct board *bd, FILE *f, int from, int to,
                      const cJSON *bls)
 {
     const cJSON *s;
-    fprintf(f, "\n## %s\n\n| rank | run | template | parameters | "
-               "throughput | median |",
-            bd->e[from].group);
-    cJSON_ArrayForEach(s, bls) fprintf(f, " vs %s |", s->valuestring);
+    fprintf(f, "\n## ");
+    md_text(f, bd->e[from].group);
+    fprintf(f, "\n\n| rank | run | template | parameters | throughput | "
+               "median |");
+    cJSON_ArrayForEach(s, bls)
+    {
+        fprintf(f, " vs ");
+        md_text(f, s->valuestring);
+        fprintf(f, " |");
+    }
     fprintf(f, " verified |\n|---|---|---|---|---|---|");
     cJSON_ArrayForEach(s, bls) fprintf(f, "---|");
     fprintf(f, "---|\n");
@@ -362,8 +383,13 @@ static void md_group(const struct board *bd, FILE *f, int from, int to,
         char fit[64], ver[320];
         progress_fmt_fitness(e->fitness, e->unit, fit, sizeof fit);
         verified_text(e, ver, sizeof ver);
-        fprintf(f, "| %d | %s | %s | %s | %s | %.1f ns |", i - from + 1,
-                e->name, e->tpl, e->params, e->fitness > 0 ? fit : "-",
+        fprintf(f, "| %d | ", i - from + 1);
+        md_text(f, e->name);
+        fprintf(f, " | ");
+        md_text(f, e->tpl);
+        fprintf(f, " | ");
+        md_text(f, e->params);
+        fprintf(f, " | %s | %.1f ns |", e->fitness > 0 ? fit : "-",
                 e->median_ns);
         cJSON_ArrayForEach(s, bls)
         {
@@ -373,7 +399,9 @@ static void md_group(const struct board *bd, FILE *f, int from, int to,
             else
                 fprintf(f, " - |");
         }
-        fprintf(f, " %s |\n", ver);
+        fputc(' ', f);
+        md_text(f, ver);
+        fprintf(f, " |\n");
     }
 }
 

@@ -20,6 +20,7 @@
 #include "mutator.h"
 #include "progress.h"
 #include "provenance.h"
+#include "quote.h"
 #include "record.h"
 #include "records.h"
 #include "fsutil.h"
@@ -181,7 +182,9 @@ static void print_status(const char *dir, const struct spec *sp,
             cJSON_AddNumberToObject(po, b->names[i], (double)b->vals[i]);
         char *params = cJSON_PrintUnformatted(po);
         cJSON_Delete(po);
-        printf("best:        %s  %s %s", fit, b->tpl, params ? params : "");
+        char tq[4 * sizeof b->tpl]; /* the journal's: no escape sequence */
+        printf("best:        %s  %s %s", fit, quote_term(b->tpl, tq, sizeof tq),
+               params ? params : "");
         if (b->ratio > 0)
             printf("  (%.2fx baseline)", b->ratio);
         printf("\n");
@@ -332,7 +335,11 @@ static void print_provenance(const struct tpl *t)
     cJSON *o = prov_read(t->text);
     const cJSON *x;
     cJSON_ArrayForEach(x, o)
-        printf("           %-9s %s\n", x->string, x->valuestring);
+    {
+        char *q = quote_term_dup(x->valuestring ? x->valuestring : "");
+        printf("           %-9s %s\n", x->string, q ? q : "");
+        free(q);
+    }
     cJSON_Delete(o);
 }
 
