@@ -126,7 +126,8 @@ static int check_templates(struct replay *r)
 }
 
 /* A journal cut below its checkpoint replays "identical" up to the cut:
- * refused, as status and resume do. */
+ * refused, as status and resume do (after the replay, so that a record
+ * deleted in the middle is still reported where it diverges). */
 static int check_cut(struct replay *r)
 {
     cJSON *ck = NULL;
@@ -143,8 +144,6 @@ static int open_run(struct replay *r)
     int rc = run_view_open(r->dir, &r->rv, r->err, sizeof r->err);
     if (!rc)
         rc = check_templates(r);
-    if (!rc)
-        rc = check_cut(r);
     if (rc)
         return rc;
     r->n_rec = r->rv.n_records;
@@ -380,8 +379,9 @@ int cmd_replay_main(int argc, char **argv)
     struct src_check sc = {0};
     long pos = 0;
     int rc = open_run(&r);
-    if (!rc && !(rc = replay_engine(&r, &st, &pos)))
-        rc = check_end(&r, &st, pos);
+    if (!rc && !(rc = replay_engine(&r, &st, &pos)) &&
+        !(rc = check_end(&r, &st, pos)))
+        rc = check_cut(&r);
     if (!rc || rc == KEVO_EDIVERGE) {
         check_sources(&r, &sc);
         print_result(&r, rc, &sc, json);
