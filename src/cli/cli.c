@@ -96,20 +96,29 @@ int cli_llm_inputs(const char *run_dir, char *prompts, size_t cap,
         return KEVO_ENOENT;
     }
     if ((rc = rundir_path(path, sizeof path, run_dir, "gpu_facts.txt")) ||
-        (rc = fs_read_file(path, facts, NULL)))
+        (rc = fs_read_file(path, facts, NULL))) {
         snprintf(err, errcap, "cannot read '%s': %s", path, kevo_strerror(rc));
-    return rc;
+        return rc;
+    }
+    if (!(*facts)[strspn(*facts, " \t\r\n")]) { /* kevo never writes it so */
+        free(*facts);
+        *facts = NULL;
+        snprintf(err, errcap, "'%s' is empty: the GPU facts the run's LLM "
+                 "prompts state are lost, so its requests cannot be made "
+                 "again", path);
+        return KEVO_EPARSE;
+    }
+    return KEVO_OK;
 }
 
 int outputs_write_file(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "w");
+    int rc;
+    FILE *f = fs_fopen_write(path, &rc); /* no link in a run dir */
     if (!f)
-        return KEVO_EIO;
-    size_t n = strlen(text);
-    int bad = fwrite(text, 1, n, f) != n;
-    bad |= fclose(f) != 0;
-    return bad ? KEVO_EIO : KEVO_OK;
+        return rc;
+    fwrite(text, 1, strlen(text), f);
+    return fs_close_written(f);
 }
 
 void outputs_print_json(const cJSON *o)

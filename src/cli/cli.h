@@ -38,8 +38,9 @@ int cli_llm_inputs(const char *run_dir, char *prompts, size_t cap,
 /* A seed for a fresh measurement (kevo eval, kevo verify): time and pid,
  * hashed. */
 uint64_t cli_fresh_seed(void);
-/* Writes the whole text to path (replacing it); KEVO_EIO names nothing,
- * the caller adds the path. */
+/* Writes the whole text to path (replacing it; never through a link in a
+ * run directory: fsutil.h). The status (KEVO_ENOSPC, KEVO_ELINK, ...)
+ * names nothing; the caller adds the path. */
 int outputs_write_file(const char *path, const char *text) KEVO_WUR;
 /* Prints a JSON value to stdout, formatted, with a newline. */
 void outputs_print_json(const cJSON *o);

@@ -23,6 +23,7 @@
 #include "fsutil.h"
 #include "hash.h"
 #include "progress.h"
+#include "quote.h"
 #include "record.h"
 #include "vdoc.h"
 
@@ -344,14 +345,34 @@ static void verified_text(const struct entry *e, char *out, size_t cap)
              e->verify_note[0] ? ")" : "");
 }
 
+/* s as one Markdown table cell (or heading), printable on a terminal:
+ * names from run directories may hold '|', newlines or escape sequences
+ * (quote.h). */
+static void md_text(FILE *f, const char *s)
+{
+    char *q = quote_term_dup(s ? s : "");
+    for (const char *p = q ? q : ""; *p; p++) {
+        if (*p == '|')
+            fputc('\\', f);
+        fputc(*p == '\n' ? ' ' : *p, f);
+    }
+    free(q);
+}
+
 static void md_group(const struct board *bd, FILE *f, int from, int to,
                      const cJSON *bls)
 {
     const cJSON *s;
-    fprintf(f, "\n## %s\n\n| rank | run | template | parameters | "
-               "throughput | median |",
-            bd->e[from].group);
-    cJSON_ArrayForEach(s, bls) fprintf(f, " vs %s |", s->valuestring);
+    fprintf(f, "\n## ");
+    md_text(f, bd->e[from].group);
+    fprintf(f, "\n\n| rank | run | template | parameters | throughput | "
+               "median |");
+    cJSON_ArrayForEach(s, bls)
+    {
+        fprintf(f, " vs ");
+        md_text(f, s->valuestring);
+        fprintf(f, " |");
+    }
     fprintf(f, " verified |\n|---|---|---|---|---|---|");
     cJSON_ArrayForEach(s, bls) fprintf(f, "---|");
     fprintf(f, "---|\n");
@@ -360,8 +381,13 @@ static void md_group(const struct board *bd, FILE *f, int from, int to,
         char fit[64], ver[320];
         progress_fmt_fitness(e->fitness, e->unit, fit, sizeof fit);
         verified_text(e, ver, sizeof ver);
-        fprintf(f, "| %d | %s | %s | %s | %s | %.1f ns |", i - from + 1,
-                e->name, e->tpl, e->params, e->fitness > 0 ? fit : "-",
+        fprintf(f, "| %d | ", i - from + 1);
+        md_text(f, e->name);
+        fprintf(f, " | ");
+        md_text(f, e->tpl);
+        fprintf(f, " | ");
+        md_text(f, e->params);
+        fprintf(f, " | %s | %.1f ns |", e->fitness > 0 ? fit : "-",
                 e->median_ns);
         cJSON_ArrayForEach(s, bls)
         {
@@ -371,7 +397,9 @@ static void md_group(const struct board *bd, FILE *f, int from, int to,
             else
                 fprintf(f, " - |");
         }
-        fprintf(f, " %s |\n", ver);
+        fputc(' ', f);
+        md_text(f, ver);
+        fprintf(f, " |\n");
     }
 }
 
@@ -483,11 +511,12 @@ static int write_via(const char *path, void (*put)(const struct board *,
                                                    FILE *),
                      const struct board *bd)
 {
-    FILE *f = fopen(path, "w");
+    int rc;
+    FILE *f = fs_fopen_write(path, &rc);
     if (!f)
-        return KEVO_EIO;
+        return rc;
     put(bd, f);
-    return fclose(f) ? KEVO_EIO : KEVO_OK;
+    return fs_close_written(f);
 }
 
 static int write_json(const char *path, const cJSON *o)
@@ -498,8 +527,12 @@ static int write_json(const char *path, const cJSON *o)
     return rc;
 }
 
-/* A file name for run dir's T4 document: its last path part. */
-static void t4_name(const char *dir, char *out, size_t cap)
+/* A file name for run dir's T4 document: its last path part, and "-2",
+ * "-3"... after it when an earlier run of this board (names[0..n)) has
+ * the same last part (runs a/x and b/x), so no run's file replaces
+ * another's. */
+static void t4_name(const char *dir, char names[][256], int n_names,
+                    char *out, size_t cap)
 {
     size_t n = strlen(dir);
     while (n > 1 && dir[n - 1] == '/')
@@ -508,6 +541,14 @@ static void t4_name(const char *dir, char *out, size_t cap)
     while (s && dir[s - 1] != '/')
         s--;
     snprintf(out, cap, "%.*s.json", (int)(n - s), dir + s);
+    for (int k = 2, i = 0; i < n_names;) {
+        if (strcmp(names[i], out)) {
+            i++;
+            continue;
+        }
+        snprintf(out, cap, "%.*s-%d.json", (int)(n - s), dir + s, k++);
+        i = 0; /* the new name must be free too */
+    }
 }
 
 static int write_files(const struct board *bd, const char *prefix,
@@ -531,15 +572,22 @@ static int write_files(const struct board *bd, const char *prefix,
         rc = fs_mkdirs(path);
     cJSON *t4 = cJSON_AddArrayToObject(summary, "t4");
     const cJSON *d, *all = rc ? NULL : bd->t4;
+    int n = 0;
+    char (*names)[256] = calloc((size_t)cJSON_GetArraySize(all) + 1,
+                                sizeof *names);
+    if (!names)
+        rc = KEVO_ENOMEM;
+    if (rc)
+        all = NULL;
     cJSON_ArrayForEach(d, all)
     {
-        char name[256];
-        t4_name(d->string, name, sizeof name);
-        snprintf(path, sizeof path, "%s-t4/%s", prefix, name);
+        t4_name(d->string, names, n, names[n], sizeof names[n]);
+        snprintf(path, sizeof path, "%s-t4/%s", prefix, names[n++]);
         if ((rc = write_json(path, d)))
             break;
         cJSON_AddItemToArray(t4, cJSON_CreateString(path));
     }
+    free(names);
     if (rc)
         snprintf(err, errcap, "cannot write '%s': %s", path,
                  kevo_strerror(rc));
@@ -558,7 +606,9 @@ static const char board_usage[] =
     "\n"
     "  --out PREFIX  also write PREFIX.md, PREFIX.csv, PREFIX.json and\n"
     "                PREFIX-t4/<run>.json (every evaluation of the run in\n"
-    "                the T4 auto-tuning results format)\n"
+    "                the T4 auto-tuning results format; <run> is the run\n"
+    "                directory's name, then <run>-2.json, ... for further\n"
+    "                runs of the same name)\n"
     "  --json        print the tables as JSON instead of Markdown\n"
     "  --quiet       no progress lines on stderr\n";
 

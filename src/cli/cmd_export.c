@@ -21,6 +21,7 @@
  * Nothing here names a problem: buffer dims come from the problem's
  * buffers() (rows, cols), mapped back to size names.
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,12 +35,13 @@
 #include "fsutil.h"
 #include "jit.h"
 #include "kvhdr.h"
+#include "proc.h"
+#include "quote.h"
 #include "record.h"
 #include "tmap.h"
 #include "version.h"
 
 #include "launcher_text.c.in.h" /* generated from src/cli/export/ */
-#include "proc.h"
 #include "torch_op.py.in.h"
 
 enum fmt { FMT_CU, FMT_C, FMT_TORCH };
@@ -52,7 +54,7 @@ struct exporter {
     char arch[16];             /* "sm_90a" */
     char *src;                 /* winner's source, owned */
     char *src_out;             /* src with kevo's headers inlined (what the
-                                  .cu and .py carry: no kevo needed), owned */
+                                  .cu carries: no kevo needed), owned */
     char src_rel[256];
     int n_bufs;
     struct buf_desc bufs[PROB_MAX_BUFS];
@@ -107,8 +109,9 @@ static void put_signature(const struct exporter *x, FILE *f,
 }
 
 /* A comment block: what this is, the signature, the plan at the run's
- * shape. prefix starts each line (" * " or "# "). */
-static void put_about(const struct exporter *x, FILE *f, const char *pre)
+ * shape. prefix starts each line (" * " or ""). Raw: names from the run
+ * (its name, the GPU's) are untrusted: put_about quotes it. */
+static void put_about_raw(const struct exporter *x, FILE *f, const char *pre)
 {
     const struct run_view *v = &x->v;
     char shape[64], err[256];
@@ -183,6 +186,25 @@ static void put_about(const struct exporter *x, FILE *f, const char *pre)
                     expr_text(v->best_tpl->facts[i].e));
 }
 
+/* put_about_raw for the inside of a C comment (pre " * ") or of a Python
+ * docstring (pre ""), quoted for it: a run named '*' '/' or '"""' stays
+ * text. */
+static void put_about(const struct exporter *x, FILE *f, int py)
+{
+    char *text = NULL;
+    size_t len;
+    FILE *m = open_memstream(&text, &len);
+    if (!m)
+        return;
+    put_about_raw(x, m, py ? "" : " * ");
+    fclose(m);
+    if (py)
+        quote_py_string(f, text, 1);
+    else
+        quote_c_comment(f, text);
+    free(text);
+}
+
 static void put_expr_value(FILE *f, const char *lhs, const struct expr *e,
                            const char *dflt)
 {
@@ -215,13 +237,14 @@ static void put_sizes_fn_head(const struct exporter *x, FILE *f,
     fprintf(f, "/* %s for the sizes; 0, or 1 with *why. */\n"
                "static int %s_%s_(", what, x->base, fn);
     put_sizes_params(x, f);
-    fprintf(f, "%s, const char **why)\n{\n    long long v;\n", out);
+    fprintf(f, "%s, const char **kevo_why)\n{\n    long long kevo_v;\n", out);
     put_void_sizes(x, f);
 }
 
 /* The device facts a launcher passes to a generated function, after the
- * sizes: the C launcher's (read at _load). */
-static const char C_DEVICE_FACTS[] = "sms, smem_optin, l2_bytes, ";
+ * sizes: the C launcher's (read at _load) and the torch one's. */
+static const char C_DEVICE_FACTS[] =
+    "kevo_sms, kevo_smem_optin, kevo_l2_bytes, ";
 
 /* "M, N, K, <facts>": the arguments of a call to a generated function. */
 static void put_sizes_call(const struct exporter *x, FILE *f,
@@ -238,20 +261,23 @@ static void put_sizes_call(const struct exporter *x, FILE *f,
 static void put_tmaps_fn(const struct exporter *x, FILE *f)
 {
     const struct tpl *t = x->v.best_tpl;
-    put_sizes_fn_head(x, f, "Tensor map boxes", "tmaps", "unsigned box[][3]");
+    put_sizes_fn_head(x, f, "Tensor map boxes", "tmaps",
+                      "unsigned kevo_box[][3]");
     for (int i = 0; i < t->n_tmaps; i++)
         for (int k = 0; k < 2; k++) {
-            put_expr_value(f, "v", t->tmaps[i].box[k], "1");
-            fprintf(f, "    if (v < 1 || v > 256) {\n        *why = "
-                       "\"tensormap %s box out of range\";\n        return 1;"
-                       "\n    }\n    box[%d][%d] = (unsigned)v;\n",
+            put_expr_value(f, "kevo_v", t->tmaps[i].box[k], "1");
+            fprintf(f, "    if (kevo_v < 1 || kevo_v > 256) {\n        "
+                       "*kevo_why = \"tensormap %s box out of range\";\n"
+                       "        return 1;\n    }\n    kevo_box[%d][%d] = "
+                       "(unsigned)kevo_v;\n",
                     t->tmaps[i].name, i, k);
             if (k == 1) {
-                put_expr_value(f, "v", t->tmaps[i].l2, "256");
-                fprintf(f, "    if (v != 0 && v != 64 && v != 128 && v != 256)"
-                           " {\n        *why = \"tensormap %s l2 promotion "
-                           "not 0, 64, 128 or 256\";\n        return 1;\n"
-                           "    }\n    box[%d][2] = (unsigned)v;\n",
+                put_expr_value(f, "kevo_v", t->tmaps[i].l2, "256");
+                fprintf(f, "    if (kevo_v != 0 && kevo_v != 64 && kevo_v != "
+                           "128 && kevo_v != 256) {\n        *kevo_why = "
+                           "\"tensormap %s l2 promotion not 0, 64, 128 or "
+                           "256\";\n        return 1;\n    }\n    "
+                           "kevo_box[%d][2] = (unsigned)kevo_v;\n",
                         t->tmaps[i].name, i);
             }
         }
@@ -263,12 +289,14 @@ static void put_tmaps_fn(const struct exporter *x, FILE *f)
 static void put_args_fn(const struct exporter *x, FILE *f)
 {
     const struct tpl *t = x->v.best_tpl;
-    put_sizes_fn_head(x, f, "Int kernel arguments", "args", "int *args");
+    put_sizes_fn_head(x, f, "Int kernel arguments", "args",
+                      "int *kevo_args");
     for (int i = 0; i < t->n_args; i++) {
-        put_expr_value(f, "v", t->args[i].e, "0");
-        fprintf(f, "    if (v < -2147483647LL - 1 || v > 2147483647LL) {\n"
-                   "        *why = \"arg %s out of range\";\n        return 1;"
-                   "\n    }\n    args[%d] = (int)v;\n",
+        put_expr_value(f, "kevo_v", t->args[i].e, "0");
+        fprintf(f, "    if (kevo_v < -2147483647LL - 1 || kevo_v > "
+                   "2147483647LL) {\n        *kevo_why = \"arg %s out of "
+                   "range\";\n        return 1;\n    }\n    kevo_args[%d] = "
+                   "(int)kevo_v;\n",
                 t->args[i].name, i);
     }
     fprintf(f, "    return 0;\n}\n");
@@ -295,23 +323,25 @@ static void put_plan_fn(const struct exporter *x, FILE *f)
     fputs(launcher_text_plan_helpers, f);
     for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
         fprintf(f, "#pragma push_macro(\"%s\")\n#undef %s\n#define %s "
-                   "kx_%s_\n", fns[i], fns[i], fns[i], fns[i]);
-    fprintf(f, "/* Launch plan for the sizes; 0, or 1 with *why. */\n"
+                   "kevo_%s_\n", fns[i], fns[i], fns[i], fns[i]);
+    fprintf(f, "/* Launch plan for the sizes; 0, or 1 with *kevo_why. */\n"
                "static int %s_plan_(", x->base);
     for (int d = 0; d < p->n_dims; d++)
         fprintf(f, "long long %s, ", p->dim_names[d]);
     fprintf(f, "long long SMS, long long SMEM_OPTIN, long long L2_BYTES,\n"
-               "        struct %s_dims *l, unsigned long long *ws_bytes, "
-               "const char **why)\n{\n    long long v;\n"
+               "        struct %s_dims *kevo_l, unsigned long long "
+               "*kevo_ws_bytes, const char **kevo_why)\n{\n"
+               "    long long kevo_v;\n"
                "    (void)SMS; (void)SMEM_OPTIN; (void)L2_BYTES;\n",
             x->base);
     for (int d = 0; d < p->n_dims; d++)
         fprintf(f, "    (void)%s;\n", p->dim_names[d]);
-    for (int i = 0; i < t->n_requires; i++)
-        fprintf(f, "    if (!(%s)) {\n        *why = \"shape not supported: "
-                   "requires %s\";\n        return 1;\n    }\n",
-                expr_text(t->requires_[i].e),
-                expr_text(t->requires_[i].e));
+    for (int i = 0; i < t->n_requires; i++) {
+        fprintf(f, "    if (!(%s)) {\n        *kevo_why = \"shape not "
+                   "supported: requires ", expr_text(t->requires_[i].e));
+        quote_c_string(f, expr_text(t->requires_[i].e));
+        fprintf(f, "\";\n        return 1;\n    }\n");
+    }
     /* the source was instantiated with the shape facts of the run's shape
      * (tpl.h "fact"): it is only right for shapes with the same values */
     int64_t fv[TPL_MAX_FACTS];
@@ -319,12 +349,14 @@ static void put_plan_fn(const struct exporter *x, FILE *f)
     int n_facts = tpl_facts(t, x->v.best_vals, &x->v.spec.shape, fv, err,
                             sizeof err) ? 0 : t->n_facts; /* 0: not reached,
                                       the run's shape passed tpl_prepare */
-    for (int i = 0; i < n_facts; i++)
-        fprintf(f, "    if ((long long)(%s) != %lldLL) {\n        *why = "
+    for (int i = 0; i < n_facts; i++) {
+        fprintf(f, "    if ((long long)(%s) != %lldLL) {\n        *kevo_why = "
                    "\"shape not supported: the kernel was built for %s = "
-                   "%lld (%s)\";\n        return 1;\n    }\n",
-                expr_text(t->facts[i].e), (long long)fv[i], t->facts[i].name,
-                (long long)fv[i], expr_text(t->facts[i].e));
+                   "%lld (", expr_text(t->facts[i].e), (long long)fv[i],
+                t->facts[i].name, (long long)fv[i]);
+        quote_c_string(f, expr_text(t->facts[i].e));
+        fprintf(f, ")\";\n        return 1;\n    }\n");
+    }
     for (int i = 0; i < t->n_launches; i++) {
         const struct tpl_launch *ln = &t->launches[i];
         char lhs[64];
@@ -335,26 +367,26 @@ static void put_plan_fn(const struct exporter *x, FILE *f)
                                        : q == 1 ? ln->block[k]
                                                 : ln->cluster[k];
                 if (q == 2 && !ln->cluster[0]) {
-                    fprintf(f, "    l[%d].cluster[%d] = 0;\n", i, k);
+                    fprintf(f, "    kevo_l[%d].cluster[%d] = 0;\n", i, k);
                     continue;
                 }
-                snprintf(lhs, sizeof lhs, "v");
+                snprintf(lhs, sizeof lhs, "kevo_v");
                 put_expr_value(f, lhs, e, "1");
-                fprintf(f, "    if (v < 1 || v > 2147483647LL) {\n"
-                           "        *why = \"%s %s out of range\";\n"
+                fprintf(f, "    if (kevo_v < 1 || kevo_v > 2147483647LL) {\n"
+                           "        *kevo_why = \"%s %s out of range\";\n"
                            "        return 1;\n    }\n"
-                           "    l[%d].%s[%d] = (unsigned)v;\n",
+                           "    kevo_l[%d].%s[%d] = (unsigned)kevo_v;\n",
                         ln->kernel, part[q], i, part[q], k);
             }
         }
-        put_expr_value(f, "v", ln->smem, "0");
-        fprintf(f, "    if (v < 0 || v > SMEM_OPTIN) {\n        *why = \"%s "
+        put_expr_value(f, "kevo_v", ln->smem, "0");
+        fprintf(f, "    if (kevo_v < 0 || kevo_v > SMEM_OPTIN) {\n        *kevo_why = \"%s "
                    "shared memory out of range\";\n        return 1;\n    }\n"
-                   "    l[%d].smem = (unsigned)v;\n    l[%d].pdl = %d;\n",
+                   "    kevo_l[%d].smem = (unsigned)kevo_v;\n    kevo_l[%d].pdl = %d;\n",
                 ln->kernel, i, i, ln->pdl);
     }
-    put_expr_value(f, "v", t->workspace, "0");
-    fprintf(f, "    *ws_bytes = v > 0 ? (unsigned long long)v : 0;\n"
+    put_expr_value(f, "kevo_v", t->workspace, "0");
+    fprintf(f, "    *kevo_ws_bytes = kevo_v > 0 ? (unsigned long long)kevo_v : 0;\n"
                "    return 0;\n}\n");
     if (t->n_tmaps)
         put_tmaps_fn(x, f);
@@ -381,7 +413,7 @@ static int write_cu(struct exporter *x, char *path, size_t cap)
     if (!f)
         return KEVO_ENOMEM;
     fprintf(f, "/*\n");
-    put_about(x, f, " * ");
+    put_about(x, f, 0);
     fprintf(f, " *\n * Source: %s of the run, unchanged below (kevo's own "
                "headers inlined\n * where it includes them). Compile with "
                "NVRTC or nvcc for %s\n * (kevo used: -arch=%s -std=c++17).\n"
@@ -402,15 +434,15 @@ static void put_c_header(const struct exporter *x, FILE *f)
     const char *b = x->base;
     fprintf(f, "/*\n * %s.h - launcher for the kernel kevo found; see %s.c."
                "\n *\n", b, b);
-    put_about(x, f, " * ");
+    put_about(x, f, 0);
     fprintf(f, " *\n * Use (CUDA driver API, link with -lcuda):\n"
                " *   %s_load(\"%s.cubin\");      once per context\n"
-               " *   %s_launch(..., stream);   any number of times\n"
+               " *   %s_launch(..., kevo_stream);   any number of times\n"
                " *   %s_unload();\n"
                " * Buffers are device pointers to row-major arrays, as in "
                "the signature.\n * The launch plan has %d launch%s"
-               "%s; all run on stream, in order.\n"
-               " * Workspace: pass ws = 0 and the launcher allocates one "
+               "%s; all run on kevo_stream, in order.\n"
+               " * Workspace: pass kevo_ws = 0 and the launcher allocates one "
                "sized by the plan\n * (kept until _unload, shared by all "
                "calls: for concurrent launches on\n * several streams pass "
                "your own, %s_workspace_bytes() bytes).\n%s */\n",
@@ -431,23 +463,23 @@ static void put_c_header(const struct exporter *x, FILE *f)
                "(0 = none). */\nunsigned long long %s_workspace_bytes(", b);
     for (int d = 0; d < x->v.prob->n_dims; d++)
         fprintf(f, "%sint %s", d ? ", " : "", x->v.prob->dim_names[d]);
-    fprintf(f, ");\n/* Launches the kernel(s) on stream. "
+    fprintf(f, ");\n/* Launches the kernel(s) on kevo_stream. "
                "CUDA_ERROR_INVALID_VALUE if the\n * template does not support "
-               "the sizes (see %s_last_error()). ws = 0: the\n * launcher's "
+               "the sizes (see %s_last_error()). kevo_ws = 0: the\n * launcher's "
                "own workspace. */\n"
                "CUresult %s_launch(", b, b);
     put_signature(x, f, "CUdeviceptr", "CUdeviceptr");
-    fprintf(f, "CUdeviceptr ws,\n                   CUstream stream);\n"
+    fprintf(f, "CUdeviceptr kevo_ws,\n                   CUstream kevo_stream);\n"
                "/* Why the last call failed, or \"\". */\n"
                "const char *%s_last_error(void);\n\n"
                "#ifdef __cplusplus\n}\n#endif\n\n#endif\n", b);
 }
 
 /*
- * Code that encodes tensor map i into tm[i] as the harness does (the one
- * encoding of core/tmap.h, with the sizes as the launcher's arguments),
- * with box[i] from <base>_tmaps_() (its L2 promotion in box[i][2], chosen
- * at run time). fn is the encode function (cuTensorMapEncodeTiled or a
+ * Code that encodes tensor map i into kevo_tm[i] as the harness does (the
+ * one encoding of core/tmap.h, with the sizes as the launcher's
+ * arguments), with kevo_box[i] from <base>_tmaps_() (its L2 promotion in
+ * kevo_box[i][2], chosen at run time). fn is the encode function (cuTensorMapEncodeTiled or a
  * pointer to it), ptr how to get buffer b's address ("%s" = its name),
  * fail the statement run with a message on failure.
  */
@@ -457,28 +489,29 @@ static void put_tmap_encode(const struct exporter *x, FILE *f, int i,
     const struct tpl_tmap *m = &x->v.best_tpl->tmaps[i];
     const struct problem *p = x->v.prob;
     const struct buf_desc *b = &x->bufs[m->buf];
-    const struct tmap_opt *sw = tmap_swizzle(m->swizzle); /* tpl.c checked */
-    const char *rows = p->dim_names[x->dim[m->buf][0]],
-               *cols = p->dim_names[x->dim[m->buf][1]];
     char addr[160], msg[256];
     snprintf(addr, sizeof addr, ptr, b->name);
     snprintf(msg, sizeof msg, "\"cannot encode tensor map %s of %s\"",
              m->name, b->name);
-    fprintf(f, "    {\n        cuuint64_t dims[%d] = {(cuuint64_t)%s, "
+    const struct tmap_opt *sw = tmap_swizzle(m->swizzle); /* tpl.c checked */
+    const char *rows = p->dim_names[x->dim[m->buf][0]],
+               *cols = p->dim_names[x->dim[m->buf][1]];
+    fprintf(f, "    {\n        cuuint64_t kevo_dims[%d] = {(cuuint64_t)%s, "
                "(cuuint64_t)%s};\n"
-               "        cuuint64_t stride[%d] = {(cuuint64_t)%s * %zu};\n"
-               "        cuuint32_t step[%d] = {1, 1};\n"
-               "        CUresult er = %s(&tm[%d], %s, %d, %s, dims, stride, "
-               "box[%d], step,\n            %s, %s,\n            ",
+               "        cuuint64_t kevo_stride[%d] = {(cuuint64_t)%s * %zu};\n"
+               "        cuuint32_t kevo_step[%d] = {1, 1};\n"
+               "        CUresult kevo_er = %s(&kevo_tm[%d], %s, %d, %s, "
+               "kevo_dims, kevo_stride, kevo_box[%d], kevo_step,\n"
+               "            %s, %s,\n            ",
             TMAP_RANK, cols, rows, TMAP_RANK - 1, cols, dtype_size(b->dtype),
             TMAP_RANK, fn, i, tmap_data_type(b->dtype)->name, TMAP_RANK, addr,
             i, TMAP_INTERLEAVE_NAME, sw ? sw->name : tmap_swizzle(0)->name);
     const struct tmap_opt *l2;
     for (int k = 0; (l2 = tmap_l2_at(k)) && tmap_l2_at(k + 1); k++)
-        fprintf(f, "box[%d][2] == %d ? %s\n            : ", i, l2->bytes,
+        fprintf(f, "kevo_box[%d][2] == %d ? %s\n            : ", i, l2->bytes,
                 l2->name);
-    fprintf(f, "%s,\n            %s);\n        if (er != CUDA_SUCCESS) {\n",
-            l2->name, TMAP_OOB_FILL_NAME);
+    fprintf(f, "%s,\n            %s);\n        if (kevo_er != CUDA_SUCCESS) "
+               "{\n", l2->name, TMAP_OOB_FILL_NAME);
     fprintf(f, fail, msg);
     fprintf(f, "\n        }\n    }\n");
 }
@@ -496,12 +529,12 @@ static void put_c_source(const struct exporter *x, FILE *f)
             b, b, x->arch, b);
     put_param_defines(x, f);
     put_plan_fn(x, f);
-    fprintf(f, "\n#define N_LAUNCH %d\nstatic const char *const kernel_"
-               "names[N_LAUNCH] = {", t->n_launches);
+    fprintf(f, "\n#define KEVO_N_LAUNCH %d\nstatic const char *const "
+               "kevo_kernel_names[KEVO_N_LAUNCH] = {", t->n_launches);
     for (int i = 0; i < t->n_launches; i++)
         fprintf(f, "%s\"%s\"", i ? ", " : "", t->launches[i].kernel);
     fprintf(f, "};\n%s", launcher_text_c_state);
-    fprintf(f, "const char *%s_last_error(void)\n{\n    return last_error;"
+    fprintf(f, "const char *%s_last_error(void)\n{\n    return kevo_last_error;"
                "\n}\n\n", b);
     fprintf(f, "CUresult %s_load(const char *cubin_path)\n%s", b,
             launcher_text_c_load_body);
@@ -509,53 +542,53 @@ static void put_c_source(const struct exporter *x, FILE *f)
     fprintf(f, "unsigned long long %s_workspace_bytes(", b);
     for (int d = 0; d < p->n_dims; d++)
         fprintf(f, "%sint %s", d ? ", " : "", p->dim_names[d]);
-    fprintf(f, ")\n{\n    struct %s_dims l[N_LAUNCH];\n"
-               "    unsigned long long ws = 0;\n    const char *why;\n"
+    fprintf(f, ")\n{\n    struct %s_dims kevo_l[KEVO_N_LAUNCH];\n"
+               "    unsigned long long kevo_ws = 0;\n    const char *kevo_why;\n"
                "    if (%s_plan_(", b, b);
     put_sizes_call(x, f, C_DEVICE_FACTS);
-    fprintf(f, "l, &ws, &why))\n        return 0;"
-               "\n    return ws;\n}\n\n");
+    fprintf(f, "kevo_l, &kevo_ws, &kevo_why))\n        return 0;"
+               "\n    return kevo_ws;\n}\n\n");
     fprintf(f, "CUresult %s_launch(", b);
     put_signature(x, f, "CUdeviceptr", "CUdeviceptr");
-    fprintf(f, "CUdeviceptr ws,\n                   CUstream stream)\n{\n"
-               "    struct %s_dims l[N_LAUNCH];\n"
-               "    unsigned long long ws_bytes = 0;\n    CUresult r;\n"
-               "    if (!module) {\n        last_error = \"%s_load() was "
+    fprintf(f, "CUdeviceptr kevo_ws,\n                   CUstream kevo_stream)\n{\n"
+               "    struct %s_dims kevo_l[KEVO_N_LAUNCH];\n"
+               "    unsigned long long kevo_ws_bytes = 0;\n    CUresult kevo_r;\n"
+               "    if (!kevo_module) {\n        kevo_last_error = \"%s_load() was "
                "not called\";\n        return CUDA_ERROR_NOT_INITIALIZED;\n"
                "    }\n    if (%s_plan_(",
             b, b, b);
     put_sizes_call(x, f, C_DEVICE_FACTS);
-    fprintf(f, "l, &ws_bytes, &last_error))\n"
+    fprintf(f, "kevo_l, &kevo_ws_bytes, &kevo_last_error))\n"
                "        return CUDA_ERROR_INVALID_VALUE;\n%s",
             launcher_text_c_ws_grow);
     if (t->n_tmaps) {
-        fprintf(f, "    CUtensorMap tm[%d];\n    unsigned box[%d][3];\n"
+        fprintf(f, "    CUtensorMap kevo_tm[%d];\n    unsigned kevo_box[%d][3];\n"
                    "    if (%s_tmaps_(", t->n_tmaps, t->n_tmaps, b);
         put_sizes_call(x, f, C_DEVICE_FACTS);
-        fprintf(f, "box, &last_error))\n"
+        fprintf(f, "kevo_box, &kevo_last_error))\n"
                    "        return CUDA_ERROR_INVALID_VALUE;\n");
         for (int i = 0; i < t->n_tmaps; i++)
             put_tmap_encode(x, f, i, "cuTensorMapEncodeTiled",
                             "(void *)(uintptr_t)%s",
-                            "            last_error = %s;\n"
-                            "            return er;");
+                            "            kevo_last_error = %s;\n"
+                            "            return kevo_er;");
     }
     if (t->n_args) {
-        fprintf(f, "    int ia[%d];\n    if (%s_args_(", t->n_args, b);
+        fprintf(f, "    int kevo_ia[%d];\n    if (%s_args_(", t->n_args, b);
         put_sizes_call(x, f, C_DEVICE_FACTS);
-        fprintf(f, "ia, &last_error))\n"
+        fprintf(f, "kevo_ia, &kevo_last_error))\n"
                    "        return CUDA_ERROR_INVALID_VALUE;\n");
     }
-    fprintf(f, "    void *args[] = {");
+    fprintf(f, "    void *kevo_args[] = {");
     for (int i = 0; i < x->n_bufs; i++)
         fprintf(f, "&%s, ", x->bufs[i].name);
     for (int d = 0; d < p->n_dims; d++)
         fprintf(f, "&%s, ", p->dim_names[d]);
-    fprintf(f, "&ws");
+    fprintf(f, "&kevo_ws");
     for (int i = 0; i < t->n_tmaps; i++)
-        fprintf(f, ", &tm[%d]", i);
+        fprintf(f, ", &kevo_tm[%d]", i);
     for (int i = 0; i < t->n_args; i++)
-        fprintf(f, ", &ia[%d]", i);
+        fprintf(f, ", &kevo_ia[%d]", i);
     fprintf(f, "};\n%s", launcher_text_c_launch_loop);
 }
 
@@ -594,12 +627,14 @@ static int write_c(struct exporter *x, char *err, size_t errcap)
     }
     if (!rc) {
         snprintf(path, sizeof path, "%s/%s.cubin", x->out, x->base);
-        FILE *f = fopen(path, "wb");
-        int bad = !f || fwrite(o.cubin, 1, o.cubin_len, f) != o.cubin_len;
-        bad |= f && fclose(f);
-        if (bad) {
-            snprintf(err, errcap, "cannot write '%s'", path);
-            rc = KEVO_EIO;
+        FILE *f = fs_fopen_write(path, &rc);
+        if (f) {
+            fwrite(o.cubin, 1, o.cubin_len, f);
+            rc = fs_close_written(f);
+        }
+        if (rc) {
+            snprintf(err, errcap, "cannot write '%s': %s", path,
+                     kevo_strerror(rc));
         } else {
             cJSON_AddStringToObject(x->json, "cubin", path);
         }
@@ -614,7 +649,8 @@ static int write_c(struct exporter *x, char *err, size_t errcap)
     if (!rc && !(rc = write_text_file(path, put_c_source, x)))
         cJSON_AddStringToObject(x->json, "c_source", path);
     if (rc)
-        snprintf(err, errcap, "cannot write '%s'", path);
+        snprintf(err, errcap, "cannot write '%s': %s", path,
+                 kevo_strerror(rc));
     return rc;
 }
 
@@ -660,19 +696,12 @@ static int n_outputs(const struct exporter *x)
     return n;
 }
 
-/* s as a Python string literal: printable ASCII as is, quotes and
- * backslashes escaped, every other byte as \xNN (no newline, no quote can
- * end it early, whatever the run's strings hold). */
+/* s as a Python string literal (quote.h: no newline, no quote can end it
+ * early, whatever the run's strings hold). */
 static void put_py_str(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
-        if (*c == '"' || *c == '\\')
-            fprintf(f, "\\%c", *c);
-        else if (*c >= 0x20 && *c < 0x7f)
-            fputc(*c, f);
-        else
-            fprintf(f, "\\x%02x", *c);
+    quote_py_string(f, s, 0);
     fputc('"', f);
 }
 
@@ -802,7 +831,7 @@ static void put_torch_py(const struct exporter *x, FILE *f)
             x->base, dotted, x->base, x->base, dotted, x->base);
     FILE *m = open_memstream(&about, &len);
     if (m) {
-        put_about(x, m, "");
+        put_about_raw(x, m, "");
         fclose(m);
         put_py_comment(f, about);
         free(about);
@@ -892,8 +921,9 @@ static int write_torch(struct exporter *x, char *err, size_t errcap)
 /* ------------------------------------------------------------ driver */
 
 static const char export_usage[] =
-    "usage: kevo export <run-dir> [--format cu|c|torch|kernelbench|all] [--out DIR]\n"
-    "                   [--arch sm_XX] [--json] [--quiet]\n"
+    "usage: kevo export <run-dir> [--format cu|c|torch|kernelbench|all]\n"
+    "                   [--out DIR] [--arch sm_XX] [--no-sanitize]\n"
+    "                   [--sanitizer-path PATH] [--json] [--quiet]\n"
     "\n"
     "Writes the winning kernel of a run to DIR (default <run-dir>/export/):\n"
     "  cu     kevo_<problem>.cu: the exact source the run measured, with a\n"
@@ -916,6 +946,17 @@ static const char export_usage[] =
     "are there (a warning otherwise). --no-sanitize skips both;\n"
     "--sanitizer-path PATH names compute-sanitizer.\n";
 
+/* "sm_" digits and at most one lower-case letter: the arch reaches NVRTC,
+ * comments and Python strings, so nothing else passes. */
+static int arch_ok(const char *a)
+{
+    if (strncmp(a, "sm_", 3) || !isdigit((unsigned char)a[3]))
+        return 0;
+    for (a += 3; isdigit((unsigned char)*a); a++)
+        ;
+    return !*a || (islower((unsigned char)a[0]) && !a[1]);
+}
+
 static int setup(struct exporter *x, const char *out, const char *arch,
                  char *err, size_t errcap)
 {
@@ -930,8 +971,11 @@ static int setup(struct exporter *x, const char *out, const char *arch,
              arch ? arch
              : v->spec.arch[0] ? v->spec.arch
              : cJSON_IsString(ea) ? ea->valuestring : "sm_90a");
-    if (strncmp(x->arch, "sm_", 3)) {
-        snprintf(err, errcap, "--arch '%s': expected sm_<digits>[a]", x->arch);
+    if (!arch_ok(x->arch)) {
+        char q[64];
+        snprintf(err, errcap, "%s '%s': expected sm_<digits>[a]",
+                 arch ? "--arch" : "the run's arch (manifest.json)",
+                 quote_term(x->arch, q, sizeof q));
         return KEVO_EINVAL;
     }
     snprintf(x->base, sizeof x->base, "kevo_%s", v->prob->name);
@@ -994,7 +1038,8 @@ static int export_run(struct exporter *x, const char *dir, const char *out,
     cJSON_AddStringToObject(x->json, "hash", x->v.best_hex);
     if (all || x->fmt == FMT_CU) {
         if ((rc = write_cu(x, path, sizeof path))) {
-            snprintf(err, errcap, "cannot write '%s'", path);
+            snprintf(err, errcap, "cannot write '%s': %s", path,
+                     kevo_strerror(rc));
             return rc;
         }
         cJSON_AddStringToObject(x->json, "cu", path);

@@ -20,6 +20,7 @@
 #include "mutator.h"
 #include "progress.h"
 #include "provenance.h"
+#include "quote.h"
 #include "record.h"
 #include "records.h"
 #include "fsutil.h"
@@ -98,11 +99,8 @@ static cJSON *best_json(const struct status_best *b)
 
 static int run_is_locked(const char *dir)
 {
-    char path[4096];
-    if (rundir_path(path, sizeof path, dir, ".lock"))
-        return 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    int fd = -1; /* a FIFO or a link at .lock is no lock of ours */
+    if (rundir_open_lock(dir, 0, &fd))
         return 0;
     int locked = flock(fd, LOCK_EX | LOCK_NB) != 0;
     close(fd);
@@ -184,7 +182,9 @@ static void print_status(const char *dir, const struct spec *sp,
             cJSON_AddNumberToObject(po, b->names[i], (double)b->vals[i]);
         char *params = cJSON_PrintUnformatted(po);
         cJSON_Delete(po);
-        printf("best:        %s  %s %s", fit, b->tpl, params ? params : "");
+        char tq[4 * sizeof b->tpl]; /* the journal's: no escape sequence */
+        printf("best:        %s  %s %s", fit, quote_term(b->tpl, tq, sizeof tq),
+               params ? params : "");
         if (b->ratio > 0)
             printf("  (%.2fx baseline)", b->ratio);
         printf("\n");
@@ -358,13 +358,33 @@ static void print_provenance(const struct tpl *t)
     cJSON *o = prov_read(t->text);
     const cJSON *x;
     cJSON_ArrayForEach(x, o)
-        printf("           %-9s %s\n", x->string, x->valuestring);
+    {
+        char *q = quote_term_dup(x->valuestring ? x->valuestring : "");
+        printf("           %-9s %s\n", x->string, q ? q : "");
+        free(q);
+    }
     cJSON_Delete(o);
 }
 
-/* User-defined problems found by load_user_problems. */
-static const struct problem *user_probs[16];
-static int n_user_probs;
+/* User-defined problems found by load_user_problems (any number; the
+ * problems live for the process, so the list is never freed). */
+static const struct problem **user_probs;
+static int n_user_probs, cap_user_probs;
+
+static int add_user_prob(const struct problem *p)
+{
+    if (n_user_probs == cap_user_probs) {
+        int nc = cap_user_probs ? cap_user_probs * 2 : 16;
+        const struct problem **np = realloc(user_probs,
+                                            (size_t)nc * sizeof *np);
+        if (!np)
+            return KEVO_ENOMEM;
+        user_probs = np;
+        cap_user_probs = nc;
+    }
+    user_probs[n_user_probs++] = p;
+    return KEVO_OK;
+}
 
 /* The params no code names (tpl.h): their values share one compile. */
 static void print_launch_only(const struct tpl *t, int w)
@@ -524,9 +544,9 @@ static int load_user_problems(const char *given, struct tpl ***t, int *n)
                 add_flat_templates(g.gl_pathv[i], t, n, err, sizeof err)) {
                 fprintf(stderr, "kevo list: %s\n", err);
                 bad = 1;
-            } else if (n_user_probs <
-                       (int)(sizeof user_probs / sizeof *user_probs)) {
-                user_probs[n_user_probs++] = p;
+            } else if (add_user_prob(p)) {
+                fprintf(stderr, "kevo list: out of memory\n");
+                bad = 1;
             }
         }
         globfree(&g);

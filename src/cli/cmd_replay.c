@@ -35,6 +35,7 @@
 #include "hash.h"
 #include "record.h"
 #include "records.h"
+#include "rundir.h"
 #include "runlog.h"
 #include "simtable.h"
 
@@ -122,6 +123,20 @@ static int check_templates(struct replay *r)
         }
     }
     return KEVO_OK;
+}
+
+/* A journal cut below its checkpoint replays "identical" up to the cut:
+ * refused, as status and resume do (after the replay, so that a record
+ * deleted in the middle is still reported where it diverges). */
+static int check_cut(struct replay *r)
+{
+    cJSON *ck = NULL;
+    int rc = rundir_load_checkpoint(r->dir, &ck, r->err, sizeof r->err);
+    if (!rc)
+        rc = rundir_check_journal(r->dir, ck, r->rv.n_records, r->err,
+                                  sizeof r->err);
+    cJSON_Delete(ck);
+    return rc;
 }
 
 static int open_run(struct replay *r)
@@ -310,6 +325,10 @@ static void print_result(const struct replay *r, int rc,
                "generation %d): %s\n", r->div.index + 1, r->div.index + 1,
                x ? rec_type_name(x->type) : "?", x ? rec_generation(x) : -1,
                r->div.what);
+        if (x && x->type == REC_LLM)
+            printf("(the LLM prompts are rebuilt from '%s/gpu_facts.txt' "
+                   "and the prompt files: a changed one changes the "
+                   "requests)\n", r->dir);
     } else if (rc == KEVO_OK) {
         printf("identical: %ld evaluations, %ld generations (%ld "
                "confirmations, %ld records)%s\n", evals, gens, confs,
@@ -360,8 +379,9 @@ int cmd_replay_main(int argc, char **argv)
     struct src_check sc = {0};
     long pos = 0;
     int rc = open_run(&r);
-    if (!rc && !(rc = replay_engine(&r, &st, &pos)))
-        rc = check_end(&r, &st, pos);
+    if (!rc && !(rc = replay_engine(&r, &st, &pos)) &&
+        !(rc = check_end(&r, &st, pos)))
+        rc = check_cut(&r);
     if (!rc || rc == KEVO_EDIVERGE) {
         check_sources(&r, &sc);
         print_result(&r, rc, &sc, json);

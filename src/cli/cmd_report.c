@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd_outputs.h"
 #include "cmd_run.h"
@@ -466,12 +467,18 @@ static void section_outcomes(struct report *r)
 
 /* -------------------------------------------------------------- plots */
 
-static FILE *open_in(const char *dir, const char *name)
+/* Opens plots/name for writing; NULL with the first failure in
+ * r->plot_note (a link or FIFO planted there is refused: fsutil.h), which
+ * stops gnuplot from reading what kevo did not write. */
+static FILE *open_in(struct report *r, const char *name)
 {
     char path[4096];
-    if (fs_join(path, sizeof path, dir, name))
-        return NULL;
-    return fopen(path, "w");
+    int rc = fs_join(path, sizeof path, r->plots, name);
+    FILE *f = rc ? NULL : fs_fopen_write(path, &rc);
+    if (!f && !r->plot_note[0])
+        snprintf(r->plot_note, sizeof r->plot_note, "cannot write '%s': %s",
+                 path, kevo_strerror(rc));
+    return f;
 }
 
 static void plot_head(FILE *g, const char *out, const char *title,
@@ -487,8 +494,8 @@ static void plot_head(FILE *g, const char *out, const char *title,
  * evaluations there were. */
 static long write_best_data(struct report *r)
 {
-    FILE *e = open_in(r->plots, "best_evals.dat"),
-         *g = open_in(r->plots, "best_gen.dat");
+    FILE *e = open_in(r, "best_evals.dat"),
+         *g = open_in(r, "best_gen.dat");
     long i = 0, ok = 0;
     double best = 0;
     for (int k = 0; k < r->v.n_records; k++) {
@@ -545,7 +552,7 @@ static void script_best(struct report *r, FILE *g, int xcol, const char *out,
 
 static void script_mutators(struct report *r, FILE *g)
 {
-    FILE *d = open_in(r->plots, "mutators.dat");
+    FILE *d = open_in(r, "mutators.dat");
     if (!d)
         return;
     for (int i = 0; i < r->n_muts; i++)
@@ -569,7 +576,7 @@ static int script_param(struct report *r, FILE *g, int i)
     const char *pn = t->params[i].name;
     char name[96];
     snprintf(name, sizeof name, "param_%s.dat", pn);
-    FILE *d = open_in(r->plots, name);
+    FILE *d = open_in(r, name);
     if (!d)
         return 0;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -626,12 +633,14 @@ static int make_plots(struct report *r, struct plot_list *pl)
     char path[4096], log[4096], err[512];
     pl->n = 0;
     int rc = fs_mkdirs(r->plots);
-    FILE *g = rc ? NULL : open_in(r->plots, "plots.gp");
-    if (!g) {
-        snprintf(r->plot_note, sizeof r->plot_note,
-                 "cannot write '%s/plots.gp'", r->plots);
-        return KEVO_EIO;
+    if (rc) {
+        snprintf(r->plot_note, sizeof r->plot_note, "cannot create '%s': %s",
+                 r->plots, kevo_strerror(rc));
+        return rc;
     }
+    FILE *g = open_in(r, "plots.gp");
+    if (!g)
+        return KEVO_EIO;
     fprintf(g, "# kevo report: gnuplot script (run in this directory)\n"
                "set terminal svg size 720,420 dynamic noenhanced "
                "font 'sans,12' background '#ffffff'\nset encoding utf8\n");
@@ -656,6 +665,10 @@ static int make_plots(struct report *r, struct plot_list *pl)
             add_plot(pl, n, a);
         }
     fclose(g);
+    if (r->plot_note[0]) { /* a data file is not ours: gnuplot reads none */
+        pl->n = 0;
+        return KEVO_EIO;
+    }
     if (!pl->n)
         return KEVO_OK;
     if (!r->have_gnuplot) {
@@ -673,6 +686,12 @@ static int make_plots(struct report *r, struct plot_list *pl)
     if (fs_join(log, sizeof log, r->plots, "gnuplot.log") ||
         fs_join(path, sizeof path, r->plots, "plots.gp"))
         return KEVO_EINVAL;
+    /* gnuplot writes the charts and kevo its log afresh: what is at those
+     * names now (a planted link, a FIFO) goes, so neither is followed */
+    unlink(log);
+    for (int i = 0; i < pl->n; i++)
+        if (!fs_join(path, sizeof path, r->plots, pl->name[i]))
+            unlink(path);
     rc = plot_run(r->plots, "plots.gp", log, err, sizeof err);
     if (rc) {
         snprintf(r->plot_note, sizeof r->plot_note, "%s (see '%s')", err,
@@ -884,13 +903,15 @@ static int write_outputs(struct report *r, char *err, size_t errcap)
     if (fs_join(md, sizeof md, r->out, "report.md") ||
         fs_join(html, sizeof html, r->out, "report.html"))
         return KEVO_EINVAL;
-    if (outputs_write_file(md, r->d.mdtext ? r->d.mdtext : "")) {
-        snprintf(err, errcap, "cannot write '%s': %s", md, strerror(errno));
-        return KEVO_EIO;
+    int rc = outputs_write_file(md, r->d.mdtext ? r->d.mdtext : "");
+    if (rc) {
+        snprintf(err, errcap, "cannot write '%s': %s", md, kevo_strerror(rc));
+        return rc;
     }
-    if (outputs_write_file(html, r->d.htmltext ? r->d.htmltext : "")) {
-        snprintf(err, errcap, "cannot write '%s': %s", html, strerror(errno));
-        return KEVO_EIO;
+    if ((rc = outputs_write_file(html, r->d.htmltext ? r->d.htmltext : ""))) {
+        snprintf(err, errcap, "cannot write '%s': %s", html,
+                 kevo_strerror(rc));
+        return rc;
     }
     cJSON_AddStringToObject(r->json, "markdown", md);
     cJSON_AddStringToObject(r->json, "html", html);

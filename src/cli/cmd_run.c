@@ -34,6 +34,7 @@
 #include "record.h"
 #include "records.h"
 #include "rundir.h"
+#include "sample.h"
 #include "simtable.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -311,8 +312,8 @@ static int run_engine(struct session *ss, char *err, size_t errcap)
         cJSON *b = best_record(ss, e, &src);
         int wr = src ? rundir_write_best(ss->dir, b, src) : KEVO_ENOMEM;
         if (wr && !rc) {
-            snprintf(err, errcap, "cannot write best.json: %s",
-                     kevo_strerror(wr));
+            snprintf(err, errcap, "cannot write '%s/best.json' or best.cu: "
+                     "%s", ss->dir, kevo_strerror(wr));
             rc = wr;
         }
         cJSON_Delete(b);
@@ -776,11 +777,34 @@ static int open_llm(struct session *ss, const char *env_json, int fresh,
     return KEVO_OK;
 }
 
+/* A sweep enumerates every point of every template of the run's dtype:
+ * one too large to enumerate is refused before the run directory exists
+ * (after, it would be a run that can never resume). A table's runs sweep
+ * the table's points instead. */
+static int check_sweep(const struct session *ss, char *err, size_t errcap)
+{
+    if (strcmp(ss->spec.strategy, "sweep") || ss->spec.table[0])
+        return KEVO_OK;
+    for (int i = 0; i < ss->n_tpls; i++)
+        if ((ss->tpls[i]->dtype_mask & (1u << ss->spec.dtype)) &&
+            tpl_space_raw(ss->tpls[i]) > SAMPLE_ENUM_LIMIT) {
+            snprintf(err, errcap, "--strategy sweep: template '%s' has too "
+                     "many points to enumerate (%.3g raw, at most %.3g); "
+                     "pick smaller templates with --template, or use "
+                     "--strategy evolve", ss->tpls[i]->name,
+                     tpl_space_raw(ss->tpls[i]), SAMPLE_ENUM_LIMIT);
+            return KEVO_ETOOBIG;
+        }
+    return KEVO_OK;
+}
+
 static int start_run(struct session *ss, const struct run_flags *f,
                      const struct evaluator_factory *factories, char *err,
                      size_t errcap)
 {
     int rc = load_library(ss, f->tdir, err, errcap);
+    if (!rc)
+        rc = check_sweep(ss, err, errcap);
     if (rc)
         return rc;
     snprintf(ss->dir, sizeof ss->dir, "%s/%s",
@@ -833,6 +857,18 @@ static int start_run(struct session *ss, const struct run_flags *f,
     return rc;
 }
 
+/* What to do after a full disk stopped a run: everything journaled so far
+ * stands, so free space and resume. "" for other errors. */
+static const char *run_full_hint(const struct session *ss, int rc)
+{
+    static char hint[4200];
+    if (rc != KEVO_ENOSPC || !ss->dir[0])
+        return "";
+    snprintf(hint, sizeof hint, "; free space and run 'kevo resume %s' "
+             "(nothing journaled is lost)", ss->dir);
+    return hint;
+}
+
 static int run_main(int argc, char **argv,
                     const struct evaluator_factory *factories)
 {
@@ -847,7 +883,8 @@ static int run_main(int argc, char **argv,
     if (!rc)
         rc = start_run(&ss, &f, factories, err, sizeof err);
     if (rc && rc != KEVO_ESTOPPED)
-        fprintf(stderr, "kevo run: %s\n", err[0] ? err : kevo_strerror(rc));
+        fprintf(stderr, "kevo run: %s%s\n", err[0] ? err : kevo_strerror(rc),
+                run_full_hint(&ss, rc));
     session_release(&ss);
     return exit_for(rc);
 }
@@ -1048,7 +1085,8 @@ static int resume_main(int argc, char **argv,
     if (!rc)
         rc = do_resume(&ss, dir, &over, factories, err, sizeof err);
     if (rc && rc != KEVO_ESTOPPED)
-        fprintf(stderr, "kevo resume: %s\n", err[0] ? err : kevo_strerror(rc));
+        fprintf(stderr, "kevo resume: %s%s\n",
+                err[0] ? err : kevo_strerror(rc), run_full_hint(&ss, rc));
     session_release(&ss);
     return exit_for(rc);
 }

@@ -20,12 +20,15 @@
 #include <string.h>
 
 #include "expr.h"
+#include "ident.h"
 #include "probfile.h"
 #include "probreg.h"
+#include "quote.h"
 
 #define UP_NAME_MAX 32
 #define UP_LINE_MAX 4096
 #define UP_MAX_REQUIRES 16
+#define UP_DESCRIPTION_MAX (64 << 10) /* bytes; LLM prompts carry it */
 
 /* in enum probfile_dist order */
 static const char *const dist_names[] = {"uniform", "normal", "offset", "int",
@@ -490,6 +493,8 @@ static int k_buffer(struct upparse *ps, char **w, int n)
     b->arg[1] = 1;
     if (!is_ident(w[0], 0) || strlen(w[0]) >= UP_NAME_MAX)
         return perr(ps, "buffer name '%s' is not an identifier", w[0]);
+    if (ident_check(w[0]))
+        return perr(ps, "buffer name '%s' %s", w[0], ident_check(w[0]));
     for (int i = 0; i < u->n_bufs; i++)
         if (!strcmp(u->b[i].name, w[0]))
             return perr(ps, "duplicate buffer '%s' (first on line %d)", w[0],
@@ -546,6 +551,8 @@ static int k_sizes(struct upparse *ps, char **w, int n)
             return perr(ps, "size name '%s' must be upper case "
                         "[A-Z_][A-Z0-9_]* and not SMS, SMEM_OPTIN, L2_BYTES",
                         w[i]);
+        if (ident_check(w[i]))
+            return perr(ps, "size name '%s' %s", w[i], ident_check(w[i]));
         for (int j = 0; j < i; j++)
             if (!strcmp(w[i], w[j]))
                 return perr(ps, "duplicate size '%s'", w[i]);
@@ -775,6 +782,11 @@ static int parse_finish(struct upparse *ps)
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
         if (!ps->seen[key_index(required[i])])
             return perr(ps, "missing required key '%s'", required[i]);
+    if (u->description && strlen(u->description) > UP_DESCRIPTION_MAX) {
+        ps->line = ps->seen[key_index("description")];
+        return perr(ps, "description longer than %d bytes (it goes into "
+                    "every LLM prompt)", UP_DESCRIPTION_MAX);
+    }
     int n_out = 0;
     for (int i = 0; i < u->n_bufs; i++)
         n_out += u->b[i].role != BUF_IN;
@@ -946,6 +958,13 @@ static int parse_text(const char *path, const char *text,
                       const struct problem_gpu *gpu, struct uprob **out,
                       char *err, size_t errcap)
 {
+    int bad_line;
+    const char *bad = quote_check_text(text, strlen(text), &bad_line);
+    if (bad) { /* terminals, prompts and JSON bodies get text only */
+        snprintf(err, errcap, "%s:%d: %s", path, bad_line, bad);
+        return KEVO_EPARSE;
+    }
+    text += strncmp(text, "\xef\xbb\xbf", 3) ? 0 : 3; /* a UTF-8 BOM */
     struct uprob *u = calloc(1, sizeof *u);
     struct upparse ps = {u, path, 0, err, errcap, {0}};
     char *work = strdup(text);

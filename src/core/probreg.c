@@ -12,9 +12,9 @@
 
 #include "fsutil.h"
 #include "probfile.h"
+#include "quote.h"
 
 #define MAX_BUILTIN 16
-#define MAX_LOADED 16
 
 static const struct problem *builtin[MAX_BUILTIN];
 static int n_builtin;
@@ -29,8 +29,10 @@ static struct {
 };
 #define N_KINDS (int)(sizeof kinds / sizeof kinds[0])
 
-static struct problem *loaded[MAX_LOADED];
-static int n_loaded;
+/* Every problem loaded in this process, kept for its life (no cap: a
+ * problems directory may hold any number). */
+static struct problem **loaded;
+static int n_loaded, cap_loaded;
 
 int problem_register(const struct problem *p)
 {
@@ -126,11 +128,15 @@ int problem_load_text(const char *path, const char *text,
         *out = loaded[i];
         return KEVO_OK;
     }
-    if (n_loaded == MAX_LOADED) {
-        snprintf(err, errcap, "%s: more than %d problem files loaded", path,
-                 MAX_LOADED);
-        problem_free_user(p);
-        return KEVO_EINVAL;
+    if (n_loaded == cap_loaded) {
+        int nc = cap_loaded ? cap_loaded * 2 : 16;
+        struct problem **nl = realloc(loaded, (size_t)nc * sizeof *nl);
+        if (!nl) {
+            problem_free_user(p);
+            return KEVO_ENOMEM;
+        }
+        loaded = nl;
+        cap_loaded = nc;
     }
     loaded[n_loaded++] = p;
     *out = p;
@@ -141,13 +147,18 @@ int problem_load_file(const char *path, const struct problem **out, char *err,
                       size_t errcap)
 {
     char *text = NULL;
-    int r = fs_read_file(path, &text, NULL);
+    size_t len = 0;
+    int r = fs_read_file(path, &text, &len);
     if (r) {
         snprintf(err, errcap, "cannot read problem file '%s': %s", path,
                  kevo_strerror(r));
         return r;
     }
-    r = problem_load_text(path, text, out, err, errcap);
+    int line; /* a NUL would cut the text short: refused here */
+    const char *why = quote_check_text(text, len, &line);
+    if (why)
+        snprintf(err, errcap, "%s:%d: %s", path, line, why);
+    r = why ? KEVO_EPARSE : problem_load_text(path, text, out, err, errcap);
     free(text);
     return r;
 }

@@ -724,6 +724,9 @@ static int write_source(struct engine *e, struct child *c)
     char *text = secret_scrub_dup(c->source, strlen(c->source));
     int rc = text ? fs_write_new(path, text, strlen(text), 0) : KEVO_ENOMEM;
     free(text);
+    if (rc && rc != KEVO_EEXIST) /* a full disk, a planted link: say where */
+        snprintf(e->errbuf, sizeof e->errbuf, "cannot write '%.200s': %s",
+                 path, kevo_strerror(rc));
     return rc == KEVO_EEXIST ? KEVO_OK : rc;
 }
 
@@ -1082,6 +1085,9 @@ static int write_checkpoint(struct engine *e)
         return KEVO_ENOMEM;
     int rc = fs_write_atomic(path, s, strlen(s));
     free(s);
+    if (rc)
+        snprintf(e->errbuf, sizeof e->errbuf, "cannot write '%.200s': %s",
+                 path, kevo_strerror(rc));
     return rc;
 }
 

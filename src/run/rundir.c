@@ -253,18 +253,45 @@ int rundir_create(const char *dir, const struct spec *s,
         fs_remove_tree(tmp);
         return rc;
     }
+    if ((rc = fs_guard_dir(dir)))
+        return rc;
     return fs_sync_parent(dir);
+}
+
+int rundir_open_lock(const char *dir, int create, int *fd_out)
+{
+    char path[4096];
+    struct stat st;
+    int rc = rundir_path(path, sizeof path, dir, ".lock");
+    if (!rc && create)
+        rc = fs_guard_dir(dir);
+    if (!rc)
+        rc = fs_guard_check(path);
+    if (rc)
+        return rc;
+    /* no link followed, no FIFO waited on, only a regular file used */
+    int fd = open(path, (create ? O_RDWR | O_CREAT : O_RDONLY) | O_NOFOLLOW |
+                            O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return fs_status_of(errno);
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return KEVO_ENOTREG;
+    }
+    *fd_out = fd;
+    return KEVO_OK;
 }
 
 int rundir_lock(const char *dir, char *err, size_t errcap)
 {
     char path[4096];
+    int fd = -1, rc;
     if (rundir_path(path, sizeof path, dir, ".lock"))
         return KEVO_EINVAL;
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        snprintf(err, errcap, "cannot open '%s': %s", path, strerror(errno));
-        return KEVO_EIO;
+    if ((rc = rundir_open_lock(dir, 1, &fd))) {
+        snprintf(err, errcap, "cannot open '%s': %s", path,
+                 kevo_strerror(rc));
+        return rc;
     }
     if (flock(fd, LOCK_EX | LOCK_NB)) {
         close(fd);
@@ -281,7 +308,10 @@ int rundir_load_manifest(const char *dir, struct spec *s, cJSON **manifest,
     char path[4096], *text;
     if (rundir_path(path, sizeof path, dir, "manifest.json"))
         return KEVO_EINVAL;
-    int rc = fs_read_file(path, &text, NULL);
+    /* whoever reads a run may write in it: through no link (fsutil.h) */
+    int rc = fs_guard_dir(dir);
+    if (!rc)
+        rc = fs_read_file(path, &text, NULL);
     if (!rc && (rc = load_problem_file(dir, err, errcap))) {
         free(text);
         return rc;
@@ -293,9 +323,17 @@ int rundir_load_manifest(const char *dir, struct spec *s, cJSON **manifest,
     }
     cJSON *m = cJSON_Parse(text);
     const cJSON *sp = cJSON_GetObjectItemCaseSensitive(m, "spec");
+    const cJSON *pn = cJSON_GetObjectItemCaseSensitive(sp, "problem");
     rc = KEVO_EPARSE;
     if (!sp) {
         snprintf(err, errcap, "%s: malformed manifest (no spec)", path);
+    } else if (cJSON_IsString(pn) && !problem_find(pn->valuestring)) {
+        /* not built in, and no problem.problem was loaded above */
+        snprintf(err, errcap, "run '%s' is of problem '%.64s', which is not "
+                 "built in, and its copy of the problem file '%s/"
+                 RUNDIR_PROBLEM_FILE "' is missing", dir, pn->valuestring,
+                 dir);
+        rc = KEVO_ENOENT;
     } else {
         char *st = cJSON_Print(sp);
         spec_defaults(s);

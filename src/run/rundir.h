@@ -57,8 +57,13 @@ int rundir_read_journal(const char *dir, cJSON **records, int *not_started,
  * manifest and its journal; one that has started lost its journal. */
 int rundir_has_started(const char *dir);
 /* Takes an exclusive lock on dir (held until the process exits); fails
- * with KEVO_EEXIST if another process holds it. */
+ * with KEVO_EEXIST if another process holds it, with the reason if .lock
+ * cannot be opened (rundir_open_lock). Guards dir (fsutil.h). */
 int rundir_lock(const char *dir, char *err, size_t errcap) KEVO_WUR;
+/* Opens dir/.lock into *fd (caller closes): read-write and created when
+ * create (which guards dir first), else read-only; never through a link (KEVO_ELINK),
+ * never waiting on a FIFO, only a regular file (else KEVO_ENOTREG). */
+int rundir_open_lock(const char *dir, int create, int *fd) KEVO_WUR;
 /* Reads manifest.json: the spec into *s and the whole object into
  * *manifest (caller deletes; may be NULL). */
 int rundir_load_manifest(const char *dir, struct spec *s, cJSON **manifest,

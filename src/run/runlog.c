@@ -239,8 +239,9 @@ int runlog_put(struct runlog *rl, const cJSON *rec, int sync)
         return KEVO_OK;
     }
     int rc = live_needed(rl);
-    if (!rc && rl->c.jnl)
-        rc = jnl_append(rl->c.jnl, rec, sync);
+    if (!rc && rl->c.jnl && (rc = jnl_append(rl->c.jnl, rec, sync)))
+        snprintf(rl->err, sizeof rl->err, "cannot append to '%.300s': %s",
+                 jnl_path(rl->c.jnl), kevo_strerror(rc));
     if (!rc)
         rl->pos++;
     return rc;

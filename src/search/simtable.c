@@ -200,14 +200,23 @@ static int open_run(struct simtable *t, const char *dir, char *err,
 
 /* ------------------------------------------------------- compact form */
 
-static int compact_header(struct simtable *t, const cJSON *o, char *why,
-                          size_t cap)
+static int compact_header(struct simtable *t, const char *path,
+                          const cJSON *o, char *why, size_t cap)
 {
     const char *pr = record_str(o, "problem"), *dt = record_str(o, "dtype");
     const char *sh = record_str(o, "shape"), *src = record_str(o, "source");
-    const struct problem *p = pr ? problem_find(pr) : NULL;
+    const char *pf = record_str(o, "problem_file");
+    const struct problem *p = NULL;
+    /* a user problem's table carries its .problem text: nothing else is
+     * needed to read it (the same text twice is one problem) */
+    if (pf && problem_load_text(path, pf, &p, why, cap))
+        return KEVO_EPARSE;
+    if (pr && (!p || strcmp(p->name, pr)))
+        p = problem_find(pr);
     if (!p) {
-        snprintf(why, cap, "unknown or missing 'problem'");
+        snprintf(why, cap, pr ? "unknown problem '%s' (a table of a user "
+                 "problem made before tables carried its file: load it with "
+                 "--problem-file)" : "missing 'problem'", pr ? pr : "");
         return KEVO_EPARSE;
     }
     if (!dt || dtype_parse(dt, &t->dtype)) {
@@ -229,6 +238,10 @@ static int compact_template(struct simtable *t, const cJSON *o, char *why,
     struct tpl *tp;
     if (!name || !text) {
         snprintf(why, cap, "a template needs 'name' and 'text'");
+        return KEVO_EPARSE;
+    }
+    if (simtable_tpl_index(t, name) >= 0) {
+        snprintf(why, cap, "template '%s' is listed twice", name);
         return KEVO_EPARSE;
     }
     if (tpl_parse(name, NULL, text, &tp, why, cap))
@@ -305,7 +318,7 @@ static int load_compact(struct simtable *t, const char *path, char *text,
             rc = KEVO_EPARSE;
         } else if (line == 1) {
             rc = type && !strcmp(type, "table")
-                     ? compact_header(t, o, why, sizeof why)
+                     ? compact_header(t, path, o, why, sizeof why)
                      : (snprintf(why, sizeof why, "not a kevo table (no "
                                  "\"type\":\"table\" header)"), KEVO_EPARSE);
         } else if (type && !strcmp(type, "template")) {
@@ -445,6 +458,8 @@ int simtable_write(const struct simtable *t, FILE *f)
     cJSON_AddNumberToObject(d, "smem_optin", (double)t->dev.smem_optin);
     cJSON_AddNumberToObject(d, "l2_bytes", (double)t->dev.l2_bytes);
     cJSON_AddStringToObject(h, "unit", p ? p->work_unit : "");
+    if (p && p->file_text) /* a user problem: the table stands alone */
+        cJSON_AddStringToObject(h, "problem_file", p->file_text);
     cJSON_AddStringToObject(h, "source", t->source);
     cJSON_AddNumberToObject(h, "points", (double)t->n);
     int rc = put_line(f, h);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,9 @@ int fs_status_of(int err)
     case EROFS: return KEVO_EACCES;
     case EEXIST: return KEVO_EEXIST;
     case ENOMEM: return KEVO_ENOMEM;
+    case ENOSPC:
+    case EDQUOT: return KEVO_ENOSPC;
+    case ELOOP: return KEVO_ELINK; /* O_NOFOLLOW met a link */
     default: return KEVO_EIO;
     }
 }
@@ -116,6 +120,155 @@ int fs_read_file(const char *path, char **out, size_t *len)
     return fs_read_file_max(path, FS_READ_MAX, out, len);
 }
 
+/* ---------------------------------------------------- guarded dirs */
+
+/* The directories registered with fs_guard_dir, without trailing '/';
+ * kept for the process's life (never freed, so still reachable at exit). */
+static pthread_mutex_t guard_mu = PTHREAD_MUTEX_INITIALIZER;
+static char **guards;
+static int n_guards, cap_guards;
+
+int fs_guard_dir(const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    char *g = strndup(dir, n);
+    if (!g)
+        return KEVO_ENOMEM;
+    int rc = KEVO_OK;
+    pthread_mutex_lock(&guard_mu);
+    for (int i = 0; i < n_guards && g; i++)
+        if (!strcmp(guards[i], g)) {
+            free(g);
+            g = NULL;
+        }
+    if (g && n_guards == cap_guards) {
+        int nc = cap_guards ? cap_guards * 2 : 8;
+        char **ng = realloc(guards, (size_t)nc * sizeof *ng);
+        if (ng) {
+            guards = ng;
+            cap_guards = nc;
+        }
+    }
+    if (g && n_guards < cap_guards)
+        guards[n_guards++] = g;
+    else if (g) {
+        free(g);
+        rc = KEVO_ENOMEM;
+    }
+    pthread_mutex_unlock(&guard_mu);
+    return rc;
+}
+
+/* Length of the longest guarded directory path lies in (or is), else 0. */
+static size_t guard_root_len(const char *path)
+{
+    size_t best = 0;
+    pthread_mutex_lock(&guard_mu);
+    for (int i = 0; i < n_guards; i++) {
+        size_t n = strlen(guards[i]);
+        if (n > best && !strncmp(path, guards[i], n) &&
+            (path[n] == '/' || !path[n] || !strcmp(guards[i], "/")))
+            best = n;
+    }
+    pthread_mutex_unlock(&guard_mu);
+    return best;
+}
+
+int fs_guard_check(const char *path)
+{
+    size_t at = guard_root_len(path);
+    char buf[4096];
+    if (!at)
+        return KEVO_OK;
+    if (strlen(path) >= sizeof buf)
+        return KEVO_EINVAL;
+    memcpy(buf, path, strlen(path) + 1);
+    while (buf[at]) {
+        while (buf[at] == '/')
+            at++;
+        size_t end = at;
+        while (buf[end] && buf[end] != '/')
+            end++;
+        if (end == at)
+            break;
+        char save = buf[end];
+        struct stat st;
+        buf[end] = '\0';
+        if (!strcmp(buf + at, ".."))
+            return KEVO_ELINK; /* would leave the directory like a link */
+        if (lstat(buf, &st))
+            return KEVO_OK; /* missing: ours to create; else the write
+                               itself fails and says why */
+        if (S_ISLNK(st.st_mode))
+            return KEVO_ELINK;
+        buf[end] = save;
+        if (save && !S_ISDIR(st.st_mode))
+            return KEVO_ENOTDIR;
+        at = end;
+    }
+    return KEVO_OK;
+}
+
+int fs_open_write(const char *path, int flags, int *fd)
+{
+    int rc = fs_guard_check(path);
+    if (rc)
+        return rc;
+    /* guarded: O_NOFOLLOW refuses a link planted after the check, and
+     * O_NONBLOCK an open that would wait for a FIFO's reader */
+    int guarded = guard_root_len(path) > 0;
+    if (guarded)
+        flags |= O_NOFOLLOW | O_NONBLOCK;
+    int f = open(path, flags | O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (f < 0)
+        return errno == ENXIO ? KEVO_ENOTREG : fs_status_of(errno);
+    struct stat st;
+    if (guarded && (fstat(f, &st) || !S_ISREG(st.st_mode) ||
+                    fcntl(f, F_SETFL, fcntl(f, F_GETFL) & ~O_NONBLOCK))) {
+        close(f);
+        return KEVO_ENOTREG;
+    }
+    *fd = f;
+    return KEVO_OK;
+}
+
+FILE *fs_fopen_write(const char *path, int *rc)
+{
+    int fd = -1;
+    FILE *f = NULL;
+    *rc = fs_open_write(path, O_TRUNC, &fd);
+    if (!*rc && !(f = fdopen(fd, "w"))) {
+        *rc = fs_status_of(errno);
+        close(fd);
+    }
+    return f;
+}
+
+int fs_close_written(FILE *f)
+{
+    int bad = ferror(f), e = errno;
+    if (fflush(f))
+        bad = 1, e = errno;
+    if (fclose(f) && !bad)
+        bad = 1, e = errno;
+    return bad ? fs_status_of(e ? e : EIO) : KEVO_OK;
+}
+
+/* Opens a temporary name next to the file being written: never through
+ * a link (one left there is removed first; O_EXCL refuses a new one). */
+static int open_tmp(const char *tmp, int *fd)
+{
+    unlink(tmp);
+    int f = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                 0644);
+    if (f < 0)
+        return fs_status_of(errno);
+    *fd = f;
+    return KEVO_OK;
+}
+
 static int write_all(int fd, const void *data, size_t n)
 {
     const char *p = data;
@@ -124,7 +277,8 @@ static int write_all(int fd, const void *data, size_t n)
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            return KEVO_EIO;
+            return errno == ENOSPC || errno == EDQUOT ? KEVO_ENOSPC
+                                                      : KEVO_EIO;
         }
         p += w;
         n -= (size_t)w;
@@ -155,16 +309,18 @@ int fs_write_atomic(const char *path, const void *data, size_t n)
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >=
         (int)sizeof tmp)
         return KEVO_EINVAL;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        return fs_status_of(errno);
-    int rc = write_all(fd, data, n);
+    int fd = -1, rc = fs_guard_check(path);
+    if (!rc)
+        rc = open_tmp(tmp, &fd);
+    if (rc)
+        return rc;
+    rc = write_all(fd, data, n);
     if (!rc && fsync(fd))
-        rc = KEVO_EIO;
+        rc = fs_status_of(errno);
     if (close(fd) && !rc)
-        rc = KEVO_EIO;
+        rc = fs_status_of(errno);
     if (!rc && rename(tmp, path))
-        rc = KEVO_EIO;
+        rc = fs_status_of(errno);
     if (rc) {
         unlink(tmp);
         return rc;
@@ -181,16 +337,19 @@ int fs_write_new(const char *path, const void *data, size_t n, int sync)
     if (snprintf(tmp, sizeof tmp, "%s.new.%d", path, (int)getpid()) >=
         (int)sizeof tmp)
         return KEVO_EINVAL;
-    if (!access(path, F_OK))
+    struct stat st;
+    int fd = -1, rc = fs_guard_check(path);
+    if (rc)
+        return rc;
+    if (!lstat(path, &st))
         return KEVO_EEXIST;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        return fs_status_of(errno);
-    int rc = write_all(fd, data, n);
+    if ((rc = open_tmp(tmp, &fd)))
+        return rc;
+    rc = write_all(fd, data, n);
     if (!rc && sync && fsync(fd))
-        rc = KEVO_EIO;
+        rc = fs_status_of(errno);
     if (close(fd) && !rc)
-        rc = KEVO_EIO;
+        rc = fs_status_of(errno);
     if (!rc && link(tmp, path)) {
         int e = errno;
         /* a file system without hard links: rename (path was absent) */
@@ -216,7 +375,9 @@ static int make_dir(const char *path)
 int fs_mkdirs(const char *path)
 {
     char tmp[4096];
-    int rc;
+    int rc = fs_guard_check(path);
+    if (rc)
+        return rc;
     if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
         return KEVO_EINVAL;
     for (char *p = tmp + 1; *p; p++) {

@@ -4,12 +4,21 @@
  *
  * Atomic write = write to "<path>.tmp.<pid>", fsync, rename over path, fsync
  * the directory: a reader (or a resume after kill -9) sees the old file or
- * the new one, never a torn one.
+ * the new one, never a torn one. Temporary names are created afresh
+ * (O_EXCL, O_NOFOLLOW), never opened through a link left there.
+ *
+ * Guarded directories (a run directory): once fs_guard_dir(dir) is called,
+ * every write through this module below dir - fs_write_atomic,
+ * fs_write_new, fs_mkdirs, fs_open_write, fs_fopen_write; jnl.c checks
+ * too - refuses with KEVO_ELINK a path that passes through a symbolic
+ * link below dir or is one, so a link planted in a run directory never
+ * leads a write outside it. dir itself may be a link (the user named it).
  */
 #ifndef KEVO_FSUTIL_H
 #define KEVO_FSUTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "status.h"
 
@@ -43,7 +52,8 @@ int fs_write_atomic(const char *path, const void *data, size_t n) KEVO_WUR;
 int fs_write_new(const char *path, const void *data, size_t n,
                  int sync) KEVO_WUR;
 /* The kevo status for an errno value (ENOENT -> KEVO_ENOENT, EISDIR ->
- * KEVO_EISDIR, ENOTDIR, EACCES/EPERM/EROFS -> KEVO_EACCES, else EIO). */
+ * KEVO_EISDIR, ENOTDIR, EACCES/EPERM/EROFS -> KEVO_EACCES, ENOSPC/EDQUOT
+ * -> KEVO_ENOSPC, ELOOP -> KEVO_ELINK, else EIO). */
 int fs_status_of(int err);
 /* 1 if path is a directory (or a link to one), else 0. */
 int fs_is_dir(const char *path);
@@ -56,6 +66,26 @@ int fs_mkdirs(const char *path) KEVO_WUR;
 int fs_exists(const char *path);
 /* fsyncs a directory so that a rename or create in it is durable. */
 int fs_sync_dir(const char *dir) KEVO_WUR;
+/* Guards dir for the rest of the process (see top comment); the same
+ * directory twice is one guard. KEVO_ENOMEM only. */
+int fs_guard_dir(const char *dir) KEVO_WUR;
+/* KEVO_OK if path may be written: it is not below a guarded directory,
+ * or no component of it below that directory is a symbolic link (parts
+ * that do not exist yet pass). KEVO_ELINK if one is, KEVO_ENOTDIR for a
+ * file where a directory is needed. Writers call it; a command that
+ * writes by other means (a child's output file) calls it first. */
+int fs_guard_check(const char *path) KEVO_WUR;
+/* Opens path for writing (created 0644 if missing; flags adds O_TRUNC,
+ * O_APPEND, O_EXCL...) after fs_guard_check; below a guarded directory
+ * with O_NOFOLLOW, and only a regular file (a FIFO or device there is
+ * KEVO_ENOTREG, never waited on). The fd in *fd; caller closes. */
+int fs_open_write(const char *path, int flags, int *fd) KEVO_WUR;
+/* fs_open_write(path, O_TRUNC) as a stdio stream; NULL with *rc set on
+ * failure. Close with fs_close_written. */
+FILE *fs_fopen_write(const char *path, int *rc);
+/* Flushes and closes f; the status of the first write error (KEVO_ENOSPC
+ * for a full disk), else KEVO_OK. */
+int fs_close_written(FILE *f) KEVO_WUR;
 /* Path join into out[cap]; returns KEVO_EINVAL if it does not fit. */
 int fs_join(char *out, size_t cap, const char *a, const char *b) KEVO_WUR;
 /* Monotonic clock in nanoseconds. */

@@ -3,6 +3,7 @@
  */
 #include "jnl.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,19 +16,22 @@
 struct jnl {
     int fd;        /* O_APPEND */
     long n;        /* records in the file */
+    char path[4096]; /* for messages */
 };
 
 int jnl_create(const char *path, struct jnl **out)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0644);
-    if (fd < 0)
-        return fs_exists(path) ? KEVO_EEXIST : KEVO_EIO;
+    int fd = -1;
+    int rc = fs_open_write(path, O_EXCL | O_APPEND, &fd);
+    if (rc)
+        return rc;
     struct jnl *j = calloc(1, sizeof *j);
     if (!j) {
         close(fd);
         return KEVO_ENOMEM;
     }
     j->fd = fd;
+    snprintf(j->path, sizeof j->path, "%s", path);
     *out = j;
     return KEVO_OK;
 }
@@ -101,13 +105,18 @@ int jnl_open_resume(const char *path, struct jnl **out, cJSON **records,
     int rc = read_records(path, &arr, &good, &len, err, errcap);
     if (rc)
         return rc;
-    int fd = open(path, O_WRONLY | O_APPEND);
-    if (fd < 0 || (good < len && ftruncate(fd, (off_t)good))) {
-        snprintf(err, errcap, "cannot open '%s' for appending", path);
+    /* never through a link planted in a run directory (fsutil.h) */
+    int fd = -1;
+    if (!(rc = fs_open_write(path, O_APPEND, &fd)) && good < len &&
+        ftruncate(fd, (off_t)good))
+        rc = fs_status_of(errno);
+    if (rc) {
+        snprintf(err, errcap, "cannot open '%s' for appending: %s", path,
+                 kevo_strerror(rc));
         if (fd >= 0)
             close(fd);
         cJSON_Delete(arr);
-        return KEVO_EIO;
+        return rc;
     }
     struct jnl *j = calloc(1, sizeof *j);
     if (!j) {
@@ -116,6 +125,7 @@ int jnl_open_resume(const char *path, struct jnl **out, cJSON **records,
         return KEVO_ENOMEM;
     }
     j->fd = fd;
+    snprintf(j->path, sizeof j->path, "%s", path);
     j->n = cJSON_GetArraySize(arr);
     *out = j;
     *records = arr;
@@ -133,12 +143,22 @@ int jnl_append_text(struct jnl *j, const char *text, int sync)
     secret_scrub(line); /* no key reaches a journal (never longer) */
     n = strlen(line);
     line[n] = '\n'; /* one write for the whole line */
-    ssize_t w = write(j->fd, line, n + 1);
+    size_t done = 0;
+    int rc = KEVO_OK;
+    while (done < n + 1 && !rc) { /* a short write: the rest says why */
+        ssize_t w = write(j->fd, line + done, n + 1 - done);
+        if (w < 0 && errno != EINTR)
+            rc = fs_status_of(errno);
+        else if (w == 0)
+            rc = KEVO_EIO;
+        else if (w > 0)
+            done += (size_t)w;
+    }
     free(line);
-    if (w != (ssize_t)(n + 1))
-        return KEVO_EIO;
+    if (rc)
+        return rc == KEVO_ENOSPC ? rc : KEVO_EIO;
     if (sync && fdatasync(j->fd))
-        return KEVO_EIO;
+        return errno == ENOSPC || errno == EDQUOT ? KEVO_ENOSPC : KEVO_EIO;
     j->n++;
     return KEVO_OK;
 }
@@ -151,6 +171,11 @@ int jnl_append(struct jnl *j, const cJSON *rec, int sync)
     int rc = jnl_append_text(j, s, sync);
     free(s);
     return rc;
+}
+
+const char *jnl_path(const struct jnl *j)
+{
+    return j->path;
 }
 
 long jnl_count(const struct jnl *j)

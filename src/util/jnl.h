@@ -35,6 +35,8 @@ int jnl_append(struct jnl *j, const cJSON *rec, int sync) KEVO_WUR;
 /* Appends one record given as its JSON text (no newline in it). */
 int jnl_append_text(struct jnl *j, const char *text, int sync) KEVO_WUR;
 /* Number of records written through j plus those present at open. */
+/* The path the journal was opened with. */
+const char *jnl_path(const struct jnl *j);
 long jnl_count(const struct jnl *j);
 void jnl_close(struct jnl *j);
 

@@ -28,6 +28,10 @@ const char *kevo_strerror(int rc)
     case KEVO_ENOTREG: return "not a regular file (a device, FIFO or socket)";
     case KEVO_ENOTDIR: return "not a directory";
     case KEVO_EACCES: return "permission denied";
+    case KEVO_ELINK:
+        return "a symbolic link inside the run directory (kevo writes "
+               "through none)";
+    case KEVO_ENOSPC: return "no space left on device";
     }
     return "unknown status";
 }

@@ -28,7 +28,9 @@ enum kevo_status {
     KEVO_EISDIR,   /* a directory where a file is wanted */
     KEVO_ENOTREG,  /* not a regular file: device, FIFO, socket */
     KEVO_ENOTDIR,  /* a file where a directory is wanted */
-    KEVO_EACCES    /* permission denied */
+    KEVO_EACCES,   /* permission denied */
+    KEVO_ELINK,    /* a symbolic link where kevo writes in a run directory */
+    KEVO_ENOSPC    /* no space left on the device (or quota exceeded) */
 };
 
 /* Returns a fixed, lower-case description of rc; never NULL. */

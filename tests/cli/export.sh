@@ -68,7 +68,7 @@ done
 
 # the pdl launch keeps its attribute in every launcher, the first does not
 O="$SCRATCH/out-ep"
-[ "$(grep -c 'l\[1\].pdl = 1;' "$O/kevo_gemm.c")" = 1 ] && grep -q 'l\[0\].pdl = 0;' "$O/kevo_gemm.c" \
+[ "$(grep -c 'kevo_l\[1\].pdl = 1;' "$O/kevo_gemm.c")" = 1 ] && grep -q 'kevo_l\[0\].pdl = 0;' "$O/kevo_gemm.c" \
     && grep -q "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION" "$O/kevo_gemm.c" \
     && grep -q "splitk_reduce<<<.*programmatic dependent launch" "$O/kevo_gemm.cu" \
     && ! grep -q "splitk_partial<<<.*programmatic" "$O/kevo_gemm.cu" \
@@ -144,7 +144,7 @@ cat >"$SCRATCH/main.c" <<C
 int main(void) { return kevo_gemm_load("kevo_gemm.cubin") != CUDA_SUCCESS; }
 C
 [ -n "$g" ] && [ "$got" = "0 $g ok" ] \
-    && grep -q 'void \*args\[\] = {&A, &B, &C, &M, &N, &K, &ws, &ia\[0\]};' "$O/kevo_gemm.c" \
+    && grep -q 'void \*kevo_args\[\] = {&A, &B, &C, &M, &N, &K, &kevo_ws, &kevo_ia\[0\]};' "$O/kevo_gemm.c" \
     && grep -q "int argument group_m = GROUP_M ($g here)" "$O/kevo_gemm.cu" \
     && cc -std=c11 -Wall -Wextra -Werror -I"$O" -I$CUDA/include "$SCRATCH/main.c" "$O/kevo_gemm.c" \
         -L$CUDA/lib64/stubs -lcuda -o "$SCRATCH/m" \

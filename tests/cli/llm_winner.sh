@@ -47,9 +47,9 @@ tail -c "$n" "$X.cu" | cmp -s - "$R/sources/$sh_.cu" &&
     grep -q "^ \*   softmax_split_stats<<<" "$X.cu" && grep -q "^ \*   softmax_split_write<<<" "$X.cu" &&
     ok "export --format cu: the run's exact source, both launches in the plan comment" ||
     fail "export .cu of the LLM winner"
-grep -q '^#define N_LAUNCH 2$' "$X.c" &&
+grep -q '^#define KEVO_N_LAUNCH 2$' "$X.c" &&
     grep -q '"softmax_split_stats", "softmax_split_write"' "$X.c" &&
-    grep -q 'cuMemAlloc(&own_ws' "$X.c" && grep -q 'ws = own_ws;' "$X.c" &&
+    grep -q 'cuMemAlloc(&kevo_own_ws' "$X.c" && grep -q 'kevo_ws = kevo_own_ws;' "$X.c" &&
     ok "export --format c: both kernels launched in order, the workspace allocated by the launcher" ||
     fail "C launcher of the LLM winner"
 cat >"$SCRATCH/main.c" <<'C'
@@ -80,7 +80,7 @@ cc -std=c11 -w "$SCRATCH/plan.c" -o "$SCRATCH/plan" && got=$("$SCRATCH/plan")
     fail "exported workspace: got '$got' want '$want'"
 python3 -c "import ast,sys; ast.parse(open(sys.argv[1]).read())" "$X.py" &&
     grep -q "^TEMPLATE = \"$tpl\"" "$X.py" &&
-    grep -q 'kernel_names\[N_LAUNCH\] = {"softmax_split_stats", "softmax_split_write"}' "$X.c" &&
+    grep -q 'kevo_kernel_names\[KEVO_N_LAUNCH\] = {"softmax_split_stats", "softmax_split_write"}' "$X.c" &&
     nm -D --defined-only "$SCRATCH/x/libkevo_softmax.so" | grep -q " T kevo_softmax_workspace_bytes$" &&
     ok "export --format torch: the op's launcher library runs both launches with a workspace sized by the plan" ||
     fail "torch export of the LLM winner"
@@ -112,8 +112,8 @@ $K export "$SCRATCH/tma" --format all --out "$SCRATCH/xt" --quiet 2>"$SCRATCH/te
     { fail "export of a TMA template"; cat "$SCRATCH/te"; }
 XT="$SCRATCH/xt/kevo_gemm"
 # as many maps as the winning point uses (A and B; C too with EPI=1)
-ntm=$(grep -c 'cuTensorMapEncodeTiled(&tm\[' "$XT.c")
-[ "$ntm" -ge 2 ] && grep -q '&ws, &tm\[0\], &tm\[1\]' "$XT.c" &&
+ntm=$(grep -c 'cuTensorMapEncodeTiled(&kevo_tm\[' "$XT.c")
+[ "$ntm" -ge 2 ] && grep -q '&kevo_ws, &kevo_tm\[0\], &kevo_tm\[1\]' "$XT.c" &&
     grep -q 'CU_TENSOR_MAP_SWIZZLE_128B' "$XT.c" && grep -q 'CU_TENSOR_MAP_DATA_TYPE_BFLOAT16' "$XT.c" &&
     nm -D --defined-only "$SCRATCH/xt/libkevo_gemm.so" | grep -q " T kevo_gemm_launch$" &&
     ok "a TMA template exports to C and torch (the op's library is that launcher), each tensor map encoded and passed after ws" ||

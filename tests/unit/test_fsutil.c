@@ -2,17 +2,20 @@
  * test_fsutil.c - unit tests of the bounded file reader and the errno
  * mapping of src/util/fsutil.c, and of the small input checks issue 10 added
  * elsewhere: URL redaction (llm.c), run names and budget resolution
- * (spec.c).
+ * (spec.c); guarded directories (no link followed on write, issue 29.9)
+ * and the quoting of untrusted text (quote.c, 29.8 and 29.11).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "fsutil.h"
 #include "llm.h"
+#include "quote.h"
 #include "spec.h"
 
 static char dir[64];
@@ -162,6 +165,107 @@ static void non_finite_durations_are_refused(void)
     CHECK(spec_parse_duration("1e306h") < 0);
 }
 
+static int wrote_outside(const char *out, const char *name)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", out, name);
+    return access(p, F_OK) == 0;
+}
+
+static void a_guarded_directory_is_written_through_no_link(void)
+{
+    char run[128], out[128], p[256], q[256];
+    path_of(run, sizeof run, "run");
+    path_of(out, sizeof out, "outside");
+    CHECK(mkdir(run, 0755) == 0 && mkdir(out, 0755) == 0);
+    snprintf(p, sizeof p, "%s/sub", run);
+    CHECK(symlink(out, p) == 0);             /* run/sub -> outside */
+    snprintf(q, sizeof q, "%s/j.txt", run);
+    snprintf(p, sizeof p, "%s/j.txt", out);
+    CHECK(symlink(p, q) == 0);               /* run/j.txt -> outside/j.txt */
+    snprintf(p, sizeof p, "%s/sub/a.txt", run);
+    /* before the guard: followed (the old behaviour, for contrast) */
+    CHECK(fs_guard_check(p) == KEVO_OK);
+    CHECK(fs_guard_dir(run) == KEVO_OK);
+    CHECK(fs_guard_dir(run) == KEVO_OK);     /* twice is one guard */
+    CHECK(fs_write_atomic(p, "x", 1) == KEVO_ELINK);
+    CHECK(fs_write_new(p, "x", 1, 0) == KEVO_ELINK);
+    snprintf(p, sizeof p, "%s/sub/d/e", run);
+    CHECK(fs_mkdirs(p) == KEVO_ELINK);
+    int fd = -1;
+    CHECK(fs_open_write(q, O_APPEND, &fd) == KEVO_ELINK && fd < 0);
+    CHECK(fs_write_atomic(q, "x", 1) == KEVO_ELINK);
+    CHECK(!wrote_outside(out, "a.txt") && !wrote_outside(out, "d") &&
+          !wrote_outside(out, "j.txt"));
+    snprintf(p, sizeof p, "%s/../outside/up.txt", run);
+    CHECK(fs_write_atomic(p, "x", 1) == KEVO_ELINK &&
+          !wrote_outside(out, "up.txt"));
+    /* what is not a link is written; missing parts are made */
+    snprintf(p, sizeof p, "%s/real/b.txt", run);
+    snprintf(q, sizeof q, "%s/real", run);
+    CHECK(fs_mkdirs(q) == KEVO_OK && fs_write_atomic(p, "y", 1) == KEVO_OK);
+    /* a FIFO below the guard is refused, not waited on */
+    snprintf(p, sizeof p, "%s/fifo", run);
+    CHECK(mkfifo(p, 0644) == 0);
+    CHECK(fs_open_write(p, O_TRUNC, &fd) == KEVO_ENOTREG);
+    /* outside every guard a link the user names is followed */
+    snprintf(p, sizeof p, "%s/userlink", dir);
+    CHECK(symlink(out, p) == 0);
+    snprintf(q, sizeof q, "%s/userlink/c.txt", dir);
+    CHECK(fs_write_atomic(q, "z", 1) == KEVO_OK && wrote_outside(out, "c.txt"));
+}
+
+static void a_full_device_is_no_space_left(void)
+{
+    int rc = KEVO_OK;
+    FILE *f = fs_fopen_write("/dev/full", &rc);
+    CHECK(f != NULL);
+    if (f) {
+        fputs("x", f);
+        CHECK(fs_close_written(f) == KEVO_ENOSPC);
+    }
+    CHECK(!strcmp(kevo_strerror(KEVO_ENOSPC), "no space left on device"));
+}
+
+static char *mem_of(void (*put)(FILE *, const char *), const char *s)
+{
+    char *t = NULL;
+    size_t n;
+    FILE *f = open_memstream(&t, &n);
+    put(f, s);
+    fclose(f);
+    return t;
+}
+
+static void put_comment(FILE *f, const char *s) { quote_c_comment(f, s); }
+static void put_cstr(FILE *f, const char *s) { quote_c_string(f, s); }
+static void put_py(FILE *f, const char *s) { quote_py_string(f, s, 0); }
+
+static void untrusted_text_cannot_end_its_quotes(void)
+{
+    char *c = mem_of(put_comment, "a */ b ?\?/ \x1b");
+    CHECK(c && !strstr(c, "*/") && !strstr(c, "??") && !strchr(c, 0x1b));
+    free(c);
+    c = mem_of(put_cstr, "a\"b\\c?\?=\n\xff");
+    CHECK(c && !strcmp(c, "a\\\"b\\\\c\\?\\?=\\012\\377"));
+    free(c);
+    c = mem_of(put_py, "\"\"\"; import os\\\n\xc3\xa9\xff");
+    CHECK(c && !strcmp(c, "\\\"\\\"\\\"; import os\\\\\\n\xc3\xa9\\xff"));
+    free(c);
+    char out[64];
+    CHECK(!strcmp(quote_term("ok \x1b[2J\xc2\x9b\xe2\x82\xac\n", out,
+                             sizeof out),
+                  "ok \\x1b[2J\\xc2\\x9b\xe2\x82\xac\n"));
+    int line = 0;
+    CHECK(!quote_check_text("a\nb\tc\xe2\x82\xac\n", 9, &line));
+    CHECK(!strcmp(quote_check_text("a\nb\0c", 5, &line), "contains a NUL "
+                  "byte") && line == 2);
+    CHECK(!strcmp(quote_check_text("a\n\n\xe9", 4, &line), "is not UTF-8") &&
+          line == 3);
+    CHECK(!strcmp(quote_check_text("\x1b", 1, &line), "contains a control "
+                  "character") && line == 1);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/kevo-fsutil.XXXXXX");
@@ -179,6 +283,11 @@ int main(void)
     RUN(a_time_or_eval_budget_lifts_the_generation_cap,
         "a time or evaluation budget lifts the default generation cap");
     RUN(non_finite_durations_are_refused, "non-finite durations are refused");
+    RUN(a_guarded_directory_is_written_through_no_link,
+        "a guarded directory is written through no link, FIFO or '..'");
+    RUN(a_full_device_is_no_space_left, "a full device is no space left");
+    RUN(untrusted_text_cannot_end_its_quotes,
+        "untrusted text cannot end its comment, string or terminal line");
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
