@@ -105,6 +105,9 @@ $(BUILD)/%.o: %.c | $(DEPS_STAMP) $(EMBED_H)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
+# cupti_profiler_host.h includes <string>: an empty one for C (gpu/prof.c)
+$(BUILD)/src/gpu/prof.o: CFLAGS += -Isrc/gpu/cshim
+
 $(BUILD)/libkevo.a: $(LIB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 

@@ -151,3 +151,22 @@ int wire_result_parse(const cJSON *o, struct eval_result *r)
 {
     return record_get_result(o, r);
 }
+
+cJSON *wire_profile_json(const struct kprof *p)
+{
+    cJSON *o = cJSON_CreateObject(), *pj = prof_json(p);
+    if (!o || !pj) {
+        cJSON_Delete(o);
+        cJSON_Delete(pj);
+        return NULL;
+    }
+    cJSON_AddItemToObject(o, "profile", pj);
+    return o;
+}
+
+int wire_profile_parse(const cJSON *o, struct kprof *p)
+{
+    char err[128];
+    return prof_parse(cJSON_GetObjectItemCaseSensitive(o, "profile"), p, err,
+                      sizeof err);
+}

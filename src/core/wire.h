@@ -7,7 +7,10 @@
  *           whether its template declares itself nondeterministic, the
  *           best time so far (for cascades), and its sequence number;
  *   result  the eval_result, in the journal's own codec (core/record.c),
- *           so a result has one JSON shape from the GPU to the journal.
+ *           so a result has one JSON shape from the GPU to the journal;
+ *   profile the answer to a profile request (whose body is a job): the
+ *           candidate's hardware profile in the journal's codec
+ *           (core/profile.c).
  */
 #ifndef KEVO_WIRE_H
 #define KEVO_WIRE_H
@@ -15,6 +18,7 @@
 #include <cJSON.h>
 
 #include "eval.h"
+#include "profile.h"
 #include "status.h"
 #include "tpl.h"
 
@@ -36,5 +40,11 @@ int wire_job_parse(const cJSON *o, struct wire_job *j) KEVO_WUR;
 cJSON *wire_result_json(const struct eval_result *r, cJSON *evidence);
 /* record_get_result of a worker's answer; KEVO_EPARSE if malformed. */
 int wire_result_parse(const cJSON *o, struct eval_result *r) KEVO_WUR;
+
+/* A profile answer as an object {"profile": {...}} (NULL without
+ * memory). */
+cJSON *wire_profile_json(const struct kprof *p);
+/* prof_parse of a worker's profile answer; KEVO_EPARSE if malformed. */
+int wire_profile_parse(const cJSON *o, struct kprof *p) KEVO_WUR;
 
 #endif

@@ -140,11 +140,13 @@ enum wclient_msg {
     WM_CONFIRM,      /* -> {seq,pairs,a:{..,cubin_len},b:{..}} + cubins */
     WM_BASELINE,     /* -> {} re-measure baselines; answer WM_READY */
     WM_QUIT,         /* -> {} */
+    WM_PROFILE,      /* -> a job body + cubin: profile it (wire.h) */
     WM_READY = 16,   /* <- {device,versions,timer,baselines[]} */
     WM_PROGRESS,     /* <- {phase} */
     WM_RESULT,       /* <- {outcome,detail,median_ns,...,evidence{}} */
     WM_CONFIRMED,    /* <- {a_median_ns,b_median_ns,ratio,noise,pairs} */
-    WM_FATAL         /* <- {reason,enodev}; the worker exits after it */
+    WM_FATAL,        /* <- {reason,enodev}; the worker exits after it */
+    WM_PROFILED      /* <- {profile:{...}} (wire.h) */
 };
 
 /* Exit status of a worker after WM_FATAL. */
