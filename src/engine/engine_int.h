@@ -52,6 +52,7 @@ struct arm {
 
 struct llm_pending;
 struct recmap;
+struct engine_prof;
 struct surrogate;
 
 /* One measured point, for the surrogate (engine_sur.c). */
@@ -112,7 +113,23 @@ struct engine {
     int sur_n_tpls;        /* templates when it was fitted */
     int *sur_off;          /* per template: its first feature */
     int sur_d;             /* features */
+    /* hardware profiles (engine_prof.c) */
+    struct engine_prof *prof;
 };
+
+/* engine_prof.c: hardware profiles of the best and of LLM parents (see
+ * the file's top comment for the budget) */
+int engine_prof_init(struct engine *e);
+void engine_prof_free(struct engine *e);
+/* Profiles genome (tpl, vals, hash) for reason why unless it has a
+ * profile, the budget is spent or counters are unavailable; recorded
+ * profiles are taken from the journal (runlog_profile). */
+int engine_prof_take(struct engine *e, int tpl, const int64_t *vals,
+                     uint64_t hash, const char *why);
+/* The genome's profile, or NULL. */
+const struct kprof *engine_prof_find(const struct engine *e, uint64_t hash);
+/* A "profile" record of the history (before the checkpoint). */
+int engine_prof_note_record(struct engine *e, const cJSON *o);
 
 /* engine_llm.c */
 const struct tpl *engine_tpl_of(const struct engine *e,

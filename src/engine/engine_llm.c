@@ -51,7 +51,8 @@ struct rec {
     uint64_t hash;
     int tpl;
     int64_t vals[TPL_MAX_PARAMS];
-    struct eval_result r;  /* detail kept; evidence dropped */
+    struct eval_result r;  /* detail and evidence kept (owned; the
+                              prompts show the journal's evidence) */
 };
 
 struct recmap {
@@ -132,7 +133,8 @@ int engine_llm_note(struct engine *e, const struct child *c)
     r->tpl = c->g.tpl;
     memcpy(r->vals, c->g.vals, sizeof r->vals);
     r->r = c->r;
-    r->r.evidence_json = NULL;
+    r->r.evidence_json = c->r.evidence_json ? strdup(c->r.evidence_json)
+                                            : NULL;
     m->n++;
     return KEVO_OK;
 }
@@ -147,8 +149,7 @@ int engine_llm_note_record(struct engine *e, const struct rec_eval *rec)
         return KEVO_EPARSE;
     c.g.hash = rec->hash;
     c.r = rec->r;
-    c.r.evidence_json = NULL; /* engine_llm_note keeps no evidence */
-    return engine_llm_note(e, &c);
+    return engine_llm_note(e, &c); /* (copies the evidence) */
 }
 
 /* ---------------------------------------------------------- templates */
@@ -191,6 +192,8 @@ void engine_llm_free(struct engine *e)
     for (int i = 0; i < e->n_pend; i++)
         pending_release(&e->pend[i]);
     free(e->pend);
+    for (size_t i = 0; e->recs && i < e->recs->cap; i++)
+        free(e->recs->v[i].r.evidence_json);
     if (e->recs)
         free(e->recs->v);
     free(e->recs);
@@ -241,19 +244,29 @@ static int add_tpl(struct engine *e, struct tpl *t, const char *key,
 
 /* ------------------------------------------------------------ prompts */
 
-static void fill_parent(const struct engine *e, uint64_t h,
-                        struct llm_parent *p, struct eval_result *r,
-                        const int64_t **vals)
+/* Parent h's facts; for a rewrite or crossover (profile = 1) its
+ * hardware profile, taken now if it has none (engine_prof.c). */
+static int fill_parent(struct engine *e, uint64_t h, int profile,
+                       struct llm_parent *p, struct eval_result *r,
+                       const int64_t **vals)
 {
     const struct rec *x = rec_find(e, h);
     eval_result_init(r);
     if (x) {
-        *r = x->r;
+        int rc = profile && x->r.outcome == EVAL_OK
+                     ? engine_prof_take(e, x->tpl, x->vals, h, "parent")
+                     : KEVO_OK;
+        if (rc)
+            return rc;
+        x = rec_find(e, h); /* (the map is not changed by it; kept safe) */
+        *r = x->r;        /* borrows the evidence */
         p->tpl = e->tpls[x->tpl];
         *vals = x->vals;
+        p->prof = engine_prof_find(e, h);
     }
     p->vals = *vals;
     p->r = r;
+    return KEVO_OK;
 }
 
 /* Hashes request p's prompt, asks the provider (if any) and appends p to
@@ -293,17 +306,32 @@ static int queue(struct engine *e, const struct llm_mutator *op, int island,
     const int64_t *vals[2] = {NULL, NULL};
     memset(pp, 0, sizeof pp);
     for (int i = 0; i < n_par; i++) {
-        fill_parent(e, par[i], &pp[i], &rr[i], &vals[i]);
+        int rc = fill_parent(e, par[i], op->role == LLM_ROLE_VARY, &pp[i],
+                             &rr[i], &vals[i]);
+        if (rc)
+            return rc;
         if (!pp[i].tpl)
             return KEVO_OK; /* no facts about this parent: ask nothing */
     }
     double base = e->st.best_ratio > 0
                       ? e->st.best_fitness / e->st.best_ratio : 0;
+    /* the main baseline's name and time, from the worker's evidence (a
+     * copy is then reported in bytes/s, not in the problem's unit) */
+    const struct rec *bx = n_par ? rec_find(e, par[0])
+                                 : rec_find(e, e->st.best_hash);
+    cJSON *ev = bx && bx->r.evidence_json ? cJSON_Parse(bx->r.evidence_json)
+                                          : NULL;
+    char base_name[32];
+    snprintf(base_name, sizeof base_name, "%s",
+             record_str(ev, "baseline") ? record_str(ev, "baseline") : "");
+    double base_ns = record_num(ev, "baseline_ns", 0);
+    cJSON_Delete(ev);
     struct llm_prompt_ctx ctx = {
         .prompts_dir = e->env.prompts_dir, .problem = e->env.problem,
         .dtype = e->env.spec->dtype, .shape = &e->env.spec->shape,
         .gpu_facts = e->env.gpu_facts ? e->env.gpu_facts : "",
         .best_fitness = e->st.best_fitness, .baseline_fitness = base,
+        .baseline_name = base_name, .baseline_ns = base_ns,
         /* variant is 1-based here (0: not a proposal) */
         .n_variants = variant ? e->env.spec->llm_propose : 0,
         .variant = variant ? variant - 1 : 0};
