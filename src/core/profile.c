@@ -316,15 +316,16 @@ void prof_launch_text(const struct prof_launch *l, char *out, size_t cap)
                {PM_TENSOR_HMMA_PCT, "tensor pipe (mma.sync)"},
                {PM_FMA_PCT, "FMA pipe"}, {PM_ALU_PCT, "ALU pipe"},
                {PM_ISSUE_PCT, "issue slots busy"},
-               {PM_OCC_PCT, "achieved occupancy"},
-               {PM_L2_HIT_PCT, "L2 hit rate"}};
+               {PM_L2_HIT_PCT, "L2 hit rate"},
+               {PM_OCC_PCT, "achieved occupancy"}};
     for (size_t i = 0; i < sizeof pct / sizeof pct[0]; i++)
         if (isfinite(m[pct[i].m]))
             add(out, cap, "; %s %.1f %%", pct[i].name, m[pct[i].m]);
     if (l->limiter[0])
-        add(out, cap, " (theoretical %.0f %%, %d block%s/SM, limited by %s)",
-            l->theo_occ_pct, l->blocks_per_sm,
-            l->blocks_per_sm == 1 ? "" : "s", l->limiter);
+        add(out, cap, " (theoretical %.0f %%: %d registers/thread, %d bytes "
+            "of shared memory and %d threads/block, %d block%s/SM, limited "
+            "by %s)", l->theo_occ_pct, l->regs, l->smem_bytes, l->threads,
+            l->blocks_per_sm, l->blocks_per_sm == 1 ? "" : "s", l->limiter);
     if (isfinite(m[PM_SHARED_CONFLICTS]))
         add(out, cap, "; shared bank conflicts %.4g", m[PM_SHARED_CONFLICTS]);
     double total = 0;

@@ -89,6 +89,9 @@ struct engine {
     long llm_seq;          /* answers taken so far */
     int llm_off;           /* 1 once a fatal or budget answer was taken */
     int llm_this_gen;      /* requests made this generation */
+    uint64_t *rw;          /* template versions (hashes) asked for a
+                              rewrite: each once (checkpointed) */
+    int n_rw, cap_rw;
     int use_bandit;
     struct bandit bandit;
     struct arm arms[BANDIT_MAX_ARMS];
@@ -128,6 +131,9 @@ int engine_prof_take(struct engine *e, int tpl, const int64_t *vals,
                      uint64_t hash, const char *why);
 /* The genome's profile, or NULL. */
 const struct kprof *engine_prof_find(const struct engine *e, uint64_t hash);
+/* The unavailable profile that turned profiling off (counters restricted,
+ * another profiler), or NULL: what prompts show for unprofiled parents. */
+const struct kprof *engine_prof_off(const struct engine *e);
 /* A "profile" record of the history (before the checkpoint). */
 int engine_prof_note_record(struct engine *e, const cJSON *o);
 
@@ -166,6 +172,8 @@ int engine_llm_after_eval(struct engine *e);
 cJSON *engine_llm_to_json(const struct engine *e);
 int engine_llm_restore(struct engine *e, const cJSON *ck);
 int engine_llm_usable_tpls(const struct engine *e);
+/* Template versions asked for a rewrite so far. */
+int engine_llm_rewrites_asked(const struct engine *e);
 
 /* engine_sur.c: the surrogate that ranks offspring before evaluation */
 /* Remembers a result (in journal order; also for records read back). */

@@ -192,6 +192,7 @@ void engine_llm_free(struct engine *e)
     for (int i = 0; i < e->n_pend; i++)
         pending_release(&e->pend[i]);
     free(e->pend);
+    free(e->rw);
     for (size_t i = 0; e->recs && i < e->recs->cap; i++)
         free(e->recs->v[i].r.evidence_json);
     if (e->recs)
@@ -263,6 +264,8 @@ static int fill_parent(struct engine *e, uint64_t h, int profile,
         p->tpl = e->tpls[x->tpl];
         *vals = x->vals;
         p->prof = engine_prof_find(e, h);
+        if (!p->prof && profile)
+            p->prof = engine_prof_off(e); /* "not available: why" */
     }
     p->vals = *vals;
     p->r = r;
@@ -368,6 +371,47 @@ int engine_llm_propose(struct engine *e)
 
 /* ---------------------------------------------------------- operators */
 
+/* 1 if template version h was asked for a rewrite. */
+static int rewrite_asked(const struct engine *e, uint64_t h)
+{
+    for (int k = 0; k < e->n_rw; k++)
+        if (e->rw[k] == h)
+            return 1;
+    return 0;
+}
+
+static int rewrite_mark(struct engine *e, uint64_t h)
+{
+    if (rewrite_asked(e, h))
+        return KEVO_OK;
+    if (e->n_rw == e->cap_rw) {
+        int cap = e->cap_rw ? 2 * e->cap_rw : 16;
+        uint64_t *v = realloc(e->rw, sizeof *v * (size_t)cap);
+        if (!v)
+            return KEVO_ENOMEM;
+        e->rw = v;
+        e->cap_rw = cap;
+    }
+    e->rw[e->n_rw++] = h;
+    return KEVO_OK;
+}
+
+/* The best member of the best template on island is that was not asked
+ * for a rewrite yet (members are sorted best first), or NULL. */
+static const struct member *rewrite_parent(const struct engine *e,
+                                           const struct island *is)
+{
+    for (int k = 0; k < is->n; k++)
+        if (!rewrite_asked(e, e->tpls[is->m[k].g.tpl]->hash))
+            return &is->m[k];
+    return NULL;
+}
+
+int engine_llm_rewrites_asked(const struct engine *e)
+{
+    return e->n_rw;
+}
+
 int engine_llm_pick(struct engine *e, int i, int *arm)
 {
     const struct island *is = &e->isl[i];
@@ -396,7 +440,17 @@ int engine_llm_pick(struct engine *e, int i, int *arm)
         op = one; /* none: a one-parent operator instead */
         *arm = arm_of(e, op->name);
     }
-    return queue(e, op, i, 1, par, 0, 0);
+    /* A rewrite is a question about a design, not a point: once per
+     * template version, at its best point, leading templates first. */
+    const struct member *best = rewrite_parent(e, is);
+    if (!best) { /* every template here was asked: a cheap child */
+        for (int a = 0; a < e->n_arms; a++)
+            allowed[a] = e->arms[a].cheap != NULL;
+        *arm = bandit_pick(&e->bandit, &e->rng, allowed);
+        return KEVO_OK;
+    }
+    int rc = rewrite_mark(e, e->tpls[best->g.tpl]->hash);
+    return rc ? rc : queue(e, op, i, 1, &best->g.hash, 0, 0);
 }
 
 static double cost_of(const struct engine *e, int arm)
@@ -619,6 +673,11 @@ cJSON *engine_llm_to_json(const struct engine *e)
         cJSON_AddNumberToObject(t, "depth", e->tpl_depth[i]);
         cJSON_AddItemToArray(ts, t);
     }
+    cJSON *rw = cJSON_AddArrayToObject(o, "rewritten");
+    for (int i = 0; rw && i < e->n_rw; i++) {
+        hash_hex(e->rw[i], hex);
+        cJSON_AddItemToArray(rw, cJSON_CreateString(hex));
+    }
     cJSON *ps = cJSON_AddArrayToObject(o, "pending");
     for (int i = 0; i < e->n_pend; i++) {
         const struct llm_pending *p = &e->pend[i];
@@ -718,5 +777,15 @@ int engine_llm_restore(struct engine *e, const cJSON *ck)
         rc = restore_tpls(e, cJSON_GetObjectItemCaseSensitive(o, "templates"));
     if (!rc)
         rc = restore_pending(e, cJSON_GetObjectItemCaseSensitive(o, "pending"));
+    const cJSON *h; /* template versions asked for a rewrite (absent in
+                       checkpoints of older runs: none) */
+    cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(o, "rewritten"))
+    {
+        uint64_t x;
+        if (!rc && (!cJSON_IsString(h) || hash_parse(h->valuestring, &x)))
+            rc = KEVO_EPARSE;
+        if (!rc)
+            rc = rewrite_mark(e, x);
+    }
     return rc;
 }

@@ -34,6 +34,7 @@ struct engine_prof {
     int n, cap;
     double spent_ms;       /* cost_ms of the profiles taken */
     int off;               /* counters unavailable: no more live asks */
+    int off_at;            /* the entry that said so */
     int noted;             /* the note was shown */
 };
 
@@ -60,6 +61,12 @@ const struct kprof *engine_prof_find(const struct engine *e, uint64_t hash)
     return NULL;
 }
 
+const struct kprof *engine_prof_off(const struct engine *e)
+{
+    const struct engine_prof *ep = e->prof;
+    return ep && ep->off ? &ep->v[ep->off_at].p : NULL;
+}
+
 /* 1 if note says the counters themselves cannot be read (prof.c). */
 static int unavailable_everywhere(const struct kprof *p)
 {
@@ -80,8 +87,10 @@ static int keep(struct engine *e, uint64_t hash, const struct kprof *p)
     }
     ep->v[ep->n++] = (struct prof_entry){hash, *p};
     ep->spent_ms += p->available ? p->cost_ms : 0;
-    if (unavailable_everywhere(p))
+    if (unavailable_everywhere(p) && !ep->off) {
         ep->off = 1;
+        ep->off_at = ep->n - 1;
+    }
     return KEVO_OK;
 }
 

@@ -122,7 +122,7 @@ static void check_system(const char *sys)
 static void test_rewrite(void)
 {
     struct llm_prompt_ctx c = make_ctx();
-    struct llm_parent par = {tiled, tiled_vals, &ok_r};
+    struct llm_parent par = {tiled, tiled_vals, &ok_r, NULL};
     char *sys = NULL, *user = NULL;
     build(get("llm_rewrite"), &c, &par, &sys, &user);
     check_system(sys);
@@ -156,8 +156,8 @@ static void test_rewrite(void)
 static void test_crossover(void)
 {
     struct llm_prompt_ctx c = make_ctx();
-    struct llm_parent par[2] = {{tiled, tiled_vals, &ok_r},
-                                {naive, naive_vals, NULL}};
+    struct llm_parent par[2] = {{tiled, tiled_vals, &ok_r, NULL},
+                                {naive, naive_vals, NULL, NULL}};
     char *sys = NULL, *user = NULL;
     build(get("llm_crossover"), &c, par, &sys, &user);
     check_system(sys);
@@ -175,7 +175,7 @@ static void test_crossover(void)
 static void test_repair(void)
 {
     struct llm_prompt_ctx c = make_ctx();
-    struct llm_parent par = {naive, naive_vals, &wrong_r};
+    struct llm_parent par = {naive, naive_vals, &wrong_r, NULL};
     char *sys = NULL, *user = NULL;
     build(get("llm_repair"), &c, &par, &sys, &user);
     check_system(sys);
@@ -264,7 +264,7 @@ static void test_missing_parent(void)
     CHECK(llm_rewrite.build(&c, NULL, &sys, &user, err, sizeof err) ==
           KEVO_EINVAL);
     CHECK(!sys && !user && has(err, "llm_rewrite needs 1 parent"));
-    struct llm_parent one = {tiled, tiled_vals, &ok_r};
+    struct llm_parent one = {tiled, tiled_vals, &ok_r, NULL};
     CHECK(llm_crossover.build(&c, &(struct llm_parent[2]){one, {0}}[0], &sys,
                               &user, err, sizeof err) == KEVO_EINVAL);
     CHECK(has(err, "llm_crossover needs 2 parents"));
@@ -330,7 +330,7 @@ static void test_prompt_file_errors(void)
     char dir[] = "/tmp/kevo_prompts_XXXXXX", err[512];
     CHECK(mkdtemp(dir) != NULL);
     struct llm_prompt_ctx c = make_ctx();
-    struct llm_parent par = {tiled, tiled_vals, &ok_r};
+    struct llm_parent par = {tiled, tiled_vals, &ok_r, NULL};
     c.prompts_dir = dir;
     char *sys = (char *)1, *user = (char *)1;
     char want[600];
