@@ -69,6 +69,13 @@ grep -q '^profiles: .*new best.*LLM parent.*% of the run (budget 3 %)' "$SCRATCH
     ok "kevo status reports the profiles' budget and the rewrites' spread" ||
     { fail "status lacks profiles/rewrites"; cat "$SCRATCH/status.out"; }
 
+"$KEVO" report "$SCRATCH/a" --quiet >/dev/null 2>&1
+grep -q '^| 1 | softmax_block | .*memory-bound: DRAM 91 % of peak' "$SCRATCH/a/report/report.md" &&
+    grep -q 'roofline.dat' "$SCRATCH/a/report/plots/plots.gp" &&
+    [ -s "$SCRATCH/a/report/plots/roofline.dat" ] &&
+    ok "the report has a profile table of the best candidates and a roofline of them" ||
+    fail "report lacks the profiles"
+
 # 2. replay and resume take the profiles from the journal
 "$KEVO" replay "$SCRATCH/a" >"$SCRATCH/replay.out" 2>&1 &&
     grep -q '^identical' "$SCRATCH/replay.out" &&
