@@ -483,6 +483,10 @@ int prof_run(struct prof *p, CUstream st, int n, const char *const *kernels,
         return KEVO_OK;
     }
     long long t0 = fs_now_ns();
+    if (p->g->cu->cuStreamSynchronize(st)) { /* inputs, poison, flush */
+        prof_set_unavailable(kp, "the stream failed before profiling");
+        return KEVO_ECUDA;
+    }
     struct session s = {NULL, NULL, 0};
     const char *call = "";
     int lrc = KEVO_OK;

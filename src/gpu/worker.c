@@ -1492,6 +1492,8 @@ static int handle_profile(struct worker *w, const struct wmsg *m)
                                                   (uint64_t)jb.seq));
         if (!r)
             r = poison_all(w, &jb);
+        if (!r) /* L2 cold before the first pass, as ncu has it */
+            r = hx_flush(w->h);
         if (!r)
             r = prof_run(w->prof, w->s, jb.n, names, prof_call,
                          &(struct timing_ud){w, &jb, 0}, &kp);
