@@ -172,6 +172,7 @@ endif
 # shipped, TMA and LLM-born winners checked against torch (~6 minutes)
 gpu-test: $(KEVO)
 	$(Q)KEVO=$(abspath $(KEVO)) tests/gpu/run.sh
+	$(Q)KEVO=$(abspath $(KEVO)) sh tests/gpu/profile.sh
 	$(Q)if python3 -c 'import torch' 2>/dev/null; then \
 	    KEVO=$(abspath $(KEVO)) tests/gpu/export_torch.sh; \
 	else echo "gpu-test: no PyTorch here, torch exports not checked"; fi

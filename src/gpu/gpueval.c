@@ -616,7 +616,9 @@ static int ge_profile(void *self, const struct candidate *c, struct kprof *out)
     }
     if (rc)
         return rc;
-    cJSON *j = plan_json(&pl, c->tpl->nondeterministic, 0, g->seq++);
+    /* the next job's number, not taken: the jobs' seeds stay as without
+     * profiles (the worker salts it for the profile's inputs) */
+    cJSON *j = plan_json(&pl, c->tpl->nondeterministic, 0, g->seq);
     char *txt = j ? cJSON_PrintUnformatted(j) : NULL;
     cJSON_Delete(j);
     struct wclient_reply rep;

@@ -496,12 +496,16 @@ int prof_run(struct prof *p, CUstream st, int n, const char *const *kernels,
     if (!rc && !lrc)
         rc = evaluate(p, &s, n, kp, &call);
     session_close(p, &s);
-    if (rc || lrc) {
-        char buf[PROF_NOTE_MAX];
-        prof_error_note((int)rc, call, buf, sizeof buf);
-        prof_set_unavailable(kp, "%s", lrc ? "a launch failed while "
-                             "profiling" : buf);
+    if (lrc) {
+        prof_set_unavailable(kp, "a launch failed while profiling");
         return lrc;
+    }
+    if (rc) { /* the profiler refuses now (another one attached since?):
+                 no more tries in this process */
+        fail(p, rc, call);
+        p->ok = 0;
+        prof_set_unavailable(kp, "%s", p->note);
+        return KEVO_OK;
     }
     kp->available = 1;
     kp->passes = p->passes;
