@@ -1494,11 +1494,15 @@ static int handle_profile(struct worker *w, const struct wmsg *m)
             r = poison_all(w, &jb);
         if (!r) /* L2 cold before the first pass, as ncu has it */
             r = hx_flush(w->h);
+        /* no kernel records while CUPTI replays the launches */
+        int paused = !r && !tmr_pause(w->t);
         if (!r)
             r = prof_run(w->prof, w->s, jb.n, names, prof_call,
                          &(struct timing_ud){w, &jb, 0}, &kp);
         r = launch_verdict(w, &jb, r, &v);
-        if (!r) /* CUPTI records of the replays are no repetitions */
+        if (paused && tmr_resume(w->t) && !r)
+            r = hx_fail(w->h, KEVO_ECUDA, "%s", tmr_errmsg(w->t));
+        if (!r)
             r = tmr_discard(w->t);
         for (int i = 0; !r && i < jb.n; i++)
             launch_res(w, &jb, i, &kp.l[i]);
