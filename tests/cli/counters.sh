@@ -12,7 +12,7 @@
 ARGS="--evaluator test --problem softmax --shape 512x1000 --seed 3 \
       --islands 2 --population 6 --offspring 8 --quiet"
 export KEVO_TEST_EVIDENCE=1 KEVO_TEST_PROFILE=1
-# prompt_of RUN TEXT: the user prompts of RUN's transcripts that hold TEXT
+# prompts_with RUN TEXT: the user prompts of RUN's transcripts that hold TEXT
 prompts_with() {
     for f in "$1"/llm/*.json; do
         python3 -c 'import json,sys
@@ -21,7 +21,7 @@ def walk(x):
     if isinstance(x,dict): [walk(v) for v in x.values()]
     elif isinstance(x,list): [walk(v) for v in x]
     elif isinstance(x,str) and sys.argv[2] in x: print(x)
-walk(d)' "$f" "$2"
+walk(d)' "$f" "$2" 2>/dev/null
     done
 }
 
@@ -94,8 +94,14 @@ for at in 0.2 0.5; do
     sleep $at
     kill -9 $KPID 2>/dev/null
     wait $KPID 2>/dev/null
-    $T resume "$SCRATCH/k" --quiet 2>"$SCRATCH/k.err" ||
-        { bad=1; cat "$SCRATCH/k.err"; continue; }
+    if [ -f "$SCRATCH/k/manifest.json" ]; then
+        $T resume "$SCRATCH/k" --quiet 2>"$SCRATCH/k.err" ||
+            { bad=1; cat "$SCRATCH/k.err"; continue; }
+    else # killed before the run existed (a slow machine): run it whole
+        rm -rf "$SCRATCH/k"
+        $T run $ARGS --generations 6 --template softmax_block \
+            --llm "replay:$SCRATCH/a" --runs-dir "$SCRATCH" --name k 2>/dev/null
+    fi
     $CANON "$SCRATCH/k/journal.jsonl" | grep -v '"type":"llm"' >"$SCRATCH/k.canon"
     cmp -s "$SCRATCH/b.canon" "$SCRATCH/k.canon" || { bad=1; echo "killed at ${at}s: differs"; }
 done

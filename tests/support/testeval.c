@@ -170,7 +170,9 @@ static int te_batch(void *self, const struct candidate *const *c, int n,
             sleep_us(te->delay_us);
         if (te->stats)
             te->stats->evaluated++;
-        if (cb(ud, i, &r))
+        int stop = cb(ud, i, &r);
+        eval_result_release(&r); /* (the evidence is ours) */
+        if (stop)
             return KEVO_ESTOPPED;
     }
     return KEVO_OK;
