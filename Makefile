@@ -106,6 +106,9 @@ $(BUILD)/%.o: %.c | $(DEPS_STAMP) $(EMBED_H)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
+# cupti_profiler_host.h includes <string>: an empty one for C (gpu/prof.c)
+$(BUILD)/src/gpu/prof.o: CFLAGS += -Isrc/gpu/cshim
+
 $(BUILD)/libkevo.a: $(LIB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
@@ -170,6 +173,7 @@ endif
 # shipped, TMA and LLM-born winners checked as torch custom ops against torch
 gpu-test: $(KEVO)
 	$(Q)KEVO=$(abspath $(KEVO)) tests/gpu/run.sh
+	$(Q)KEVO=$(abspath $(KEVO)) sh tests/gpu/profile.sh
 	$(Q)if python3 -c 'import torch' 2>/dev/null; then \
 	    KEVO=$(abspath $(KEVO)) tests/gpu/export_torch.sh; \
 	else echo "gpu-test: no PyTorch here, torch exports not checked"; fi

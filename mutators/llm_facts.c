@@ -13,6 +13,7 @@
 
 #include "kvhdr.h"
 #include "progress.h"
+#include "record.h"
 
 #define EVIDENCE_MAX 6000 /* characters of evidence JSON in a prompt */
 
@@ -120,6 +121,14 @@ static void set_fitness(struct prompt_vars *pv, const char *name, double v,
     prompt_vars_set(pv, name, f);
 }
 
+/* 1 when the main baseline is a copy and the problem counts other work
+ * (FLOP): its rate is bytes/s, and no ratio of work rates is meaningful. */
+static int copy_vs_work(const struct llm_prompt_ctx *c)
+{
+    return c->baseline_name && !strcmp(c->baseline_name, "copy") &&
+           c->baseline_ns > 0 && strcmp(c->problem->work_unit, "B/s");
+}
+
 static void set_common(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
 {
     const struct problem *p = c->problem;
@@ -154,7 +163,34 @@ static void set_common(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
     set_shape(pv, c);
     set_buffers(pv, c);
     set_work(pv, c);
+    if (copy_vs_work(c)) { /* bytes/s; compared by time only */
+        double bytes = p->min_bytes ? p->min_bytes(p, c->shape, c->dtype) : 0;
+        char t[32], f[64];
+        fmt_time(c->baseline_ns, t, sizeof t);
+        prompt_vars_setf(pv, "BASELINE", "a device copy of the problem's "
+                         "%.4g MB (inputs read once, outputs written once) "
+                         "in %s = %.4g GB/s; a copy does no arithmetic, so "
+                         "it is a floor on the time, not a %s rate",
+                         bytes / 1e6, t, bytes / c->baseline_ns, p->work_unit);
+        if (c->best_fitness > 0) {
+            double work = p->work(p, c->shape, c->dtype);
+            progress_fmt_fitness(c->best_fitness, p->work_unit, f, sizeof f);
+            fmt_time(work / c->best_fitness * 1e9, t, sizeof t);
+            prompt_vars_setf(pv, "BEST", "%s (%s per call, %.2fx the copy's "
+                             "time)", f, t,
+                             work / c->best_fitness * 1e9 / c->baseline_ns);
+        } else {
+            prompt_vars_set(pv, "BEST", "none yet (nothing measured correct "
+                            "so far)");
+        }
+        return;
+    }
     set_fitness(pv, "BASELINE", c->baseline_fitness, p->work_unit, "unknown");
+    if (c->baseline_name && *c->baseline_name && c->baseline_fitness > 0) {
+        char f[64];
+        progress_fmt_fitness(c->baseline_fitness, p->work_unit, f, sizeof f);
+        prompt_vars_setf(pv, "BASELINE", "%s (%s)", f, c->baseline_name);
+    }
     if (c->best_fitness > 0 && c->baseline_fitness > 0) {
         char f[64];
         progress_fmt_fitness(c->best_fitness, p->work_unit, f, sizeof f);
@@ -231,8 +267,9 @@ static void add_plan(struct prompt_buf *b, const struct llm_prompt_ctx *c,
 }
 
 static void add_timing(struct prompt_buf *b, const struct eval_result *r,
-                       const char *unit)
+                       const struct llm_prompt_ctx *c)
 {
+    const char *unit = c->problem->work_unit;
     char med[32], mn[32], fit[64];
     fmt_time(r->median_ns, med, sizeof med);
     fmt_time(r->min_ns, mn, sizeof mn);
@@ -245,11 +282,42 @@ static void add_timing(struct prompt_buf *b, const struct eval_result *r,
                                   "clearly slower than the best"
                                 : "");
     prompt_buf_addf(b, "\n- throughput: %s", fit);
-    if (r->ratio > 0)
+    if (copy_vs_work(c))
+        prompt_buf_addf(b, "; its time is %.2fx the copy baseline's",
+                        r->median_ns / c->baseline_ns);
+    else if (r->ratio > 0)
         prompt_buf_addf(b, " = %.3fx the main baseline", r->ratio);
     if (r->roofline > 0)
         prompt_buf_addf(b, "; %.1f%% of the speed of light (roofline)",
                         100 * r->roofline);
+}
+
+/* Resources of every launch, from the evidence (worker.c
+ * "launch_resources"); 0 when the evidence has none. */
+static int add_launch_resources(struct prompt_buf *b,
+                                const struct eval_result *r)
+{
+    cJSON *e = r->evidence_json ? cJSON_Parse(r->evidence_json) : NULL;
+    const cJSON *lr = cJSON_GetObjectItemCaseSensitive(e, "launch_resources"),
+                *l;
+    int n = 0;
+    cJSON_ArrayForEach(l, lr)
+    {
+        const char *k = record_str(l, "kernel"),
+                   *lim = record_str(l, "occupancy_limiter");
+        int blocks = (int)record_num(l, "blocks_per_sm", 0);
+        prompt_buf_addf(b, "\n- resources of launch %d (%s): %.0f "
+                        "registers/thread, %.0f bytes of shared memory/block, "
+                        "%.0f threads/block; occupancy %d resident block%s/SM",
+                        ++n, k ? k : "?", record_num(l, "regs", 0),
+                        record_num(l, "smem_bytes", 0),
+                        record_num(l, "threads", 0), blocks,
+                        blocks == 1 ? "" : "s");
+        if (lim && *lim)
+            prompt_buf_addf(b, " (limited by %s)", lim);
+    }
+    cJSON_Delete(e);
+    return n;
 }
 
 static void add_resources(struct prompt_buf *b, const struct eval_result *r)
@@ -257,6 +325,12 @@ static void add_resources(struct prompt_buf *b, const struct eval_result *r)
     const struct eval_resources *s = &r->res;
     if (s->regs <= 0)
         return;
+    if (add_launch_resources(b, r)) { /* per launch; spills of the module */
+        prompt_buf_addf(b, "\n- module: %d bytes spilled, %d bytes of local "
+                        "memory/thread (the most of any kernel)",
+                        s->spill_bytes, s->local_bytes);
+        return;
+    }
     prompt_buf_addf(b,
                     "\n- resources: %d registers/thread, %d bytes spilled, "
                     "%d bytes of local memory/thread, %d bytes of static "
@@ -281,7 +355,7 @@ static char *result_text(const struct llm_prompt_ctx *c,
     prompt_buf_addf(&b, "- outcome: %s (%s)", eval_outcome_name(r->outcome),
                     outcome_meaning[r->outcome]);
     if (r->outcome == EVAL_OK)
-        add_timing(&b, r, c->problem->work_unit);
+        add_timing(&b, r, c);
     else if (r->detail[0])
         prompt_buf_addf(&b, "\n- evidence: %s", r->detail);
     add_resources(&b, r);
@@ -302,6 +376,32 @@ static char *evidence_text(const struct eval_result *r)
     if (n > EVIDENCE_MAX)
         prompt_buf_addf(&b, " ... (cut: %zu more characters)",
                         n - EVIDENCE_MAX);
+    return prompt_buf_take(&b);
+}
+
+/* The diagnosis and the raw metrics of each launch, or why there are
+ * none. */
+static char *profile_text(const struct llm_prompt_ctx *c,
+                          const struct llm_parent *par)
+{
+    struct prompt_buf b;
+    prompt_buf_init(&b, 0);
+    if (!par->prof) {
+        prompt_buf_adds(&b, "(not profiled)");
+        return prompt_buf_take(&b);
+    }
+    const struct problem *p = c->problem;
+    struct prof_ctx pc = {
+        p->min_bytes ? p->min_bytes(p, c->shape, c->dtype) : 0,
+        p->flops ? p->flops(p, c->shape, c->dtype) : 0};
+    char line[2048];
+    prof_diagnose(par->prof, &pc, line, sizeof line);
+    prompt_buf_addf(&b, "%s", line);
+    for (int i = 0; par->prof->available && i < par->prof->n; i++) {
+        prof_launch_text(&par->prof->l[i], line, sizeof line);
+        prompt_buf_addf(&b, "\n- launch %d (%s): %s", i + 1,
+                        par->prof->l[i].kernel, line);
+    }
     return prompt_buf_take(&b);
 }
 
@@ -358,6 +458,7 @@ void llm_facts_parent(struct prompt_vars *pv, const char *prefix,
     prompt_vars_set(pv, KEY("DETAIL"),
                     r && r->detail[0] ? r->detail : "(none)");
     prompt_vars_take(pv, KEY("EVIDENCE"), evidence_text(r));
+    prompt_vars_take(pv, KEY("PROFILE"), profile_text(ctx, par));
 #undef KEY
 }
 

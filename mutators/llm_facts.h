@@ -9,7 +9,8 @@
  *   BUFFER_NAMES WORK TOLERANCE PRELUDE GPU_FACTS BEST BASELINE FORMAT
  * and per parent, with a prefix P ("PARENT", "A", "B"):
  *   P_NAME P_TEXT P_HEADERS P_POINT P_RESULT P_OUTCOME P_MEANING
- *   P_DETAIL P_EVIDENCE
+ *   P_DETAIL P_EVIDENCE P_PROFILE (the diagnosis and raw counters per
+ *   launch, "not available: ..." or "(not profiled)")
  * format.txt is filled first (with everything but FORMAT) and becomes
  * FORMAT. The text is a pure function of the inputs: LLM transcripts are
  * keyed by it, so identical requests are never paid for twice.

@@ -29,6 +29,7 @@ struct llm_parent {
                                     fitness, ratio, roofline, resources,
                                     detail (compile log / wrong-answer
                                     evidence) */
+    const struct kprof *prof;    /* (optional) its hardware profile */
 };
 
 struct llm_prompt_ctx {
@@ -40,6 +41,10 @@ struct llm_prompt_ctx {
                                        bandwidth and FLOP ceilings (text) */
     double best_fitness;            /* current best, work_unit (0 = none) */
     double baseline_fitness;        /* main baseline (0 = unknown) */
+    const char *baseline_name;      /* (optional) its name: "cublas",
+                                       "copy"; a copy is reported in bytes/s,
+                                       never as the problem's work unit */
+    double baseline_ns;             /* (optional) its time per call */
     int n_variants;                 /* propose: how many to ask for */
     int variant;                    /* propose: which one this request is,
                                        0 .. n_variants-1 (one answer per

@@ -26,6 +26,7 @@
 #include "hash.h"
 #include "hx.h"
 #include "jit.h"
+#include "profile_print.h"
 #include "progress.h"
 #include "record.h"
 #include "records.h"
@@ -64,6 +65,9 @@ static const char eval_usage[] =
     "                    the problem's first baseline launch by launch (N\n"
     "                    pairs, 3-64, an L2 flush before each launch, the\n"
     "                    order alternating) and print that ratio\n"
+    "  --profile         after evaluating, the hardware profile of each\n"
+    "                    correct file (CUPTI range profiler, every launch\n"
+    "                    replayed once per pass) and its diagnosis\n"
     "  -v, --verbose     log worker restarts\n"
     "\n"
     "exit status: 0 all ok, 1 a non-ok verdict, 2 usage, 3 no GPU\n";
@@ -80,6 +84,7 @@ struct eval_args {
     int have_seed, json, verbose, timeout_ms;
     int ab;                    /* --ab: confirm file 1 against file 2 */
     int pairs;                 /* --pairs N: each vs the baseline (0: no) */
+    int profile;               /* --profile: hardware profile of each */
 };
 
 static int parse_eval_args(int argc, char **argv, struct eval_args *a)
@@ -89,7 +94,8 @@ static int parse_eval_args(int argc, char **argv, struct eval_args *a)
         {"param", 1, 0, 'P'},   {"arch", 1, 0, 'a'},  {"seed", 1, 0, 'S'},
         {"json", 0, 0, 'j'},    {"timeout-ms", 1, 0, 't'},
         {"verbose", 0, 0, 'v'}, {"help", 0, 0, 'h'},  {"ab", 0, 0, 'b'},
-        {"problem-file", 1, 0, 'F'}, {"pairs", 1, 0, 'R'}, {0, 0, 0, 0}};
+        {"problem-file", 1, 0, 'F'}, {"pairs", 1, 0, 'R'},
+        {"profile", 0, 0, 'O'}, {0, 0, 0, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
@@ -119,6 +125,7 @@ static int parse_eval_args(int argc, char **argv, struct eval_args *a)
         case 'a': a->arch = optarg; break;
         case 'j': a->json = 1; break;
         case 'b': a->ab = 1; break;
+        case 'O': a->profile = 1; break;
         case 'R': {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -444,6 +451,10 @@ static int run_group(const struct eval_args *a, struct group *g,
             rc = print_confirm(&ev, cp, g->file);
         if (!rc && a->pairs)
             rc = print_pairs(&ev, cp, g->file, g->n, a->pairs, pr.ok);
+        for (int i = 0; !rc && a->profile && i < g->n; i++)
+            if (pr.ok[i])
+                rc = cli_print_profile(&ev, cp[i], g->p, &o.shape, o.dtype,
+                                       g->file[i], a->json);
         if (rc) {
             fprintf(stderr, "kevo eval: evaluation stopped: %s\n",
                     kevo_strerror(rc));

@@ -52,6 +52,10 @@ struct run_summary {
     long evals, outcomes[EVAL_OUTCOME_COUNT], confirms;
     double last_t;            /* run time at the last record, s */
     double ms[3];             /* summed compile, check, time phases */
+    int profiles, prof_best, prof_parent;
+    double prof_ms;           /* host ms the profiles took */
+    const char *prof_note;    /* why counters are unavailable, or NULL */
+    int rewrites, rewrite_tpls; /* LLM rewrite requests, template versions */
 };
 
 /* The journal's records, typed by the records codec; a record it
@@ -60,6 +64,30 @@ struct run_records {
     struct record *recs;
     int n_recs;
 };
+
+/* The template of genome h in the journal's eval records, or NULL. */
+static const char *tpl_of(const struct run_records *rr, uint64_t h)
+{
+    for (int i = 0; i < rr->n_recs; i++)
+        if (rr->recs[i].type == REC_EVAL && rr->recs[i].u.eval.hash == h)
+            return rr->recs[i].u.eval.tpl;
+    return NULL;
+}
+
+/* 1 if LLM rewrite record k is the first about its parent's template. */
+static int first_rewrite_of_tpl(const struct run_records *rr, int k)
+{
+    const struct rec_llm *l = &rr->recs[k].u.llm;
+    const char *t = l->n_par ? tpl_of(rr, l->par[0]) : NULL;
+    for (int i = 0; t && i < k; i++) {
+        const struct rec_llm *o = &rr->recs[i].u.llm;
+        const char *u;
+        if (rr->recs[i].type == REC_LLM && !strcmp(o->op, "llm_rewrite") &&
+            o->n_par && (u = tpl_of(rr, o->par[0])) && !strcmp(t, u))
+            return 0;
+    }
+    return t != NULL;
+}
 
 static void summarize(const struct run_records *rr, struct run_summary *s)
 {
@@ -72,6 +100,18 @@ static void summarize(const struct run_records *rr, struct run_summary *s)
             s->gen = x->u.gen.gen;
         } else if (x->type == REC_CONFIRM) {
             s->confirms++;
+        } else if (x->type == REC_PROFILE) {
+            const struct rec_profile *p = &x->u.profile;
+            s->profiles++;
+            s->prof_best += !strcmp(p->why, "best");
+            s->prof_parent += !strcmp(p->why, "parent");
+            s->prof_ms += p->p.available ? p->p.cost_ms : 0;
+            if (!p->p.available && !s->prof_note &&
+                !strncmp(p->p.note, "counters not available", 22))
+                s->prof_note = p->p.note;
+        } else if (x->type == REC_LLM && !strcmp(x->u.llm.op, "llm_rewrite")) {
+            s->rewrites++;
+            s->rewrite_tpls += first_rewrite_of_tpl(rr, i);
         } else if (x->type == REC_EVAL) {
             const struct eval_result *r = &x->u.eval.r;
             s->ms[0] += r->compile_ms;
@@ -130,6 +170,15 @@ static cJSON *status_json(const char *dir, const struct spec *sp,
     for (int i = 0; i < 3; i++)
         cJSON_AddNumberToObject(ms, phase[i],
                                 s->evals ? s->ms[i] / (double)s->evals : 0);
+    cJSON *pf = cJSON_AddObjectToObject(o, "profiles");
+    cJSON_AddNumberToObject(pf, "taken", s->profiles);
+    cJSON_AddNumberToObject(pf, "ms", s->prof_ms);
+    cJSON_AddNumberToObject(pf, "share", s->last_t > 0 ? s->prof_ms / 1e3 /
+                            s->last_t : 0);
+    if (s->prof_note)
+        cJSON_AddStringToObject(pf, "not_available", s->prof_note);
+    cJSON_AddNumberToObject(o, "llm_rewrites", s->rewrites);
+    cJSON_AddNumberToObject(o, "llm_rewrite_templates", s->rewrite_tpls);
     if (best->has)
         cJSON_AddItemToObject(o, "best", best_json(best));
     return o;
@@ -198,6 +247,19 @@ static void print_status(const char *dir, const struct spec *sp,
                s->evals * 60.0 / s->last_t, s->ms[0] / (double)s->evals,
                s->ms[1] / (double)s->evals, s->ms[2] / (double)s->evals);
     print_budget(sp, s);
+    if (s->prof_note)
+        printf("profiles:    %s\n", s->prof_note);
+    else if (s->profiles)
+        printf("profiles:    %d (%d new best%s, %d LLM parent%s), %.0f ms = "
+               "%.2f %% of the run (budget 3 %%)\n", s->profiles,
+               s->prof_best, s->prof_best == 1 ? "" : "s", s->prof_parent,
+               s->prof_parent == 1 ? "" : "s", s->prof_ms,
+               s->last_t > 0 ? s->prof_ms / 10.0 / s->last_t : 0);
+    if (s->rewrites)
+        printf("rewrites:    %d LLM rewrite%s over %d template version%s "
+               "(each asked once, at its best point)\n", s->rewrites,
+               s->rewrites == 1 ? "" : "s", s->rewrite_tpls,
+               s->rewrite_tpls == 1 ? "" : "s");
 }
 
 /* How the last session ended, from the end.json the engine wrote

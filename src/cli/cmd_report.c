@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,6 +333,13 @@ static void plan_text(const struct report *r, char *out, size_t cap)
                  (unsigned long long)lp.workspace_bytes);
 }
 
+/* 1 when baseline name is a copy and the problem counts other work than
+ * bytes: its rate is bytes/s, never a ratio to FLOP/s. */
+static int copy_of_other_work(const struct report *r, const char *name)
+{
+    return !strcmp(name, "copy") && strcmp(r->v.prob->work_unit, "B/s");
+}
+
 static void winner_numbers(struct report *r, cJSON *w)
 {
     const struct run_view *v = &r->v;
@@ -367,6 +375,18 @@ static void winner_numbers(struct report *r, cJSON *w)
         run_view_baseline(v, i, &b);
         if (!b.name[0] || b.fitness <= 0)
             continue;
+        if (copy_of_other_work(r, b.name)) { /* bytes/s; compare times */
+            snprintf(k, sizeof k, "time vs %s", b.name);
+            doc_kv(&r->d, k, "%.3fx the copy's time (copy: %.1f ns, %.4g "
+                   "GB/s over the problem's minimum bytes)",
+                   med / b.median_ns, b.median_ns,
+                   r->v.prob->min_bytes
+                       ? r->v.prob->min_bytes(r->v.prob, &r->v.spec.shape,
+                                              r->v.spec.dtype) / b.median_ns
+                       : 0);
+            nb++;
+            continue;
+        }
         snprintf(k, sizeof k, "ratio to %s", b.name);
         doc_kv(&r->d, k, "%.3fx (%s: %.1f ns)", f / b.fitness, b.name,
                b.median_ns);
@@ -532,6 +552,20 @@ static int has_gen_best(const struct report *r)
     return 0;
 }
 
+/* The problem's work over the winner's speed-of-light floor (evidence
+ * floor_ns), in its unit; 0 when unknown. */
+static double speed_of_light(const struct report *r)
+{
+    const struct rec_eval *e = r->v.best_eval;
+    cJSON *ev = e && e->r.evidence_json ? cJSON_Parse(e->r.evidence_json)
+                                        : NULL;
+    double fl = record_num(ev, "floor_ns", 0);
+    cJSON_Delete(ev);
+    return fl > 0 ? r->v.prob->work(r->v.prob, &r->v.spec.shape,
+                                    r->v.spec.dtype) / (fl * 1e-9)
+                  : 0;
+}
+
 static void script_best(struct report *r, FILE *g, int xcol, const char *out,
                         const char *xl)
 {
@@ -547,6 +581,20 @@ static void script_best(struct report *r, FILE *g, int xcol, const char *out,
                    "lc rgb '#1f77b4' title 'accepted best (end of "
                    "generation)'",
                 xcol);
+    /* the baselines in the problem's unit, and the speed of light */
+    struct record_baseline b;
+    for (int i = 0; i < run_view_n_baselines(&r->v); i++) {
+        run_view_baseline(&r->v, i, &b);
+        if (b.name[0] && b.fitness > 0 && !copy_of_other_work(r, b.name))
+            fprintf(g, ", \\\n     %.9g with lines dt 2 lw 1.5 lc rgb "
+                       "'#2ca02c' title '%s (baseline)'",
+                    b.fitness / r->scale, b.name);
+    }
+    double sol = speed_of_light(r);
+    if (sol > 0)
+        fprintf(g, ", \\\n     %.9g with lines dt 3 lw 1.5 lc rgb "
+                   "'#d62728' title 'speed of light (roofline floor)'",
+                sol / r->scale);
     fprintf(g, "\n");
 }
 
@@ -627,6 +675,8 @@ static void add_plot(struct plot_list *pl, const char *name, const char *alt)
     pl->n++;
 }
 
+static int script_roofline(struct report *r, FILE *g);
+
 /* Writes data + plots.gp for every chart and runs gnuplot once. */
 static int make_plots(struct report *r, struct plot_list *pl)
 {
@@ -651,6 +701,8 @@ static int make_plots(struct report *r, struct plot_list *pl)
         script_best(r, g, 1, "best_evals.svg", "evaluations");
         add_plot(pl, "best_evals.svg", "best so far against evaluations");
     }
+    if (script_roofline(r, g))
+        add_plot(pl, "roofline.svg", "roofline with the profiled candidates");
     if (r->n_muts) {
         script_mutators(r, g);
         add_plot(pl, "success.svg", "success rate per mutator");
@@ -716,6 +768,176 @@ static void section_plots(struct report *r, const struct plot_list *pl,
             doc_svg(&r->d, path, rel, pl->alt[i]))
             doc_p(&r->d, "(chart '%s' is missing)", rel);
     }
+}
+
+/* ------------------------------------------------ hardware profiles */
+
+#define REPORT_PROFILES 5 /* the best few profiled candidates */
+
+struct profiled {
+    const struct rec_profile *p;
+    const struct rec_eval *e;  /* its ok eval record */
+};
+
+static int cmp_profiled(const void *a, const void *b)
+{
+    const struct profiled *x = a, *y = b;
+    if (x->e->r.fitness != y->e->r.fitness)
+        return x->e->r.fitness > y->e->r.fitness ? -1 : 1;
+    return x->p->hash < y->p->hash ? -1 : x->p->hash > y->p->hash;
+}
+
+/* The available profiles of ok candidates, fittest first (at most cap);
+ * *why: the note of an unavailable one (or NULL). */
+static int collect_profiled(const struct report *r, struct profiled *out,
+                            int cap, const char **why)
+{
+    int n = 0;
+    *why = NULL;
+    for (int k = 0; k < r->v.n_records; k++) {
+        const struct record *rec = &r->v.recs[k];
+        if (rec->type != REC_PROFILE)
+            continue;
+        const struct rec_profile *p = &rec->u.profile;
+        if (!p->p.available) {
+            *why = *why ? *why : p->p.note;
+            continue;
+        }
+        const struct rec_eval *e = run_view_find_eval(&r->v, p->hash);
+        int dup = 0;
+        for (int i = 0; i < n; i++)
+            dup |= out[i].p->hash == p->hash;
+        if (e && e->r.outcome == EVAL_OK && !dup && n < cap)
+            out[n++] = (struct profiled){p, e};
+    }
+    qsort(out, (size_t)n, sizeof *out, cmp_profiled);
+    return n;
+}
+
+static double sum_metric(const struct kprof *p, enum prof_metric m)
+{
+    double s = 0;
+    for (int i = 0; i < p->n; i++)
+        s += isfinite(p->l[i].m[m]) ? p->l[i].m[m] : 0;
+    return s;
+}
+
+static void pct_cell(char *out, size_t cap, double v)
+{
+    if (isfinite(v))
+        snprintf(out, cap, "%.1f", v);
+    else
+        snprintf(out, cap, "-");
+}
+
+static void section_profiles(struct report *r)
+{
+    struct profiled pr[64];
+    const char *why;
+    int n = collect_profiled(r, pr, 64, &why);
+    cJSON *js = cJSON_AddArrayToObject(r->json, "profiles");
+    doc_h(&r->d, 2, "Hardware profiles");
+    if (!n) {
+        doc_p(&r->d, "No hardware profile in this run%s%s.", why ? ": " : "",
+              why ? why : " (profiles are taken of new bests and LLM "
+              "parents when the GPU's counters can be read)");
+        return;
+    }
+    doc_p(&r->d, "The best %d profiled candidates (CUPTI range profiler, "
+          "every launch replayed outside the timed runs; numbers of the "
+          "launch that takes the most time).", n < REPORT_PROFILES ? n
+                                                               : REPORT_PROFILES);
+    static const char *const head[11] = {
+        "#", "template", "time", "fitness", "DRAM %", "SM %", "tensor %",
+        "occupancy %", "L2 hit %", "diagnosis", "launches"};
+    doc_table(&r->d, 11, head);
+    struct prof_ctx pc = {
+        r->v.prob->min_bytes ? r->v.prob->min_bytes(r->v.prob,
+                                                    &r->v.spec.shape,
+                                                    r->v.spec.dtype) : 0,
+        r->v.prob->flops ? r->v.prob->flops(r->v.prob, &r->v.spec.shape,
+                                            r->v.spec.dtype) : 0};
+    for (int i = 0; i < n && i < REPORT_PROFILES; i++) {
+        const struct kprof *p = &pr[i].p->p;
+        const struct prof_launch *l = &p->l[prof_main_launch(p)];
+        char c[11][1024];
+        snprintf(c[0], sizeof c[0], "%d", i + 1);
+        snprintf(c[1], sizeof c[1], "%s", pr[i].e->tpl);
+        snprintf(c[2], sizeof c[2], "%.1f us", pr[i].e->r.median_ns / 1e3);
+        fmt_fit(r, pr[i].e->r.fitness, c[3], sizeof c[3]);
+        pct_cell(c[4], sizeof c[4], l->m[PM_DRAM_PCT]);
+        pct_cell(c[5], sizeof c[5], l->m[PM_SM_PCT]);
+        pct_cell(c[6], sizeof c[6], fmax(l->m[PM_TENSOR_GMMA_PCT],
+                                         l->m[PM_TENSOR_HMMA_PCT]));
+        pct_cell(c[7], sizeof c[7], l->m[PM_OCC_PCT]);
+        pct_cell(c[8], sizeof c[8], l->m[PM_L2_HIT_PCT]);
+        prof_diagnose(p, &pc, c[9], sizeof c[9]);
+        snprintf(c[10], sizeof c[10], "%d", p->n);
+        const char *cells[11];
+        for (int k = 0; k < 11; k++)
+            cells[k] = c[k];
+        doc_row(&r->d, 11, cells, 0);
+        cJSON *o = prof_json(p);
+        if (o) {
+            char hex[17];
+            hash_hex(pr[i].p->hash, hex);
+            cJSON_AddStringToObject(o, "hash", hex);
+            cJSON_AddStringToObject(o, "template", pr[i].e->tpl);
+            cJSON_AddStringToObject(o, "diagnosis", c[9]);
+            cJSON_AddItemToArray(js, o);
+        }
+    }
+    doc_table_end(&r->d);
+}
+
+/* roofline.dat: arithmetic intensity (FLOP per DRAM byte moved) and
+ * FLOP/s of each profiled candidate; the peaks as lines. 0 without
+ * profiles or FLOPs. */
+static int script_roofline(struct report *r, FILE *g)
+{
+    struct profiled pr[64];
+    const char *why;
+    int n = collect_profiled(r, pr, 64, &why);
+    const struct problem *pb = r->v.prob;
+    double flops = pb->flops ? pb->flops(pb, &r->v.spec.shape,
+                                         r->v.spec.dtype) : 0;
+    const cJSON *d = run_view_env(&r->v, "device");
+    double bw = record_num(d, "peak_bw", 0),
+           pk = record_num(d, r->v.spec.dtype == DTYPE_FP32 ? "peak_fp32"
+                                                            : "peak_tensor16",
+                           0);
+    FILE *f = n && flops > 0 ? open_in(r, "roofline.dat") : NULL;
+    if (!f)
+        return 0;
+    int pts = 0;
+    for (int i = 0; i < n; i++) {
+        double bytes = sum_metric(&pr[i].p->p, PM_DRAM_READ) +
+                       sum_metric(&pr[i].p->p, PM_DRAM_WRITE);
+        if (bytes > 0 && pr[i].e->r.median_ns > 0) {
+            fprintf(f, "%.9g %.9g %d\n", flops / bytes,
+                    flops / (pr[i].e->r.median_ns * 1e-9) / 1e12, i + 1);
+            pts++;
+        }
+    }
+    fclose(f);
+    if (!pts)
+        return 0;
+    plot_head(g, "roofline.svg", "Roofline: the profiled candidates",
+              "FLOP per DRAM byte moved", "TFLOP/s");
+    fprintf(g, "set logscale xy\nset key bottom right\n");
+    if (bw > 0 && pk > 0)
+        fprintf(g, "plot (x * %.9g < %.9g ? x * %.9g : %.9g) lw 2 lc rgb "
+                   "'#d62728' title 'peak: %.3g TB/s, %.4g TFLOP/s', \\\n"
+                   "     'roofline.dat' using 1:2 with points pt 7 ps 1 lc "
+                   "rgb '#1f77b4' title 'profiled candidates', \\\n"
+                   "     'roofline.dat' using 1:2:3 with labels offset 1,0 "
+                   "notitle\n",
+                bw / 1e12, pk / 1e12, bw / 1e12, pk / 1e12, bw / 1e12,
+                pk / 1e12);
+    else
+        fprintf(g, "plot 'roofline.dat' using 1:2 with points pt 7 ps 1 "
+                   "title 'profiled candidates (no device peaks recorded)'\n");
+    return 1;
 }
 
 /* ----------------------------------------------------------- lineage */
@@ -885,6 +1107,7 @@ static void write_body(struct report *r, const struct plot_list *pl)
           r->v.dir, r->evals, r->v.n_records);
     section_searched(r);
     section_winner(r);
+    section_profiles(r);
     int np = 0;
     while (np < pl->n && strncmp(pl->name[np], "param_", 6))
         np++;

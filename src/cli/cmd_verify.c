@@ -47,7 +47,7 @@
                             0.005 on the H200 (gpueval.c confirm) */
 
 static const char usage[] =
-    "usage: kevo verify <run-dir> [--top K] [--reps N] [--json]\n"
+    "usage: kevo verify <run-dir> [--top K] [--reps N] [--profile] [--json]\n"
     "       kevo verify --sanitize <run-dir> [...]  (kevo verify --sanitize "
     "--help)\n"
     "\n"
@@ -67,6 +67,8 @@ static const char usage[] =
     "  --top K     kernels to re-measure (default 3, at most 32); the run's\n"
     "              accepted best is always one of them\n"
     "  --reps N    rounds (default 3, at most 50)\n"
+    "  --profile   then the hardware profile of each correct kernel (CUPTI\n"
+    "              range profiler) and its diagnosis, in verify.json too\n"
     "  --json      print verify.json on stdout instead of the table\n"
     "\n"
     "noise = the largest of 1 %, the recorded spread, each round's spread\n"
@@ -98,11 +100,13 @@ struct entry {
     double vs_baseline;              /* median over rounds of baseline /
                                         kernel time, baseline timed next to
                                         it; 0 = not measured */
+    struct kprof prof;               /* --profile */
+    int has_prof;
 };
 
 struct verify {
     const char *dir;
-    int top, reps, json;
+    int top, reps, json, profile;
     struct run_view rv;              /* the run (manifest, journal,
                                         templates), owned */
     struct entry e[MAX_TOP];
@@ -298,6 +302,24 @@ static int start_gpu(struct verify *v)
     fingerprint_compare(v->fp_run, v->fp_now, &v->same_gpu, &v->same_sw,
                         v->diff, sizeof v->diff);
     return v->fp_now && v->fp_run ? KEVO_OK : KEVO_ENOMEM;
+}
+
+/* --profile: each kernel correct in every round, profiled once. */
+static int profile_all(struct verify *v)
+{
+    for (int i = 0; i < v->n; i++) {
+        struct entry *x = &v->e[i];
+        if (x->n_ok != v->reps || !v->ev.ops->profile)
+            continue;
+        int rc = v->ev.ops->profile(v->ev.self, &x->cand, &x->prof);
+        if (rc) {
+            snprintf(v->err, sizeof v->err, "profile stopped: %s",
+                     kevo_strerror(rc));
+            return rc;
+        }
+        x->has_prof = 1;
+    }
+    return KEVO_OK;
 }
 
 static int measure(struct verify *v)
@@ -517,8 +539,21 @@ static struct vdoc *doc_of(const struct verify *v)
     d->n_baseline_rounds = v->reps + 1;
     memcpy(d->baseline_rounds_ns, v->bl_ns,
            (size_t)(v->reps + 1) * sizeof *v->bl_ns);
-    for (int i = 0; i < v->n; i++)
-        entry_of(v, &v->e[i], &d->entries[d->n_entries++]);
+    for (int i = 0; i < v->n; i++) {
+        struct vdoc_entry *de = &d->entries[d->n_entries++];
+        entry_of(v, &v->e[i], de);
+        if (v->e[i].has_prof) { /* --profile */
+            const struct problem *p = v->rv.prob;
+            struct prof_ctx pc = {
+                p->min_bytes ? p->min_bytes(p, &v->rv.spec.shape,
+                                            v->rv.spec.dtype) : 0,
+                p->flops ? p->flops(p, &v->rv.spec.shape, v->rv.spec.dtype)
+                         : 0};
+            prof_diagnose(&v->e[i].prof, &pc, de->diagnosis,
+                          sizeof de->diagnosis);
+            de->profile = prof_json(&v->e[i].prof);
+        }
+    }
     d->fingerprint = v->fp_now ? cJSON_Duplicate(v->fp_now, 1) : NULL;
     d->nvml_end = v->nvml_end ? cJSON_Duplicate(v->nvml_end, 1) : NULL;
     return d;
@@ -616,7 +651,7 @@ static int parse_args(int argc, char **argv, struct verify *v)
 {
     static const struct option opts[] = {
         {"top", 1, 0, 'k'}, {"reps", 1, 0, 'r'}, {"json", 0, 0, 'j'},
-        {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"help", 0, 0, 'h'}, {"profile", 0, 0, 'P'}, {0, 0, 0, 0}};
     int c, x;
     optind = 1;
     opterr = 0;
@@ -626,6 +661,7 @@ static int parse_args(int argc, char **argv, struct verify *v)
         switch (c) {
         case 'h': fputs(usage, stdout); return -1;
         case 'j': v->json = 1; break;
+        case 'P': v->profile = 1; break;
         case 'k':
             if ((x = parse_count("top", optarg, MAX_TOP, &v->top)))
                 return x;
@@ -677,7 +713,8 @@ static int run_verify(struct verify *v)
     }
     /* a run in progress would share the GPU and spoil both measurements */
     if ((rc = rundir_lock(v->dir, v->err, sizeof v->err)) ||
-        (rc = start_gpu(v)) || (rc = measure(v)))
+        (rc = start_gpu(v)) || (rc = measure(v)) ||
+        (v->profile && (rc = profile_all(v))))
         return rc;
     const char *uuid = record_str(record_at(v->fp_now, "gpu", NULL), "uuid");
     v->nvml_end = fingerprint_sample(uuid);
@@ -688,6 +725,10 @@ static int run_verify(struct verify *v)
     rc = j ? write_result(v, j) : KEVO_ENOMEM;
     if (!rc && !v->json)
         print_table(v, d);
+    for (int i = 0; d && i < d->n_entries; i++)
+        if (!rc && !v->json && d->entries[i].diagnosis[0])
+            printf("profile of %s: %s\n", d->entries[i].hash,
+                   d->entries[i].diagnosis);
     cJSON_Delete(j);
     vdoc_free(d);
     return rc;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "problem.h"
+#include "profile.h"
 #include "status.h"
 #include "tpl.h"
 
@@ -110,6 +111,12 @@ struct evaluator_ops {
      * One that answers from a recorded table admits only the table's
      * points, and the engine makes no other candidate. */
     int (*admit)(void *self, const struct tpl *t, const int64_t *vals);
+    /* (optional) The hardware profile of candidate c (profile.h), taken
+     * outside any timed window on fresh inputs. A profile that cannot be
+     * taken (counters restricted, another profiler attached, c does not
+     * run) is KEVO_OK with out->available = 0 and a note; an error makes
+     * further evaluation impossible. */
+    int (*profile)(void *self, const struct candidate *c, struct kprof *out);
     /* (optional) JSON object text describing the environment (GPU, driver,
      * versions) for the manifest; new string, caller frees. */
     char *(*environment)(void *self);

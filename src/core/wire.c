@@ -21,6 +21,7 @@ static const struct {
     {WM_QUIT, "quit", 0},           {WM_READY, "ready", 1},
     {WM_PROGRESS, "progress", 1},   {WM_RESULT, "result", 1},
     {WM_CONFIRMED, "confirmed", 1}, {WM_FATAL, "fatal", 1},
+    {WM_PROFILE, "profile", 1},     {WM_PROFILED, "profiled", 1},
 };
 
 const char *wire_kind_name(int type)
@@ -478,4 +479,23 @@ cJSON *wire_result_json(const struct eval_result *r, cJSON *evidence)
 int wire_result_parse(const cJSON *o, struct eval_result *r)
 {
     return record_get_result(o, r);
+}
+
+cJSON *wire_profile_json(const struct kprof *p)
+{
+    cJSON *o = cJSON_CreateObject(), *pj = prof_json(p);
+    if (!o || !pj) {
+        cJSON_Delete(o);
+        cJSON_Delete(pj);
+        return NULL;
+    }
+    cJSON_AddItemToObject(o, "profile", pj);
+    return o;
+}
+
+int wire_profile_parse(const cJSON *o, struct kprof *p)
+{
+    char err[128];
+    return prof_parse(cJSON_GetObjectItemCaseSensitive(o, "profile"), p, err,
+                      sizeof err);
 }

@@ -19,7 +19,10 @@
  *   result     the eval_result, in the journal's own codec (core/record.c),
  *              so a result has one JSON shape from the GPU to the journal;
  *   confirmed  what confirm measured, or why it could not;
- *   fatal      why the worker gives up (it exits after it).
+ *   fatal      why the worker gives up (it exits after it);
+ *   profile    a profile request (its body is a job), answered by
+ *   profiled   the candidate's hardware profile in the journal's codec
+ *              (core/profile.c).
  *
  * Decoders borrow strings from the object they read only where a field is
  * a `const char *`; everything else is copied.
@@ -31,6 +34,7 @@
 
 #include "eval.h"
 #include "problem.h"
+#include "profile.h"
 #include "record.h"
 #include "status.h"
 #include "tpl.h"
@@ -47,11 +51,13 @@ enum wire_kind {
     WM_CONFIRM,    /* -> struct wire_confirm, + both cubins */
     WM_BASELINE,   /* -> no body: re-measure baselines; answer WM_READY */
     WM_QUIT,       /* -> no body */
+    WM_PROFILE,    /* -> struct wire_job, + the cubin: profile it */
     WM_READY = 16, /* <- struct wire_ready */
     WM_PROGRESS,   /* <- struct wire_progress */
     WM_RESULT,     /* <- struct eval_result + evidence (wire_result_*) */
     WM_CONFIRMED,  /* <- struct wire_confirmed */
-    WM_FATAL       /* <- struct wire_fatal; the worker exits after it */
+    WM_FATAL,      /* <- struct wire_fatal; the worker exits after it */
+    WM_PROFILED    /* <- {profile: {...}} (wire_profile_*) */
 };
 
 /* "init", "job", ...; "?" for a type that is no kind. */
@@ -185,5 +191,11 @@ int wire_fatal_parse(const cJSON *o, struct wire_fatal *m) KEVO_WUR;
 cJSON *wire_result_json(const struct eval_result *r, cJSON *evidence);
 /* record_get_result of a worker's answer; KEVO_EPARSE if malformed. */
 int wire_result_parse(const cJSON *o, struct eval_result *r) KEVO_WUR;
+
+/* A profile answer as an object {"profile": {...}} (NULL without
+ * memory). */
+cJSON *wire_profile_json(const struct kprof *p);
+/* prof_parse of a worker's profile answer; KEVO_EPARSE if malformed. */
+int wire_profile_parse(const cJSON *o, struct kprof *p) KEVO_WUR;
 
 #endif

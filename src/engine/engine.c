@@ -910,6 +910,9 @@ static int update_best(struct engine *e)
         return rc;
     if (accept) {
         set_best(e, c);
+        if ((rc = engine_prof_take(e, c->g.tpl, c->g.vals, c->g.hash,
+                                   "best")))
+            return rc;
         engine_report_best(e);
     }
     return KEVO_OK;
@@ -1276,6 +1279,8 @@ static int count_history(struct engine *e)
         const cJSON *o = runlog_recorded(e->env.log, i);
         struct rec_eval r;
         char why[128];
+        if (rec_type_of(o) == REC_PROFILE && engine_prof_note_record(e, o))
+            return KEVO_ENOMEM;
         if (rec_type_of(o) != REC_EVAL)
             continue;
         int rc = rec_eval_parse(o, &r, why, sizeof why);
@@ -1321,6 +1326,8 @@ static int alloc_engine(const struct engine_env *env, struct engine **out)
     archive_init(&e->arc);
     if (!rc)
         rc = engine_llm_init(e);
+    if (!rc)
+        rc = engine_prof_init(e);
     e->st.gen = -1;
     e->st.best_tpl = -1;
     *out = e;
@@ -1381,6 +1388,7 @@ void engine_free(struct engine *e)
     archive_release(&e->arc);
     seen_release(&e->seen);
     engine_llm_free(e);
+    engine_prof_free(e);
     for (int t = 0; e->pts && t < e->n_base; t++)
         pointset_release(&e->pts[t]);
     free(e->pts);

@@ -52,6 +52,7 @@ struct arm {
 
 struct llm_pending;
 struct recmap;
+struct engine_prof;
 struct surrogate;
 
 /* One measured point, for the surrogate (engine_sur.c). */
@@ -96,6 +97,9 @@ struct engine {
                               proposals asked again */
     int llm_rounds;        /* proposals asked again for want of a usable
                               template (engine_llm_until_usable) */
+    uint64_t *rw;          /* template versions (hashes) asked for a
+                              rewrite: each once (checkpointed) */
+    int n_rw, cap_rw;
     int use_bandit;
     struct bandit bandit;
     struct arm arms[BANDIT_MAX_ARMS];
@@ -120,6 +124,8 @@ struct engine {
     int sur_n_tpls;        /* templates when it was fitted */
     int *sur_off;          /* per template: its first feature */
     int sur_d;             /* features */
+    /* hardware profiles (engine_prof.c) */
+    struct engine_prof *prof;
 };
 
 /* engine.c: run time incl. earlier sessions, s */
@@ -135,6 +141,22 @@ int engine_note_end(const struct engine *e);
 /* Removes end.json at a session's start: it exists only while the last
  * session is one that ended on its own. */
 void engine_clear_end(const struct engine *e);
+/* engine_prof.c: hardware profiles of the best and of LLM parents (see
+ * the file's top comment for the budget) */
+int engine_prof_init(struct engine *e);
+void engine_prof_free(struct engine *e);
+/* Profiles genome (tpl, vals, hash) for reason why unless it has a
+ * profile, the budget is spent or counters are unavailable; recorded
+ * profiles are taken from the journal (runlog_profile). */
+int engine_prof_take(struct engine *e, int tpl, const int64_t *vals,
+                     uint64_t hash, const char *why);
+/* The genome's profile, or NULL. */
+const struct kprof *engine_prof_find(const struct engine *e, uint64_t hash);
+/* The unavailable profile that turned profiling off (counters restricted,
+ * another profiler), or NULL: what prompts show for unprofiled parents. */
+const struct kprof *engine_prof_off(const struct engine *e);
+/* A "profile" record of the history (before the checkpoint). */
+int engine_prof_note_record(struct engine *e, const cJSON *o);
 
 /* engine_llm.c */
 const struct tpl *engine_tpl_of(const struct engine *e,
@@ -180,6 +202,8 @@ int engine_llm_until_usable(struct engine *e);
 /* After a run that evaluated nothing: KEVO_ENOENT with the reason in
  * errbuf if that was for want of a usable LLM answer, else KEVO_OK. */
 int engine_llm_end_check(struct engine *e);
+/* Template versions asked for a rewrite so far. */
+int engine_llm_rewrites_asked(const struct engine *e);
 
 /* engine_sur.c: the surrogate that ranks offspring before evaluation */
 /* Remembers a result (in journal order; also for records read back). */

@@ -66,7 +66,8 @@ struct rec {
     uint64_t hash;
     int tpl;
     int64_t vals[TPL_MAX_PARAMS];
-    struct eval_result r;  /* detail kept; evidence dropped */
+    struct eval_result r;  /* detail and evidence kept (owned; the
+                              prompts show the journal's evidence) */
 };
 
 struct recmap {
@@ -147,7 +148,8 @@ int engine_llm_note(struct engine *e, const struct child *c)
     r->tpl = c->g.tpl;
     memcpy(r->vals, c->g.vals, sizeof r->vals);
     r->r = c->r;
-    r->r.evidence_json = NULL;
+    r->r.evidence_json = c->r.evidence_json ? strdup(c->r.evidence_json)
+                                            : NULL;
     m->n++;
     return KEVO_OK;
 }
@@ -162,8 +164,7 @@ int engine_llm_note_record(struct engine *e, const struct rec_eval *rec)
         return KEVO_EPARSE;
     c.g.hash = rec->hash;
     c.r = rec->r;
-    c.r.evidence_json = NULL; /* engine_llm_note keeps no evidence */
-    return engine_llm_note(e, &c);
+    return engine_llm_note(e, &c); /* (copies the evidence) */
 }
 
 /* ---------------------------------------------------------- waiting */
@@ -245,6 +246,9 @@ void engine_llm_free(struct engine *e)
     for (int i = 0; i < e->n_pend; i++)
         pending_release(&e->pend[i]);
     free(e->pend);
+    free(e->rw);
+    for (size_t i = 0; e->recs && i < e->recs->cap; i++)
+        free(e->recs->v[i].r.evidence_json);
     if (e->recs)
         free(e->recs->v);
     free(e->recs);
@@ -295,19 +299,31 @@ static int add_tpl(struct engine *e, struct tpl *t, const char *key,
 
 /* ------------------------------------------------------------ prompts */
 
-static void fill_parent(const struct engine *e, uint64_t h,
-                        struct llm_parent *p, struct eval_result *r,
-                        const int64_t **vals)
+/* Parent h's facts; for a rewrite or crossover (profile = 1) its
+ * hardware profile, taken now if it has none (engine_prof.c). */
+static int fill_parent(struct engine *e, uint64_t h, int profile,
+                       struct llm_parent *p, struct eval_result *r,
+                       const int64_t **vals)
 {
     const struct rec *x = rec_find(e, h);
     eval_result_init(r);
     if (x) {
-        *r = x->r;
+        int rc = profile && x->r.outcome == EVAL_OK
+                     ? engine_prof_take(e, x->tpl, x->vals, h, "parent")
+                     : KEVO_OK;
+        if (rc)
+            return rc;
+        x = rec_find(e, h); /* (the map is not changed by it; kept safe) */
+        *r = x->r;        /* borrows the evidence */
         p->tpl = e->tpls[x->tpl];
         *vals = x->vals;
+        p->prof = engine_prof_find(e, h);
+        if (!p->prof && profile)
+            p->prof = engine_prof_off(e); /* "not available: why" */
     }
     p->vals = *vals;
     p->r = r;
+    return KEVO_OK;
 }
 
 /* Hashes request p's prompt, asks the provider (if any) and appends p to
@@ -365,17 +381,32 @@ static int queue(struct engine *e, const struct llm_mutator *op, int island,
     const int64_t *vals[2] = {NULL, NULL};
     memset(pp, 0, sizeof pp);
     for (int i = 0; i < n_par; i++) {
-        fill_parent(e, par[i], &pp[i], &rr[i], &vals[i]);
+        int rc = fill_parent(e, par[i], op->role == LLM_ROLE_VARY, &pp[i],
+                             &rr[i], &vals[i]);
+        if (rc)
+            return rc;
         if (!pp[i].tpl)
             return KEVO_OK; /* no facts about this parent: ask nothing */
     }
     double base = e->st.best_ratio > 0
                       ? e->st.best_fitness / e->st.best_ratio : 0;
+    /* the main baseline's name and time, from the worker's evidence (a
+     * copy is then reported in bytes/s, not in the problem's unit) */
+    const struct rec *bx = n_par ? rec_find(e, par[0])
+                                 : rec_find(e, e->st.best_hash);
+    cJSON *ev = bx && bx->r.evidence_json ? cJSON_Parse(bx->r.evidence_json)
+                                          : NULL;
+    char base_name[32];
+    snprintf(base_name, sizeof base_name, "%s",
+             record_str(ev, "baseline") ? record_str(ev, "baseline") : "");
+    double base_ns = record_num(ev, "baseline_ns", 0);
+    cJSON_Delete(ev);
     struct llm_prompt_ctx ctx = {
         .prompts_dir = e->env.prompts_dir, .problem = e->env.problem,
         .dtype = e->env.spec->dtype, .shape = &e->env.spec->shape,
         .gpu_facts = e->env.gpu_facts ? e->env.gpu_facts : "",
         .best_fitness = e->st.best_fitness, .baseline_fitness = base,
+        .baseline_name = base_name, .baseline_ns = base_ns,
         /* variant is 1-based here (0: not a proposal) */
         .n_variants = variant ? e->env.spec->llm_propose : 0,
         .variant = variant ? variant - 1 : 0};
@@ -422,6 +453,47 @@ int engine_llm_propose(struct engine *e)
 
 /* ---------------------------------------------------------- operators */
 
+/* 1 if template version h was asked for a rewrite. */
+static int rewrite_asked(const struct engine *e, uint64_t h)
+{
+    for (int k = 0; k < e->n_rw; k++)
+        if (e->rw[k] == h)
+            return 1;
+    return 0;
+}
+
+static int rewrite_mark(struct engine *e, uint64_t h)
+{
+    if (rewrite_asked(e, h))
+        return KEVO_OK;
+    if (e->n_rw == e->cap_rw) {
+        int cap = e->cap_rw ? 2 * e->cap_rw : 16;
+        uint64_t *v = realloc(e->rw, sizeof *v * (size_t)cap);
+        if (!v)
+            return KEVO_ENOMEM;
+        e->rw = v;
+        e->cap_rw = cap;
+    }
+    e->rw[e->n_rw++] = h;
+    return KEVO_OK;
+}
+
+/* The best member of the best template on island is that was not asked
+ * for a rewrite yet (members are sorted best first), or NULL. */
+static const struct member *rewrite_parent(const struct engine *e,
+                                           const struct island *is)
+{
+    for (int k = 0; k < is->n; k++)
+        if (!rewrite_asked(e, e->tpls[is->m[k].g.tpl]->hash))
+            return &is->m[k];
+    return NULL;
+}
+
+int engine_llm_rewrites_asked(const struct engine *e)
+{
+    return e->n_rw;
+}
+
 int engine_llm_pick(struct engine *e, int i, int *arm)
 {
     const struct island *is = &e->isl[i];
@@ -450,7 +522,17 @@ int engine_llm_pick(struct engine *e, int i, int *arm)
         op = one; /* none: a one-parent operator instead */
         *arm = arm_of(e, op->name);
     }
-    return queue(e, op, i, 1, par, 0, 0);
+    /* A rewrite is a question about a design, not a point: once per
+     * template version, at its best point, leading templates first. */
+    const struct member *best = rewrite_parent(e, is);
+    if (!best) { /* every template here was asked: a cheap child */
+        for (int a = 0; a < e->n_arms; a++)
+            allowed[a] = e->arms[a].cheap != NULL;
+        *arm = bandit_pick(&e->bandit, &e->rng, allowed);
+        return KEVO_OK;
+    }
+    int rc = rewrite_mark(e, e->tpls[best->g.tpl]->hash);
+    return rc ? rc : queue(e, op, i, 1, &best->g.hash, 0, 0);
 }
 
 static double cost_of(const struct engine *e, int arm)
@@ -747,6 +829,11 @@ cJSON *engine_llm_to_json(const struct engine *e)
         cJSON_AddNumberToObject(t, "depth", e->tpl_depth[i]);
         cJSON_AddItemToArray(ts, t);
     }
+    cJSON *rw = cJSON_AddArrayToObject(o, "rewritten");
+    for (int i = 0; rw && i < e->n_rw; i++) {
+        hash_hex(e->rw[i], hex);
+        cJSON_AddItemToArray(rw, cJSON_CreateString(hex));
+    }
     cJSON *ps = cJSON_AddArrayToObject(o, "pending");
     for (int i = 0; i < e->n_pend; i++) {
         const struct llm_pending *p = &e->pend[i];
@@ -846,5 +933,15 @@ int engine_llm_restore(struct engine *e, const cJSON *ck)
         rc = restore_tpls(e, cJSON_GetObjectItemCaseSensitive(o, "templates"));
     if (!rc)
         rc = restore_pending(e, cJSON_GetObjectItemCaseSensitive(o, "pending"));
+    const cJSON *h; /* template versions asked for a rewrite (absent in
+                       checkpoints of older runs: none) */
+    cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(o, "rewritten"))
+    {
+        uint64_t x;
+        if (!rc && (!cJSON_IsString(h) || hash_parse(h->valuestring, &x)))
+            rc = KEVO_EPARSE;
+        if (!rc)
+            rc = rewrite_mark(e, x);
+    }
     return rc;
 }

@@ -576,6 +576,49 @@ static int ge_confirm(void *self, const struct candidate *ch,
     return KEVO_OK;
 }
 
+/* The worker's range-profiler profile of c (WM_PROFILE, prof.h). */
+static int ge_profile(void *self, const struct candidate *c, struct kprof *out)
+{
+    struct gpueval *g = self;
+    struct launch_plan pl;
+    char why[256], *cubin = NULL;
+    size_t len = 0;
+    prof_init(out);
+    if (tpl_plan(c->tpl, c->vals, &g->o.shape, &g->dev, &pl, why,
+                 sizeof why)) {
+        prof_set_unavailable(out, "no launch plan: %s", why);
+        return KEVO_OK;
+    }
+    int rc = get_cubin(g, c, &cubin, &len);
+    if (rc == KEVO_ECOMPILE) {
+        prof_set_unavailable(out, "does not compile");
+        return KEVO_OK;
+    }
+    if (rc)
+        return rc;
+    /* the next job's number, not taken: the jobs' seeds stay as without
+     * profiles (the worker salts it for the profile's inputs) */
+    cJSON *j = plan_json(&pl, c->tpl->nondeterministic, 0, g->seq);
+    char *txt = j ? cJSON_PrintUnformatted(j) : NULL;
+    cJSON_Delete(j);
+    struct wclient_reply rep;
+    memset(&rep, 0, sizeof rep);
+    rc = txt ? wclient_call(g->worker, WM_PROFILE, txt, cubin, len, &rep)
+             : KEVO_ENOMEM;
+    free(txt);
+    free(cubin);
+    if (rc)
+        return rc;
+    cJSON *o = rep.status == WCLIENT_ANSWER && rep.type == WM_PROFILED
+                   ? cJSON_Parse(rep.json) : NULL;
+    if (!o || wire_profile_parse(o, out))
+        prof_set_unavailable(out, "the worker did not answer (%s)",
+                             rep.reason[0] ? rep.reason : "no profile");
+    cJSON_Delete(o);
+    wclient_reply_release(&rep);
+    return KEVO_OK;
+}
+
 static void ge_set_best(void *self, double best_median_ns)
 {
     ((struct gpueval *)self)->best_ns = best_median_ns;
@@ -623,6 +666,7 @@ static const struct evaluator_ops gpueval_ops = {
     .eval_batch = ge_eval_batch,
     .confirm = ge_confirm,
     .set_best = ge_set_best,
+    .profile = ge_profile,
     .environment = ge_environment,
     .destroy = ge_destroy,
 };

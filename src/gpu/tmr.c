@@ -248,6 +248,33 @@ const char *tmr_errmsg(const struct tmr *t)
     return t->err;
 }
 
+int tmr_pause(struct tmr *t)
+{
+    if (!t->cupti)
+        return KEVO_OK;
+    t->cp.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    CUptiResult rc = t->cp.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (rc) {
+        snprintf(t->err, sizeof t->err, "cuptiActivityDisable: %s",
+                 cupti_str(t, rc));
+        return KEVO_ECUDA;
+    }
+    return KEVO_OK;
+}
+
+int tmr_resume(struct tmr *t)
+{
+    if (!t->cupti)
+        return KEVO_OK;
+    CUptiResult rc = t->cp.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (rc) {
+        snprintf(t->err, sizeof t->err, "cuptiActivityEnable: %s",
+                 cupti_str(t, rc));
+        return KEVO_ECUDA;
+    }
+    return KEVO_OK;
+}
+
 int tmr_discard(struct tmr *t)
 {
     if (t->cupti)

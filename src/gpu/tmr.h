@@ -45,6 +45,12 @@ const char *tmr_note(const struct tmr *t);
 /* cuptiGetVersion (0 when CUPTI is not loaded). */
 unsigned tmr_cupti_version(const struct tmr *t);
 
+/* Stops / restarts CUPTI kernel records (no-ops with events), e.g.
+ * around a range-profiler session (prof.h), whose replays are no
+ * repetitions. Discard after resuming. */
+int tmr_pause(struct tmr *t) KEVO_WUR;
+int tmr_resume(struct tmr *t) KEVO_WUR;
+
 /* Forgets every record and repetition so far. The caller has synchronized
  * the stream. */
 int tmr_discard(struct tmr *t) KEVO_WUR;

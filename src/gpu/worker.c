@@ -33,6 +33,7 @@
 #include "hx.h"
 #include "jit.h"
 #include "problem.h"
+#include "prof.h"
 #include "record.h"
 #include "solpeak.h"
 #include "tmap.h"
@@ -53,6 +54,8 @@ struct worker {
     struct gpu g;
     CUstream s;
     struct tmr *t;
+    struct prof *prof;       /* range profiler, set up at the first
+                                profile request */
     struct blas *blas;
     char blas_note[256];
     struct hx *h;
@@ -88,8 +91,13 @@ struct job {
     int launch_rc;           /* a rejected launch: its CUresult */
     int launch_idx;
     struct eval_resources res;
+    struct prof_launch lres[TPL_MAX_LAUNCHES]; /* resources per launch
+                                                  (evidence), metrics unset */
     struct watch *watch;     /* module globals, hashed around launches */
 };
+
+static void launch_res(struct worker *w, const struct job *jb, int i,
+                       struct prof_launch *l);
 
 /*
  * The module's global memory, watched: every range is hashed after load
@@ -1104,6 +1112,20 @@ static int send_result(struct worker *w, struct job *jb, struct outcome *oc)
         cJSON_AddStringToObject(e, "baseline", w->bl.name[0]);
         cJSON_AddNumberToObject(e, "baseline_ns", w->bl.median_ns[0]);
     }
+    /* resources of every launch, not only the first (prompts, report) */
+    cJSON *lr = jb->mod || jb->lres[0].kernel[0]
+                    ? cJSON_AddArrayToObject(e, "launch_resources") : NULL;
+    for (int i = 0; lr && i < jb->n && jb->lres[i].kernel[0]; i++) {
+        const struct prof_launch *l = &jb->lres[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "kernel", l->kernel);
+        cJSON_AddNumberToObject(o, "regs", l->regs);
+        cJSON_AddNumberToObject(o, "smem_bytes", l->smem_bytes);
+        cJSON_AddNumberToObject(o, "threads", l->threads);
+        cJSON_AddNumberToObject(o, "blocks_per_sm", l->blocks_per_sm);
+        cJSON_AddStringToObject(o, "occupancy_limiter", l->limiter);
+        cJSON_AddItemToArray(lr, o);
+    }
     cJSON *j = wire_result_json(&r, e); /* the journal's shape */
     return j ? send_json(w, WM_RESULT, j) : KEVO_ENOMEM;
 }
@@ -1232,6 +1254,8 @@ static int handle_job(struct worker *w, const struct wmsg *m)
     oc.load_ms = (fs_now_ns() - t0) / 1e6;
     if (!r && oc.v.outcome == EVAL_OK)
         r = evaluate(w, &jb, &oc);
+    for (int i = 0; !r && jb.mod && i < jb.n; i++)
+        launch_res(w, &jb, i, &jb.lres[i]);
     job_unload(w, &jb);
     hx_scratch_release(w->h);
     if (r)
@@ -1349,6 +1373,120 @@ static int handle_confirm(struct worker *w, const struct wmsg *m)
                ? WORKER_EXIT_FATAL : 0;
 }
 
+/* ---- profile: every launch of a candidate under the range profiler,
+ * outside any timed window, on fresh inputs (prof.h) */
+
+#define PROFILE_SEED_SALT (1ULL << 40) /* inputs no check or timing drew */
+
+static int dev_attr(struct worker *w, CUdevice_attribute a, int dflt)
+{
+    int v = 0;
+    return w->g.cu->cuDeviceGetAttribute(&v, a, w->g.dev) || v <= 0 ? dflt
+                                                                    : v;
+}
+
+/* Resources of launch i of a loaded job, what limits its blocks per SM
+ * (the smallest of the register, shared-memory, warp and block limits)
+ * and its theoretical occupancy. */
+static void launch_res(struct worker *w, const struct job *jb, int i,
+                       struct prof_launch *l)
+{
+    const struct launch_dims *d = &jb->l[i];
+    CUfunction f = jb->f[i];
+    snprintf(l->kernel, sizeof l->kernel, "%s", d->kernel);
+    l->regs = fattr(w, f, CU_FUNC_ATTRIBUTE_NUM_REGS);
+    l->smem_bytes = fattr(w, f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) +
+                    (int)d->smem_bytes;
+    l->threads = (int)(d->block[0] * d->block[1] * d->block[2]);
+    if (w->g.cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &l->blocks_per_sm, f, l->threads, d->smem_bytes))
+        l->blocks_per_sm = 0;
+    int max_thr = dev_attr(w, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+                           2048),
+        max_regs = dev_attr(
+            w, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, 65536),
+        max_blk = dev_attr(w, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
+                           32),
+        max_smem = dev_attr(
+            w, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+            233472);
+    int warps = (l->threads + 31) / 32;
+    /* registers are allocated per warp in units of 256 */
+    int regs_warp = (l->regs * 32 + 255) / 256 * 256;
+    int lim[4] = {
+        regs_warp ? max_regs / (regs_warp * (warps ? warps : 1)) : max_blk,
+        l->smem_bytes ? max_smem / (l->smem_bytes + 1024) : max_blk,
+        warps ? max_thr / (warps * 32) : max_blk, max_blk};
+    static const char *const what[4] = {"registers", "shared memory",
+                                        "warps", "blocks"};
+    int k = 3;
+    for (int x = 0; x < 4; x++)
+        if (lim[x] < lim[k] || (lim[x] == lim[k] && x < k))
+            k = x;
+    snprintf(l->limiter, sizeof l->limiter, "%s", what[k]);
+    l->theo_occ_pct = 100.0 * l->blocks_per_sm * warps * 32 / max_thr;
+}
+
+static int prof_call(void *ud)
+{
+    struct timing_ud *t = ud;
+    return job_launch(t->w->h, t->jb);
+}
+
+static int handle_profile(struct worker *w, const struct wmsg *m)
+{
+    struct job jb;
+    struct verdict v = {EVAL_OK, ""};
+    struct kprof kp;
+    memset(&jb, 0, sizeof jb);
+    prof_init(&kp);
+    cJSON *j = cJSON_Parse(m->json);
+    struct wire_job wj;
+    int r = j && m->blob_len ? wire_job_parse(j, &wj) : KEVO_EPARSE;
+    cJSON_Delete(j);
+    if (!r)
+        job_of(&wj, &jb);
+    if (r || !w->ready)
+        return fatal(w, 0, "bad profile message");
+    progress(w, "profile");
+    hx_clear_error(w->h);
+    if (!w->prof && prof_new(&w->g, &w->prof))
+        return fatal(w, 0, "cannot start the profiler: out of memory");
+    r = job_load(w, &jb, m->blob, m->blob_len, &v);
+    if (!r && v.outcome == EVAL_OK) {
+        const char *names[TPL_MAX_LAUNCHES];
+        for (int i = 0; i < jb.n; i++)
+            names[i] = jb.l[i].kernel;
+        r = w->p->gen_inputs(w->p, w->h, &w->shape, w->dt,
+                             hx_seed(w->seed, PROFILE_SEED_SALT +
+                                                  (uint64_t)jb.seq));
+        if (!r)
+            r = poison_all(w, &jb);
+        if (!r) /* L2 cold before the first pass, as ncu has it */
+            r = hx_flush(w->h);
+        /* no kernel records while CUPTI replays the launches */
+        int paused = !r && !tmr_pause(w->t);
+        if (!r)
+            r = prof_run(w->prof, w->s, jb.n, names, prof_call,
+                         &(struct timing_ud){w, &jb, 0}, &kp);
+        r = launch_verdict(w, &jb, r, &v);
+        if (paused && tmr_resume(w->t) && !r)
+            r = hx_fail(w->h, KEVO_ECUDA, "%s", tmr_errmsg(w->t));
+        if (!r)
+            r = tmr_discard(w->t);
+        for (int i = 0; !r && i < jb.n; i++)
+            launch_res(w, &jb, i, &kp.l[i]);
+    }
+    if (!r && v.outcome != EVAL_OK)
+        prof_set_unavailable(&kp, "the candidate did not run: %s", v.detail);
+    job_unload(w, &jb);
+    hx_scratch_release(w->h);
+    if (r)
+        return harness_fatal(w);
+    cJSON *o = wire_profile_json(&kp);
+    return o && !send_json(w, WM_PROFILED, o) ? 0 : WORKER_EXIT_FATAL;
+}
+
 /* ---- main loop */
 
 static int serve(struct worker *w)
@@ -1374,6 +1512,9 @@ static int serve(struct worker *w)
             break;
         case WM_CONFIRM:
             rc = handle_confirm(w, &m);
+            break;
+        case WM_PROFILE:
+            rc = handle_profile(w, &m);
             break;
         case WM_BASELINE:
             rc = !w->ready ? fatal(w, 0, "baseline before init")
@@ -1414,6 +1555,7 @@ int worker_main(int argc, char **argv)
     if (rc == 0 && w.ready) {
         hx_free(w.h);
         blas_free(w.blas);
+        prof_free(w.prof);
         tmr_free(w.t);
         w.g.cu->cuStreamDestroy(w.s);
         gpu_close(&w.g);

@@ -11,12 +11,13 @@
 #include "llm.h"
 #include "record.h"
 
-static const char *const type_names[] = {"eval", "confirm", "gen", "llm"};
+static const char *const type_names[] = {"eval", "confirm", "gen", "llm",
+                                          "profile"};
 
 /* members that are accounting, not decisions */
 static const char *const accounting[] = {
     "t", "latency_ms", "cached", "tokens_in", "tokens_out", "cost_usd",
-    "key", "gpu", "rank", "evals_budget"};
+    "key", "gpu", "rank", "evals_budget", "cost_ms"};
 
 const char *rec_type_name(enum rec_type t)
 {
@@ -159,6 +160,23 @@ cJSON *rec_llm_json(const struct rec_llm *r)
     return done(o);
 }
 
+cJSON *rec_profile_json(const struct rec_profile *r)
+{
+    cJSON *o = cJSON_CreateObject(), *p = prof_json(&r->p);
+    if (!o || !p) {
+        cJSON_Delete(o);
+        cJSON_Delete(p);
+        return NULL;
+    }
+    cJSON_AddStringToObject(o, "type", "profile");
+    cJSON_AddNumberToObject(o, "gen", r->gen);
+    put_hash(o, "hash", r->hash);
+    cJSON_AddStringToObject(o, "why", r->why);
+    cJSON_AddItemToObject(o, "profile", p);
+    cJSON_AddNumberToObject(o, "t", r->t);
+    return done(o);
+}
+
 cJSON *rec_json(const struct record *r)
 {
     switch (r->type) {
@@ -166,6 +184,7 @@ cJSON *rec_json(const struct record *r)
     case REC_CONFIRM: return rec_confirm_json(&r->u.confirm);
     case REC_GEN: return rec_gen_json(&r->u.gen);
     case REC_LLM: return rec_llm_json(&r->u.llm);
+    case REC_PROFILE: return rec_profile_json(&r->u.profile);
     default: return NULL;
     }
 }
@@ -472,6 +491,23 @@ int rec_llm_parse(const cJSON *o, struct rec_llm *r, char *err,
     return KEVO_OK;
 }
 
+int rec_profile_parse(const cJSON *o, struct rec_profile *r, char *err,
+                      size_t errcap)
+{
+    memset(r, 0, sizeof *r);
+    if (rec_type_of(o) != REC_PROFILE)
+        return bad(err, errcap, "profile", "type");
+    if (get_int(o, "gen", &r->gen))
+        return bad(err, errcap, "profile", "gen");
+    if (get_hash(o, "hash", &r->hash))
+        return bad(err, errcap, "profile", "hash");
+    const char *w = record_str(o, "why");
+    snprintf(r->why, sizeof r->why, "%s", w ? w : "");
+    r->t = opt_num(o, "t");
+    return prof_parse(cJSON_GetObjectItemCaseSensitive(o, "profile"), &r->p,
+                      err, errcap);
+}
+
 int rec_parse(const cJSON *o, struct record *r, char *err, size_t errcap)
 {
     memset(r, 0, sizeof *r);
@@ -481,9 +517,11 @@ int rec_parse(const cJSON *o, struct record *r, char *err, size_t errcap)
     case REC_CONFIRM: return rec_confirm_parse(o, &r->u.confirm, err, errcap);
     case REC_GEN: return rec_gen_parse(o, &r->u.gen, err, errcap);
     case REC_LLM: return rec_llm_parse(o, &r->u.llm, err, errcap);
+    case REC_PROFILE:
+        return rec_profile_parse(o, &r->u.profile, err, errcap);
     default:
         snprintf(err, errcap, "record has no known 'type' (eval, confirm, "
-                 "gen, llm)");
+                 "gen, llm, profile)");
         return KEVO_EPARSE;
     }
 }
@@ -544,6 +582,7 @@ double rec_time(const struct record *r)
     case REC_CONFIRM: return r->u.confirm.t;
     case REC_GEN: return r->u.gen.t;
     case REC_LLM: return r->u.llm.t;
+    case REC_PROFILE: return r->u.profile.t;
     default: return 0;
     }
 }
@@ -555,6 +594,7 @@ int rec_generation(const struct record *r)
     case REC_CONFIRM: return r->u.confirm.gen;
     case REC_GEN: return r->u.gen.gen;
     case REC_LLM: return r->u.llm.gen;
+    case REC_PROFILE: return r->u.profile.gen;
     default: return -1;
     }
 }
@@ -642,6 +682,10 @@ void rec_describe(const cJSON *o, char *out, size_t cap)
     case REC_CONFIRM:
         snprintf(out, cap, "a confirmation of %s against %s", c ? c : "?",
                  i ? i : "?");
+        break;
+    case REC_PROFILE:
+        snprintf(out, cap, "the profile of %s (%s)", h ? h : "?",
+                 record_str(o, "why") ? record_str(o, "why") : "?");
         break;
     case REC_LLM:
         snprintf(out, cap, "the answer to LLM request %.0f (%s)",

@@ -1,8 +1,9 @@
 /*
  * records.h - the records of a run's journal (journal.jsonl), typed, with
  * one JSON codec: "eval" (a candidate and its result), "confirm" (a
- * noise-aware acceptance of a new best), "gen" (the end of a generation)
- * and "llm" (one LLM answer and what became of it). Every writer builds a
+ * noise-aware acceptance of a new best), "gen" (the end of a generation),
+ * "llm" (one LLM answer and what became of it) and "profile" (a
+ * candidate's hardware profile, core/profile.h). Every writer builds a
  * struct and calls rec_*_json; every reader calls rec_parse (or
  * rec_*_parse) and gets the struct back; the member names live here only
  * (the result's members in core/record.c).
@@ -22,12 +23,14 @@
 #include <stdint.h>
 
 #include "eval.h"
+#include "profile.h"
 #include "status.h"
 #include "tpl.h"
 
-enum rec_type { REC_EVAL, REC_CONFIRM, REC_GEN, REC_LLM, REC_UNKNOWN };
+enum rec_type { REC_EVAL, REC_CONFIRM, REC_GEN, REC_LLM, REC_PROFILE,
+                REC_UNKNOWN };
 
-/* "eval", "confirm", "gen", "llm"; "?" for REC_UNKNOWN. */
+/* "eval", "confirm", "gen", "llm", "profile"; "?" for REC_UNKNOWN. */
 const char *rec_type_name(enum rec_type t);
 /* The type member of record o (REC_UNKNOWN when absent or unknown). */
 enum rec_type rec_type_of(const cJSON *o);
@@ -100,6 +103,17 @@ struct rec_llm {
     double t;
 };
 
+/* A hardware profile of one genome, taken because it became the best or
+ * was chosen as the parent of an LLM rewrite/crossover (or by kevo verify
+ * --profile). The profile's cost_ms is accounting. */
+struct rec_profile {
+    int gen;
+    uint64_t hash;             /* genome hash */
+    char why[16];              /* "best", "parent" */
+    struct kprof p;
+    double t;
+};
+
 /* best.json: the run's accepted best kernel, rewritten at each accepted
  * new best (not a journal line; the readers' view of the winner). */
 struct rec_best {
@@ -122,6 +136,7 @@ struct record {
         struct rec_confirm confirm;
         struct rec_gen gen;
         struct rec_llm llm;
+        struct rec_profile profile;
     } u;
 };
 
@@ -130,6 +145,7 @@ cJSON *rec_eval_json(const struct rec_eval *r);
 cJSON *rec_confirm_json(const struct rec_confirm *r);
 cJSON *rec_gen_json(const struct rec_gen *r);
 cJSON *rec_llm_json(const struct rec_llm *r);
+cJSON *rec_profile_json(const struct rec_profile *r);
 cJSON *rec_json(const struct record *r);
 
 cJSON *rec_best_json(const struct rec_best *b);
@@ -143,6 +159,8 @@ int rec_gen_parse(const cJSON *o, struct rec_gen *r, char *err,
                   size_t errcap) KEVO_WUR;
 int rec_llm_parse(const cJSON *o, struct rec_llm *r, char *err,
                   size_t errcap) KEVO_WUR;
+int rec_profile_parse(const cJSON *o, struct rec_profile *r, char *err,
+                      size_t errcap) KEVO_WUR;
 /* best.json: 'hash' and 'template' are required, 'params' (numbers)
  * when present; the rest default to 0 / "". */
 int rec_best_parse(const cJSON *o, struct rec_best *b, char *err,

@@ -296,6 +296,55 @@ int runlog_confirm(struct runlog *rl, int gen, double t,
     return rc;
 }
 
+/* ---------------------------------------------------------- profiles */
+
+int runlog_profiles(const struct runlog *rl)
+{
+    return rl->c.live && rl->c.ev.ops && rl->c.ev.ops->profile;
+}
+
+int runlog_profile(struct runlog *rl, int gen, double t,
+                   const struct candidate *c, const char *why,
+                   struct kprof *out, int *taken)
+{
+    *taken = 0;
+    prof_init(out);
+    if (rl->pos < rl->n_rec) {
+        struct rec_profile r;
+        char err[128];
+        const cJSON *rec = rl->rec[rl->pos];
+        if (rec_type_of(rec) != REC_PROFILE)
+            return KEVO_OK; /* not profiled here when it was recorded */
+        if (rec_profile_parse(rec, &r, err, sizeof err))
+            return diverge(rl, "malformed profile record: %s", err);
+        if (r.hash != c->genome_hash)
+            return KEVO_OK; /* a later candidate's */
+        *out = r.p;
+        *taken = 1;
+        rl->pos++;
+        return KEVO_OK;
+    }
+    if (!runlog_profiles(rl))
+        return KEVO_OK;
+    struct rec_profile r = {.gen = gen, .hash = c->genome_hash, .t = t};
+    snprintf(r.why, sizeof r.why, "%s", why);
+    int rc = rl->c.ev.ops->profile(rl->c.ev.self, c, &r.p);
+    if (rc)
+        return rc;
+    cJSON *o = rec_profile_json(&r);
+    if (!o)
+        return KEVO_ENOMEM;
+    /* the journal's values, as a resume would read them */
+    char err[128];
+    rc = prof_parse(cJSON_GetObjectItemCaseSensitive(o, "profile"), out, err,
+                    sizeof err);
+    if (!rc)
+        rc = runlog_put(rl, o, 0);
+    cJSON_Delete(o);
+    *taken = !rc;
+    return rc;
+}
+
 void runlog_set_best(struct runlog *rl, double best_median_ns)
 {
     if (rl->c.live && rl->c.ev.ops && rl->c.ev.ops->set_best)

@@ -91,6 +91,21 @@ int runlog_confirms(const struct runlog *rl);
 int runlog_confirm(struct runlog *rl, int gen, double t,
                    const struct candidate *ch, const struct candidate *in,
                    int *accept) KEVO_WUR;
+/*
+ * The hardware profile of candidate c, wanted because of why ("best",
+ * "parent"). While recorded records remain, the answer is the recorded
+ * "profile" record when the next one is c's; otherwise nothing was
+ * profiled here (*taken = 0; a recording made without profiles or past
+ * its budget is replayed as it was). Live, the evaluator's profile
+ * (none when it cannot profile: *taken = 0), journaled as a "profile"
+ * record of generation gen at run time t.
+ */
+int runlog_profile(struct runlog *rl, int gen, double t,
+                   const struct candidate *c, const char *why,
+                   struct kprof *out, int *taken) KEVO_WUR;
+/* 1 if live profiles can be asked for (the evaluator profiles). */
+int runlog_profiles(const struct runlog *rl);
+
 /* Forwards the evaluator's optional hooks (no-ops without one). */
 void runlog_set_best(struct runlog *rl, double best_median_ns);
 int runlog_has_admit(const struct runlog *rl);

@@ -25,6 +25,8 @@ void vdoc_free(struct vdoc *d)
         return;
     cJSON_Delete(d->fingerprint);
     cJSON_Delete(d->nvml_end);
+    for (int i = 0; i < d->n_entries; i++)
+        cJSON_Delete(d->entries[i].profile);
     free(d);
 }
 
@@ -110,6 +112,10 @@ static cJSON *entry_json(const struct vdoc_entry *x)
     }
     cJSON_AddStringToObject(o, "unit", x->unit);
     cJSON_AddItemToObject(o, "rounds_ns", numbers(x->rounds_ns, x->n_rounds));
+    if (x->profile) {
+        cJSON_AddItemToObject(o, "profile", cJSON_Duplicate(x->profile, 1));
+        cJSON_AddStringToObject(o, "diagnosis", x->diagnosis);
+    }
     return o;
 }
 
@@ -258,6 +264,9 @@ static void entry_parse(const cJSON *o, struct vdoc_entry *x)
     get_str(o, "unit", x->unit, sizeof x->unit);
     int n = get_numbers(o, "rounds_ns", x->rounds_ns, VDOC_MAX_ROUNDS);
     x->n_rounds = n > 0 ? n : 0;
+    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(o, "profile");
+    x->profile = cJSON_IsObject(pr) ? cJSON_Duplicate(pr, 1) : NULL;
+    get_str(o, "diagnosis", x->diagnosis, sizeof x->diagnosis);
 }
 
 static void baselines_parse(const cJSON *a, struct vdoc *d)

@@ -64,6 +64,10 @@ struct vdoc_entry {
     char unit[16];             /* "FLOP/s", "B/s" */
     int n_rounds;
     double rounds_ns[VDOC_MAX_ROUNDS]; /* median of each correct round */
+    cJSON *profile;            /* verify --profile: the hardware profile
+                                  (core/profile.h codec); owned, NULL =
+                                  not profiled */
+    char diagnosis[1024];      /* its diagnosis ("" = none) */
 };
 
 struct vdoc_baseline {

@@ -9,8 +9,11 @@
 # reaches the run directory.
 . tests/cli/lib.inc
 . tests/cli/llm.inc
-ARGS="--evaluator test --problem softmax --shape 512x1000 --seed 3 \
-      --islands 2 --population 6 --offspring 8 --quiet"
+# six proposals take the six answers (4 templates, a wrong ABI, no code):
+# the one template version on the islands is asked for one rewrite only
+echo '{"llm_propose": 6}' >"$SCRATCH/spec.json"
+ARGS="--spec $SCRATCH/spec.json --evaluator test --problem softmax \
+      --shape 512x1000 --seed 3 --islands 2 --population 6 --offspring 8 --quiet"
 llm_seq() { # run-dir -> "op verdict template" per llm record
     grep '"type":"llm"' "$1/journal.jsonl" | sed 's/.*"op":"\([a-z_]*\)".*"verdict":"\([a-z_]*\)".*/\1 \2/'
 }

@@ -13,19 +13,24 @@
 
 #include "fanout.h"
 #include "hash.h"
+#include "prof.h"
 
 struct testeval {
     struct testeval_stats *stats;
     long delay_us;
     long fail_from;  /* evaluations from this one on fail (0: never) */
     long calls;      /* evaluations attempted */
+    int evidence;    /* KEVO_TEST_EVIDENCE: GPU-like evidence JSON */
+    long profiles;   /* profiles taken */
 };
 
 double testeval_fitness(const struct tpl *t, const int64_t *vals,
                         uint64_t genome_hash, enum eval_outcome *outcome)
 {
     *outcome = EVAL_OK;
-    if (genome_hash % 17 == 0)
+    if (strstr(t->text, "kevo-test: compile_error"))
+        *outcome = EVAL_COMPILE_ERROR; /* (an LLM answer to be repaired) */
+    else if (genome_hash % 17 == 0)
         *outcome = EVAL_WRONG;
     else if (genome_hash % 23 == 0)
         *outcome = EVAL_COMPILE_ERROR;
@@ -62,6 +67,82 @@ static void sleep_us(long us)
         ;
 }
 
+/* What the GPU evaluator's evidence holds, made up: a compile log for
+ * a compile error; the copy baseline and two launches' resources for an
+ * ok one (a 32-thread counter reset, then the main kernel). */
+static char *gpu_like_evidence(const struct candidate *c,
+                               const struct eval_result *r)
+{
+    char buf[1024];
+    if (r->outcome == EVAL_COMPILE_ERROR)
+        snprintf(buf, sizeof buf, "{\"log\":\"%s(41): error: identifier "
+                 "\\\"kevo_test_undefined\\\" is undefined\\n1 error "
+                 "detected in the compilation of \\\"%s.cu\\\".\"}",
+                 c->tpl->name, c->tpl->name);
+    else if (r->outcome == EVAL_OK)
+        snprintf(buf, sizeof buf, "{\"baseline\":\"copy\",\"baseline_ns\":"
+                 "%.0f,\"floor_ns\":1000,\"launch_resources\":["
+                 "{\"kernel\":\"reset_counter\",\"regs\":8,"
+                 "\"smem_bytes\":0,\"threads\":32,\"blocks_per_sm\":32,"
+                 "\"occupancy_limiter\":\"blocks\"},"
+                 "{\"kernel\":\"%s\",\"regs\":%d,\"smem_bytes\":49152,"
+                 "\"threads\":256,\"blocks_per_sm\":1,"
+                 "\"occupancy_limiter\":\"registers\"}]}",
+                 r->median_ns / 20, c->tpl->name, r->res.regs);
+    else
+        snprintf(buf, sizeof buf, "{}");
+    return strdup(buf);
+}
+
+/* KEVO_TEST_PROFILE=1: a synthetic profile from the genome hash (two
+ * launches); =restricted: counters restricted to admins, as prof.c says
+ * it. */
+static int te_profile(void *self, const struct candidate *c,
+                      struct kprof *out)
+{
+    struct testeval *te = self;
+    const char *mode = getenv("KEVO_TEST_PROFILE");
+    prof_init(out);
+    te->profiles++;
+    if (mode && !strcmp(mode, "restricted")) {
+        char why[PROF_NOTE_MAX - 32];
+        prof_error_note(35, "cuptiProfilerGetCounterAvailability", why,
+                        sizeof why);
+        prof_set_unavailable(out, "counters not available: %s", why);
+        return KEVO_OK;
+    }
+    uint64_t h = c->genome_hash;
+    out->available = 1;
+    out->passes = 38;
+    out->cost_ms = 0; /* no wall-time budget decisions in tests */
+    out->n = 2;
+    snprintf(out->note, sizeof out->note, "2 launches, 38 passes each");
+    for (int i = 0; i < 2; i++) {
+        struct prof_launch *l = &out->l[i];
+        snprintf(l->kernel, sizeof l->kernel, "%s", i ? c->tpl->name
+                                                      : "reset_counter");
+        l->threads = i ? 256 : 32;
+        l->regs = i ? 128 : 8;
+        l->blocks_per_sm = i ? 1 : 32;
+        l->theo_occ_pct = i ? 12.5 : 50;
+        snprintf(l->limiter, sizeof l->limiter, "%s",
+                 i ? "registers" : "blocks");
+        for (int m = 0; m < PM_COUNT; m++)
+            l->m[m] = 0;
+        l->m[PM_DURATION_NS] = i ? 4e6 + (double)(h % 1000) : 2000;
+        l->m[PM_DRAM_READ] = i ? 1.0e8 : 0;
+        l->m[PM_DRAM_WRITE] = i ? 6.7e7 : 128;
+        l->m[PM_DRAM_PCT] = i ? 91 : 1;
+        l->m[PM_SM_PCT] = i ? 35 : 2;
+        l->m[PM_OCC_PCT] = i ? 11.8 : 3;
+        l->m[PM_L2_HIT_PCT] = 40;
+        l->m[PM_STALL_LONG_SB] = i ? 480 : 1;
+        l->m[PM_STALL_BARRIER] = i ? 210 : 0;
+        l->m[PM_STALL_WAIT] = i ? 310 : 0;
+    }
+    return KEVO_OK;
+}
+
 static int te_batch(void *self, const struct candidate *const *c, int n,
                     eval_cb cb, void *ud)
 {
@@ -83,11 +164,15 @@ static int te_batch(void *self, const struct candidate *const *c, int n,
             snprintf(r.detail, sizeof r.detail, "synthetic %s",
                      eval_outcome_name(r.outcome));
         }
+        if (te->evidence)
+            r.evidence_json = gpu_like_evidence(c[i], &r);
         if (te->delay_us)
             sleep_us(te->delay_us);
         if (te->stats)
             te->stats->evaluated++;
-        if (cb(ud, i, &r))
+        int stop = cb(ud, i, &r);
+        eval_result_release(&r); /* (the evidence is ours) */
+        if (stop)
             return KEVO_ESTOPPED;
     }
     return KEVO_OK;
@@ -127,6 +212,15 @@ static const struct evaluator_ops te_ops = {
     .destroy = te_destroy,
 };
 
+static const struct evaluator_ops te_ops_prof = {
+    .name = "test",
+    .eval_batch = te_batch,
+    .confirm = te_confirm,
+    .profile = te_profile,
+    .environment = te_environment,
+    .destroy = te_destroy,
+};
+
 int testeval_new(struct evaluator *out, struct testeval_stats *stats)
 {
     struct testeval *te = calloc(1, sizeof *te);
@@ -135,7 +229,8 @@ int testeval_new(struct evaluator *out, struct testeval_stats *stats)
     te->stats = stats;
     const char *d = getenv("KEVO_TEST_EVAL_US");
     te->delay_us = d ? atol(d) : 0;
-    out->ops = &te_ops;
+    te->evidence = getenv("KEVO_TEST_EVIDENCE") != NULL;
+    out->ops = getenv("KEVO_TEST_PROFILE") ? &te_ops_prof : &te_ops;
     out->self = te;
     return KEVO_OK;
 }

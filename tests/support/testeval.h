@@ -5,12 +5,19 @@
  * evaluation (env KEVO_TEST_EVAL_US) so runs can be killed mid-way, and a
  * deterministic confirm(). A template whose text says
  * "kevo-test: speedup X" scores X times higher (for LLM proposals that must
- * win when better). Lets the engine be tested without a GPU.
+ * win when better); one that says "kevo-test: compile_error" never
+ * compiles. Lets the engine be tested without a GPU.
  * With a run's "gpus" (--gpus 0,1,2) the factory makes one independent
  * instance per listed GPU under the fan-out (fanout.h), each answering the
  * same deterministic result per candidate; env KEVO_TEST_GPUS sets how
  * many GPUs "all" means (default 4), KEVO_TEST_GPU_FAIL="G:N" makes GPU
  * G's instance fail from its N-th evaluation on.
+ * KEVO_TEST_PROFILE=1 gives it a profile op (a synthetic two-launch,
+ * memory-bound profile per genome); =restricted, one whose counters are
+ * restricted to admins (CUPTI error 35, as gpu/prof.c words it).
+ * KEVO_TEST_EVIDENCE=1 adds evidence JSON shaped like the GPU
+ * evaluator's: a compile log for compile errors; the copy baseline and
+ * two launches' resources for ok results.
  */
 #ifndef KEVO_TESTEVAL_H
 #define KEVO_TESTEVAL_H

@@ -17,6 +17,7 @@
 #include "fsutil.h"
 #include "jit.h"
 #include "llm_mutator.h"
+#include "prof.h"
 #include "prompt.h"
 
 #define GPU_FACTS "NVIDIA H100 80GB HBM3 (sm_90a): 132 SMs, 227 KiB shared"
@@ -122,7 +123,7 @@ static void check_system(const char *sys)
 static void test_rewrite(void)
 {
     struct llm_prompt_ctx c = make_ctx();
-    struct llm_parent par = {tiled, tiled_vals, &ok_r};
+    struct llm_parent par = {tiled, tiled_vals, &ok_r, NULL};
     char *sys = NULL, *user = NULL;
     build(get("llm_rewrite"), &c, &par, &sys, &user);
     check_system(sys);
@@ -188,8 +189,8 @@ static void test_kevo_header(void)
 static void test_crossover(void)
 {
     struct llm_prompt_ctx c = make_ctx();
-    struct llm_parent par[2] = {{tiled, tiled_vals, &ok_r},
-                                {naive, naive_vals, NULL}};
+    struct llm_parent par[2] = {{tiled, tiled_vals, &ok_r, NULL},
+                                {naive, naive_vals, NULL, NULL}};
     char *sys = NULL, *user = NULL;
     build(get("llm_crossover"), &c, par, &sys, &user);
     check_system(sys);
@@ -207,7 +208,7 @@ static void test_crossover(void)
 static void test_repair(void)
 {
     struct llm_prompt_ctx c = make_ctx();
-    struct llm_parent par = {naive, naive_vals, &wrong_r};
+    struct llm_parent par = {naive, naive_vals, &wrong_r, NULL};
     char *sys = NULL, *user = NULL;
     build(get("llm_repair"), &c, &par, &sys, &user);
     check_system(sys);
@@ -296,7 +297,7 @@ static void test_missing_parent(void)
     CHECK(llm_rewrite.build(&c, NULL, &sys, &user, err, sizeof err) ==
           KEVO_EINVAL);
     CHECK(!sys && !user && has(err, "llm_rewrite needs 1 parent"));
-    struct llm_parent one = {tiled, tiled_vals, &ok_r};
+    struct llm_parent one = {tiled, tiled_vals, &ok_r, NULL};
     CHECK(llm_crossover.build(&c, &(struct llm_parent[2]){one, {0}}[0], &sys,
                               &user, err, sizeof err) == KEVO_EINVAL);
     CHECK(has(err, "llm_crossover needs 2 parents"));
@@ -362,7 +363,7 @@ static void test_prompt_file_errors(void)
     char dir[] = "/tmp/kevo_prompts_XXXXXX", err[512];
     CHECK(mkdtemp(dir) != NULL);
     struct llm_prompt_ctx c = make_ctx();
-    struct llm_parent par = {tiled, tiled_vals, &ok_r};
+    struct llm_parent par = {tiled, tiled_vals, &ok_r, NULL};
     c.prompts_dir = dir;
     char *sys = (char *)1, *user = (char *)1;
     char want[600];
@@ -447,6 +448,173 @@ static void test_fill(void)
     CHECK(b.failed && prompt_buf_take(&b) == NULL);
 }
 
+/* ---- issue 31: what the model is told about counters, baselines and
+ * resources */
+
+/* A two-launch profile: a 32-thread counter reset, then the main kernel,
+ * memory-bound with long-scoreboard stalls. */
+static void two_launch_profile(struct kprof *p)
+{
+    prof_init(p);
+    p->available = 1;
+    p->n = 2;
+    p->passes = 38;
+    snprintf(p->l[0].kernel, sizeof p->l[0].kernel, "reset_counter");
+    snprintf(p->l[1].kernel, sizeof p->l[1].kernel, "sgemm_tiled");
+    p->l[0].m[PM_DURATION_NS] = 1500;
+    p->l[1].m[PM_DURATION_NS] = 4.4e6;
+    p->l[1].m[PM_DRAM_READ] = 1.5e8;
+    p->l[1].m[PM_DRAM_WRITE] = 5.0e7;
+    p->l[1].m[PM_DRAM_PCT] = 88;
+    p->l[1].m[PM_SM_PCT] = 41;
+    p->l[1].m[PM_STALL_LONG_SB] = 600;
+    p->l[1].m[PM_STALL_BARRIER] = 250;
+    p->l[1].m[PM_STALL_WAIT] = 150;
+    p->l[1].regs = 167;
+    p->l[1].threads = 256;
+    p->l[1].blocks_per_sm = 1;
+    p->l[1].theo_occ_pct = 12.5;
+    snprintf(p->l[1].limiter, sizeof p->l[1].limiter, "registers");
+}
+
+static void test_profile_in_rewrite(void)
+{
+    struct llm_prompt_ctx c = make_ctx();
+    struct kprof kp;
+    two_launch_profile(&kp);
+    struct llm_parent par = {tiled, tiled_vals, &ok_r, &kp};
+    char *sys = NULL, *user = NULL;
+    build(get("llm_rewrite"), &c, &par, &sys, &user);
+    CHECK(has(user, "Hardware profile (CUPTI counters of each launch"));
+    CHECK(has(user, "launch 2 of 2 (sgemm_tiled, 100 % of the time): "
+                    "memory-bound: DRAM 88 % of peak (SM 41 %)"));
+    CHECK(has(user, "0.99 bytes moved per byte needed"));
+    CHECK(has(user, "stalls: long scoreboard 60 %, barrier 25 %, wait 15 %"));
+    CHECK(has(user, "- launch 2 (sgemm_tiled): duration 4400 us; DRAM read "
+                    "150 MB, written 50 MB, 88.0 % of peak"));
+    CHECK(has(user, "limited by registers"));
+    /* the journal's evidence is still there, beside the profile */
+    CHECK(has(user, "\"dram__throughput.pct\":31.5"));
+    free(sys);
+    free(user);
+    /* crossover: each parent its own profile, or none */
+    struct llm_parent two[2] = {{tiled, tiled_vals, &ok_r, &kp},
+                                {naive, naive_vals, NULL, NULL}};
+    build(get("llm_crossover"), &c, two, &sys, &user);
+    CHECK(has(user, "memory-bound: DRAM 88 %"));
+    CHECK(has(user, "raw metrics): (not profiled)"));
+    free(sys);
+    free(user);
+}
+
+static void test_profile_unavailable(void)
+{
+    struct llm_prompt_ctx c = make_ctx();
+    struct kprof kp;
+    char why[200];
+    prof_error_note(35, "cuptiProfilerGetCounterAvailability", why,
+                    sizeof why);
+    prof_set_unavailable(&kp, "counters not available: %s", why);
+    struct llm_parent par = {tiled, tiled_vals, &ok_r, &kp};
+    char *sys = NULL, *user = NULL;
+    build(get("llm_rewrite"), &c, &par, &sys, &user);
+    CHECK(has(user, "raw metrics): not available: counters not available: "
+                    "cuptiProfilerGetCounterAvailability failed (CUPTI "
+                    "error 35): the driver restricts GPU performance "
+                    "counters to admin users"));
+    free(sys);
+    free(user);
+}
+
+/* A FLOP-counted problem whose main baseline is a copy: the copy is
+ * stated in bytes/s, and no FLOP/s ratio to it is made. */
+static void test_copy_baseline_unit(void)
+{
+    struct llm_prompt_ctx c = make_ctx();
+    c.baseline_name = "copy";
+    c.baseline_ns = 1.0e5;          /* 192 MiB in 100 us */
+    c.baseline_fitness = 1.374e11 / 1.0e-4; /* what the worker computed */
+    c.best_fitness = 5.42e13;
+    struct eval_result r = ok_r;    /* ratio = fitness / that "baseline" */
+    r.ratio = 0.07;
+    struct llm_parent par = {tiled, tiled_vals, &r, NULL};
+    char *sys = NULL, *user = NULL;
+    build(get("llm_rewrite"), &c, &par, &sys, &user);
+    CHECK(has(user, "main baseline a device copy of the problem's 201.3 MB "
+                    "(inputs read once, outputs written once) in 100 us = "
+                    "2013 GB/s; a copy does no arithmetic, so it is a floor "
+                    "on the time, not a FLOP/s rate"));
+    CHECK(has(user, "best so far 54.2 TFLOP/s (2.536 ms per call, 25.36x "
+                    "the copy's time)"));
+    CHECK(has(user, "its time is 44.30x the copy baseline's"));
+    CHECK(!has(user, "the baseline)"));
+    CHECK(!has(user, "x the main baseline"));
+    CHECK(!has(user, "1374 TFLOP/s"));
+    free(sys);
+    free(user);
+    /* a baseline of the same kind keeps its ratio, named */
+    c = make_ctx();
+    c.baseline_name = "cublas";
+    c.baseline_ns = 2.7e6;
+    build(get("llm_rewrite"), &c, &par, &sys, &user);
+    CHECK(has(user, "main baseline 50.5 TFLOP/s (cublas)"));
+    CHECK(has(user, "= 0.070x the main baseline"));
+    free(sys);
+    free(user);
+}
+
+/* Resources come from every launch (the evidence's launch_resources),
+ * not only from the first (a 32-thread reset kernel). */
+static void test_resources_per_launch(void)
+{
+    struct llm_prompt_ctx c = make_ctx();
+    struct eval_result r = ok_r;
+    r.res.occupancy = 32; /* launch 0's, as eval_resources holds it */
+    r.res.regs = 203;
+    r.evidence_json =
+        "{\"launch_resources\":[{\"kernel\":\"reset_counter\",\"regs\":8,"
+        "\"smem_bytes\":0,\"threads\":32,\"blocks_per_sm\":32,"
+        "\"occupancy_limiter\":\"blocks\"},{\"kernel\":\"sgemm_tiled\","
+        "\"regs\":203,\"smem_bytes\":65536,\"threads\":256,"
+        "\"blocks_per_sm\":1,\"occupancy_limiter\":\"registers\"}]}";
+    struct llm_parent par = {tiled, tiled_vals, &r, NULL};
+    char *sys = NULL, *user = NULL;
+    build(get("llm_rewrite"), &c, &par, &sys, &user);
+    CHECK(has(user, "- resources of launch 1 (reset_counter): 8 "
+                    "registers/thread, 0 bytes of shared memory/block, 32 "
+                    "threads/block; occupancy 32 resident blocks/SM (limited "
+                    "by blocks)"));
+    CHECK(has(user, "- resources of launch 2 (sgemm_tiled): 203 "
+                    "registers/thread, 65536 bytes of shared memory/block, "
+                    "256 threads/block; occupancy 1 resident block/SM "
+                    "(limited by registers)"));
+    CHECK(!has(user, "203 registers/thread, 0 bytes spilled"));
+    free(sys);
+    free(user);
+}
+
+/* The repair prompt of a compile error holds the compiler log the GPU
+ * evaluator puts in the evidence. */
+static void test_repair_compile_log(void)
+{
+    struct llm_prompt_ctx c = make_ctx();
+    struct eval_result r;
+    eval_result_init(&r);
+    r.outcome = EVAL_COMPILE_ERROR;
+    snprintf(r.detail, sizeof r.detail, "sgemm_tiled(41): error: "
+             "identifier \"x\" is undefined");
+    r.evidence_json = "{\"log\":\"sgemm_tiled(41): error: identifier "
+                      "\\\"x\\\" is undefined\\n1 error detected\"}";
+    struct llm_parent par = {tiled, tiled_vals, &r, NULL};
+    char *sys = NULL, *user = NULL;
+    build(get("llm_repair"), &c, &par, &sys, &user);
+    CHECK(has(user, "it holds the compiler log, for a wrong result the "
+                    "largest errors and the first bad index): {\"log\":"
+                    "\"sgemm_tiled(41): error: identifier"));
+    free(sys);
+    free(user);
+}
+
 int main(void)
 {
     if (setup())
@@ -463,6 +631,16 @@ int main(void)
     RUN(test_format_example, "the format example is a valid answer");
     RUN(test_prompt_file_errors, "prompt-file errors name the file and line");
     RUN(test_fill, "placeholders fill once; bad ones are errors");
+    RUN(test_profile_in_rewrite, "rewrite and crossover prompts show each "
+        "parent's diagnosis and raw counters per launch");
+    RUN(test_profile_unavailable, "restricted counters: the prompt says "
+        "the profile is not available and why");
+    RUN(test_copy_baseline_unit, "a copy baseline is stated in bytes/s, "
+        "never as FLOP/s or a ratio of FLOP/s to it");
+    RUN(test_resources_per_launch, "resources are shown per launch, not "
+        "those of the first launch");
+    RUN(test_repair_compile_log, "the repair prompt of a compile error "
+        "holds the compiler log");
     eval_result_release(&ok_r);
     eval_result_release(&wrong_r);
     tpl_free(tiled);

@@ -1,0 +1,142 @@
+# Hardware profiles in the loop, with the test evaluator's synthetic
+# profiles (KEVO_TEST_PROFILE) and GPU-shaped evidence (KEVO_TEST_EVIDENCE):
+# new bests and LLM rewrite parents are profiled once and journaled as
+# "profile" records; the rewrite prompt shows the diagnosis, the raw
+# counters, the journal's evidence and the resources of every launch;
+# a copy baseline is stated in bytes/s; rewrites are asked once per
+# template version; replay and kill -9 + resume take the profiles from the
+# journal; restricted counters give one note and "not available" prompts;
+# kevo status reports the profiling budget.
+. tests/cli/lib.inc
+. tests/cli/llm.inc
+ARGS="--evaluator test --problem softmax --shape 512x1000 --seed 3 \
+      --islands 2 --population 6 --offspring 8 --quiet"
+export KEVO_TEST_EVIDENCE=1 KEVO_TEST_PROFILE=1
+# prompts_with RUN TEXT: the user prompts of RUN's transcripts that hold TEXT
+prompts_with() {
+    for f in "$1"/llm/*.json; do
+        python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+def walk(x):
+    if isinstance(x,dict): [walk(v) for v in x.values()]
+    elif isinstance(x,list): [walk(v) for v in x]
+    elif isinstance(x,str) and sys.argv[2] in x: print(x)
+walk(d)' "$f" "$2" 2>/dev/null
+    done
+}
+
+# 1. a run with profiles
+start_server tests/data/llm-answers/softmax
+$T run $ARGS --generations 6 --template softmax_block \
+    --llm "openai:test-model@http://127.0.0.1:$PORT/v1" \
+    --llm-key-env KEVO_TEST_KEY --runs-dir "$SCRATCH" --name a \
+    2>"$SCRATCH/a.err" || { fail "profiled run"; cat "$SCRATCH/a.err"; }
+stop_server
+J="$SCRATCH/a/journal.jsonl"
+grep -q '"type":"profile".*"why":"best".*"available":true' "$J" &&
+    grep -q '"type":"profile".*"why":"parent"' "$J" &&
+    ok "new bests and LLM parents are profiled into the journal" ||
+    fail "no best/parent profile records"
+n=$(grep '"type":"profile"' "$J" | grep -o '"hash":"[0-9a-f]*"' | sort | uniq -d | wc -l)
+[ "$n" = 0 ] && ok "no genome is profiled twice" || fail "$n genomes profiled twice"
+prompts_with "$SCRATCH/a" "Write a faster one" >"$SCRATCH/rewrite.txt"
+grep -q 'memory-bound: DRAM 91 % of peak' "$SCRATCH/rewrite.txt" &&
+    grep -q 'stalls: long scoreboard 48 %, wait 31 %, barrier 21 %' "$SCRATCH/rewrite.txt" &&
+    grep -q 'launch 2 (softmax_block): duration [0-9]* us; DRAM read 100 MB' "$SCRATCH/rewrite.txt" &&
+    ok "the rewrite prompt shows the diagnosis and every launch's raw counters" ||
+    { fail "rewrite prompt lacks the profile"; head -c 3000 "$SCRATCH/rewrite.txt"; }
+grep -q 'journal (JSON[^)]*): {"baseline":"copy"' "$SCRATCH/rewrite.txt" &&
+    ! grep -q '(none recorded)' "$SCRATCH/rewrite.txt" &&
+    ok "the rewrite prompt holds the journal's evidence, not '(none recorded)'" ||
+    fail "rewrite prompt evidence missing"
+grep -q 'resources of launch 2 (softmax_block): [0-9]* registers/thread' "$SCRATCH/rewrite.txt" &&
+    ok "resources are shown per launch, the main kernel's included" ||
+    fail "per-launch resources missing"
+grep '"type":"llm"' "$J" | grep '"op":"llm_rewrite"' |
+    grep -o '"parents":\["[0-9a-f]*"' | cut -d'"' -f4 >"$SCRATCH/rw.par"
+: >"$SCRATCH/rw.tpl"
+while read -r h; do
+    grep "\"type\":\"eval\".*\"hash\":\"$h\"" "$J" | head -1 |
+        sed 's/.*"template":"\([^"]*\)".*/\1/' >>"$SCRATCH/rw.tpl"
+done <"$SCRATCH/rw.par"
+[ -s "$SCRATCH/rw.tpl" ] &&
+    [ "$(sort "$SCRATCH/rw.tpl" | uniq -d | wc -l)" = 0 ] &&
+    ok "a rewrite is asked once per template version ($(wc -l <"$SCRATCH/rw.tpl") rewrites)" ||
+    { fail "a template was asked for two rewrites"; cat "$SCRATCH/rw.tpl"; }
+$T status "$SCRATCH/a" >"$SCRATCH/status.out" 2>&1
+grep -q '^profiles: .*new best.*LLM parent.*% of the run (budget 3 %)' "$SCRATCH/status.out" &&
+    grep -q '^rewrites: .*each asked once, at its best point' "$SCRATCH/status.out" &&
+    ok "kevo status reports the profiles' budget and the rewrites' spread" ||
+    { fail "status lacks profiles/rewrites"; cat "$SCRATCH/status.out"; }
+
+"$KEVO" report "$SCRATCH/a" --quiet >/dev/null 2>&1
+grep -q '^| 1 | softmax_block | .*memory-bound: DRAM 91 % of peak' "$SCRATCH/a/report/report.md" &&
+    grep -q 'roofline.dat' "$SCRATCH/a/report/plots/plots.gp" &&
+    [ -s "$SCRATCH/a/report/plots/roofline.dat" ] &&
+    ok "the report has a profile table of the best candidates and a roofline of them" ||
+    fail "report lacks the profiles"
+
+# 2. replay and resume take the profiles from the journal
+"$KEVO" replay "$SCRATCH/a" >"$SCRATCH/replay.out" 2>&1 &&
+    grep -q '^identical' "$SCRATCH/replay.out" &&
+    ok "kevo replay of a profiled run is identical" ||
+    { fail "replay of a profiled run"; cat "$SCRATCH/replay.out"; }
+$T run $ARGS --generations 6 --template softmax_block \
+    --llm "replay:$SCRATCH/a" --runs-dir "$SCRATCH" --name b 2>/dev/null ||
+    fail "replay-provider run"
+$CANON "$SCRATCH/b/journal.jsonl" | grep -v '"type":"llm"' >"$SCRATCH/b.canon"
+bad=0
+for at in 0.2 0.5; do
+    rm -rf "$SCRATCH/k"
+    KEVO_TEST_EVAL_US=3000 $T run $ARGS --generations 6 --template softmax_block \
+        --llm "replay:$SCRATCH/a" --runs-dir "$SCRATCH" --name k 2>/dev/null &
+    KPID=$!
+    sleep $at
+    kill -9 $KPID 2>/dev/null
+    wait $KPID 2>/dev/null
+    if [ -f "$SCRATCH/k/manifest.json" ]; then
+        $T resume "$SCRATCH/k" --quiet 2>"$SCRATCH/k.err" ||
+            { bad=1; cat "$SCRATCH/k.err"; continue; }
+    else # killed before the run existed (a slow machine): run it whole
+        rm -rf "$SCRATCH/k"
+        $T run $ARGS --generations 6 --template softmax_block \
+            --llm "replay:$SCRATCH/a" --runs-dir "$SCRATCH" --name k 2>/dev/null
+    fi
+    $CANON "$SCRATCH/k/journal.jsonl" | grep -v '"type":"llm"' >"$SCRATCH/k.canon"
+    cmp -s "$SCRATCH/b.canon" "$SCRATCH/k.canon" || { bad=1; echo "killed at ${at}s: differs"; }
+done
+grep -q '"type":"profile"' "$SCRATCH/b.canon" && [ $bad = 0 ] &&
+    ok "a profiled run killed and resumed journals the same profiles as an uninterrupted one" ||
+    fail "resumed profiled run differs"
+
+# 3. restricted counters: one note, the run goes on, prompts say so
+start_server tests/data/llm-answers/softmax
+KEVO_TEST_PROFILE=restricted $T run $(echo $ARGS | sed 's/--quiet//') --generations 6 --template softmax_block \
+    --llm "openai:test-model@http://127.0.0.1:$PORT/v1" \
+    --llm-key-env KEVO_TEST_KEY --runs-dir "$SCRATCH" --name r \
+    >"$SCRATCH/r.out" 2>"$SCRATCH/r.err" || { fail "restricted run"; cat "$SCRATCH/r.err"; }
+stop_server
+[ "$(grep -c 'counters not available.*admin users.*the run goes on without profiles' "$SCRATCH/r.out" "$SCRATCH/r.err" | awk -F: '{s+=$2} END {print s}')" = 1 ] &&
+    [ "$(grep -c '"type":"profile"' "$SCRATCH/r/journal.jsonl")" = 1 ] &&
+    grep -q '"type":"gen","gen":5' "$SCRATCH/r/journal.jsonl" &&
+    ok "restricted counters: one note at the first profile, one record, the run finishes" ||
+    { fail "restricted counters"; cat "$SCRATCH/r.out" "$SCRATCH/r.err"; }
+prompts_with "$SCRATCH/r" "Write a faster one" | grep -q 'not available: counters not available: cuptiProfilerGetCounterAvailability failed (CUPTI error 35)' &&
+    ok "prompts of a run without counters say the profile is not available" ||
+    fail "restricted prompt"
+$T status "$SCRATCH/r" | grep -q '^profiles: *counters not available' &&
+    ok "kevo status says why there are no profiles" || fail "status of restricted run"
+
+# 4. the repair prompt of a compile error holds the compiler log (the
+# evidence the GPU evaluator records; it was dropped before the prompt)
+start_server tests/data/llm-answers/broken
+$T run $ARGS --generations 3 --template softmax_block \
+    --llm "openai:test-model@http://127.0.0.1:$PORT/v1" \
+    --llm-key-env KEVO_TEST_KEY --runs-dir "$SCRATCH" --name f \
+    2>"$SCRATCH/f.err" || { fail "broken-answer run"; cat "$SCRATCH/f.err"; }
+stop_server
+prompts_with "$SCRATCH/f" "failed in kevo. Fix it." >"$SCRATCH/repair.txt"
+grep -q 'compiler log.*: {"log":"llm_[0-9a-f]*(41): error: identifier' "$SCRATCH/repair.txt" &&
+    ok "the repair prompt holds the compiler log" ||
+    { fail "repair prompt lacks the compiler log"; head -c 2000 "$SCRATCH/repair.txt"; }
+finish
