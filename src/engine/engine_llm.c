@@ -808,7 +808,11 @@ int engine_llm_end_check(struct engine *e)
                  why);
     else
         snprintf(e->errbuf, sizeof e->errbuf, "nothing was evaluated (%s): "
-                 "%s", engine_stop_text(e->st.stop), why);
+                 "%s", e->st.stop == STOP_TIME ? "time budget reached"
+                       : e->st.stop == STOP_SIGNAL ? "stopped"
+                       : e->st.stop == STOP_GENERATIONS
+                           ? "generation budget reached"
+                           : engine_stop_text(e->st.stop), why);
     return KEVO_ENOENT;
 }
 

@@ -168,7 +168,7 @@ static void test_kevo_header(void)
     tpl_default_point(wg, vals);
     struct llm_prompt_ctx c = make_ctx();
     c.dtype = DTYPE_BF16;
-    struct llm_parent par = {wg, vals, &ok_r};
+    struct llm_parent par = {wg, vals, &ok_r, NULL};
     char *sys = NULL, *user = NULL;
     build(get("llm_rewrite"), &c, &par, &sys, &user);
     CHECK(has(user, "#include \"kevo/sm90.cuh\"\n"));
@@ -178,7 +178,7 @@ static void test_kevo_header(void)
     CHECK(has(sys, "`#include \"kevo/sm90.cuh\"`"));
     free(sys);
     free(user);
-    struct llm_parent plain = {tiled, tiled_vals, &ok_r};
+    struct llm_parent plain = {tiled, tiled_vals, &ok_r, NULL};
     build(get("llm_rewrite"), &c, &plain, &sys, &user);
     CHECK(user && !has(user, "kevo's own header"));
     free(sys);
