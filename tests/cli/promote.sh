@@ -65,10 +65,11 @@ v.update(run=run, date="2026-11-24T00:30:00+0000", best_hash=best["hash"],
          differences="GPU NVIDIA H100 80GB HBM3 (run) vs NVIDIA H200 (now)" if mode == "gpu" else "")
 top, ent = writer_keys("vdoc_json"), writer_keys("entry_json")
 # written only when there is one (vs_baseline_interleaved and the
-# vs_baseline_paired trio: when the problem has a baseline)
+# vs_baseline_paired trio: when the problem has a baseline; profile and
+# diagnosis: with verify --profile)
 optional = {"detail", "nvml_end", "fingerprint", "baseline_rounds_ns", "vs_baseline_interleaved",
             "vs_baseline_paired", "vs_baseline_paired_noise",
-            "vs_baseline_pairs"}
+            "vs_baseline_pairs", "profile", "diagnosis"}
 for have, want, what in ((set(v), top, "verify.json"), (set(e), ent, "entry")):
     if not (have <= want and want - optional <= have):
         sys.exit("fixture %s keys %s differ from vdoc.c's %s" % (what, sorted(have), sorted(want)))
