@@ -7,6 +7,7 @@
 
 #include "archive.h"
 #include "bandit.h"
+#include "busy.h"
 #include "engine.h"
 #include "genome.h"
 #include "records.h"
@@ -77,6 +78,8 @@ struct engine {
                               recorded (its gen record's evals_budget;
                               0 = none) */
     long long t0_ns;       /* session start */
+    struct busy sess_busy; /* this session's live results' phase times
+                              (GPU idle on the progress line, busy.h) */
     char best_what[256];
     char errbuf[256];
     /* templates: env's first (borrowed), then LLM-made ones (owned) */

@@ -17,6 +17,8 @@
 struct testeval {
     struct testeval_stats *stats;
     long delay_us;
+    double phase_ms[3]; /* compile, check, time phases each result says
+                           (KEVO_TEST_PHASE_MS="C,K,T"; default 0) */
     long fail_from;  /* evaluations from this one on fail (0: never) */
     long calls;      /* evaluations attempted */
 };
@@ -83,6 +85,9 @@ static int te_batch(void *self, const struct candidate *const *c, int n,
             snprintf(r.detail, sizeof r.detail, "synthetic %s",
                      eval_outcome_name(r.outcome));
         }
+        r.compile_ms = te->phase_ms[0];
+        r.check_ms = te->phase_ms[1];
+        r.time_ms = te->phase_ms[2];
         if (te->delay_us)
             sleep_us(te->delay_us);
         if (te->stats)
@@ -135,6 +140,10 @@ int testeval_new(struct evaluator *out, struct testeval_stats *stats)
     te->stats = stats;
     const char *d = getenv("KEVO_TEST_EVAL_US");
     te->delay_us = d ? atol(d) : 0;
+    const char *ph = getenv("KEVO_TEST_PHASE_MS");
+    if (ph && sscanf(ph, "%lf,%lf,%lf", &te->phase_ms[0], &te->phase_ms[1],
+                     &te->phase_ms[2]) != 3)
+        memset(te->phase_ms, 0, sizeof te->phase_ms);
     out->ops = &te_ops;
     out->self = te;
     return KEVO_OK;
