@@ -1388,6 +1388,8 @@ void engine_free(struct engine *e)
     if (e->has_members)
         seen_release(&e->members);
     engine_sur_release(e);
+    if (e->has_compiled)
+        seen_release(&e->compiled);
     free(e->hist);
     free(e);
 }

@@ -123,6 +123,11 @@ struct engine {
     int sur_n_tpls;        /* templates when it was fitted */
     int *sur_off;          /* per template: its first feature */
     int sur_d;             /* features */
+    struct seen compiled;  /* compile keys of the points measured (template
+                              and the values of its params that are not
+                              launch-only): a point whose key is here
+                              costs no compile (engine_sur.c) */
+    int has_compiled;      /* 1 once compiled is initialised */
 };
 
 /* engine.c: run time incl. earlier sessions, s */
