@@ -33,8 +33,9 @@ int busy_gpus(const struct busy *b)
 
 double busy_idle_pct(const struct busy *b, double elapsed_s)
 {
-    if (b->evals == 0 || elapsed_s <= 0)
-        return -1;
+    if (b->evals == 0 || elapsed_s <= 0 ||
+        (b->gpu_ms <= 0 && b->compile_ms <= 0))
+        return -1; /* nothing measured, or a journal without phase times */
     double cap_ms = elapsed_s * 1e3 * busy_gpus(b);
     double idle = 100.0 * (1.0 - b->gpu_ms / cap_ms);
     return idle < 0 ? 0 : idle > 100 ? 100 : idle;

@@ -36,7 +36,8 @@ void busy_add(struct busy *b, const struct eval_result *r);
 /* GPUs the results came from (at least 1). */
 int busy_gpus(const struct busy *b);
 /* Percent of elapsed_s x GPUs without a check or timing phase, in
- * [0, 100]; -1 when nothing is known (no result or no time). */
+ * [0, 100]; -1 when nothing is known (no result, no time, or no phase
+ * time in any result: an evaluator that does not record them). */
 double busy_idle_pct(const struct busy *b, double elapsed_s);
 /* 1 if the run is compile-bound: GPU idle >= BUSY_BOUND_IDLE_PCT and the
  * compiles took longer than the GPU phases; else 0. */

@@ -35,11 +35,12 @@ $T status "$SCRATCH/two" >"$SCRATCH/s3"
 grep -q '^gpu: *idle [0-9]* % of .* on 2 GPUs; compile-bound' "$SCRATCH/s3" &&
     ok "status counts the GPUs the journal's results came from" ||
     { fail "status of a two-GPU run"; cat "$SCRATCH/s3"; }
-# a run without phase times (all 0) says nothing false: idle 100 %, and not
-# compile-bound (no compile time)
+# a run without phase times (an evaluator that records none) says nothing
+# about idleness rather than "idle 100 %"
 $T run $ARGS --runs-dir "$SCRATCH" --name none || fail "plain run"
 $T status "$SCRATCH/none" >"$SCRATCH/s4"
-! grep -q "compile-bound" "$SCRATCH/s4" &&
-    ok "status does not call a run without compile times compile-bound" ||
+$T status "$SCRATCH/none" --json >"$SCRATCH/j4"
+! grep -q "^gpu:" "$SCRATCH/s4" && ! grep -q "gpu_idle_pct" "$SCRATCH/j4" &&
+    ok "status says nothing of idleness for a journal without phase times" ||
     { fail "status of a run without phase times"; cat "$SCRATCH/s4"; }
 finish

@@ -3,9 +3,9 @@
  * not a test; no GPU needed): the default point and N distinct random valid
  * points (pointset_sample), each instantiated for the shape (its facts included) and compiled as the
  * GPU worker's pool does (jit_compile: kevo's options, no NVRTC cache),
- * one at a time. Prints one line per point (wall and CPU seconds, PTX
- * and cubin bytes,
- * registers, spill stores/loads) and the total; the same seed draws the same points, so two versions of
+ * one at a time. Prints one line per point (wall seconds, cubin bytes,
+ * registers, spill stores/loads, then CPU seconds and PTX bytes: the
+ * first columns keep their places for scripts) and the total; the same seed draws the same points, so two versions of
  * a template can be compared point by point.
  *
  * usage: compile_time TEMPLATE.cu DTYPE SHAPE [N [SEED]]
@@ -84,10 +84,10 @@ int main(int argc, char **argv)
         double dt_s = clock_s(CLOCK_MONOTONIC) - t0;
         double cpu_s = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
         const char *pt = src + strlen("// kevo: "); /* the point's name */
-        printf("%6.3f s %6.3f cpu %8zu ptx %8zu B %3d regs %4d/%-4d spill  "
+        printf("%6.3f s %8zu B %3d regs %4d/%-4d spill %6.3f cpu %8zu ptx  "
                "%.*s\n",
-               dt_s, cpu_s, o.ptx_len, o.cubin_len, o.regs, o.spill_stores,
-               o.spill_loads, (int)strcspn(pt, "\n"), pt);
+               dt_s, o.cubin_len, o.regs, o.spill_stores, o.spill_loads,
+               cpu_s, o.ptx_len, (int)strcspn(pt, "\n"), pt);
         total_cpu += cpu_s;
         total_ptx += o.ptx_len;
         bad = rc != KEVO_OK || !o.ok;
