@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "busy.h"
 #include "cmd_run.h"
 #include "eval.h"
 #include "jnl.h"
@@ -45,7 +46,10 @@ static const char status_usage[] =
     "\n"
     "Shows where a run stands: generation, evaluations and their outcomes,\n"
     "the best kernel so far, budget used, and whether it is finished,\n"
-    "running, or resumable.\n";
+    "running, or resumable. The gpu line says how much of the run's time x\n"
+    "GPUs no check or timing used (idle), and when the run is compile-bound\n"
+    "(idle 25 % or more, and more compile than GPU time): the mean compile\n"
+    "and GPU time a candidate and the compiles in flight on average.\n";
 
 struct run_summary {
     int gen;
@@ -56,6 +60,7 @@ struct run_summary {
     double prof_ms;           /* host ms the profiles took */
     const char *prof_note;    /* why counters are unavailable, or NULL */
     int rewrites, rewrite_tpls; /* LLM rewrite requests, template versions */
+    struct busy busy;         /* GPU idle / compile-bound (busy.h) */
 };
 
 /* The journal's records, typed by the records codec; a record it
@@ -92,6 +97,7 @@ static int first_rewrite_of_tpl(const struct run_records *rr, int k)
 static void summarize(const struct run_records *rr, struct run_summary *s)
 {
     memset(s, 0, sizeof *s);
+    busy_init(&s->busy);
     s->gen = -1;
     for (int i = 0; i < rr->n_recs; i++) {
         const struct record *x = &rr->recs[i];
@@ -117,6 +123,7 @@ static void summarize(const struct run_records *rr, struct run_summary *s)
             s->ms[0] += r->compile_ms;
             s->ms[1] += r->check_ms;
             s->ms[2] += r->time_ms;
+            busy_add(&s->busy, r);
             s->evals++;
             s->outcomes[r->outcome]++;
         }
@@ -179,6 +186,12 @@ static cJSON *status_json(const char *dir, const struct spec *sp,
         cJSON_AddStringToObject(pf, "not_available", s->prof_note);
     cJSON_AddNumberToObject(o, "llm_rewrites", s->rewrites);
     cJSON_AddNumberToObject(o, "llm_rewrite_templates", s->rewrite_tpls);
+    double idle = busy_idle_pct(&s->busy, s->last_t);
+    if (idle >= 0) {
+        cJSON_AddNumberToObject(o, "gpu_idle_pct", idle);
+        cJSON_AddBoolToObject(o, "compile_bound",
+                              busy_compile_bound(&s->busy, s->last_t));
+    }
     if (best->has)
         cJSON_AddItemToObject(o, "best", best_json(best));
     return o;
@@ -246,6 +259,10 @@ static void print_status(const char *dir, const struct spec *sp,
                "compile %.1f ms, check %.1f ms, timing %.1f ms\n",
                s->evals * 60.0 / s->last_t, s->ms[0] / (double)s->evals,
                s->ms[1] / (double)s->evals, s->ms[2] / (double)s->evals);
+    char busy[256];
+    busy_fmt(&s->busy, s->last_t, busy, sizeof busy);
+    if (busy[0])
+        printf("gpu:         %s\n", busy);
     print_budget(sp, s);
     if (s->prof_note)
         printf("profiles:    %s\n", s->prof_note);

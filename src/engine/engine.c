@@ -762,6 +762,8 @@ static void progress_tick(struct engine *e, const struct child *c)
         .rate_per_min = sess > 0 ? e->st.session_evals * 60.0 / sess : 0,
         .left_s = e->env.spec->max_time_s > 0 ? e->env.spec->max_time_s - el
                                               : -1,
+        .gpu_idle_pct = busy_idle_pct(&e->sess_busy, sess),
+        .compile_bound = busy_compile_bound(&e->sess_busy, sess),
         .last = eval_outcome_name(c->r.outcome)};
     progress_update(e->env.prog, &s);
 }
@@ -801,6 +803,8 @@ static int on_result(void *ud, int idx, const struct eval_result *r)
     cJSON *rec = eval_record(e, idx);
     b->rc = rec ? runlog_put(e->env.log, rec, 0) : KEVO_ENOMEM;
     cJSON_Delete(rec);
+    if (live)
+        busy_add(&e->sess_busy, r);
     if (b->rc || (b->rc = take_result(e, idx)))
         return 1;
     if (!live)
@@ -1167,6 +1171,7 @@ int engine_run(struct engine *e, char *err, size_t errcap)
 {
     int rc = KEVO_OK;
     e->t0_ns = fs_now_ns();
+    busy_init(&e->sess_busy);
     e->errbuf[0] = '\0';
     engine_clear_end(e);
     while (!rc && e->st.stop == STOP_NONE) {
@@ -1397,6 +1402,8 @@ void engine_free(struct engine *e)
     if (e->has_members)
         seen_release(&e->members);
     engine_sur_release(e);
+    if (e->has_compiled)
+        seen_release(&e->compiled);
     free(e->hist);
     free(e);
 }

@@ -7,6 +7,7 @@
 
 #include "archive.h"
 #include "bandit.h"
+#include "busy.h"
 #include "engine.h"
 #include "genome.h"
 #include "records.h"
@@ -78,6 +79,8 @@ struct engine {
                               recorded (its gen record's evals_budget;
                               0 = none) */
     long long t0_ns;       /* session start */
+    struct busy sess_busy; /* this session's live results' phase times
+                              (GPU idle on the progress line, busy.h) */
     char best_what[256];
     char errbuf[256];
     /* templates: env's first (borrowed), then LLM-made ones (owned) */
@@ -126,6 +129,11 @@ struct engine {
     int sur_d;             /* features */
     /* hardware profiles (engine_prof.c) */
     struct engine_prof *prof;
+    struct seen compiled;  /* compile keys of the points measured (template
+                              and the values of its params that are not
+                              launch-only): a point whose key is here
+                              costs no compile (engine_sur.c) */
+    int has_compiled;      /* 1 once compiled is initialised */
 };
 
 /* engine.c: run time incl. earlier sessions, s */

@@ -337,6 +337,7 @@ static int ptx_policy(nvrtcProgram prog, struct jit_output *o)
     char why[256];
     if (nvrtcGetPTXSize(prog, &n) != NVRTC_SUCCESS || n == 0)
         return -KEVO_ECOMPILE;
+    o->ptx_len = n - 1; /* n counts the terminating NUL */
     char *ptx = malloc(n);
     if (!ptx)
         return -KEVO_ENOMEM;

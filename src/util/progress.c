@@ -57,12 +57,16 @@ void progress_update(struct progress *p, const struct progress_state *s)
         size_t n = strlen(best);
         snprintf(best + n, sizeof best - n, " (%.3gx)", s->best_ratio);
     }
+    char idle[48] = "";
+    if (s->gpu_idle_pct >= 0)
+        snprintf(idle, sizeof idle, " | gpu idle %.0f%%%s", s->gpu_idle_pct,
+                 s->compile_bound ? " (compile-bound)" : "");
     fmt_duration(s->left_s, left, sizeof left);
     fmt_duration(s->elapsed_s, el, sizeof el);
-    fprintf(p->out, "\r\033[Kgen %d | evals %ld | best %s%s%.40s | %.0f/min | "
+    fprintf(p->out, "\r\033[Kgen %d | evals %ld | best %s%s%.40s | %.0f/min%s | "
             "%s elapsed, %s left",
             s->gen, s->evals, best, s->best_what ? " " : "",
-            s->best_what ? s->best_what : "", s->rate_per_min, el, left);
+            s->best_what ? s->best_what : "", s->rate_per_min, idle, el, left);
     fflush(p->out);
     p->line_open = 1;
 }

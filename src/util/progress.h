@@ -23,6 +23,9 @@ struct progress_state {
     double elapsed_s;     /* run time incl. earlier sessions */
     double rate_per_min;  /* evaluations per minute, this session */
     double left_s;        /* time budget left, < 0 = none */
+    double gpu_idle_pct;  /* GPU time no check or timing used, this
+                             session, percent (< 0 = unknown; busy.h) */
+    int compile_bound;    /* 1: idle because compiles are slower */
     const char *last;     /* last outcome name */
 };
 

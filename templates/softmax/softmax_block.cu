@@ -25,6 +25,9 @@
 // kevo: constraint CACHE == 0 || SMEM_OPTIN >= 196608
 // Column indices are int with headroom for one unrolled step:
 // kevo: requires COLS <= 2147000000
+// Shape fact VCOLS: COLS % VEC == 0; when 0 the VEC-wide path cannot run
+// and its build leaves it out (less PTX, less NVRTC time; issue 32).
+// kevo: fact VCOLS COLS % VEC == 0
 // kevo: launch softmax_block
 // kevo: grid ROWS
 // kevo: block THREADS
@@ -170,7 +173,7 @@ softmax_block(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const elem_t *xr = x + (long long)blockIdx.x * COLS;
     elem_t *yr = y + (long long)blockIdx.x * COLS;
-    const bool vec = VEC > 1 && COLS % VEC == 0 &&
+    const bool vec = VEC > 1 && VCOLS && COLS % VEC == 0 &&
                      (unsigned long long)x % (VEC * sizeof(elem_t)) == 0 &&
                      (unsigned long long)y % (VEC * sizeof(elem_t)) == 0;
     const int nch = (COLS + TV - 1) / TV; /* chunk rows in this row */

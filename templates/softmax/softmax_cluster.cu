@@ -41,6 +41,9 @@
 // smem expression below; the kernel computes the same NC):
 // kevo: requires max(0, cdiv(align(cdiv(COLS, CL), VEC), THREADS * VEC) - REG) * THREADS * VEC * 4 <= SMEM_OPTIN - 1024
 // kevo: requires COLS <= 2000000000 && CL * ROWS <= 2147483647
+// Shape fact VCOLS: COLS % VEC == 0; when 0 the VEC-wide path cannot run
+// and its build leaves it out (less PTX, less NVRTC time; issue 32).
+// kevo: fact VCOLS COLS % VEC == 0
 // kevo: launch softmax_cluster
 // kevo: grid CL * ROWS
 // kevo: block THREADS
@@ -264,7 +267,7 @@ softmax_cluster(const elem_t *__restrict__ x, elem_t *__restrict__ y,
     const long long row = blockIdx.x / CL;
     const elem_t *xr = x + row * COLS;
     elem_t *yr = y + row * COLS;
-    const bool vec = VEC > 1 && COLS % VEC == 0 &&
+    const bool vec = VEC > 1 && VCOLS && COLS % VEC == 0 &&
                      (unsigned long long)x % RB == 0 &&
                      (unsigned long long)y % RB == 0;
     /* the slice, as in the smem directive */

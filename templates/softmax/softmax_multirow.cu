@@ -27,6 +27,9 @@
 // kevo: constraint MINB * WARPS <= 64
 // kevo: constraint RPG * NCH * VEC + 24 <= min(255, 65536 / (MINB * WARPS * 32) / 8 * 8)
 // kevo: requires COLS <= G * VEC * NCH
+// Shape fact VCOLS: COLS % VEC == 0; when 0 the VEC-wide path cannot run
+// and its build leaves it out (less PTX, less NVRTC time; issue 32).
+// kevo: fact VCOLS COLS % VEC == 0
 // kevo: launch softmax_multirow
 // kevo: grid cdiv(ROWS, WARPS * (32 / G) * RPG)
 // kevo: block WARPS * 32
@@ -147,7 +150,7 @@ softmax_multirow(const elem_t *__restrict__ x, elem_t *__restrict__ y,
     const int l = threadIdx.x % G;
     const long long row0 =
         ((long long)blockIdx.x * GPB + threadIdx.x / G) * RPG;
-    const bool vec = VEC > 1 && COLS % VEC == 0 &&
+    const bool vec = VEC > 1 && VCOLS && COLS % VEC == 0 &&
                      (unsigned long long)x % RB == 0 &&
                      (unsigned long long)y % RB == 0;
 

@@ -34,6 +34,9 @@
 // kevo: constraint UNROLL * VEC + 32 <= min(255, 65536 / (MINB * THREADS) / 8 * 8)
 // Column indices are int with headroom for one tile:
 // kevo: requires COLS <= 2147000000
+// Shape fact VCOLS: COLS % VEC == 0; when 0 the VEC-wide path cannot run
+// and its build leaves it out (less PTX, less NVRTC time; issue 32).
+// kevo: fact VCOLS COLS % VEC == 0
 // kevo: launch softmax_online
 // kevo: grid cdiv(ROWS, THREADS / TPR)
 // kevo: block THREADS
@@ -225,7 +228,7 @@ softmax_online(const elem_t *__restrict__ x, elem_t *__restrict__ y,
         return;
     const elem_t *xr = x + row * COLS;
     elem_t *yr = y + row * COLS;
-    const bool vec = VEC > 1 && COLS % VEC == 0 &&
+    const bool vec = VEC > 1 && VCOLS && COLS % VEC == 0 &&
                      (unsigned long long)x % RB == 0 &&
                      (unsigned long long)y % RB == 0;
     const int full_end = COLS / STEP * STEP; /* columns in full tiles */

@@ -33,6 +33,9 @@
 // Column indices are int with headroom for one slice; the grid is flat:
 // kevo: requires COLS <= 2147000000 - THREADS * VEC * CPT
 // kevo: requires cdiv(COLS, THREADS * VEC * CPT) * ROWS <= 2147483647
+// Shape fact VCOLS: COLS % VEC == 0; when 0 the VEC-wide path cannot run
+// and its build leaves it out (less PTX, less NVRTC time; issue 32).
+// kevo: fact VCOLS COLS % VEC == 0
 // kevo: launch softmax_split_stats
 // kevo: grid cdiv(COLS, THREADS * VEC * CPT) * ROWS
 // kevo: block THREADS
@@ -245,7 +248,7 @@ __device__ __forceinline__ void write_tile(const elem_t *xr, elem_t *yr,
 __device__ __forceinline__ bool use_vec(const elem_t *x, const elem_t *y,
                                         int cols)
 {
-    return VEC > 1 && cols % VEC == 0 && (unsigned long long)x % RB == 0 &&
+    return VEC > 1 && VCOLS && cols % VEC == 0 && (unsigned long long)x % RB == 0 &&
            (unsigned long long)y % RB == 0;
 }
 

@@ -25,6 +25,12 @@
 // kevo: constraint RPW * CPT + UNROLL * VEC + 24 <= min(255, 65536 / (MINB * WARPS * 32) / 8 * 8)
 // Column indices are int with headroom for one unrolled step:
 // kevo: requires COLS <= 2147000000
+// Shape facts: STREAM, a row has columns past the register cache (else
+// the two streaming loops are left out); VCOLS, COLS % VEC == 0 (else the
+// VEC-wide path is left out). Measured: see bench/results/
+// 2026-11-28-cpu-compile/.
+// kevo: fact STREAM COLS > 32 * CPT
+// kevo: fact VCOLS COLS % VEC == 0
 // kevo: launch softmax_warp
 // kevo: grid cdiv(ROWS, WARPS * RPW)
 // kevo: block WARPS * 32
@@ -127,7 +133,7 @@ softmax_warp(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
 {
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const long long row0 = ((long long)blockIdx.x * WARPS + warp) * RPW;
-    const bool vec = VEC > 1 && COLS % VEC == 0 &&
+    const bool vec = VEC > 1 && VCOLS && COLS % VEC == 0 &&
                      (unsigned long long)x % (VEC * sizeof(elem_t)) == 0 &&
                      (unsigned long long)y % (VEC * sizeof(elem_t)) == 0;
 
@@ -170,7 +176,8 @@ softmax_warp(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
                     s += fexp(v[r][j][i] - m);
 
         /* columns beyond the register cache: online pass */
-        for (int base = NCH * SPAN; base < COLS; base += UNROLL * SPAN) {
+        for (int base = NCH * SPAN; STREAM && base < COLS;
+             base += UNROLL * SPAN) {
             float f[UNROLL][VEC];
 #pragma unroll
             for (int u = 0; u < UNROLL; ++u)
@@ -190,7 +197,8 @@ softmax_warp(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
                 o[i] = fexp(v[r][j][i] - m) * inv;
             store_chunk(yr, j * SPAN + lane * VEC, COLS, o, vec);
         }
-        for (int base = NCH * SPAN; base < COLS; base += UNROLL * SPAN) {
+        for (int base = NCH * SPAN; STREAM && base < COLS;
+             base += UNROLL * SPAN) {
             float f[UNROLL][VEC];
 #pragma unroll
             for (int u = 0; u < UNROLL; ++u)

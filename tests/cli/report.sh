@@ -54,8 +54,10 @@ while read -r h m; do
     grep -q "\"hash\":\"$h\".*\"mutator\":\"$m\"" "$R/journal.jsonl" || { bad=1; echo "not in journal: $h $m"; }
 done <"$SCRATCH/lin"
 last=$(tail -1 "$SCRATCH/lin" | cut -d' ' -f2)
-[ "$steps" -ge 2 ] && [ $bad = 0 ] && [ "$last" = init ] && [ "$(head -1 "$SCRATCH/lin" | cut -d' ' -f1)" = "$hash" ] \
-    && ok "lineage goes from the winner to an init genome through journaled records ($steps steps)" \
+# (the root has no parents: an init genome or a random unseen point)
+[ "$steps" -ge 2 ] && [ $bad = 0 ] && { [ "$last" = init ] || [ "$last" = random ]; } &&
+    [ "$(head -1 "$SCRATCH/lin" | cut -d' ' -f1)" = "$hash" ] \
+    && ok "lineage goes from the winner to a parentless genome ($last) through journaled records ($steps steps)" \
     || { fail "lineage"; cat "$SCRATCH/lin"; }
 
 # SVGs: one per winner param plus the progress charts, each well-formed

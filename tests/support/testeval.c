@@ -18,6 +18,8 @@
 struct testeval {
     struct testeval_stats *stats;
     long delay_us;
+    double phase_ms[3]; /* compile, check, time phases each result says
+                           (KEVO_TEST_PHASE_MS="C,K,T"; default 0) */
     long fail_from;  /* evaluations from this one on fail (0: never) */
     long calls;      /* evaluations attempted */
     int evidence;    /* KEVO_TEST_EVIDENCE: GPU-like evidence JSON */
@@ -164,6 +166,9 @@ static int te_batch(void *self, const struct candidate *const *c, int n,
             snprintf(r.detail, sizeof r.detail, "synthetic %s",
                      eval_outcome_name(r.outcome));
         }
+        r.compile_ms = te->phase_ms[0];
+        r.check_ms = te->phase_ms[1];
+        r.time_ms = te->phase_ms[2];
         if (te->evidence)
             r.evidence_json = gpu_like_evidence(c[i], &r);
         if (te->delay_us)
@@ -230,6 +235,10 @@ int testeval_new(struct evaluator *out, struct testeval_stats *stats)
     const char *d = getenv("KEVO_TEST_EVAL_US");
     te->delay_us = d ? atol(d) : 0;
     te->evidence = getenv("KEVO_TEST_EVIDENCE") != NULL;
+    const char *ph = getenv("KEVO_TEST_PHASE_MS");
+    if (ph && sscanf(ph, "%lf,%lf,%lf", &te->phase_ms[0], &te->phase_ms[1],
+                     &te->phase_ms[2]) != 3)
+        memset(te->phase_ms, 0, sizeof te->phase_ms);
     out->ops = getenv("KEVO_TEST_PROFILE") ? &te_ops_prof : &te_ops;
     out->self = te;
     return KEVO_OK;

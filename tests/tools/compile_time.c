@@ -3,8 +3,9 @@
  * not a test; no GPU needed): the default point and N distinct random valid
  * points (pointset_sample), each instantiated for the shape (its facts included) and compiled as the
  * GPU worker's pool does (jit_compile: kevo's options, no NVRTC cache),
- * one at a time. Prints one line per point (seconds, cubin bytes,
- * registers, spill stores/loads) and the total; the same seed draws the same points, so two versions of
+ * one at a time. Prints one line per point (wall seconds, cubin bytes,
+ * registers, spill stores/loads, then CPU seconds and PTX bytes: the
+ * first columns keep their places for scripts) and the total; the same seed draws the same points, so two versions of
  * a template can be compared point by point.
  *
  * usage: compile_time TEMPLATE.cu DTYPE SHAPE [N [SEED]]
@@ -21,10 +22,10 @@
 #include "sample.h"
 #include "tpl.h"
 
-static double now_s(void)
+static double clock_s(clockid_t c)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(c, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
@@ -61,7 +62,8 @@ int main(int argc, char **argv)
         tpl_free(t);
         return 2;
     }
-    double total = 0;
+    double total = 0, total_cpu = 0;
+    size_t total_ptx = 0;
     int bad = 0;
     for (long k = 0; k <= ps.n && !bad; k++) {
         int64_t vals[TPL_MAX_PARAMS];
@@ -76,13 +78,18 @@ int main(int argc, char **argv)
             break;
         }
         struct jit_output o;
-        double t0 = now_s();
+        double t0 = clock_s(CLOCK_MONOTONIC);
+        double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
         int rc = jit_compile(src, t->name, "sm_90a", &o);
-        double dt_s = now_s() - t0;
+        double dt_s = clock_s(CLOCK_MONOTONIC) - t0;
+        double cpu_s = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
         const char *pt = src + strlen("// kevo: "); /* the point's name */
-        printf("%6.3f s %8zu B %3d regs %4d/%-4d spill  %.*s\n", dt_s,
-               o.cubin_len, o.regs, o.spill_stores, o.spill_loads,
-               (int)strcspn(pt, "\n"), pt);
+        printf("%6.3f s %8zu B %3d regs %4d/%-4d spill %6.3f cpu %8zu ptx  "
+               "%.*s\n",
+               dt_s, o.cubin_len, o.regs, o.spill_stores, o.spill_loads,
+               cpu_s, o.ptx_len, (int)strcspn(pt, "\n"), pt);
+        total_cpu += cpu_s;
+        total_ptx += o.ptx_len;
         bad = rc != KEVO_OK || !o.ok;
         const char *dump = getenv("CT_DUMP");
         if (dump && *dump) {
@@ -105,8 +112,8 @@ int main(int argc, char **argv)
         jit_output_release(&o);
         free(src);
     }
-    printf("total %.3f s over %ld points (%s, %s, %s)\n", total, ps.n + 1,
-           t->name, argv[2], argv[3]);
+    printf("total %.3f s %.3f cpu %zu ptx over %ld points (%s, %s, %s)\n",
+           total, total_cpu, total_ptx, ps.n + 1, t->name, argv[2], argv[3]);
     pointset_release(&ps);
     tpl_free(t);
     return bad;

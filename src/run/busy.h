@@ -1,0 +1,50 @@
+/*
+ * busy.h - how busy a run kept its GPUs, from the phase times the journal
+ * records per evaluation (compile, check, timing): the share of the run's
+ * wall time x GPUs that no check or timing used ("GPU idle"), and whether
+ * the compiles are why (compile-bound). kevo status and the live progress
+ * line say it (issue 32: fp32 GEMM runs left the worker idle 67-74 % of
+ * the time while NVRTC ran). Pure arithmetic on eval results; reads no
+ * file and knows no engine.
+ *
+ * What it cannot see: the worker's time between phases (messages, input
+ * generation, restarts after a crash) counts as idle, so idle is an upper
+ * bound; a binary reused from the cache has compile time 0.
+ */
+#ifndef KEVO_BUSY_H
+#define KEVO_BUSY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eval.h"
+
+/* GPU idle at or above this share, with more compile than GPU time, is
+ * called compile-bound (the issue's target for the worker: < 25 %). */
+#define BUSY_BOUND_IDLE_PCT 25.0
+
+struct busy {
+    double compile_ms; /* summed compile phases */
+    double gpu_ms;     /* summed check + timing phases */
+    long evals;        /* results added */
+    uint64_t gpus;     /* bit g: a result measured on fan-out GPU g */
+};
+
+void busy_init(struct busy *b);
+/* Adds one evaluation's phase times (r is borrowed). */
+void busy_add(struct busy *b, const struct eval_result *r);
+/* GPUs the results came from (at least 1). */
+int busy_gpus(const struct busy *b);
+/* Percent of elapsed_s x GPUs without a check or timing phase, in
+ * [0, 100]; -1 when nothing is known (no result, no time, or no phase
+ * time in any result: an evaluator that does not record them). */
+double busy_idle_pct(const struct busy *b, double elapsed_s);
+/* 1 if the run is compile-bound: GPU idle >= BUSY_BOUND_IDLE_PCT and the
+ * compiles took longer than the GPU phases; else 0. */
+int busy_compile_bound(const struct busy *b, double elapsed_s);
+/* One line for kevo status, e.g. "idle 73 % of 35 s on 1 GPU;
+ * compile-bound: 1766 ms of compile a candidate against 33 ms on the GPU,
+ * 4.9 compiles in flight on average". "" when nothing is known. */
+void busy_fmt(const struct busy *b, double elapsed_s, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,46 @@
+# kevo status says how idle the GPUs were and when the run is
+# compile-bound (issue 32), from the phase times in the journal: the test
+# evaluator reports compile/check/timing ms (KEVO_TEST_PHASE_MS) and sleeps
+# KEVO_TEST_EVAL_US per evaluation, so the run's wall time is known from
+# below and the idle share has a floor the numbers prove.
+. tests/cli/lib.inc
+ARGS="--evaluator test --problem gemm --shape 300x200x100 --seed 2 --evals 40 --quiet"
+# 20 ms of wall time per evaluation, 5 of them on the "GPU", 200 ms compile:
+# idle >= 75 %, compile-bound
+KEVO_TEST_EVAL_US=20000 KEVO_TEST_PHASE_MS=200,2,3 $T run $ARGS \
+    --runs-dir "$SCRATCH" --name cb || fail "compile-bound run"
+$T status "$SCRATCH/cb" >"$SCRATCH/s" || fail "status of the compile-bound run"
+idle=$(sed -n 's/^gpu: *idle \([0-9]*\) % of .* on 1 GPU;.*/\1/p' "$SCRATCH/s")
+[ -n "$idle" ] && [ "$idle" -ge 74 ] &&
+    grep -q "compile-bound: 200 ms of compile a candidate against 5 ms on the GPU" "$SCRATCH/s" &&
+    ok "status: a run whose compiles take 40x its GPU time is compile-bound, GPU idle $idle % (>= 75 % by construction)" ||
+    { fail "status of a compile-bound run"; cat "$SCRATCH/s"; }
+$T status "$SCRATCH/cb" --json >"$SCRATCH/j"
+grep -q '"compile_bound":[[:space:]]*true' "$SCRATCH/j" && grep -q '"gpu_idle_pct":[[:space:]]*[0-9]' "$SCRATCH/j" &&
+    ok "status --json has gpu_idle_pct and compile_bound" ||
+    { fail "status --json idle fields"; cat "$SCRATCH/j"; }
+# 10 ms of GPU phases in 10 ms of wall time, 1 ms compile: not compile-bound
+KEVO_TEST_EVAL_US=10000 KEVO_TEST_PHASE_MS=1,4,6 $T run $ARGS \
+    --runs-dir "$SCRATCH" --name gb || fail "GPU-bound run"
+$T status "$SCRATCH/gb" >"$SCRATCH/s2"
+$T status "$SCRATCH/gb" --json >"$SCRATCH/j2"
+grep -q '^gpu: *idle [0-9]* % of .* on 1 GPU$' "$SCRATCH/s2" &&
+    grep -q '"compile_bound":[[:space:]]*false' "$SCRATCH/j2" &&
+    ok "status: a run whose compiles are shorter than its GPU phases is not called compile-bound" ||
+    { fail "status of a GPU-bound run"; cat "$SCRATCH/s2"; }
+# two GPUs: the idle share is of the run's time x 2
+KEVO_TEST_EVAL_US=20000 KEVO_TEST_PHASE_MS=200,2,3 $T run $ARGS --gpus 0,1 \
+    --runs-dir "$SCRATCH" --name two || fail "two-GPU run"
+$T status "$SCRATCH/two" >"$SCRATCH/s3"
+grep -q '^gpu: *idle [0-9]* % of .* on 2 GPUs; compile-bound' "$SCRATCH/s3" &&
+    ok "status counts the GPUs the journal's results came from" ||
+    { fail "status of a two-GPU run"; cat "$SCRATCH/s3"; }
+# a run without phase times (an evaluator that records none) says nothing
+# about idleness rather than "idle 100 %"
+$T run $ARGS --runs-dir "$SCRATCH" --name none || fail "plain run"
+$T status "$SCRATCH/none" >"$SCRATCH/s4"
+$T status "$SCRATCH/none" --json >"$SCRATCH/j4"
+! grep -q "^gpu:" "$SCRATCH/s4" && ! grep -q "gpu_idle_pct" "$SCRATCH/j4" &&
+    ok "status says nothing of idleness for a journal without phase times" ||
+    { fail "status of a run without phase times"; cat "$SCRATCH/s4"; }
+finish
