@@ -93,7 +93,7 @@ for c in $cases; do
         (cd bundle && run llmrun.status ./kevo status "$OUT/runs/llm")
         kill $spid 2>/dev/null
         continue ;;
-    longrun) # a 100 s run: what profiling costs a run (kevo status)
+    longrun) # a 70 s run: what profiling costs a run (kevo status)
         export KEVO_TEST_KEY=sk-kevo-test-counters
         ./bundle/llm_server --port 0 --key-env KEVO_TEST_KEY \
             --answers answers/softmax --log "$OUT/llm_server2.log" \
@@ -101,9 +101,9 @@ for c in $cases; do
         spid=$!
         sleep 1
         port=$(head -1 "$OUT/llm_port2")
-        TMO=130
+        TMO=100
         (cd bundle && run longrun ./kevo run --problem softmax \
-            --shape 8192x8192 --dtype fp32 --seed 5 --time 100s \
+            --shape 8192x8192 --dtype fp32 --seed 5 --time 70s \
             --template softmax_block --template softmax_online \
             --llm "openai:test-model@http://127.0.0.1:$port/v1" \
             --llm-key-env KEVO_TEST_KEY --runs-dir "$OUT/runs" --name long)
