@@ -43,7 +43,7 @@ run() { # name, then the command: logged, bounded, outputs kept
     name=$1
     shift
     echo "$*" >>"$OUT/commands.txt"
-    timeout 90 "$@" >"$OUT/$name.out" 2>"$OUT/$name.err"
+    timeout "${TMO:-90}" "$@" >"$OUT/$name.out" 2>"$OUT/$name.err"
     echo "$name: exit $?" >>"$OUT/status.txt"
 }
 {
@@ -82,6 +82,7 @@ for c in $cases; do
         ./bundle/llm_server --port 0 --key-env KEVO_TEST_KEY \
             --answers answers/softmax --log "$OUT/llm_server.log" \
             --lifetime 150 >"$OUT/llm_port" &
+        spid=$!
         sleep 1
         port=$(head -1 "$OUT/llm_port")
         (cd bundle && run llmrun ./kevo run --problem softmax --shape 4096x1024 \
@@ -90,6 +91,34 @@ for c in $cases; do
             --llm "openai:test-model@http://127.0.0.1:$port/v1" \
             --llm-key-env KEVO_TEST_KEY --runs-dir "$OUT/runs" --name llm)
         (cd bundle && run llmrun.status ./kevo status "$OUT/runs/llm")
+        kill $spid 2>/dev/null
+        continue ;;
+    longrun) # a 70 s run: what profiling costs a run (kevo status)
+        export KEVO_TEST_KEY=sk-kevo-test-counters
+        ./bundle/llm_server --port 0 --key-env KEVO_TEST_KEY \
+            --answers answers/softmax --log "$OUT/llm_server2.log" \
+            --lifetime 200 >"$OUT/llm_port2" &
+        spid=$!
+        sleep 1
+        port=$(head -1 "$OUT/llm_port2")
+        TMO=100
+        (cd bundle && run longrun ./kevo run --problem softmax \
+            --shape 8192x8192 --dtype fp32 --seed 5 --time 70s \
+            --template softmax_block --template softmax_online \
+            --llm "openai:test-model@http://127.0.0.1:$port/v1" \
+            --llm-key-env KEVO_TEST_KEY --runs-dir "$OUT/runs" --name long)
+        TMO=90
+        (cd bundle && run longrun.status ./kevo status "$OUT/runs/long")
+        kill $spid 2>/dev/null
+        continue ;;
+    verify) # kevo verify --profile of the LLM run's best two
+        (cd bundle && run verify ./kevo verify "$OUT/runs/llm" --top 2 \
+            --reps 2 --profile)
+        continue ;;
+    gputest) # tests/gpu/profile.sh (make gpu-test)
+        mkdir -p "$OUT/gputest"
+        (cd bundle && run gputest env KEVO="$PWD/kevo" OUT="$OUT/gputest" \
+            NCU="$NCU" sh tests/gpu/profile.sh)
         continue ;;
     *) echo "unknown case $c" >&2; continue ;;
     esac
@@ -102,3 +131,7 @@ for c in $cases; do
             --print-units base ./kevo eval "$@" --seed 7 --timeout-ms 60000)
 done
 date -u >>"$OUT/env.txt"
+# one file back (the device returns a few files only); no kernel sources
+tar -C "$OUT" --exclude='runs/*/sources' -czf /tmp/counters-out.tgz . &&
+    mv /tmp/counters-out.tgz "$OUT/" &&
+    find "$OUT" -mindepth 1 ! -name counters-out.tgz -delete

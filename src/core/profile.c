@@ -313,7 +313,7 @@ void prof_launch_text(const struct prof_launch *l, char *out, size_t cap)
         enum prof_metric m;
         const char *name;
     } pct[] = {{PM_TENSOR_GMMA_PCT, "tensor pipe (wgmma)"},
-               {PM_TENSOR_HMMA_PCT, "tensor pipe (mma.sync)"},
+               {PM_TENSOR_HMMA_PCT, "tensor pipe"},
                {PM_FMA_PCT, "FMA pipe"}, {PM_ALU_PCT, "ALU pipe"},
                {PM_ISSUE_PCT, "issue slots busy"},
                {PM_L2_HIT_PCT, "L2 hit rate"},

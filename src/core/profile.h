@@ -28,8 +28,10 @@ enum prof_metric {
     PM_DRAM_WRITE,       /* bytes written to DRAM */
     PM_DRAM_PCT,         /* DRAM throughput, % of peak (elapsed) */
     PM_SM_PCT,           /* SM throughput, % of peak (elapsed) */
-    PM_TENSOR_GMMA_PCT,  /* tensor pipe, Hopper wgmma, % of active peak */
-    PM_TENSOR_HMMA_PCT,  /* tensor pipe, mma.sync, % of active peak */
+    PM_TENSOR_GMMA_PCT,  /* tensor pipe, gmma, % of active peak (no such
+                            metric on GH100: not collected there) */
+    PM_TENSOR_HMMA_PCT,  /* tensor pipe (mma.sync; wgmma on GH100), % of
+                            active peak */
     PM_FMA_PCT,          /* FMA pipe, % of active peak */
     PM_ALU_PCT,          /* ALU pipe, % of active peak */
     PM_OCC_PCT,          /* achieved occupancy: active warps, % of max */

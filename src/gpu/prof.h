@@ -1,8 +1,9 @@
 /*
  * prof.h - hardware profile of one candidate call with the CUPTI Range
  * Profiler (libcupti.so.13, dlopened): every launch of the call is its own
- * range (auto range), each replayed by CUPTI once per pass (kernel
- * replay), outside any timed window. The metric set and its pass count
+ * range (auto range), replayed once per pass by CUPTI (kernel replay;
+ * KEVO_PROF_REPLAY=user: by kevo, from the same state and a cold L2),
+ * outside any timed window. The metric set and its pass count
  * are in prof.c's top comment; the numbers land in a struct kprof
  * (core/profile.h).
  *
@@ -48,12 +49,16 @@ typedef int (*prof_launch_fn)(void *ud);
 /*
  * Profiles one call: launch(ud) enqueues n launches (n <= TPL_MAX_LAUNCHES)
  * whose kernel names are kernels[0..n); the caller has drawn the inputs.
+ * pre(ud) (may be NULL) runs before every pass of a user replay, outside
+ * the profiled range: it restores what a pass changed and empties the L2
+ * (kernel replay, the default, restores memory itself).
  * Fills *kp (prof_init'ed here). A profiler that refuses (at start or now)
  * gives KEVO_OK with kp->available = 0 and a note; a launch failure is
  * its status, with kp unavailable and the reason in the note.
  */
 int prof_run(struct prof *p, CUstream s, int n, const char *const *kernels,
-             prof_launch_fn launch, void *ud, struct kprof *kp) KEVO_WUR;
+             prof_launch_fn pre, prof_launch_fn launch, void *ud,
+             struct kprof *kp) KEVO_WUR;
 
 /*
  * The note for CUPTI result code rc from a profiler call named call

@@ -1433,6 +1433,21 @@ static int prof_call(void *ud)
     return job_launch(t->w->h, t->jb);
 }
 
+/* Before each profiled pass: in-place inputs drawn again, outputs
+ * poisoned, the L2 emptied (its dirty lines written back now, not during
+ * the kernel), as ncu's --cache-control all does. */
+static int prof_pre(void *ud)
+{
+    struct timing_ud *t = ud;
+    int r = KEVO_OK;
+    if (has_inout(t->w))
+        r = t->w->p->gen_inputs(t->w->p, t->w->h, &t->w->shape, t->w->dt,
+                                t->seed);
+    if (!r)
+        r = poison_all(t->w, t->jb);
+    return r ? r : hx_flush(t->w->h);
+}
+
 static int handle_profile(struct worker *w, const struct wmsg *m)
 {
     struct job jb;
@@ -1457,18 +1472,16 @@ static int handle_profile(struct worker *w, const struct wmsg *m)
         const char *names[TPL_MAX_LAUNCHES];
         for (int i = 0; i < jb.n; i++)
             names[i] = jb.l[i].kernel;
-        r = w->p->gen_inputs(w->p, w->h, &w->shape, w->dt,
-                             hx_seed(w->seed, PROFILE_SEED_SALT +
-                                                  (uint64_t)jb.seq));
-        if (!r)
-            r = poison_all(w, &jb);
-        if (!r) /* L2 cold before the first pass, as ncu has it */
-            r = hx_flush(w->h);
+        struct timing_ud ud = {w, &jb, hx_seed(w->seed, PROFILE_SEED_SALT +
+                                                         (uint64_t)jb.seq)};
+        r = w->p->gen_inputs(w->p, w->h, &w->shape, w->dt, ud.seed);
+        if (!r) /* (kernel replay: the state of its one pre) */
+            r = prof_pre(&ud);
         /* no kernel records while CUPTI replays the launches */
         int paused = !r && !tmr_pause(w->t);
         if (!r)
-            r = prof_run(w->prof, w->s, jb.n, names, prof_call,
-                         &(struct timing_ud){w, &jb, 0}, &kp);
+            r = prof_run(w->prof, w->s, jb.n, names, prof_pre, prof_call,
+                         &ud, &kp);
         r = launch_verdict(w, &jb, r, &v);
         if (paused && tmr_resume(w->t) && !r)
             r = hx_fail(w->h, KEVO_ECUDA, "%s", tmr_errmsg(w->t));
