@@ -166,7 +166,7 @@ mpi-test:
 endif
 
 # the GPU suite, then (where PyTorch is installed) the torch exports of
-# shipped, TMA and LLM-born winners checked against torch (~6 minutes)
+# shipped, TMA and LLM-born winners checked as torch custom ops against torch
 gpu-test: $(KEVO)
 	$(Q)KEVO=$(abspath $(KEVO)) tests/gpu/run.sh
 	$(Q)if python3 -c 'import torch' 2>/dev/null; then \

@@ -6,12 +6,16 @@
  *   c      kevo_<problem>.h/.c + .cubin: the cubin compiled by NVRTC now,
  *          with the run's options, and a driver-API launcher that computes
  *          the launch plan for any sizes
- *   torch  kevo_<problem>.py: a PyTorch extension (load_inline) whose C++
- *          wrapper computes the plan from the tensors' sizes
+ *   torch  kevo_<problem>.py: a PyTorch custom operator (torch.library,
+ *          with a fake implementation for torch.compile) that launches
+ *          the c format's cubin through its launcher, built here as
+ *          libkevo_<problem>.so and called with ctypes (no nvcc, no C++
+ *          extension at run time); and kevo_<problem>_kernelbench.py,
+ *          KernelBench's ModelNew calling it
  * The plan is generated as C from the template's own expressions, so the
  * exported launcher agrees with kevo for every shape the template
  * supports: every launch in order, the workspace the plan sizes (the C
- * launcher allocates one when given none, the torch wrapper per call) and
+ * launcher allocates one when given none, the torch op per call) and
  * TMA tensor maps encoded as the harness does (worker.c). Works the same
  * for a run's own templates and LLM-born ones (runview.c finds both).
  * Nothing here names a problem: buffer dims come from the problem's
@@ -21,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd_outputs.h"
 #include "cmd_run.h"
@@ -32,6 +37,8 @@
 #include "version.h"
 
 #include "launcher_text.c.in.h" /* generated from src/cli/export/ */
+#include "proc.h"
+#include "torch_op.py.in.h"
 
 enum fmt { FMT_CU, FMT_C, FMT_TORCH };
 
@@ -49,18 +56,6 @@ struct exporter {
     cJSON *json;               /* --json summary */
     int quiet;
 };
-
-static const char *c_type(enum dtype dt)
-{
-    return dt == DTYPE_FP16 ? "__half" : dt == DTYPE_BF16 ? "__nv_bfloat16"
-                                                          : "float";
-}
-
-static const char *torch_type(enum dtype dt)
-{
-    return dt == DTYPE_FP16 ? "at::kHalf" : dt == DTYPE_BF16 ? "at::kBFloat16"
-                                                             : "at::kFloat";
-}
 
 static const char *py_type(enum dtype dt)
 {
@@ -219,11 +214,8 @@ static void put_sizes_fn_head(const struct exporter *x, FILE *f,
 }
 
 /* The device facts a launcher passes to a generated function, after the
- * sizes: the C launcher's (read at _load) and the torch one's. */
+ * sizes: the C launcher's (read at _load). */
 static const char C_DEVICE_FACTS[] = "sms, smem_optin, l2_bytes, ";
-static const char TORCH_DEVICE_FACTS[] =
-    "prop->multiProcessorCount,\n        (long long)prop->"
-    "sharedMemPerBlockOptin, prop->l2CacheSize, ";
 
 /* "M, N, K, <facts>": the arguments of a call to a generated function. */
 static void put_sizes_call(const struct exporter *x, FILE *f,
@@ -661,387 +653,239 @@ static int n_outputs(const struct exporter *x)
     return n;
 }
 
-static void put_torch_decl(const struct exporter *x, FILE *f)
+/* s as a Python string literal: printable ASCII as is, quotes and
+ * backslashes escaped, every other byte as \xNN (no newline, no quote can
+ * end it early, whatever the run's strings hold). */
+static void put_py_str(FILE *f, const char *s)
 {
-    fprintf(f, "%s %s(", n_outputs(x) > 1 ? "std::vector<torch::Tensor>"
-                                          : "torch::Tensor", x->base);
-    for (int i = 0, k = 0; i < x->n_bufs; i++)
-        if (x->bufs[i].role == BUF_IN)
-            fprintf(f, "%storch::Tensor %s", k++ ? ", " : "",
-                    x->bufs[i].name);
-    fprintf(f, ")");
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        if (*c == '"' || *c == '\\')
+            fprintf(f, "\\%c", *c);
+        else if (*c >= 0x20 && *c < 0x7f)
+            fputc(*c, f);
+        else
+            fprintf(f, "\\x%02x", *c);
+    fputc('"', f);
 }
 
-static void put_torch_sizes(const struct exporter *x, FILE *f)
+/* text as Python comment lines ("# " before each line; control bytes
+ * other than the line ends become '?'), so nothing in it is code. */
+static void put_py_comment(FILE *f, const char *text)
 {
-    const struct problem *p = x->v.prob;
-    int have[PROB_MAX_DIMS] = {0};
-    for (int i = 0; i < x->n_bufs; i++) {
-        const char *n = x->bufs[i].name;
-        if (x->bufs[i].role != BUF_IN)
-            continue;
-        fprintf(f, "    TORCH_CHECK(%s.is_cuda() && %s.dim() == 2, \"%s "
-                   "must be a 2-D CUDA tensor\");\n"
-                   "    TORCH_CHECK(%s.scalar_type() == %s, \"%s must be "
-                   "%s (the run's dtype)\");\n    %s = %s.contiguous();\n",
-                n, n, n, n, torch_type(x->bufs[i].dtype), n,
-                dtype_name(x->bufs[i].dtype), n, n);
-        for (int k = 0; k < 2; k++) {
-            int d = x->dim[i][k];
-            if (!have[d]++)
-                fprintf(f, "    const int64_t %s = %s.size(%d);\n",
-                        p->dim_names[d], n, k);
-            else
-                fprintf(f, "    TORCH_CHECK(%s.size(%d) == %s, \"%s.size(%d)"
-                           " must equal %s\");\n",
-                        n, k, p->dim_names[d], n, k, p->dim_names[d]);
-        }
+    int bol = 1;
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (bol)
+            fputs("# ", f);
+        bol = *c == '\n' || *c == '\r';
+        fputc(bol ? '\n' : *c < 0x20 || *c == 0x7f ? '?' : *c, f);
     }
-    for (int d = 0; d < p->n_dims; d++)
-        fprintf(f, "    TORCH_CHECK(%s > 0 && %s <= 2147483647LL, \"%s "
-                   "out of range for int\");\n",
-                p->dim_names[d], p->dim_names[d], p->dim_names[d]);
+    if (!bol)
+        fputc('\n', f);
 }
 
-/* Clusters of more than 8 blocks (Hopper allows 16) need an opt-in. */
-static void put_torch_cluster_optin(FILE *f, int i, const char *kernel,
-                                    const char *cast)
+/* A Python identifier for buffer name n (C identifiers, checked by the
+ * problem's parser): n, or n_ when n is a Python keyword or builtin the
+ * generated code uses. */
+static const char *py_ident(const char *n, char *out, size_t cap)
 {
-    fprintf(f, "    if (l[%d].cluster[0] * (l[%d].cluster[1] ? l[%d].cluster[1] "
-               ": 1) * (l[%d].cluster[2] ? l[%d].cluster[2] : 1) > 8)\n"
-               "        C10_CUDA_CHECK(cudaFuncSetAttribute(%s%s, "
-               "cudaFuncAttributeNonPortableClusterSizeAllowed, 1));\n",
-            i, i, i, i, i, cast, kernel);
+    static const char *const reserved[] = {
+        "False", "None", "True", "and", "as", "assert", "async", "await",
+        "break", "class", "continue", "def", "del", "elif", "else",
+        "except", "finally", "for", "from", "global", "if", "import", "in",
+        "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
+        "try", "while", "with", "yield", "torch", "op", NULL};
+    int hit = 0;
+    for (int i = 0; reserved[i]; i++)
+        hit |= !strcmp(n, reserved[i]);
+    snprintf(out, cap, "%s%s", n, hit || n[0] == '_' ? "_" : "");
+    return out;
 }
 
-static void put_torch_launch(const struct exporter *x, FILE *f, int i)
+/* The op's name: kevo::<problem>_<genome hex>, letters, digits, '_'. */
+static void op_name(const struct exporter *x, char *out, size_t cap)
 {
-    const struct tpl_launch *ln = &x->v.best_tpl->launches[i];
-    fprintf(f, "    if (l[%d].smem > 48 * 1024)\n        C10_CUDA_CHECK("
-               "cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamic"
-               "SharedMemorySize, (int)l[%d].smem));\n",
-            i, ln->kernel, i);
-    put_torch_cluster_optin(f, i, ln->kernel, "");
-    char args[1024];
-    size_t n = 0;
-    for (int b = 0; b < x->n_bufs && n < sizeof args; b++)
-        n += (size_t)snprintf(args + n, sizeof args - n, "(%s%s *)%s.data_"
-                              "ptr(), ", x->bufs[b].role == BUF_IN ? "const "
-                                                                   : "",
-                              c_type(x->bufs[b].dtype), x->bufs[b].name);
-    for (int d = 0; d < x->v.prob->n_dims && n < sizeof args; d++)
-        n += (size_t)snprintf(args + n, sizeof args - n, "(int)%s, ",
-                              x->v.prob->dim_names[d]);
-    if (n < sizeof args)
-        snprintf(args + n, sizeof args - n, "ws");
-    fprintf(f, "    {\n        dim3 g(l[%d].grid[0], l[%d].grid[1], "
-               "l[%d].grid[2]), b(l[%d].block[0], l[%d].block[1], "
-               "l[%d].block[2]);\n",
-            i, i, i, i, i, i);
-    if (ln->cluster[0] || ln->pdl) {
-        fprintf(f, "        cudaLaunchConfig_t cfg = {};\n"
-                   "        cudaLaunchAttribute at[2];\n"
-                   "        unsigned na = 0;\n");
-        if (ln->cluster[0])
-            fprintf(f, "        at[na].id = cudaLaunchAttributeCluster"
-                       "Dimension;\n"
-                       "        at[na].val.clusterDim.x = l[%d].cluster[0];\n"
-                       "        at[na].val.clusterDim.y = l[%d].cluster[1];\n"
-                       "        at[na++].val.clusterDim.z = l[%d].cluster[2];"
-                       "\n",
-                    i, i, i);
-        if (ln->pdl)
-            fprintf(f, "        at[na].id = cudaLaunchAttributeProgrammatic"
-                       "StreamSerialization;\n"
-                       "        at[na++].val.programmaticStreamSerialization"
-                       "Allowed = 1;\n");
-        fprintf(f, "        cfg.gridDim = g;\n        cfg.blockDim = b;\n"
-                   "        cfg.dynamicSmemBytes = l[%d].smem;\n"
-                   "        cfg.stream = stream;\n        cfg.attrs = at;\n"
-                   "        cfg.numAttrs = na;\n"
-                   "        C10_CUDA_CHECK(cudaLaunchKernelEx(&cfg, %s, "
-                   "%s));\n    }\n",
-                i, ln->kernel, args);
-    } else
-        fprintf(f, "        %s<<<g, b, l[%d].smem, stream>>>(%s);\n"
-                   "        C10_CUDA_KERNEL_LAUNCH_CHECK();\n    }\n",
-                ln->kernel, i, args);
+    snprintf(out, cap, "kevo::%s_%s", x->v.prob->name, x->v.best_hex);
+    for (char *c = out + 6; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+              (*c >= '0' && *c <= '9')))
+            *c = '_';
 }
 
-/* The driver's cuTensorMapEncodeTiled through the runtime (no -lcuda
- * for the extension), looked up once. */
-static void put_torch_encoder(const struct exporter *x, FILE *f)
+/* The run's tables the fixed runtime (export/torch_op.py.in) reads. */
+static void put_py_tables(const struct exporter *x, FILE *f)
 {
-    fprintf(f, "\nstatic PFN_cuTensorMapEncodeTiled_v12000 %s_encoder_()\n%s",
-            x->base, launcher_text_torch_encoder_body);
-}
-
-/* Encodes the tensor maps (after outputs and ws exist) into tm[]. */
-static void put_torch_tmaps(const struct exporter *x, FILE *f)
-{
-    const struct tpl *t = x->v.best_tpl;
-    fprintf(f, "    CUtensorMap tm[%d];\n    unsigned box[%d][3];\n"
-               "    TORCH_CHECK(!%s_tmaps_(", t->n_tmaps, t->n_tmaps, x->base);
-    put_sizes_call(x, f, TORCH_DEVICE_FACTS);
-    fprintf(f, "box, &why), \"%s: \", why);\n"
-               "    PFN_cuTensorMapEncodeTiled_v12000 encode = "
-               "%s_encoder_();\n",
-            x->base, x->base);
-    for (int i = 0; i < t->n_tmaps; i++) {
-        const char *n = x->bufs[t->tmaps[i].buf].name;
-        fprintf(f, "    TORCH_CHECK((uintptr_t)%s.data_ptr() %% 16 == 0, "
-                   "\"%s must be 16-byte aligned for its TMA tensor map\");\n",
-                n, n);
-        put_tmap_encode(x, f, i, "encode", "%s.data_ptr()",
-                        "            TORCH_CHECK(false, %s, \" (CUresult \", "
-                        "(int)er, \")\");");
-    }
-}
-
-/* Launch i through cudaLaunchKernelExC with an argument array: buffers,
- * sizes, ws, then the tensor maps by value (their type is the
- * template's own struct, so no typed <<<>>> call), then the int args (a
- * kernel that declares fewer parameters reads only its own). */
-static void put_torch_launch_args(const struct exporter *x, FILE *f, int i)
-{
-    const struct tpl_launch *ln = &x->v.best_tpl->launches[i];
-    const struct problem *p = x->v.prob;
-    if (i == 0) {
-        for (int b = 0; b < x->n_bufs; b++)
-            fprintf(f, "    %s%s *kx_%s = (%s%s *)%s.data_ptr();\n",
-                    x->bufs[b].role == BUF_IN ? "const " : "",
-                    c_type(x->bufs[b].dtype), x->bufs[b].name,
-                    x->bufs[b].role == BUF_IN ? "const " : "",
-                    c_type(x->bufs[b].dtype), x->bufs[b].name);
-        for (int d = 0; d < p->n_dims; d++)
-            fprintf(f, "    int kx_%s = (int)%s;\n", p->dim_names[d],
-                    p->dim_names[d]);
-        fprintf(f, "    void *kx_args[] = {");
-        for (int b = 0; b < x->n_bufs; b++)
-            fprintf(f, "&kx_%s, ", x->bufs[b].name);
-        for (int d = 0; d < p->n_dims; d++)
-            fprintf(f, "&kx_%s, ", p->dim_names[d]);
-        fprintf(f, "&ws");
-        for (int k = 0; k < x->v.best_tpl->n_tmaps; k++)
-            fprintf(f, ", &tm[%d]", k);
-        for (int k = 0; k < x->v.best_tpl->n_args; k++)
-            fprintf(f, ", &ia[%d]", k);
-        fprintf(f, "};\n");
-    }
-    fprintf(f, "    if (l[%d].smem > 48 * 1024)\n        C10_CUDA_CHECK("
-               "cudaFuncSetAttribute((const void *)%s, cudaFuncAttribute"
-               "MaxDynamicSharedMemorySize, (int)l[%d].smem));\n",
-            i, ln->kernel, i);
-    put_torch_cluster_optin(f, i, ln->kernel, "(const void *)");
-    fprintf(f, "    {\n        cudaLaunchConfig_t cfg = {};\n"
-               "        cudaLaunchAttribute at[2];\n"
-               "        cfg.gridDim = dim3(l[%d].grid[0], l[%d].grid[1], "
-               "l[%d].grid[2]);\n"
-               "        cfg.blockDim = dim3(l[%d].block[0], l[%d].block[1], "
-               "l[%d].block[2]);\n"
-               "        cfg.dynamicSmemBytes = l[%d].smem;\n"
-               "        cfg.stream = stream;\n"
-               "        if (l[%d].cluster[0]) {\n"
-               "            at[0].id = cudaLaunchAttributeClusterDimension;\n"
-               "            at[0].val.clusterDim.x = l[%d].cluster[0];\n"
-               "            at[0].val.clusterDim.y = l[%d].cluster[1];\n"
-               "            at[0].val.clusterDim.z = l[%d].cluster[2];\n"
-               "            cfg.attrs = at;\n            cfg.numAttrs = 1;\n"
-               "        }\n"
-               "        if (l[%d].pdl) {\n"
-               "            at[cfg.numAttrs].id = cudaLaunchAttribute"
-               "ProgrammaticStreamSerialization;\n"
-               "            at[cfg.numAttrs].val.programmaticStreamSerialization"
-               "Allowed = 1;\n"
-               "            cfg.attrs = at;\n            cfg.numAttrs++;\n"
-               "        }\n"
-               "        C10_CUDA_CHECK(cudaLaunchKernelExC(&cfg, (const void *)"
-               "%s, kx_args));\n    }\n",
-            i, i, i, i, i, i, i, i, i, i, i, i, ln->kernel);
-}
-
-static void put_torch_cuda(const struct exporter *x, FILE *f)
-{
-    const struct problem *p = x->v.prob;
-    const struct tpl *t = x->v.best_tpl;
-    fprintf(f, "#include <torch/extension.h>\n#include <ATen/cuda/"
-               "CUDAContext.h>\n#include <c10/cuda/CUDAGuard.h>\n"
-               "#include <c10/cuda/CUDAException.h>\n%s\n",
-            t->n_tmaps ? "#include <cudaTypedefs.h> /* cuda.h, PFN_cuTensor"
-                         "MapEncodeTiled */\n#include <cstdint>\n" : "");
-    fputs(x->src, f);
-    fprintf(f, "\n#line 1 \"kevo_export_wrapper\"\n");
-    /* the source defines the params its code names; the plan needs the
-     * launch-only ones too */
-    for (int i = 0; i < t->n_params; i++)
-        if (t->params[i].launch_only)
-            fprintf(f, "#define %s %lld\n", t->params[i].name,
-                    (long long)x->v.best_vals[i]);
-    put_plan_fn(x, f);
-    if (t->n_tmaps)
-        put_torch_encoder(x, f);
-    fprintf(f, "\n");
-    put_torch_decl(x, f);
-    fprintf(f, "\n{\n");
-    put_torch_sizes(x, f);
-    int first_in = 0;
-    while (x->bufs[first_in].role != BUF_IN)
-        first_in++;
-    const char *a0 = x->bufs[first_in].name;
-    fprintf(f, "    const c10::cuda::CUDAGuard guard(%s.device());\n"
-               "    const cudaDeviceProp *prop = at::cuda::getCurrent"
-               "DeviceProperties();\n"
-               "    struct %s_dims l[%d];\n    unsigned long long ws_bytes "
-               "= 0;\n    const char *why = \"\";\n"
-               "    TORCH_CHECK(!%s_plan_(",
-            a0, x->base, t->n_launches, x->base);
-    put_sizes_call(x, f, TORCH_DEVICE_FACTS);
-    fprintf(f, "l, &ws_bytes, &why), \"%s: \", why);\n",
+    const struct run_view *v = &x->v;
+    char op[160], shape[64];
+    op_name(x, op, sizeof op);
+    problem_format_shape(&v->spec.shape, shape, sizeof shape);
+    fprintf(f, "BASE = \"%s\"\nOP_NAME = \"%s\"\nLIB = \"lib%s.so\"\n"
+               "CUBIN = \"%s.cubin\"\nARCH = \"%s\"\nEXPORT_DIR = ",
+            x->base, op, x->base, x->base, x->arch);
+    put_py_str(f, x->out);
+    fprintf(f, "  # where kevo wrote it\nPROBLEM = ");
+    put_py_str(f, v->prob->name);
+    fprintf(f, "\nDTYPE = \"%s\"\nTEMPLATE = ", dtype_name(v->spec.dtype));
+    put_py_str(f, v->best_tpl->name);
+    fprintf(f, "\nGENOME = \"%s\"\nSHAPE = {", v->best_hex);
+    for (int d = 0; d < v->prob->n_dims; d++)
+        fprintf(f, "%s\"%s\": %lld", d ? ", " : "", v->prob->dim_names[d],
+                (long long)v->spec.shape.d[d]);
+    fprintf(f, "}  # the run's (%s)\nFUNCTION = \"%s\"\nSIZES = (", shape,
             x->base);
+    for (int d = 0; d < v->prob->n_dims; d++)
+        fprintf(f, "\"%s\", ", v->prob->dim_names[d]);
+    fprintf(f, ")\n# (name, role, dtype, dims): the kernel's buffers in ABI "
+               "order\nBUFFERS = (\n");
     for (int i = 0; i < x->n_bufs; i++)
-        if (x->bufs[i].role == BUF_OUT)
-            fprintf(f, "    torch::Tensor %s = torch::empty({%s, %s}, %s."
-                       "options().dtype(%s));\n",
-                    x->bufs[i].name, p->dim_names[x->dim[i][0]],
-                    p->dim_names[x->dim[i][1]], a0,
-                    torch_type(x->bufs[i].dtype));
-    fprintf(f, "    torch::Tensor ws_t;\n    void *ws = nullptr;\n"
-               "    if (ws_bytes) {\n        ws_t = torch::empty({(int64_t)"
-               "ws_bytes}, %s.options().dtype(torch::kUInt8));\n"
-               "        ws = ws_t.data_ptr();\n    }\n"
-               "    cudaStream_t stream = at::cuda::getCurrentCUDAStream();\n",
-            a0);
-    if (t->n_args) {
-        fprintf(f, "    int ia[%d];\n    TORCH_CHECK(!%s_args_(", t->n_args,
-                x->base);
-        put_sizes_call(x, f, TORCH_DEVICE_FACTS);
-        fprintf(f, "ia, &why), \"%s: \", why);\n",
-                x->base);
-    }
-    if (t->n_tmaps || t->n_args) {
-        if (t->n_tmaps)
-            put_torch_tmaps(x, f);
-        for (int i = 0; i < t->n_launches; i++)
-            put_torch_launch_args(x, f, i);
-    } else {
-        for (int i = 0; i < t->n_launches; i++)
-            put_torch_launch(x, f, i);
-    }
-    if (n_outputs(x) > 1) {
-        fprintf(f, "    return {");
-        for (int i = 0, k = 0; i < x->n_bufs; i++)
-            if (x->bufs[i].role == BUF_OUT)
-                fprintf(f, "%s%s", k++ ? ", " : "", x->bufs[i].name);
-        fprintf(f, "};\n}\n");
-    } else {
-        for (int i = 0; i < x->n_bufs; i++)
-            if (x->bufs[i].role == BUF_OUT)
-                fprintf(f, "    return %s;\n}\n", x->bufs[i].name);
-    }
+        fprintf(f, "    (\"%s\", \"%s\", %s, (\"%s\", \"%s\")),\n",
+                x->bufs[i].name, x->bufs[i].role == BUF_IN ? "in" : "out",
+                py_type(x->bufs[i].dtype),
+                v->prob->dim_names[x->dim[i][0]],
+                v->prob->dim_names[x->dim[i][1]]);
+    fprintf(f, ")\n");
 }
 
-static void put_py_bufs(const struct exporter *x, FILE *f, enum buf_role r)
+/* The typed functions torch.library.custom_op reads its schema from, and
+ * the module's entry points. */
+static void put_py_op(const struct exporter *x, FILE *f)
 {
-    for (int i = 0; i < x->n_bufs; i++)
-        if (x->bufs[i].role == r)
-            fprintf(f, "(\"%s\", (\"%s\", \"%s\")), ", x->bufs[i].name,
-                    x->v.prob->dim_names[x->dim[i][0]],
-                    x->v.prob->dim_names[x->dim[i][1]]);
+    char id[80];
+    int multi = n_outputs(x) > 1;
+    for (int fake = 0; fake < 2; fake++) {
+        fprintf(f, "\n\ndef _impl%s(", fake ? "_fake" : "");
+        for (int i = 0, k = 0; i < x->n_bufs; i++)
+            if (x->bufs[i].role == BUF_IN)
+                fprintf(f, "%s%s: torch.Tensor", k++ ? ", " : "",
+                        py_ident(x->bufs[i].name, id, sizeof id));
+        fprintf(f, ") -> %s", multi ? "typing.Tuple[" : "torch.Tensor");
+        for (int i = 0, k = 0; multi && i < x->n_bufs; i++)
+            if (x->bufs[i].role == BUF_OUT)
+                fprintf(f, "%storch.Tensor", k++ ? ", " : "");
+        fprintf(f, "%s:\n    return %s((", multi ? "]" : "",
+                fake ? "_fake" : "_run");
+        for (int i = 0; i < x->n_bufs; i++)
+            if (x->bufs[i].role == BUF_IN)
+                fprintf(f, "%s, ", py_ident(x->bufs[i].name, id, sizeof id));
+        fprintf(f, "))\n");
+    }
+    fprintf(f, "\n\nop = _define(_impl, _impl_fake)\n\n\ndef %s(*tensors):\n"
+               "    \"\"\"The kernel on CUDA tensors (the inputs in BUFFERS "
+               "order); new output%s.\"\"\"\n    return op(*tensors)\n",
+            x->base, multi ? "s" : "");
+}
+
+static void put_torch_py(const struct exporter *x, FILE *f)
+{
+    char op[160], dotted[160], *about;
+    size_t len;
+    op_name(x, op, sizeof op);
+    snprintf(dotted, sizeof dotted, "kevo.%s", op + 6);
+    fprintf(f, "\"\"\"%s.py - the kernel kevo found, as the PyTorch custom "
+               "operator torch.ops.%s.\n\nUse:\n    import %s\n"
+               "    out = %s.op(inputs...)   # or torch.ops.%s(...)\n\n"
+               "Inputs are CUDA tensors of the dtypes in BUFFERS, contiguous "
+               "and 16-byte aligned;\nthe sizes are read off them and the "
+               "launch plan computed for them (any shape\nthe template "
+               "supports). The op has a fake (meta) implementation, so "
+               "torch.compile\ntraces through it. The kernel is the cubin "
+               "next to this file, launched on torch's\ncurrent stream by "
+               "the C launcher lib%s.so (built by kevo export): no\nnvcc "
+               "and no C++ extension at run time.\n\"\"\"\n",
+            x->base, dotted, x->base, x->base, dotted, x->base);
+    FILE *m = open_memstream(&about, &len);
+    if (m) {
+        put_about(x, m, "");
+        fclose(m);
+        put_py_comment(f, about);
+        free(about);
+    }
+    fprintf(f, "import ctypes\nimport os\nimport typing\n\nimport torch\n\n");
+    put_py_tables(x, f);
+    fputs(torch_op, f);
+    put_py_op(x, f);
+}
+
+static void put_kernelbench_py(const struct exporter *x, FILE *f)
+{
+    char op[160];
+    op_name(x, op, sizeof op);
+    op[4] = '.';
+    memmove(op + 5, op + 6, strlen(op + 6) + 1);
+    fprintf(f, "\"\"\"%s_kernelbench.py - KernelBench's submission format "
+               "(class ModelNew) for the\nkernel kevo found: forward(inputs)"
+               " calls torch.ops.%s from %s.py\n(in this folder).\n\"\"\"\n"
+               "BASE = \"%s\"\nEXPORT_DIR = ",
+            x->base, op, x->base, x->base);
+    put_py_str(f, x->out);
+    fprintf(f, "\n");
+    fputs(torch_op_kernelbench, f);
+}
+
+/* Builds lib<base>.so from the C launcher with the system's C compiler
+ * ($CC, else cc) against CUDA's driver stub: plain C, so it loads under
+ * any torch. */
+static int build_launcher_so(const struct exporter *x, char *err,
+                             size_t errcap)
+{
+    char so[4096], src[4096], inc[4200], stub[4200], lib[4200], log[4200];
+    const char *cc = getenv("CC"), *cuda = getenv("CUDA_HOME");
+    if (!cc || !*cc)
+        cc = "cc";
+    if (!cuda || !*cuda)
+        cuda = getenv("CUDA_PATH");
+    if (!cuda || !*cuda)
+        cuda = "/usr/local/cuda";
+    snprintf(so, sizeof so, "%s/lib%s.so", x->out, x->base);
+    snprintf(src, sizeof src, "%s/%s.c", x->out, x->base);
+    snprintf(inc, sizeof inc, "-I%s/include", cuda);
+    snprintf(stub, sizeof stub, "-L%s/lib64/stubs", cuda);
+    snprintf(lib, sizeof lib, "-L%s/lib64", cuda);
+    snprintf(log, sizeof log, "%s/lib%s.log", x->out, x->base);
+    char *argv[] = {(char *)cc, "-std=c11", "-O2", "-fPIC", "-shared", inc,
+                    "-o", so, src, stub, lib, "-lcuda", NULL};
+    int timed_out = 0;
+    int st = proc_run(NULL, argv, log, 120 * 1000, &timed_out);
+    if (st) {
+        snprintf(err, errcap, "--format torch: cannot build '%s' with '%s' "
+                 "(%s; see '%s'): the torch op needs a C compiler at export "
+                 "time (set CC), or use --format c",
+                 so, cc, timed_out ? "no answer in 120 s"
+                         : st < 0 ? "cannot run it" : "it failed", log);
+        return KEVO_EIO;
+    }
+    unlink(log);
+    cJSON_AddStringToObject(x->json, "library", so);
+    return KEVO_OK;
 }
 
 static int write_torch(struct exporter *x, char *err, size_t errcap)
 {
+    char path[4096];
     int rc = torch_ready(x, err, errcap);
+    if (!rc)
+        rc = build_launcher_so(x, err, errcap);
     if (rc)
         return rc;
-    char *cuda, *text, path[4096];
-    size_t len;
-    FILE *f = open_memstream(&cuda, &len);
-    if (!f)
-        return KEVO_ENOMEM;
-    put_torch_cuda(x, f);
-    fclose(f);
-    if (strstr(cuda, "'''")) {
-        free(cuda);
-        snprintf(err, errcap, "--format torch: the source contains ''' and "
-                 "cannot be quoted for Python");
-        return KEVO_EINVAL;
-    }
-    if (!(f = open_memstream(&text, &len))) {
-        free(cuda);
-        return KEVO_ENOMEM;
-    }
-    const struct run_view *v = &x->v;
-    fprintf(f, "\"\"\"%s.py - the kernel kevo found, as a PyTorch extension."
-               "\n\n", x->base);
-    put_about(x, f, "");
-    fprintf(f, "\nUse:\n    import %s\n    out = %s.%s(", x->base, x->base,
-            x->base);
-    for (int i = 0, k = 0; i < x->n_bufs; i++)
-        if (x->bufs[i].role == BUF_IN)
-            fprintf(f, "%s%s", k++ ? ", " : "", x->bufs[i].name);
-    fprintf(f, ")   # CUDA tensors, %s, 2-D; returns new tensor(s)\n"
-               "The extension is built by torch.utils.cpp_extension."
-               "load_inline (nvcc) on first\nuse; the launch plan is "
-               "computed for the tensors' sizes (any shape the\ntemplate "
-               "supports, not only the run's, unless the kernel was built "
-               "for\nthe run's shape facts: see above).\n\"\"\"\n",
-            dtype_name(v->spec.dtype));
-    fprintf(f, "import torch\nfrom torch.utils.cpp_extension import "
-               "load_inline\n\n");
-    char shape[64];
-    problem_format_shape(&v->spec.shape, shape, sizeof shape);
-    fprintf(f, "PROBLEM = \"%s\"\nDTYPE = \"%s\"\nTORCH_DTYPE = %s\n"
-               "TEMPLATE = \"%s\"\nGENOME = \"%s\"\nARCH = \"%s\"\n"
-               "SHAPE = {",
-            v->prob->name, dtype_name(v->spec.dtype),
-            py_type(v->spec.dtype), v->best_tpl->name,
-            v->best_hex, x->arch);
-    for (int d = 0; d < v->prob->n_dims; d++)
-        fprintf(f, "%s\"%s\": %lld", d ? ", " : "", v->prob->dim_names[d],
-                (long long)v->spec.shape.d[d]);
-    fprintf(f, "}  # the run's shape (%s)\nINPUTS = [", shape);
-    put_py_bufs(x, f, BUF_IN);
-    fprintf(f, "]\nOUTPUTS = [");
-    put_py_bufs(x, f, BUF_OUT);
-    fprintf(f, "]\nFUNCTION = \"%s\"\n\nCUDA_SRC = r'''%s'''\n\nCPP_SRC = "
-               "\"\"\"#include <torch/extension.h>\n",
-            x->base, cuda);
-    put_torch_decl(x, f);
-    const char *digits = x->arch + 3; /* "sm_90a" -> "90a" */
-    fprintf(f, ";\n\"\"\"\n\n_module = None\n\n\ndef load(verbose=False):\n"
-               "    \"\"\"Builds (once, cached by torch) and returns the "
-               "extension module.\"\"\"\n    global _module\n"
-               "    if _module is None:\n"
-               "        _module = load_inline(\n"
-               "            name=\"%s_%s\",\n"
-               "            cpp_sources=[CPP_SRC],\n"
-               "            cuda_sources=[CUDA_SRC],\n"
-               "            functions=[FUNCTION],\n"
-               "            extra_cuda_cflags=[\"-O3\", \"-std=c++17\",\n"
-               "                               \"-gencode=arch=compute_%s,"
-               "code=sm_%s\"],\n"
-               "            verbose=verbose)\n    return _module\n\n\n"
-               "def %s(*tensors):\n    \"\"\"The kernel on CUDA tensors "
-               "(inputs in INPUTS order); new output(s).\"\"\"\n"
-               "    return getattr(load(), FUNCTION)(*tensors)\n",
-            x->base, v->best_hex, digits, digits, x->base);
-    fclose(f);
-    free(cuda);
     snprintf(path, sizeof path, "%s/%s.py", x->out, x->base);
-    rc = outputs_write_file(path, text);
-    free(text);
-    if (rc)
+    if ((rc = write_text_file(path, put_torch_py, x))) {
         snprintf(err, errcap, "cannot write '%s'", path);
-    else
-        cJSON_AddStringToObject(x->json, "python", path);
-    return rc;
+        return rc;
+    }
+    cJSON_AddStringToObject(x->json, "python", path);
+    snprintf(path, sizeof path, "%s/%s_kernelbench.py", x->out, x->base);
+    if ((rc = write_text_file(path, put_kernelbench_py, x))) {
+        snprintf(err, errcap, "cannot write '%s'", path);
+        return rc;
+    }
+    cJSON_AddStringToObject(x->json, "kernelbench", path);
+    return KEVO_OK;
 }
 
 /* ------------------------------------------------------------ driver */
 
 static const char export_usage[] =
-    "usage: kevo export <run-dir> [--format cu|c|torch|all] [--out DIR]\n"
+    "usage: kevo export <run-dir> [--format cu|c|torch|kernelbench|all] [--out DIR]\n"
     "                   [--arch sm_XX] [--json] [--quiet]\n"
     "\n"
     "Writes the winning kernel of a run to DIR (default <run-dir>/export/):\n"
@@ -1051,9 +895,13 @@ static const char export_usage[] =
     "         (kevo_<problem>_load/_launch/_workspace_bytes) that computes\n"
     "         the launch plan for any sizes, and kevo_<problem>.cubin\n"
     "         compiled now by NVRTC with the run's options\n"
-    "  torch  kevo_<problem>.py: a PyTorch extension (load_inline) exposing\n"
-    "         kevo_<problem>(inputs...) -> new output tensor\n"
-    "  all    all three (default: cu)\n"
+    "  torch  the c files, libkevo_<problem>.so (the launcher, built with\n"
+    "         $CC or cc), kevo_<problem>.py: a PyTorch custom operator\n"
+    "         torch.ops.kevo.<problem>_<genome>(inputs...) -> new output(s),\n"
+    "         traceable by torch.compile, no nvcc at run time (torch >= 2.4),\n"
+    "         and kevo_<problem>_kernelbench.py (KernelBench's ModelNew)\n"
+    "  kernelbench  the same as torch\n"
+    "  all    all of them (default: cu)\n"
     "--arch overrides the target (default: the run's, else sm_90a).\n"
     "Needs no GPU.\n";
 
@@ -1135,7 +983,7 @@ static int export_run(struct exporter *x, const char *dir, const char *out,
     }
     if ((all || x->fmt != FMT_CU) && (rc = tensormaps(x, err, errcap)))
         return rc;
-    if ((all || x->fmt == FMT_C) && (rc = write_c(x, err, errcap)))
+    if ((all || x->fmt != FMT_CU) && (rc = write_c(x, err, errcap)))
         return rc;
     if ((all || x->fmt == FMT_TORCH) && (rc = write_torch(x, err, errcap)))
         return rc;
@@ -1145,8 +993,9 @@ static int export_run(struct exporter *x, const char *dir, const char *out,
 static int parse_fmt(const char *s, enum fmt *f, int *all)
 {
     *all = !strcmp(s, "all");
-    *f = !strcmp(s, "c") ? FMT_C : !strcmp(s, "torch") ? FMT_TORCH : FMT_CU;
-    return *all || !strcmp(s, "c") || !strcmp(s, "torch") || !strcmp(s, "cu")
+    int torch = !strcmp(s, "torch") || !strcmp(s, "kernelbench");
+    *f = !strcmp(s, "c") ? FMT_C : torch ? FMT_TORCH : FMT_CU;
+    return *all || !strcmp(s, "c") || torch || !strcmp(s, "cu")
                ? 0
                : -1;
 }
@@ -1177,7 +1026,7 @@ int cmd_export_main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
             if (parse_fmt(argv[++i], &x->fmt, &all)) {
                 fprintf(stderr, "kevo export: unknown format '%s' (cu, c, "
-                        "torch or all)\n", argv[i]);
+                        "torch, kernelbench or all)\n", argv[i]);
                 rc = EXIT_USAGE;
             }
         } else if (argv[i][0] == '-' || dir) {

@@ -24,7 +24,9 @@ for r in eg es ep; do
     p=$(sed -n 's/.*"problem":[[:space:]]*"\([a-z]*\)".*/\1/p' "$R/manifest.json" | head -1)
     B="$O/kevo_$p"
     [ -s "$B.cu" ] && [ -s "$B.h" ] && [ -s "$B.c" ] && [ -s "$B.cubin" ] && [ -s "$B.py" ] \
-        && grep -q "\"python\":" "$SCRATCH/ej" && ok "$r: export writes .cu, .h, .c, .cubin, .py" \
+        && [ -s "${B}_kernelbench.py" ] && [ -s "$O/libkevo_$p.so" ] \
+        && grep -q "\"python\":" "$SCRATCH/ej" && grep -q "\"library\":" "$SCRATCH/ej" \
+        && ok "$r: export writes .cu, .h, .c, .cubin, the launcher library, the op's .py, the kernelbench .py" \
         || fail "$r: export files"
     # the .cu ends with the exact source the run measured
     h=$(sed -n 's/.*"hash":[[:space:]]*"\([0-9a-f]*\)".*/\1/p' "$R/best.json")
@@ -48,21 +50,29 @@ C
         || { fail "$r: C launcher"; head "$SCRATCH/ce"; }
     [ "$(head -c 4 "$B.cubin" | od -An -c | tr -d ' ')" = "177ELF" ] \
         && ok "$r: the cubin is an ELF file" || fail "$r: cubin"
-    python3 -c "import ast,sys; ast.parse(open(sys.argv[1]).read())" "$B.py" \
+    python3 -c "import ast,sys; [ast.parse(open(f).read()) for f in sys.argv[1:]]" "$B.py" "${B}_kernelbench.py" \
         && grep -q "^PROBLEM = \"$p\"" "$B.py" && grep -q "^GENOME = \"$h\"" "$B.py" \
-        && grep -q "load_inline" "$B.py" && grep -q "^def kevo_$p(" "$B.py" \
-        && ok "$r: the torch file parses and names problem, genome, function" \
+        && grep -q "^OP_NAME = \"kevo::${p}_$h\"" "$B.py" && grep -q "torch.library.custom_op" "$B.py" \
+        && grep -q "register_fake" "$B.py" && grep -q "^def kevo_$p(" "$B.py" \
+        && ! grep -q "load_inline\|cpp_extension" "$B.py" \
+        && grep -q "^class ModelNew(nn.Module):" "${B}_kernelbench.py" \
+        && ok "$r: the torch op and ModelNew parse, name problem, genome and op, need no C++ extension" \
         || fail "$r: torch file"
+    # the library is the C launcher: its entry points, linked to the driver alone
+    nm -D --defined-only "$O/libkevo_$p.so" | grep -q " T kevo_${p}_launch$" \
+        && nm -D --defined-only "$O/libkevo_$p.so" | grep -q " T kevo_${p}_load$" \
+        && ! readelf -d "$O/libkevo_$p.so" | grep NEEDED | grep -v "libcuda\.so\|libc\.so" | grep -q . \
+        && ok "$r: libkevo_$p.so exports the launcher and needs only libcuda and libc" \
+        || { fail "$r: launcher library"; readelf -d "$O/libkevo_$p.so" | grep NEEDED; }
 done
 
 # the pdl launch keeps its attribute in every launcher, the first does not
 O="$SCRATCH/out-ep"
 [ "$(grep -c 'l\[1\].pdl = 1;' "$O/kevo_gemm.c")" = 1 ] && grep -q 'l\[0\].pdl = 0;' "$O/kevo_gemm.c" \
     && grep -q "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION" "$O/kevo_gemm.c" \
-    && grep -q "cudaLaunchAttributeProgrammaticStreamSerialization" "$O/kevo_gemm.py" \
     && grep -q "splitk_reduce<<<.*programmatic dependent launch" "$O/kevo_gemm.cu" \
     && ! grep -q "splitk_partial<<<.*programmatic" "$O/kevo_gemm.cu" \
-    && ok "pdl: the plan, the C and torch launchers carry the second launch's programmatic serialization" \
+    && ok "pdl: the plan and the C launcher (which the torch op calls) carry the second launch's programmatic serialization" \
     || fail "pdl in the exported launchers"
 
 # the generated plan function computes what kevo's launch plan says, at
@@ -135,11 +145,10 @@ int main(void) { return kevo_gemm_load("kevo_gemm.cubin") != CUDA_SUCCESS; }
 C
 [ -n "$g" ] && [ "$got" = "0 $g ok" ] \
     && grep -q 'void \*args\[\] = {&A, &B, &C, &M, &N, &K, &ws, &ia\[0\]};' "$O/kevo_gemm.c" \
-    && grep -q 'kx_args\[\] = {.*&ws, &ia\[0\]};' "$O/kevo_gemm.py" \
     && grep -q "int argument group_m = GROUP_M ($g here)" "$O/kevo_gemm.cu" \
     && cc -std=c11 -Wall -Wextra -Werror -I"$O" -I$CUDA/include "$SCRATCH/main.c" "$O/kevo_gemm.c" \
         -L$CUDA/lib64/stubs -lcuda -o "$SCRATCH/m" \
-    && ok "args: the C and torch launchers compute the int arg (GROUP_M = $g) and pass it after ws" \
+    && ok "args: the C launcher computes the int arg (GROUP_M = $g) and passes it after ws" \
     || fail "args in the export: got '$got', GROUP_M '$g'"
 
 expect_fail "export of a missing run names the path" "'$SCRATCH/nope' is not a kevo run directory" \

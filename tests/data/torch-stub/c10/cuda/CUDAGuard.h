@@ -1,9 +1,0 @@
-/* Stand-in (see ../../torch/extension.h). */
-#pragma once
-namespace c10 {
-namespace cuda {
-struct CUDAGuard {
-    explicit CUDAGuard(torch::Device d);
-};
-} // namespace cuda
-} // namespace c10
