@@ -82,7 +82,7 @@ KEVO    := $(BUILD)/kevo
 # xxd or ld -b binary needed), included by its user. File names must be
 # unique across the folders. The .o files wait for every header once;
 # after that their .d files name the header they include.
-EMBED_SRC := $(wildcard src/gpu/kernels/*.cu fitness/*.cu src/cli/export/*.in)
+EMBED_SRC := $(wildcard src/gpu/kernels/*.cu fitness/*.cu fitness/*.py src/cli/export/*.in)
 EMBED_H := $(addprefix $(BUILD)/gen/,$(addsuffix .h,$(notdir $(EMBED_SRC))))
 EMBED   := $(BUILD)/tools/embed
 CFLAGS  += -I$(BUILD)/gen

@@ -89,7 +89,8 @@ static int parse_eval_args(int argc, char **argv, struct eval_args *a)
         {"param", 1, 0, 'P'},   {"arch", 1, 0, 'a'},  {"seed", 1, 0, 'S'},
         {"json", 0, 0, 'j'},    {"timeout-ms", 1, 0, 't'},
         {"verbose", 0, 0, 'v'}, {"help", 0, 0, 'h'},  {"ab", 0, 0, 'b'},
-        {"problem-file", 1, 0, 'F'}, {"pairs", 1, 0, 'R'}, {0, 0, 0, 0}};
+        {"problem-file", 1, 0, 'F'},
+        {"torch-problem", 1, 0, 'F'}, {"pairs", 1, 0, 'R'}, {0, 0, 0, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {

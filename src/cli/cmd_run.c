@@ -321,6 +321,8 @@ static const char run_usage[] =
     "  --problem P          gemm | softmax (see 'kevo list')\n"
     "  --problem-file F     a user-defined problem (README \"User-defined\n"
     "                       problems\"); its templates: the *.cu next to F\n"
+    "  --torch-problem F    a PyTorch module in KernelBench's format (F.py;\n"
+    "                       README \"PyTorch problems\")\n"
     "  --dtype D            fp32 | fp16 | bf16 (default fp32)\n"
     "  --shape S            e.g. 4096x4096x4096 (gemm MxNxK), 4096x4096\n"
     "                       (softmax ROWSxCOLS)\n"
@@ -391,6 +393,7 @@ static const struct option run_opts[] = {
     {"llm-per-gen", 1, 0, OPT_LLM_PER_GEN}, {"strategy", 1, 0, OPT_STRATEGY},
     {"simulate", 1, 0, OPT_SIMULATE}, {"gpus", 1, 0, OPT_GPUS},
     {"problem-file", 1, 0, OPT_PROBLEM_FILE},
+    {"torch-problem", 1, 0, OPT_PROBLEM_FILE},
     {0, 0, 0, 0}};
 
 /* getopt's '?' (unknown option) or ':' (option without its value). */

@@ -10,12 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const dtype_names[DTYPE_COUNT] = {"fp32", "fp16", "bf16"};
-static const size_t dtype_sizes[DTYPE_COUNT] = {4, 2, 2};
+static const char *const dtype_names[DTYPE_ALL] = {
+    "fp32", "fp16", "bf16", "int32", "int64", "bool"};
+static const size_t dtype_sizes[DTYPE_ALL] = {4, 2, 2, 4, 8, 1};
 
 const char *dtype_name(enum dtype dt)
 {
-    return (unsigned)dt < DTYPE_COUNT ? dtype_names[dt] : "?";
+    return (unsigned)dt < DTYPE_ALL ? dtype_names[dt] : "?";
 }
 
 int dtype_parse(const char *s, enum dtype *out)
@@ -30,7 +31,7 @@ int dtype_parse(const char *s, enum dtype *out)
 
 size_t dtype_size(enum dtype dt)
 {
-    return (unsigned)dt < DTYPE_COUNT ? dtype_sizes[dt] : 0;
+    return (unsigned)dt < DTYPE_ALL ? dtype_sizes[dt] : 0;
 }
 
 const char *problem_prelude_std(const struct problem *p, enum dtype dt)

@@ -20,17 +20,26 @@
 
 #include "status.h"
 
-enum dtype { DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_COUNT };
+/* DTYPE_COUNT counts the run dtypes (elem_t); the integer and bool ones
+ * after it are element types of single buffers only (PyTorch problems:
+ * targets, masks, argmax outputs), never a run's dtype. */
+enum dtype {
+    DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_COUNT,
+    DTYPE_I32 = DTYPE_COUNT, DTYPE_I64, DTYPE_BOOL, DTYPE_ALL
+};
 
-/* "fp32", "fp16", "bf16". */
+/* "fp32", "fp16", "bf16", "int32", "int64", "bool". */
 const char *dtype_name(enum dtype dt);
-/* Parses a dtype name; returns 0 or -1 if s names none. */
+/* Parses a run dtype name (fp32, fp16, bf16); returns 0 or -1 if s names
+ * none. */
 int dtype_parse(const char *s, enum dtype *out);
 /* Bytes per element. */
 size_t dtype_size(enum dtype dt);
 
-#define PROB_MAX_DIMS 4
-#define PROB_MAX_BUFS 6
+/* raised from 4 and 6 for PyTorch modules (3-D convolutions, BatchNorm
+ * with its running statistics) */
+#define PROB_MAX_DIMS 8
+#define PROB_MAX_BUFS 16
 
 struct shape {
     int n_dims;                    /* == problem->n_dims */
