@@ -170,8 +170,9 @@ endif
 gpu-test: $(KEVO)
 	$(Q)KEVO=$(abspath $(KEVO)) tests/gpu/run.sh
 	$(Q)if python3 -c 'import torch' 2>/dev/null; then \
-	    KEVO=$(abspath $(KEVO)) tests/gpu/export_torch.sh; \
-	else echo "gpu-test: no PyTorch here, torch exports not checked"; fi
+	    KEVO=$(abspath $(KEVO)) tests/gpu/export_torch.sh && \
+	    KEVO=$(abspath $(KEVO)) sh tests/gpu/torchprob.sh; \
+	else echo "gpu-test: no PyTorch here, torch exports and problems not checked"; fi
 
 bench-engine: $(BUILD)/tests/bench_engine
 	$(Q)$(BUILD)/tests/bench_engine
