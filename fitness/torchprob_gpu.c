@@ -31,13 +31,14 @@
 #include <unistd.h>
 
 #include "fsutil.h"
-#include "gpu.h"
 #include "hx.h"
 #include "proc.h"
 #include "torchprob.h"
 
 #define TP_CMD_MAX 8192
-#define TP_MARGIN 4.0      /* torch's own error x this = the tolerance */
+#define TP_MARGIN 16.0     /* torch's own error x this = the tolerance:
+                              room for another legal summation order, still
+                              ~1000x under TF32's or bf16's error */
 #define TP_CALIB_DRAWS 3   /* calibration input draws */
 
 static struct {
@@ -155,13 +156,13 @@ static int setup(const struct problem *p, struct hx *h,
         snprintf(sizes + n, sizeof sizes - n, "}");
     snprintf(code, sizeof code,
              "tp_setup(ctypes.string_at(%llu,%zu).decode(),"
-             "ctypes.string_at(%llu,%zu).decode(),%s,%d,%llu,%zu,%d)\n",
+             "ctypes.string_at(%llu,%zu).decode(),%s,%d,%llu,%zu,%llu)\n",
              (unsigned long long)(uintptr_t)p->file_text,
              strlen(p->file_text),
              (unsigned long long)(uintptr_t)p->file_path,
              strlen(p->file_path), sizes, (int)dt,
              (unsigned long long)(uintptr_t)py.err, sizeof py.err,
-             hx_info(h)->ordinal);
+             (unsigned long long)hx_buf(h, 0));
     if ((r = call(h, "setup", code)))
         return r;
     py.set_up = p;
@@ -230,8 +231,7 @@ static int tp_baseline(const struct problem *p, struct hx *h,
     fprintf(stderr, "kevo: %s: tolerance atol=%.3g rtol=%.3g (torch's own "
             "%s result uses %.2f of it)\n", p->file_path, t->atol, t->rtol,
             dtype_name(dt), cal[2]);
-    snprintf(code, sizeof code, "tp_baselines(%s,%lld,'%s',%s,%llu)\n", bl,
-             (long long)hx_info(h)->l2_bytes,
+    snprintf(code, sizeof code, "tp_baselines(%s,'%s',%s,%llu)\n", bl,
              mode && *mode ? mode : "max-autotune-no-cudagraphs",
              lim && *lim ? lim : "300",
              (unsigned long long)(uintptr_t)base);

@@ -272,14 +272,16 @@ def _view(ptr, n, dt):
     return t.view(code[1]) if code[1] is not None else t
 
 
-def tp_setup(text, shown, sizes, run_dt, err_addr, errcap, ordinal):
+def tp_setup(text, shown, sizes, run_dt, err_addr, errcap, buf0):
+    """buf0: a kevo buffer: its device is the worker's (torch reads it from
+    the pointer), so torch runs on the GPU kevo opened."""
     TP.clear()
     TP.update(err=err_addr, errcap=errcap, shown=shown, rc=0)
 
     @_guard
     def go():
         import torch
-        torch.cuda.set_device(ordinal)
+        torch.cuda.set_device(torch.as_tensor(_CAI(buf0, 1, "<f4")).device)
         torch.backends.cuda.matmul.allow_tf32 = False  # fp32 is fp32
         torch.backends.cudnn.allow_tf32 = False
         TP["mod"] = load(text, shown, sizes)
@@ -466,7 +468,7 @@ def _time(fn, l2_bytes, reps=30):
     return ts[len(ts) // 2]
 
 
-def tp_baselines(bufs, l2_bytes, mode, limit_s, out_addr):
+def tp_baselines(bufs, mode, limit_s, out_addr):
     """Times torch eager and torch.compile(mode) on kevo's inputs in the
     run dtype: writes [eager_ns, compile_ns or -1, compile_s]."""
     @_guard
@@ -474,6 +476,8 @@ def tp_baselines(bufs, l2_bytes, mode, limit_s, out_addr):
         import time
         import torch
         model, ins = _load_model(bufs, TP["run"])
+        l2_bytes = getattr(torch.cuda.get_device_properties(
+            torch.cuda.current_device()), "L2_cache_size", 64 << 20)
         res = [0.0, -1.0, 0.0]
         with torch.no_grad():
             res[0] = _time(lambda: model(*ins), l2_bytes)

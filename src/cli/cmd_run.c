@@ -323,6 +323,8 @@ static const char run_usage[] =
     "                       problems\"); its templates: the *.cu next to F\n"
     "  --torch-problem F    a PyTorch module in KernelBench's format (F.py;\n"
     "                       README \"PyTorch problems\")\n"
+    "  --set NAME=VALUE     one size by name (repeatable), e.g. a PyTorch\n"
+    "                       module's batch_size=64; default: the module's\n"
     "  --dtype D            fp32 | fp16 | bf16 (default fp32)\n"
     "  --shape S            e.g. 4096x4096x4096 (gemm MxNxK), 4096x4096\n"
     "                       (softmax ROWSxCOLS)\n"
@@ -368,7 +370,7 @@ static const char run_usage[] =
     "way 'kevo resume <run-dir>' continues with nothing lost or repeated.\n";
 
 enum {
-    OPT_SPEC = 256, OPT_PROBLEM, OPT_DTYPE, OPT_SHAPE, OPT_NAME, OPT_RUNS,
+    OPT_SPEC = 256, OPT_SET, OPT_PROBLEM, OPT_DTYPE, OPT_SHAPE, OPT_NAME, OPT_RUNS,
     OPT_TEMPLATE, OPT_TDIR, OPT_SEED, OPT_GENS, OPT_EVALS, OPT_TIME,
     OPT_STAG, OPT_ISL, OPT_POP, OPT_OFF, OPT_ARCH, OPT_COMP, OPT_QUIET,
     OPT_JSON, OPT_EVALUATOR, OPT_HELP, OPT_LLM, OPT_LLM_KEY, OPT_LLM_BUDGET,
@@ -379,6 +381,7 @@ enum {
 static const struct option run_opts[] = {
     {"spec", 1, 0, OPT_SPEC}, {"problem", 1, 0, OPT_PROBLEM},
     {"dtype", 1, 0, OPT_DTYPE}, {"shape", 1, 0, OPT_SHAPE},
+    {"set", 1, 0, OPT_SET},
     {"name", 1, 0, OPT_NAME}, {"runs-dir", 1, 0, OPT_RUNS},
     {"template", 1, 0, OPT_TEMPLATE}, {"templates-dir", 1, 0, OPT_TDIR},
     {"seed", 1, 0, OPT_SEED}, {"generations", 1, 0, OPT_GENS},
@@ -425,8 +428,11 @@ static int parse_long(const char *opt, const char *v, long lo, long hi,
     return KEVO_OK;
 }
 
+#define MAX_SETS PROB_MAX_DIMS
 struct run_flags {
     const char *runs_dir, *tdir, *shape, *simulate;
+    const char *sets[MAX_SETS]; /* --set NAME=VALUE, in order */
+    int n_sets;
     enum progress_mode mode;
 };
 
@@ -487,6 +493,13 @@ static int run_flag(int c, const char *arg, struct spec *s,
         }
         break;
     case OPT_SHAPE: f->shape = arg; break;
+    case OPT_SET:
+        if (f->n_sets == MAX_SETS) {
+            snprintf(err, errcap, "--set: more than %d", MAX_SETS);
+            return KEVO_EINVAL;
+        }
+        f->sets[f->n_sets++] = arg;
+        break;
     case OPT_NAME:
         if (!spec_name_ok(arg) || strlen(arg) >= sizeof s->name) {
             snprintf(err, errcap, "--name: '%s' must be a plain name (no "
@@ -667,9 +680,19 @@ static int parse_run_args(int argc, char **argv, struct session *ss,
             return rc; /* a bad problem file in the problems directory */
     }
     ss->problem = problem_find(ss->spec.problem);
-    if (f->shape && ss->problem &&
-        (rc = problem_parse_shape(ss->problem, f->shape, &ss->spec.shape, err,
+    const char *shape = f->shape;
+    if (!shape && ss->problem && ss->spec.shape.n_dims != ss->problem->n_dims)
+        shape = problem_default_shape(ss->problem); /* a module's sizes */
+    if (shape && ss->problem &&
+        (rc = problem_parse_shape(ss->problem, shape, &ss->spec.shape, err,
                                   errcap)))
+        return rc;
+    for (int i = 0; i < f->n_sets && !rc; i++)
+        rc = ss->problem ? problem_shape_set(ss->problem, &ss->spec.shape,
+                                             f->sets[i], err, errcap)
+                         : (snprintf(err, errcap, "--set needs a problem"),
+                            KEVO_EINVAL);
+    if (rc)
         return rc;
     if (!ss->spec.name[0] && ss->problem &&
         ss->spec.shape.n_dims == ss->problem->n_dims)

@@ -154,6 +154,15 @@ const char *problem_prelude_std(const struct problem *p, enum dtype dt);
 /* Parses "4096x4096x4096" for problem p; writes a reason on error. */
 int problem_parse_shape(const struct problem *p, const char *text,
                         struct shape *out, char *err, size_t errcap) KEVO_WUR;
+/* Applies "NAME=VALUE" (--set) to shape s of problem p: the size named
+ * NAME becomes VALUE (1 to 2^31-1). Writes "--set: ..." and returns
+ * KEVO_EINVAL for a malformed pair or a name that is not one of p's
+ * sizes (listing them). */
+int problem_shape_set(const struct problem *p, struct shape *s,
+                      const char *assign, char *err, size_t errcap) KEVO_WUR;
+/* The shape a problem has without --shape: a PyTorch module's own sizes
+ * (its doctor_shape); NULL for every other kind (a shape is required). */
+const char *problem_default_shape(const struct problem *p);
 /* Formats a shape as "4096x4096x4096" into out[cap]. */
 void problem_format_shape(const struct shape *s, char *out, size_t cap);
 

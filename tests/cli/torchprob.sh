@@ -47,7 +47,42 @@ $T status "$R" >"$SCRATCH/st" 2>&1 && grep -q "cumsum fp32 128x4000" "$SCRATCH/s
 $T resume "$R" --generations 5 --quiet 2>"$SCRATCH/err" &&
     ok "resume reads the run's copy" || { fail "resume"; cat "$SCRATCH/err"; }
 
-# 3. bad modules: a clear error naming the file (and line), before any run
+# 2b. the module's sizes are the default shape; --set changes one by name
+$T run --evaluator test --torch-problem examples/torch/cumsum/cumsum.py --seed 3 \
+    --generations 1 --quiet --runs-dir "$SCRATCH/runs" --name dflt 2>"$SCRATCH/err" &&
+    grep -q '"shape":[[:space:]]*"128x4000"' "$SCRATCH/runs/dflt/manifest.json" &&
+    ok "without --shape a module runs at its own sizes" ||
+    { fail "default shape"; cat "$SCRATCH/err"; }
+$T run --evaluator test --torch-problem examples/torch/cumsum/cumsum.py --seed 3 \
+    --set batch_size=64 --generations 1 --quiet --runs-dir "$SCRATCH/runs" \
+    --name set 2>"$SCRATCH/err" &&
+    grep -q '"shape":[[:space:]]*"64x4000"' "$SCRATCH/runs/set/manifest.json" &&
+    ok "--set batch_size=64 overrides one size constant" ||
+    { fail "--set"; cat "$SCRATCH/err"; }
+expect_fail "--set of a name that is no size lists the sizes" \
+    "--set: 'dim' is not a size of cumsum (its sizes: batch_size input_shape)" \
+    $T run --evaluator test --torch-problem examples/torch/cumsum/cumsum.py \
+    --set dim=2 --runs-dir "$SCRATCH/runs" --name setbad
+
+# 3. the LLM prompt: the module's source is the problem statement, the ABI
+# is derived (parameters as inputs, then outputs, then sizes)
+. tests/cli/llm.inc
+mkdir -p "$SCRATCH/lone"
+cp examples/torch/linear/linear.py "$SCRATCH/lone/"
+start_server tests/data/llm-answers/scale
+$T run --evaluator test --torch-problem "$SCRATCH/lone/linear.py" --shape 256x512x384 \
+    --seed 3 --islands 1 --population 4 --offspring 4 --quiet --generations 1 \
+    --llm "openai:test-model@http://127.0.0.1:$PORT/v1" --llm-key-env KEVO_TEST_KEY \
+    --runs-dir "$SCRATCH/runs" --name llm >/dev/null 2>"$SCRATCH/llm.err"
+stop_server
+head -1 "$SCRATCH/server.log" >"$SCRATCH/req"
+grep -qF 'const elem_t *x, const elem_t *fc_weight, const elem_t *fc_bias, elem_t *out, int batch, int in_features, int out_features, void *ws)' "$SCRATCH/req" &&
+    grep -qF 'fc_weight (module state, elem_t): [out_features, in_features]' "$SCRATCH/req" &&
+    grep -qF 'self.fc = nn.Linear(in_features, out_features)' "$SCRATCH/req" &&
+    ok "the LLM prompt carries the derived ABI and the module's source" ||
+    { fail "prompt of a torch problem"; cat "$SCRATCH/llm.err"; head -c 3000 "$SCRATCH/req"; }
+
+# 4. bad modules: a clear error naming the file (and line), before any run
 B="$SCRATCH/bad"
 mkdir -p "$B"
 badcase() { # name, text, expected stderr substring
@@ -88,7 +123,7 @@ def get_inputs():
 def get_init_inputs():
     return []' "$B/raises.py:5: AttributeError"
 
-# 4. no torch for that python: named, with how to install it
+# 5. no torch for that python: named, with how to install it
 mkdir -p "$SCRATCH/nt/torch"
 echo 'raise ImportError("No module named torch", name="torch")' >"$SCRATCH/nt/torch/__init__.py"
 printf '#!/bin/sh\nPYTHONPATH=%s exec %s "$@"\n' "$SCRATCH/nt" "$PY" >"$SCRATCH/notorch"
