@@ -680,6 +680,7 @@ static int parse_run_args(int argc, char **argv, struct session *ss,
             return rc; /* a bad problem file in the problems directory */
     }
     ss->problem = problem_find(ss->spec.problem);
+    rc = KEVO_OK; /* no problem of that name: spec_validate says so */
     const char *shape = f->shape;
     if (!shape && ss->problem && ss->spec.shape.n_dims != ss->problem->n_dims)
         shape = problem_default_shape(ss->problem); /* a module's sizes */
