@@ -82,6 +82,20 @@ grep -qF 'const elem_t *x, const elem_t *fc_weight, const elem_t *fc_bias, elem_
     ok "the LLM prompt carries the derived ABI and the module's source" ||
     { fail "prompt of a torch problem"; cat "$SCRATCH/llm.err"; head -c 3000 "$SCRATCH/req"; }
 
+# an integer output is declared with its own type (long long *), not elem_t
+mkdir -p "$SCRATCH/am"
+cp examples/torch/argmax/argmax.py "$SCRATCH/am/"
+start_server tests/data/llm-answers/argmax
+$T run --evaluator test --torch-problem "$SCRATCH/am/argmax.py" \
+    --seed 3 --islands 1 --population 4 --offspring 4 --quiet --generations 2 \
+    --llm "openai:test-model@http://127.0.0.1:$PORT/v1" --llm-key-env KEVO_TEST_KEY \
+    --runs-dir "$SCRATCH/runs" --name am >/dev/null 2>"$SCRATCH/am.err"
+stop_server
+grep -q '"template":"llm_[0-9a-f]*".*"mutator":"llm_propose"' "$SCRATCH/runs/am/journal.jsonl" &&
+    ok "an LLM kernel with a long long * argmax output is accepted and evaluated" ||
+    { fail "int64 output in an LLM answer"; cat "$SCRATCH/am.err";
+      grep -o '"why":"[^"]*"' "$SCRATCH/runs/am/journal.jsonl" | head -3; }
+
 # 4. bad modules: a clear error naming the file (and line), before any run
 B="$SCRATCH/bad"
 mkdir -p "$B"
