@@ -82,8 +82,8 @@ KEVO    := $(BUILD)/kevo
 # xxd or ld -b binary needed), included by its user. File names must be
 # unique across the folders. The .o files wait for every header once;
 # after that their .d files name the header they include.
-EMBED_SRC := $(wildcard src/gpu/kernels/*.cu fitness/*.cu src/cli/export/*.in \
-                           templates/include/*.cuh)
+EMBED_SRC := $(wildcard src/gpu/kernels/*.cu fitness/*.cu fitness/*.py \
+                           src/cli/export/*.in templates/include/*.cuh)
 EMBED_H := $(addprefix $(BUILD)/gen/,$(addsuffix .h,$(notdir $(EMBED_SRC))))
 EMBED   := $(BUILD)/tools/embed
 CFLAGS  += -I$(BUILD)/gen
@@ -175,8 +175,9 @@ gpu-test: $(KEVO)
 	$(Q)KEVO=$(abspath $(KEVO)) tests/gpu/run.sh
 	$(Q)KEVO=$(abspath $(KEVO)) sh tests/gpu/profile.sh
 	$(Q)if python3 -c 'import torch' 2>/dev/null; then \
-	    KEVO=$(abspath $(KEVO)) tests/gpu/export_torch.sh; \
-	else echo "gpu-test: no PyTorch here, torch exports not checked"; fi
+	    KEVO=$(abspath $(KEVO)) tests/gpu/export_torch.sh && \
+	    KEVO=$(abspath $(KEVO)) sh tests/gpu/torchprob.sh; \
+	else echo "gpu-test: no PyTorch here, torch exports and problems not checked"; fi
 
 bench-engine: $(BUILD)/tests/bench_engine
 	$(Q)$(BUILD)/tests/bench_engine

@@ -1,7 +1,7 @@
 /*
  * fitness.h - the plug-in folder fitness/ as the rest of kevo sees it: one
- * call that hands every built-in problem and the GPU hooks of .problem
- * files to the core registry (probreg.h). Only main.c (and the test
+ * call that hands every built-in problem, the GPU hooks of .problem files
+ * and the PyTorch kind (torchprob.h) to the core registry (probreg.h). Only main.c (and the test
  * binaries' start-up, tests/support/plugins.c) calls it; nothing below the
  * engine names fitness/.
  */

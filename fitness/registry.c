@@ -4,6 +4,7 @@
  * line here; nothing in src/ changes.
  */
 #include "fitness.h"
+#include "torchprob.h"
 
 static const struct problem *const builtins[] = {
     &prob_gemm,
@@ -17,5 +18,8 @@ int fitness_register(void)
         if (rc)
             return rc;
     }
-    return problem_kind_attach("file", &userprob_gpu);
+    int rc = problem_kind_add(&torchprob_kind);
+    if (!rc)
+        rc = problem_kind_attach("torch", &torchprob_gpu);
+    return rc ? rc : problem_kind_attach("file", &userprob_gpu);
 }

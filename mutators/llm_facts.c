@@ -141,6 +141,15 @@ static void set_common(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
                          "read, then the sizes):\n\n```cuda\n%s```",
                          p->summary, p->description ? p->description : "",
                          p->description ? "\n" : "", p->reference_src);
+    else if (p->file_text && p->description == p->file_text) /* PyTorch */
+        prompt_vars_setf(pv, "SUMMARY", "%s\n\nThe kernel implements this "
+                         "module's forward. The harness draws the inputs "
+                         "with get_inputs() (the module's parameters and "
+                         "buffers are inputs too, in the ABI's order), runs "
+                         "the module in float64 on exactly the values the "
+                         "kernel read, and checks every output element:"
+                         "\n\n```python\n%s```", p->summary,
+                         p->description);
     else
         prompt_vars_set(pv, "SUMMARY", p->summary);
     prompt_vars_set(pv, "ABI", p->abi);

@@ -76,7 +76,8 @@ static const char *py_type(enum dtype dt)
  * coincide). */
 static void map_dims(struct exporter *x)
 {
-    static const int64_t primes[PROB_MAX_DIMS] = {1009, 2003, 3001, 4001};
+    static const int64_t primes[PROB_MAX_DIMS] = {1009, 2003, 3001, 4001,
+                                                  5003, 6007, 7001, 8009};
     const struct problem *p = x->v.prob;
     struct shape s = {.n_dims = p->n_dims};
     for (int i = 0; i < p->n_dims; i++)

@@ -52,6 +52,8 @@ static const char eval_usage[] =
     "  --shape S         e.g. 4096x4096x4096; or PROBLEM=S per problem\n"
     "                    (repeatable). Required.\n"
     "  --param K=V       override a parameter (repeatable)\n"
+    "  --set NAME=VALUE  one size by name (repeatable); a PyTorch module's\n"
+    "                    shape defaults to its own sizes\n"
     "  --arch A          NVRTC arch (default: the device's, e.g. sm_90a)\n"
     "  --seed N          harness seed (default: random)\n"
     "  --timeout-ms N    watchdog per check phase (default 10000)\n"
@@ -80,6 +82,8 @@ struct eval_args {
     int n_shapes;
     const char *params[MAX_OPT_LIST];
     int n_params;
+    const char *sets[MAX_OPT_LIST]; /* --set NAME=VALUE (every problem) */
+    int n_sets;
     uint64_t seed;
     int have_seed, json, verbose, timeout_ms;
     int ab;                    /* --ab: confirm file 1 against file 2 */
@@ -94,8 +98,9 @@ static int parse_eval_args(int argc, char **argv, struct eval_args *a)
         {"param", 1, 0, 'P'},   {"arch", 1, 0, 'a'},  {"seed", 1, 0, 'S'},
         {"json", 0, 0, 'j'},    {"timeout-ms", 1, 0, 't'},
         {"verbose", 0, 0, 'v'}, {"help", 0, 0, 'h'},  {"ab", 0, 0, 'b'},
-        {"problem-file", 1, 0, 'F'}, {"pairs", 1, 0, 'R'},
-        {"profile", 0, 0, 'O'}, {0, 0, 0, 0}};
+        {"problem-file", 1, 0, 'F'},
+        {"torch-problem", 1, 0, 'F'}, {"pairs", 1, 0, 'R'},
+        {"set", 1, 0, 'X'}, {"profile", 0, 0, 'O'}, {0, 0, 0, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
@@ -158,6 +163,11 @@ static int parse_eval_args(int argc, char **argv, struct eval_args *a)
                 return XC_USAGE;
             a->shapes[a->n_shapes++] = optarg;
             break;
+        case 'X':
+            if (a->n_sets == MAX_OPT_LIST)
+                return XC_USAGE;
+            a->sets[a->n_sets++] = optarg;
+            break;
         case 'P':
             if (a->n_params == MAX_OPT_LIST || !strchr(optarg, '='))
                 return XC_USAGE;
@@ -191,6 +201,29 @@ static const char *shape_for(const struct eval_args *a, const char *p)
     return plain;
 }
 
+/* The shape of problem p: --shape (or a PyTorch module's own sizes), then
+ * each --set; prints the error and returns XC_USAGE. */
+static int group_shape(const struct eval_args *a, const struct problem *p,
+                       struct shape *out)
+{
+    char err[512];
+    const char *sh = shape_for(a, p->name);
+    if (!sh)
+        sh = problem_default_shape(p);
+    if (!sh) {
+        fprintf(stderr, "kevo eval: --shape is required for %s\n", p->name);
+        return XC_USAGE;
+    }
+    int rc = problem_parse_shape(p, sh, out, err, sizeof err);
+    for (int i = 0; i < a->n_sets && !rc; i++)
+        rc = problem_shape_set(p, out, a->sets[i], err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "kevo eval: %s\n", err);
+        return XC_USAGE;
+    }
+    return XC_OK;
+}
+
 /* Default point plus the --param overrides that name t's params. */
 static int point_for(const struct eval_args *a, const struct tpl *t,
                      int64_t *vals, int strict)
@@ -218,6 +251,9 @@ struct printer {
     int json;
     int n_bad;
     char base_name[32];        /* main baseline */
+    int n_more;                /* baselines after the main one */
+    char more_name[PROB_MAX_BASELINES][32]; /* their names */
+    double more_fit[PROB_MAX_BASELINES];    /* their fitness */
     char timer[16];            /* "cupti" or "events" */
     int ok[MAX_FILES];         /* by batch index: verdict ok */
 };
@@ -236,6 +272,10 @@ static void print_human(struct printer *pr, const char *file,
            flops ? "TFLOP/s" : "GB/s");
     if (r->ratio > 0)
         printf(", %.3fx %s", r->ratio, pr->base_name);
+    for (int i = 0; i < pr->n_more; i++) /* torch: "x eager, x compile" */
+        if (pr->more_fit[i] > 0)
+            printf(", %.3fx %s", r->fitness / pr->more_fit[i],
+                   pr->more_name[i]);
     printf(", roofline %.2f\n", r->roofline);
     printf("  regs %d, smem %d B static, local %d B, spills %d B, "
            "occupancy %d blocks/SM; %d reps, spread %.1f%%%s\n",
@@ -310,6 +350,14 @@ static void print_env(struct evaluator *ev, struct printer *pr)
              cJSON_IsString(bn) ? bn->valuestring : "baseline");
     snprintf(pr->timer, sizeof pr->timer, "%s",
              cJSON_IsString(t) ? t->valuestring : "?");
+    pr->n_more = 0;
+    for (int i = 1; i < cJSON_GetArraySize(b) && i <= PROB_MAX_BASELINES;
+         i++) {
+        struct record_baseline bl;
+        record_get_baseline(cJSON_GetArrayItem(b, i), &bl);
+        snprintf(pr->more_name[pr->n_more], 32, "%s", bl.name);
+        pr->more_fit[pr->n_more++] = bl.fitness;
+    }
     if (!pr->json) {
         const cJSON *n = cJSON_GetObjectItem(d, "name");
         printf("# %s, %s %s %s, timer %s\n",
@@ -394,16 +442,8 @@ static int run_group(const struct eval_args *a, struct group *g,
                              /* a few files need few compiler processes */
                              .n_compilers = g->n < 8 ? g->n : 0};
     char err[512];
-    const char *sh = shape_for(a, g->p->name);
-    if (!sh) {
-        fprintf(stderr, "kevo eval: --shape is required for %s\n",
-                g->p->name);
+    if (group_shape(a, g->p, &o.shape))
         return XC_USAGE;
-    }
-    if (problem_parse_shape(g->p, sh, &o.shape, err, sizeof err)) {
-        fprintf(stderr, "kevo eval: %s\n", err);
-        return XC_USAGE;
-    }
     o.dtype = DTYPE_FP32;
     if (a->dtype && dtype_parse(a->dtype, &o.dtype)) {
         fprintf(stderr, "kevo eval: unknown dtype '%s'\n", a->dtype);
@@ -473,8 +513,6 @@ static int run_group(const struct eval_args *a, struct group *g,
 static int check_group(const struct eval_args *a, const struct group *g)
 {
     const char *opts[16];
-    char err[512];
-    const char *sh = shape_for(a, g->p->name);
     enum dtype dt;
     int64_t vals[TPL_MAX_PARAMS];
     if (a->arch && jit_default_options(a->arch, opts, 16) < 0) {
@@ -482,16 +520,9 @@ static int check_group(const struct eval_args *a, const struct group *g)
                 "(sm_<digits>[a|f], e.g. sm_90a)\n", a->arch);
         return XC_USAGE;
     }
-    if (!sh) {
-        fprintf(stderr, "kevo eval: --shape is required for %s\n",
-                g->p->name);
-        return XC_USAGE;
-    }
     struct shape shape;
-    if (problem_parse_shape(g->p, sh, &shape, err, sizeof err)) {
-        fprintf(stderr, "kevo eval: %s\n", err);
+    if (group_shape(a, g->p, &shape))
         return XC_USAGE;
-    }
     if (a->dtype && dtype_parse(a->dtype, &dt)) {
         fprintf(stderr, "kevo eval: unknown dtype '%s'\n", a->dtype);
         return XC_USAGE;

@@ -216,9 +216,31 @@ static void print_budget(const struct spec *sp, const struct run_summary *s)
     printf("\n");
 }
 
+/* " (2.96x eager, 1.10x compile)": the best against each baseline the
+ * worker measured (manifest environment.baselines), else its recorded
+ * ratio to the first one. */
+static void print_ratios(const cJSON *man, const struct rec_best *b)
+{
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive(man, "environment");
+    const cJSON *bl = cJSON_GetObjectItemCaseSensitive(env, "baselines"), *x;
+    int n = 0;
+    cJSON_ArrayForEach(x, bl) {
+        struct record_baseline r;
+        record_get_baseline(x, &r);
+        if (r.fitness > 0 && r.name[0])
+            printf("%s%.2fx %s", n++ ? ", " : "  (", b->fitness / r.fitness,
+                   r.name);
+    }
+    if (n)
+        printf(")");
+    else if (b->ratio > 0)
+        printf("  (%.2fx baseline)", b->ratio);
+}
+
 static void print_status(const char *dir, const struct spec *sp,
                          const struct run_summary *s,
-                         const struct status_best *best, const char *state)
+                         const struct status_best *best, const char *state,
+                         const cJSON *man)
 {
     char shape[64], fit[64];
     const struct problem *p = problem_find(sp->problem);
@@ -247,8 +269,7 @@ static void print_status(const char *dir, const struct spec *sp,
         char tq[4 * sizeof b->tpl]; /* the journal's: no escape sequence */
         printf("best:        %s  %s %s", fit, quote_term(b->tpl, tq, sizeof tq),
                params ? params : "");
-        if (b->ratio > 0)
-            printf("  (%.2fx baseline)", b->ratio);
+        print_ratios(man, b);
         printf("\n");
         free(params);
     } else {
@@ -355,10 +376,10 @@ int cmd_status_main(int argc, char **argv)
         return EXIT_USAGE;
     }
     struct spec sp;
-    cJSON *records = NULL, *ck = NULL;
+    cJSON *records = NULL, *ck = NULL, *man = NULL;
     char err[1024], damage[1024] = "";
     int not_started = 0;
-    int rc = rundir_load_manifest(dir, &sp, NULL, err, sizeof err);
+    int rc = rundir_load_manifest(dir, &sp, &man, err, sizeof err);
     if (!rc)
         rc = rundir_read_journal(dir, &records, &not_started, err,
                                  sizeof err);
@@ -367,6 +388,7 @@ int cmd_status_main(int argc, char **argv)
     if (rc) {
         fprintf(stderr, "kevo status: %s\n", err);
         cJSON_Delete(records);
+        cJSON_Delete(man);
         return EXIT_ERROR;
     }
     /* a journal cut below its checkpoint: say so, not "resumable" */
@@ -380,6 +402,7 @@ int cmd_status_main(int argc, char **argv)
                       sizeof err)) {
         fprintf(stderr, "kevo status: out of memory\n");
         cJSON_Delete(records);
+        cJSON_Delete(man);
         return EXIT_ERROR;
     }
     struct run_summary s;
@@ -397,8 +420,9 @@ int cmd_status_main(int argc, char **argv)
         outputs_print_json(o);
         cJSON_Delete(o);
     } else {
-        print_status(dir, &sp, &s, &best, state);
+        print_status(dir, &sp, &s, &best, state, man);
     }
+    cJSON_Delete(man);
     rec_release_all(rr.recs, rr.n_recs);
     cJSON_Delete(records);
     return EXIT_DONE;

@@ -381,8 +381,11 @@ static int bad_option(int c, char **argv, const char *cmd, char *err,
     return KEVO_EINVAL;
 }
 
+#define MAX_SETS PROB_MAX_DIMS
 struct run_flags {
     const char *runs_dir, *tdir, *shape, *simulate;
+    const char *sets[MAX_SETS]; /* --set NAME=VALUE, in order */
+    int n_sets;
     enum progress_mode mode;
 };
 
@@ -474,7 +477,7 @@ static int text_flag(const struct kopt *o, const char *arg, struct spec *s,
         return spec_load(s, arg, err, errcap);
     if (!strcmp(k, "problem")) {
         snprintf(s->problem, sizeof s->problem, "%s", arg);
-    } else if (!strcmp(k, "problem-file")) {
+    } else if (!strcmp(k, "problem-file") || !strcmp(k, "torch-problem")) {
         const struct problem *up;
         if (!(rc = problem_load_file(arg, &up, err, errcap)))
             snprintf(s->problem, sizeof s->problem, "%s", up->name);
@@ -486,6 +489,12 @@ static int text_flag(const struct kopt *o, const char *arg, struct spec *s,
         }
     } else if (!strcmp(k, "shape")) {
         f->shape = arg;
+    } else if (!strcmp(k, "set")) {
+        if (f->n_sets == MAX_SETS) {
+            snprintf(err, errcap, "--set: more than %d", MAX_SETS);
+            return KEVO_EINVAL;
+        }
+        f->sets[f->n_sets++] = arg;
     } else if (!strcmp(k, "name")) {
         rc = name_flag(arg, s, err, errcap);
     } else if (!strcmp(k, "runs-dir")) {
@@ -613,9 +622,20 @@ static int parse_run_args(int argc, char **argv, struct session *ss,
             return rc; /* a bad problem file in the problems directory */
     }
     ss->problem = problem_find(ss->spec.problem);
-    if (f->shape && ss->problem &&
-        (rc = problem_parse_shape(ss->problem, f->shape, &ss->spec.shape, err,
+    rc = KEVO_OK; /* no problem of that name: spec_validate says so */
+    const char *shape = f->shape;
+    if (!shape && ss->problem && ss->spec.shape.n_dims != ss->problem->n_dims)
+        shape = problem_default_shape(ss->problem); /* a module's sizes */
+    if (shape && ss->problem &&
+        (rc = problem_parse_shape(ss->problem, shape, &ss->spec.shape, err,
                                   errcap)))
+        return rc;
+    for (int i = 0; i < f->n_sets && !rc; i++)
+        rc = ss->problem ? problem_shape_set(ss->problem, &ss->spec.shape,
+                                             f->sets[i], err, errcap)
+                         : (snprintf(err, errcap, "--set needs a problem"),
+                            KEVO_EINVAL);
+    if (rc)
         return rc;
     if (!ss->spec.name[0] && ss->problem &&
         ss->spec.shape.n_dims == ss->problem->n_dims)

@@ -10,12 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const dtype_names[DTYPE_COUNT] = {"fp32", "fp16", "bf16"};
-static const size_t dtype_sizes[DTYPE_COUNT] = {4, 2, 2};
+static const char *const dtype_names[DTYPE_ALL] = {
+    "fp32", "fp16", "bf16", "int32", "int64", "bool"};
+static const size_t dtype_sizes[DTYPE_ALL] = {4, 2, 2, 4, 8, 1};
 
 const char *dtype_name(enum dtype dt)
 {
-    return (unsigned)dt < DTYPE_COUNT ? dtype_names[dt] : "?";
+    return (unsigned)dt < DTYPE_ALL ? dtype_names[dt] : "?";
 }
 
 int dtype_parse(const char *s, enum dtype *out)
@@ -30,7 +31,7 @@ int dtype_parse(const char *s, enum dtype *out)
 
 size_t dtype_size(enum dtype dt)
 {
-    return (unsigned)dt < DTYPE_COUNT ? dtype_sizes[dt] : 0;
+    return (unsigned)dt < DTYPE_ALL ? dtype_sizes[dt] : 0;
 }
 
 const char *problem_prelude_std(const struct problem *p, enum dtype dt)
@@ -200,4 +201,38 @@ int problem_mem_check(const struct mem_need *m, double free_bytes, char *err,
              m->guards, m->pristine, m->reference, m->ref_scratch, m->flush,
              m->slack, free_bytes);
     return KEVO_ENOMEM;
+}
+
+int problem_shape_set(const struct problem *p, struct shape *s,
+                      const char *assign, char *err, size_t errcap)
+{
+    const char *eq = strchr(assign, '=');
+    char *end;
+    long long v = eq ? strtoll(eq + 1, &end, 10) : 0;
+    if (!eq || eq == assign || !eq[1] || *end || v < 1 || v > INT32_MAX) {
+        snprintf(err, errcap, "--set: '%s' is not NAME=VALUE with a size "
+                 "from 1 to 2147483647", assign);
+        return KEVO_EINVAL;
+    }
+    for (int i = 0; i < p->n_dims; i++)
+        if (strlen(p->dim_names[i]) == (size_t)(eq - assign) &&
+            !strncmp(p->dim_names[i], assign, (size_t)(eq - assign))) {
+            s->n_dims = p->n_dims;
+            s->d[i] = v;
+            return KEVO_OK;
+        }
+    size_t n = (size_t)snprintf(err, errcap, "--set: '%.*s' is not a size "
+                                "of %s (its sizes:", (int)(eq - assign),
+                                assign, p->name);
+    for (int i = 0; i < p->n_dims && n < errcap; i++)
+        n += (size_t)snprintf(err + n, errcap - n, " %s", p->dim_names[i]);
+    if (n < errcap)
+        snprintf(err + n, errcap - n, ")");
+    return KEVO_EINVAL;
+}
+
+const char *problem_default_shape(const struct problem *p)
+{
+    const char *sx = p->kind ? p->kind->suffix : NULL;
+    return sx && !strcmp(sx, ".py") ? p->doctor_shape : NULL;
 }

@@ -20,17 +20,26 @@
 
 #include "status.h"
 
-enum dtype { DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_COUNT };
+/* DTYPE_COUNT counts the run dtypes (elem_t); the integer and bool ones
+ * after it are element types of single buffers only (PyTorch problems:
+ * targets, masks, argmax outputs), never a run's dtype. */
+enum dtype {
+    DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_COUNT,
+    DTYPE_I32 = DTYPE_COUNT, DTYPE_I64, DTYPE_BOOL, DTYPE_ALL
+};
 
-/* "fp32", "fp16", "bf16". */
+/* "fp32", "fp16", "bf16", "int32", "int64", "bool". */
 const char *dtype_name(enum dtype dt);
-/* Parses a dtype name; returns 0 or -1 if s names none. */
+/* Parses a run dtype name (fp32, fp16, bf16); returns 0 or -1 if s names
+ * none. */
 int dtype_parse(const char *s, enum dtype *out);
 /* Bytes per element. */
 size_t dtype_size(enum dtype dt);
 
-#define PROB_MAX_DIMS 4
-#define PROB_MAX_BUFS 6
+/* raised from 4 and 6 for PyTorch modules (3-D convolutions, BatchNorm
+ * with its running statistics) */
+#define PROB_MAX_DIMS 8
+#define PROB_MAX_BUFS 16
 
 struct shape {
     int n_dims;                    /* == problem->n_dims */
@@ -145,6 +154,15 @@ const char *problem_prelude_std(const struct problem *p, enum dtype dt);
 /* Parses "4096x4096x4096" for problem p; writes a reason on error. */
 int problem_parse_shape(const struct problem *p, const char *text,
                         struct shape *out, char *err, size_t errcap) KEVO_WUR;
+/* Applies "NAME=VALUE" (--set) to shape s of problem p: the size named
+ * NAME becomes VALUE (1 to 2^31-1). Writes "--set: ..." and returns
+ * KEVO_EINVAL for a malformed pair or a name that is not one of p's
+ * sizes (listing them). */
+int problem_shape_set(const struct problem *p, struct shape *s,
+                      const char *assign, char *err, size_t errcap) KEVO_WUR;
+/* The shape a problem has without --shape: a PyTorch module's own sizes
+ * (its doctor_shape); NULL for every other kind (a shape is required). */
+const char *problem_default_shape(const struct problem *p);
 /* Formats a shape as "4096x4096x4096" into out[cap]. */
 void problem_format_shape(const struct shape *s, char *out, size_t cap);
 

@@ -20,14 +20,29 @@ static const struct problem *builtin[MAX_BUILTIN];
 static int n_builtin;
 
 /* The kinds read from files, first match by suffix; the last one with no
- * suffix takes any other name. A PyTorch kind goes here. */
+ * suffix takes any other name. Core's own .problem kind, then the ones
+ * plug-ins add at start-up (problem_kind_add: the PyTorch kind). */
+#define MAX_KINDS 4
 static struct {
     const struct problem_kind *kind;
     const struct problem_gpu *gpu; /* attached at start-up; NULL: none */
-} kinds[] = {
+} kinds[MAX_KINDS] = {
     {&probfile_kind, NULL},
 };
-#define N_KINDS (int)(sizeof kinds / sizeof kinds[0])
+static int n_kinds = 1;
+#define N_KINDS n_kinds
+
+int problem_kind_add(const struct problem_kind *kind)
+{
+    for (int i = 0; i < N_KINDS; i++)
+        if (!strcmp(kinds[i].kind->name, kind->name))
+            return kinds[i].kind == kind ? KEVO_OK : KEVO_EEXIST;
+    if (n_kinds == MAX_KINDS)
+        return KEVO_ENOMEM;
+    kinds[n_kinds].kind = kind;
+    kinds[n_kinds++].gpu = NULL;
+    return KEVO_OK;
+}
 
 /* Every problem loaded in this process, kept for its life (no cap: a
  * problems directory may hold any number). */

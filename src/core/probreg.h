@@ -7,7 +7,8 @@
  *   file       a .problem file, parsed in core (probfile.c); its GPU hooks
  *              (input generator, reference runner, baselines) live in
  *              fitness/ and are handed in with problem_kind_attach();
- *   (later)    a PyTorch module: one more struct problem_kind here.
+ *   torch      a PyTorch module in KernelBench's format (.py), added with
+ *              problem_kind_add() by fitness/torchprob.c.
  *
  * Nothing below core names a plug-in: main.c (and each test binary, through
  * tests/support/plugins.c) calls fitness_register() first thing, the way
@@ -60,6 +61,11 @@ struct problem_kind {
     void (*free)(struct problem *p);
 };
 
+/* Adds a kind of problem file (borrowed for the life of the process),
+ * matched by its suffix before the catch-all .problem kind; adding the same
+ * kind again is a no-op. KEVO_EEXIST for another kind of that name,
+ * KEVO_ENOMEM past the table's size. */
+int problem_kind_add(const struct problem_kind *kind) KEVO_WUR;
 /* Adds a built-in problem (borrowed for the life of the process).
  * KEVO_EEXIST if its name is taken, KEVO_ENOMEM past the table's size. */
 int problem_register(const struct problem *p) KEVO_WUR;

@@ -623,6 +623,15 @@ static double host_elem(const void *p, enum dtype dt)
 {
     uint32_t u = 0;
     float f;
+    if (dt == DTYPE_I32 || dt == DTYPE_I64 || dt == DTYPE_BOOL) {
+        int32_t i32;
+        int64_t i64;
+        if (dt == DTYPE_BOOL)
+            return *(const unsigned char *)p;
+        if (dt == DTYPE_I32)
+            return (memcpy(&i32, p, 4), (double)i32);
+        return (memcpy(&i64, p, 8), (double)i64);
+    }
     if (dt == DTYPE_FP32) {
         memcpy(&f, p, 4);
         return f;

@@ -415,8 +415,9 @@ static int int32_type(const char *t)
 }
 
 /* For a buffer element type: the dtype it fixes (DTYPE_COUNT: any, as
- * elem_t, void or a type we do not know), or -1 if it can never be a
- * buffer element (double, int, ...). */
+ * elem_t, void or a type we do not know; int, long long, bool: the integer
+ * and bool buffers of PyTorch problems), or -1 if it can never be a
+ * buffer element (double, unsigned, ...). */
 static int buffer_type_dtype(const char *t)
 {
     static const struct {
@@ -437,20 +438,33 @@ static int buffer_type_dtype(const char *t)
         {"__nv_bfloat162", DTYPE_BF16},
         {"nv_bfloat162", DTYPE_BF16},
         {"double", -1},
-        {"int", -1},
+        {"int", DTYPE_I32},
+        {"int32_t", DTYPE_I32},
         {"unsigned", -1},
         {"unsigned int", -1},
         {"char", -1},
-        {"long", -1},
-        {"long long", -1},
+        {"long", DTYPE_I64},
+        {"long long", DTYPE_I64},
+        {"int64_t", DTYPE_I64},
         {"short", -1},
-        {"bool", -1},
+        {"bool", DTYPE_BOOL},
     };
     t = base_type(t);
     for (size_t i = 0; i < sizeof tab / sizeof *tab; i++)
         if (!strcmp(t, tab[i].name))
             return tab[i].dt;
     return DTYPE_COUNT;
+}
+
+/* How a buffer of dtype dt is declared in a kernel's parameters. */
+static const char *elem_decl(enum dtype dt)
+{
+    switch (dt) {
+    case DTYPE_I32: return "int";
+    case DTYPE_I64: return "long long";
+    case DTYPE_BOOL: return "bool";
+    default: return "elem_t";
+    }
 }
 
 /* What the ABI expects, for messages and checks: buffers, sizes, ws,
@@ -527,10 +541,11 @@ static enum answer_reject check_buf(const struct answer_ctx *ctx,
         if (want != (int)bufs[i].dtype)
             return reject(why, whycap, ANSWER_BAD_ABI,
                           "kernel '%s' parameter %d '%s': buffer %s holds %s "
-                          "elements for dtype %s; declare it elem_t *",
+                          "elements for dtype %s; declare it %s *",
                           k, i + 1, kp->text, b->name,
                           dtype_name(bufs[i].dtype),
-                          dtype_name((enum dtype)dt));
+                          dtype_name((enum dtype)dt),
+                          elem_decl(bufs[i].dtype));
     }
     return ANSWER_OK;
 }

@@ -28,6 +28,12 @@ const struct kopt kevo_options[] = {
     T("problem-file", "problem_file", OPTC_RUN, "F",
       "a user-defined problem (README \"User-defined\nproblems\"); its "
       "templates: the *.cu next to F"),
+    T("torch-problem", NULL, OPTC_RUN, "F",
+      "a PyTorch module in KernelBench's format (F.py;\nREADME \"PyTorch "
+      "problems\")"),
+    T("set", NULL, OPTC_RUN, "NAME=VALUE",
+      "one size by name (repeatable), e.g. a PyTorch\nmodule's "
+      "batch_size=64; default: the module's"),
     T("dtype", "dtype", OPTC_RUN, "D", "fp32 | fp16 | bf16 (default fp32)"),
     T("shape", "shape", OPTC_RUN, "S",
       "e.g. 4096x4096x4096 (gemm MxNxK), 4096x4096\n(softmax ROWSxCOLS)"),

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,7 +171,17 @@ static int copy_problem_file(const char *dir, const struct spec *s)
     char path[4096];
     if (!p || !p->file_text)
         return KEVO_OK;
-    int rc = rundir_path(path, sizeof path, dir, RUNDIR_PROBLEM_FILE);
+    int torch = p->kind->suffix && !strcmp(p->kind->suffix, ".py");
+    char name[300];
+    snprintf(name, sizeof name, RUNDIR_TORCH_DIR "/%s.py", p->name);
+    int rc = rundir_path(path, sizeof path, dir,
+                         torch ? name : RUNDIR_PROBLEM_FILE);
+    if (!rc && torch) {
+        char sub[4096];
+        rc = rundir_path(sub, sizeof sub, dir, RUNDIR_TORCH_DIR);
+        if (!rc && mkdir(sub, 0755) && errno != EEXIST)
+            rc = KEVO_EIO;
+    }
     return rc ? rc : fs_write_new(path, p->file_text, strlen(p->file_text), 1);
 }
 
@@ -181,6 +192,16 @@ static int load_problem_file(const char *dir, char *err, size_t errcap)
     const struct problem *p;
     if (rundir_path(path, sizeof path, dir, RUNDIR_PROBLEM_FILE))
         return KEVO_EINVAL;
+    if (!fs_exists(path)) { /* a PyTorch module's copy: <name>.py */
+        char sub[4096];
+        glob_t g;
+        if (rundir_path(sub, sizeof sub, dir, RUNDIR_TORCH_DIR "/*.py"))
+            return KEVO_EINVAL;
+        if (glob(sub, 0, NULL, &g))
+            return KEVO_OK;
+        snprintf(path, sizeof path, "%s", g.gl_pathv[0]);
+        globfree(&g);
+    }
     return fs_exists(path) ? problem_load_file(path, &p, err, errcap)
                            : KEVO_OK;
 }

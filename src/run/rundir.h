@@ -24,6 +24,9 @@
 #include "tpl.h"
 
 #define RUNDIR_PROBLEM_FILE "problem.problem"
+/* the folder of a PyTorch problem's module copy, kept as <name>.py: its
+ * kind and the problem's name are read from the file name */
+#define RUNDIR_TORCH_DIR "problem.torch"
 
 /*
  * Creates dir (which must not exist, or be empty) with manifest.json,

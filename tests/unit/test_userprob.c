@@ -153,7 +153,7 @@ static const struct {
     {3, "summary", "t.problem:3: 'summary' needs a value"},
     {4, "sizes N n", "t.problem:4: size name 'n' must be upper case"},
     {4, "sizes N N", "t.problem:4: duplicate size 'N'"},
-    {4, "sizes A B C D E", "t.problem:4: 'sizes' takes 1 to 4 names"},
+    {4, "sizes A B C D E F G H I", "t.problem:4: 'sizes' takes 1 to 8 names"},
     {5, "dtypes fp64", "t.problem:5: unknown dtype 'fp64'"},
     {6, "buffer x in elem", "t.problem:6: 'buffer' takes NAME ROLE TYPE"},
     {6, "buffer x input elem N", "t.problem:6: buffer 'x': unknown role "

@@ -196,7 +196,7 @@ static void init_round_trip(void)
         "\"seed\":\"0000000000000001\"}",
         "{\"problem\":\"gemm\",\"dtype\":\"fp32\",\"shape\":[0],"
         "\"seed\":\"0000000000000001\"}",
-        "{\"problem\":\"gemm\",\"dtype\":\"fp32\",\"shape\":[1,2,3,4,5],"
+        "{\"problem\":\"gemm\",\"dtype\":\"fp32\",\"shape\":[1,2,3,4,5,6,7,8,9],"
         "\"seed\":\"0000000000000001\"}",
         "{\"problem\":\"gemm\",\"dtype\":\"fp32\",\"shape\":[\"8\"],"
         "\"seed\":\"0000000000000001\"}",

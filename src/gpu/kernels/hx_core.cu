@@ -13,6 +13,9 @@ __device__ __forceinline__ u64 kv_mix(u64 z) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
+//! Integer and bool elements (dt 3 int32, 4 int64, 5 bool: torch problems)
+//! load as double, exactly up to 2^53.
+__device__ __forceinline__ double kv_ldd(const void *p, long long i, int dt);
 __device__ __forceinline__ float kv_ld(const void *p, long long i, int dt) {
   if (dt == 0) return ((const float *)p)[i];
   u16 h = ((const u16 *)p)[i];
@@ -34,6 +37,12 @@ __device__ __forceinline__ void kv_red(u64 *res, u64 cnt, u64 first) {
   }
   if ((threadIdx.x & 31) == 0 && cnt) { atomicAdd(res, cnt); atomicMin(res + 1, first); }
 }
+__device__ __forceinline__ double kv_ldd(const void *p, long long i, int dt) {
+  if (dt == 3) return (double)((const int *)p)[i];
+  if (dt == 4) return (double)((const long long *)p)[i];
+  if (dt == 5) return (double)((const unsigned char *)p)[i];
+  return (double)kv_ld(p, i, dt);
+}
 extern "C" __global__ void kevo_fill_uniform(void *p, long long n, int dt, u64 seed, float lo, float hi) {
   GS_LOOP(i, n) {
     u64 r = kv_mix(seed ^ kv_mix((u64)i));
@@ -42,7 +51,7 @@ extern "C" __global__ void kevo_fill_uniform(void *p, long long n, int dt, u64 s
   }
 }
 extern "C" __global__ void kevo_to_f64(double *d, const void *s, long long n, int dt) {
-  GS_LOOP(i, n) d[i] = (double)kv_ld(s, i, dt);
+  GS_LOOP(i, n) d[i] = kv_ldd(s, i, dt);
 }
 extern "C" __global__ void kevo_pattern(u8 *p, long long n, u32 pat) {
   long long nw = n >> 2;
@@ -81,7 +90,7 @@ extern "C" __global__ void kevo_memeq(const u8 *a, const u8 *b, long long n, u64
 extern "C" __global__ void kevo_compare(const void *out, const double *ref, const double *sc, long long n, int dt, double atol, double rtol, double etol, u64 *res) {
   u64 bad = 0, first = ~0ull, nf = 0; double ma = 0, mr = 0, mq = 0;
   GS_LOOP(i, n) {
-    double o = (double)kv_ld(out, i, dt), r = ref[i];
+    double o = kv_ldd(out, i, dt), r = ref[i];
     double d = fabs(o - r), tol = atol + rtol * fabs(r);
     if (sc) tol += etol * sc[i];
     if (!(d <= tol)) { bad++; if ((u64)i < first) first = (u64)i; }

@@ -1,0 +1,18 @@
+// expect: ok
+/*
+ * ok_elem.cu - GELU (tanh form): one thread per element, fp32 math.
+ */
+// kevo: problem gelu
+// kevo: dtypes fp32 fp16 bf16
+// kevo: launch ok_elem
+// kevo: grid cdiv(batch_size * dim, 256)
+// kevo: block 256
+extern "C" __global__ void ok_elem(const elem_t *x, elem_t *out, int batch_size, int dim, void *ws)
+{
+    long long i = blockIdx.x * 256LL + threadIdx.x;
+    if (i >= (long long)batch_size * dim)
+        return;
+    float v = TO_F32(x[i]);
+    float t = tanhf(0.7978845608f * (v + 0.044715f * v * v * v));
+    out[i] = FROM_F32(0.5f * v * (1.f + t));
+}

@@ -1,0 +1,26 @@
+// expect: cheat
+/*
+ * cheat_oob.cu - ok_rows.cu whose row 0 also writes past the end of
+ * out1: cheat.
+ */
+// kevo: problem mean_max
+// kevo: dtypes fp32 fp16 bf16
+// kevo: launch cheat_oob
+// kevo: grid cdiv(rows, 128)
+// kevo: block 128
+extern "C" __global__ void cheat_oob(const elem_t *x, elem_t *out0, elem_t *out1, int rows, int cols, void *ws)
+{
+    long long r = blockIdx.x * 128LL + threadIdx.x;
+    if (r >= rows)
+        return;
+    float s = 0.f, mx = TO_F32(x[r * cols]);
+    for (int c = 0; c < cols; ++c) {
+        float v = TO_F32(x[r * cols + c]);
+        s += v;
+        mx = fmaxf(mx, v);
+    }
+    out0[r] = FROM_F32(s / cols);
+    out1[r] = FROM_F32(mx);
+    if (r == 0)
+        out1[rows + 2] = FROM_F32(mx);
+}

@@ -1,0 +1,59 @@
+/*
+ * torchprob.h - the PyTorch problem kind shared by its two halves in
+ * fitness/: torchprob.c (parse a KernelBench file through the Python
+ * helper; CPU hooks) and torchprob_gpu.c (the worker's hooks, through an
+ * embedded CPython). Nothing outside fitness/ includes it.
+ */
+#ifndef KEVO_TORCHPROB_H
+#define KEVO_TORCHPROB_H
+
+#include <stdint.h>
+
+#include "probreg.h"
+#include "problem.h"
+
+#define TP_NAME_MAX 64
+#define TP_MAX_RANK 8
+
+enum tp_dtype { TP_FLOAT, TP_INT32, TP_INT64, TP_BOOL };
+
+/* One dim: num/den * product of the sizes use[] (a literal when none). */
+struct tp_dim {
+    int n_use;               /* sizes in the product */
+    int use[PROB_MAX_DIMS];  /* size indices */
+    int64_t num, den;        /* the fraction, den >= 1 */
+};
+
+struct tp_buf {
+    char name[TP_NAME_MAX];  /* ABI name: forward's argument, fc_weight */
+    char state[TP_NAME_MAX]; /* the module's parameter/buffer name; "" */
+    enum buf_role role;      /* BUF_IN (inputs, state) or BUF_OUT */
+    enum tp_dtype dtype;     /* float takes the run dtype */
+    int rank;                /* 0: a scalar tensor */
+    struct tp_dim dims[TP_MAX_RANK];
+};
+
+/* A parsed module; p first, so a struct problem * is a struct tprob *. */
+struct tprob {
+    struct problem p;
+    char name[TP_NAME_MAX];                 /* the file's stem */
+    char dim_names[PROB_MAX_DIMS][TP_NAME_MAX]; /* the size constants */
+    struct shape file_shape;                /* their values in the file */
+    char shape_text[128];                   /* file_shape as "AxB" */
+    int n_bufs;
+    struct tp_buf bufs[PROB_MAX_BUFS];      /* in ABI order */
+    double flops;                           /* torch's count, file sizes */
+    int tol_set;                            /* atol/rtol below are set */
+    double atol, rtol;                      /* calibrated in the worker */
+    char *abi, *path, *text;                /* owned */
+};
+
+extern const struct problem_kind torchprob_kind;
+extern const struct problem_gpu torchprob_gpu;
+
+/* The helper's source (torchprob_helper.py), static. */
+const char *torchprob_helper_text(void);
+/* The python to run: $KEVO_PYTHON, else "python3". */
+const char *torchprob_python(void);
+
+#endif

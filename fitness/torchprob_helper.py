@@ -1,0 +1,509 @@
+# torchprob_helper.py - the Python half of kevo's PyTorch problems
+# (fitness/torchprob.c, fitness/torchprob_gpu.c): a KernelBench-style file
+# (class Model(nn.Module), get_inputs(), get_init_inputs(), module-level
+# int size constants) read, described and run. Embedded in kevo as text.
+#
+#   describe SRC SHOWN OUT   (no GPU) imports SRC (messages name SHOWN),
+#       writes OUT: the kernel ABI (inputs, then parameters and buffers of
+#       the module, then forward's outputs, each with dtype and dims as
+#       products of the size constants), the sizes and the FLOPs that
+#       torch.utils.flop_counter counts. Sizes are found by doubling each
+#       module-level int constant and seeing which dims double: a dim is
+#       coef * product(sizes) or a literal.
+#   tp_* functions: called by the GPU worker through an embedded CPython
+#       (torchprob_gpu.c) on kevo's own device buffers, shared with torch
+#       through __cuda_array_interface__; errors go back through tp_err.
+#
+# It never decides a verdict: kevo's harness compares, hashes, guards.
+import sys, os, json, math, inspect, traceback, types
+from fractions import Fraction
+
+KEVO_DT = {0: "fp32", 1: "fp16", 2: "bf16", 3: "int32", 4: "int64", 5: "bool"}
+
+
+class TPError(Exception):
+    pass
+
+
+def _where(exc, shown):
+    """'shown:line: Type: msg' from the deepest frame inside the file."""
+    if isinstance(exc, SyntaxError) and exc.filename == shown:
+        return "%s:%s: SyntaxError: %s" % (shown, exc.lineno, exc.msg)
+    line = None
+    for fr, ln in traceback.walk_tb(exc.__traceback__):
+        if fr.f_code.co_filename == shown:
+            line = ln
+    msg = "%s: %s" % (type(exc).__name__, str(exc).strip().split("\n")[0])
+    return "%s:%s: %s" % (shown, line, msg) if line else "%s: %s" % (shown, msg)
+
+
+def load(src_text, shown, sets=None):
+    import torch  # noqa: F401 (a missing torch is reported by the caller)
+    mod = types.ModuleType("kevo_torch_problem")
+    mod.__file__ = shown
+    code = compile(src_text, shown, "exec")
+    exec(code, mod.__dict__)
+    for name in ("Model", "get_inputs", "get_init_inputs"):
+        if name not in mod.__dict__:
+            raise TPError("%s: no %s (a KernelBench file defines class "
+                          "Model(nn.Module), get_inputs() and "
+                          "get_init_inputs())" % (shown, name))
+    for k, v in (sets or {}).items():
+        mod.__dict__[k] = v
+    return mod
+
+
+def int_consts(mod):
+    return {k: v for k, v in mod.__dict__.items()
+            if type(v) is int and not k.startswith("_") and v > 0}
+
+
+def dtype_name(t):
+    import torch
+    if t.dtype in (torch.float32, torch.float16, torch.bfloat16,
+                   torch.float64):
+        return "float"
+    return {torch.int32: "int32", torch.int64: "int64",
+            torch.bool: "bool"}.get(t.dtype)
+
+
+def as_outputs(o, shown):
+    import torch
+    outs = list(o) if isinstance(o, (tuple, list)) else [o]
+    for i, t in enumerate(outs):
+        if not isinstance(t, torch.Tensor):
+            raise TPError("%s: forward returned %s as output %d, not a "
+                          "tensor" % (shown, type(t).__name__, i))
+    return outs
+
+
+def tensors(mod, shown, device):
+    """(inputs, state, outputs, model) with consts as set in mod."""
+    import torch
+    ctx = torch.device(device) if hasattr(torch, "device") and \
+        device != "cpu" else None
+    if ctx is not None:
+        with ctx:
+            return _tensors(mod, shown)
+    return _tensors(mod, shown)
+
+
+def _tensors(mod, shown):
+    import torch
+    model = mod.Model(*mod.get_init_inputs())
+    ins = list(mod.get_inputs())
+    for i, t in enumerate(ins):
+        if not isinstance(t, torch.Tensor):
+            raise TPError("%s: get_inputs() returned %s as input %d, not a "
+                          "tensor" % (shown, type(t).__name__, i))
+        if dtype_name(t) is None:
+            raise TPError("%s: input %d has dtype %s (kevo takes float, "
+                          "int32, int64 and bool tensors)" % (shown, i,
+                                                                t.dtype))
+    state = list(model.named_parameters()) + list(model.named_buffers())
+    with torch.no_grad():
+        outs = as_outputs(model(*ins), shown)
+    for i, t in enumerate(outs):
+        if dtype_name(t) is None:
+            raise TPError("%s: output %d has dtype %s (kevo takes float, "
+                          "int32, int64 and bool tensors)" % (shown, i,
+                                                                t.dtype))
+    return ins, state, outs, model
+
+
+def shapes_of(mod, shown, device):
+    ins, state, outs, _ = tensors(mod, shown, device)
+    return [tuple(t.shape) for t in ins] + \
+        [tuple(t.shape) for _, t in state] + [tuple(t.shape) for t in outs]
+
+
+def pick_device(mod, shown):
+    import torch
+    try:
+        with torch.device("meta"):
+            pass
+    except Exception:
+        return "cpu"  # torch < 2.0: no meta device context
+    try:
+        shapes_of(mod, shown, "meta")
+        return "meta"
+    except TPError:
+        raise
+    except Exception:
+        return "cpu"  # data-dependent ops: run at the file's sizes
+
+
+def derive_dims(mod, shown, device, base):
+    """[(name, value)] sizes and per buffer per dim [[size idx...], coef]."""
+    consts = int_consts(mod)
+    deps = {}  # const name -> set of (buffer, dim)
+    for k, v in consts.items():
+        mod.__dict__[k] = 2 * v
+        try:
+            sh = shapes_of(mod, shown, device)
+        except Exception:
+            sh = None
+        finally:
+            mod.__dict__[k] = v
+        if sh is None or len(sh) != len(base) or \
+                any(len(a) != len(b) for a, b in zip(sh, base)):
+            continue
+        ch = set()
+        ok = True
+        for bi, (a, b) in enumerate(zip(sh, base)):
+            for di, (x, y) in enumerate(zip(a, b)):
+                if x == y:
+                    continue
+                if x != 2 * y:
+                    ok = False
+                ch.add((bi, di))
+        if ok and ch:
+            deps[k] = ch
+    names = [k for k in consts if k in deps]
+    dims = []
+    for bi, b in enumerate(base):
+        row = []
+        for di, y in enumerate(b):
+            use = [i for i, k in enumerate(names) if (bi, di) in deps[k]]
+            prod = 1
+            for i in use:
+                prod *= consts[names[i]]
+            c = Fraction(y, prod)
+            row.append([use, c.numerator, c.denominator])
+        dims.append(row)
+    return [(k, consts[k]) for k in names], dims
+
+
+def count_flops(mod, shown, device):
+    try:
+        from torch.utils.flop_counter import FlopCounterMode
+        ins, state, outs, model = None, None, None, None
+        import torch
+        with torch.device(device):
+            model = mod.Model(*mod.get_init_inputs())
+            ins = list(mod.get_inputs())
+        with FlopCounterMode(display=False) as fc, torch.no_grad():
+            model(*ins)
+        return float(fc.get_total_flops())
+    except Exception:
+        return None
+
+
+def describe(src_path, shown, out_path, sets):
+    try:
+        with open(src_path) as f:
+            text = f.read()
+        mod = load(text, shown, sets)
+        device = pick_device(mod, shown)
+        ins, state, outs, model = tensors(mod, shown, device)
+        base = [tuple(t.shape) for t in ins] + \
+            [tuple(t.shape) for _, t in state] + [tuple(t.shape) for t in outs]
+        sizes, dims = derive_dims(mod, shown, device, base)
+        try:
+            pnames = list(inspect.signature(mod.Model.forward).parameters)[1:]
+        except (TypeError, ValueError):
+            pnames = []
+        bufs = []
+        for i, t in enumerate(ins):
+            nm = pnames[i] if i < len(pnames) and \
+                pnames[i].isidentifier() else "in%d" % i
+            bufs.append({"name": nm, "role": "in", "dtype": dtype_name(t)})
+        for nm, t in state:
+            bufs.append({"name": nm.replace(".", "_"), "role": "in",
+                         "dtype": dtype_name(t), "state": nm})
+        for i, t in enumerate(outs):
+            bufs.append({"name": "out" if len(outs) == 1 else "out%d" % i,
+                         "role": "out", "dtype": dtype_name(t)})
+        for b, row, sh in zip(bufs, dims, base):
+            b["dims"] = row
+            b["shape"] = list(sh)
+        res = {"sizes": [[k, v] for k, v in sizes], "buffers": bufs,
+               "flops": count_flops(mod, shown, device), "device": device}
+    except TPError as e:
+        res = {"error": str(e)}
+    except ImportError as e:
+        if getattr(e, "name", "") == "torch":
+            res = {"error": "no_torch"}
+        else:
+            res = {"error": _where(e, shown)}
+    except BaseException as e:  # the module's own errors, with file:line
+        res = {"error": _where(e, shown)}
+    with open(out_path, "w") as f:
+        json.dump(res, f)
+
+
+# ---------------------------------------------------------------- GPU side
+# One problem per worker: tp_setup() loads the file, the other calls use
+# the kevo buffers whose addresses each call passes (they do not move).
+TP = {}
+
+
+def tp_err(msg):
+    import ctypes
+    b = msg.encode()[:TP["errcap"] - 1] + b"\0"
+    ctypes.memmove(TP["err"], b, len(b))
+
+
+def _guard(fn):
+    def run(*a):
+        try:
+            fn(*a)
+            return 0
+        except BaseException as e:
+            tp_err(str(e) if isinstance(e, TPError) else _where(e, TP["shown"]))
+            TP["rc"] = 1
+            return 1
+    return run
+
+
+class _CAI:
+    def __init__(self, ptr, n, typestr):
+        self.__cuda_array_interface__ = {
+            "shape": (n,), "typestr": typestr, "data": (ptr, False),
+            "version": 2, "strides": None}
+
+
+def _view(ptr, n, dt):
+    import torch
+    code = {0: ("<f4", None), 1: ("<f2", None), 2: ("<i2", torch.bfloat16),
+            3: ("<i4", None), 4: ("<i8", None), 5: ("|u1", torch.bool),
+            9: ("<f8", None)}[dt]
+    t = torch.as_tensor(_CAI(ptr, n, code[0]), device="cuda")
+    return t.view(code[1]) if code[1] is not None else t
+
+
+def tp_setup(text, shown, sizes, run_dt, err_addr, errcap, buf0):
+    """buf0: a kevo buffer: its device is the worker's (torch reads it from
+    the pointer), so torch runs on the GPU kevo opened."""
+    TP.clear()
+    TP.update(err=err_addr, errcap=errcap, shown=shown, rc=0)
+
+    @_guard
+    def go():
+        import torch
+        torch.cuda.set_device(torch.as_tensor(_CAI(buf0, 1, "<f4")).device)
+        torch.backends.cuda.matmul.allow_tf32 = False  # fp32 is fp32
+        torch.backends.cudnn.allow_tf32 = False
+        TP["mod"] = load(text, shown, sizes)
+        TP["run"] = {0: torch.float32, 1: torch.float16,
+                     2: torch.bfloat16}[run_dt]
+    return go()
+
+
+def _build(seed):
+    import torch
+    mod = TP["mod"]
+    torch.manual_seed(seed)
+    with torch.device("cuda"):
+        model = mod.Model(*mod.get_init_inputs())
+        ins = list(mod.get_inputs())
+    state = list(model.named_parameters()) + list(model.named_buffers())
+    return model, [t.cuda() for t in ins], state
+
+
+def _check_n(i, t, n):
+    if t.numel() != n:
+        raise TPError("%s: tensor %d has %d elements at this shape, the "
+                      "ABI expects %d (do its sizes follow the module-level "
+                      "constants?)" % (TP["shown"], i, t.numel(), n))
+
+
+def tp_gen(seed, bufs):
+    """bufs: [(ptr, n, kevo dtype, role)]: inputs then state first."""
+    @_guard
+    def go():
+        import torch
+        model, ins, state = _build(seed)
+        src = ins + [t for _, t in state]
+        for i, t in enumerate(src):
+            ptr, n, dt, _ = bufs[i]
+            _check_n(i, t, n)
+            _view(ptr, n, dt).copy_(t.detach().reshape(-1))
+        torch.cuda.synchronize()
+    return go()
+
+
+def _load_model(bufs, dtype, seed=0):
+    """The module with its state and its inputs read from kevo's buffers,
+    floats as dtype, integers and bools kept."""
+    import torch
+    model, ins, state = _build(seed)
+    live = []
+    for i in range(len(ins) + len(state)):
+        ptr, n, dt, _ = bufs[i]
+        v = _view(ptr, n, dt)
+        shape = ins[i].shape if i < len(ins) else state[i - len(ins)][1].shape
+        v = v.view(shape)
+        live.append(v.to(dtype) if v.is_floating_point() else v)
+    nin = len(ins)
+    with torch.no_grad():
+        for (nm, t), v in zip(state, live[nin:]):
+            holder = model
+            parts = nm.split(".")
+            for p in parts[:-1]:
+                holder = getattr(holder, p)
+            if isinstance(t, torch.nn.Parameter):
+                setattr(holder, parts[-1], torch.nn.Parameter(
+                    v.clone(), requires_grad=False))
+            else:
+                setattr(holder, parts[-1], v.clone())
+    return model, live[:nin]
+
+
+def _forward(model, ins):
+    import torch
+    with torch.no_grad():
+        return as_outputs(model(*ins), TP["shown"])
+
+
+def tp_reference(bufs, ref_addr):
+    @_guard
+    def go():
+        import torch
+        model, ins = _load_model(bufs, torch.float64)
+        outs = _forward(model, ins)
+        _write_ref(bufs, outs, ref_addr)
+        torch.cuda.synchronize()
+    return go()
+
+
+def _out_slots(bufs):
+    return [b for b in bufs if b[3] != 0]
+
+
+def _write_ref(bufs, outs, ref_addr):
+    slots = _out_slots(bufs)
+    if len(outs) != len(slots):
+        raise TPError("%s: forward returned %d outputs, the ABI has %d"
+                      % (TP["shown"], len(outs), len(slots)))
+    off = 0
+    for i, (o, (_, n, _, _)) in enumerate(zip(outs, slots)):
+        _check_n(i, o, n)
+        _view(ref_addr + off * 8, n, 9).copy_(o.reshape(-1).double())
+        off += n
+
+
+def _host(addr, vals):
+    import ctypes
+    (ctypes.c_double * len(vals)).from_address(addr)[:] = vals
+
+
+EPS = {0: 2.0 ** -23, 1: 2.0 ** -10, 2: 2.0 ** -7}
+
+
+def tp_selfcheck_calibrate(bufs, seeds, margin, out_addr):
+    """The fp64 reference twice (bitwise equal, finite), then how far
+    torch's own result in the run dtype is from it over seeds: writes
+    [atol, rtol, worst err of torch / tolerance] at out_addr."""
+    @_guard
+    def go():
+        import torch
+        worst, rms = 0.0, 0.0
+        for k, seed in enumerate(seeds):
+            tp_gen_inner(seed, bufs)
+            m64, i64 = _load_model(bufs, torch.float64)
+            r1 = _forward(m64, i64)
+            if k == 0:
+                m64b, i64b = _load_model(bufs, torch.float64)
+                r2 = _forward(m64b, i64b)
+                for a, b in zip(r1, r2):
+                    if not torch.equal(a, b):
+                        raise TPError("%s: the fp64 module disagrees with "
+                                      "itself: two runs on the same inputs "
+                                      "differ; the reference must be "
+                                      "deterministic" % TP["shown"])
+                    if a.is_floating_point() and \
+                            not bool(torch.isfinite(a).all()):
+                        raise TPError("%s: the fp64 module's output is not "
+                                      "finite (NaN or Inf) on kevo's inputs"
+                                      % TP["shown"])
+            mr, ir = _load_model(bufs, TP["run"])
+            got = _forward(mr, ir)
+            for a, b in zip(r1, got):
+                if not a.is_floating_point():
+                    if not torch.equal(a, b.to(a.dtype)):
+                        pass  # integer results must match exactly anyway
+                    continue
+                e = (b.double() - a).abs()
+                worst = max(worst, float(e.max()) if e.numel() else 0.0)
+                rms = max(rms, float(a.pow(2).mean().sqrt()) if a.numel()
+                          else 0.0)
+        eps = EPS[{torch.float32: 0, torch.float16: 1,
+                   torch.bfloat16: 2}[TP["run"]]]
+        atol = margin * worst + eps * rms
+        rtol = margin * eps
+        _host(out_addr, [atol, rtol, worst / atol if atol > 0 else 0.0])
+    return go()
+
+
+def tp_gen_inner(seed, bufs):
+    import torch
+    model, ins, state = _build(seed)
+    for i, t in enumerate(ins + [t for _, t in state]):
+        ptr, n, dt, _ = bufs[i]
+        _check_n(i, t, n)
+        _view(ptr, n, dt).copy_(t.detach().reshape(-1))
+    torch.cuda.synchronize()
+
+
+def _time(fn, l2_bytes, reps=30):
+    import torch
+    flush = torch.empty(max(2 * l2_bytes, 64 << 20) // 4,
+                        dtype=torch.float32, device="cuda")
+    flush.fill_(1.0)
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(reps):
+        flush.sum()  # the flush kevo uses: read 2x L2 before each rep
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        ts.append(a.elapsed_time(b) * 1e6)
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def tp_baselines(bufs, mode, limit_s, out_addr):
+    """Times torch eager and torch.compile(mode) on kevo's inputs in the
+    run dtype: writes [eager_ns, compile_ns or -1, compile_s]."""
+    @_guard
+    def go():
+        import time
+        import torch
+        model, ins = _load_model(bufs, TP["run"])
+        l2_bytes = getattr(torch.cuda.get_device_properties(
+            torch.cuda.current_device()), "L2_cache_size", 64 << 20)
+        res = [0.0, -1.0, 0.0]
+        with torch.no_grad():
+            res[0] = _time(lambda: model(*ins), l2_bytes)
+            if mode != "off":
+                t0 = time.time()
+                try:
+                    cm = torch.compile(model, mode=mode)
+                    cm(*ins)
+                    res[2] = time.time() - t0
+                    if res[2] <= limit_s:
+                        res[1] = _time(lambda: cm(*ins), l2_bytes)
+                    else:
+                        sys.stderr.write("kevo: torch.compile took %.0f s, "
+                                         "over %g s: skipped\n"
+                                         % (res[2], limit_s))
+                except Exception as e:
+                    sys.stderr.write("kevo: torch.compile failed (%s): "
+                                     "skipped\n" % str(e).split("\n")[0])
+        _host(out_addr, res)
+    return go()
+
+
+if __name__ == "__main__" and len(getattr(sys, "argv", [])) >= 5 and \
+        sys.argv[1] == "describe":
+    sets = {}
+    for kv in sys.argv[5:]:
+        k, v = kv.split("=", 1)
+        sets[k] = int(v)
+    describe(sys.argv[2], sys.argv[3], sys.argv[4], sets)

@@ -1,0 +1,153 @@
+# PyTorch problems (README "PyTorch problems") on the CPU with the test
+# evaluator: the helper describes a KernelBench module (sizes, ABI, dtypes),
+# kevo run --torch-problem keeps the module in the run directory and
+# status/resume read that copy; bad modules stop with file:line before any
+# candidate; a python without torch is named with how to install it.
+# Needs a python with torch ($KEVO_PYTHON, python3 or /usr/bin/python3):
+# skipped, saying so, without one.
+. tests/cli/lib.inc
+PY=
+for c in "${KEVO_PYTHON:-}" python3 /usr/bin/python3; do
+    [ -n "$c" ] && "$c" -c 'import torch' 2>/dev/null && { PY=$c; break; }
+done
+if [ -z "$PY" ]; then
+    echo "SKIP torchprob.sh: no python here imports torch (CI installs python3-torch)"
+    finish
+fi
+export KEVO_PYTHON="$PY"
+M="$SCRATCH/mods/cumsum"
+mkdir -p "$M"
+cp examples/torch/cumsum/cumsum.py examples/torch/cumsum/cumsum_rows.cu "$M/"
+
+# 1. the helper's description: sizes from the constants, ABI in order
+"$PY" fitness/torchprob_helper.py describe examples/torch/linear/linear.py \
+    linear.py "$SCRATCH/lin.json" &&
+    grep -q '"sizes": \[\["batch", 256\], \["in_features", 512\], \["out_features", 384\]\]' "$SCRATCH/lin.json" &&
+    grep -q '"name": "fc_weight", "role": "in", "dtype": "float", "state": "fc.weight", "dims": \[\[\[2\], 1, 1\], \[\[1\], 1, 1\]\]' "$SCRATCH/lin.json" &&
+    ok "describe: size constants, parameters as inputs, dims as sizes" ||
+    { fail "describe linear"; cat "$SCRATCH/lin.json"; }
+"$PY" fitness/torchprob_helper.py describe examples/torch/argmax/argmax.py \
+    argmax.py "$SCRATCH/am.json" &&
+    grep -q '"name": "out", "role": "out", "dtype": "int64"' "$SCRATCH/am.json" &&
+    ok "describe: an argmax output is int64" || { fail "describe argmax"; cat "$SCRATCH/am.json"; }
+
+# 2. a run keeps the module; status and resume read the copy
+ARGS="--evaluator test --torch-problem $M/cumsum.py --shape 128x4000 --seed 3 \
+      --generations 3 --islands 1 --population 4 --offspring 4 --quiet"
+$T run $ARGS --runs-dir "$SCRATCH/runs" --name r 2>"$SCRATCH/err" ||
+    { fail "run of a torch problem"; cat "$SCRATCH/err"; finish; }
+R="$SCRATCH/runs/r"
+cmp -s "$R/problem.torch/cumsum.py" "$M/cumsum.py" &&
+    ok "the run directory keeps the module as problem.torch/cumsum.py" ||
+    fail "problem.torch/cumsum.py"
+rm -rf "$SCRATCH/mods"
+$T status "$R" >"$SCRATCH/st" 2>&1 && grep -q "cumsum fp32 128x4000" "$SCRATCH/st" &&
+    ok "status reads the run's copy with the original gone" ||
+    { fail "status"; cat "$SCRATCH/st"; }
+$T resume "$R" --generations 5 --quiet 2>"$SCRATCH/err" &&
+    ok "resume reads the run's copy" || { fail "resume"; cat "$SCRATCH/err"; }
+
+# 2b. the module's sizes are the default shape; --set changes one by name
+$T run --evaluator test --torch-problem examples/torch/cumsum/cumsum.py --seed 3 \
+    --generations 1 --quiet --runs-dir "$SCRATCH/runs" --name dflt 2>"$SCRATCH/err" &&
+    grep -q '"shape":[[:space:]]*"128x4000"' "$SCRATCH/runs/dflt/manifest.json" &&
+    ok "without --shape a module runs at its own sizes" ||
+    { fail "default shape"; cat "$SCRATCH/err"; }
+$T run --evaluator test --torch-problem examples/torch/cumsum/cumsum.py --seed 3 \
+    --set batch_size=64 --generations 1 --quiet --runs-dir "$SCRATCH/runs" \
+    --name set 2>"$SCRATCH/err" &&
+    grep -q '"shape":[[:space:]]*"64x4000"' "$SCRATCH/runs/set/manifest.json" &&
+    ok "--set batch_size=64 overrides one size constant" ||
+    { fail "--set"; cat "$SCRATCH/err"; }
+expect_fail "--set of a name that is no size lists the sizes" \
+    "--set: 'dim' is not a size of cumsum (its sizes: batch_size input_shape)" \
+    $T run --evaluator test --torch-problem examples/torch/cumsum/cumsum.py \
+    --set dim=2 --runs-dir "$SCRATCH/runs" --name setbad
+
+# 3. the LLM prompt: the module's source is the problem statement, the ABI
+# is derived (parameters as inputs, then outputs, then sizes)
+. tests/cli/llm.inc
+mkdir -p "$SCRATCH/lone"
+cp examples/torch/linear/linear.py "$SCRATCH/lone/"
+start_server tests/data/llm-answers/scale
+$T run --evaluator test --torch-problem "$SCRATCH/lone/linear.py" --shape 256x512x384 \
+    --seed 3 --islands 1 --population 4 --offspring 4 --quiet --generations 1 \
+    --llm "openai:test-model@http://127.0.0.1:$PORT/v1" --llm-key-env KEVO_TEST_KEY \
+    --runs-dir "$SCRATCH/runs" --name llm >/dev/null 2>"$SCRATCH/llm.err"
+stop_server
+head -1 "$SCRATCH/server.log" >"$SCRATCH/req"
+grep -qF 'const elem_t *x, const elem_t *fc_weight, const elem_t *fc_bias, elem_t *out, int batch, int in_features, int out_features, void *ws)' "$SCRATCH/req" &&
+    grep -qF 'fc_weight (module state, elem_t): [out_features, in_features]' "$SCRATCH/req" &&
+    grep -qF 'self.fc = nn.Linear(in_features, out_features)' "$SCRATCH/req" &&
+    ok "the LLM prompt carries the derived ABI and the module's source" ||
+    { fail "prompt of a torch problem"; cat "$SCRATCH/llm.err"; head -c 3000 "$SCRATCH/req"; }
+
+# an integer output is declared with its own type (long long *), not elem_t
+mkdir -p "$SCRATCH/am"
+cp examples/torch/argmax/argmax.py "$SCRATCH/am/"
+start_server tests/data/llm-answers/argmax
+$T run --evaluator test --torch-problem "$SCRATCH/am/argmax.py" \
+    --seed 3 --islands 1 --population 4 --offspring 4 --quiet --generations 2 \
+    --llm "openai:test-model@http://127.0.0.1:$PORT/v1" --llm-key-env KEVO_TEST_KEY \
+    --runs-dir "$SCRATCH/runs" --name am >/dev/null 2>"$SCRATCH/am.err"
+stop_server
+grep -q '"template":"llm_[0-9a-f]*".*"mutator":"llm_propose"' "$SCRATCH/runs/am/journal.jsonl" &&
+    ok "an LLM kernel with a long long * argmax output is accepted and evaluated" ||
+    { fail "int64 output in an LLM answer"; cat "$SCRATCH/am.err";
+      grep -o '"why":"[^"]*"' "$SCRATCH/runs/am/journal.jsonl" | head -3; }
+
+# 4. bad modules: a clear error naming the file (and line), before any run
+B="$SCRATCH/bad"
+mkdir -p "$B"
+badcase() { # name, text, expected stderr substring
+    printf '%s\n' "$2" >"$B/$1.py"
+    expect_fail "$1 is refused" "$3" \
+        $T run --evaluator test --torch-problem "$B/$1.py" --shape 8 \
+        --runs-dir "$SCRATCH/runs" --name "bad_$1"
+    [ ! -e "$SCRATCH/runs/bad_$1" ] || fail "$1 left a run directory"
+}
+badcase syntax 'import torch
+N = 8
+def get_inputs(:
+    return []' "$B/syntax.py:3: SyntaxError"
+badcase nomodel 'import torch
+N = 8
+def get_inputs():
+    return [torch.randn(N)]
+def get_init_inputs():
+    return []' "$B/nomodel.py: no Model"
+badcase notensor 'import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, x):
+        return x
+N = 8
+def get_inputs():
+    return [3.5]
+def get_init_inputs():
+    return []' "get_inputs() returned float as input 0, not a tensor"
+badcase raises 'import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, x):
+        return x.nosuchop()
+N = 8
+def get_inputs():
+    return [torch.randn(N)]
+def get_init_inputs():
+    return []' "$B/raises.py:5: AttributeError"
+
+# 5. no torch for that python: named, with how to install it
+mkdir -p "$SCRATCH/nt/torch"
+echo 'raise ImportError("No module named torch", name="torch")' >"$SCRATCH/nt/torch/__init__.py"
+printf '#!/bin/sh\nPYTHONPATH=%s exec %s "$@"\n' "$SCRATCH/nt" "$PY" >"$SCRATCH/notorch"
+chmod +x "$SCRATCH/notorch"
+cp examples/torch/cumsum/cumsum.py "$B/"
+KEVO_PYTHON="$SCRATCH/notorch" expect_fail "a python without torch says how to install it" \
+    "pip install torch" $T run --evaluator test --torch-problem "$B/cumsum.py" \
+    --shape 128x4000 --runs-dir "$SCRATCH/runs" --name nt
+# and every other kind keeps working without Python
+KEVO_PYTHON=/nonexistent $T run --evaluator test --problem softmax --shape 64x64 \
+    --generations 1 --quiet --runs-dir "$SCRATCH/runs" --name nopy 2>"$SCRATCH/err" &&
+    ok "a built-in problem runs with no python at all" || { fail "no python"; cat "$SCRATCH/err"; }
+finish
