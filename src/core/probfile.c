@@ -853,14 +853,22 @@ static char *build_prelude(const struct uprob *u, enum dtype dt)
  * #line pointing at the problem file. */
 static char *build_harness(const struct uprob *u, const char *generic)
 {
-    char line[1200];
-    snprintf(line, sizeof line, "\n#line %d \"%s\"\n", u->ref_line, u->path);
-    size_t a = strlen(generic), b = strlen(line), c = strlen(u->reference);
-    char *s = malloc(a + b + c + 1);
-    if (s) {
-        memcpy(s, generic, a);
-        memcpy(s + a, line, b);
-        memcpy(s + a + b, u->reference, c + 1);
+    char *s = NULL;
+    size_t len;
+    FILE *f = open_memstream(&s, &len);
+    if (!f)
+        return NULL;
+    /* the path for compile errors only: a byte that could end the
+     * directive's string, or reach the PTX's .file line, which NVRTC
+     * copies unescaped ('"', '\\', a newline, non-ASCII), becomes '_' */
+    fprintf(f, "%s\n#line %d \"", generic, u->ref_line);
+    for (const unsigned char *c = (const unsigned char *)u->path; *c; c++)
+        fputc(*c >= 0x20 && *c < 0x7f && *c != '"' && *c != '\\' ? *c : '_',
+              f);
+    fprintf(f, "\"\n%s", u->reference);
+    if (fclose(f)) {
+        free(s);
+        return NULL;
     }
     return s;
 }

@@ -455,6 +455,18 @@ static void test_harness_compiles(void)
         problem_free_user(p);
     }
     free(broken);
+    /* a path holding a quote and a newline is quoted in #line: the
+     * harness still compiles */
+    static const char odd[] = "odd\"dir\n/scale.problem";
+    p = NULL;
+    CHECK(problem_parse_file_text(odd, text, &p, err, sizeof err) == 0);
+    if (p) {
+        struct jit_output o;
+        CHECK(compile_harness(p, DTYPE_FP32, &o) == 0);
+        CHECK_MSG(o.ok, "a quoted path: %s", o.log);
+        jit_output_release(&o);
+        problem_free_user(p);
+    }
     free(text);
 }
 
