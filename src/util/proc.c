@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fsutil.h"
+
 extern char **environ;
 
 static long now_ms(void)
@@ -28,8 +30,13 @@ static int spawn(const char *dir, char *const *argv, const char *log,
     posix_spawn_file_actions_t fa;
     if (posix_spawn_file_actions_init(&fa))
         return -1;
-    int rc = posix_spawn_file_actions_addopen(
-        &fa, 1, log ? log : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    /* the log is the caller's: in a guarded directory never through a
+     * link (fsutil.h) */
+    int rc = log ? fs_guard_check(log) : 0;
+    if (!rc)
+        rc = posix_spawn_file_actions_addopen(
+            &fa, 1, log ? log : "/dev/null",
+            O_WRONLY | O_CREAT | O_TRUNC | (log ? O_NOFOLLOW : 0), 0644);
     if (!rc)
         rc = posix_spawn_file_actions_adddup2(&fa, 1, 2);
     if (!rc)

@@ -11,7 +11,8 @@
 /*
  * Runs argv[0] (found on PATH) with argv, working directory dir (NULL =
  * ours), standard input /dev/null, standard output and error to log (a
- * path; NULL = /dev/null). Kills it (SIGKILL) after timeout_ms (<= 0: no
+ * path, opened without following a link, and refused below a guarded
+ * directory when a link is on its way: fsutil.h; NULL = /dev/null). Kills it (SIGKILL) after timeout_ms (<= 0: no
  * limit). Returns its exit status (0..255), or -1 when it cannot be
  * started, was killed by a signal or ran past the limit (*timed_out is
  * then 1; timed_out may be NULL).
