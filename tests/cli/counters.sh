@@ -33,10 +33,18 @@ $T run $ARGS --generations 6 --template softmax_block \
     2>"$SCRATCH/a.err" || { fail "profiled run"; cat "$SCRATCH/a.err"; }
 stop_server
 J="$SCRATCH/a/journal.jsonl"
+# every rewrite's parent has a profile record (taken as a parent, or
+# earlier as a new best: a genome is profiled once)
+unprof=0; nrw=0
+for h in $(grep '"type":"llm"' "$J" | grep '"op":"llm_rewrite"' |
+           grep -o '"parents":\["[0-9a-f]*"' | cut -d'"' -f4); do
+    nrw=$((nrw + 1))
+    grep '"type":"profile"' "$J" | grep -q "\"hash\":\"$h\"" || unprof=$((unprof + 1))
+done
 grep -q '"type":"profile".*"why":"best".*"available":true' "$J" &&
-    grep -q '"type":"profile".*"why":"parent"' "$J" &&
-    ok "new bests and LLM parents are profiled into the journal" ||
-    fail "no best/parent profile records"
+    [ "$nrw" -gt 0 ] && [ "$unprof" = 0 ] &&
+    ok "new bests and LLM rewrite parents ($nrw) are profiled into the journal" ||
+    fail "no best profile records, or $unprof of $nrw rewrite parents unprofiled"
 n=$(grep '"type":"profile"' "$J" | grep -o '"hash":"[0-9a-f]*"' | sort | uniq -d | wc -l)
 [ "$n" = 0 ] && ok "no genome is profiled twice" || fail "$n genomes profiled twice"
 prompts_with "$SCRATCH/a" "Write a faster one" >"$SCRATCH/rewrite.txt"
