@@ -400,9 +400,7 @@ static char *profile_text(const struct llm_prompt_ctx *c,
         return prompt_buf_take(&b);
     }
     const struct problem *p = c->problem;
-    struct prof_ctx pc = {
-        p->min_bytes ? p->min_bytes(p, c->shape, c->dtype) : 0,
-        p->flops ? p->flops(p, c->shape, c->dtype) : 0};
+    struct prof_ctx pc = prof_ctx_of(p, c->shape, c->dtype);
     char line[2048];
     prof_diagnose(par->prof, &pc, line, sizeof line);
     prompt_buf_addf(&b, "%s", line);

@@ -851,12 +851,8 @@ static void section_profiles(struct report *r)
         "#", "template", "time", "fitness", "DRAM %", "SM %", "tensor %",
         "occupancy %", "L2 hit %", "diagnosis", "launches"};
     doc_table(&r->d, 11, head);
-    struct prof_ctx pc = {
-        r->v.prob->min_bytes ? r->v.prob->min_bytes(r->v.prob,
-                                                    &r->v.spec.shape,
-                                                    r->v.spec.dtype) : 0,
-        r->v.prob->flops ? r->v.prob->flops(r->v.prob, &r->v.spec.shape,
-                                            r->v.spec.dtype) : 0};
+    struct prof_ctx pc =
+        prof_ctx_of(r->v.prob, &r->v.spec.shape, r->v.spec.dtype);
     for (int i = 0; i < n && i < REPORT_PROFILES; i++) {
         const struct kprof *p = &pr[i].p->p;
         const struct prof_launch *l = &p->l[prof_main_launch(p)];

@@ -544,11 +544,8 @@ static struct vdoc *doc_of(const struct verify *v)
         entry_of(v, &v->e[i], de);
         if (v->e[i].has_prof) { /* --profile */
             const struct problem *p = v->rv.prob;
-            struct prof_ctx pc = {
-                p->min_bytes ? p->min_bytes(p, &v->rv.spec.shape,
-                                            v->rv.spec.dtype) : 0,
-                p->flops ? p->flops(p, &v->rv.spec.shape, v->rv.spec.dtype)
-                         : 0};
+            struct prof_ctx pc =
+                prof_ctx_of(p, &v->rv.spec.shape, v->rv.spec.dtype);
             prof_diagnose(&v->e[i].prof, &pc, de->diagnosis,
                           sizeof de->diagnosis);
             de->profile = prof_json(&v->e[i].prof);

@@ -22,9 +22,7 @@ int cli_print_profile(const struct evaluator *ev, const struct candidate *c,
     int rc = ev->ops->profile(ev->self, c, &kp);
     if (rc)
         return rc;
-    struct prof_ctx pc = {
-        p->min_bytes ? p->min_bytes(p, s, dt) : 0,
-        p->flops ? p->flops(p, s, dt) : 0};
+    struct prof_ctx pc = prof_ctx_of(p, s, dt);
     char diag[1024];
     prof_diagnose(&kp, &pc, diag, sizeof diag);
     if (json) {

@@ -340,3 +340,10 @@ void prof_launch_text(const struct prof_launch *l, char *out, size_t cap)
             add(out, cap, "%s %s %.1f %%", sep++ ? "," : "",
                 prof_stall_name(k), 100 * val(l, k) / total);
 }
+
+struct prof_ctx prof_ctx_of(const struct problem *p, const struct shape *s,
+                            enum dtype dt)
+{
+    return (struct prof_ctx){p->min_bytes ? p->min_bytes(p, s, dt) : 0,
+                             p->flops ? p->flops(p, s, dt) : 0};
+}

@@ -106,6 +106,10 @@ struct prof_ctx {
     double bytes_needed;          /* minimum DRAM bytes per call (0 = ?) */
     double flops;                 /* FLOP per call (0 = none counted) */
 };
+/* The context of problem p at shape s and dtype dt (its min_bytes and
+ * flops hooks; 0 where it has none). */
+struct prof_ctx prof_ctx_of(const struct problem *p, const struct shape *s,
+                            enum dtype dt);
 
 /*
  * The diagnosis: a short deterministic text from the numbers, e.g.

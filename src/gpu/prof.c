@@ -56,6 +56,7 @@
 #include <cupti_target.h>
 
 #include "fsutil.h"
+#include "tmr.h"
 
 static const char *const metric_names[PM_COUNT] = {
     [PM_DURATION_NS] = "gpu__time_duration.sum",
@@ -169,24 +170,9 @@ static int fail(struct prof *p, CUptiResult rc, const char *call)
     return 0;
 }
 
-static void *open_cupti(void)
-{
-    static const char *const paths[] = {
-        "libcupti.so.13",
-        "/usr/local/cuda/lib64/libcupti.so.13",
-        "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13",
-    };
-    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
-        void *h = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
-        if (h)
-            return h;
-    }
-    return NULL;
-}
-
 static int load_api(struct prof *p)
 {
-    void *h = open_cupti();
+    void *h = tmr_cupti_open();
     if (!h) {
         snprintf(p->note, sizeof p->note, "counters not available: "
                  "libcupti.so.13 not found");

@@ -13,6 +13,7 @@
 #include "gpu.h"
 #include "hash.h"
 #include "jit.h"
+#include "tmap.h"
 
 #define SEED 0x5a17c0deULL
 
@@ -100,43 +101,22 @@ static int make_buffers(struct probe *pr, const struct problem *p,
     return KEVO_OK;
 }
 
-static CUtensorMapDataType tmap_type(enum dtype dt)
-{
-    return dt == DTYPE_FP16   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-           : dt == DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                              : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-}
-
-/* As the worker encodes them (worker.c encode_tmaps). */
+/* As the worker encodes them: the one encoding of core/tmap.h. */
 static int encode_tmaps(struct probe *pr)
 {
-    static const int sw_bytes[4] = {0, 32, 64, 128};
-    static const CUtensorMapSwizzle sw_mode[4] = {
-        CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_SWIZZLE_32B,
-        CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_SWIZZLE_128B};
     for (int i = 0; i < pr->pl.n_tmaps; i++) {
         const struct tmap_plan *m = &pr->pl.tm[i];
-        int sw = 0;
-        while (sw < 4 && sw_bytes[sw] != m->swizzle)
-            sw++;
-        if (m->buf < 0 || m->buf >= pr->n_bufs || sw == 4 ||
-            pr->d[m->buf].rows <= 0) {
+        const struct buf_desc *d =
+            m->buf >= 0 && m->buf < pr->n_bufs ? &pr->d[m->buf] : NULL;
+        struct tmap_enc e;
+        if (!d || tmap_encoding(m, d, &e)) {
             snprintf(pr->err, pr->errcap, "tensor map %d: no 2-D buffer", i);
             return KEVO_ECOMPILE;
         }
-        const struct buf_desc *d = &pr->d[m->buf];
-        cuuint64_t dims[2] = {(cuuint64_t)d->cols, (cuuint64_t)d->rows};
-        cuuint64_t stride[1] = {(cuuint64_t)d->cols * dtype_size(d->dtype)};
-        cuuint32_t box[2] = {m->box[0], m->box[1]}, step[2] = {1, 1};
         CUresult rc = pr->cu->cuTensorMapEncodeTiled(
-            &pr->tmap[i], tmap_type(d->dtype), 2,
-            (void *)(uintptr_t)pr->buf[m->buf], dims, stride, box, step,
-            CU_TENSOR_MAP_INTERLEAVE_NONE, sw_mode[sw],
-            m->l2 == 0     ? CU_TENSOR_MAP_L2_PROMOTION_NONE
-            : m->l2 == 64  ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
-            : m->l2 == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
-                           : CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+            &pr->tmap[i], e.data_type, TMAP_RANK,
+            (void *)(uintptr_t)pr->buf[m->buf], e.dims, e.stride, e.box,
+            e.step, TMAP_INTERLEAVE, e.swizzle, e.l2, TMAP_OOB_FILL);
         if (rc)
             return cuda_fail(pr, rc, "cuTensorMapEncodeTiled");
     }

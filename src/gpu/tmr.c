@@ -129,7 +129,7 @@ static const char *cupti_str(const struct tmr *t, CUptiResult rc)
     return "CUPTI error";
 }
 
-static void *open_cupti(void)
+void *tmr_cupti_open(void)
 {
     static const char *const paths[] = {
         "libcupti.so.13",
@@ -147,7 +147,7 @@ static void *open_cupti(void)
 /* Returns 1 when CUPTI tracing is on; else fills t->note. */
 static int start_cupti(struct tmr *t)
 {
-    void *h = open_cupti();
+    void *h = tmr_cupti_open();
     if (!h) {
         snprintf(t->note, sizeof t->note, "libcupti.so.13 not found");
         return 0;

@@ -37,6 +37,10 @@ struct tmr;
 int tmr_new(const struct gpu *g, CUstream s, int want_cupti,
             struct tmr **out, char *err, size_t errcap) KEVO_WUR;
 void tmr_free(struct tmr *t);
+/* A handle of libcupti.so.13 (dlopen: the CUDA toolkit's two usual
+ * folders, then the loader's path), or NULL; for the timer and the range
+ * profiler (prof.c) alike. Never closed. */
+void *tmr_cupti_open(void);
 
 /* "cupti" or "events". */
 const char *tmr_kind(const struct tmr *t);

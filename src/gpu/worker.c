@@ -1232,19 +1232,28 @@ static int evaluate(struct worker *w, struct job *jb, struct outcome *oc)
     return r;
 }
 
-static int handle_job(struct worker *w, const struct wmsg *m)
+/* The job of a job or profile message (a wire_job body and a cubin);
+ * KEVO_EPARSE if it has neither, or the worker is not ready. */
+static int read_job(const struct worker *w, const struct wmsg *m,
+                    struct job *jb)
 {
-    struct job jb;
-    struct outcome oc;
-    memset(&jb, 0, sizeof jb);
-    memset(&oc, 0, sizeof oc);
+    memset(jb, 0, sizeof *jb);
     cJSON *j = cJSON_Parse(m->json);
     struct wire_job wj;
     int r = j && m->blob_len ? wire_job_parse(j, &wj) : KEVO_EPARSE;
     cJSON_Delete(j);
     if (!r)
-        job_of(&wj, &jb);
-    if (r || !w->ready)
+        job_of(&wj, jb);
+    return r || !w->ready ? KEVO_EPARSE : KEVO_OK;
+}
+
+static int handle_job(struct worker *w, const struct wmsg *m)
+{
+    struct job jb;
+    struct outcome oc;
+    memset(&oc, 0, sizeof oc);
+    int r;
+    if (read_job(w, m, &jb))
         return fatal(w, 0, "bad job message");
     hx_clear_error(w->h);
     progress(w, "load");
@@ -1453,15 +1462,9 @@ static int handle_profile(struct worker *w, const struct wmsg *m)
     struct job jb;
     struct verdict v = {EVAL_OK, ""};
     struct kprof kp;
-    memset(&jb, 0, sizeof jb);
     prof_init(&kp);
-    cJSON *j = cJSON_Parse(m->json);
-    struct wire_job wj;
-    int r = j && m->blob_len ? wire_job_parse(j, &wj) : KEVO_EPARSE;
-    cJSON_Delete(j);
-    if (!r)
-        job_of(&wj, &jb);
-    if (r || !w->ready)
+    int r;
+    if (read_job(w, m, &jb))
         return fatal(w, 0, "bad profile message");
     progress(w, "profile");
     hx_clear_error(w->h);
