@@ -22,17 +22,20 @@
  *   stall_<reason>         smsp__warps_issue_stalled_<reason>.sum (16 reasons)
  * Passes: 13 per launch for the whole set on GH100 (H200), about 0.3 s a
  * profile of a 0.1-3 ms kernel.
- * Replay: kernel replay (CUPTI replays each launch, saving and restoring
- * the memory it writes). Measured on the H200 against ncu 2025.3
- * (--clock-control none, bench/results/2026-11-28-h200-counters): the
- * compute, pipe, occupancy, L2, bank-conflict and issue metrics agree
- * within 1-3 points, DRAM reads within 0.5 %, durations of compute-bound
- * kernels within 0.7 %; DRAM writes are 20-90 % higher (the restore
- * leaves dirty lines that the next pass writes back), which also slows
- * short memory-bound kernels (+4 to +15 %). KEVO_PROF_REPLAY=user makes
- * kevo replay the call itself, each pass after the caller's pre hook
- * (outputs poisoned, L2 flushed, outside the range), meant to remove
- * that; it is not measured on a GPU yet.
+ * Replay: user replay by default: kevo replays the call itself, each pass
+ * after the caller's pre hook (inputs in place, outputs poisoned, L2
+ * flushed, outside the range), so every pass starts from the state a timed
+ * repetition starts from. Measured on the H200 against ncu 2025.3
+ * (--clock-control none): the compute, pipe, occupancy, L2, bank-conflict
+ * and issue metrics agree within 1-3 points, DRAM reads within 0.5 %, and
+ * with user replay DRAM writes within 1.3 % and durations within 2.4 %
+ * (bench/results/2026-11-28-h200-s15/call1); CUPTI's kernel replay
+ * (KEVO_PROF_REPLAY=kernel, also the fallback when user replay is
+ * refused) restores the memory a launch writes before each pass and
+ * leaves dirty lines that the next pass writes back: DRAM writes 20-90 %
+ * high and short memory-bound kernels 4-15 % slow
+ * (bench/results/2026-11-28-h200-counters). Stall counters with small
+ * counts (mio and math-pipe throttle) differ from ncu by up to 27 %.
  * Occupancy limiter and theoretical occupancy come from the driver
  * (cuOccupancy*, function attributes), not from counters.
  *
@@ -315,7 +318,7 @@ static int start(struct prof *p)
         !config_image(p))
         return 0;
     snprintf(p->note, sizeof p->note, "range profiler on %s: %d metrics, %d "
-             "passes per launch (kernel replay)%s%s", cn.pChipName, p->n,
+             "passes per launch%s%s", cn.pChipName, p->n,
              p->passes, dropped[0] ? "; not on this chip: " : "", dropped);
     return 1;
 }
@@ -497,10 +500,9 @@ int prof_run(struct prof *p, CUstream st, int n, const char *const *kernels,
     }
     struct session s = {NULL, NULL, 0};
     const char *call = "";
-    /* kernel replay: measured against ncu (see the top); user replay
-     * (KEVO_PROF_REPLAY=user) is not yet measured on a GPU */
+    /* user replay unless KEVO_PROF_REPLAY=kernel (see the top) */
     const char *mode = getenv("KEVO_PROF_REPLAY");
-    int lrc = KEVO_OK, user = mode && !strcmp(mode, "user");
+    int lrc = KEVO_OK, user = !(mode && !strcmp(mode, "kernel"));
     CUptiResult rc = session_open(p, n, user, &s, &call);
     if (rc && user) { /* user replay refused: kernel replay */
         session_close(p, &s);

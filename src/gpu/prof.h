@@ -1,8 +1,8 @@
 /*
  * prof.h - hardware profile of one candidate call with the CUPTI Range
  * Profiler (libcupti.so.13, dlopened): every launch of the call is its own
- * range (auto range), replayed once per pass by CUPTI (kernel replay;
- * KEVO_PROF_REPLAY=user: by kevo, from the same state and a cold L2),
+ * range (auto range), replayed once per pass by kevo from the same state
+ * and a cold L2 (user replay; KEVO_PROF_REPLAY=kernel: by CUPTI),
  * outside any timed window. The metric set and its pass count
  * are in prof.c's top comment; the numbers land in a struct kprof
  * (core/profile.h).
@@ -51,7 +51,7 @@ typedef int (*prof_launch_fn)(void *ud);
  * whose kernel names are kernels[0..n); the caller has drawn the inputs.
  * pre(ud) (may be NULL) runs before every pass of a user replay, outside
  * the profiled range: it restores what a pass changed and empties the L2
- * (kernel replay, the default, restores memory itself).
+ * (user replay, the default; kernel replay restores memory itself).
  * Fills *kp (prof_init'ed here). A profiler that refuses (at start or now)
  * gives KEVO_OK with kp->available = 0 and a note; a launch failure is
  * its status, with kp unavailable and the reason in the note.

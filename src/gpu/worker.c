@@ -1478,7 +1478,8 @@ static int handle_profile(struct worker *w, const struct wmsg *m)
         struct timing_ud ud = {w, &jb, hx_seed(w->seed, PROFILE_SEED_SALT +
                                                          (uint64_t)jb.seq)};
         r = w->p->gen_inputs(w->p, w->h, &w->shape, w->dt, ud.seed);
-        if (!r) /* (kernel replay: the state of its one pre) */
+        if (!r) /* (kernel replay: the state of its one pre; user replay
+                    runs pre before every pass) */
             r = prof_pre(&ud);
         /* no kernel records while CUPTI replays the launches */
         int paused = !r && !tmr_pause(w->t);
