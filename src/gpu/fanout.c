@@ -520,6 +520,37 @@ static int fo_confirm(void *self, const struct candidate *ch,
     }
 }
 
+/* Between batches, like confirm: the first live sub profiles (on its own
+ * GPU; the engine's profiles are of new bests and LLM parents, whichever
+ * GPU measured them). A sub that fails is dropped and the next one tries. */
+static int fo_profile(void *self, const struct candidate *c, struct kprof *out)
+{
+    struct fanout *f = self;
+    for (;;) {
+        int k = first_alive(f);
+        if (k < 0)
+            return KEVO_ENODEV;
+        struct sub *u = &f->subs[k];
+        if (!u->s.ev.ops->profile) { /* a sub of another kind */
+            prof_init(out);
+            prof_set_unavailable(out, "%s cannot profile", u->s.label);
+            return KEVO_OK;
+        }
+        int rc = u->s.ev.ops->profile(u->s.ev.self, c, out);
+        if (!rc || f->alive == 1)
+            return rc;
+        u->dropped = 1;
+        f->alive--;
+        snprintf(f->last_err, sizeof f->last_err, "%s failed: %s",
+                 u->s.label, kevo_strerror(rc));
+        pthread_mutex_lock(&f->mu);
+        report(f, "%s failed to profile (%s): dropped, %d left", u->s.label,
+               kevo_strerror(rc), f->alive);
+        flush_reports(f);
+        pthread_mutex_unlock(&f->mu);
+    }
+}
+
 /* The engine may call it from its callback, mid-batch: each thread reads
  * the value under the mutex when it starts a candidate. */
 static void fo_set_best(void *self, double best_median_ns)
@@ -605,6 +636,7 @@ static const struct evaluator_ops fanout_ops = {
     .confirm = fo_confirm,
     .set_best = fo_set_best,
     .admit = fo_admit,
+    .profile = fo_profile,
     .environment = fo_environment,
     .destroy = fo_destroy,
 };
@@ -640,13 +672,16 @@ int fanout_new(const struct fanout_opts *o, struct fanout_sub *subs, int n,
     pthread_mutex_init(&f->mu, NULL);
     pthread_cond_init(&f->cv, NULL);
     /* offer only what sub 0 offers: the engine reads a present admit as
-     * "a recorded table", a present confirm as "re-measure swaps" */
+     * "a recorded table", a present confirm as "re-measure swaps", a
+     * present profile as "profiles can be taken" */
     const struct evaluator_ops *s0 = subs[0].ev.ops;
     f->ops = fanout_ops;
     if (!s0->confirm)
         f->ops.confirm = NULL;
     if (!s0->admit)
         f->ops.admit = NULL;
+    if (!s0->profile)
+        f->ops.profile = NULL;
     out->ops = &f->ops;
     out->self = f;
     return KEVO_OK;

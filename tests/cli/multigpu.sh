@@ -128,6 +128,18 @@ else
     fail "SIGINT of a three-GPU run: exit $rc"; cat "$SCRATCH/err"
 fi
 
+# profiles (new bests) are taken on a multi-GPU run too, the same ones as
+# on one GPU (the fan-out passes profile requests to its first live GPU)
+KEVO_TEST_PROFILE=1 $T run $ARGS --runs-dir "$SCRATCH" --name p1 2>"$SCRATCH/err" &&
+    KEVO_TEST_PROFILE=1 $T run $ARGS --gpus 0,1 --runs-dir "$SCRATCH" --name p2 2>>"$SCRATCH/err" ||
+    { fail "profiled runs"; cat "$SCRATCH/err"; }
+np1=$(grep -c '"type":"profile"' "$SCRATCH/p1/journal.jsonl")
+canon "$SCRATCH/p1/journal.jsonl" | grep '"type":"profile"' >"$SCRATCH/p1.prof"
+canon "$SCRATCH/p2/journal.jsonl" | grep '"type":"profile"' >"$SCRATCH/p2.prof"
+[ "$np1" -gt 0 ] && cmp -s "$SCRATCH/p1.prof" "$SCRATCH/p2.prof" &&
+    ok "--gpus 0,1 takes the same $np1 profiles as one GPU" ||
+    { fail "profiles of a two-GPU run ($np1 on one GPU)"; diff "$SCRATCH/p1.prof" "$SCRATCH/p2.prof" | head -4; }
+
 # kevo replay reproduces the decisions of a multi-GPU run
 n_gen=$(grep -c '"type":"gen"' "$SCRATCH/three/journal.jsonl")
 "$KEVO" replay "$SCRATCH/three" >"$SCRATCH/out" 2>&1 &&
