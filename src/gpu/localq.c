@@ -205,6 +205,13 @@ static int lq_confirm(void *self, const struct candidate *ch,
     return q->in.ops->confirm(q->in.self, ch, in, accept, ratio, noise);
 }
 
+/* Between batches, like confirm (the queue thread has no job then). */
+static int lq_profile(void *self, const struct candidate *c, struct kprof *out)
+{
+    struct lq *q = ((struct lslot *)self)->q;
+    return q->in.ops->profile(q->in.self, c, out);
+}
+
 static int lq_admit(void *self, const struct tpl *t, const int64_t *vals)
 {
     struct lq *q = ((struct lslot *)self)->q;
@@ -276,6 +283,7 @@ int localq_new(struct evaluator inner, int depth,
     q->ops0 = lq_ops;
     q->ops0.confirm = inner.ops->confirm ? lq_confirm : NULL;
     q->ops0.admit = inner.ops->admit ? lq_admit : NULL;
+    q->ops0.profile = inner.ops->profile ? lq_profile : NULL;
     q->ops0.environment = lq_environment;
     pthread_mutex_init(&q->mu, NULL);
     pthread_cond_init(&q->cv, NULL);

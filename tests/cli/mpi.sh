@@ -52,6 +52,19 @@ for np in 2 3 4; do
     [ -z "$missing" ] && ok "mpirun -np $np: every rank measured candidates (journal 'gpu' = rank)" \
         || fail "mpirun -np $np: ranks$missing measured nothing"
 done
+# new bests are profiled under mpirun as in one process (rank 0's GPU
+# profiles, through its queue and the fan-out)
+if KEVO_TEST_PROFILE=1 $T run $ARGS --runs-dir "$SCRATCH" --name pref >/dev/null 2>&1 &&
+        KEVO_TEST_PROFILE=1 KEVO_TEST_EVAL_US=1000 $MPIRUN -np 2 $T run $ARGS \
+            --runs-dir "$SCRATCH" --name pnp2 >"$SCRATCH/pnp2.out" 2>&1; then
+    canon "$SCRATCH/pref/journal.jsonl" | grep '"type":"profile"' >"$SCRATCH/pref.prof"
+    canon "$SCRATCH/pnp2/journal.jsonl" | grep '"type":"profile"' >"$SCRATCH/pnp2.prof"
+    [ -s "$SCRATCH/pref.prof" ] && cmp -s "$SCRATCH/pref.prof" "$SCRATCH/pnp2.prof" &&
+        ok "mpirun -np 2 takes the same profiles as one process" ||
+        fail "mpirun -np 2 profiles differ from one process ($(wc -l <"$SCRATCH/pref.prof") there)"
+else
+    fail "profiled mpirun"; tail -5 "$SCRATCH/pnp2.out"
+fi
 # ranks sharing a host share the GPU list the launcher gave them
 if CUDA_VISIBLE_DEVICES=3,5 $MPIRUN -np 2 $T run $ARGS --runs-dir "$SCRATCH" \
         --name vis >/dev/null 2>&1 &&
