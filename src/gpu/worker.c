@@ -271,6 +271,19 @@ static int measure_baselines(struct worker *w)
     return r;
 }
 
+/* The tolerance checks use, after the baselines (which may have set it). */
+static void tolerance_of(const struct worker *w, struct wire_tolerance *t)
+{
+    const struct baseline_result *b = &w->bl;
+    memset(t, 0, sizeof *t);
+    w->p->tolerance(w->p, &w->shape, w->dt, &t->atol, &t->rtol);
+    t->used = b->tol_used;
+    t->margin = b->tol_margin;
+    snprintf(t->source, sizeof t->source, "%s", b->tol_given ? "given"
+             : b->tol_used > 0 ? "calibrated" : "dtype");
+    snprintf(t->who, sizeof t->who, "%s", b->tol_who ? b->tol_who : "");
+}
+
 /* The worker's environment, as the ready message carries it. */
 static void ready_of(const struct worker *w, struct wire_ready *m)
 {
@@ -309,7 +322,11 @@ static void ready_of(const struct worker *w, struct wire_ready *m)
         snprintf(x->name, sizeof x->name, "%s", w->bl.name[k]);
         x->median_ns = w->bl.median_ns[k];
         x->fitness = w->bl.fitness[k];
+        x->wall_ns = w->bl.wall_ns[k];
     }
+    snprintf(m->baseline_note, sizeof m->baseline_note, "%s", w->bl.note);
+    tolerance_of(w, &m->tolerance);
+    m->has_tolerance = 1;
     struct gpu_nvml nv;
     if ((m->has_nvml = gpu_nvml_sample(i->uuid, &nv) == 0))
         m->nvml = (struct wire_nvml){nv.temp_c, nv.power_limit_mw,
