@@ -261,6 +261,13 @@ static int prepare(struct tprob *t, struct hx *h)
         return hx_fail(h, KEVO_EINVAL, "KEVO_TORCH_COMPILE: '%s' is not a "
                        "torch.compile mode", mode);
     buf_list(h, bl, sizeof bl);
+    /* the compile may take up to the limit (it is checked when it
+     * returns): the coordinator's watchdog waits that long plus a minute;
+     * a compile that never returns ends as this worker's timeout, naming
+     * this phase */
+    double budget = (limit_s + 60) * 1000;
+    hx_progress(h, "baseline: torch.compile", budget > 2e9 ? 2000000000
+                                                          : (int)budget);
     snprintf(code, sizeof code,
              "tp_prepare(%s,'%s',%.17g,%llu,%llu,%zu,%llu)\n", bl,
              mode && *mode ? mode : "max-autotune-no-cudagraphs", limit_s,
@@ -268,6 +275,7 @@ static int prepare(struct tprob *t, struct hx *h)
              (unsigned long long)(uintptr_t)t->base_note,
              sizeof t->base_note, (unsigned long long)(uintptr_t)res);
     int r = call(h, "baselines", code);
+    hx_progress(h, "baseline", 0);
     if (r)
         return r;
     t->compiled = (int)res[0];

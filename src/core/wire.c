@@ -488,6 +488,8 @@ void wire_tolerance_text(const struct wire_tolerance *t, const char *dtype,
 cJSON *wire_progress_json(const struct wire_progress *m)
 {
     cJSON *o = cJSON_CreateObject();
+    if (o && m->budget_ms > 0)
+        cJSON_AddNumberToObject(o, "budget_ms", m->budget_ms);
     return o ? done(o, cJSON_AddStringToObject(o, "phase", m->phase)) : NULL;
 }
 
@@ -497,6 +499,8 @@ int wire_progress_parse(const cJSON *o, struct wire_progress *m)
     if (!record_str(o, "phase"))
         return KEVO_EPARSE;
     get_str(o, "phase", m->phase, sizeof m->phase);
+    double b = record_num(o, "budget_ms", 0);
+    m->budget_ms = b > 0 && b < 86400000 ? (int)b : 0;
     return KEVO_OK;
 }
 

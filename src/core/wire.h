@@ -198,6 +198,9 @@ int wire_ready_parse(const cJSON *o, struct wire_ready *m) KEVO_WUR;
 
 struct wire_progress {
     char phase[64];            /* "load", "check A", "timing", ... */
+    int budget_ms;             /* (optional) the phase may take this long,
+                                  when more than its usual budget (a
+                                  torch.compile); 0: the usual */
 };
 
 cJSON *wire_progress_json(const struct wire_progress *m);

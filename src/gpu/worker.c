@@ -144,12 +144,24 @@ static int send_json(struct worker *w, int type, cJSON *j)
     return r;
 }
 
-static void progress(struct worker *w, const char *phase)
+static void progress_budget(struct worker *w, const char *phase,
+                            int budget_ms)
 {
-    struct wire_progress m;
+    struct wire_progress m = {.budget_ms = budget_ms};
     snprintf(w->phase, sizeof w->phase, "%s", phase);
     snprintf(m.phase, sizeof m.phase, "%s", phase);
     (void)send_json(w, WM_PROGRESS, wire_progress_json(&m));
+}
+
+static void progress(struct worker *w, const char *phase)
+{
+    progress_budget(w, phase, 0);
+}
+
+/* hx_progress's sink: a problem's hook announces a long phase. */
+static void hx_progress_sink(void *ud, const char *phase, int budget_ms)
+{
+    progress_budget(ud, phase, budget_ms);
 }
 
 /* Sends WM_FATAL; the caller returns WORKER_EXIT_FATAL. */
@@ -250,6 +262,8 @@ static int start_harness(struct worker *w, char *err, size_t errcap)
     if (!r)
         r = hx_new(&w->g, w->s, w->t, w->blas, core, prob, &w->h, err,
                    errcap);
+    if (!r)
+        hx_set_progress(w->h, hx_progress_sink, w);
     free(core);
     free(prob);
     if (!r && (r = hx_set_problem(w->h, w->p, w->dt, &w->shape, w->seed)))
