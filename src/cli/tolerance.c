@@ -40,6 +40,7 @@ char *cli_tolerance_env(const struct problem *p, const struct shape *s,
         cJSON *n = cJSON_AddObjectToObject(j, "tolerance");
         if (n)
             wire_tolerance_put(n, &t);
+        adopt(p, dt, &t); /* the same note now as on resume */
     }
     char *out = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);

@@ -16,10 +16,12 @@
 
 #include "problem.h"
 
-/* env_json with a "tolerance" object: the worker's if it sent one (then
- * handed to p with problem_set_tolerance), else p's own tolerance() at s
- * and dt (an evaluator without a worker). Returns a new string (caller
- * frees), or NULL without memory or when env_json is not JSON. */
+/* env_json with a "tolerance" object: the worker's if it sent one, else
+ * p's own tolerance() at s and dt (an evaluator without a worker); either
+ * is handed to p (problem_set_tolerance), so the prompts of the run's
+ * start and of a resume (cli_tolerance_adopt of the manifest) are the
+ * same text. Returns a new string (caller frees), or NULL without memory
+ * or when env_json is not JSON. */
 char *cli_tolerance_env(const struct problem *p, const struct shape *s,
                         enum dtype dt, const char *env_json);
 
