@@ -70,6 +70,12 @@ if [ -s "$SCRATCH/server.log" ]; then
         ok "a resumed run's new prompts state the recorded tolerance" ||
         fail "resume prompt tolerance"
 fi
+# kevo replay rebuilds the prompts from the run: with the recorded
+# tolerance they are the recorded requests, so it replays identical
+"$KEVO" replay "$SCRATCH/runs/g" >"$SCRATCH/rp" 2>&1 &&
+    grep -q "identical" "$SCRATCH/rp" &&
+    ok "kevo replay of the run (no variables set) is identical" ||
+    { fail "replay with the recorded tolerance"; tail -5 "$SCRATCH/rp"; }
 "$PY" -c 'import json,sys
 p = sys.argv[1]; m = json.load(open(p))
 m["environment"]["tolerance"] = {"atol": 0.000271, "rtol": 1.9e-06,
