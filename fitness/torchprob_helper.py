@@ -393,10 +393,16 @@ EPS = {0: 2.0 ** -23, 1: 2.0 ** -10, 2: 2.0 ** -7}
 
 def _used(a, b, atol, rtol):
     """max |b - a| / (atol + rtol |a|): the share of the tolerance used."""
+    import torch
     e = (b.double() - a).abs()
     if not e.numel():
         return 0.0
-    return float((e / (atol + rtol * a.abs())).max())
+    tol = atol + rtol * a.abs()
+    r = torch.where(tol > 0, e / tol.clamp_min(1e-300),
+                    torch.where(e > 0, torch.full_like(e, float("inf")),
+                                torch.zeros_like(e)))
+    r = torch.where(torch.isnan(r), torch.full_like(r, float("inf")), r)
+    return float(r.max())
 
 
 def tp_selfcheck_calibrate(bufs, seeds, margin, given_atol, given_rtol,
@@ -447,10 +453,8 @@ def tp_selfcheck_calibrate(bufs, seeds, margin, given_atol, given_rtol,
         used = max([_used(a, b, atol, rtol) for a, b in pairs] + [0.0])
         given = 0.0
         if given_atol >= 0 and given_rtol >= 0:
-            given = max([_used(a, b, given_atol, given_rtol) if
-                         given_atol > 0 or given_rtol > 0 else
-                         (float("inf") if not torch.equal(a, b.double())
-                          else 0.0) for a, b in pairs] + [0.0])
+            given = max([_used(a, b, given_atol, given_rtol)
+                         for a, b in pairs] + [0.0])
         _host(out_addr, [atol, rtol, used, given])
     return go()
 

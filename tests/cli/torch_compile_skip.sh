@@ -3,7 +3,8 @@
 # never an error of the problem. Tested on the CPU through the helper's
 # seam compile_or_skip (fitness/torchprob_helper.py), which the worker's
 # tp_prepare calls with the real torch.compile; tests/gpu/torch_timing.sh
-# checks the same through a worker on the GPU. Skipped without torch.
+# checks the same through a worker on the GPU. Also the share of a given
+# tolerance torch's own result uses (_used). Skipped without torch.
 . tests/cli/lib.inc
 PY=
 for c in "${KEVO_PYTHON:-}" python3 /usr/bin/python3; do
@@ -63,9 +64,19 @@ cm, st, took, note = compile_or_skip(model, once, "default", 300)
 good = (st == 1 and cm is not None) or (st == -1 and "failed" in note)
 print("%s this torch's own torch.compile is kept or reported (%s)"
       % ("ok  " if good else "FAIL", note or "compiled"))
+# the share of a given tolerance torch's own result uses (tp_selfcheck_
+# calibrate refuses one above 1): a miss of a zero tolerance is infinite,
+# not NaN (which would compare as passing)
+ref = torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64)
+got = torch.tensor([0.0, 1.0, 2.001])
+u0, u1 = _used(ref, got, 0, 0), _used(ref, got, 0, 1e-3)
+print("%s a zero tolerance torch misses is used infinitely (%g)"
+      % ("ok  " if u0 == float("inf") else "FAIL", u0))
+print("%s a relative tolerance's share is |err| / (rtol |ref|) (%g)"
+      % ("ok  " if abs(u1 - 0.5) < 1e-3 else "FAIL", u1))
 PYEOF
 "$PY" "$SCRATCH/t.py" >"$SCRATCH/out" 2>&1
 cat "$SCRATCH/out"
 grep -q '^FAIL' "$SCRATCH/out" && FAILED=1
-[ "$(grep -c '^ok' "$SCRATCH/out")" -eq 6 ] || fail "not every case ran"
+[ "$(grep -c '^ok' "$SCRATCH/out")" -eq 8 ] || fail "not every case ran"
 finish
