@@ -8,7 +8,8 @@
 # KEVO_TORCH_COMPILE_LIMIT_S is reported and skipped; the calibrated
 # tolerance is printed with torch's share of it; a given tolerance torch
 # itself fails is refused; a kernel pairs against torch eager launch by
-# launch (`kevo eval --pairs`). KEVO = the kevo binary; python3 with torch
+# launch (`kevo eval --pairs`); a module that launches no kernel (a view)
+# is timed by events and says so. KEVO = the kevo binary; python3 with torch
 # (or KEVO_PYTHON). Logs to $OUT or a temporary directory; exits 1 if an
 # expectation fails.
 set -u
@@ -75,6 +76,32 @@ row "it is shown as given, with torch's share" yes "$(has given "atol 0.01 rtol 
 KEVO_TORCH_ATOL=0 KEVO_TORCH_RTOL=0 KEVO_TORCH_COMPILE=off bench exact --torch-problem "$S"
 row "a given tolerance torch's own fp32 sum fails: exit 1" 1 "$rc"
 row "... saying so" yes "$(has exact "torch's own fp32 result fails the tolerance KEVO_TORCH_ATOL=0 KEVO_TORCH_RTOL=0")"
+
+echo "== a module that launches no kernel (a view) is timed by events, said so"
+cat >"$LOG/viewmod.py" <<'PYEOF'
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x.view(-1)
+
+
+rows = 1024
+cols = 512
+
+
+def get_inputs():
+    return [torch.randn(rows, cols)]
+
+
+def get_init_inputs():
+    return []
+PYEOF
+KEVO_TORCH_COMPILE=off bench view --torch-problem "$LOG/viewmod.py"
+row "bench of a view module exits 0" 0 "$rc"
+row "it says eager launched no kernel" yes "$(has view 'eager launched no kernel: its time is the CUDA-event one')"
 
 echo "== a kernel against torch eager, launch by launch"
 "$KEVO" eval "$ROOT/examples/torch/gelu/tests/ok_elem.cu" --torch-problem "$G" \
