@@ -115,6 +115,47 @@ static void tp_tolerance(const struct problem *p, const struct shape *s,
     *rtol = dt == DTYPE_FP32 ? 1e-4 : dt == DTYPE_FP16 ? 1e-2 : 5e-2;
 }
 
+/* KEVO_TORCH_ATOL and KEVO_TORCH_RTOL (both or neither): a tolerance the
+ * worker then only checks torch against instead of calibrating it. */
+static int given_tolerance(struct tprob *t, char *err, size_t errcap)
+{
+    const char *at = getenv("KEVO_TORCH_ATOL"), *rt = getenv("KEVO_TORCH_RTOL");
+    int has_a = at && *at, has_r = rt && *rt;
+    char *ea = NULL, *er = NULL;
+    if (!has_a && !has_r)
+        return KEVO_OK;
+    if (has_a != has_r) {
+        snprintf(err, errcap, "%s: KEVO_TORCH_ATOL and KEVO_TORCH_RTOL go "
+                 "together: set both or neither", t->path);
+        return KEVO_EINVAL;
+    }
+    t->atol = strtod(at, &ea);
+    t->rtol = strtod(rt, &er);
+    if (*ea || *er || !(t->atol >= 0) || !(t->rtol >= 0) ||
+        t->atol + t->rtol > 1e30) {
+        snprintf(err, errcap, "%s: KEVO_TORCH_ATOL='%s' KEVO_TORCH_RTOL='%s':"
+                 " not two numbers >= 0", t->path, at, rt);
+        return KEVO_EINVAL;
+    }
+    t->tol_set = t->tol_given = 1;
+    snprintf(t->tol_note, sizeof t->tol_note, "given by KEVO_TORCH_ATOL/"
+             "KEVO_TORCH_RTOL");
+    t->p.tolerance_note = t->tol_note;
+    return KEVO_OK;
+}
+
+/* The coordinator's copy takes the worker's calibrated tolerance. */
+static void tp_set_tolerance(struct problem *p, double atol, double rtol,
+                             const char *note)
+{
+    struct tprob *t = (struct tprob *)p;
+    t->atol = atol;
+    t->rtol = rtol;
+    t->tol_set = 1;
+    snprintf(t->tol_note, sizeof t->tol_note, "%s", note ? note : "");
+    p->tolerance_note = t->tol_note[0] ? t->tol_note : NULL;
+}
+
 static int tp_check_shape(const struct problem *p, const struct shape *s,
                           char *err, size_t errcap)
 {
@@ -443,11 +484,9 @@ static int tp_parse(const char *path, const char *text,
     problem_format_shape(&t->file_shape, t->shape_text,
                          sizeof t->shape_text);
     p->doctor_shape = t->shape_text;
-    const char *at = getenv("KEVO_TORCH_ATOL"), *rt = getenv("KEVO_TORCH_RTOL");
-    if (at && *at && rt && *rt) { /* given: calibration only reports */
-        t->atol = strtod(at, NULL);
-        t->rtol = strtod(rt, NULL);
-        t->tol_set = t->atol >= 0 && t->rtol >= 0;
+    if ((rc = given_tolerance(t, err, errcap))) {
+        tp_free(p);
+        return rc;
     }
     if (gpu) {
         p->harness_src = gpu->harness_src;
@@ -479,4 +518,5 @@ const struct problem_kind torchprob_kind = {
     .suffix = ".py",
     .parse = tp_parse,
     .free = tp_free,
+    .set_tolerance = tp_set_tolerance,
 };

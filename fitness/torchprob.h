@@ -44,7 +44,18 @@ struct tprob {
     struct tp_buf bufs[PROB_MAX_BUFS];      /* in ABI order */
     double flops;                           /* torch's count, file sizes */
     int tol_set;                            /* atol/rtol below are set */
+    int tol_given;                          /* ... by KEVO_TORCH_ATOL/RTOL */
     double atol, rtol;                      /* calibrated in the worker */
+    int calibrated;                         /* the worker's calibration ran
+                                               (once per worker) */
+    double tol_used;                        /* torch's own worst error /
+                                               the tolerance in force */
+    int prepared;                           /* baselines built (once) */
+    int compiled;                           /* torch.compile: 1 timed, 0
+                                               off, -1 failed, -2 over the
+                                               limit */
+    char base_note[256];                    /* why compile was skipped */
+    char tol_note[256];                     /* p.tolerance_note */
     char *abi, *path, *text;                /* owned */
 };
 

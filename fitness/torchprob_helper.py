@@ -391,14 +391,31 @@ def _host(addr, vals):
 EPS = {0: 2.0 ** -23, 1: 2.0 ** -10, 2: 2.0 ** -7}
 
 
-def tp_selfcheck_calibrate(bufs, seeds, margin, out_addr):
+def _used(a, b, atol, rtol):
+    """max |b - a| / (atol + rtol |a|): the share of the tolerance used."""
+    import torch
+    e = (b.double() - a).abs()
+    if not e.numel():
+        return 0.0
+    tol = atol + rtol * a.abs()
+    r = torch.where(tol > 0, e / tol.clamp_min(1e-300),
+                    torch.where(e > 0, torch.full_like(e, float("inf")),
+                                torch.zeros_like(e)))
+    r = torch.where(torch.isnan(r), torch.full_like(r, float("inf")), r)
+    return float(r.max())
+
+
+def tp_selfcheck_calibrate(bufs, seeds, margin, given_atol, given_rtol,
+                           out_addr):
     """The fp64 reference twice (bitwise equal, finite), then how far
     torch's own result in the run dtype is from it over seeds: writes
-    [atol, rtol, worst err of torch / tolerance] at out_addr."""
+    [atol, rtol, share of the calibrated tolerance torch's own result
+    uses, share of the given one (0 when none given)] at out_addr."""
     @_guard
     def go():
         import torch
         worst, rms = 0.0, 0.0
+        pairs = []
         for k, seed in enumerate(seeds):
             tp_gen_inner(seed, bufs)
             m64, i64 = _load_model(bufs, torch.float64)
@@ -421,18 +438,24 @@ def tp_selfcheck_calibrate(bufs, seeds, margin, out_addr):
             got = _forward(mr, ir)
             for a, b in zip(r1, got):
                 if not a.is_floating_point():
-                    if not torch.equal(a, b.to(a.dtype)):
-                        pass  # integer results must match exactly anyway
-                    continue
+                    continue  # integer results must match exactly anyway
                 e = (b.double() - a).abs()
                 worst = max(worst, float(e.max()) if e.numel() else 0.0)
                 rms = max(rms, float(a.pow(2).mean().sqrt()) if a.numel()
                           else 0.0)
+                pairs.append((a, b))
         eps = EPS[{torch.float32: 0, torch.float16: 1,
                    torch.bfloat16: 2}[TP["run"]]]
         atol = margin * worst + eps * rms
         rtol = margin * eps
-        _host(out_addr, [atol, rtol, worst / atol if atol > 0 else 0.0])
+        if atol <= 0:
+            atol = eps  # exact on every draw: still a positive floor
+        used = max([_used(a, b, atol, rtol) for a, b in pairs] + [0.0])
+        given = 0.0
+        if given_atol >= 0 and given_rtol >= 0:
+            given = max([_used(a, b, given_atol, given_rtol)
+                         for a, b in pairs] + [0.0])
+        _host(out_addr, [atol, rtol, used, given])
     return go()
 
 
@@ -446,57 +469,111 @@ def tp_gen_inner(seed, bufs):
     torch.cuda.synchronize()
 
 
-def _time(fn, l2_bytes, reps=30):
-    import torch
-    flush = torch.empty(max(2 * l2_bytes, 64 << 20) // 4,
-                        dtype=torch.float32, device="cuda")
-    flush.fill_(1.0)
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        flush.sum()  # the flush kevo uses: read 2x L2 before each rep
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b) * 1e6)
-    ts.sort()
-    return ts[len(ts) // 2]
+def _note(addr, cap, text):
+    import ctypes
+    b = text.encode()[:cap - 1] + b"\0"
+    ctypes.memmove(addr, b, len(b))
 
 
-def tp_baselines(bufs, mode, limit_s, out_addr):
-    """Times torch eager and torch.compile(mode) on kevo's inputs in the
-    run dtype: writes [eager_ns, compile_ns or -1, compile_s]."""
+def compile_or_skip(model, run_once, mode, limit_s, compile_fn=None,
+                    clock=None):
+    """torch.compile(model, mode) run once through run_once(cm) (which
+    compiles it): (compiled or None, status, seconds, note). status: 1
+    compiled within limit_s, 0 mode "off", -1 the compile failed, -2 it
+    took longer than limit_s. Never raises for the compile's own errors:
+    a compile that fails or takes too long is reported and skipped."""
+    import time
+    if mode == "off":
+        return None, 0, 0.0, "torch.compile off (KEVO_TORCH_COMPILE=off)"
+    clock = clock or time.monotonic
+    t0 = clock()
+    try:
+        import torch
+        fn = compile_fn or torch.compile
+        cm = fn(model, mode=mode)
+        run_once(cm)
+    except Exception as e:
+        msg = (str(e).strip().split("\n") or [""])[0]
+        return None, -1, clock() - t0, \
+            "torch.compile(mode='%s') failed (%s: %s): compile baseline " \
+            "skipped" % (mode, type(e).__name__, msg[:120])
+    took = clock() - t0
+    if took > limit_s:
+        return None, -2, took, "torch.compile(mode='%s') took %.1f s, over " \
+            "KEVO_TORCH_COMPILE_LIMIT_S=%g: compile baseline skipped" \
+            % (mode, took, limit_s)
+    return cm, 1, took, ""
+
+
+def tp_prepare(bufs, mode, limit_s, stream, note_addr, notecap, out_addr):
+    """Builds the module in the run dtype on kevo's inputs (views of its
+    buffers, so later draws are what it reads) and its torch.compile
+    (mode), both to be called on kevo's stream (tp_call): writes
+    [compile status as compile_or_skip's, compile seconds]."""
     @_guard
     def go():
-        import time
         import torch
+        s = torch.cuda.ExternalStream(stream)
         model, ins = _load_model(bufs, TP["run"])
+
+        def on_stream(m):
+            def run():
+                with torch.cuda.stream(s), torch.no_grad():
+                    m(*ins)
+            return run
+        calls = [on_stream(model)]
+
+        def once(cm):
+            on_stream(cm)()
+            s.synchronize()
+        cm, status, took, note = compile_or_skip(model, once, mode, limit_s)
+        if cm is not None:
+            calls.append(on_stream(cm))
+        TP.update(calls=calls, stream=s)
+        _note(note_addr, notecap, note)
+        _host(out_addr, [float(status), took])
+    return go()
+
+
+def tp_call(k):
+    """One call of prepared baseline k (0 eager, 1 compiled), enqueued on
+    kevo's stream; kevo's timer times it."""
+    @_guard
+    def go():
+        TP["calls"][k]()
+    return go()
+
+
+def tp_wall(k, out_addr, reps=30):
+    """The CUDA-event time around one call of baseline k on kevo's stream
+    (launch and guard overhead included), median of reps after a flush."""
+    @_guard
+    def go():
+        import torch
+        s = TP["stream"]
         l2_bytes = getattr(torch.cuda.get_device_properties(
             torch.cuda.current_device()), "L2_cache_size", 64 << 20)
-        res = [0.0, -1.0, 0.0]
-        with torch.no_grad():
-            res[0] = _time(lambda: model(*ins), l2_bytes)
-            if mode != "off":
-                t0 = time.time()
-                try:
-                    cm = torch.compile(model, mode=mode)
-                    cm(*ins)
-                    res[2] = time.time() - t0
-                    if res[2] <= limit_s:
-                        res[1] = _time(lambda: cm(*ins), l2_bytes)
-                    else:
-                        sys.stderr.write("kevo: torch.compile took %.0f s, "
-                                         "over %g s: skipped\n"
-                                         % (res[2], limit_s))
-                except Exception as e:
-                    sys.stderr.write("kevo: torch.compile failed (%s): "
-                                     "skipped\n" % str(e).split("\n")[0])
-        _host(out_addr, res)
+        if "flush" not in TP:
+            TP["flush"] = torch.empty(max(2 * l2_bytes, 64 << 20) // 4,
+                                      dtype=torch.float32, device="cuda")
+            TP["flush"].fill_(1.0)
+        fn = TP["calls"][k]
+        for _ in range(3):
+            fn()
+        ts = []
+        for _ in range(reps):
+            with torch.cuda.stream(s):
+                TP["flush"].sum()  # read 2x L2 before each rep
+                a = torch.cuda.Event(enable_timing=True)
+                b = torch.cuda.Event(enable_timing=True)
+                a.record()
+            fn()
+            with torch.cuda.stream(s):
+                b.record()
+            b.synchronize()
+            ts.append(a.elapsed_time(b) * 1e6)
+        ts.sort()
+        _host(out_addr, [ts[len(ts) // 2]])
     return go()
 
 

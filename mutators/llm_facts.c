@@ -129,6 +129,29 @@ static int copy_vs_work(const struct llm_prompt_ctx *c)
            c->baseline_ns > 0 && strcmp(c->problem->work_unit, "B/s");
 }
 
+/* A PyTorch module: its source is the statement, then the tolerance
+ * the worker calibrated (or the user gave). */
+static void set_torch_summary(struct prompt_vars *pv,
+                              const struct llm_prompt_ctx *c)
+{
+    const struct problem *p = c->problem;
+    double atol = 0, rtol = 0;
+    char tol[512] = "";
+    p->tolerance(p, c->shape, c->dtype, &atol, &rtol);
+    if (p->tolerance_note && *p->tolerance_note)
+        snprintf(tol, sizeof tol, "\n\ntolerance: every output element "
+                 "within atol %.3g + rtol %.3g * |ref| (%s)", atol, rtol,
+                 p->tolerance_note);
+    prompt_vars_setf(pv, "SUMMARY", "%s\n\nThe kernel implements this "
+                     "module's forward. The harness draws the inputs "
+                     "with get_inputs() (the module's parameters and "
+                     "buffers are inputs too, in the ABI's order), runs "
+                     "the module in float64 on exactly the values the "
+                     "kernel read, and checks every output element:"
+                     "\n\n```python\n%s```%s", p->summary, p->description,
+                     tol);
+}
+
 static void set_common(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
 {
     const struct problem *p = c->problem;
@@ -142,14 +165,7 @@ static void set_common(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
                          p->summary, p->description ? p->description : "",
                          p->description ? "\n" : "", p->reference_src);
     else if (p->file_text && p->description == p->file_text) /* PyTorch */
-        prompt_vars_setf(pv, "SUMMARY", "%s\n\nThe kernel implements this "
-                         "module's forward. The harness draws the inputs "
-                         "with get_inputs() (the module's parameters and "
-                         "buffers are inputs too, in the ABI's order), runs "
-                         "the module in float64 on exactly the values the "
-                         "kernel read, and checks every output element:"
-                         "\n\n```python\n%s```", p->summary,
-                         p->description);
+        set_torch_summary(pv, c);
     else
         prompt_vars_set(pv, "SUMMARY", p->summary);
     prompt_vars_set(pv, "ABI", p->abi);
@@ -166,6 +182,9 @@ static void set_common(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
                          "|out - ref| <= %.3g + %.3g * |ref| "
                          "+ %.3g * ||A[i,:]|| * ||B[:,j]||",
                          atol, rtol, p->error_tol(p, c->shape, c->dtype));
+    else if (p->tolerance_note && *p->tolerance_note) /* calibrated */
+        prompt_vars_setf(pv, "TOLERANCE", "|out - ref| <= %.3g + %.3g * |ref| "
+                         "(%s)", atol, rtol, p->tolerance_note);
     else
         prompt_vars_setf(pv, "TOLERANCE", "|out - ref| <= %.3g + %.3g * |ref|",
                          atol, rtol);

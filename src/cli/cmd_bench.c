@@ -69,6 +69,11 @@ static const char usage[] =
     "                    (default 10, 3 with --quick; 0: no verify)\n"
     "  --json            print the results object on stdout\n"
     "\n"
+    "kevo bench --torch-problem F.py [--set N=V] [--dtype D] (or\n"
+    "--problem-file F, --problem P): no suite and no candidate: the checks\n"
+    "before candidates and every baseline of that problem, printed (kevo\n"
+    "bench --torch-problem F --help).\n"
+    "\n"
     "ratio: the best kernel against the baseline its run timed once, at its\n"
     "GPU worker's start. interleaved: verify's, in a fresh worker (kevo\n"
     "verify --help): the kernel against the baseline launch by launch\n"
@@ -505,8 +510,11 @@ static cJSON *row_json(const struct row *r)
             cJSON_AddNumberToObject(o, "roofline", r->roofline);
     }
     const cJSON *bl = baseline_of(r->manifest);
-    if (bl)
+    if (bl) /* the first, and all of them (torch: eager, compile) */
         cJSON_AddItemToObject(o, "baseline", cJSON_Duplicate(bl, 1));
+    const cJSON *all = record_at(r->manifest, "environment", "baselines");
+    if (cJSON_GetArraySize(all) > 1)
+        cJSON_AddItemToObject(o, "baselines", cJSON_Duplicate(all, 1));
     if (r->manifest) {
         cJSON_AddNumberToObject(o, "evals", (double)r->evals);
         cJSON_AddNumberToObject(o, "elapsed_s", r->elapsed_s);
@@ -538,10 +546,9 @@ static cJSON *row_json(const struct row *r)
 /* One Markdown table line of row r. */
 static void row_md(const struct row *r, char *out, size_t cap)
 {
-    char fit[64] = "-", roof[32] = "-", bfit[64] = "-", ratio[32] = "-",
+    char fit[64] = "-", roof[32] = "-", bfit[256] = "-", ratio[32] = "-",
          what[256] = "-", evals[32] = "-", inter[64] = "-";
     const char *unit = r->has_best && r->best.unit[0] ? r->best.unit : NULL;
-    const cJSON *bl = baseline_of(r->manifest);
     if (r->has_best) {
         progress_fmt_fitness(r->best.fitness, unit ? unit : "", fit,
                              sizeof fit);
@@ -551,13 +558,18 @@ static void row_md(const struct row *r, char *out, size_t cap)
     }
     if (r->roofline >= 0)
         snprintf(roof, sizeof roof, "%.1f %%", r->roofline * 100);
-    if (bl) {
+    const cJSON *x;
+    size_t nb = 0;
+    cJSON_ArrayForEach(x, record_at(r->manifest, "environment", "baselines")) {
         char f[64];
         struct record_baseline b;
-        record_get_baseline(bl, &b);
+        record_get_baseline(x, &b);
         progress_fmt_fitness(b.fitness, unit ? unit : r->c->p->work_unit, f,
                              sizeof f);
-        snprintf(bfit, sizeof bfit, "%s %s", b.name[0] ? b.name : "?", f);
+        if (nb < sizeof bfit)
+            nb += (size_t)snprintf(bfit + nb, sizeof bfit - nb, "%s%s %s",
+                                   nb ? ", " : "", b.name[0] ? b.name : "?",
+                                   f);
     }
     if (r->manifest)
         snprintf(evals, sizeof evals, "%ld", r->evals);
@@ -893,6 +905,8 @@ int cmd_bench_main(int argc, char **argv)
     memset(&b, 0, sizeof b);
     b.verify_reps = -1;
     interrupted = 0;
+    if (cmd_bench_wants_problem(argc, argv)) /* no candidate: baselines */
+        return cmd_bench_problem_main(argc, argv);
     int x = parse_args(argc, argv, &b);
     if (x)
         return x < 0 ? EXIT_DONE : x;

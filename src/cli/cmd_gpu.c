@@ -30,6 +30,7 @@
 #include "progress.h"
 #include "record.h"
 #include "records.h"
+#include "tolerance.h"
 #include "tpl.h"
 #include "version.h"
 
@@ -336,6 +337,21 @@ static int on_result(void *ud, int index, const struct eval_result *r)
     return 0;
 }
 
+/* "# tolerance: ..." when the worker calibrated it or it was given. */
+static void print_tolerance(const struct problem *p, const cJSON *env)
+{
+    const char *src = record_str(cJSON_GetObjectItem(env, "tolerance"),
+                                 "source");
+    const char *dts = record_str(env, "dtype");
+    enum dtype dt = DTYPE_FP32;
+    char tol[600];
+    if (!src || !strcmp(src, "dtype") || (dts && dtype_parse(dts, &dt)))
+        return;
+    cli_tolerance_line(p, NULL, dt, env, tol, sizeof tol);
+    if (tol[0])
+        printf("# %s\n", tol);
+}
+
 /* Prints the device/baseline header; remembers the main baseline name. */
 static void print_env(struct evaluator *ev, struct printer *pr)
 {
@@ -371,11 +387,17 @@ static void print_env(struct evaluator *ev, struct printer *pr)
         {
             struct record_baseline bl;
             record_get_baseline(x, &bl);
-            printf("# baseline %s: %.4f ms, %.2f %s\n",
-                   bl.name[0] ? bl.name : "?", bl.median_ns / 1e6,
-                   bl.fitness / (flops ? 1e12 : 1e9),
-                   flops ? "TFLOP/s" : "GB/s");
+            printf("# baseline %s: %.4f ms, %.2f %s", bl.name[0] ? bl.name
+                   : "?", bl.median_ns / 1e6, bl.fitness / (flops ? 1e12
+                   : 1e9), flops ? "TFLOP/s" : "GB/s");
+            if (bl.wall_ns > 0) /* torch: CUDA events around the call */
+                printf(" (wall %.4f ms)", bl.wall_ns / 1e6);
+            printf("\n");
         }
+        const char *note = record_str(j, "baseline_note");
+        if (note && *note)
+            printf("# %s\n", note);
+        print_tolerance(pr->p, j);
     }
     cJSON_Delete(j);
     free(env);

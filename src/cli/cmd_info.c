@@ -26,6 +26,7 @@
 #include "records.h"
 #include "fsutil.h"
 #include "rundir.h"
+#include "tolerance.h"
 
 static int want_help(int argc, char **argv, int *json)
 {
@@ -248,6 +249,13 @@ static void print_status(const char *dir, const struct spec *sp,
     printf("run:         %s (%s)\n", dir, state);
     printf("problem:     %s %s %s, seed %llu\n", sp->problem,
            dtype_name(sp->dtype), shape, (unsigned long long)sp->seed);
+    char tol[600];
+    cli_tolerance_line(p, p ? &sp->shape : NULL, sp->dtype,
+                       cJSON_GetObjectItemCaseSensitive(man, "environment"),
+                       tol, sizeof tol);
+    if (tol[0]) /* "tolerance for out: atol ..." */
+        printf("tolerance:   %s\n", tol + strlen("tolerance") +
+               (tol[strlen("tolerance")] == ':' ? 2 : 1));
     printf("generation:  %d\n", s->gen);
     printf("evaluations: %ld (", s->evals);
     for (int i = 0, first = 1; i < EVAL_OUTCOME_COUNT; i++)

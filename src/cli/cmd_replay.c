@@ -38,6 +38,7 @@
 #include "rundir.h"
 #include "runlog.h"
 #include "simtable.h"
+#include "tolerance.h"
 
 static const char usage[] =
     "usage: kevo replay <run-dir> [--json]\n"
@@ -142,6 +143,10 @@ static int check_cut(struct replay *r)
 static int open_run(struct replay *r)
 {
     int rc = run_view_open(r->dir, &r->rv, r->err, sizeof r->err);
+    if (!rc) /* the prompts state the tolerance the run recorded */
+        cli_tolerance_adopt(r->rv.prob, r->rv.spec.dtype,
+                            cJSON_GetObjectItemCaseSensitive(r->rv.manifest,
+                                                             "environment"));
     if (!rc)
         rc = check_templates(r);
     if (rc)

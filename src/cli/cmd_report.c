@@ -25,6 +25,7 @@
 #include "progress.h"
 #include "record.h"
 #include "rundir.h"
+#include "tolerance.h"
 
 /* --------------------------------------------------------- document */
 
@@ -267,6 +268,12 @@ static void section_searched(struct report *r)
                  i ? " x " : "", v->prob->dim_names[i]);
     doc_kv(&r->d, "shape", "%s (%s)", shape, dims);
     doc_kv(&r->d, "seed", "%llu", (unsigned long long)v->spec.seed);
+    char tol[600];
+    cli_tolerance_line(v->prob, &v->spec.shape, v->spec.dtype,
+                       cJSON_GetObjectItem(v->manifest, "environment"), tol,
+                       sizeof tol);
+    if (tol[0])
+        doc_kv(&r->d, "tolerance", "%s", strchr(tol, ':') + 2);
     const cJSON *t;
     cJSON_ArrayForEach(t, cJSON_GetObjectItem(v->manifest, "templates"))
         doc_kv(&r->d, "template", "%s (%d params, hash %s)",

@@ -16,5 +16,9 @@
 int cmd_replay_main(int argc, char **argv);
 int cmd_verify_main(int argc, char **argv);
 int cmd_bench_main(int argc, char **argv);
+/* kevo bench with a problem and no candidate (cmd_bench_problem.c): the
+ * checks before candidates and every baseline, printed. */
+int cmd_bench_wants_problem(int argc, char **argv);
+int cmd_bench_problem_main(int argc, char **argv);
 
 #endif

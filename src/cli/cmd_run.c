@@ -36,6 +36,7 @@
 #include "rundir.h"
 #include "sample.h"
 #include "simtable.h"
+#include "tolerance.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -818,6 +819,18 @@ static int check_sweep(const struct session *ss, char *err, size_t errcap)
     return KEVO_OK;
 }
 
+/* The tolerance the checks use, at run start (tolerance.h). */
+static void log_tolerance(struct session *ss, const char *env_json)
+{
+    cJSON *j = env_json ? cJSON_Parse(env_json) : NULL;
+    char line[600];
+    cli_tolerance_line(ss->problem, &ss->spec.shape, ss->spec.dtype, j, line,
+                       sizeof line);
+    if (line[0])
+        progress_log(&ss->prog, "tolerance", line);
+    cJSON_Delete(j);
+}
+
 static int start_run(struct session *ss, const struct run_flags *f,
                      const struct evaluator_factory *factories, char *err,
                      size_t errcap)
@@ -841,8 +854,12 @@ static int start_run(struct session *ss, const struct run_flags *f,
                      "no LLM: neither ANTHROPIC_API_KEY nor OPENAI_API_KEY is "
                      "set and no --llm given; running with the cheap "
                      "mutators only");
-    char *env = ss->ev.ops->environment ? ss->ev.ops->environment(ss->ev.self)
-                                        : NULL;
+    char *env0 = ss->ev.ops->environment
+                     ? ss->ev.ops->environment(ss->ev.self) : NULL;
+    char *env = cli_tolerance_env(ss->problem, &ss->spec.shape,
+                                  ss->spec.dtype, env0);
+    free(env0);
+    log_tolerance(ss, env);
     rc = rundir_create(ss->dir, &ss->spec, ss->tpls, ss->n_tpls, env, err,
                        errcap);
     if (!rc)
@@ -999,12 +1016,18 @@ static int open_existing(struct session *ss, const char *dir, char *err,
                          size_t errcap)
 {
     snprintf(ss->dir, sizeof ss->dir, "%s", dir);
-    int rc = rundir_load_manifest(dir, &ss->spec, NULL, err, errcap);
+    cJSON *man = NULL;
+    int rc = rundir_load_manifest(dir, &ss->spec, &man, err, errcap);
     if (!rc && !(ss->problem = problem_find(ss->spec.problem))) {
         snprintf(err, errcap, "run '%s' is for unknown problem '%s'", dir,
                  ss->spec.problem);
         rc = KEVO_EPARSE;
     }
+    if (!rc) /* the prompts state the tolerance the run started with */
+        cli_tolerance_adopt(ss->problem, ss->spec.dtype,
+                            cJSON_GetObjectItemCaseSensitive(man,
+                                                             "environment"));
+    cJSON_Delete(man);
     if (!rc)
         rc = rundir_load_templates(dir, &ss->tpls, &ss->n_tpls, err, errcap);
     if (!rc)

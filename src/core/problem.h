@@ -66,6 +66,19 @@ struct baseline_result {
     const char *name[PROB_MAX_BASELINES]; /* "cublas", "copy", "naive" */
     double median_ns[PROB_MAX_BASELINES]; /* median time of one call */
     double fitness[PROB_MAX_BASELINES];   /* work / median, same unit */
+    double wall_ns[PROB_MAX_BASELINES];   /* (optional) CUDA events around
+                                             one call, launch overhead
+                                             included; 0: not measured */
+    char note[256];                       /* (optional) what a baseline
+                                             could not do, for people: "compile
+                                             skipped: ..."; "" */
+    /* (optional) a tolerance baseline() established (PyTorch problems
+     * calibrate it): the problem's tolerance() returns it from then on */
+    double tol_used;       /* the worst error of the trusted run-dtype
+                              implementation / the tolerance; 0: none */
+    double tol_margin;     /* the tolerance / that worst error's part */
+    int tol_given;         /* 1: set by the user, only checked */
+    const char *tol_who;   /* whose run-dtype result: "torch"; NULL */
 };
 
 struct hx; /* GPU harness context, see hx.h; only valid inside the worker */
@@ -146,6 +159,10 @@ struct problem {
     const char *reference_src; /* the fp64 reference, CUDA */
     const char *file_path;     /* the .problem file it was read from */
     const char *file_text;     /* its exact text (copied into run dirs) */
+    /* (optional) how tolerance() was set, one line for people and the LLM
+     * prompts, e.g. "calibrated: torch's own fp32 result uses 0.06 of
+     * it, margin 16x"; NULL: by dtype, written in the problem */
+    const char *tolerance_note;
 };
 
 /* The usual prelude: elem_t as float, __half or __nv_bfloat16, with

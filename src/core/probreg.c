@@ -82,6 +82,14 @@ const struct problem *problem_find_user(const char *name)
     return NULL;
 }
 
+void problem_set_tolerance(const struct problem *p, double atol, double rtol,
+                           const char *note)
+{
+    for (int i = 0; i < n_loaded; i++)
+        if (loaded[i] == p && p->kind && p->kind->set_tolerance)
+            p->kind->set_tolerance(loaded[i], atol, rtol, note);
+}
+
 const struct problem *problem_find(const char *name)
 {
     for (int i = 0; i < n_builtin; i++)

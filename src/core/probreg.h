@@ -59,6 +59,12 @@ struct problem_kind {
                  char *err, size_t errcap);
     /* Frees a problem parse made. */
     void (*free)(struct problem *p);
+    /* (optional) Takes the tolerance a worker established for p (PyTorch
+     * problems calibrate it there), so that p->tolerance() and
+     * p->tolerance_note agree with the worker's in the coordinator
+     * (prompts, reports). note is copied. */
+    void (*set_tolerance)(struct problem *p, double atol, double rtol,
+                          const char *note);
 };
 
 /* Adds a kind of problem file (borrowed for the life of the process),
@@ -103,6 +109,10 @@ int problem_load_text(const char *path, const char *text,
 int problem_parse_file_text(const char *path, const char *text,
                             struct problem **out, char *err,
                             size_t errcap) KEVO_WUR;
+/* Hands a loaded problem the tolerance its worker reported (the kind's
+ * set_tolerance); a no-op for built-in problems and kinds without it. */
+void problem_set_tolerance(const struct problem *p, double atol, double rtol,
+                           const char *note);
 /* Frees a problem from problem_parse_file_text; NULL is a no-op. */
 void problem_free_user(struct problem *p);
 

@@ -95,6 +95,8 @@ void record_put_baseline(cJSON *o, const struct record_baseline *b)
     cJSON_AddStringToObject(o, "name", b->name);
     cJSON_AddNumberToObject(o, "median_ns", b->median_ns);
     cJSON_AddNumberToObject(o, "fitness", b->fitness);
+    if (b->wall_ns > 0)
+        cJSON_AddNumberToObject(o, "wall_ns", b->wall_ns);
 }
 
 void record_get_baseline(const cJSON *o, struct record_baseline *b)
@@ -103,4 +105,5 @@ void record_get_baseline(const cJSON *o, struct record_baseline *b)
     snprintf(b->name, sizeof b->name, "%s", n ? n : "");
     b->median_ns = record_num(o, "median_ns", 0);
     b->fitness = record_num(o, "fitness", 0);
+    b->wall_ns = record_num(o, "wall_ns", 0);
 }

@@ -24,6 +24,8 @@ struct record_baseline {
     char name[64];             /* e.g. "cublas"; "" if absent */
     double median_ns;
     double fitness;            /* in the problem's work unit; 0 if absent */
+    double wall_ns;            /* CUDA events around one call (launch
+                                  overhead included); 0 if not measured */
 };
 
 /* Adds b's members (name, median_ns, fitness) to object o. */

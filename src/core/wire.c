@@ -391,6 +391,13 @@ cJSON *wire_ready_json(const struct wire_ready *m)
             cJSON_AddItemToArray(b, x);
         }
     }
+    if (m->baseline_note[0])
+        cJSON_AddStringToObject(o, "baseline_note", m->baseline_note);
+    if (m->has_tolerance) {
+        cJSON *t = cJSON_AddObjectToObject(o, "tolerance");
+        if (t)
+            wire_tolerance_put(t, &m->tolerance);
+    }
     if (!m->has_nvml)
         return done(o, b);
     cJSON *n = cJSON_AddObjectToObject(o, "nvml");
@@ -418,9 +425,62 @@ int wire_ready_parse(const cJSON *o, struct wire_ready *m)
     for (x = cJSON_IsArray(b) ? b->child : NULL;
          x && m->n_baselines < PROB_MAX_BASELINES; x = x->next)
         record_get_baseline(x, &m->baselines[m->n_baselines++]);
+    get_str(o, "baseline_note", m->baseline_note, sizeof m->baseline_note);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "tolerance");
+    if ((m->has_tolerance = cJSON_IsObject(t)))
+        wire_tolerance_get(t, &m->tolerance);
     if ((m->has_nvml = cJSON_IsObject(n)))
         nvml_parse(n, &m->nvml);
     return KEVO_OK;
+}
+
+void wire_tolerance_put(cJSON *o, const struct wire_tolerance *t)
+{
+    cJSON_AddNumberToObject(o, "atol", t->atol);
+    cJSON_AddNumberToObject(o, "rtol", t->rtol);
+    if (t->used > 0)
+        cJSON_AddNumberToObject(o, "used", t->used);
+    if (t->margin > 0)
+        cJSON_AddNumberToObject(o, "margin", t->margin);
+    cJSON_AddStringToObject(o, "source", t->source);
+    if (t->who[0])
+        cJSON_AddStringToObject(o, "who", t->who);
+}
+
+void wire_tolerance_get(const cJSON *o, struct wire_tolerance *t)
+{
+    memset(t, 0, sizeof *t);
+    t->atol = record_num(o, "atol", 0);
+    t->rtol = record_num(o, "rtol", 0);
+    t->used = record_num(o, "used", 0);
+    t->margin = record_num(o, "margin", 0);
+    get_str(o, "source", t->source, sizeof t->source);
+    get_str(o, "who", t->who, sizeof t->who);
+}
+
+void wire_tolerance_note(const struct wire_tolerance *t, const char *dtype,
+                         char *out, size_t cap)
+{
+    const char *who = t->who[0] ? t->who : "the reference";
+    if (!strcmp(t->source, "calibrated"))
+        snprintf(out, cap, "calibrated: %s's own %s result uses %.2g of it, "
+                 "margin %.3gx", who, dtype, t->used, t->margin);
+    else if (!strcmp(t->source, "given") && t->used > 0)
+        snprintf(out, cap, "given by the user; %s's own %s result uses %.2g "
+                 "of it", who, dtype, t->used);
+    else if (!strcmp(t->source, "given"))
+        snprintf(out, cap, "given by the user");
+    else
+        snprintf(out, cap, "%s", "");
+}
+
+void wire_tolerance_text(const struct wire_tolerance *t, const char *dtype,
+                         char *out, size_t cap)
+{
+    char note[256];
+    wire_tolerance_note(t, dtype, note, sizeof note);
+    snprintf(out, cap, "atol %.3g rtol %.3g%s%s%s", t->atol, t->rtol,
+             note[0] ? " (" : "", note, note[0] ? ")" : "");
 }
 
 /* ---- progress, fatal */
@@ -428,6 +488,8 @@ int wire_ready_parse(const cJSON *o, struct wire_ready *m)
 cJSON *wire_progress_json(const struct wire_progress *m)
 {
     cJSON *o = cJSON_CreateObject();
+    if (o && m->budget_ms > 0)
+        cJSON_AddNumberToObject(o, "budget_ms", m->budget_ms);
     return o ? done(o, cJSON_AddStringToObject(o, "phase", m->phase)) : NULL;
 }
 
@@ -437,6 +499,8 @@ int wire_progress_parse(const cJSON *o, struct wire_progress *m)
     if (!record_str(o, "phase"))
         return KEVO_EPARSE;
     get_str(o, "phase", m->phase, sizeof m->phase);
+    double b = record_num(o, "budget_ms", 0);
+    m->budget_ms = b > 0 && b < 86400000 ? (int)b : 0;
     return KEVO_OK;
 }
 

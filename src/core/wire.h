@@ -149,6 +149,18 @@ struct wire_nvml {
     long long throttle;        /* clocks event reasons bitmask */
 };
 
+/* The tolerance the worker checks with (after baselines, which may have
+ * calibrated it): |out - ref| <= atol + rtol * |ref|. */
+struct wire_tolerance {
+    double atol, rtol;
+    double used;               /* worst error of the trusted run-dtype
+                                  implementation / tolerance; 0: unknown */
+    double margin;             /* tolerance / that error; 0: unknown */
+    char source[32];           /* "calibrated", "given" or "dtype" */
+    char who[32];              /* whose run-dtype result measured "used":
+                                  "torch"; "" */
+};
+
 struct wire_ready {
     struct wire_device device;
     int device_count;          /* devices visible; -1: unknown, not sent */
@@ -159,11 +171,26 @@ struct wire_ready {
     char nvrtc_version[32];
     int n_baselines;
     struct record_baseline baselines[PROB_MAX_BASELINES];
+    char baseline_note[256];   /* what a baseline could not do; "" */
+    int has_tolerance;         /* the problem's tolerance below is sent */
+    struct wire_tolerance tolerance;
     int has_nvml;              /* nvml below was sampled */
     struct wire_nvml nvml;
 };
 
 cJSON *wire_ready_json(const struct wire_ready *m);
+/* The tolerance object's members (atol, rtol, used, margin, source) into
+ * o, and back (never fails: missing numbers are 0). */
+void wire_tolerance_put(cJSON *o, const struct wire_tolerance *t);
+void wire_tolerance_get(const cJSON *o, struct wire_tolerance *t);
+/* How it was set: "calibrated: torch's own fp32 result uses 0.06 of it,
+ * margin 16x", "given by the user; ...", or "" (by dtype); dtype the
+ * run's, "the reference's" when who is "". */
+void wire_tolerance_note(const struct wire_tolerance *t, const char *dtype,
+                         char *out, size_t cap);
+/* "atol 0.00027 rtol 4.8e-07 (NOTE)". */
+void wire_tolerance_text(const struct wire_tolerance *t, const char *dtype,
+                         char *out, size_t cap);
 /* KEVO_EPARSE when there is no device object; other members default. */
 int wire_ready_parse(const cJSON *o, struct wire_ready *m) KEVO_WUR;
 
@@ -171,6 +198,9 @@ int wire_ready_parse(const cJSON *o, struct wire_ready *m) KEVO_WUR;
 
 struct wire_progress {
     char phase[64];            /* "load", "check A", "timing", ... */
+    int budget_ms;             /* (optional) the phase may take this long,
+                                  when more than its usual budget (a
+                                  torch.compile); 0: the usual */
 };
 
 cJSON *wire_progress_json(const struct wire_progress *m);

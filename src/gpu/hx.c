@@ -46,6 +46,8 @@ struct hbuf {
 };
 
 struct hx {
+    hx_progress_fn progress; /* hx_progress's sink (worker); NULL */
+    void *progress_ud;
     struct hx_pairing {      /* hx_pair_next */
         hx_call_fn fn;
         void *ud;
@@ -1052,4 +1054,16 @@ int hx_time_pairs(struct hx *h, int n_pairs, hx_call_fn a, void *ua,
         done += batch;
     }
     return r;
+}
+
+void hx_set_progress(struct hx *h, hx_progress_fn fn, void *ud)
+{
+    h->progress = fn;
+    h->progress_ud = ud;
+}
+
+void hx_progress(struct hx *h, const char *phase, int budget_ms)
+{
+    if (h->progress)
+        h->progress(h->progress_ud, phase, budget_ms);
 }

@@ -215,6 +215,14 @@ void hx_pair_next(struct hx *h, hx_call_fn fn, void *ud, int n_pairs,
                   double *t_fn, double *t_other);
 int hx_pair_used(const struct hx *h);
 
+/* Tells the coordinator a phase started that may take up to budget_ms
+ * (more than its usual budget, e.g. a torch.compile; 0: the usual), so
+ * its watchdog waits that long. The worker sets the sink; without one a
+ * no-op. */
+void hx_progress(struct hx *h, const char *phase, int budget_ms);
+typedef void (*hx_progress_fn)(void *ud, const char *phase, int budget_ms);
+void hx_set_progress(struct hx *h, hx_progress_fn fn, void *ud);
+
 struct tmr *hx_tmr(const struct hx *h);
 void *hx_stream(const struct hx *h);
 const char *hx_errmsg(const struct hx *h);

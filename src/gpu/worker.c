@@ -144,12 +144,24 @@ static int send_json(struct worker *w, int type, cJSON *j)
     return r;
 }
 
-static void progress(struct worker *w, const char *phase)
+static void progress_budget(struct worker *w, const char *phase,
+                            int budget_ms)
 {
-    struct wire_progress m;
+    struct wire_progress m = {.budget_ms = budget_ms};
     snprintf(w->phase, sizeof w->phase, "%s", phase);
     snprintf(m.phase, sizeof m.phase, "%s", phase);
     (void)send_json(w, WM_PROGRESS, wire_progress_json(&m));
+}
+
+static void progress(struct worker *w, const char *phase)
+{
+    progress_budget(w, phase, 0);
+}
+
+/* hx_progress's sink: a problem's hook announces a long phase. */
+static void hx_progress_sink(void *ud, const char *phase, int budget_ms)
+{
+    progress_budget(ud, phase, budget_ms);
 }
 
 /* Sends WM_FATAL; the caller returns WORKER_EXIT_FATAL. */
@@ -250,6 +262,8 @@ static int start_harness(struct worker *w, char *err, size_t errcap)
     if (!r)
         r = hx_new(&w->g, w->s, w->t, w->blas, core, prob, &w->h, err,
                    errcap);
+    if (!r)
+        hx_set_progress(w->h, hx_progress_sink, w);
     free(core);
     free(prob);
     if (!r && (r = hx_set_problem(w->h, w->p, w->dt, &w->shape, w->seed)))
@@ -269,6 +283,19 @@ static int measure_baselines(struct worker *w)
     if (!r)
         r = w->p->baseline(w->p, w->h, &w->shape, w->dt, &w->bl);
     return r;
+}
+
+/* The tolerance checks use, after the baselines (which may have set it). */
+static void tolerance_of(const struct worker *w, struct wire_tolerance *t)
+{
+    const struct baseline_result *b = &w->bl;
+    memset(t, 0, sizeof *t);
+    w->p->tolerance(w->p, &w->shape, w->dt, &t->atol, &t->rtol);
+    t->used = b->tol_used;
+    t->margin = b->tol_margin;
+    snprintf(t->source, sizeof t->source, "%s", b->tol_given ? "given"
+             : b->tol_used > 0 ? "calibrated" : "dtype");
+    snprintf(t->who, sizeof t->who, "%s", b->tol_who ? b->tol_who : "");
 }
 
 /* The worker's environment, as the ready message carries it. */
@@ -309,7 +336,11 @@ static void ready_of(const struct worker *w, struct wire_ready *m)
         snprintf(x->name, sizeof x->name, "%s", w->bl.name[k]);
         x->median_ns = w->bl.median_ns[k];
         x->fitness = w->bl.fitness[k];
+        x->wall_ns = w->bl.wall_ns[k];
     }
+    snprintf(m->baseline_note, sizeof m->baseline_note, "%s", w->bl.note);
+    tolerance_of(w, &m->tolerance);
+    m->has_tolerance = 1;
     struct gpu_nvml nv;
     if ((m->has_nvml = gpu_nvml_sample(i->uuid, &nv) == 0))
         m->nvml = (struct wire_nvml){nv.temp_c, nv.power_limit_mw,

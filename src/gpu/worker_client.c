@@ -113,7 +113,7 @@ static int budget_ms(const struct wclient *w, const char *phase)
 {
     if (!strcmp(phase, "timing") || !strcmp(phase, "confirm"))
         return w->o.kernel_timeout_ms + w->o.timing_budget_ms;
-    if (!strcmp(phase, "init") || !strcmp(phase, "baseline"))
+    if (!strcmp(phase, "init") || !strncmp(phase, "baseline", 8))
         return w->o.init_timeout_ms;
     return w->o.kernel_timeout_ms;
 }
@@ -172,6 +172,8 @@ static void await(struct wclient *w, const char *first_phase, long long since_ns
                 snprintf(rep->phase, sizeof rep->phase, "%s", p.phase);
             cJSON_Delete(j);
             limit = budget_ms(w, rep->phase);
+            if (p.budget_ms > limit) /* the worker asks for more */
+                limit = p.budget_ms;
             dl = fs_now_ns() + (long long)limit * 1000000;
             continue;
         }

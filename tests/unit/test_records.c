@@ -311,7 +311,7 @@ static void best_and_baseline(void)
     CHECK(rec_best_parse(o, &b, err, sizeof err) == KEVO_EPARSE &&
           strstr(err, "'hash'"));
     cJSON_Delete(o);
-    struct record_baseline bl, in = {"cublas", 25152, 3.2e13};
+    struct record_baseline bl, in = {"cublas", 25152, 3.2e13, 0};
     cJSON *x = cJSON_CreateObject();
     record_put_baseline(x, &in);
     record_get_baseline(x, &bl);

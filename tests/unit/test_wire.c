@@ -286,8 +286,8 @@ static void ready_round_trip(void)
     a.cublas_version = 130100;
     snprintf(a.nvrtc_version, sizeof a.nvrtc_version, "13.0");
     a.n_baselines = 2;
-    a.baselines[0] = (struct record_baseline){"cublas", 1234.5, 5e14};
-    a.baselines[1] = (struct record_baseline){"naive", 99999, 1e12};
+    a.baselines[0] = (struct record_baseline){"cublas", 1234.5, 5e14, 0};
+    a.baselines[1] = (struct record_baseline){"naive", 99999, 1e12, 0};
     a.has_nvml = 1;
     a.nvml = (struct wire_nvml){45, 700000, 123456, 1980, 3201, 1755,
                                 1LL << 40};
@@ -319,11 +319,65 @@ static void ready_round_trip(void)
     cJSON_Delete(o);
 }
 
+/* A torch problem's ready: eager and compile with their CUDA-event wall
+ * times, why a baseline was skipped, and the calibrated tolerance. */
+static void ready_tolerance_round_trip(void)
+{
+    struct wire_ready a, b;
+    memset(&a, 0, sizeof a);
+    snprintf(a.device.name, sizeof a.device.name, "NVIDIA H200");
+    a.device_count = -1;
+    a.n_baselines = 2;
+    a.baselines[0] = (struct record_baseline){"eager", 5120, 8e11, 21000};
+    a.baselines[1] = (struct record_baseline){"compile", 4096, 1e12, 0};
+    snprintf(a.baseline_note, sizeof a.baseline_note, "torch.compile took "
+             "412.0 s, over KEVO_TORCH_COMPILE_LIMIT_S=300");
+    a.has_tolerance = 1;
+    a.tolerance = (struct wire_tolerance){2.7e-4, 1.9e-6, 0.0625, 16,
+                                          "calibrated", "torch"};
+    cJSON *o = trip(wire_ready_json(&a));
+    CHECK(wire_ready_parse(o, &b) == KEVO_OK);
+    CHECK(b.baselines[0].wall_ns == 21000 && b.baselines[1].wall_ns == 0 &&
+          !cJSON_GetObjectItem(cJSON_GetArrayItem(
+              cJSON_GetObjectItem(o, "baselines"), 1), "wall_ns"));
+    CHECK(!strcmp(b.baseline_note, a.baseline_note));
+    CHECK(b.has_tolerance && b.tolerance.atol == 2.7e-4 &&
+          b.tolerance.rtol == 1.9e-6 && b.tolerance.used == 0.0625 &&
+          b.tolerance.margin == 16 &&
+          !strcmp(b.tolerance.source, "calibrated") &&
+          !strcmp(b.tolerance.who, "torch"));
+    char text[400];
+    wire_tolerance_text(&b.tolerance, "fp32", text, sizeof text);
+    CHECK(!strcmp(text, "atol 0.00027 rtol 1.9e-06 (calibrated: torch's own "
+                        "fp32 result uses 0.062 of it, margin 16x)"));
+    cJSON_Delete(o);
+    /* a given tolerance says so; one by dtype has no note */
+    b.tolerance = (struct wire_tolerance){1e-3, 0, 0.5, 0, "given", "torch"};
+    wire_tolerance_text(&b.tolerance, "bf16", text, sizeof text);
+    CHECK(!strcmp(text, "atol 0.001 rtol 0 (given by the user; torch's own "
+                        "bf16 result uses 0.5 of it)"));
+    b.tolerance = (struct wire_tolerance){1e-4, 1e-4, 0, 0, "dtype", ""};
+    wire_tolerance_text(&b.tolerance, "fp32", text, sizeof text);
+    CHECK(!strcmp(text, "atol 0.0001 rtol 0.0001"));
+    /* an old worker's ready has none */
+    a.has_tolerance = 0;
+    o = trip(wire_ready_json(&a));
+    CHECK(wire_ready_parse(o, &b) == KEVO_OK && !b.has_tolerance &&
+          !cJSON_GetObjectItem(o, "tolerance"));
+    cJSON_Delete(o);
+}
+
 static void progress_and_fatal_round_trip(void)
 {
-    struct wire_progress p = {"check A"}, q;
+    struct wire_progress p = {"check A", 0}, q;
     cJSON *o = trip(wire_progress_json(&p));
-    CHECK(wire_progress_parse(o, &q) == KEVO_OK && !strcmp(q.phase, "check A"));
+    CHECK(wire_progress_parse(o, &q) == KEVO_OK && !strcmp(q.phase, "check A")
+          && q.budget_ms == 0 && !cJSON_GetObjectItem(o, "budget_ms"));
+    cJSON_Delete(o);
+    /* a phase that asks the watchdog for longer (a torch.compile) */
+    p = (struct wire_progress){"baseline: torch.compile", 360000};
+    o = trip(wire_progress_json(&p));
+    CHECK(wire_progress_parse(o, &q) == KEVO_OK && q.budget_ms == 360000);
     cJSON_Delete(o);
     struct wire_fatal f = {"no CUDA device: cuInit failed", 1}, g;
     o = trip(wire_fatal_json(&f));
@@ -353,6 +407,9 @@ int main(void)
                               "ratio and noise, or the error");
     RUN(ready_round_trip, "a ready message carries the device, versions, "
                           "baselines and NVML sample whole");
+    RUN(ready_tolerance_round_trip, "a ready message carries each "
+                                    "baseline's wall time, why one was "
+                                    "skipped and the tolerance in force");
     RUN(progress_and_fatal_round_trip, "progress and fatal messages come "
                                        "back whole; empty ones are "
                                        "refused");
