@@ -4,10 +4,12 @@
  * already evaluated and the journal position; knows nothing of GPUs.
  *
  * One generation: make children (mutators, or the initial points for
- * generation 0) -> instantiate and store their sources -> results from the
- * journal or the evaluator, journaled in order -> noise-aware confirmation
- * of a new best -> (mu + lambda) survivors per island -> migration ->
- * "gen" record -> checkpoint.
+ * generation 0; with the pipeline, engine_pipe.c, they were made while the
+ * generation before was measured) -> instantiate and store their sources
+ * -> (pipeline) breed the next generation and prefetch it -> results from
+ * the journal or the evaluator, journaled in order -> noise-aware
+ * confirmation of a new best -> (mu + lambda) survivors per island ->
+ * migration -> "gen" record -> checkpoint.
  */
 #include "engine.h"
 #include "engine_int.h"
