@@ -1130,6 +1130,8 @@ static cJSON *checkpoint_json(struct engine *e)
         cJSON_AddItemToObject(o, "llm", engine_llm_to_json(e));
     if (engine_pipe_on(e))
         cJSON_AddItemToObject(o, "next", engine_pipe_to_json(e));
+    if (engine_pipe_on(e) && e->next_cap > 0)
+        cJSON_AddNumberToObject(o, "next_cap", (double)e->next_cap);
     cJSON_AddNumberToObject(o, "elapsed_s", elapsed_s(e));
     return o;
 }

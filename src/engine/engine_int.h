@@ -138,6 +138,9 @@ struct engine {
      * while this one is measured (n_next 0: none; it is bred when due) */
     struct child *next;
     int n_next, cap_next;
+    long next_cap;         /* the evaluation budget that cut next when it
+                              was bred (0: not cut): the budget of that
+                              generation, recorded in its gen record */
     long in_flight;        /* children being measured while the next
                               generation is bred (0 otherwise): spent, for
                               the budget */

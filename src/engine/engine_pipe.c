@@ -15,6 +15,9 @@
  * spent; when g leaves no evaluation (by the cap g itself had, which its
  * gen record keeps), nothing is bred and g + 1 is bred after g as without
  * the pipeline (so a resume with a larger --evals and its replay agree).
+ * A generation the budget cut when it was bred keeps that budget as its
+ * own (its gen record's evals_budget), so a replay with a larger one
+ * breeds it as cut even when its session stopped inside it.
  * Generation 1 is bred after generation 0 (bred from nothing it would be
  * random points). Runs with LLM mutation do not pipeline: their answers
  * join the generation that collects them (engine_llm.c). Owns e->next;
@@ -52,6 +55,9 @@ int engine_pipe_take(struct engine *e)
         return 0;
     /* e->kids is empty (cleared at the generation's start) */
     swap_kids(e);
+    if (e->next_cap > 0)
+        e->gen_cap = e->next_cap;
+    e->next_cap = 0;
     return 1;
 }
 
@@ -78,6 +84,10 @@ static int breed_next(struct engine *e)
     e->gen = gen + 1;
     e->gen_cap = engine_recorded_cap(e, e->gen);
     rc = engine_make_children(e);
+    long max = engine_evals_cap(e);
+    e->next_cap = max > 0 && e->n_kids >= max - e->st.evals - e->in_flight
+                      ? max
+                      : 0;
     e->gen = gen;
     e->gen_cap = cap;
     swap_kids(e);
@@ -110,6 +120,7 @@ int engine_pipe_breed(struct engine *e)
 {
     engine_clear_kids(e->next, e->n_next);
     e->n_next = 0;
+    e->next_cap = 0;
     if (!engine_pipe_on(e) || e->gen < 1 || nothing_left(e))
         return KEVO_OK;
     int rc = breed_next(e);
@@ -193,6 +204,9 @@ int engine_pipe_restore(struct engine *e, const cJSON *ck)
     if (!a || !engine_pipe_on(e))
         return KEVO_OK;
     if (!cJSON_IsArray(a))
+        return KEVO_EPARSE;
+    e->next_cap = (long)record_num(ck, "next_cap", 0);
+    if (e->next_cap < 0)
         return KEVO_EPARSE;
     int rc = KEVO_OK;
     swap_kids(e); /* engine_add_child fills e->kids */

@@ -89,6 +89,19 @@ $K replay "$SCRATCH/e" >"$SCRATCH/out" 2>&1 && grep -q "^identical: 200 evaluati
     ok "a pipelined run resumed twice with larger --evals replays identical" ||
     { fail "pipelined --evals resume replay"; cat "$SCRATCH/out"; }
 
+# stopped inside a generation the budget cut (the GPU fails on the 145th
+# evaluation, the 6th of generation 2's 11), resumed with a larger budget:
+# the cut generation is finished as it was bred and the replay agrees
+BUD="$ARGS --generations 0"
+KEVO_TEST_GPU_FAIL=0:145 $T run $BUD --gpus 0 --evals 150 --runs-dir "$SCRATCH" --name f 2>/dev/null
+[ "$(grep -c '"type":"eval","gen":2,' "$SCRATCH/f/journal.jsonl")" = 5 ] ||
+    fail "the failing GPU did not stop the run inside generation 2"
+$T resume "$SCRATCH/f" --evals 170 --quiet || fail "resume --evals 170 after the failure"
+$K replay "$SCRATCH/f" >"$SCRATCH/out" 2>&1 && grep -q "^identical: 170 evaluations" "$SCRATCH/out" &&
+    [ "$(grep -c '"type":"eval","gen":2,' "$SCRATCH/f/journal.jsonl")" = 11 ] &&
+    ok "stopped inside a budget-cut generation and resumed with a larger budget: replays identical" ||
+    { fail "resume inside a cut generation"; cat "$SCRATCH/out"; }
+
 # several GPUs (the fan-out of test evaluators): prefetch passes through,
 # same journal as one GPU
 : >"$SCRATCH/p.log"
