@@ -5,12 +5,17 @@
 # at HEAD against a baseline binary, interleaved case by case so both see
 # the same machine state. Cases: fp32 GEMM 4096^3, softmax fp32 4096^2,
 # bf16 GEMM 8192^3. 6 runs of 35 s plus start-up and replays: ~5 minutes.
+# When HEAD knows --pipeline (issue 32), a third column "head-p0" runs
+# HEAD with --pipeline 0 (the generation barrier as before), so the table
+# tells the pipeline's gain from the rest of HEAD's: 9 runs, ~8 minutes.
 #
 # usage: OUT=DIR KEVO_BASE=/path/to/base/kevo scripts/gpu-speed.sh [--gpus 0,1]
 #   KEVO       the kevo under test (default build/bundle/kevo, else build/kevo)
 #   KEVO_BASE  the baseline kevo (e.g. the 1281cf3 bundle); unset: HEAD only
 #   T          the time budget of each run (default 35s); SEED (default 11)
 #   --gpus L   every run uses these GPUs (the 2-GPU variant: --gpus 0,1)
+#   PIPE0      1 (default when HEAD has --pipeline): the head-p0 column; 0: not
+#   CASES      ';'-separated "problem dtype shape" cases (default the three)
 # Writes $OUT/speed/summary.md (the one table), per run the status, the
 # replay line and the gzipped journal; prints the table at the end.
 # Idle % is computed here from the journal (the same arithmetic as kevo
@@ -25,6 +30,9 @@ GPUS=; [ "${1:-}" = --gpus ] && GPUS=$2
 O=${OUT:?set OUT}/speed; mkdir -p "$O"; S=$O/summary.md
 D=$(mktemp -d /tmp/kevo-speed.XXXXXX)
 GARG=; [ -n "$GPUS" ] && GARG="--gpus $GPUS"
+P0=${PIPE0:-}
+[ -z "$P0" ] && { "$K" run --help 2>&1 | grep -q -- '--pipeline' && P0=1 || P0=0; }
+CASES=${CASES:-gemm fp32 4096x4096x4096;softmax fp32 4096x4096;gemm bf16 8192x8192x8192}
 {
   echo "# gpu-speed $(date -u +%FT%TZ): seed $SEED, --time $T, ${GPUS:+--gpus $GPUS, }fresh cache per run"
   echo; echo "HEAD: $K ($(cat "$(dirname "$K")/COMMIT" 2>/dev/null || "$K" --version 2>/dev/null | head -1))"
@@ -56,10 +64,11 @@ best_fit() { # best.json's fitness, in the unit's engineering form
        match($0, /"unit":[ \t]*"[^"]*"/) { u = substr($0, RSTART, RLENGTH); sub(/.*:[ \t]*"/, "", u); sub(/"$/, "", u) }
        END { if (f == "") print "-"; else printf "%.4g T%s\n", f / 1e12, u }' "$1" 2>/dev/null || echo -
 }
-one() { # one run: label binary problem dtype shape
+one() { # one run: label binary problem dtype shape [extra run flags]
   local lab=$1 bin=$2 p=$3 dt=$4 sh=$5 name=$3-$4-$5-$1
+  local extra="${6:-}"
   KEVO_CACHE_DIR=$D/cache-$name timeout 300 "$bin" run --problem "$p" --dtype "$dt" --shape "$sh" \
-      --seed "$SEED" --time "$T" $GARG --runs-dir "$D" --name "$name" --quiet > "$O/$name.log" 2>&1
+      --seed "$SEED" --time "$T" $GARG $extra --runs-dir "$D" --name "$name" --quiet > "$O/$name.log" 2>&1
   echo "run exit $?" >> "$O/$name.log"
   "$bin" status "$D/$name" > "$O/$name.status" 2>&1
   local rep; rep=$(timeout 120 "$bin" replay "$D/$name" 2>&1 | head -1)
@@ -70,9 +79,11 @@ one() { # one run: label binary problem dtype shape
   echo "| $p $dt $sh | $lab | $1 | $2 | $3 | $4 | $5 | $(best_fit "$D/$name/best.json") | ${rep%% (*} |" >> "$S"
   rm -rf "$D/cache-$name"
 }
-for c in "gemm fp32 4096x4096x4096" "softmax fp32 4096x4096" "gemm bf16 8192x8192x8192"; do
+IFS=';' read -r -a LIST <<< "$CASES"
+for c in "${LIST[@]}"; do
   set -- $c
   one head "$K" "$@"
+  [ "$P0" = 1 ] && one head-p0 "$K" "$@" "--pipeline 0"
   [ -n "$B" ] && one base "$B" "$@"
 done
 grep -h '^gpu:' "$O"/*-head.status >> "$O/head-gpu-lines.txt" 2>/dev/null

@@ -117,6 +117,16 @@ struct evaluator_ops {
      * run) is KEVO_OK with out->available = 0 and a note; an error makes
      * further evaluation impossible. */
     int (*profile)(void *self, const struct candidate *c, struct kprof *out);
+    /* (optional) Starts compiling cands[0..n), the batch the engine will
+     * hand to eval_batch next (issue 32: the pipeline), behind every
+     * compile a batch needs now; the binaries go to the compile cache,
+     * where that eval_batch finds them. A compile of the same source
+     * already queued or running is joined, never repeated. Evaluates
+     * nothing, calls no callback and does not wait for a compile; nothing
+     * the engine decides depends on it (a prefetch that is lost only
+     * means the batch compiles as usual). Borrows cands for the call. */
+    void (*prefetch)(void *self, const struct candidate *const *cands,
+                     int n);
     /* (optional) JSON object text describing the environment (GPU, driver,
      * versions) for the manifest; new string, caller frees. */
     char *(*environment)(void *self);

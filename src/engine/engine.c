@@ -4,10 +4,12 @@
  * already evaluated and the journal position; knows nothing of GPUs.
  *
  * One generation: make children (mutators, or the initial points for
- * generation 0) -> instantiate and store their sources -> results from the
- * journal or the evaluator, journaled in order -> noise-aware confirmation
- * of a new best -> (mu + lambda) survivors per island -> migration ->
- * "gen" record -> checkpoint.
+ * generation 0; with the pipeline, engine_pipe.c, they were made while the
+ * generation before was measured) -> instantiate and store their sources
+ * -> (pipeline) breed the next generation and prefetch it -> results from
+ * the journal or the evaluator, journaled in order -> noise-aware
+ * confirmation of a new best -> (mu + lambda) survivors per island ->
+ * migration -> "gen" record -> checkpoint.
  */
 #include "engine.h"
 #include "engine_int.h"
@@ -251,11 +253,17 @@ int engine_add_child(struct engine *e, const struct child *c)
 
 static void clear_children(struct engine *e)
 {
-    for (int i = 0; i < e->n_kids; i++) {
-        free(e->kids[i].source);
-        eval_result_release(&e->kids[i].r);
-    }
+    engine_clear_kids(e->kids, e->n_kids);
     e->n_kids = 0;
+}
+
+void engine_clear_kids(struct child *kids, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(kids[i].source);
+        kids[i].source = NULL;
+        eval_result_release(&kids[i].r);
+    }
 }
 
 /* How many more evaluations the budget allows (LONG_MAX if none). */
@@ -270,25 +278,35 @@ static long evals_cap(const struct engine *e)
                                                             : max;
 }
 
+long engine_evals_cap(const struct engine *e)
+{
+    return evals_cap(e);
+}
+
+/* What the budget leaves for the children being made: the evaluations
+ * in flight (a generation measured while the pipeline breeds the next,
+ * engine_pipe.c) count as spent. */
 static long evals_left(const struct engine *e)
 {
     long max = evals_cap(e);
-    return max > 0 ? max - e->st.evals : 1L << 62;
+    return max > 0 ? max - e->st.evals - e->in_flight : 1L << 62;
 }
 
-/* The evals_budget of the recorded gen record of the generation being
- * made, if the run log is replaying it; 0 if none. */
-static long recorded_cap(const struct engine *e)
+long engine_recorded_cap(const struct engine *e, int gen)
 {
     const struct runlog *log = e->env.log;
     const cJSON *r;
     if (!runlog_replaying(log))
         return 0;
-    for (long i = runlog_pos(log); (r = runlog_recorded(log, i)); i++)
-        if (rec_type_of(r) == REC_GEN)
-            return record_num(r, "gen", -1) == e->gen
-                       ? (long)record_num(r, "evals_budget", 0)
-                       : 0;
+    for (long i = runlog_pos(log); (r = runlog_recorded(log, i)); i++) {
+        if (rec_type_of(r) != REC_GEN)
+            continue;
+        int g = (int)record_num(r, "gen", -1);
+        if (g == gen)
+            return (long)record_num(r, "evals_budget", 0);
+        if (g > gen)
+            return 0;
+    }
     return 0;
 }
 
@@ -557,6 +575,8 @@ static int one_child(struct engine *e, int i, int arm, struct child *c)
 
 /* ----------------------------------------------------------- surrogate */
 
+static int make_offspring(struct engine *e);
+
 struct pool {
     struct child *c;
     int n, cap;
@@ -653,6 +673,13 @@ static int offspring_pool(struct engine *e, int i, struct pool *p,
     return keep_best(e, p, slots, out);
 }
 
+int engine_make_children(struct engine *e)
+{
+    if (!strcmp(e->env.spec->strategy, "sweep"))
+        return make_sweep(e);
+    return e->gen == 0 ? make_initial(e) : make_offspring(e);
+}
+
 static int make_offspring(struct engine *e)
 {
     int rc;
@@ -707,13 +734,23 @@ static void child_desc(struct engine *e, struct child *c)
         c->d.regs_bucket = c->r.res.regs / 32;
 }
 
-static int write_source(struct engine *e, struct child *c)
+int engine_instantiate(struct engine *e, struct child *c)
 {
+    if (c->source) /* (a pipelined child, made when it was prefetched) */
+        return KEVO_OK;
     c->source = tpl_instantiate(engine_tpl_of(e, &c->g), c->g.vals,
                                 e->env.spec->dtype, &e->env.spec->shape);
     if (!c->source)
         return KEVO_ENOMEM;
     c->src_hash = hash_final(hash_str(HASH_SEED, c->source));
+    return KEVO_OK;
+}
+
+static int write_source(struct engine *e, struct child *c)
+{
+    int rc = engine_instantiate(e, c);
+    if (rc)
+        return rc;
     if (!runlog_writes(e->env.log))
         return KEVO_OK;
     char hex[17], rel[64], path[4096];
@@ -722,7 +759,7 @@ static int write_source(struct engine *e, struct child *c)
     if (fs_join(path, sizeof path, e->env.run_dir, rel))
         return KEVO_EINVAL;
     char *text = secret_scrub_dup(c->source, strlen(c->source));
-    int rc = text ? fs_write_new(path, text, strlen(text), 0) : KEVO_ENOMEM;
+    rc = text ? fs_write_new(path, text, strlen(text), 0) : KEVO_ENOMEM;
     free(text);
     if (rc && rc != KEVO_EEXIST) /* a full disk, a planted link: say where */
         snprintf(e->errbuf, sizeof e->errbuf, "cannot write '%.200s': %s",
@@ -821,25 +858,42 @@ static int on_result(void *ud, int idx, const struct eval_result *r)
     return 0;
 }
 
+int engine_candidates(const struct engine *e, const struct child *kids,
+                      int n, struct candidate **cands,
+                      const struct candidate ***ptrs)
+{
+    *cands = calloc((size_t)n + 1, sizeof **cands);
+    *ptrs = calloc((size_t)n + 1, sizeof **ptrs);
+    if (!*cands || !*ptrs) {
+        free(*cands);
+        free(*ptrs);
+        return KEVO_ENOMEM;
+    }
+    for (int k = 0; k < n; k++) {
+        const struct child *c = &kids[k];
+        (*cands)[k] = (struct candidate){engine_tpl_of(e, &c->g), c->g.vals,
+                                         c->g.hash, c->source, c->src_hash};
+        (*ptrs)[k] = &(*cands)[k];
+    }
+    return KEVO_OK;
+}
+
 static int evaluate_children(struct engine *e)
 {
     int rc, n = e->n_kids;
     for (int k = 0; k < n; k++)
         if ((rc = write_source(e, &e->kids[k])))
             return rc;
-    struct candidate *cands = calloc((size_t)n + 1, sizeof *cands);
-    const struct candidate **ptrs = calloc((size_t)n + 1, sizeof *ptrs);
-    if (!cands || !ptrs) {
+    struct candidate *cands;
+    const struct candidate **ptrs;
+    if ((rc = engine_candidates(e, e->kids, n, &cands, &ptrs)))
+        return rc;
+    /* the pipeline (engine_pipe.c): the next generation, bred from the
+     * results before this one, starts compiling behind it */
+    if ((rc = engine_pipe_breed(e))) {
         free(cands);
         free(ptrs);
-        return KEVO_ENOMEM;
-    }
-    for (int k = 0; k < n; k++) {
-        const struct child *c = &e->kids[k];
-        cands[k] = (struct candidate){engine_tpl_of(e, &c->g), c->g.vals,
-                                      c->g.hash,
-                                      c->source, c->src_hash};
-        ptrs[k] = &cands[k];
+        return rc;
     }
     struct batch_ctx b = {e, KEVO_OK};
     rc = runlog_evaluate(e->env.log, ptrs, n, on_result, &b);
@@ -1074,6 +1128,10 @@ static cJSON *checkpoint_json(struct engine *e)
     }
     if (e->env.llm_on)
         cJSON_AddItemToObject(o, "llm", engine_llm_to_json(e));
+    if (engine_pipe_on(e))
+        cJSON_AddItemToObject(o, "next", engine_pipe_to_json(e));
+    if (engine_pipe_on(e) && e->next_cap > 0)
+        cJSON_AddNumberToObject(o, "next_cap", (double)e->next_cap);
     cJSON_AddNumberToObject(o, "elapsed_s", elapsed_s(e));
     return o;
 }
@@ -1134,7 +1192,7 @@ static int one_generation(struct engine *e)
     int rc;
     clear_children(e);
     e->gen = e->st.gen + 1;
-    e->gen_cap = recorded_cap(e);
+    e->gen_cap = engine_recorded_cap(e, e->gen);
     if (e->env.llm_on) {
         /* gen 0 asks for proposals; with no template of the run's dtype
          * they are the initial population, else they join generation 1 */
@@ -1146,11 +1204,9 @@ static int one_generation(struct engine *e)
         if ((rc = engine_llm_until_usable(e)) || e->st.stop != STOP_NONE)
             return rc;
     }
-    if (!strcmp(e->env.spec->strategy, "sweep"))
-        rc = make_sweep(e);
-    else
-        rc = e->gen == 0 ? make_initial(e) : make_offspring(e);
-    if (rc)
+    /* bred while the generation before was measured (engine_pipe.c), or
+     * now */
+    if (!engine_pipe_take(e) && (rc = engine_make_children(e)))
         return rc;
     if (e->n_kids == 0 && e->n_pend == 0) {
         e->st.stop = STOP_EXHAUSTED;
@@ -1273,6 +1329,8 @@ static int restore(struct engine *e, const cJSON *ck)
                                cJSON_GetObjectItemCaseSensitive(ck, "archive"));
     if (!rc)
         rc = restore_best(e, cJSON_GetObjectItemCaseSensitive(ck, "best"));
+    if (!rc)
+        rc = engine_pipe_restore(e, ck);
     return rc;
 }
 
@@ -1387,6 +1445,8 @@ void engine_free(struct engine *e)
         return;
     clear_children(e);
     free(e->kids);
+    engine_clear_kids(e->next, e->n_next);
+    free(e->next);
     for (int i = 0; e->isl && i < e->n_isl; i++)
         free(e->isl[i].m);
     free(e->isl);

@@ -134,10 +134,53 @@ struct engine {
                               launch-only): a point whose key is here
                               costs no compile (engine_sur.c) */
     int has_compiled;      /* 1 once compiled is initialised */
+    /* the pipeline (engine_pipe.c): the next generation's children, bred
+     * while this one is measured (n_next 0: none; it is bred when due) */
+    struct child *next;
+    int n_next, cap_next;
+    long next_cap;         /* the evaluation budget that cut next when it
+                              was bred (0: not cut): the budget of that
+                              generation, recorded in its gen record */
+    long in_flight;        /* children being measured while the next
+                              generation is bred (0 otherwise): spent, for
+                              the budget */
 };
 
 /* engine.c: run time incl. earlier sessions, s */
 double engine_elapsed_s(const struct engine *e);
+/* engine.c: the children of generation e->gen (strategy sweep, the
+ * initial points, or offspring), into e->kids. */
+int engine_make_children(struct engine *e);
+/* engine.c: fills c->source and c->src_hash unless c has its source. */
+int engine_instantiate(struct engine *e, struct child *c);
+/* engine.c: frees the sources and results of kids[0..n) (not the array). */
+void engine_clear_kids(struct child *kids, int n);
+/* engine.c: the candidates of kids[0..n) as *cands and a pointer to each
+ * as *ptrs (both new: caller frees; they borrow kids). KEVO_ENOMEM. */
+int engine_candidates(const struct engine *e, const struct child *kids,
+                      int n, struct candidate **cands,
+                      const struct candidate ***ptrs);
+/* engine.c: the evaluation budget of generation e->gen (0 = none), and
+ * the evals_budget the journal's recorded gen record of generation gen
+ * holds when the run log replays it (0 = none or not replaying). */
+long engine_evals_cap(const struct engine *e);
+long engine_recorded_cap(const struct engine *e, int gen);
+
+/* engine_pipe.c: the pipeline (spec pipeline, issue 32) */
+/* 1 if the run pipelines: its spec says so and it has no LLM mutation. */
+int engine_pipe_on(const struct engine *e);
+/* Before generation e->gen (its children in e->kids, not yet measured) is
+ * measured: breeds generation e->gen + 1 from the results so far into
+ * e->next and hands it to the evaluator's prefetch. Deterministic in the
+ * results taken so far. */
+int engine_pipe_breed(struct engine *e);
+/* At the start of generation e->gen: moves the children bred for it into
+ * e->kids (empty); 1 if there were any, 0 if they are to be bred now. */
+int engine_pipe_take(struct engine *e);
+/* e->next for the checkpoint (new JSON array), and read back from
+ * checkpoint ck (absent: none; KEVO_EPARSE if malformed). */
+cJSON *engine_pipe_to_json(const struct engine *e);
+int engine_pipe_restore(struct engine *e, const cJSON *ck);
 
 /* engine_report.c: the progress lines and --json events of a new best
  * (after set_best) and of a finished generation; how the session ended,
@@ -226,6 +269,9 @@ int engine_sur_fit(struct engine *e);
  * bonus for uncertainty; 0 if no forest, HUGE_VAL for a template newer
  * than the forest (an LLM's: tried before the rated ones). */
 double engine_sur_score(const struct engine *e, const struct genome *g);
+/* Counts the binary of (tpl, vals), a candidate being measured, as one
+ * the run has (its launch-only neighbours cost no compile). */
+int engine_sur_note_compiling(struct engine *e, int tpl, const int64_t *vals);
 void engine_sur_release(struct engine *e);
 
 

@@ -50,8 +50,7 @@ static uint64_t compile_key(const struct tpl *t, const int64_t *vals)
     return hash_final(h);
 }
 
-int engine_sur_note(struct engine *e, int tpl, const int64_t *vals,
-              enum eval_outcome o, double fitness)
+int engine_sur_note_compiling(struct engine *e, int tpl, const int64_t *vals)
 {
     if (e->env.spec->surrogate < 2 || tpl < 0)
         return KEVO_OK;
@@ -60,7 +59,15 @@ int engine_sur_note(struct engine *e, int tpl, const int64_t *vals,
             return KEVO_ENOMEM;
         e->has_compiled = 1;
     }
-    if (seen_add(&e->compiled, compile_key(e->tpls[tpl], vals)))
+    return seen_add(&e->compiled, compile_key(e->tpls[tpl], vals));
+}
+
+int engine_sur_note(struct engine *e, int tpl, const int64_t *vals,
+              enum eval_outcome o, double fitness)
+{
+    if (e->env.spec->surrogate < 2 || tpl < 0)
+        return KEVO_OK;
+    if (engine_sur_note_compiling(e, tpl, vals))
         return KEVO_ENOMEM;
     if (e->n_hist == e->cap_hist) {
         long cap = e->cap_hist ? e->cap_hist * 2 : 256;

@@ -567,6 +567,20 @@ static void fo_set_best(void *self, double best_median_ns)
     }
 }
 
+/* The engine's prefetch of its next batch (eval.h), called between
+ * batches: to the first sub still in use (the GPU evaluators share one
+ * compile pool, so one of them queues the compiles for all). */
+static void fo_prefetch(void *self, const struct candidate *const *cands,
+                        int n)
+{
+    struct fanout *f = self;
+    if (f->alive == 0)
+        return;
+    struct evaluator *ev = &f->subs[first_alive(f)].s.ev;
+    if (ev->ops->prefetch)
+        ev->ops->prefetch(ev->self, cands, n);
+}
+
 static int fo_admit(void *self, const struct tpl *t, const int64_t *vals)
 {
     struct fanout *f = self;
@@ -637,6 +651,7 @@ static const struct evaluator_ops fanout_ops = {
     .set_best = fo_set_best,
     .admit = fo_admit,
     .profile = fo_profile,
+    .prefetch = fo_prefetch,
     .environment = fo_environment,
     .destroy = fo_destroy,
 };
@@ -682,6 +697,8 @@ int fanout_new(const struct fanout_opts *o, struct fanout_sub *subs, int n,
         f->ops.admit = NULL;
     if (!s0->profile)
         f->ops.profile = NULL;
+    if (!s0->prefetch)
+        f->ops.prefetch = NULL;
     out->ops = &f->ops;
     out->self = f;
     return KEVO_OK;

@@ -66,9 +66,11 @@ struct fanout_opts {
 
 /*
  * Makes the fan-out evaluator over subs[0..n) (1 <= n <= FANOUT_MAX_SUBS;
- * every sub must have eval_batch; confirm, set_best and admit are offered
- * when sub 0 has them). Takes ownership of each subs[i].ev, destroyed even
- * on failure; the array itself is copied. It runs one thread per
+ * every sub must have eval_batch; confirm, set_best, admit and prefetch
+ * are offered when sub 0 has them; prefetch goes to the first sub still
+ * in use, which for GPU evaluators queues the shared pool's compiles).
+ * Takes ownership of each subs[i].ev, destroyed even on failure; the array
+ * itself is copied. It runs one thread per
  * sub-evaluator, started by the first batch that needs them and ended by
  * destroy (a process a sub forks, such as a restarted GPU worker, may die
  * with the thread that forked it), each taking the first candidate in

@@ -661,12 +661,59 @@ static void ge_destroy(void *self)
     free(g);
 }
 
+/* Prefetches candidate c (jit_pool_prefetch, or with later
+ * jit_pool_prefetch_later) unless it is decided before compiling. */
+static void prefetch_one(struct gpueval *g, const struct candidate *c,
+                         int later)
+{
+    struct launch_plan pl;
+    struct eval_result r;
+    eval_result_init(&r);
+    int decided = precheck(g, c, &pl, &r);
+    eval_result_release(&r);
+    if (decided)
+        return;
+    int rc = later ? jit_pool_prefetch_later(g->pool, c->source,
+                                             c->tpl->name)
+                   : jit_pool_prefetch(g->pool, c->source, c->tpl->name);
+    if (rc) {
+        /* the submit that follows reports it */
+    }
+}
+
+void gpueval_prefetch(void *self, const struct candidate *const *cands,
+                      int n)
+{
+    struct gpueval *g = self;
+    for (int i = 0; i < n; i++)
+        prefetch_one(g, cands[i], 0);
+}
+
+/* The engine's next batch (eval.h prefetch): behind every compile the
+ * batches being evaluated need, in the cost model's order (the order its
+ * eval_batch will submit them in). */
+static void ge_prefetch(void *self, const struct candidate *const *cands,
+                        int n)
+{
+    struct gpueval *g = self;
+    int *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
+    if (!order)
+        return; /* a lost prefetch: the batch compiles as usual */
+    if (ccost_order(g->cost, cands, n, order)) {
+        /* out of memory for the order: index order (filled) */
+    }
+    for (int o = 0; o < n; o++)
+        prefetch_one(g, cands[order[o]], 1);
+    free(order);
+}
+
 static const struct evaluator_ops gpueval_ops = {
     .name = "gpu",
     .eval_batch = ge_eval_batch,
     .confirm = ge_confirm,
     .set_best = ge_set_best,
     .profile = ge_profile,
+    .prefetch = ge_prefetch,
     .environment = ge_environment,
     .destroy = ge_destroy,
 };
@@ -853,23 +900,6 @@ int gpueval_device_count(const struct evaluator *e)
                                                            : 0;
     cJSON_Delete(j);
     return n;
-}
-
-void gpueval_prefetch(void *self, const struct candidate *const *cands,
-                      int n)
-{
-    struct gpueval *g = self;
-    for (int i = 0; i < n; i++) {
-        struct launch_plan pl;
-        struct eval_result r;
-        eval_result_init(&r);
-        int decided = precheck(g, cands[i], &pl, &r);
-        eval_result_release(&r);
-        if (!decided && jit_pool_prefetch(g->pool, cands[i]->source,
-                                          cands[i]->tpl->name)) {
-            /* the submit that follows reports it */
-        }
-    }
 }
 
 int gpueval_order(void *self, const struct candidate *const *cands, int n,

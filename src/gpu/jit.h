@@ -181,6 +181,12 @@ int jit_pool_done(struct jit_pool *p, int ticket);
  * cache hit, or for a source already queued. Errors as for submit. */
 int jit_pool_prefetch(struct jit_pool *p, const char *src,
                       const char *name) KEVO_WUR;
+/* jit_pool_prefetch for a batch that comes after the ones being worked on
+ * (the engine's next generation, issue 32): its compile starts only when
+ * no other queued ticket could (a submit or a jit_pool_prefetch of the
+ * same source moves it up to theirs). */
+int jit_pool_prefetch_later(struct jit_pool *p, const char *src,
+                            const char *name) KEVO_WUR;
 /* For a prefetched src: 1 if its compile is over (a submit now answers
  * from the cache at once), 0 if it is queued or compiling; -1 if src was
  * never prefetched (or its result was taken) or the pool has no cache. */

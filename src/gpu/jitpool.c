@@ -93,6 +93,8 @@ struct ticket {
     enum ticket_state state;
     int prefetch; /* 1: from jit_pool_prefetch, nobody waits for it yet;
                      once DONE only a marker (result in the disk cache) */
+    int later;    /* 1: from jit_pool_prefetch_later and not asked for
+                     sooner since: dispatched after every other ticket */
     double marker_ms; /* a marker's compile time, for its submit */
     uint64_t key; /* cache key (0 without a cache) */
     char *src;    /* owned copies while QUEUED */
@@ -514,17 +516,21 @@ static int key_running(const struct jit_pool *p, uint64_t key)
     return 0;
 }
 
-/* The oldest queued ticket's index, or -1. A ticket whose twin (same
- * source, e.g. points that differ only in launch-only params) is
+/* The oldest queued ticket's index, or -1; one for later (the engine's
+ * next batch, issue 32) only when no other is queued. A ticket whose twin
+ * (same source, e.g. points that differ only in launch-only params) is
  * compiling waits for it: answer_twins takes the result from the cache. */
 static int ticket_oldest(struct jit_pool *p)
 {
     int best = -1;
-    for (int i = 0; i < p->n_tk; i++)
-        if (p->tk[i].state == TK_QUEUED &&
-            (best < 0 || p->tk[i].id < p->tk[best].id) &&
-            !key_running(p, p->tk[i].key))
+    for (int i = 0; i < p->n_tk; i++) {
+        const struct ticket *t = &p->tk[i];
+        if (t->state != TK_QUEUED || key_running(p, t->key))
+            continue;
+        if (best < 0 || t->later < p->tk[best].later ||
+            (t->later == p->tk[best].later && t->id < p->tk[best].id))
             best = i;
+    }
     return best;
 }
 
@@ -752,9 +758,9 @@ static struct ticket *prefetched(struct jit_pool *p, uint64_t key)
     return NULL;
 }
 
-/* submit and prefetch, mutex held. */
+/* submit and prefetch (later: jit_pool_prefetch_later), mutex held. */
 static int submit_locked(struct jit_pool *p, const char *src,
-                         const char *name, int prefetch)
+                         const char *name, int prefetch, int later)
 {
     double ahead_ms = 0; /* compiled ahead by a prefetch that took this */
     if (!src || !name || strlen(src) > JIT_SRC_CAP || strlen(name) > NAME_CAP) {
@@ -765,6 +771,7 @@ static int submit_locked(struct jit_pool *p, const char *src,
         struct ticket *pt = prefetched(p, jit_cache_key(src, p->arch));
         if (pt && (prefetch || pt->state != TK_DONE)) {
             pt->prefetch = prefetch; /* compiling: a submit adopts it */
+            pt->later = pt->later && later; /* wanted sooner now? */
             return pt->id;
         }
         if (pt) { /* a done marker: the cache has it now */
@@ -784,6 +791,7 @@ static int submit_locked(struct jit_pool *p, const char *src,
         t->name = strdup(name);
         t->state = TK_QUEUED;
         t->prefetch = prefetch;
+        t->later = later;
         r = t->src && t->name ? 0 : -KEVO_ENOMEM;
     }
     if (r < 0) {
@@ -811,19 +819,31 @@ static int submit_locked(struct jit_pool *p, const char *src,
 int jit_pool_submit(struct jit_pool *p, const char *src, const char *name)
 {
     pthread_mutex_lock(&p->mu);
-    int r = submit_locked(p, src, name, 0);
+    int r = submit_locked(p, src, name, 0, 0);
     pthread_mutex_unlock(&p->mu);
     return r;
 }
 
-int jit_pool_prefetch(struct jit_pool *p, const char *src, const char *name)
+static int prefetch(struct jit_pool *p, const char *src, const char *name,
+                    int later)
 {
     if (!p->cache_dir)
         return KEVO_OK;
     pthread_mutex_lock(&p->mu);
-    int r = submit_locked(p, src, name, 1);
+    int r = submit_locked(p, src, name, 1, later);
     pthread_mutex_unlock(&p->mu);
     return r < 0 ? -r : KEVO_OK;
+}
+
+int jit_pool_prefetch(struct jit_pool *p, const char *src, const char *name)
+{
+    return prefetch(p, src, name, 0);
+}
+
+int jit_pool_prefetch_later(struct jit_pool *p, const char *src,
+                            const char *name)
+{
+    return prefetch(p, src, name, 1);
 }
 
 /* Mutex held. p->tk moves in submit, so the ticket is looked up again

@@ -208,6 +208,14 @@ int runlog_evaluate(struct runlog *rl, const struct candidate *const *cands,
     return x.rc ? x.rc : rc;
 }
 
+void runlog_prefetch(struct runlog *rl, const struct candidate *const *cands,
+                     int n)
+{
+    if (n > 0 && rl->c.live && rl->pos >= rl->n_rec && rl->c.ev.ops &&
+        rl->c.ev.ops->prefetch)
+        rl->c.ev.ops->prefetch(rl->c.ev.self, cands, n);
+}
+
 static void show(const cJSON *v, char *out, size_t cap)
 {
     char *s = v ? cJSON_PrintUnformatted(v) : NULL;

@@ -80,6 +80,12 @@ const char *runlog_error(const struct runlog *rl);
  */
 int runlog_evaluate(struct runlog *rl, const struct candidate *const *cands,
                     int n, eval_cb cb, void *ud) KEVO_WUR;
+/* Hands cands[0..n) (borrowed), the batch runlog_evaluate gets next, to
+ * the live evaluator's prefetch (eval.h) when the log is live and holds
+ * no recorded result left to give (a replay, or a resume still re-deriving
+ * its recorded tail, compiles nothing ahead); else nothing. */
+void runlog_prefetch(struct runlog *rl, const struct candidate *const *cands,
+                     int n);
 /* Takes the engine's record rec (borrowed): compared with the recorded one,
  * or appended (sync: fsync after). */
 int runlog_put(struct runlog *rl, const cJSON *rec, int sync) KEVO_WUR;

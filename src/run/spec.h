@@ -47,6 +47,11 @@ struct spec {
      * constraint by moving one other parameter (1), or draws again (0:
      * what runs made before it did, so their replays stay exact) */
     int tweak_repair;
+    /* issue 32: generation g+1 is bred from the results up to g-1 while g
+     * is measured, and compiled meanwhile (1); or after g (0: what runs
+     * made before it did; a manifest without it reads as 0). Only runs
+     * without LLM mutation pipeline (engine_pipe.c). */
+    int pipeline;
     /* "kevo run --simulate": the recorded table answering for the GPU */
     char table[1024];
     /* budgets (0 = unlimited) */
@@ -93,7 +98,8 @@ int spec_llm_on(const struct spec *s);
 /* Defaults for everything (problem/dtype/shape left empty). */
 void spec_defaults(struct spec *s);
 /* The search settings of runs made before they existed (issue 13: random
- * first generation, no surrogate; session 13: no tweak repair): a
+ * first generation, no surrogate; session 13: no tweak repair; issue 32:
+ * no pipeline): a
  * manifest without them means these. */
 void spec_legacy_search(struct spec *s);
 /*

@@ -24,6 +24,9 @@ struct testeval {
     long calls;      /* evaluations attempted */
     int evidence;    /* KEVO_TEST_EVIDENCE: GPU-like evidence JSON */
     long profiles;   /* profiles taken */
+    FILE *compiles;  /* KEVO_TEST_COMPILE_LOG: one line per compile event
+                        ("prefetch H", "batch H": H the source hash),
+                        appended; NULL = none */
 };
 
 double testeval_fitness(const struct tpl *t, const int64_t *vals,
@@ -145,10 +148,35 @@ static int te_profile(void *self, const struct candidate *c,
     return KEVO_OK;
 }
 
+/* One line "<what> <source hash> <genome hash>" of the compile log. */
+static void log_compile(struct testeval *te, const char *what,
+                        const struct candidate *c)
+{
+    if (!te->compiles)
+        return;
+    char s[17], g[17];
+    hash_hex(c->source_hash, s);
+    hash_hex(c->genome_hash, g);
+    fprintf(te->compiles, "%s %s %s\n", what, s, g);
+    fflush(te->compiles);
+}
+
+/* The pipeline's prefetch (eval.h): compiles nothing (the synthetic
+ * landscape needs no binary), but says what it was asked, so that tests
+ * see which candidates were handed over ahead and when. */
+static void te_prefetch(void *self, const struct candidate *const *c, int n)
+{
+    struct testeval *te = self;
+    for (int i = 0; i < n; i++)
+        log_compile(te, "prefetch", c[i]);
+}
+
 static int te_batch(void *self, const struct candidate *const *c, int n,
                     eval_cb cb, void *ud)
 {
     struct testeval *te = self;
+    for (int i = 0; i < n; i++)
+        log_compile(te, "batch", c[i]);
     for (int i = 0; i < n; i++) {
         if (te->fail_from && ++te->calls >= te->fail_from)
             return KEVO_ECUDA; /* a GPU that died (KEVO_TEST_GPU_FAIL) */
@@ -206,6 +234,9 @@ static char *te_environment(void *self)
 
 static void te_destroy(void *self)
 {
+    struct testeval *te = self;
+    if (te->compiles)
+        fclose(te->compiles);
     free(self);
 }
 
@@ -213,6 +244,7 @@ static const struct evaluator_ops te_ops = {
     .name = "test",
     .eval_batch = te_batch,
     .confirm = te_confirm,
+    .prefetch = te_prefetch,
     .environment = te_environment,
     .destroy = te_destroy,
 };
@@ -222,6 +254,7 @@ static const struct evaluator_ops te_ops_prof = {
     .eval_batch = te_batch,
     .confirm = te_confirm,
     .profile = te_profile,
+    .prefetch = te_prefetch,
     .environment = te_environment,
     .destroy = te_destroy,
 };
@@ -239,6 +272,11 @@ int testeval_new(struct evaluator *out, struct testeval_stats *stats)
     if (ph && sscanf(ph, "%lf,%lf,%lf", &te->phase_ms[0], &te->phase_ms[1],
                      &te->phase_ms[2]) != 3)
         memset(te->phase_ms, 0, sizeof te->phase_ms);
+    const char *cl = getenv("KEVO_TEST_COMPILE_LOG");
+    if (cl && !(te->compiles = fopen(cl, "a"))) {
+        free(te);
+        return KEVO_EIO;
+    }
     out->ops = getenv("KEVO_TEST_PROFILE") ? &te_ops_prof : &te_ops;
     out->self = te;
     return KEVO_OK;

@@ -18,6 +18,10 @@
  * KEVO_TEST_EVIDENCE=1 adds evidence JSON shaped like the GPU
  * evaluator's: a compile log for compile errors; the copy baseline and
  * two launches' resources for ok results.
+ * It has the pipeline's prefetch op (eval.h), which compiles nothing;
+ * KEVO_TEST_COMPILE_LOG=FILE appends a line per candidate handed to it
+ * ("prefetch SRCHASH GENOMEHASH") and per candidate a batch evaluates
+ * ("batch SRCHASH GENOMEHASH", before the first result).
  */
 #ifndef KEVO_TESTEVAL_H
 #define KEVO_TESTEVAL_H

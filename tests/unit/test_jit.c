@@ -630,6 +630,44 @@ static void test_pool_prefetch(void)
     jit_pool_free(p);
 }
 
+/* A prefetch for later (the engine's next generation, issue 32) waits
+ * behind every ticket queued after it: with one compiler busy on a, the
+ * submit c queued after the later prefetch b compiles first (b then is
+ * still compiling when c is done), and its submit takes it over: one
+ * compile, for this run. */
+static void test_pool_prefetch_later(void)
+{
+    char dir[80];
+    snprintf(dir, sizeof dir, "%s/later", cache_dir);
+    struct jit_pool *p = pool_start(1, 20000, dir);
+    if (!p)
+        return;
+    char src[3][200];
+    for (int i = 0; i < 3; i++)
+        snprintf(src[i], sizeof src[i], "extern \"C\" __global__ void "
+                 "kevo_l%d(int *a) { a[threadIdx.x] = %d; }\n", i, i);
+    int ta = jit_pool_submit(p, src[0], "a.cu");
+    CHECK(ta >= 0);
+    CHECK(jit_pool_prefetch_later(p, src[1], "b.cu") == KEVO_OK);
+    int tc = jit_pool_submit(p, src[2], "c.cu");
+    CHECK(tc >= 0);
+    struct jit_output o;
+    CHECK(jit_pool_wait(p, tc, &o) == KEVO_OK && o.ok &&
+          contains(&o, "kevo_l2"));
+    jit_output_release(&o);
+    CHECK_MSG(jit_pool_ready(p, src[1]) == 0, "the later prefetch is %s",
+              jit_pool_ready(p, src[1]) == 1 ? "done before the submit "
+                                               "queued after it"
+                                             : "gone");
+    CHECK(jit_pool_wait(p, ta, &o) == KEVO_OK && o.ok);
+    jit_output_release(&o);
+    int tb = jit_pool_submit(p, src[1], "b.cu");
+    CHECK(tb >= 0 && jit_pool_wait(p, tb, &o) == KEVO_OK && o.ok &&
+          !o.cached && contains(&o, "kevo_l1"));
+    jit_output_release(&o);
+    jit_pool_free(p);
+}
+
 /* Two submits of one source at once, with compilers free for both: one
  * compiles, the other waits for it and is answered from the cache (points
  * that differ only in launch-only params have one source). */
@@ -676,6 +714,8 @@ int main(void)
         "own three kernels");
     RUN(test_pool_prefetch, "a prefetched compile is taken over by the "
         "submit of the same source, or found in the cache once done");
+    RUN(test_pool_prefetch_later, "a prefetch for later waits behind the "
+        "submits queued after it");
     RUN(test_pool_twins, "a source submitted twice at once compiles once; "
         "the twin is a cache hit");
     RUN(test_compile_small, "a small kernel gives an ELF cubin and registers");
