@@ -146,6 +146,11 @@ struct problem {
     const char *reference_src; /* the fp64 reference, CUDA */
     const char *file_path;     /* the .problem file it was read from */
     const char *file_text;     /* its exact text (copied into run dirs) */
+    /* (optional) What loading file_text derived by running it (a PyTorch
+     * module's description, JSON): run directories keep it, so commands
+     * that evaluate nothing rebuild the problem without running the file
+     * (probreg.h problem_load_record); NULL: nothing ran. */
+    const char *file_record;
 };
 
 /* The usual prelude: elem_t as float, __half or __nv_bfloat16, with
