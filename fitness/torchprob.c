@@ -298,12 +298,22 @@ out:
     return rc;
 }
 
-/* "examples/torch/cumsum/cumsum.py" -> "cumsum" (letters, digits, _). */
+/* A problem's name fits spec.h's and tpl.h's char[32]. */
+#define TP_PROBLEM_NAME_MAX 31
+
+/* "examples/torch/cumsum/cumsum.py" -> "cumsum": letters, digits and _,
+ * an identifier (templates name their problem, the torch export names an
+ * op after it): KernelBench's "19_ReLU.py" -> "kb19_ReLU"; at most
+ * TP_PROBLEM_NAME_MAX characters. */
 static void stem(const char *path, char *out, size_t cap)
 {
     const char *b = strrchr(path, '/');
     b = b ? b + 1 : path;
     size_t n = 0;
+    if (cap > TP_PROBLEM_NAME_MAX + 1)
+        cap = TP_PROBLEM_NAME_MAX + 1;
+    if (isdigit((unsigned char)*b) && cap > 3)
+        n = (size_t)snprintf(out, cap, "kb");
     for (; *b && strcmp(b, ".py") && n + 1 < cap; b++)
         out[n++] = (isalnum((unsigned char)*b) || *b == '_') ? *b : '_';
     out[n] = '\0';

@@ -101,6 +101,20 @@ $T resume "$R" --generations 6 --quiet 2>"$SCRATCH/err" &&
     ok "resume (which runs the module) records a missing description" ||
     { fail "resume records describe.json"; cat "$SCRATCH/err"; }
 
+# 2c. KernelBench's file names ("89_cumsum.py", often long) give an
+# identifier of at most 31 characters that templates can name
+KB="$SCRATCH/kb"
+mkdir -p "$KB"
+N=kb89_cumsum_with_a_name_longer_
+cp examples/torch/cumsum/cumsum.py "$KB/89_cumsum_with_a_name_longer_than_thirty_one.py"
+sed "s|^// kevo: problem .*|// kevo: problem $N|" examples/torch/cumsum/cumsum_rows.cu \
+    >"$KB/cumsum_rows.cu"
+$T run --evaluator test --torch-problem "$KB/89_cumsum_with_a_name_longer_than_thirty_one.py" \
+    --seed 3 --generations 1 --quiet --runs-dir "$SCRATCH/runs" --name kb 2>"$SCRATCH/err" &&
+    grep -q "\"problem\":[[:space:]]*\"$N\"" "$SCRATCH/runs/kb/manifest.json" &&
+    ok "a KernelBench file name becomes the problem $N" ||
+    { fail "KernelBench file name"; cat "$SCRATCH/err"; }
+
 # 2b. the module's sizes are the default shape; --set changes one by name
 $T run --evaluator test --torch-problem examples/torch/cumsum/cumsum.py --seed 3 \
     --generations 1 --quiet --runs-dir "$SCRATCH/runs" --name dflt 2>"$SCRATCH/err" &&
