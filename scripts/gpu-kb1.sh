@@ -60,7 +60,7 @@ print(" ".join("%s=%s" % (k, v) for k, v in j.get("sizes", [])) or "-")' \
     if [ "$MODE" = bench ]; then
         timeout "$TIMEOUT_S" "$KEVO" bench --torch-problem "$f" >"$L.log" 2>&1
     elif [ $abi = yes ]; then
-        name=$(echo "$s" | tr -c 'A-Za-z0-9_\n' _)
+        name=$(echo "$s" | tr -c 'A-Za-z0-9_\n' _ | sed 's/^[0-9]/kb&/' | cut -c1-31)
         : >"$L.log"
         null_kernel "$L.json" "$name" "$L.cu" 2>>"$L.log" &&
             timeout "$TIMEOUT_S" "$KEVO" eval "$L.cu" --torch-problem "$f" \

@@ -205,6 +205,43 @@ def get_inputs():
 def get_init_inputs():
     return []' "$B/raises.py:5: AttributeError"
 
+# 4b. the worker's self-check of the fp64 reference (torchprob_helper.py's
+# check_stable, run on the CPU here; tests/gpu/torchprob.sh runs whole bad
+# modules on the GPU): a NaN output is named as not finite (NaN is never
+# equal to itself, so an equality test first would call it
+# nondeterministic), two differing runs as nondeterministic
+stable() { # expected message, then two python tensor expressions
+    "$PY" -c 'import runpy, sys, torch
+h = runpy.run_path("fitness/torchprob_helper.py")
+try:
+    h["check_stable"]([eval(sys.argv[1])], [eval(sys.argv[2])], "m.py")
+    print("accepted")
+except h["TPError"] as e:
+    print(e)' "$2" "$3" >"$SCRATCH/stable" 2>&1
+    grep -qF "$1" "$SCRATCH/stable"
+}
+stable "m.py: the fp64 module's output 0 is not finite" \
+    'torch.tensor([1.0, float("nan")], dtype=torch.float64)' \
+    'torch.tensor([1.0, float("nan")], dtype=torch.float64)' &&
+    ok "a NaN reference is refused as not finite" ||
+    { fail "NaN reference"; cat "$SCRATCH/stable"; }
+stable "m.py: the fp64 module disagrees with itself" \
+    'torch.tensor([1.0, 2.0], dtype=torch.float64)' \
+    'torch.tensor([1.0, 2.0 + 2 ** -40], dtype=torch.float64)' &&
+    ok "two fp64 runs one bit apart are refused as nondeterministic" ||
+    { fail "nondeterministic reference"; cat "$SCRATCH/stable"; }
+stable "accepted" 'torch.arange(4, dtype=torch.float64)' \
+    'torch.arange(4, dtype=torch.float64)' &&
+    ok "two equal finite fp64 runs are accepted" ||
+    { fail "stable reference"; cat "$SCRATCH/stable"; }
+# the bad GPU modules all describe (their faults show only on the GPU), so
+# the worker's checks are what must stop them
+for f in cpu_only random_forward index_add nonfinite; do
+    "$PY" fitness/torchprob_helper.py describe tests/gpu/torchprob/$f.py \
+        $f.py "$SCRATCH/$f.json" && grep -q '"buffers"' "$SCRATCH/$f.json" ||
+        fail "tests/gpu/torchprob/$f.py does not describe"
+done
+
 # 5. no torch for that python: named, with how to install it
 mkdir -p "$SCRATCH/nt/torch"
 echo 'raise ImportError("No module named torch", name="torch")' >"$SCRATCH/nt/torch/__init__.py"
