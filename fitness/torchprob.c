@@ -10,7 +10,10 @@
  * buffers at any shape, the kernel signature, bytes as the work (FLOPs
  * from torch.utils.flop_counter are only reported: an algebraically
  * cheaper kernel is legal). The GPU hooks are torchprob_gpu.c's.
- * Python runs only for .py problems: every other kind works without it.
+ * Python runs only for .py problems: every other kind works without it,
+ * and a run directory's problem is rebuilt from the description recorded
+ * at its start (tp_parse_record, torchdesc.c) by commands that do not
+ * evaluate, running nothing.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -248,67 +251,14 @@ static char *make_abi(const struct tprob *t)
     return s;
 }
 
-static int bad(char *err, size_t errcap, const char *path, const char *what)
-{
-    snprintf(err, errcap, "%s: the torch helper's description %s", path,
-             what);
-    return KEVO_EPARSE;
-}
-
-static int read_dim(const cJSON *j, const struct tprob *t, struct tp_dim *d)
-{
-    const cJSON *use = cJSON_GetArrayItem(j, 0);
-    const cJSON *num = cJSON_GetArrayItem(j, 1), *den = cJSON_GetArrayItem(j, 2);
-    if (!cJSON_IsArray(use) || !cJSON_IsNumber(num) || !cJSON_IsNumber(den) ||
-        den->valuedouble < 1 || cJSON_GetArraySize(use) > PROB_MAX_DIMS)
-        return -1;
-    d->n_use = 0;
-    const cJSON *u;
-    cJSON_ArrayForEach(u, use) {
-        if (!cJSON_IsNumber(u) || u->valueint < 0 || u->valueint >= t->p.n_dims)
-            return -1;
-        d->use[d->n_use++] = u->valueint;
-    }
-    d->num = (int64_t)num->valuedouble;
-    d->den = (int64_t)den->valuedouble;
-    return 0;
-}
-
-static int read_buf(const cJSON *j, struct tprob *t, struct tp_buf *b)
-{
-    const char *nm = cJSON_GetStringValue(cJSON_GetObjectItem(j, "name"));
-    const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(j, "role"));
-    const char *dt = cJSON_GetStringValue(cJSON_GetObjectItem(j, "dtype"));
-    const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(j, "state"));
-    const cJSON *dims = cJSON_GetObjectItem(j, "dims");
-    if (!nm || !role || !dt || !cJSON_IsArray(dims) ||
-        cJSON_GetArraySize(dims) > TP_MAX_RANK || strlen(nm) >= TP_NAME_MAX)
-        return -1;
-    snprintf(b->name, sizeof b->name, "%s", nm);
-    snprintf(b->state, sizeof b->state, "%s", st ? st : "");
-    b->role = !strcmp(role, "in") ? BUF_IN : BUF_OUT;
-    b->dtype = !strcmp(dt, "int32") ? TP_INT32 : !strcmp(dt, "int64")
-               ? TP_INT64 : !strcmp(dt, "bool") ? TP_BOOL : TP_FLOAT;
-    b->rank = 0;
-    const cJSON *d;
-    cJSON_ArrayForEach(d, dims) {
-        if (read_dim(d, t, &b->dims[b->rank++]))
-            return -1;
-    }
-    return 0;
-}
-
-static int from_json(const char *path, const char *json, struct tprob *t,
-                     char *err, size_t errcap)
+/* The helper's JSON: its error (the module's own, with file:line), or the
+ * description, checked like any foreign input. */
+static int from_helper(const char *path, const char *json, struct tprob *t,
+                       char *err, size_t errcap)
 {
     cJSON *root = cJSON_Parse(json);
-    int rc = KEVO_OK;
-    if (!root)
-        return bad(err, errcap, path, "is not JSON");
     const char *e = cJSON_GetStringValue(cJSON_GetObjectItem(root, "error"));
-    const cJSON *sizes = cJSON_GetObjectItem(root, "sizes");
-    const cJSON *bufs = cJSON_GetObjectItem(root, "buffers");
-    const cJSON *fl = cJSON_GetObjectItem(root, "flops"), *it;
+    int rc = KEVO_OK;
     if (e && !strcmp(e, "no_torch")) {
         snprintf(err, errcap, "%s: PyTorch is not installed for '%s' (install "
                  "it with `pip install torch`, or point KEVO_PYTHON at a "
@@ -317,43 +267,9 @@ static int from_json(const char *path, const char *json, struct tprob *t,
     } else if (e) {
         snprintf(err, errcap, "%s", e);
         rc = KEVO_EINVAL;
-    } else if (!cJSON_IsArray(sizes) || !cJSON_IsArray(bufs)) {
-        rc = bad(err, errcap, path, "lacks sizes or buffers");
-    } else if (cJSON_GetArraySize(sizes) > PROB_MAX_DIMS) {
-        snprintf(err, errcap, "%s: %d size constants, kevo takes at most %d",
-                 path, cJSON_GetArraySize(sizes), PROB_MAX_DIMS);
-        rc = KEVO_EINVAL;
-    } else if (cJSON_GetArraySize(bufs) > PROB_MAX_BUFS) {
-        snprintf(err, errcap, "%s: %d tensors (inputs, parameters, outputs), "
-                 "kevo takes at most %d", path, cJSON_GetArraySize(bufs),
-                 PROB_MAX_BUFS);
-        rc = KEVO_EINVAL;
     }
-    if (rc)
-        goto out;
-    cJSON_ArrayForEach(it, sizes) {
-        const char *nm = cJSON_GetStringValue(cJSON_GetArrayItem(it, 0));
-        const cJSON *v = cJSON_GetArrayItem(it, 1);
-        int i = t->p.n_dims;
-        if (!nm || !cJSON_IsNumber(v) || strlen(nm) >= TP_NAME_MAX) {
-            rc = bad(err, errcap, path, "has a bad size");
-            goto out;
-        }
-        snprintf(t->dim_names[i], TP_NAME_MAX, "%s", nm);
-        t->p.dim_names[i] = t->dim_names[i];
-        t->file_shape.d[i] = (int64_t)v->valuedouble;
-        t->p.n_dims = ++t->file_shape.n_dims;
-    }
-    cJSON_ArrayForEach(it, bufs) {
-        if (read_buf(it, t, &t->bufs[t->n_bufs++])) {
-            rc = bad(err, errcap, path, "has a bad buffer");
-            goto out;
-        }
-    }
-    t->flops = cJSON_IsNumber(fl) ? fl->valuedouble : 0;
-out:
     cJSON_Delete(root);
-    return rc;
+    return rc ? rc : tp_desc_read(path, json, t, err, errcap);
 }
 
 /* Runs the helper's describe on text in a private temporary folder; the
@@ -423,12 +339,22 @@ out:
     return rc;
 }
 
-/* "examples/torch/cumsum/cumsum.py" -> "cumsum" (letters, digits, _). */
+/* A problem's name fits spec.h's and tpl.h's char[32]. */
+#define TP_PROBLEM_NAME_MAX 31
+
+/* "examples/torch/cumsum/cumsum.py" -> "cumsum": letters, digits and _,
+ * an identifier (templates name their problem, the torch export names an
+ * op after it): KernelBench's "19_ReLU.py" -> "kb19_ReLU"; at most
+ * TP_PROBLEM_NAME_MAX characters. */
 static void stem(const char *path, char *out, size_t cap)
 {
     const char *b = strrchr(path, '/');
     b = b ? b + 1 : path;
     size_t n = 0;
+    if (cap > TP_PROBLEM_NAME_MAX + 1)
+        cap = TP_PROBLEM_NAME_MAX + 1;
+    if (isdigit((unsigned char)*b) && cap > 3)
+        n = (size_t)snprintf(out, cap, "kb");
     for (; *b && strcmp(b, ".py") && n + 1 < cap; b++)
         out[n++] = (isalnum((unsigned char)*b) || *b == '_') ? *b : '_';
     out[n] = '\0';
@@ -436,19 +362,15 @@ static void stem(const char *path, char *out, size_t cap)
         snprintf(out, cap, "torch");
 }
 
-static int tp_parse(const char *path, const char *text,
-                    const struct problem_gpu *gpu, struct problem **out,
-                    char *err, size_t errcap)
+/* The problem record from t's sizes and buffers (read from json, which t
+ * takes: freed even on failure); t is freed on failure. */
+static int finish(struct tprob *t, const char *path, const char *text,
+                  char *json, const struct problem_gpu *gpu,
+                  struct problem **out, char *err, size_t errcap)
 {
-    struct tprob *t = calloc(1, sizeof *t);
-    char *json = NULL;
-    if (!t)
-        return KEVO_ENOMEM;
-    int rc = run_describe(path, text, &json, err, errcap);
-    if (!rc)
-        rc = from_json(path, json, t, err, errcap);
-    free(json);
-    if (!rc && t->p.n_dims == 0) {
+    int rc = KEVO_OK;
+    t->record = json;
+    if (t->p.n_dims == 0) {
         snprintf(err, errcap, "%s: no module-level int size constant sets a "
                  "tensor's size (KernelBench files define e.g. batch_size = "
                  "16 and use it in get_inputs())", path);
@@ -456,7 +378,7 @@ static int tp_parse(const char *path, const char *text,
     }
     t->path = strdup(path);
     t->text = strdup(text);
-    if (!rc && (!t->path || !t->text))
+    if (!rc && (!t->path || !t->text || !t->record))
         rc = KEVO_ENOMEM;
     if (rc) {
         tp_free(&t->p);
@@ -481,6 +403,7 @@ static int tp_parse(const char *path, const char *text,
     p->description = t->text;
     p->file_path = t->path;
     p->file_text = t->text;
+    p->file_record = t->record;
     problem_format_shape(&t->file_shape, t->shape_text,
                          sizeof t->shape_text);
     p->doctor_shape = t->shape_text;
@@ -502,6 +425,46 @@ static int tp_parse(const char *path, const char *text,
     return KEVO_OK;
 }
 
+/* A module: the helper runs it (python3, in a private folder) and
+ * describes it. */
+static int tp_parse(const char *path, const char *text,
+                    const struct problem_gpu *gpu, struct problem **out,
+                    char *err, size_t errcap)
+{
+    struct tprob *t = calloc(1, sizeof *t);
+    char *json = NULL;
+    if (!t)
+        return KEVO_ENOMEM;
+    int rc = run_describe(path, text, &json, err, errcap);
+    if (!rc)
+        rc = from_helper(path, json, t, err, errcap);
+    if (rc) {
+        free(json);
+        tp_free(&t->p);
+        return rc;
+    }
+    return finish(t, path, text, json, gpu, out, err, errcap);
+}
+
+/* A module from its recorded description: nothing runs, and no GPU hooks
+ * are attached (a command that evaluates loads the module itself). */
+static int tp_parse_record(const char *path, const char *text,
+                           const char *rec_path, const char *record,
+                           const struct problem_gpu *gpu,
+                           struct problem **out, char *err, size_t errcap)
+{
+    struct tprob *t = calloc(1, sizeof *t);
+    (void)gpu;
+    if (!t)
+        return KEVO_ENOMEM;
+    int rc = tp_desc_read(rec_path, record, t, err, errcap);
+    if (rc) {
+        tp_free(&t->p);
+        return rc;
+    }
+    return finish(t, path, text, strdup(record), NULL, out, err, errcap);
+}
+
 static void tp_free(struct problem *p)
 {
     struct tprob *t = (struct tprob *)p;
@@ -510,6 +473,7 @@ static void tp_free(struct problem *p)
     free(t->abi);
     free(t->path);
     free(t->text);
+    free(t->record);
     free(t);
 }
 
@@ -517,6 +481,7 @@ const struct problem_kind torchprob_kind = {
     .name = "torch",
     .suffix = ".py",
     .parse = tp_parse,
+    .parse_record = tp_parse_record,
     .free = tp_free,
     .set_tolerance = tp_set_tolerance,
 };

@@ -57,10 +57,19 @@ struct tprob {
     char base_note[256];                    /* why compile was skipped */
     char tol_note[256];                     /* p.tolerance_note */
     char *abi, *path, *text;                /* owned */
+    char *record;                           /* owned: the description
+                                               JSON it was built from */
 };
 
 extern const struct problem_kind torchprob_kind;
 extern const struct problem_gpu torchprob_gpu;
+
+/* Reads a module's description (JSON the helper's describe wrote, or a
+ * run directory's record of it) into t's sizes, buffers and flops, checking
+ * every field (torchdesc.c); path names it in messages: "path: field:
+ * what". Runs nothing. KEVO_EPARSE on a bad description. */
+int tp_desc_read(const char *path, const char *json, struct tprob *t,
+                 char *err, size_t errcap);
 
 /* The helper's source (torchprob_helper.py), static. */
 const char *torchprob_helper_text(void);

@@ -391,6 +391,36 @@ def _host(addr, vals):
 EPS = {0: 2.0 ** -23, 1: 2.0 ** -10, 2: 2.0 ** -7}
 
 
+def check_stable(r1, r2, shown):
+    """Two fp64 runs on the same inputs: finite (checked first: NaN is
+    never equal to itself) and bitwise equal, else TPError naming shown."""
+    import torch
+    for i, (a, b) in enumerate(zip(r1, r2)):
+        if a.is_floating_point() and not bool(torch.isfinite(a).all()):
+            raise TPError("%s: the fp64 module's output %d is not finite "
+                          "(NaN or Inf) on kevo's inputs" % (shown, i))
+        if not torch.equal(a, b):
+            raise TPError("%s: the fp64 module disagrees with itself: two "
+                          "runs on the same inputs differ in output %d (a "
+                          "random op in forward, or atomics such as "
+                          "index_add_ on the GPU); the reference must be "
+                          "deterministic" % (shown, i))
+
+
+def _fp64_twice(bufs):
+    """The fp64 module twice on the inputs in bufs, the random generator
+    seeded differently before each forward (so a random op inside forward
+    shows), checked by check_stable; returns the first run's outputs."""
+    import torch
+    runs = []
+    for s in (101, 202):
+        m, i = _load_model(bufs, torch.float64)
+        torch.manual_seed(s)
+        runs.append(_forward(m, i))
+    check_stable(runs[0], runs[1], TP["shown"])
+    return runs[0]
+
+
 def _used(a, b, atol, rtol):
     """max |b - a| / (atol + rtol |a|): the share of the tolerance used."""
     import torch
@@ -418,22 +448,11 @@ def tp_selfcheck_calibrate(bufs, seeds, margin, given_atol, given_rtol,
         pairs = []
         for k, seed in enumerate(seeds):
             tp_gen_inner(seed, bufs)
-            m64, i64 = _load_model(bufs, torch.float64)
-            r1 = _forward(m64, i64)
             if k == 0:
-                m64b, i64b = _load_model(bufs, torch.float64)
-                r2 = _forward(m64b, i64b)
-                for a, b in zip(r1, r2):
-                    if not torch.equal(a, b):
-                        raise TPError("%s: the fp64 module disagrees with "
-                                      "itself: two runs on the same inputs "
-                                      "differ; the reference must be "
-                                      "deterministic" % TP["shown"])
-                    if a.is_floating_point() and \
-                            not bool(torch.isfinite(a).all()):
-                        raise TPError("%s: the fp64 module's output is not "
-                                      "finite (NaN or Inf) on kevo's inputs"
-                                      % TP["shown"])
+                r1 = _fp64_twice(bufs)
+            else:
+                m64, i64 = _load_model(bufs, torch.float64)
+                r1 = _forward(m64, i64)
             mr, ir = _load_model(bufs, TP["run"])
             got = _forward(mr, ir)
             for a, b in zip(r1, got):

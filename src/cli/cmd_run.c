@@ -1074,6 +1074,11 @@ static int do_resume(struct session *ss, const char *dir,
      * run (a non-run directory gets no lock file), the lock, the LLM,
      * the GPU */
     char path[4096];
+    rundir_run_problem_code(1); /* it evaluates: a PyTorch module runs */
+    if (rundir_problem_code(dir, path, sizeof path))
+        fprintf(stderr, "kevo resume: running this run's PyTorch module "
+                "'%s' (Python, with your rights: read it first if the run "
+                "came from someone else)\n", path);
     int rc = open_existing(ss, dir, err, errcap);
     if (!rc)
         rc = rundir_lock(dir, err, errcap);

@@ -55,6 +55,7 @@ int cmd_sanprobe_main(int argc, char **argv)
         fprintf(stderr, "usage: kevo __sanitize-probe <run-dir>\n");
         return EXIT_USAGE;
     }
+    rundir_run_problem_code(1); /* it evaluates: a PyTorch module runs */
     if (run_view_load(argv[1], &rv, err, sizeof err)) {
         fprintf(stderr, "kevo sanitize probe: %s\n", err);
         return EXIT_ERROR;
@@ -366,6 +367,7 @@ int cmd_sanitize_main(int argc, char **argv)
     int x = parse_args(argc, argv, &o, &dir, &json);
     if (x)
         return x < 0 ? EXIT_DONE : x;
+    rundir_run_problem_code(1); /* it evaluates: a PyTorch module runs */
     int rc = run_view_load(dir, &rv, err, sizeof err);
     if (rc) {
         fprintf(stderr, "kevo verify: %s\n", err);

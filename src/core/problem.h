@@ -163,6 +163,11 @@ struct problem {
      * prompts, e.g. "calibrated: torch's own fp32 result uses 0.06 of
      * it, margin 16x"; NULL: by dtype, written in the problem */
     const char *tolerance_note;
+    /* (optional) What loading file_text derived by running it (a PyTorch
+     * module's description, JSON): run directories keep it, so commands
+     * that evaluate nothing rebuild the problem without running the file
+     * (probreg.h problem_load_record); NULL: nothing ran. */
+    const char *file_record;
 };
 
 /* The usual prelude: elem_t as float, __half or __nv_bfloat16, with

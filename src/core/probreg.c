@@ -130,13 +130,11 @@ void problem_free_user(struct problem *p)
         p->kind->free(p);
 }
 
-int problem_load_text(const char *path, const char *text,
+/* Registers p (taken: freed on failure, or when the same text is loaded
+ * already, which *out then is). */
+static int add_loaded(const char *path, struct problem *p,
                       const struct problem **out, char *err, size_t errcap)
 {
-    struct problem *p;
-    int r = problem_parse_file_text(path, text, &p, err, errcap);
-    if (r)
-        return r;
     for (int i = 0; i < n_loaded; i++) {
         if (strcmp(loaded[i]->name, p->name))
             continue;
@@ -164,6 +162,31 @@ int problem_load_text(const char *path, const char *text,
     loaded[n_loaded++] = p;
     *out = p;
     return KEVO_OK;
+}
+
+int problem_load_text(const char *path, const char *text,
+                      const struct problem **out, char *err, size_t errcap)
+{
+    struct problem *p;
+    int r = problem_parse_file_text(path, text, &p, err, errcap);
+    return r ? r : add_loaded(path, p, out, err, errcap);
+}
+
+int problem_load_record(const char *path, const char *text,
+                        const char *rec_path, const char *record,
+                        const struct problem **out, char *err,
+                        size_t errcap)
+{
+    struct problem *p;
+    int k = kind_for(path);
+    if (k < 0 || !kinds[k].kind->parse_record) {
+        snprintf(err, errcap, "%s: no kind of problem rebuilds this file "
+                 "from a record", path);
+        return KEVO_EINVAL;
+    }
+    int r = kinds[k].kind->parse_record(path, text, rec_path, record,
+                                        kinds[k].gpu, &p, err, errcap);
+    return r ? r : add_loaded(path, p, out, err, errcap);
 }
 
 int problem_load_file(const char *path, const struct problem **out, char *err,

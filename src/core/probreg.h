@@ -57,6 +57,14 @@ struct problem_kind {
     int (*parse)(const char *path, const char *text,
                  const struct problem_gpu *gpu, struct problem **out,
                  char *err, size_t errcap);
+    /* (optional) Builds the problem from record, the file_record a parse
+     * of text made earlier (kept by a run directory; rec_path names it in
+     * messages), running nothing; the problem gets no GPU hooks. Errors
+     * are "rec_path: field: what". */
+    int (*parse_record)(const char *path, const char *text,
+                        const char *rec_path, const char *record,
+                        const struct problem_gpu *gpu, struct problem **out,
+                        char *err, size_t errcap);
     /* Frees a problem parse made. */
     void (*free)(struct problem *p);
     /* (optional) Takes the tolerance a worker established for p (PyTorch
@@ -104,6 +112,14 @@ int problem_load_file(const char *path, const struct problem **out, char *err,
 int problem_load_text(const char *path, const char *text,
                       const struct problem **out, char *err,
                       size_t errcap) KEVO_WUR;
+/* The same from text and the record of an earlier load of it (the
+ * problem's file_record, kept in a run directory at rec_path), running
+ * nothing (README "PyTorch problems": status, report, export of a run do
+ * not run its module). KEVO_EINVAL if path's kind keeps no record. */
+int problem_load_record(const char *path, const char *text,
+                        const char *rec_path, const char *record,
+                        const struct problem **out, char *err,
+                        size_t errcap) KEVO_WUR;
 /* Parses without registering (kevo list, tests); free with
  * problem_free_user. */
 int problem_parse_file_text(const char *path, const char *text,

@@ -163,8 +163,19 @@ int rundir_check_journal(const char *dir, const cJSON *checkpoint,
     return KEVO_EPARSE;
 }
 
+/* Whether this process runs a run directory's problem code (a PyTorch
+ * module) to load its problem: set by the commands that evaluate. */
+static int run_code;
+
+void rundir_run_problem_code(int yes)
+{
+    run_code = yes;
+}
+
 /* A user-defined problem's file (README "User-defined problems"): the run
- * keeps its exact text, and every later command reads it from there. */
+ * keeps its exact text, and every later command reads it from there. A
+ * PyTorch module's goes to problem.torch/<name>.py, with the description
+ * its load derived by running it (file_record) next to it. */
 static int copy_problem_file(const char *dir, const struct spec *s)
 {
     const struct problem *p = problem_find(s->problem);
@@ -182,7 +193,69 @@ static int copy_problem_file(const char *dir, const struct spec *s)
         if (!rc && mkdir(sub, 0755) && errno != EEXIST)
             rc = KEVO_EIO;
     }
-    return rc ? rc : fs_write_new(path, p->file_text, strlen(p->file_text), 1);
+    if (!rc)
+        rc = fs_write_new(path, p->file_text, strlen(p->file_text), 1);
+    if (!rc && torch && p->file_record &&
+        !(rc = rundir_path(path, sizeof path, dir, RUNDIR_TORCH_RECORD)))
+        rc = fs_write_new(path, p->file_record, strlen(p->file_record), 1);
+    return rc;
+}
+
+int rundir_problem_code(const char *dir, char *path, size_t cap)
+{
+    char pat[4096];
+    glob_t g;
+    int found = 0;
+    if (rundir_path(pat, sizeof pat, dir, RUNDIR_TORCH_DIR "/*.py") ||
+        glob(pat, 0, NULL, &g))
+        return 0;
+    found = g.gl_pathc > 0 &&
+            snprintf(path, cap, "%s", g.gl_pathv[0]) < (int)cap;
+    globfree(&g);
+    return found;
+}
+
+/* A PyTorch module's problem, from its recorded description (nothing
+ * runs), or by running it where this process evaluates (and then its
+ * record is written where a run made before records lacks it). */
+static int load_torch(const char *dir, const char *py, char *err,
+                      size_t errcap)
+{
+    char rec[4096];
+    char *text = NULL, *json = NULL;
+    const struct problem *p;
+    if (rundir_path(rec, sizeof rec, dir, RUNDIR_TORCH_RECORD))
+        return KEVO_EINVAL;
+    if (run_code) {
+        int rc = problem_load_file(py, &p, err, errcap);
+        if (!rc && p->file_record && !fs_exists(rec) &&
+            (rc = fs_write_new(rec, p->file_record, strlen(p->file_record),
+                               1)))
+            snprintf(err, errcap, "cannot write '%s': %s", rec,
+                     kevo_strerror(rc));
+        return rc;
+    }
+    int rc = fs_read_file(py, &text, NULL);
+    if (rc) {
+        snprintf(err, errcap, "cannot read '%s': %s", py, kevo_strerror(rc));
+        return rc;
+    }
+    if ((rc = fs_read_file(rec, &json, NULL))) {
+        if (rc == KEVO_ENOENT)
+            snprintf(err, errcap, "'%s' is missing: commands that do not "
+                     "evaluate build a PyTorch problem from the description "
+                     "recorded when its run started, and never run '%s' "
+                     "(`kevo resume` or `kevo verify` run it, and record "
+                     "it)", rec, py);
+        else
+            snprintf(err, errcap, "cannot read '%s': %s", rec,
+                     kevo_strerror(rc));
+    } else {
+        rc = problem_load_record(py, text, rec, json, &p, err, errcap);
+    }
+    free(text);
+    free(json);
+    return rc;
 }
 
 /* Loads the run's copy of its problem file, when it has one. */
@@ -192,18 +265,11 @@ static int load_problem_file(const char *dir, char *err, size_t errcap)
     const struct problem *p;
     if (rundir_path(path, sizeof path, dir, RUNDIR_PROBLEM_FILE))
         return KEVO_EINVAL;
-    if (!fs_exists(path)) { /* a PyTorch module's copy: <name>.py */
-        char sub[4096];
-        glob_t g;
-        if (rundir_path(sub, sizeof sub, dir, RUNDIR_TORCH_DIR "/*.py"))
-            return KEVO_EINVAL;
-        if (glob(sub, 0, NULL, &g))
-            return KEVO_OK;
-        snprintf(path, sizeof path, "%s", g.gl_pathv[0]);
-        globfree(&g);
-    }
-    return fs_exists(path) ? problem_load_file(path, &p, err, errcap)
-                           : KEVO_OK;
+    if (fs_exists(path))
+        return problem_load_file(path, &p, err, errcap);
+    return rundir_problem_code(dir, path, sizeof path)
+               ? load_torch(dir, path, err, errcap)
+               : KEVO_OK;
 }
 
 /* The hidden sibling a run directory is built in: <parent>/.<name>.new.<pid> */

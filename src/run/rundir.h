@@ -10,6 +10,9 @@
  *   problem.problem  a user-defined problem's file (README "User-defined
  *                    problems"), copied at creation; rundir_load_manifest
  *                    loads it first: no later command reads the original
+ *   problem.torch/<name>.py, describe.json  a PyTorch problem's module and
+ *                    the description its load derived; only commands that
+ *                    evaluate run the module (rundir_run_problem_code)
  * Nothing here overwrites or truncates an existing file except the atomic
  * replacement of checkpoint.json and best.*, and the repair of a journal
  * line torn by a crash (jnl.h).
@@ -27,6 +30,20 @@
 /* the folder of a PyTorch problem's module copy, kept as <name>.py: its
  * kind and the problem's name are read from the file name */
 #define RUNDIR_TORCH_DIR "problem.torch"
+/* the description of that module recorded at the run's start (what
+ * loading it derived by running it: sizes, ABI, dtypes); commands that do
+ * not evaluate build the problem from it and never run the module */
+#define RUNDIR_TORCH_RECORD RUNDIR_TORCH_DIR "/describe.json"
+
+/* Whether rundir_load_manifest may run a run's problem code (a PyTorch
+ * module) to load its problem: commands that evaluate (resume, verify)
+ * call it with 1 first; by default (0) such a problem is built from its
+ * recorded description, running nothing, and a run without one is an
+ * error saying how to record it. */
+void rundir_run_problem_code(int yes);
+/* Whether dir's problem is code that evaluating it runs (a PyTorch
+ * module's copy): 1 with its path in path[cap], else 0. */
+int rundir_problem_code(const char *dir, char *path, size_t cap);
 
 /*
  * Creates dir (which must not exist, or be empty) with manifest.json,

@@ -1,7 +1,8 @@
 # PyTorch problems (README "PyTorch problems") on the CPU with the test
 # evaluator: the helper describes a KernelBench module (sizes, ABI, dtypes),
-# kevo run --torch-problem keeps the module in the run directory and
-# status/resume read that copy; bad modules stop with file:line before any
+# kevo run --torch-problem keeps the module in the run directory with its
+# description, status/report/export/replay build the problem from that
+# description without running any Python, resume runs the copy; bad modules stop with file:line before any
 # candidate; a python without torch is named with how to install it.
 # Needs a python with torch ($KEVO_PYTHON, python3 or /usr/bin/python3):
 # skipped, saying so, without one.
@@ -46,6 +47,73 @@ $T status "$R" >"$SCRATCH/st" 2>&1 && grep -q "cumsum fp32 128x4000" "$SCRATCH/s
     { fail "status"; cat "$SCRATCH/st"; }
 $T resume "$R" --generations 5 --quiet 2>"$SCRATCH/err" &&
     ok "resume reads the run's copy" || { fail "resume"; cat "$SCRATCH/err"; }
+grep -q "^kevo resume: running this run's PyTorch module '$R/problem.torch/cumsum.py'" \
+    "$SCRATCH/err" && [ "$(wc -l <"$SCRATCH/err")" -eq 1 ] &&
+    ok "resume says in one line that it runs the run's module" ||
+    { fail "resume's line"; cat "$SCRATCH/err"; }
+
+# 2a. commands that do not evaluate never run the run's module: they build
+# the problem from problem.torch/describe.json, recorded at the start
+grep -q '"sizes": \[\["batch_size", 128\], \["input_shape", 4000\]\]' \
+    "$R/problem.torch/describe.json" &&
+    ok "the run records the module's description in problem.torch/describe.json" ||
+    fail "describe.json"
+cp "$R/problem.torch/cumsum.py" "$SCRATCH/cumsum.keep"
+printf 'open("%s/MARKER", "w").write("ran")\nimport sys\nsys.exit(3)\n' \
+    "$SCRATCH" >"$R/problem.torch/cumsum.py"
+K=${KEVO:?set KEVO to the kevo binary}
+for c in status report export replay leaderboard; do
+    case $c in
+    status) set -- $T status "$R" ;;
+    export) set -- $K export "$R" --out "$SCRATCH/exp" ;;
+    *) set -- $K $c "$R" ;;
+    esac
+    "$@" >"$SCRATCH/ro" 2>&1 && ok "$c works on a run whose module was replaced" ||
+        { fail "$c with a replaced module"; cat "$SCRATCH/ro"; }
+done
+[ ! -e "$SCRATCH/MARKER" ] && ok "status, report, export, replay, leaderboard ran no Python of the run" ||
+    fail "a read-only command ran the run's module"
+expect_fail "resume runs the module, and says where it failed" \
+    "$R/problem.torch/cumsum.py:3: SystemExit: 3" $T resume "$R" --generations 6 --quiet
+rm -f "$SCRATCH/MARKER"
+cp "$R/problem.torch/describe.json" "$SCRATCH/desc.keep"
+tamper() { # sed expression, expected stderr
+    sed "$1" "$SCRATCH/desc.keep" >"$R/problem.torch/describe.json"
+    expect_fail "a describe.json with $3 is refused naming the field" \
+        "$R/problem.torch/describe.json: $2" $T status "$R"
+}
+tamper 's/"dtype": "float", "dims"/"dtype": "float128", "dims"/' \
+    "buffers[0].dtype (x): not one of float" "an unknown dtype"
+tamper 's/"batch_size", 128/"batch_size", -128/' \
+    "sizes[0] (batch_size): value is not a whole number" "a negative size"
+tamper 's/"name": "x"/"name": "x; evil()"/' \
+    "buffers[0].name: not a C identifier" "a name that is no identifier"
+tamper 's/\[\[0\], 1, 1\]/[[7], 1, 1]/' \
+    "buffers[0].dims[0] (x): size index is not one of 0 to 1" "a dim of no size"
+tamper 's/"role": "out"/"role": "in"/' "buffers: no output" "no output"
+rm "$R/problem.torch/describe.json"
+expect_fail "a run without describe.json says how to record it, running nothing" \
+    "describe.json' is missing" $T status "$R"
+[ ! -e "$SCRATCH/MARKER" ] || fail "a refused record ran the module"
+cp "$SCRATCH/cumsum.keep" "$R/problem.torch/cumsum.py"
+$T resume "$R" --generations 6 --quiet 2>"$SCRATCH/err" &&
+    cmp -s "$R/problem.torch/describe.json" "$SCRATCH/desc.keep" &&
+    ok "resume (which runs the module) records a missing description" ||
+    { fail "resume records describe.json"; cat "$SCRATCH/err"; }
+
+# 2c. KernelBench's file names ("89_cumsum.py", often long) give an
+# identifier of at most 31 characters that templates can name
+KB="$SCRATCH/kb"
+mkdir -p "$KB"
+N=kb89_cumsum_with_a_name_longer_
+cp examples/torch/cumsum/cumsum.py "$KB/89_cumsum_with_a_name_longer_than_thirty_one.py"
+sed "s|^// kevo: problem .*|// kevo: problem $N|" examples/torch/cumsum/cumsum_rows.cu \
+    >"$KB/cumsum_rows.cu"
+$T run --evaluator test --torch-problem "$KB/89_cumsum_with_a_name_longer_than_thirty_one.py" \
+    --seed 3 --generations 1 --quiet --runs-dir "$SCRATCH/runs" --name kb 2>"$SCRATCH/err" &&
+    grep -q "\"problem\":[[:space:]]*\"$N\"" "$SCRATCH/runs/kb/manifest.json" &&
+    ok "a KernelBench file name becomes the problem $N" ||
+    { fail "KernelBench file name"; cat "$SCRATCH/err"; }
 
 # 2b. the module's sizes are the default shape; --set changes one by name
 $T run --evaluator test --torch-problem examples/torch/cumsum/cumsum.py --seed 3 \
@@ -136,6 +204,43 @@ def get_inputs():
     return [torch.randn(N)]
 def get_init_inputs():
     return []' "$B/raises.py:5: AttributeError"
+
+# 4b. the worker's self-check of the fp64 reference (torchprob_helper.py's
+# check_stable, run on the CPU here; tests/gpu/torchprob.sh runs whole bad
+# modules on the GPU): a NaN output is named as not finite (NaN is never
+# equal to itself, so an equality test first would call it
+# nondeterministic), two differing runs as nondeterministic
+stable() { # expected message, then two python tensor expressions
+    "$PY" -c 'import runpy, sys, torch
+h = runpy.run_path("fitness/torchprob_helper.py")
+try:
+    h["check_stable"]([eval(sys.argv[1])], [eval(sys.argv[2])], "m.py")
+    print("accepted")
+except h["TPError"] as e:
+    print(e)' "$2" "$3" >"$SCRATCH/stable" 2>&1
+    grep -qF "$1" "$SCRATCH/stable"
+}
+stable "m.py: the fp64 module's output 0 is not finite" \
+    'torch.tensor([1.0, float("nan")], dtype=torch.float64)' \
+    'torch.tensor([1.0, float("nan")], dtype=torch.float64)' &&
+    ok "a NaN reference is refused as not finite" ||
+    { fail "NaN reference"; cat "$SCRATCH/stable"; }
+stable "m.py: the fp64 module disagrees with itself" \
+    'torch.tensor([1.0, 2.0], dtype=torch.float64)' \
+    'torch.tensor([1.0, 2.0 + 2 ** -40], dtype=torch.float64)' &&
+    ok "two fp64 runs one bit apart are refused as nondeterministic" ||
+    { fail "nondeterministic reference"; cat "$SCRATCH/stable"; }
+stable "accepted" 'torch.arange(4, dtype=torch.float64)' \
+    'torch.arange(4, dtype=torch.float64)' &&
+    ok "two equal finite fp64 runs are accepted" ||
+    { fail "stable reference"; cat "$SCRATCH/stable"; }
+# the bad GPU modules all describe (their faults show only on the GPU), so
+# the worker's checks are what must stop them
+for f in cpu_only random_forward index_add nonfinite; do
+    "$PY" fitness/torchprob_helper.py describe tests/gpu/torchprob/$f.py \
+        $f.py "$SCRATCH/$f.json" && grep -q '"buffers"' "$SCRATCH/$f.json" ||
+        fail "tests/gpu/torchprob/$f.py does not describe"
+done
 
 # 5. no torch for that python: named, with how to install it
 mkdir -p "$SCRATCH/nt/torch"

@@ -5,7 +5,8 @@
 # file ("DTYPE SHAPE" lines): every tests/*.cu must get the verdict of its
 # first line ("// expect: ok|wrong|cheat"; "cheat" also takes wrong) from
 # `kevo eval --torch-problem`, and the templates next to the file must be
-# ok. Logs to $OUT (if set) or a temporary directory; exits 1 if an
+# ok; and every bad module in tests/gpu/torchprob/ must be refused with the
+# error its first line names, before any candidate. Logs to $OUT (if set) or a temporary directory; exits 1 if an
 # expectation fails. Skips (and says so) when torch is not importable.
 set -u
 KEVO=${KEVO:?set KEVO to the kevo binary}
@@ -48,6 +49,29 @@ for pf in "$ROOT"/examples/torch/*/*.py; do
         done
         sed 's/^/    /' "$log"
     done <"$dir/tests/shapes"
+done
+# Bad modules (tests/gpu/torchprob/*.py: a CPU-only op, more memory than
+# the GPU has, a random op or atomics in forward, a NaN output): each must
+# stop `kevo eval` with the error its first line names ("# expect: TEXT",
+# the file and, where Python gives one, the line), a non-zero exit, and no
+# verdict for null.cu (refused before any candidate runs).
+for pf in "$ROOT"/tests/gpu/torchprob/*.py; do
+    m=$(basename "$pf" .py)
+    want=$(sed -n '1s|^# *expect: *||p' "$pf")
+    d="$LOG/bad-$m"
+    mkdir -p "$d"
+    cp "$pf" "$d/"
+    sed "s|PROBLEM|$m|" "$ROOT/tests/gpu/torchprob/null.cu" >"$d/null.cu"
+    "$KEVO" eval "$d/null.cu" --torch-problem "$d/$m.py" --seed "$SEED" \
+        >"$d/log" 2>&1
+    rc=$?
+    got=refused
+    [ $rc -ne 0 ] || got="exit-0"
+    grep -qF -- "$want" "$d/log" || got="$got,no-message"
+    v=$(verdict_of "$d/null.cu" "$d/log")
+    [ -z "$v" ] || got="$got,graded-$v"
+    row "bad/$m.py" refused "$got"
+    sed 's/^/    /' "$d/log"
 done
 cat "$LOG/times.txt" 2>/dev/null
 echo "torchprob: $pass passed, $fail failed"
