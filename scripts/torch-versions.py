@@ -280,13 +280,21 @@ def run_checks(py, kb_py, caught):
         device_checks(torch, kx, kb, ref, Wrap, odd)
     else:
         torch._dynamo.reset()
+        import torch._inductor.config as icfg
+        post = []  # the post-grad graphs inductor lowers (after AOT autograd)
+        old_pass = icfg.post_grad_custom_post_pass
+        icfg.post_grad_custom_post_pass = lambda g: post.append(
+            any(str(n.target).startswith(opdot) for n in g.nodes))
         try:
             with mode:
                 torch.compile(Wrap(), fullgraph=True, backend="inductor")(*xs)
             check("torch.compile(backend='inductor') without a device", True, "it compiled")
         except Exception as e:
-            say("STOP", "torch.compile(backend='inductor') without a device stops",
+            check("inductor's post-grad graph holds the op", post and all(post))
+            say("STOP", "torch.compile(backend='inductor') without a device stops after that",
                 "%s at %s" % (first_line(e), where(e)))
+        finally:
+            icfg.post_grad_custom_post_pass = old_pass
         try:
             import ctypes
             ctypes.CDLL(os.path.join(os.path.dirname(py), kx.LIB))
