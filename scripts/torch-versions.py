@@ -108,8 +108,7 @@ def run_checks(py, kb_py, caught):
     import torch
     print("== %s with torch %s (python %s), CUDA device: %s"
           % (os.path.basename(py), torch.__version__, sys.version.split()[0],
-             torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none"),
-          flush=True)
+             "yes" if torch.cuda.is_available() else "none"), flush=True)
     if not hasattr(torch.library, "custom_op"):
         for what, path in (("the op's module", py), ("ModelNew", kb_py)):
             try:
@@ -319,13 +318,16 @@ def run_checks(py, kb_py, caught):
     return 1 if RESULTS["FAIL"] else 0
 
 
-def device_checks(torch, kx, kb, ref, Wrap, odd):
+def device_checks(torch, kx, kb, ref, Wrap, odd, dev="cuda"):
     """The op on a real device: values against torch, opcheck, inductor."""
     tol = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 4e-2}[kx.DTYPE]
+    torch.backends.cuda.matmul.allow_tf32 = False  # the reference in true fp32
+    say("NOTE", "device %s" % (torch.cuda.get_device_name(0) if dev == "cuda" else dev))
+    sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
 
     def inputs(sizes, seed):
-        g = torch.Generator(device="cuda").manual_seed(seed)
-        return [(torch.rand(*(sizes[d] for d in dims), device="cuda", generator=g) * 2 - 1).to(dt)
+        g = torch.Generator(device=dev).manual_seed(seed)
+        return [(torch.rand(*(sizes[d] for d in dims), device=dev, generator=g) * 2 - 1).to(dt)
                 for (_, _, dt, dims) in kx.INPUTS]
 
     def compare(what, ys, xs, post=lambda t: t):
@@ -345,7 +347,7 @@ def device_checks(torch, kx, kb, ref, Wrap, odd):
         xs = inputs(sizes, seed)
         try:
             ys = kx.op(*xs)
-            torch.cuda.synchronize()
+            sync()
             compare("the op at the %s %s against torch" % (label, sizes), ys, xs)
         except RuntimeError as e:
             if "(CUresult 1)" in str(e):  # the template's plan refuses these sizes
@@ -361,7 +363,7 @@ def device_checks(torch, kx, kb, ref, Wrap, odd):
     torch._dynamo.reset()
     try:
         ys = torch.compile(Wrap(), fullgraph=True, mode="max-autotune-no-cudagraphs")(*xs)
-        torch.cuda.synchronize()
+        sync()
         compare("the op inside an inductor-compiled model (fullgraph)", ys, xs, lambda t: t * 2)
     except Exception as e:
         check("inductor compile of a model calling the op", False, "%s at %s" % (first_line(e), where(e)))
