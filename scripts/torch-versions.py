@@ -1,0 +1,378 @@
+#!/usr/bin/env python3
+"""torch-versions.py - checks one `kevo export --format torch` folder
+against the torch this python imports (scripts/torch-versions.sh runs it
+per export and per python).
+
+Without a CUDA device it checks all that needs none: the ModelNew file and
+the op's module import on a machine without a driver, register the op
+with the schema of the kernel's inputs and outputs, load no library and
+touch no device; the fake implementation gives the reference's output
+shapes and dtypes for CUDA fake tensors and refuses what the kernel cannot
+take; make_fx, torch.export (static and with a Dim per size) and
+torch.compile(fullgraph=True) with a graph-recording backend and
+aot_eager trace graphs that hold the op; inductor goes as far as it can
+(STOP says where it stopped and why). With a device it also runs the op
+against torch, under torch.library.opcheck and inside an inductor-compiled
+model. Warnings raised by the export's own code are failures.
+
+Prints PASS/FAIL/STOP/NOTE lines; exits 1 on any FAIL.
+
+usage: scripts/torch-versions.py EXPORT_DIR
+"""
+import glob
+import importlib.util
+import inspect
+import os
+import sys
+import traceback
+import warnings
+
+RESULTS = {"PASS": 0, "FAIL": 0, "STOP": 0}
+
+
+def say(kind, what, detail=""):
+    RESULTS[kind] = RESULTS.get(kind, 0) + 1
+    print("%s %s%s" % (kind, what, ": " + detail if detail else ""), flush=True)
+
+
+def check(what, cond, detail=""):
+    say("PASS" if cond else "FAIL", what, detail)
+    return cond
+
+
+def first_line(e):
+    s = str(e).strip().splitlines()
+    return "%s: %s" % (type(e).__name__, s[0] if s else "")
+
+
+def where(e):
+    """The innermost torch frame of e's traceback and the last frame of
+    another torch file that led to it: 'file:line in fn <- file:...'."""
+    frames = [f for f in traceback.extract_tb(e.__traceback__)
+              if "%storch%s" % (os.sep, os.sep) in f.filename]
+    if not frames:
+        return "?"
+    show = [frames[-1]] + [f for f in frames if f.filename != frames[-1].filename][-1:]
+    return " <- ".join("%s:%d in %s" % (f.filename.split(os.sep + "torch" + os.sep)[-1],
+                                        f.lineno, f.name) for f in show)
+
+
+def mapped():
+    """The files this process has mapped (its loaded libraries)."""
+    with open("/proc/self/maps") as f:
+        return f.read()
+
+
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def references(torch):
+    """torch's own computation of each problem kevo ships an export test
+    for, in the inputs' dtype: gives the expected outputs (their shapes and
+    dtypes under fake tensors, their values on a device)."""
+    return {
+        "gemm": lambda a, b: (a @ b,),
+        "softmax": lambda x: (torch.softmax(x, -1),),
+        "cumsum": lambda x: (torch.cumsum(x, 1),),
+        "pair": lambda x, g: (x * g, x + g),
+    }
+
+
+def as_tuple(y):
+    return tuple(y) if isinstance(y, (tuple, list)) else (y,)
+
+
+def main(out_dir):
+    pys = [p for p in glob.glob(os.path.join(out_dir, "kevo_*.py"))
+           if not p.endswith("_kernelbench.py")]
+    if len(pys) != 1:
+        print("FAIL %s: want one kevo_<problem>.py, found %d" % (out_dir, len(pys)))
+        return 1
+    py = pys[0]
+    kb_py = py[:-3] + "_kernelbench.py"
+    caught = []
+    warnings.simplefilter("always")
+    old_show = warnings.showwarning
+    warnings.showwarning = lambda m, c, f, l, *a: caught.append((c, str(m), f, l))
+    try:
+        return run_checks(py, kb_py, caught)
+    finally:
+        warnings.showwarning = old_show
+
+
+def run_checks(py, kb_py, caught):
+    import torch
+    print("== %s with torch %s (python %s), CUDA device: %s"
+          % (os.path.basename(py), torch.__version__, sys.version.split()[0],
+             "yes" if torch.cuda.is_available() else "none"), flush=True)
+    if not hasattr(torch.library, "custom_op"):
+        for what, path in (("the op's module", py), ("ModelNew", kb_py)):
+            try:
+                load(path, "kx")
+                check("import of %s on torch < 2.4 fails" % what, False, "it succeeded")
+            except ImportError as e:
+                check("import of %s on torch < 2.4 fails with a clear ImportError" % what,
+                      "needs torch >= 2.4" in str(e) and torch.__version__ in str(e), str(e))
+        return 1 if RESULTS["FAIL"] else 0
+
+    # 1. import: ModelNew first (registers the op), then the op's module
+    # (finds it registered: the same op)
+    try:
+        kb = load(kb_py, "kb")
+        kx = load(py, "kx")
+    except Exception as e:
+        check("import of the op and ModelNew", False, first_line(e))
+        return 1
+    opdot = kx.OP_NAME.replace("::", ".")
+    packet = getattr(getattr(torch.ops, "kevo"), kx.OP_NAME.split("::")[1], None)
+    check("import registers torch.ops.%s; ModelNew and the op's module share it" % opdot,
+          packet is not None and kx.op is packet and kb._kevo.op is packet)
+    maps = mapped()
+    check("import loads no library and touches no device",
+          kx.LIB not in maps and not torch.cuda.is_initialized(),
+          "%s mapped: %s, CUDA initialised: %s" % (kx.LIB, kx.LIB in maps,
+                                                  torch.cuda.is_initialized()))
+    for fn in (torch.library.custom_op, torch.library.register_fake):
+        say("NOTE", "torch.library.%s(%s)" % (fn.__name__, ", ".join(
+            str(p).split(":")[0] for p in inspect.signature(fn).parameters.values())))
+
+    # 2. the schema: the kernel's inputs by name, one Tensor per output
+    schema = packet.default._schema
+    want_args = list(inspect.signature(kx._impl).parameters)
+    args = [a.name for a in schema.arguments]
+    types = {str(a.type) for a in schema.arguments} | {str(r.type) for r in schema.returns}
+    check("schema %s" % schema, args == want_args and types == {"Tensor"}
+          and len(schema.returns) == len(kx.OUTPUTS) and not schema.is_mutable,
+          "want (%s) -> %d Tensor(s)" % (", ".join(want_args), len(kx.OUTPUTS)))
+
+    # 3. the fake implementation under FakeTensorMode, CUDA fake tensors
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    ref = references(torch).get(kx.PROBLEM)
+    if ref is None:
+        say("NOTE", "no torch reference for problem %s: outputs are checked "
+            "against the export's own tables" % kx.PROBLEM)
+    mode = FakeTensorMode()
+    odd = {k: max(2, v * 3 // 4 + 1) for k, v in kx.SHAPE.items()}
+
+    def fake_inputs(sizes):
+        with mode:
+            return [torch.empty([sizes[d] for d in dims], dtype=dt, device="cuda")
+                    for (_, _, dt, dims) in kx.INPUTS]
+
+    def expected(xs, sizes):
+        if ref is not None:
+            with mode:
+                return [(tuple(t.shape), t.dtype) for t in ref(*xs)]
+        return [(tuple(sizes[d] for d in dims), dt) for (_, _, dt, dims) in kx.OUTPUTS]
+
+    def got(ys):
+        return [(tuple(t.shape), t.dtype) for t in as_tuple(ys)]
+
+    for label, sizes in (("run shape", kx.SHAPE), ("awkward shape", odd)):
+        xs = fake_inputs(sizes)
+        try:
+            with mode:
+                ys = kx.op(*xs)
+            ok = got(ys) == expected(xs, sizes) and all(
+                t.device.type == "cuda" for t in as_tuple(ys))
+            check("fake op at the %s %s" % (label, sizes), ok,
+                  "outputs %s, want %s" % (got(ys), expected(xs, sizes)))
+        except Exception as e:
+            check("fake op at the %s" % label, False, first_line(e))
+    xs = fake_inputs(kx.SHAPE)
+    wrong = torch.float16 if xs[0].dtype != torch.float16 else torch.float32
+    refusals = [("a CPU tensor", ValueError, lambda: [torch.empty(xs[0].shape, dtype=xs[0].dtype)]),
+                ("a wrong dtype", TypeError, lambda: [torch.empty(xs[0].shape, dtype=wrong, device="cuda")]),
+                ("a wrong rank", ValueError, lambda: [xs[0].reshape(-1)])]
+    import logging
+    logging.getLogger("torch._subclasses.fake_tensor").setLevel(logging.CRITICAL)  # (it logs
+    # every exception a fake implementation raises, with its traceback)
+    for what, exc, first in refusals:
+        try:
+            with mode:
+                kx.op(*(first() + xs[1:]))
+            check("the fake refuses %s" % what, False, "no error")
+        except exc as e:
+            check("the fake refuses %s" % what, kx.BASE in str(e), first_line(e))
+        except Exception as e:
+            check("the fake refuses %s" % what, False, "want %s, got %s" % (exc.__name__, first_line(e)))
+    try:
+        kx.op(*[torch.zeros([kx.SHAPE[d] for d in dims], dtype=dt) for (_, _, dt, dims) in kx.INPUTS])
+        check("the op on CPU tensors is refused", False, "no error")
+    except ValueError as e:
+        check("the op on CPU tensors is refused before any device or library is needed",
+              "CUDA device" in str(e) and kx.LIB not in mapped(), first_line(e))
+
+    # 4. graphs: make_fx, torch.export, torch.compile
+    class Wrap(torch.nn.Module):
+        """the op between torch ops"""
+
+        def forward(self, *xs):
+            return tuple(t * 2 for t in as_tuple(kx.op(*xs)))
+
+    def has_op(gm):
+        return any(str(n.target).startswith(opdot) for n in gm.graph.nodes
+                   if n.op == "call_function")
+
+    from torch.fx.experimental.proxy_tensor import make_fx
+    try:
+        gm = make_fx(lambda *a: Wrap()(*a), tracing_mode="fake")(*xs)
+        check("make_fx(tracing_mode='fake') traces the op", has_op(gm))
+    except Exception as e:
+        check("make_fx(tracing_mode='fake')", False, first_line(e))
+    from torch.export import Dim
+    dims = {d: Dim(d) for d in kx.SIZES}
+    dyn = (tuple({k: dims[d] for k, d in enumerate(ddims)} for (_, _, _, ddims) in kx.INPUTS),)
+    for what, model, dshapes in (("torch.export.export", Wrap(), None),
+                                 ("torch.export.export of ModelNew", kb.ModelNew(), None),
+                                 ("torch.export.export with a Dim per size", Wrap(), dyn)):
+        try:
+            with mode:
+                ep = torch.export.export(model, tuple(xs), dynamic_shapes=dshapes)
+            ok = has_op(ep.graph_module)
+            detail = ""
+            if dshapes is not None:
+                xo = fake_inputs(odd)
+                with mode:
+                    ys = ep.module()(*xo)
+                ok &= got(ys) == [(s, d) for s, d in expected(xo, odd)]
+                detail = "ranges %s; the program runs at %s" % (
+                    sorted(str(v) for v in ep.range_constraints.values()), odd)
+            check("%s holds the op" % what, ok, detail)
+        except Exception as e:
+            check(what, False, "%s at %s" % (first_line(e), where(e)))
+
+    graphs = []
+
+    def record(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    compiles = (("torch.compile(fullgraph=True) graph", Wrap(), dict(backend=record)),
+                ("torch.compile(fullgraph=True, backend='aot_eager')", Wrap(), dict(backend="aot_eager")),
+                ("torch.compile(fullgraph=True, dynamic=True, backend='aot_eager')", Wrap(),
+                 dict(backend="aot_eager", dynamic=True)),
+                ("torch.compile of ModelNew (aot_eager)", kb.ModelNew(), dict(backend="aot_eager")))
+    for what, model, kw in compiles:
+        torch._dynamo.reset()
+        try:
+            c = torch.compile(model, fullgraph=True, **kw)
+            ok, seen = True, []
+            for sizes in (kx.SHAPE, odd):
+                xi = fake_inputs(sizes)
+                with mode:
+                    ys = c(*xi)
+                ok &= got(ys) == expected(xi, sizes)  # (t * 2 keeps the dtype)
+                seen.append(sizes)
+            if kw["backend"] is record:
+                ok &= bool(graphs) and all(has_op(g) for g in graphs)
+            check("%s holds the op at both shapes" % what if kw["backend"] is record
+                  else "%s runs on fake tensors at %s" % (what, seen), ok)
+        except Exception as e:
+            check(what, False, "%s at %s" % (first_line(e), where(e)))
+
+    if torch.cuda.is_available():
+        device_checks(torch, kx, kb, ref, Wrap, odd)
+    else:
+        torch._dynamo.reset()
+        import torch._inductor.config as icfg
+        post = []  # the post-grad graphs inductor lowers (after AOT autograd)
+        old_pass = icfg.post_grad_custom_post_pass
+        icfg.post_grad_custom_post_pass = lambda g: post.append(
+            any(str(n.target).startswith(opdot) for n in g.nodes))
+        try:
+            with mode:
+                torch.compile(Wrap(), fullgraph=True, backend="inductor")(*xs)
+            check("torch.compile(backend='inductor') without a device", True, "it compiled")
+        except Exception as e:
+            check("inductor's post-grad graph holds the op", post and all(post))
+            say("STOP", "torch.compile(backend='inductor') without a device stops after that",
+                "%s at %s" % (first_line(e), where(e)))
+        finally:
+            icfg.post_grad_custom_post_pass = old_pass
+        try:
+            import ctypes
+            ctypes.CDLL(os.path.join(os.path.dirname(py), kx.LIB))
+            say("NOTE", "%s loads here" % kx.LIB)
+        except OSError as e:
+            say("NOTE", "%s cannot load here (%s): it links libcuda.so.1, and the op "
+                "loads it at its first CUDA call, after torch has loaded the driver" % (kx.LIB, e))
+
+    ours = [w for w in caught if os.path.dirname(os.path.abspath(w[2])) ==
+            os.path.dirname(os.path.abspath(py))
+            or "custom_op" in w[1] or "register_fake" in w[1]]
+    for c, m, f, l in ours:
+        say("FAIL", "warning from the export", "%s:%d: %s: %s" % (f, l, c.__name__, m.splitlines()[0]))
+    others = sorted({"%s: %s" % (c.__name__, m.splitlines()[0][:160]) for c, m, f, l in caught if
+                     (c, m, f, l) not in ours})
+    for o in others:
+        say("NOTE", "torch warned (not the export's code)", o)
+    if not ours:
+        check("no warning from the export's code (%d from torch itself)" % len(others), True)
+    print("%s: %d PASS, %d FAIL, %d STOP" % (os.path.basename(py), RESULTS["PASS"],
+                                             RESULTS["FAIL"], RESULTS["STOP"]), flush=True)
+    return 1 if RESULTS["FAIL"] else 0
+
+
+def device_checks(torch, kx, kb, ref, Wrap, odd, dev="cuda"):
+    """The op on a real device: values against torch, opcheck, inductor."""
+    tol = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 4e-2}[kx.DTYPE]
+    torch.backends.cuda.matmul.allow_tf32 = False  # the reference in true fp32
+    say("NOTE", "device %s" % (torch.cuda.get_device_name(0) if dev == "cuda" else dev))
+    sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
+
+    def inputs(sizes, seed):
+        g = torch.Generator(device=dev).manual_seed(seed)
+        return [(torch.rand(*(sizes[d] for d in dims), device=dev, generator=g) * 2 - 1).to(dt)
+                for (_, _, dt, dims) in kx.INPUTS]
+
+    def compare(what, ys, xs, post=lambda t: t):
+        if ref is None:
+            return check(what, all(torch.isfinite(t.float()).all().item() for t in as_tuple(ys)),
+                         "finite (no torch reference for %s)" % kx.PROBLEM)
+        ok, errs = True, []
+        for y, r in zip(as_tuple(ys), ref(*[x.float() for x in xs])):
+            r = post(r)
+            scale = r.abs().max().item() or 1.0
+            err = (y.float() - r).abs().max().item() / scale
+            ok &= y.shape == r.shape and err <= tol
+            errs.append("%.2e" % err)
+        return check(what, ok, "max error %s of max |ref| (tolerance %g)" % (", ".join(errs), tol))
+
+    for label, sizes, seed in (("run shape", kx.SHAPE, 1), ("awkward shape", odd, 2)):
+        xs = inputs(sizes, seed)
+        try:
+            ys = kx.op(*xs)
+            sync()
+            compare("the op at the %s %s against torch" % (label, sizes), ys, xs)
+        except RuntimeError as e:
+            if "(CUresult 1)" in str(e):  # the template's plan refuses these sizes
+                say("NOTE", "the kernel refuses the %s %s" % (label, sizes), first_line(e))
+            else:
+                check("the op at the %s" % label, False, first_line(e))
+    xs = inputs(kx.SHAPE, 3)
+    try:
+        torch.library.opcheck(kx.op.default, tuple(xs))
+        check("torch.library.opcheck", True)
+    except Exception as e:
+        check("torch.library.opcheck", False, first_line(e))
+    torch._dynamo.reset()
+    try:
+        ys = torch.compile(Wrap(), fullgraph=True, mode="max-autotune-no-cudagraphs")(*xs)
+        sync()
+        compare("the op inside an inductor-compiled model (fullgraph)", ys, xs, lambda t: t * 2)
+    except Exception as e:
+        check("inductor compile of a model calling the op", False, "%s at %s" % (first_line(e), where(e)))
+    same = all(torch.equal(a, b) for a, b in zip(as_tuple(kx.op(*xs)), as_tuple(kb.ModelNew()(*xs))))
+    check("ModelNew gives the op's result", same)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.stderr.write(__doc__.split("usage: ")[1])
+        sys.exit(2)
+    sys.exit(main(sys.argv[1]))
