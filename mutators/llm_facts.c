@@ -62,9 +62,10 @@ static void set_buffers(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
 {
     struct buf_desc bufs[PROB_MAX_BUFS];
     int n = c->problem->buffers(c->problem, c->shape, c->dtype, bufs);
-    struct prompt_buf b, names;
+    struct prompt_buf b, names, tm;
     prompt_buf_init(&b, 0);
     prompt_buf_init(&names, 0);
+    prompt_buf_init(&tm, 0);
     for (int i = 0; i < n; i++) {
         char sz[32];
         fmt_bytes((double)bufs[i].n_elems * (double)dtype_size(bufs[i].dtype),
@@ -79,9 +80,18 @@ static void set_buffers(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
                         (long long)bufs[i].n_elems, dtype_name(bufs[i].dtype),
                         sz);
         prompt_buf_addf(&names, "%s%s", i ? ", " : "", bufs[i].name);
+        /* a tensor map needs a 2-D shape (tpl.c refuses the others) */
+        if (bufs[i].rows > 0 && bufs[i].cols > 0)
+            prompt_buf_addf(&tm, "%s%s: %lld x %lld", tm.len ? ", " : "",
+                            bufs[i].name, (long long)bufs[i].rows,
+                            (long long)bufs[i].cols);
     }
+    if (!tm.len)
+        prompt_buf_addf(&tm, "none here: no buffer of this problem has a "
+                             "2-D shape, so this problem takes no tensor map");
     prompt_vars_take(pv, "BUFFERS", prompt_buf_take(&b));
     prompt_vars_take(pv, "BUFFER_NAMES", prompt_buf_take(&names));
+    prompt_vars_take(pv, "TMAP_BUFFERS", prompt_buf_take(&tm));
 }
 
 /* Work per call, the FLOPs and minimum bytes, and their ratio. */

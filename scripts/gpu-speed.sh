@@ -66,7 +66,9 @@ best_fit() { # best.json's fitness, in the unit's engineering form
 }
 one() { # one run: label binary problem dtype shape [extra run flags]
   local lab=$1 bin=$2 p=$3 dt=$4 sh=$5 name=$3-$4-$5-$1
-  local extra="${6:-}"
+  local extra="${6:-}" td; td=$(dirname "$bin")/templates
+  # each binary with the templates it was built with (a baseline bundle's)
+  [ -d "$td" ] && extra="$extra --templates-dir $td"
   KEVO_CACHE_DIR=$D/cache-$name timeout 300 "$bin" run --problem "$p" --dtype "$dt" --shape "$sh" \
       --seed "$SEED" --time "$T" $GARG $extra --runs-dir "$D" --name "$name" --quiet > "$O/$name.log" 2>&1
   echo "run exit $?" >> "$O/$name.log"

@@ -272,6 +272,54 @@ static void test_softmax_fp16_facts(void)
     free(user);
 }
 
+/* softmax's buffers with x stripped of its 2-D shape (like a rank-3
+ * tensor of a PyTorch module) */
+static int no_2d_x(const struct problem *p, const struct shape *s,
+                   enum dtype dt, struct buf_desc *out)
+{
+    const struct problem *sm = problem_find("softmax");
+    int n = sm->buffers(sm, s, dt, out);
+    (void)p;
+    out[0].rows = out[0].cols = 0;
+    return n;
+}
+
+static int no_2d_any(const struct problem *p, const struct shape *s,
+                     enum dtype dt, struct buf_desc *out)
+{
+    int n = no_2d_x(p, s, dt, out);
+    for (int i = 0; i < n; i++)
+        out[i].rows = out[i].cols = 0;
+    return n;
+}
+
+static void test_tensormap_buffers(void)
+{
+    struct shape s = {.n_dims = 2, .d = {8192, 1000}};
+    struct llm_prompt_ctx c = make_ctx();
+    c.problem = problem_find("softmax");
+    c.shape = &s;
+    char *sys = NULL, *user = NULL;
+    build(get("llm_propose"), &c, NULL, &sys, &user);
+    CHECK(has(sys, "(rows x columns: x: 8192 x 1000, y: 8192 x 1000)"));
+    free(sys);
+    free(user);
+    struct problem q = *problem_find("softmax");
+    q.buffers = no_2d_x;
+    c.problem = &q;
+    build(get("llm_propose"), &c, NULL, &sys, &user);
+    CHECK(has(sys, "(rows x columns: y: 8192 x 1000)"));
+    free(sys);
+    free(user);
+    /* with none, the prompt says so instead of listing every buffer */
+    q.buffers = no_2d_any;
+    build(get("llm_propose"), &c, NULL, &sys, &user);
+    CHECK(has(sys, "none here: no buffer of this problem has a 2-D shape"));
+    CHECK(!has(sys, "rows x columns: x"));
+    free(sys);
+    free(user);
+}
+
 static void test_registry(void)
 {
     const char *want[] = {"llm_propose", "llm_rewrite", "llm_crossover",
@@ -626,6 +674,8 @@ int main(void)
     RUN(test_repair, "the repair prompt shows the failure's evidence");
     RUN(test_propose, "propose variants differ, the system prompt does not");
     RUN(test_softmax_fp16_facts, "facts follow the problem and dtype");
+    RUN(test_tensormap_buffers, "the TMA format names only the buffers "
+        "with a 2-D shape, with their rows and columns");
     RUN(test_registry, "the registry lists the four LLM mutators");
     RUN(test_missing_parent, "a mutator without its parents is an error");
     RUN(test_format_example, "the format example is a valid answer");
