@@ -5,16 +5,16 @@
 # at HEAD against a baseline binary, interleaved case by case so both see
 # the same machine state. Cases: fp32 GEMM 4096^3, softmax fp32 4096^2,
 # bf16 GEMM 8192^3. 6 runs of 35 s plus start-up and replays: ~5 minutes.
-# When HEAD knows --pipeline (issue 32), a third column "head-p0" runs
-# HEAD with --pipeline 0 (the generation barrier as before), so the table
-# tells the pipeline's gain from the rest of HEAD's: 9 runs, ~8 minutes.
+# When HEAD knows --pipeline (issue 32), a third column "head-p1" runs
+# HEAD with --pipeline 1 (off by default), so the table tells the
+# pipeline's effect from the rest of HEAD's: 9 runs, ~8 minutes.
 #
 # usage: OUT=DIR KEVO_BASE=/path/to/base/kevo scripts/gpu-speed.sh [--gpus 0,1]
 #   KEVO       the kevo under test (default build/bundle/kevo, else build/kevo)
 #   KEVO_BASE  the baseline kevo (e.g. the 1281cf3 bundle); unset: HEAD only
 #   T          the time budget of each run (default 35s); SEED (default 11)
 #   --gpus L   every run uses these GPUs (the 2-GPU variant: --gpus 0,1)
-#   PIPE0      1 (default when HEAD has --pipeline): the head-p0 column; 0: not
+#   PIPE1      1 (default when HEAD has --pipeline): the head-p1 column; 0: not
 #   CASES      ';'-separated "problem dtype shape" cases (default the three)
 # Writes $OUT/speed/summary.md (the one table), per run the status, the
 # replay line and the gzipped journal; prints the table at the end.
@@ -30,8 +30,8 @@ GPUS=; [ "${1:-}" = --gpus ] && GPUS=$2
 O=${OUT:?set OUT}/speed; mkdir -p "$O"; S=$O/summary.md
 D=$(mktemp -d /tmp/kevo-speed.XXXXXX)
 GARG=; [ -n "$GPUS" ] && GARG="--gpus $GPUS"
-P0=${PIPE0:-}
-[ -z "$P0" ] && { "$K" run --help 2>&1 | grep -q -- '--pipeline' && P0=1 || P0=0; }
+P1=${PIPE1:-}
+[ -z "$P1" ] && { "$K" run --help 2>&1 | grep -q -- '--pipeline' && P1=1 || P1=0; }
 CASES=${CASES:-gemm fp32 4096x4096x4096;softmax fp32 4096x4096;gemm bf16 8192x8192x8192}
 {
   echo "# gpu-speed $(date -u +%FT%TZ): seed $SEED, --time $T, ${GPUS:+--gpus $GPUS, }fresh cache per run"
@@ -85,7 +85,7 @@ IFS=';' read -r -a LIST <<< "$CASES"
 for c in "${LIST[@]}"; do
   set -- $c
   one head "$K" "$@"
-  [ "$P0" = 1 ] && one head-p0 "$K" "$@" "--pipeline 0"
+  [ "$P1" = 1 ] && one head-p1 "$K" "$@" "--pipeline 1"
   [ -n "$B" ] && one base "$B" "$@"
 done
 grep -h '^gpu:' "$O"/*-head.status >> "$O/head-gpu-lines.txt" 2>/dev/null

@@ -75,10 +75,10 @@ const struct kopt kevo_options[] = {
       NULL),
     I(NULL, "surrogate", OPTT_INT, surrogate, 0, 64, 8, 0, NULL, NULL),
     I(NULL, "tweak_repair", OPTT_INT, tweak_repair, 0, 1, 1, 0, NULL, NULL),
-    I("pipeline", "pipeline", OPTT_INT, pipeline, 0, 1, 1, OPTC_RUN, "0|1",
-      "1 (default): breed each generation from the\nresults before the one "
-      "being measured and\ncompile it meanwhile (no generation barrier;\n"
-      "runs without LLM mutation); 0: breed after\nevery generation"),
+    I("pipeline", "pipeline", OPTT_INT, pipeline, 0, 1, 0, OPTC_RUN, "0|1",
+      "1: breed each generation from the results\nbefore the one being "
+      "measured and compile it\nmeanwhile (no generation barrier; runs "
+      "without\nLLM mutation); 0 (default): breed after every\ngeneration"),
     T(NULL, "init", 0, NULL, NULL),
     T("simulate", NULL, OPTC_RUN, "TABLE",
       "no GPU: answer from a recorded table (a run\ndirectory, its "

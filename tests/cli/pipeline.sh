@@ -9,10 +9,10 @@ K="$KEVO"
 ARGS="--evaluator test --problem gemm --shape 300x200x100 --seed 3 \
       --generations 8 --islands 2 --population 6 --offspring 8 --quiet"
 export KEVO_TEST_COMPILE_LOG="$SCRATCH/p.log"
-$T run $ARGS --runs-dir "$SCRATCH" --name p || { fail "setup run"; finish; }
+$T run $ARGS --pipeline 1 --runs-dir "$SCRATCH" --name p || { fail "setup run"; finish; }
 J="$SCRATCH/p/journal.jsonl"
 grep -Eq '"pipeline":[[:space:]]*1' "$SCRATCH/p/manifest.json" &&
-    ok "a new run records pipeline 1 in its manifest" ||
+    ok "a run with --pipeline 1 records it in its manifest" ||
     fail "manifest lacks \"pipeline\":1"
 $K replay "$SCRATCH/p" >"$SCRATCH/out" 2>&1 && grep -q "^identical" "$SCRATCH/out" &&
     ok "a pipelined run replays identical" || { fail "replay"; cat "$SCRATCH/out"; }
@@ -55,10 +55,10 @@ fi
 
 # --pipeline 0: bred after each generation, nothing prefetched
 : >"$SCRATCH/p.log"
-$T run $ARGS --pipeline 0 --runs-dir "$SCRATCH" --name b || fail "run --pipeline 0"
+$T run $ARGS --runs-dir "$SCRATCH" --name b || fail "run without --pipeline"
 grep -Eq '"pipeline":[[:space:]]*0' "$SCRATCH/b/manifest.json" && ! grep -q "^prefetch" "$SCRATCH/p.log" &&
     [ "$(grep -c '^batch' "$SCRATCH/p.log")" = "$(grep -c '"type":"eval"' "$SCRATCH/b/journal.jsonl")" ] &&
-    ok "--pipeline 0 records 0 and prefetches nothing" || fail "--pipeline 0"
+    ok "the pipeline is off by default: 0 recorded, nothing prefetched" || fail "default pipeline"
 cmp -s "$J" "$SCRATCH/b/journal.jsonl" && fail "the pipeline changed no decision (the test proves nothing)"
 $K replay "$SCRATCH/b" 2>&1 | grep -q "^identical" &&
     ok "a run without the pipeline replays identical" || fail "replay of --pipeline 0"
@@ -82,7 +82,7 @@ $K replay "$SCRATCH/op" >"$SCRATCH/out" 2>&1 &&
 # --evals 150 cuts generation 2 (bred during 1) to 11 and leaves nothing
 # to breed during 2; 170 cuts generation 4 (bred during 3) to 4.
 : >"$SCRATCH/p.log"
-$T run $ARGS --generations 0 --evals 150 --runs-dir "$SCRATCH" --name e &&
+$T run $ARGS --pipeline 1 --generations 0 --evals 150 --runs-dir "$SCRATCH" --name e &&
     $T resume "$SCRATCH/e" --evals 170 --quiet &&
     $T resume "$SCRATCH/e" --evals 200 --quiet || fail "run --evals, resume --evals"
 $K replay "$SCRATCH/e" >"$SCRATCH/out" 2>&1 && grep -q "^identical: 200 evaluations" "$SCRATCH/out" &&
@@ -92,7 +92,7 @@ $K replay "$SCRATCH/e" >"$SCRATCH/out" 2>&1 && grep -q "^identical: 200 evaluati
 # stopped inside a generation the budget cut (the GPU fails on the 145th
 # evaluation, the 6th of generation 2's 11), resumed with a larger budget:
 # the cut generation is finished as it was bred and the replay agrees
-BUD="$ARGS --generations 0"
+BUD="$ARGS --pipeline 1 --generations 0"
 KEVO_TEST_GPU_FAIL=0:145 $T run $BUD --gpus 0 --evals 150 --runs-dir "$SCRATCH" --name f 2>/dev/null
 [ "$(grep -c '"type":"eval","gen":2,' "$SCRATCH/f/journal.jsonl")" = 5 ] ||
     fail "the failing GPU did not stop the run inside generation 2"
@@ -105,7 +105,7 @@ $K replay "$SCRATCH/f" >"$SCRATCH/out" 2>&1 && grep -q "^identical: 170 evaluati
 # several GPUs (the fan-out of test evaluators): prefetch passes through,
 # same journal as one GPU
 : >"$SCRATCH/p.log"
-$T run $ARGS --gpus 0,1 --runs-dir "$SCRATCH" --name g || fail "run --gpus 0,1"
+$T run $ARGS --pipeline 1 --gpus 0,1 --runs-dir "$SCRATCH" --name g || fail "run --gpus 0,1"
 canon() { $CANON "$1" | sed -E 's/,"gpu":[0-9]+//'; }
 canon "$J" >"$SCRATCH/p.canon"
 canon "$SCRATCH/g/journal.jsonl" >"$SCRATCH/g.canon"
