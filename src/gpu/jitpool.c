@@ -39,6 +39,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cpus.h"
 #include "fsutil.h"
 
 #define REQ_MAGIC 0x6b766f71u   /* "kvoq" */
@@ -928,8 +929,7 @@ static int pool_alloc(const struct jit_pool_opts *o, struct jit_pool **out)
     *out = p;
     p->n_procs = o->n_procs;
     if (p->n_procs <= 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        p->n_procs = n > 0 ? (int)n : 1;
+        p->n_procs = cpus_usable(); /* the CPUs we may use, not all */
     }
     p->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : JIT_DEFAULT_TIMEOUT_MS;
     p->arch = strdup(o->arch);

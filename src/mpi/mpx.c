@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpus.h"
 #include "fsutil.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -119,7 +120,7 @@ int mpx_local_rank(void)
 
 int mpx_compilers(int given)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long cpus = cpus_usable();
     if (given > 0)
         return given;
     long n = (cpus > 0 ? cpus : 1) / (n_local > 0 ? n_local : 1);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fingerprint.h"
+#include "cpus.h"
 #include "fsutil.h"
 #include "secret.h"
 #include "jnl.h"
@@ -52,7 +53,7 @@ static cJSON *host_json(void)
         cJSON_AddStringToObject(o, "kernel", u.release);
         cJSON_AddStringToObject(o, "machine", u.machine);
     }
-    cJSON_AddNumberToObject(o, "cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
+    cJSON_AddNumberToObject(o, "cpus", (double)cpus_usable());
     return o;
 }
 

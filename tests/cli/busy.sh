@@ -43,4 +43,12 @@ $T status "$SCRATCH/none" --json >"$SCRATCH/j4"
 ! grep -q "^gpu:" "$SCRATCH/s4" && ! grep -q "gpu_idle_pct" "$SCRATCH/j4" &&
     ok "status says nothing of idleness for a journal without phase times" ||
     { fail "status of a run without phase times"; cat "$SCRATCH/s4"; }
+# the CPUs a run may use are those of its affinity mask (taskset, cpusets,
+# Slurm): the manifest says 1 under a one-CPU mask, whatever the machine has
+if command -v taskset >/dev/null 2>&1; then
+    taskset -c 0 $T run $ARGS --runs-dir "$SCRATCH" --name one_cpu 2>/dev/null &&
+        grep -Eq '"cpus":[[:space:]]*1([[:space:],}]|$)' "$SCRATCH/one_cpu/manifest.json" &&
+        ok "under taskset -c 0 the run counts 1 usable CPU" ||
+        { fail "cpus under taskset -c 0"; grep -o '"cpus":[^,}]*' "$SCRATCH/one_cpu/manifest.json"; }
+fi
 finish
