@@ -486,6 +486,22 @@ static int fo_eval_batch(void *self, const struct candidate *const *cands,
     return rc;
 }
 
+/* Drops sub u, which failed (rc) to <what> between batches, and reports
+ * it; the caller's loop goes on with the next live sub. */
+static void drop_between(struct fanout *f, struct sub *u, int rc,
+                         const char *what, const char *then)
+{
+    u->dropped = 1;
+    f->alive--;
+    snprintf(f->last_err, sizeof f->last_err, "%s failed: %s", u->s.label,
+             kevo_strerror(rc));
+    pthread_mutex_lock(&f->mu);
+    report(f, "%s failed to %s (%s): dropped, %d left%s", u->s.label, what,
+           kevo_strerror(rc), f->alive, then);
+    flush_reports(f);
+    pthread_mutex_unlock(&f->mu);
+}
+
 /* On the first sub in use: the same GPU measures both, interleaved. A sub
  * whose confirm fails is dropped like a failed evaluation would be, and
  * the next one confirms. */
@@ -508,15 +524,7 @@ static int fo_confirm(void *self, const struct candidate *ch,
                                       noise);
         if (!rc || f->alive == 1)
             return rc;
-        u->dropped = 1;
-        f->alive--;
-        snprintf(f->last_err, sizeof f->last_err, "%s failed: %s",
-                 u->s.label, kevo_strerror(rc));
-        pthread_mutex_lock(&f->mu);
-        report(f, "%s failed to confirm (%s): dropped, %d left; the next "
-               "one confirms", u->s.label, kevo_strerror(rc), f->alive);
-        flush_reports(f);
-        pthread_mutex_unlock(&f->mu);
+        drop_between(f, u, rc, "confirm", "; the next one confirms");
     }
 }
 
@@ -539,15 +547,7 @@ static int fo_profile(void *self, const struct candidate *c, struct kprof *out)
         int rc = u->s.ev.ops->profile(u->s.ev.self, c, out);
         if (!rc || f->alive == 1)
             return rc;
-        u->dropped = 1;
-        f->alive--;
-        snprintf(f->last_err, sizeof f->last_err, "%s failed: %s",
-                 u->s.label, kevo_strerror(rc));
-        pthread_mutex_lock(&f->mu);
-        report(f, "%s failed to profile (%s): dropped, %d left", u->s.label,
-               kevo_strerror(rc), f->alive);
-        flush_reports(f);
-        pthread_mutex_unlock(&f->mu);
+        drop_between(f, u, rc, "profile", "");
     }
 }
 

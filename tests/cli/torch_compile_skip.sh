@@ -6,14 +6,7 @@
 # checks the same through a worker on the GPU. Also the share of a given
 # tolerance torch's own result uses (_used). Skipped without torch.
 . tests/cli/lib.inc
-PY=
-for c in "${KEVO_PYTHON:-}" python3 /usr/bin/python3; do
-    [ -n "$c" ] && "$c" -c 'import torch' 2>/dev/null && { PY=$c; break; }
-done
-if [ -z "$PY" ]; then
-    echo "SKIP torch_compile_skip.sh: no python here imports torch"
-    finish
-fi
+need_torch
 cat >"$SCRATCH/t.py" <<'PYEOF'
 import sys
 sys.argv = ["helper"]  # not the describe entry point

@@ -7,15 +7,7 @@
 # --torch-problem` refuses bad input before the GPU and says it needs one.
 # Needs a python with torch; skipped, saying so, without one.
 . tests/cli/lib.inc
-PY=
-for c in "${KEVO_PYTHON:-}" python3 /usr/bin/python3; do
-    [ -n "$c" ] && "$c" -c 'import torch' 2>/dev/null && { PY=$c; break; }
-done
-if [ -z "$PY" ]; then
-    echo "SKIP torch_tolerance.sh: no python here imports torch (CI installs python3-torch)"
-    finish
-fi
-export KEVO_PYTHON="$PY"
+need_torch
 . tests/cli/llm.inc
 M="$SCRATCH/m"
 mkdir -p "$M"

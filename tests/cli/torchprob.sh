@@ -7,15 +7,7 @@
 # Needs a python with torch ($KEVO_PYTHON, python3 or /usr/bin/python3):
 # skipped, saying so, without one.
 . tests/cli/lib.inc
-PY=
-for c in "${KEVO_PYTHON:-}" python3 /usr/bin/python3; do
-    [ -n "$c" ] && "$c" -c 'import torch' 2>/dev/null && { PY=$c; break; }
-done
-if [ -z "$PY" ]; then
-    echo "SKIP torchprob.sh: no python here imports torch (CI installs python3-torch)"
-    finish
-fi
-export KEVO_PYTHON="$PY"
+need_torch
 M="$SCRATCH/mods/cumsum"
 mkdir -p "$M"
 cp examples/torch/cumsum/cumsum.py examples/torch/cumsum/cumsum_rows.cu "$M/"
