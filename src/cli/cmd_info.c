@@ -246,6 +246,8 @@ static void print_status(const char *dir, const struct spec *sp,
     char shape[64], fit[64];
     const struct problem *p = problem_find(sp->problem);
     problem_format_shape(&sp->shape, shape, sizeof shape);
+    if (!shape[0]) /* a torch module with no size constant */
+        snprintf(shape, sizeof shape, "(fixed shape)");
     printf("run:         %s (%s)\n", dir, state);
     printf("problem:     %s %s %s, seed %llu\n", sp->problem,
            dtype_name(sp->dtype), shape, (unsigned long long)sp->seed);

@@ -227,7 +227,8 @@ int problem_shape_set(const struct problem *p, struct shape *s,
     for (int i = 0; i < p->n_dims && n < errcap; i++)
         n += (size_t)snprintf(err + n, errcap - n, " %s", p->dim_names[i]);
     if (n < errcap)
-        snprintf(err + n, errcap - n, ")");
+        snprintf(err + n, errcap - n, "%s)", p->n_dims ? "" :
+                 " none: every dim is fixed");
     return KEVO_EINVAL;
 }
 

@@ -107,6 +107,51 @@ $T run --evaluator test --torch-problem "$KB/89_cumsum_with_a_name_longer_than_t
     ok "a KernelBench file name becomes the problem $N" ||
     { fail "KernelBench file name"; cat "$SCRATCH/err"; }
 
+# 2d. a module with no size constant (KernelBench's 100_HingeLoss: its
+# forward only broadcasts at the file's sizes, so doubling batch_size
+# breaks it): every dim is fixed, the kernel gets no size ints
+FX="$SCRATCH/fixed"
+mkdir -p "$FX"
+cat >"$FX/hinge.py" <<'PY'
+import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, predictions, targets):
+        return torch.mean(torch.clamp(1 - predictions * targets, min=0))
+batch_size = 64
+input_shape = (64,)
+def get_inputs():
+    return [torch.rand(batch_size, *input_shape),
+            torch.randint(0, 2, (batch_size,)).float() * 2 - 1]
+def get_init_inputs():
+    return []
+PY
+cat >"$FX/hinge_serial.cu" <<'CU'
+// kevo: problem hinge
+// kevo: dtypes fp32
+// kevo: launch hinge_serial
+// kevo: grid 1
+// kevo: block 1
+extern "C" __global__ void hinge_serial(const elem_t *p, const elem_t *t, elem_t *out, void *ws)
+{
+    float a = 0.f;
+    for (int i = 0; i < 64 * 64; i++)
+        a += fmaxf(1.f - TO_F32(p[i]) * TO_F32(t[i % 64]), 0.f);
+    out[0] = FROM_F32(a / 4096.f);
+}
+CU
+$T run --evaluator test --torch-problem "$FX/hinge.py" --seed 3 --generations 1 \
+    --quiet --runs-dir "$SCRATCH/runs" --name fixed 2>"$SCRATCH/err" &&
+    $T status "$SCRATCH/runs/fixed" >"$SCRATCH/st" 2>&1 &&
+    grep -q "^problem:     hinge fp32 (fixed shape), seed 3" "$SCRATCH/st" &&
+    grep -q "ok 1" "$SCRATCH/st" &&
+    ok "a module with no size constant runs at its fixed shape (kernel takes no size ints)" ||
+    { fail "fixed-shape module"; cat "$SCRATCH/err" "$SCRATCH/st"; }
+expect_fail "--set on a fixed-shape module says it has no sizes" \
+    "--set: 'batch_size' is not a size of hinge (its sizes: none: every dim is fixed)" \
+    $T run --evaluator test --torch-problem "$FX/hinge.py" --set batch_size=4 \
+    --runs-dir "$SCRATCH/runs" --name fixedset
+
 # 2b. the module's sizes are the default shape; --set changes one by name
 $T run --evaluator test --torch-problem examples/torch/cumsum/cumsum.py --seed 3 \
     --generations 1 --quiet --runs-dir "$SCRATCH/runs" --name dflt 2>"$SCRATCH/err" &&
