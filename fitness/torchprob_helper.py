@@ -290,15 +290,21 @@ def tp_setup(text, shown, sizes, run_dt, err_addr, errcap, buf0):
     return go()
 
 
-def _build(seed):
+def _build(seed, inputs=True):
+    """The module built under seed and, with inputs, get_inputs() drawn
+    after it (as every draw does); without, only the input shapes the
+    last draw had (a reference reads its inputs from kevo's buffers, so
+    drawing them again would only cost time)."""
     import torch
     mod = TP["mod"]
     torch.manual_seed(seed)
     with torch.device("cuda"):
         model = mod.Model(*mod.get_init_inputs())
-        ins = list(mod.get_inputs())
+        ins = [t.cuda() for t in mod.get_inputs()] if inputs else None
     state = list(model.named_parameters()) + list(model.named_buffers())
-    return model, [t.cuda() for t in ins], state
+    if ins is not None:
+        TP["in_shapes"] = [t.shape for t in ins]
+    return model, ins, state
 
 
 def _check_n(i, t, n):
@@ -327,15 +333,17 @@ def _load_model(bufs, dtype, seed=0):
     """The module with its state and its inputs read from kevo's buffers,
     floats as dtype, integers and bools kept."""
     import torch
-    model, ins, state = _build(seed)
+    model, _, state = _build(seed, inputs="in_shapes" not in TP)
+    shapes = TP["in_shapes"]
     live = []
-    for i in range(len(ins) + len(state)):
+    for i in range(len(shapes) + len(state)):
         ptr, n, dt, _ = bufs[i]
         v = _view(ptr, n, dt)
-        shape = ins[i].shape if i < len(ins) else state[i - len(ins)][1].shape
+        shape = shapes[i] if i < len(shapes) else \
+            state[i - len(shapes)][1].shape
         v = v.view(shape)
         live.append(v.to(dtype) if v.is_floating_point() else v)
-    nin = len(ins)
+    nin = len(shapes)
     with torch.no_grad():
         for (nm, t), v in zip(state, live[nin:]):
             holder = model
