@@ -12,7 +12,8 @@
  *
  *   gen_inputs  the module's get_inputs() and init under a seed drawn from
  *               kevo's, copied into the input buffers (floats cast to the
- *               run dtype);
+ *               run dtype), enqueued on kevo's stream (no sync: ordered
+ *               with the candidate's launches like kevo's own draws);
  *   reference   the module cast to float64 (integers, bools kept) run on
  *               exactly the buffers the candidate read, into kevo's fp64
  *               reference array;
@@ -163,13 +164,15 @@ static int setup(const struct problem *p, struct hx *h,
         snprintf(sizes + n, sizeof sizes - n, "}");
     snprintf(code, sizeof code,
              "tp_setup(ctypes.string_at(%llu,%zu).decode(),"
-             "ctypes.string_at(%llu,%zu).decode(),%s,%d,%llu,%zu,%llu)\n",
+             "ctypes.string_at(%llu,%zu).decode(),%s,%d,%llu,%zu,%llu,"
+             "%llu)\n",
              (unsigned long long)(uintptr_t)p->file_text,
              strlen(p->file_text),
              (unsigned long long)(uintptr_t)p->file_path,
              strlen(p->file_path), sizes, (int)dt,
              (unsigned long long)(uintptr_t)py.err, sizeof py.err,
-             (unsigned long long)hx_buf(h, 0));
+             (unsigned long long)hx_buf(h, 0),
+             (unsigned long long)(uintptr_t)hx_stream(h));
     if ((r = call(h, "setup", code)))
         return r;
     py.set_up = p;
@@ -181,9 +184,9 @@ static int tp_gen_inputs(const struct problem *p, struct hx *h,
                          const struct shape *s, enum dtype dt, uint64_t seed)
 {
     char bl[TP_CMD_MAX / 2], code[TP_CMD_MAX];
+    /* enqueued on kevo's stream: ordered after what kevo did with the
+     * buffers and before what it launches next, no sync either side */
     int r = setup(p, h, s, dt);
-    if (!r)
-        r = hx_sync(h); /* kevo's stream is done with the buffers */
     if (r)
         return r;
     buf_list(h, bl, sizeof bl);
@@ -198,9 +201,7 @@ static int tp_reference(const struct problem *p, struct hx *h,
 {
     char bl[TP_CMD_MAX / 2], code[TP_CMD_MAX];
     (void)scale_dev;
-    int r = setup(p, h, s, dt);
-    if (!r)
-        r = hx_sync(h);
+    int r = setup(p, h, s, dt); /* on kevo's stream, as tp_gen_inputs */
     if (r)
         return r;
     buf_list(h, bl, sizeof bl);

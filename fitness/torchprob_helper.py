@@ -264,17 +264,37 @@ class _CAI:
 
 
 def _view(ptr, n, dt):
+    """A flat tensor over kevo's buffer (ptr, n elements, kevo dtype dt);
+    made once per (ptr, n, dt): the buffers do not move, a pristine copy
+    reallocated at the same address is the same memory again."""
     import torch
+    views = TP.setdefault("views", {})
+    key = (ptr, n, dt)
+    t = views.get(key)
+    if t is not None:
+        return t
     code = {0: ("<f4", None), 1: ("<f2", None), 2: ("<i2", torch.bfloat16),
             3: ("<i4", None), 4: ("<i8", None), 5: ("|u1", torch.bool),
             9: ("<f8", None)}[dt]
     t = torch.as_tensor(_CAI(ptr, n, code[0]), device="cuda")
-    return t.view(code[1]) if code[1] is not None else t
+    t = t.view(code[1]) if code[1] is not None else t
+    if len(views) > 256:
+        views.clear()
+    views[key] = t
+    return t
 
 
-def tp_setup(text, shown, sizes, run_dt, err_addr, errcap, buf0):
+def _on_kevo_stream():
+    """torch's work of a check goes on kevo's stream (tp_setup's), so it is
+    ordered with the candidate's launches without a device-wide sync."""
+    import torch
+    return torch.cuda.stream(TP["stream"])
+
+
+def tp_setup(text, shown, sizes, run_dt, err_addr, errcap, buf0, stream=0):
     """buf0: a kevo buffer: its device is the worker's (torch reads it from
-    the pointer), so torch runs on the GPU kevo opened."""
+    the pointer), so torch runs on the GPU kevo opened; stream: kevo's
+    stream (a CUstream), where draws and references are enqueued."""
     TP.clear()
     TP.update(err=err_addr, errcap=errcap, shown=shown, rc=0)
 
@@ -282,6 +302,8 @@ def tp_setup(text, shown, sizes, run_dt, err_addr, errcap, buf0):
     def go():
         import torch
         torch.cuda.set_device(torch.as_tensor(_CAI(buf0, 1, "<f4")).device)
+        TP["stream"] = torch.cuda.ExternalStream(stream) if stream else \
+            torch.cuda.current_stream()
         torch.backends.cuda.matmul.allow_tf32 = False  # fp32 is fp32
         torch.backends.cudnn.allow_tf32 = False
         TP["mod"] = load(text, shown, sizes)
@@ -315,17 +337,17 @@ def _check_n(i, t, n):
 
 
 def tp_gen(seed, bufs):
-    """bufs: [(ptr, n, kevo dtype, role)]: inputs then state first."""
+    """bufs: [(ptr, n, kevo dtype, role)]: inputs then state first. The
+    draw is enqueued on kevo's stream: what kevo launches next reads it."""
     @_guard
     def go():
-        import torch
-        model, ins, state = _build(seed)
-        src = ins + [t for _, t in state]
-        for i, t in enumerate(src):
-            ptr, n, dt, _ = bufs[i]
-            _check_n(i, t, n)
-            _view(ptr, n, dt).copy_(t.detach().reshape(-1))
-        torch.cuda.synchronize()
+        with _on_kevo_stream():
+            model, ins, state = _build(seed)
+            src = ins + [t for _, t in state]
+            for i, t in enumerate(src):
+                ptr, n, dt, _ = bufs[i]
+                _check_n(i, t, n)
+                _view(ptr, n, dt).copy_(t.detach().reshape(-1))
     return go()
 
 
@@ -365,13 +387,15 @@ def _forward(model, ins):
 
 
 def tp_reference(bufs, ref_addr):
+    """The fp64 outputs into ref_addr, enqueued on kevo's stream (kevo
+    syncs it before comparing)."""
     @_guard
     def go():
         import torch
-        model, ins = _load_model(bufs, torch.float64)
-        outs = _forward(model, ins)
-        _write_ref(bufs, outs, ref_addr)
-        torch.cuda.synchronize()
+        with _on_kevo_stream():
+            model, ins = _load_model(bufs, torch.float64)
+            outs = _forward(model, ins)
+            _write_ref(bufs, outs, ref_addr)
     return go()
 
 

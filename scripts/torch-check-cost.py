@@ -40,8 +40,12 @@ for b in desc["buffers"]:
 ref = torch.empty(max(nout, 1), dtype=torch.float64, device="cuda")
 err = ctypes.create_string_buffer(1024)
 text = open(mod_path).read()
+stream = torch.cuda.Stream()  # kevo's stream, for helpers that take one
+import inspect
+extra = [stream.cuda_stream] if "stream" in \
+    inspect.signature(tph.tp_setup).parameters else []
 if tph.tp_setup(text, mod_path, sets, 0, ctypes.addressof(err), 1024,
-                bufs[0][0]):
+                bufs[0][0], *extra):
     sys.exit("setup: %s" % err.value.decode())
 
 

@@ -94,7 +94,7 @@ int wire_init_parse(const cJSON *o, struct wire_init *m)
         hash_parse(seed, &m->seed) || !cJSON_IsArray(s))
         return KEVO_EPARSE;
     m->shape.n_dims = cJSON_GetArraySize(s);
-    if (m->shape.n_dims < 1 || m->shape.n_dims > PROB_MAX_DIMS)
+    if (m->shape.n_dims < 0 || m->shape.n_dims > PROB_MAX_DIMS)
         return KEVO_EPARSE;
     for (int i = 0; i < m->shape.n_dims; i++) {
         const cJSON *d = cJSON_GetArrayItem(s, i);
