@@ -8,7 +8,7 @@
 #     that the compile pool counts the affinity mask's CPUs: GPU 0 / CPUs
 #     0-15 without, GPU 1 / CPUs 16-31 with, at the same time.
 set -u
-R=$PWD; BD=$R/build/bundle; K=$BD/kevo; MB=$R/build/mpi-bundle; W=/tmp/w2; rm -rf $W; mkdir -p $W/o
+R=$PWD; BD=$R/build/bundle; K=$BD/kevo; MB=$BD; W=/tmp/w2; rm -rf $W; mkdir -p $W/o
 export LD_LIBRARY_PATH=$BD
 ( sleep ${GUARD:-570}; tar czf $OUT/partial.tgz -C $W o ) & guard=$!
 S=$W/o/summary.txt; T=${T:-35s}
@@ -20,7 +20,7 @@ for prob in "gemm fp32 4096x4096x4096" "softmax fp32 4096x4096" "gemm bf16 8192x
   A="--problem $1 --dtype $2 --shape $3 --seed 11 --time $T --runs-dir $W/r --quiet"
   KEVO_CACHE_DIR=$W/c/$n-1 $K run $A --gpus 0 --name $n-1 > $W/o/$n-1.log 2>&1; st $n-1
   KEVO_CACHE_DIR=$W/c/$n-2 $K run $A --gpus 0,1 --name $n-2 > $W/o/$n-2.log 2>&1; st $n-2
-  KEVO_CACHE_DIR=$W/c/$n-mpi timeout 150 mpirun $M -np 2 -x KEVO_CACHE_DIR -x LD_LIBRARY_PATH=$MB $MB/kevo run $A --name $n-mpi > $W/o/$n-mpi.log 2>&1; st $n-mpi
+  KEVO_CACHE_DIR=$W/c/$n-mpi timeout 150 mpirun $M -np 2 -x KEVO_CACHE_DIR -x LD_LIBRARY_PATH=$MB $MB/kevo-mpi run $A --name $n-mpi > $W/o/$n-mpi.log 2>&1; st $n-mpi
   for v in 2 mpi; do echo "replay $n-$v: $($K replay $W/r/$n-$v 2>&1 | head -1)" >> $S; done
   rm -rf $W/c
 done
