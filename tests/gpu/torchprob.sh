@@ -8,6 +8,7 @@
 # ok; and every bad module in tests/gpu/torchprob/ must be refused with the
 # error its first line names, before any candidate. Logs to $OUT (if set) or a temporary directory; exits 1 if an
 # expectation fails. Skips (and says so) when torch is not importable.
+# TORCHPROB_ONLY=bad runs only the bad modules.
 set -u
 KEVO=${KEVO:?set KEVO to the kevo binary}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,6 +26,7 @@ fi
 export KEVO_TORCH_COMPILE=${KEVO_TORCH_COMPILE:-default}
 
 for pf in "$ROOT"/examples/torch/*/*.py; do
+    [ "${TORCHPROB_ONLY:-all}" = bad ] && break
     dir=$(dirname "$pf")
     m=$(basename "$pf" .py)
     [ -f "$dir/tests/shapes" ] || { echo "$m: no tests/shapes, skipped"; continue; }
