@@ -668,6 +668,47 @@ static void test_pool_prefetch_later(void)
     jit_pool_free(p);
 }
 
+/* Prefetches for later take at most half the compilers (at least one):
+ * with 2 compilers and two later prefetches queued, only the first starts,
+ * so a submit that comes next compiles at once on the other compiler and
+ * is done while the second prefetch has not even started. */
+static void test_pool_later_cap(void)
+{
+    char dir[80];
+    snprintf(dir, sizeof dir, "%s/latercap", cache_dir);
+    struct jit_pool *p = pool_start(2, 20000, dir);
+    if (!p)
+        return;
+    char src[5][200];
+    for (int i = 0; i < 5; i++)
+        snprintf(src[i], sizeof src[i], "extern \"C\" __global__ void "
+                 "kevo_c%d(int *a) { a[threadIdx.x] = %d; }\n", i, i);
+    struct jit_output o;
+    int w1 = jit_pool_submit(p, src[3], "w1.cu"),
+        w2 = jit_pool_submit(p, src[4], "w2.cu"); /* both compilers up */
+    CHECK(w1 >= 0 && w2 >= 0 && jit_pool_wait(p, w1, &o) == KEVO_OK);
+    jit_output_release(&o);
+    CHECK(jit_pool_wait(p, w2, &o) == KEVO_OK);
+    jit_output_release(&o);
+    CHECK(jit_pool_prefetch_later(p, src[0], "b1.cu") == KEVO_OK);
+    CHECK(jit_pool_prefetch_later(p, src[1], "b2.cu") == KEVO_OK);
+    CHECK(jit_pool_poll(p, 0) == KEVO_OK); /* hands out what may start */
+    int tc = jit_pool_submit(p, src[2], "c.cu");
+    CHECK(tc >= 0);
+    CHECK(jit_pool_wait(p, tc, &o) == KEVO_OK && o.ok &&
+          contains(&o, "kevo_c2"));
+    jit_output_release(&o);
+    CHECK_MSG(jit_pool_ready(p, src[1]) == 0, "the second later prefetch "
+              "is %s", jit_pool_ready(p, src[1]) == 1 ? "done before the "
+              "submit: it took the compiler the submit needed" : "gone");
+    for (int i = 0; i < 2; i++) {
+        int t = jit_pool_submit(p, src[i], "b.cu");
+        CHECK(t >= 0 && jit_pool_wait(p, t, &o) == KEVO_OK && o.ok);
+        jit_output_release(&o);
+    }
+    jit_pool_free(p);
+}
+
 /* Two submits of one source at once, with compilers free for both: one
  * compiles, the other waits for it and is answered from the cache (points
  * that differ only in launch-only params have one source). */
@@ -716,6 +757,8 @@ int main(void)
         "submit of the same source, or found in the cache once done");
     RUN(test_pool_prefetch_later, "a prefetch for later waits behind the "
         "submits queued after it");
+    RUN(test_pool_later_cap, "prefetches for later leave half the "
+        "compilers to the current batch");
     RUN(test_pool_twins, "a source submitted twice at once compiles once; "
         "the twin is a cache hit");
     RUN(test_compile_small, "a small kernel gives an ELF cubin and registers");
