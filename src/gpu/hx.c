@@ -745,12 +745,13 @@ int hx_hash_reset(struct hx *h)
     return rc ? cuda_fail(h, rc, "cuMemsetD32") : KEVO_OK;
 }
 
-int hx_hash_outputs(struct hx *h, int slot)
+/* Hashes the buffers whose role is (inputs) or is not (outputs) BUF_IN. */
+static int hash_bufs(struct hx *h, int slot, int inputs)
 {
     if (slot < 0 || slot >= HX_HASH_SLOTS)
         return hx_fail(h, KEVO_EINTERNAL, "hash slot %d out of range", slot);
     for (int i = 0; i < h->n_bufs; i++) {
-        if (h->b[i].d.role == BUF_IN)
+        if ((h->b[i].d.role == BUF_IN) != inputs)
             continue;
         CUdeviceptr p = h->b[i].data, res = h->hashes + 16 * (size_t)slot;
         long long n = (long long)h->b[i].bytes;
@@ -761,6 +762,16 @@ int hx_hash_outputs(struct hx *h, int slot)
             return r;
     }
     return KEVO_OK;
+}
+
+int hx_hash_outputs(struct hx *h, int slot)
+{
+    return hash_bufs(h, slot, 0);
+}
+
+int hx_hash_inputs(struct hx *h, int slot)
+{
+    return hash_bufs(h, slot, 1);
 }
 
 int hx_hash_read(struct hx *h, int first, int n, uint64_t *out)

@@ -147,6 +147,9 @@ int64_t hx_out_elems(const struct hx *h);
 /* Enqueues a 64-bit hash of all outputs into hash slot (0..HX_HASH_SLOTS). */
 #define HX_HASH_SLOTS 160
 int hx_hash_outputs(struct hx *h, int slot) KEVO_WUR;
+/* Enqueues the same hash of the live input buffers (BUF_IN) into slot: a
+ * fingerprint of what the candidate read. */
+int hx_hash_inputs(struct hx *h, int slot) KEVO_WUR;
 /* Zeroes the hash slots. */
 int hx_hash_reset(struct hx *h) KEVO_WUR;
 /* Reads n slots back (after a sync). */

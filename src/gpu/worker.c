@@ -886,13 +886,24 @@ enum check_mode {
     CHECK_HASH  /* bitwise equal to expect_hash, else decide */
 };
 
+#define INPUT_SLOT (HX_HASH_SLOTS - 2) /* hash slot for input fingerprints */
+
+static int has_inout(const struct worker *w);
+
 /*
  * One check: fresh inputs from seed, poison, launch, sync, guards, input
  * integrity, hash, then the reference compare (or the hash compare).
+ * Input integrity: inputs drawn again from seed into pristine copies and
+ * compared word by word; with in_fp, a CHECK_REF check also leaves the
+ * fingerprint of its (so verified) inputs in *in_fp, and a CHECK_HASH
+ * check on the same seed compares its inputs' fingerprint with that one
+ * instead of drawing them again (no in-place buffer: those need the
+ * pristine copy for a reference). The fingerprint is taken after the
+ * candidate ended and kept on the host, out of its reach.
  */
 static int run_check(struct worker *w, struct job *jb, const char *phase,
                      uint64_t seed, enum check_mode mode, uint64_t expect,
-                     uint64_t *hash_out, struct hx_cmp *cmp,
+                     uint64_t *in_fp, uint64_t *hash_out, struct hx_cmp *cmp,
                      struct verdict *v)
 {
     const char *pre = strcmp(phase, "check C") ? "" : "after timing: ";
@@ -919,29 +930,47 @@ static int run_check(struct worker *w, struct job *jb, const char *phase,
     }
     if ((r = watch_check(w, jb, phase, v)) || v->outcome != EVAL_OK)
         return r;
-    r = hx_view_pristine(h);
-    if (!r)
-        r = w->p->gen_inputs(w->p, h, &w->shape, w->dt, seed);
-    if (!r)
-        r = hx_sync(h);
-    if (!r)
-        r = hx_inputs_check(h, &bad, why, sizeof why);
-    if (r)
-        return r;
-    if (bad) {
-        set_verdict(v, EVAL_CHEAT, "%s%s", pre, why);
-        hx_scratch_release(h);
-        return KEVO_OK;
+    int by_fp = mode == CHECK_HASH && in_fp && !has_inout(w);
+    if (!by_fp) {
+        r = hx_view_pristine(h);
+        if (!r)
+            r = w->p->gen_inputs(w->p, h, &w->shape, w->dt, seed);
+        if (!r)
+            r = hx_sync(h);
+        if (!r)
+            r = hx_inputs_check(h, &bad, why, sizeof why);
+        if (r)
+            return r;
+        if (bad) {
+            set_verdict(v, EVAL_CHEAT, "%s%s", pre, why);
+            hx_scratch_release(h);
+            return KEVO_OK;
+        }
     }
+    uint64_t fp = 0;
     r = hx_hash_reset(h);
     if (!r)
         r = hx_hash_outputs(h, CHECK_SLOT);
+    if (!r && in_fp)
+        r = hx_hash_inputs(h, INPUT_SLOT);
     if (!r)
         r = hx_sync(h);
     if (!r)
         r = hx_hash_read(h, CHECK_SLOT, 1, hash_out);
+    if (!r && in_fp)
+        r = hx_hash_read(h, INPUT_SLOT, 1, &fp);
     if (r)
         return r;
+    if (by_fp && fp != *in_fp) {
+        set_verdict(v, EVAL_CHEAT, "%sinputs modified: their fingerprint "
+                    "(%016llx) differs from check A's on the same inputs "
+                    "(%016llx)", pre, (unsigned long long)fp,
+                    (unsigned long long)*in_fp);
+        hx_view_live(h);
+        return KEVO_OK;
+    }
+    if (in_fp && !by_fp)
+        *in_fp = fp;
     memset(cmp, 0, sizeof *cmp);
     if (mode == CHECK_REF || *hash_out != expect) {
         r = ref_compare(w, pre, cmp, v);
@@ -1075,6 +1104,7 @@ struct outcome {
     struct hx_time_stats st;
     struct hx_cmp cmp;       /* of check A */
     uint64_t hash_a;
+    uint64_t in_fp_a;        /* check A's inputs' fingerprint (check C) */
     double check_ms, time_ms;
     double load_ms, a_ms, b_ms, c_ms, ref_ms; /* breakdown (evidence) */
     int rechecked;
@@ -1167,12 +1197,12 @@ static int checks_ab(struct worker *w, struct job *jb, uint64_t s1,
 {
     struct hx_cmp cb = {0};
     long long t0 = fs_now_ns();
-    int r = run_check(w, jb, "check A", s1, CHECK_REF, 0, &oc->hash_a,
-                      &oc->cmp, &oc->v);
+    int r = run_check(w, jb, "check A", s1, CHECK_REF, 0, &oc->in_fp_a,
+                      &oc->hash_a, &oc->cmp, &oc->v);
     long long t1 = fs_now_ns();
     oc->a_ms = (t1 - t0) / 1e6;
     if (!r && oc->v.outcome == EVAL_OK)
-        r = run_check(w, jb, "check B", s2, CHECK_REF, 0, hash_b, &cb,
+        r = run_check(w, jb, "check B", s2, CHECK_REF, 0, NULL, hash_b, &cb,
                       &oc->v);
     oc->b_ms = (fs_now_ns() - t1) / 1e6;
     if (!r && oc->v.outcome == EVAL_OK) {
@@ -1231,7 +1261,8 @@ static int evaluate(struct worker *w, struct job *jb, struct outcome *oc)
     struct hx_cmp cc;
     if (!r && oc->v.outcome == EVAL_OK)
         r = run_check(w, jb, "check C", s1, jb->nondet ? CHECK_REF :
-                      CHECK_HASH, oc->hash_a, &hash_c, &cc, &oc->v);
+                      CHECK_HASH, oc->hash_a, &oc->in_fp_a, &hash_c, &cc,
+                      &oc->v);
     oc->c_ms = (fs_now_ns() - t2) / 1e6;
     struct sol_floor sf;
     const char *peak = "";
@@ -1242,7 +1273,7 @@ static int evaluate(struct worker *w, struct job *jb, struct outcome *oc)
         /* faster than physically possible: new inputs, time again */
         double first = oc->st.median_ns;
         oc->rechecked = 1;
-        r = run_check(w, jb, "recheck", s3, CHECK_REF, 0, &hash_b, &cc,
+        r = run_check(w, jb, "recheck", s3, CHECK_REF, 0, NULL, &hash_b, &cc,
                       &oc->v);
         if (!r && oc->v.outcome == EVAL_OK)
             r = run_timing(w, jb, s3, hash_b, 0, &oc->st, &oc->v);

@@ -54,7 +54,12 @@
  *  5. Reference after the fact. Only after the candidate ran and the
  *     stream synchronized: pristine inputs are regenerated from the same
  *     seed into scratch buffers and compared bitwise with the candidate's
- *     inputs (cheat "input A modified at index i"); the fp64 reference is
+ *     inputs (cheat "input A modified at index i"); check C, on check
+ *     A's inputs, instead compares a fingerprint of its inputs (kevo_hash,
+ *     taken after the candidate ended) with the one check A took of its
+ *     verified inputs, kept on the host (cheat "inputs modified: their
+ *     fingerprint ..."; problems with in-place buffers draw again, as
+ *     their reference needs the pristine copy); the fp64 reference is
  *     computed from the pristine copies (GEMM: cuBLAS Dgemm on exact fp64
  *     conversions; softmax: an fp64 kernel), every output element is
  *     compared on the GPU: pass iff |out-ref| <= atol + rtol*|ref| +
