@@ -231,13 +231,15 @@ static int adopt_calibration(struct tprob *t, struct hx *h, enum dtype dt,
 {
     struct tp_tol *u = &t->tol[k];
     const struct tp_buf *b = tp_out_buf(t, k);
+    const char *ga = getenv("KEVO_TORCH_ATOL"), *gr = getenv("KEVO_TORCH_RTOL");
     if (u->given && cal[3] > 1)
         return hx_fail(h, KEVO_EINVAL, "%s: torch's own %s result fails the "
-                       "tolerance given for output '%s' by KEVO_TORCH_ATOL/"
-                       "KEVO_TORCH_RTOL: atol %g rtol %g (it uses %.3g of it;"
-                       " the calibrated one would be atol %.3g rtol %.3g)",
-                       t->p.file_path, dtype_name(dt), b->name, u->atol,
-                       u->rtol, cal[3], cal[0], cal[1]);
+                       "tolerance KEVO_TORCH_ATOL=%s KEVO_TORCH_RTOL=%s gives "
+                       "output '%s' (atol %g rtol %g: it uses %.3g of it; the "
+                       "calibrated one would be atol %.3g rtol %.3g)",
+                       t->p.file_path, dtype_name(dt), ga ? ga : "",
+                       gr ? gr : "", b->name, u->atol, u->rtol, cal[3],
+                       cal[0], cal[1]);
     if (!u->given && cal[2] > 1) /* only an exact (integer) output can */
         return hx_fail(h, KEVO_EINVAL, "%s: torch's own %s result of output "
                        "'%s' differs from the fp64 reference, and an "
