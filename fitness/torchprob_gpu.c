@@ -252,10 +252,10 @@ static int adopt_calibration(struct tprob *t, struct hx *h, enum dtype dt,
         u->atol = cal[0];
         u->rtol = cal[1];
         u->set = 1;
-        snprintf(u->source, sizeof u->source, "%s",
-                 b->dtype == TP_FLOAT ? "calibrated" : "exact");
+        const char *src = b->dtype == TP_FLOAT ? "calibrated" : "exact";
+        snprintf(u->source, sizeof u->source, "%s", src);
         snprintf(u->note, sizeof u->note, "%s: torch's own %s result uses "
-                 "%.2g of it", u->source, dtype_name(dt), cal[2]);
+                 "%.2g of it", src, dtype_name(dt), cal[2]);
     }
     u->used = u->given ? cal[3] : cal[2];
     fprintf(stderr, "kevo: %s: tolerance atol=%.3g rtol=%.3g for %s (%s; "
