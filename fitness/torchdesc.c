@@ -209,6 +209,7 @@ static int read_bufs(struct rd *r, const cJSON *bufs, struct tprob *t)
     }
     if (!n_out)
         return fail(r, "buffers: no output");
+    t->n_out = n_out;
     return KEVO_OK;
 }
 

@@ -9,7 +9,8 @@
  * times a fraction. The problem record derives everything from that:
  * buffers at any shape, the kernel signature, bytes as the work (FLOPs
  * from torch.utils.flop_counter are only reported: an algebraically
- * cheaper kernel is legal). The GPU hooks are torchprob_gpu.c's.
+ * cheaper kernel is legal). The GPU hooks are torchprob_gpu.c's, the
+ * tolerance of each output torchtol.c's.
  * Python runs only for .py problems: every other kind works without it,
  * and a run directory's problem is rebuilt from the description recorded
  * at its start (tp_parse_record, torchdesc.c) by commands that do not
@@ -101,62 +102,6 @@ static double tp_bytes(const struct problem *p, const struct shape *s,
     for (int i = 0; i < n; i++)
         b += (double)d[i].n_elems * (double)dtype_size(d[i].dtype);
     return b;
-}
-
-static void tp_tolerance(const struct problem *p, const struct shape *s,
-                         enum dtype dt, double *atol, double *rtol)
-{
-    const struct tprob *t = (const struct tprob *)p;
-    (void)s;
-    if (t->tol_set) { /* calibrated in the worker, or given */
-        *atol = t->atol;
-        *rtol = t->rtol;
-        return;
-    }
-    /* before calibration (kevo list, the coordinator): a per-dtype guess */
-    *atol = dt == DTYPE_FP32 ? 1e-4 : dt == DTYPE_FP16 ? 1e-2 : 5e-2;
-    *rtol = dt == DTYPE_FP32 ? 1e-4 : dt == DTYPE_FP16 ? 1e-2 : 5e-2;
-}
-
-/* KEVO_TORCH_ATOL and KEVO_TORCH_RTOL (both or neither): a tolerance the
- * worker then only checks torch against instead of calibrating it. */
-static int given_tolerance(struct tprob *t, char *err, size_t errcap)
-{
-    const char *at = getenv("KEVO_TORCH_ATOL"), *rt = getenv("KEVO_TORCH_RTOL");
-    int has_a = at && *at, has_r = rt && *rt;
-    char *ea = NULL, *er = NULL;
-    if (!has_a && !has_r)
-        return KEVO_OK;
-    if (has_a != has_r) {
-        snprintf(err, errcap, "%s: KEVO_TORCH_ATOL and KEVO_TORCH_RTOL go "
-                 "together: set both or neither", t->path);
-        return KEVO_EINVAL;
-    }
-    t->atol = strtod(at, &ea);
-    t->rtol = strtod(rt, &er);
-    if (*ea || *er || !(t->atol >= 0) || !(t->rtol >= 0) ||
-        t->atol + t->rtol > 1e30) {
-        snprintf(err, errcap, "%s: KEVO_TORCH_ATOL='%s' KEVO_TORCH_RTOL='%s':"
-                 " not two numbers >= 0", t->path, at, rt);
-        return KEVO_EINVAL;
-    }
-    t->tol_set = t->tol_given = 1;
-    snprintf(t->tol_note, sizeof t->tol_note, "given by KEVO_TORCH_ATOL/"
-             "KEVO_TORCH_RTOL");
-    t->p.tolerance_note = t->tol_note;
-    return KEVO_OK;
-}
-
-/* The coordinator's copy takes the worker's calibrated tolerance. */
-static void tp_set_tolerance(struct problem *p, double atol, double rtol,
-                             const char *note)
-{
-    struct tprob *t = (struct tprob *)p;
-    t->atol = atol;
-    t->rtol = rtol;
-    t->tol_set = 1;
-    snprintf(t->tol_note, sizeof t->tol_note, "%s", note ? note : "");
-    p->tolerance_note = t->tol_note[0] ? t->tol_note : NULL;
 }
 
 static int tp_check_shape(const struct problem *p, const struct shape *s,
@@ -395,6 +340,7 @@ static int finish(struct tprob *t, const char *path, const char *text,
     p->flops = NULL; /* torch's count must not set the speed-of-light
                         floor: a cheaper algebra is legal (issue 30) */
     p->tolerance = tp_tolerance;
+    p->out_tolerance = tp_out_tolerance; /* one per output: torchtol.c */
     p->check_shape = tp_check_shape;
     p->kind = &torchprob_kind;
     p->description = t->text;
@@ -404,7 +350,7 @@ static int finish(struct tprob *t, const char *path, const char *text,
     problem_format_shape(&t->file_shape, t->shape_text,
                          sizeof t->shape_text);
     p->doctor_shape = t->shape_text;
-    if ((rc = given_tolerance(t, err, errcap))) {
+    if ((rc = tp_tol_given(t, err, errcap))) {
         tp_free(p);
         return rc;
     }

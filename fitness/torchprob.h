@@ -33,6 +33,19 @@ struct tp_buf {
     struct tp_dim dims[TP_MAX_RANK];
 };
 
+/* One output's tolerance (torchtol.c): calibrated in the worker, given
+ * by KEVO_TORCH_ATOL/RTOL, exact for integer and bool outputs, adopted
+ * from the worker or a manifest by the coordinator; a per-dtype guess
+ * before any of that. */
+struct tp_tol {
+    int set;                 /* atol/rtol below hold */
+    int given;               /* by KEVO_TORCH_ATOL/RTOL */
+    double atol, rtol;
+    double used;             /* torch's own worst error / this; 0 unknown */
+    char source[16];         /* struct out_tol's */
+    char note[256];          /* struct out_tol's */
+};
+
 /* A parsed module; p first, so a struct problem * is a struct tprob *. */
 struct tprob {
     struct problem p;
@@ -43,19 +56,15 @@ struct tprob {
     int n_bufs;
     struct tp_buf bufs[PROB_MAX_BUFS];      /* in ABI order */
     double flops;                           /* torch's count, file sizes */
-    int tol_set;                            /* atol/rtol below are set */
-    int tol_given;                          /* ... by KEVO_TORCH_ATOL/RTOL */
-    double atol, rtol;                      /* calibrated in the worker */
+    int n_out;                              /* outputs among bufs[] */
+    struct tp_tol tol[PROB_MAX_BUFS];       /* output k's tolerance */
     int calibrated;                         /* the worker's calibration ran
                                                (once per worker) */
-    double tol_used;                        /* torch's own worst error /
-                                               the tolerance in force */
     int prepared;                           /* baselines built (once) */
     int compiled;                           /* torch.compile: 1 timed, 0
                                                off, -1 failed, -2 over the
                                                limit */
     char base_note[256];                    /* why compile was skipped */
-    char tol_note[256];                     /* p.tolerance_note */
     char *abi, *path, *text;                /* owned */
     char *record;                           /* owned: the description
                                                JSON it was built from */
@@ -70,6 +79,28 @@ extern const struct problem_gpu torchprob_gpu;
  * what". Runs nothing. KEVO_EPARSE on a bad description. */
 int tp_desc_read(const char *path, const char *json, struct tprob *t,
                  char *err, size_t errcap);
+
+/* ---- per-output tolerance (torchtol.c) ---- */
+
+/* The problem hooks: output k's tolerance (out_tolerance), output 0's
+ * (tolerance), and the kind's set_tolerance. */
+void tp_out_tolerance(const struct problem *p, const struct shape *s,
+                      enum dtype dt, int k, struct out_tol *out);
+void tp_tolerance(const struct problem *p, const struct shape *s,
+                  enum dtype dt, double *atol, double *rtol);
+void tp_set_tolerance(struct problem *p, int k, const struct out_tol *t);
+/* Output k's buffer (k counts the outputs). */
+const struct tp_buf *tp_out_buf(const struct tprob *t, int k);
+/*
+ * Reads KEVO_TORCH_ATOL and KEVO_TORCH_RTOL (both or neither) into t's
+ * outputs, which then are only checked against torch's own result instead
+ * of calibrated. Each is a comma-separated list of NAME=VALUE (output
+ * NAME, as the ABI names it) and at most one bare VALUE (every output not
+ * named); VALUE a number >= 0. An output must get both an atol and an
+ * rtol, or neither (then it is calibrated). KEVO_EINVAL with "PATH:
+ * KEVO_TORCH_ATOL: 'PART' is ..." naming the variable and the bad part.
+ */
+int tp_tol_given(struct tprob *t, char *err, size_t errcap) KEVO_WUR;
 
 /* The helper's source (torchprob_helper.py), static. */
 const char *torchprob_helper_text(void);

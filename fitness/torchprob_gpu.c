@@ -18,8 +18,9 @@
  *               exactly the buffers the candidate read, into kevo's fp64
  *               reference array;
  *   baseline    before any candidate: the fp64 run twice (bitwise equal,
- *               finite), the tolerance calibrated from torch's own result
- *               in the run dtype (TF32 off: fp32 stays fp32), then torch
+ *               finite), each output's tolerance calibrated from torch's
+ *               own result on it in the run dtype (TF32 off: fp32 stays
+ *               fp32; integer outputs exact), then torch
  *               eager and torch.compile timed by kevo's own timer, exactly
  *               like a candidate: hx_time (kevo's L2 flush kernel before
  *               each call, CUPTI records of every kernel the call
@@ -210,38 +211,78 @@ static int tp_reference(const struct problem *p, struct hx *h,
     return call(h, "fp64 reference", code);
 }
 
-/* Runs the fp64 self-check and calibrates the tolerance (once per
- * worker): a tolerance given by the user wins but is checked too. */
+/* "[None,(atol,rtol),...]": the tolerance given for each output. */
+static void given_list(const struct tprob *t, char *out, size_t cap)
+{
+    size_t n = (size_t)snprintf(out, cap, "[");
+    for (int k = 0; k < t->n_out && n < cap; k++)
+        n += t->tol[k].given
+                 ? (size_t)snprintf(out + n, cap - n, "(%.17g,%.17g),",
+                                    t->tol[k].atol, t->tol[k].rtol)
+                 : (size_t)snprintf(out + n, cap - n, "None,");
+    if (n < cap)
+        snprintf(out + n, cap - n, "]");
+}
+
+/* Output k's calibration result cal[4] (atol, rtol, share torch's own
+ * result uses of it, share of the given one) into t->tol[k]; a tolerance
+ * torch itself fails is refused. */
+static int adopt_calibration(struct tprob *t, struct hx *h, enum dtype dt,
+                             int k, const double cal[4])
+{
+    struct tp_tol *u = &t->tol[k];
+    const struct tp_buf *b = tp_out_buf(t, k);
+    const char *ga = getenv("KEVO_TORCH_ATOL"), *gr = getenv("KEVO_TORCH_RTOL");
+    if (u->given && cal[3] > 1)
+        return hx_fail(h, KEVO_EINVAL, "%s: torch's own %s result fails the "
+                       "tolerance KEVO_TORCH_ATOL=%s KEVO_TORCH_RTOL=%s gives "
+                       "output '%s' (atol %g rtol %g: it uses %.3g of it; the "
+                       "calibrated one would be atol %.3g rtol %.3g)",
+                       t->p.file_path, dtype_name(dt), ga ? ga : "",
+                       gr ? gr : "", b->name, u->atol, u->rtol, cal[3],
+                       cal[0], cal[1]);
+    if (!u->given && cal[2] > 1) /* only an exact (integer) output can */
+        return hx_fail(h, KEVO_EINVAL, "%s: torch's own %s result of output "
+                       "'%s' differs from the fp64 reference, and an "
+                       "integer output is compared exactly; give it a "
+                       "tolerance (KEVO_TORCH_ATOL=%s=A and "
+                       "KEVO_TORCH_RTOL=%s=R) if that is what it needs",
+                       t->p.file_path, dtype_name(dt), b->name, b->name,
+                       b->name);
+    if (!u->given) {
+        u->atol = cal[0];
+        u->rtol = cal[1];
+        u->set = 1;
+        const char *src = b->dtype == TP_FLOAT ? "calibrated" : "exact";
+        snprintf(u->source, sizeof u->source, "%s", src);
+        snprintf(u->note, sizeof u->note, "%s: torch's own %s result uses "
+                 "%.2g of it", src, dtype_name(dt), cal[2]);
+    }
+    u->used = u->given ? cal[3] : cal[2];
+    fprintf(stderr, "kevo: %s: tolerance atol=%.3g rtol=%.3g for %s (%s; "
+            "torch's own %s result uses %.2g of it)\n", t->p.file_path,
+            u->atol, u->rtol, b->name, u->source, dtype_name(dt), u->used);
+    return KEVO_OK;
+}
+
+/* Runs the fp64 self-check and calibrates each output's tolerance (once
+ * per worker): a tolerance given by the user wins but is checked too. */
 static int calibrate(struct tprob *t, struct hx *h, enum dtype dt)
 {
-    char bl[TP_CMD_MAX / 2], code[TP_CMD_MAX];
-    double cal[4] = {0};
+    char bl[TP_CMD_MAX / 2], code[TP_CMD_MAX], given[TP_CMD_MAX / 4];
+    double cal[PROB_MAX_BUFS][4] = {{0}};
     buf_list(h, bl, sizeof bl);
+    given_list(t, given, sizeof given);
     snprintf(code, sizeof code,
-             "tp_selfcheck_calibrate(%s,[%d,%d,%d],%g,%.17g,%.17g,%llu)\n",
-             bl, 11, 12, 13, TP_MARGIN, t->tol_given ? t->atol : -1.0,
-             t->tol_given ? t->rtol : -1.0,
-             (unsigned long long)(uintptr_t)cal);
+             "tp_selfcheck_calibrate(%s,[%d,%d,%d],%g,%s,%llu)\n", bl, 11,
+             12, 13, TP_MARGIN, given, (unsigned long long)(uintptr_t)cal);
     int r = call(h, "calibration", code);
+    for (int k = 0; !r && k < t->n_out; k++)
+        r = adopt_calibration(t, h, dt, k, cal[k]);
     if (r)
         return r;
-    if (t->tol_given && cal[3] > 1)
-        return hx_fail(h, KEVO_EINVAL, "%s: torch's own %s result fails the "
-                       "tolerance KEVO_TORCH_ATOL=%g KEVO_TORCH_RTOL=%g (it "
-                       "uses %.3g of it; the calibrated one would be atol "
-                       "%.3g rtol %.3g)", t->p.file_path, dtype_name(dt),
-                       t->atol, t->rtol, cal[3], cal[0], cal[1]);
-    if (!t->tol_given) {
-        t->atol = cal[0];
-        t->rtol = cal[1];
-        t->tol_set = 1;
-    }
-    t->tol_used = t->tol_given ? cal[3] : cal[2];
     t->calibrated = 1;
-    fprintf(stderr, "kevo: %s: tolerance atol=%.3g rtol=%.3g (%s; torch's "
-            "own %s result uses %.2g of it)\n", t->p.file_path, t->atol,
-            t->rtol, t->tol_given ? "given" : "calibrated", dtype_name(dt),
-            t->tol_used);
+    t->p.tolerance_note = t->tol[0].note[0] ? t->tol[0].note : NULL;
     return KEVO_OK;
 }
 
@@ -359,9 +400,14 @@ static int tp_baseline(const struct problem *p, struct hx *h,
     }
     snprintf(out->note, sizeof out->note, "%s%s%s", t->base_note,
              t->base_note[0] && none[0] ? "; " : "", none);
-    out->tol_used = t->tol_used;
-    out->tol_margin = t->tol_given ? 0 : TP_MARGIN;
-    out->tol_given = t->tol_given;
+    /* output 0's (the one-pair view); wire_tolerance_outputs sends each
+     * output's through p->out_tolerance */
+    int any_calibrated = 0;
+    for (int k = 0; k < t->n_out; k++)
+        any_calibrated |= !strcmp(t->tol[k].source, "calibrated");
+    out->tol_used = t->tol[0].used;
+    out->tol_margin = any_calibrated ? TP_MARGIN : 0;
+    out->tol_given = t->tol[0].given;
     out->tol_who = "torch";
     return KEVO_OK;
 }

@@ -457,6 +457,7 @@ def _fp64_twice(bufs):
 def _used(a, b, atol, rtol):
     """max |b - a| / (atol + rtol |a|): the share of the tolerance used."""
     import torch
+    a = a.double()  # integer and bool outputs too
     e = (b.double() - a).abs()
     if not e.numel():
         return 0.0
@@ -468,53 +469,73 @@ def _used(a, b, atol, rtol):
     return float(r.max())
 
 
-def tp_selfcheck_calibrate(bufs, seeds, margin, given_atol, given_rtol,
-                           out_addr):
-    """The fp64 reference twice (bitwise equal, finite), then how far
-    torch's own result in the run dtype is from it over seeds: writes
-    [atol, rtol, share of the calibrated tolerance torch's own result
-    uses, share of the given one (0 when none given)] at out_addr."""
+def calibrate_outputs(pairs, n_seeds, margin, eps, given):
+    """Each output's own tolerance from torch's own error on it:
+    pairs(k, seed_index) gives [(fp64 reference, run-dtype result)] of
+    every output (k counts the calls: 0 is the first, so it may check the
+    reference); given[i] is (atol, rtol) the user gave output i, or None.
+    A floating output gets atol = margin * its worst |error| + eps * its
+    rms, rtol = margin * eps (its own scale, not the largest output's: one
+    pair for all lets a wrong small output pass); an integer or bool one
+    is exact (0, 0). Returns [[atol, rtol, share of it torch's own result
+    uses, share of the given one (0 when none)]] per output."""
+    # two passes, one seed's outputs alive at a time: a module whose
+    # tensors take GBs must not hold every seed's results at once
+    worst, rms, exact = [], [], []
+    for s in range(n_seeds):
+        for i, (a, b) in enumerate(pairs(s, s)):
+            if i == len(worst):
+                worst.append(0.0)
+                rms.append(0.0)
+                exact.append(not a.is_floating_point())
+            if exact[i] or not a.numel():
+                continue
+            e = (b.double() - a).abs()
+            worst[i] = max(worst[i], float(e.max()))
+            rms[i] = max(rms[i], float(a.pow(2).mean().sqrt()))
+            del e
+    tols = []
+    for i in range(len(worst)):
+        if exact[i]:
+            tols.append((0.0, 0.0))
+            continue
+        atol = margin * worst[i] + eps * rms[i]
+        tols.append((atol if atol > 0 else eps, margin * eps))
+    res = [[t[0], t[1], 0.0, 0.0] for t in tols]
+    for s in range(n_seeds):
+        for i, (a, b) in enumerate(pairs(n_seeds + s, s)):
+            res[i][2] = max(res[i][2], _used(a, b, *tols[i]))
+            if i < len(given) and given[i] is not None:
+                res[i][3] = max(res[i][3], _used(a, b, *given[i]))
+    return res
+
+
+def tp_selfcheck_calibrate(bufs, seeds, margin, given, out_addr):
+    """The fp64 reference twice (bitwise equal, finite), then each
+    output's tolerance from how far torch's own result in the run dtype is
+    from it over seeds (calibrate_outputs): writes its four numbers per
+    output at out_addr."""
     @_guard
     def go():
         import torch
 
-        def float_pairs(k, seed):
-            """(fp64 reference, run-dtype result) of each floating output
-            on the inputs of seed; the first seed checks the reference."""
-            tp_gen_inner(seed, bufs)
+        def pairs(k, s):
+            """(fp64 reference, run-dtype result) of each output on the
+            inputs of seeds[s]; the first call checks the reference."""
+            tp_gen_inner(seeds[s], bufs)
             if k == 0:
                 r1 = _fp64_twice(bufs)
             else:
                 m64, i64 = _load_model(bufs, torch.float64)
                 r1 = _forward(m64, i64)
             mr, ir = _load_model(bufs, TP["run"])
-            got = _forward(mr, ir)
-            return [(a, b) for a, b in zip(r1, got) if a.is_floating_point()]
+            return list(zip(r1, _forward(mr, ir)))
 
-        # two passes, one seed's outputs alive at a time: a module whose
-        # tensors take GBs must not hold every seed's results at once
-        worst, rms = 0.0, 0.0
-        for k, seed in enumerate(seeds):
-            for a, b in float_pairs(k, seed):
-                e = (b.double() - a).abs()
-                worst = max(worst, float(e.max()) if e.numel() else 0.0)
-                rms = max(rms, float(a.pow(2).mean().sqrt()) if a.numel()
-                          else 0.0)
-                del e
         eps = EPS[{torch.float32: 0, torch.float16: 1,
                    torch.bfloat16: 2}[TP["run"]]]
-        atol = margin * worst + eps * rms
-        rtol = margin * eps
-        if atol <= 0:
-            atol = eps  # exact on every draw: still a positive floor
-        used, given = 0.0, 0.0
-        for k, seed in enumerate(seeds):
-            for a, b in float_pairs(k + 1, seed):
-                used = max(used, _used(a, b, atol, rtol))
-                if given_atol >= 0 and given_rtol >= 0:
-                    given = max(given, _used(a, b, given_atol, given_rtol))
+        res = calibrate_outputs(pairs, len(seeds), margin, eps, given)
         torch.cuda.empty_cache()  # kevo allocates after this, not torch
-        _host(out_addr, [atol, rtol, used, given])
+        _host(out_addr, [x for r in res for x in r])
     return go()
 
 

@@ -139,16 +139,47 @@ static int copy_vs_work(const struct llm_prompt_ctx *c)
            c->baseline_ns > 0 && strcmp(c->problem->work_unit, "B/s");
 }
 
+/* "out0: |out - ref| <= A + R * |ref| (NOTE); out1: ..." (how ==
+ * "<="), or "out0 within atol A + rtol R * |ref| (NOTE); ..." (how ==
+ * "within") when p has a tolerance per output and several outputs
+ * (problem.h out_tolerance); 0, writing nothing, otherwise. */
+static int per_output_tolerance(const struct llm_prompt_ctx *c,
+                                const char *how, char *out, size_t cap)
+{
+    const struct problem *p = c->problem;
+    const char *names[PROB_MAX_BUFS];
+    int n = p->out_tolerance ? problem_outputs(p, c->shape, c->dtype, names)
+                             : 0;
+    size_t at = 0;
+    if (n < 2)
+        return 0;
+    out[0] = '\0';
+    for (int k = 0; k < n && at < cap; k++) {
+        struct out_tol t;
+        problem_out_tolerance(p, c->shape, c->dtype, k, &t);
+        at += (size_t)snprintf(out + at, cap - at, !strcmp(how, "<=")
+                               ? "%s%s: |out - ref| <= %.3g + %.3g * |ref|"
+                               : "%s%s within atol %.3g + rtol %.3g * |ref|",
+                               k ? "; " : "", names[k], t.atol, t.rtol);
+        if (at < cap && t.note && *t.note)
+            at += (size_t)snprintf(out + at, cap - at, " (%s)", t.note);
+    }
+    return 1;
+}
+
 /* A PyTorch module: its source is the statement, then the tolerance
- * the worker calibrated (or the user gave). */
+ * the worker calibrated (or the user gave), per output when it has
+ * several. */
 static void set_torch_summary(struct prompt_vars *pv,
                               const struct llm_prompt_ctx *c)
 {
     const struct problem *p = c->problem;
     double atol = 0, rtol = 0;
-    char tol[512] = "";
+    char tol[2048] = "", each[1900];
     p->tolerance(p, c->shape, c->dtype, &atol, &rtol);
-    if (p->tolerance_note && *p->tolerance_note)
+    if (per_output_tolerance(c, "within", each, sizeof each))
+        snprintf(tol, sizeof tol, "\n\ntolerance, per output: %s", each);
+    else if (p->tolerance_note && *p->tolerance_note)
         snprintf(tol, sizeof tol, "\n\ntolerance: every output element "
                  "within atol %.3g + rtol %.3g * |ref| (%s)", atol, rtol,
                  p->tolerance_note);
@@ -186,8 +217,12 @@ static void set_common(struct prompt_vars *pv, const struct llm_prompt_ctx *c)
                     c->gpu_facts && *c->gpu_facts ? c->gpu_facts
                                                   : "(not given)");
     double atol = 0, rtol = 0;
+    char each[1900];
     p->tolerance(p, c->shape, c->dtype, &atol, &rtol);
-    if (p->error_tol) /* per-element scale: GEMM ||A row|| * ||B column|| */
+    if (per_output_tolerance(c, "<=", each, sizeof each))
+        prompt_vars_setf(pv, "TOLERANCE", "the bound of its output, %s",
+                         each);
+    else if (p->error_tol) /* per-element scale: GEMM ||A row|| * ||B column|| */
         prompt_vars_setf(pv, "TOLERANCE",
                          "|out - ref| <= %.3g + %.3g * |ref| "
                          "+ %.3g * ||A[i,:]|| * ||B[:,j]||",

@@ -180,7 +180,7 @@ static void print(const struct pbench *b, const struct gpueval_opts *o,
 {
     cJSON *j = cJSON_Parse(env_json);
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "device"), *x;
-    char shape[64], tol[600], t[32], w[32], f[64];
+    char shape[64], tol[2048], t[32], w[32], f[64];
     problem_format_shape(&o->shape, shape, sizeof shape);
     printf("# %s, %s %s %s, timer %s\n",
            record_str(d, "name") ? record_str(d, "name") : "GPU", b->p->name,

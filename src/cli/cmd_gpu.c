@@ -344,7 +344,7 @@ static void print_tolerance(const struct problem *p, const cJSON *env)
                                  "source");
     const char *dts = record_str(env, "dtype");
     enum dtype dt = DTYPE_FP32;
-    char tol[600];
+    char tol[2048]; /* one pair per output */
     if (!src || !strcmp(src, "dtype") || (dts && dtype_parse(dts, &dt)))
         return;
     cli_tolerance_line(p, NULL, dt, env, tol, sizeof tol);

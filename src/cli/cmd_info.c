@@ -251,7 +251,7 @@ static void print_status(const char *dir, const struct spec *sp,
     printf("run:         %s (%s)\n", dir, state);
     printf("problem:     %s %s %s, seed %llu\n", sp->problem,
            dtype_name(sp->dtype), shape, (unsigned long long)sp->seed);
-    char tol[600];
+    char tol[2048]; /* one pair per output */
     cli_tolerance_line(p, p ? &sp->shape : NULL, sp->dtype,
                        cJSON_GetObjectItemCaseSensitive(man, "environment"),
                        tol, sizeof tol);

@@ -268,7 +268,7 @@ static void section_searched(struct report *r)
                  i ? " x " : "", v->prob->dim_names[i]);
     doc_kv(&r->d, "shape", "%s (%s)", shape, dims);
     doc_kv(&r->d, "seed", "%llu", (unsigned long long)v->spec.seed);
-    char tol[600];
+    char tol[2048]; /* one pair per output */
     cli_tolerance_line(v->prob, &v->spec.shape, v->spec.dtype,
                        cJSON_GetObjectItem(v->manifest, "environment"), tol,
                        sizeof tol);

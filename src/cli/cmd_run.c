@@ -823,7 +823,7 @@ static int check_sweep(const struct session *ss, char *err, size_t errcap)
 static void log_tolerance(struct session *ss, const char *env_json)
 {
     cJSON *j = env_json ? cJSON_Parse(env_json) : NULL;
-    char line[600];
+    char line[2048]; /* one pair per output */
     cli_tolerance_line(ss->problem, &ss->spec.shape, ss->spec.dtype, j, line,
                        sizeof line);
     if (line[0])

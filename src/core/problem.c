@@ -1,6 +1,7 @@
 /*
- * problem.c - dtype names, shape parsing, speed-of-light floors and memory
- * needs shared by every problem (see problem.h); the registry is probreg.c.
+ * problem.c - dtype names, shape parsing, speed-of-light floors, memory
+ * needs and per-output tolerances shared by every problem (see
+ * problem.h); the registry is probreg.c.
  */
 #include "problem.h"
 
@@ -236,4 +237,31 @@ const char *problem_default_shape(const struct problem *p)
 {
     const char *sx = p->kind ? p->kind->suffix : NULL;
     return sx && !strcmp(sx, ".py") ? p->doctor_shape : NULL;
+}
+
+void problem_out_tolerance(const struct problem *p, const struct shape *s,
+                           enum dtype dt, int k, struct out_tol *out)
+{
+    memset(out, 0, sizeof *out);
+    if (p->out_tolerance) {
+        p->out_tolerance(p, s, dt, k, out);
+        return;
+    }
+    p->tolerance(p, s, dt, &out->atol, &out->rtol);
+    out->source = p->tolerance_note ? "given" : "dtype";
+    out->note = p->tolerance_note ? p->tolerance_note : "";
+}
+
+int problem_outputs(const struct problem *p, const struct shape *s,
+                    enum dtype dt, const char **names)
+{
+    struct buf_desc b[PROB_MAX_BUFS];
+    int n = p->buffers(p, s, dt, b), k = 0;
+    for (int i = 0; i < n; i++)
+        if (b[i].role != BUF_IN) {
+            if (names)
+                names[k] = b[i].name;
+            k++;
+        }
+    return k;
 }

@@ -81,6 +81,23 @@ struct baseline_result {
     const char *tol_who;   /* whose run-dtype result: "torch"; NULL */
 };
 
+/* One output's tolerance: an element passes when |out - ref| <= atol +
+ * rtol * |ref| (problem->out_tolerance). */
+struct out_tol {
+    double atol, rtol;
+    double used;          /* the trusted run-dtype implementation's worst
+                             error / this tolerance; 0: unknown */
+    const char *source;   /* "calibrated", "given" (by the user), "exact"
+                             (integer and bool outputs) or "dtype" (by
+                             dtype, or a guess before calibration) */
+    const char *note;     /* how it was set, one line for people and the
+                             LLM prompts ("calibrated: torch's own fp32
+                             result uses 0.06 of it, margin 16x"); "" for
+                             none. source and note are static or owned by
+                             the problem, valid until its tolerance is set
+                             again */
+};
+
 struct hx; /* GPU harness context, see hx.h; only valid inside the worker */
 struct problem_kind; /* probreg.h */
 
@@ -115,6 +132,14 @@ struct problem {
      * pass); etol and scale only for problems with error_tol. */
     void (*tolerance)(const struct problem *p, const struct shape *s,
                       enum dtype dt, double *atol, double *rtol);
+    /* (optional) Output k's own tolerance (k counts the buffers that are
+     * not BUF_IN, in declared order), for problems whose outputs differ
+     * in scale or kind: a PyTorch module returning a long sum and a max,
+     * or values and int64 indices, gets one per output. tolerance() then
+     * answers for output 0 only. NULL: tolerance() holds for every
+     * output. Use problem_out_tolerance(), which falls back. */
+    void (*out_tolerance)(const struct problem *p, const struct shape *s,
+                          enum dtype dt, int k, struct out_tol *out);
     /* (optional) etol: the coefficient of the per-element error scale
      * that reference() writes (GEMM: a bound of sum_k |a_ik b_kj|, the
      * scale of fp32 accumulation error). NULL: no error scale. */
@@ -169,6 +194,16 @@ struct problem {
      * (probreg.h problem_load_record); NULL: nothing ran. */
     const char *file_record;
 };
+
+/* Output k's tolerance (k counts the outputs, see out_tolerance):
+ * p->out_tolerance's, else tolerance()'s with source "given" when p has
+ * a tolerance_note (its note), "dtype" otherwise. */
+void problem_out_tolerance(const struct problem *p, const struct shape *s,
+                           enum dtype dt, int k, struct out_tol *out);
+/* The outputs (buffers that are not BUF_IN) of p at s and dt: their
+ * count, and their names into names[] (borrowed from p; may be NULL). */
+int problem_outputs(const struct problem *p, const struct shape *s,
+                    enum dtype dt, const char **names);
 
 /* The usual prelude: elem_t as float, __half or __nv_bfloat16, with
  * TO_F32 / FROM_F32 conversions (for problem->prelude). */

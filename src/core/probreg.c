@@ -82,12 +82,12 @@ const struct problem *problem_find_user(const char *name)
     return NULL;
 }
 
-void problem_set_tolerance(const struct problem *p, double atol, double rtol,
-                           const char *note)
+void problem_set_tolerance(const struct problem *p, int k,
+                           const struct out_tol *t)
 {
     for (int i = 0; i < n_loaded; i++)
         if (loaded[i] == p && p->kind && p->kind->set_tolerance)
-            p->kind->set_tolerance(loaded[i], atol, rtol, note);
+            p->kind->set_tolerance(loaded[i], k, t);
 }
 
 const struct problem *problem_find(const char *name)

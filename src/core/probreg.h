@@ -67,12 +67,12 @@ struct problem_kind {
                         char *err, size_t errcap);
     /* Frees a problem parse made. */
     void (*free)(struct problem *p);
-    /* (optional) Takes the tolerance a worker established for p (PyTorch
-     * problems calibrate it there), so that p->tolerance() and
+    /* (optional) Takes the tolerance a worker established for output k
+     * of p (-1: every output; PyTorch problems calibrate one per output
+     * there), so that p->out_tolerance(), p->tolerance() and
      * p->tolerance_note agree with the worker's in the coordinator
-     * (prompts, reports). note is copied. */
-    void (*set_tolerance)(struct problem *p, double atol, double rtol,
-                          const char *note);
+     * (prompts, reports). t's note is copied. */
+    void (*set_tolerance)(struct problem *p, int k, const struct out_tol *t);
 };
 
 /* Adds a kind of problem file (borrowed for the life of the process),
@@ -125,10 +125,11 @@ int problem_load_record(const char *path, const char *text,
 int problem_parse_file_text(const char *path, const char *text,
                             struct problem **out, char *err,
                             size_t errcap) KEVO_WUR;
-/* Hands a loaded problem the tolerance its worker reported (the kind's
- * set_tolerance); a no-op for built-in problems and kinds without it. */
-void problem_set_tolerance(const struct problem *p, double atol, double rtol,
-                           const char *note);
+/* Hands a loaded problem the tolerance its worker reported for output k
+ * (-1: every output; the kind's set_tolerance); a no-op for built-in
+ * problems and kinds without it. */
+void problem_set_tolerance(const struct problem *p, int k,
+                           const struct out_tol *t);
 /* Frees a problem from problem_parse_file_text; NULL is a no-op. */
 void problem_free_user(struct problem *p);
 

@@ -434,15 +434,39 @@ int wire_ready_parse(const cJSON *o, struct wire_ready *m)
     return KEVO_OK;
 }
 
+/* One pair's members: atol, rtol, used (when known), source. */
+static void pair_put(cJSON *o, double atol, double rtol, double used,
+                     const char *source)
+{
+    cJSON_AddNumberToObject(o, "atol", atol);
+    cJSON_AddNumberToObject(o, "rtol", rtol);
+    if (used > 0)
+        cJSON_AddNumberToObject(o, "used", used);
+    cJSON_AddStringToObject(o, "source", source);
+}
+
 void wire_tolerance_put(cJSON *o, const struct wire_tolerance *t)
 {
-    cJSON_AddNumberToObject(o, "atol", t->atol);
-    cJSON_AddNumberToObject(o, "rtol", t->rtol);
-    if (t->used > 0)
-        cJSON_AddNumberToObject(o, "used", t->used);
+    if (t->n_out == 1) { /* one output: the object is its tolerance */
+        const struct wire_tol_out *u = &t->out[0];
+        pair_put(o, u->atol, u->rtol, u->used, u->source);
+    } else if (t->n_out == 0) {
+        pair_put(o, t->atol, t->rtol, t->used, t->source);
+    } else {
+        cJSON_AddStringToObject(o, "source", t->source);
+        cJSON *a = cJSON_AddArrayToObject(o, "outputs");
+        for (int k = 0; a && k < t->n_out; k++) {
+            cJSON *x = cJSON_CreateObject();
+            if (!x)
+                break;
+            cJSON_AddStringToObject(x, "name", t->out[k].name);
+            pair_put(x, t->out[k].atol, t->out[k].rtol, t->out[k].used,
+                     t->out[k].source);
+            cJSON_AddItemToArray(a, x);
+        }
+    }
     if (t->margin > 0)
         cJSON_AddNumberToObject(o, "margin", t->margin);
-    cJSON_AddStringToObject(o, "source", t->source);
     if (t->who[0])
         cJSON_AddStringToObject(o, "who", t->who);
 }
@@ -456,6 +480,51 @@ void wire_tolerance_get(const cJSON *o, struct wire_tolerance *t)
     t->margin = record_num(o, "margin", 0);
     get_str(o, "source", t->source, sizeof t->source);
     get_str(o, "who", t->who, sizeof t->who);
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "outputs"), *x;
+    for (x = cJSON_IsArray(a) ? a->child : NULL;
+         x && t->n_out < PROB_MAX_BUFS; x = x->next) {
+        struct wire_tol_out *u = &t->out[t->n_out++];
+        get_str(x, "name", u->name, sizeof u->name);
+        u->atol = record_num(x, "atol", 0);
+        u->rtol = record_num(x, "rtol", 0);
+        u->used = record_num(x, "used", 0);
+        get_str(x, "source", u->source, sizeof u->source);
+    }
+}
+
+void wire_tolerance_outputs(struct wire_tolerance *t, const struct problem *p,
+                            const struct shape *s, enum dtype dt)
+{
+    const char *names[PROB_MAX_BUFS];
+    int n = p->out_tolerance ? problem_outputs(p, s, dt, names) : 0;
+    for (int k = 0; k < n; k++) {
+        struct wire_tol_out *u = &t->out[k];
+        struct out_tol o;
+        problem_out_tolerance(p, s, dt, k, &o);
+        snprintf(u->name, sizeof u->name, "%s", names[k]);
+        u->atol = o.atol;
+        u->rtol = o.rtol;
+        u->used = o.used;
+        snprintf(u->source, sizeof u->source, "%s", o.source);
+        if (!k || strcmp(t->source, o.source))
+            snprintf(t->source, sizeof t->source, "%s", k ? "mixed"
+                                                          : o.source);
+    }
+    if (n)
+        t->n_out = n;
+}
+
+void wire_tolerance_one(const struct wire_tolerance *t, int k,
+                        struct wire_tolerance *one)
+{
+    const struct wire_tol_out *u = &t->out[k];
+    memset(one, 0, sizeof *one);
+    one->atol = u->atol;
+    one->rtol = u->rtol;
+    one->used = u->used;
+    one->margin = t->margin;
+    snprintf(one->source, sizeof one->source, "%s", u->source);
+    snprintf(one->who, sizeof one->who, "%s", t->who);
 }
 
 void wire_tolerance_note(const struct wire_tolerance *t, const char *dtype,
@@ -470,17 +539,39 @@ void wire_tolerance_note(const struct wire_tolerance *t, const char *dtype,
                  "of it", who, dtype, t->used);
     else if (!strcmp(t->source, "given"))
         snprintf(out, cap, "given by the user");
+    else if (!strcmp(t->source, "exact"))
+        snprintf(out, cap, "exact: an integer output");
     else
         snprintf(out, cap, "%s", "");
 }
 
-void wire_tolerance_text(const struct wire_tolerance *t, const char *dtype,
-                         char *out, size_t cap)
+/* "atol 0.00027 rtol 4.8e-07 (NOTE)" of a one-pair tolerance. */
+static void pair_text(const struct wire_tolerance *t, const char *dtype,
+                      char *out, size_t cap)
 {
     char note[256];
     wire_tolerance_note(t, dtype, note, sizeof note);
     snprintf(out, cap, "atol %.3g rtol %.3g%s%s%s", t->atol, t->rtol,
              note[0] ? " (" : "", note, note[0] ? ")" : "");
+}
+
+void wire_tolerance_text(const struct wire_tolerance *t, const char *dtype,
+                         char *out, size_t cap)
+{
+    if (!t->n_out) {
+        pair_text(t, dtype, out, cap);
+        return;
+    }
+    size_t n = 0;
+    out[0] = '\0';
+    for (int k = 0; k < t->n_out && n < cap; k++) {
+        struct wire_tolerance one;
+        char text[400];
+        wire_tolerance_one(t, k, &one);
+        pair_text(&one, dtype, text, sizeof text);
+        n += (size_t)snprintf(out + n, cap - n, "%s%s %s", k ? "; " : "",
+                              t->out[k].name, text);
+    }
 }
 
 /* ---- progress, fatal */

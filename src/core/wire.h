@@ -149,16 +149,29 @@ struct wire_nvml {
     long long throttle;        /* clocks event reasons bitmask */
 };
 
-/* The tolerance the worker checks with (after baselines, which may have
- * calibrated it): |out - ref| <= atol + rtol * |ref|. */
-struct wire_tolerance {
+/* One output's own tolerance (struct wire_tolerance's out[]). */
+struct wire_tol_out {
+    char name[64];             /* the output's ABI name */
     double atol, rtol;
+    double used;               /* as wire_tolerance's, for this output */
+    char source[32];           /* "calibrated", "given", "exact", "dtype" */
+};
+
+/* The tolerance the worker checks with (after baselines, which may have
+ * calibrated it): |out - ref| <= atol + rtol * |ref|, one pair for every
+ * output (n_out 0: built-in and .problem problems, one-output modules,
+ * manifests before per-output tolerances) or one per output (out[]). */
+struct wire_tolerance {
+    double atol, rtol;         /* n_out 0: every output's */
     double used;               /* worst error of the trusted run-dtype
                                   implementation / tolerance; 0: unknown */
     double margin;             /* tolerance / that error; 0: unknown */
-    char source[32];           /* "calibrated", "given" or "dtype" */
+    char source[32];           /* "calibrated", "given", "exact", "dtype"
+                                  or, with out[], "mixed" */
     char who[32];              /* whose run-dtype result measured "used":
                                   "torch"; "" */
+    int n_out;                 /* outputs in out[]; 0: atol/rtol for all */
+    struct wire_tol_out out[PROB_MAX_BUFS]; /* in declared order */
 };
 
 struct wire_ready {
@@ -179,16 +192,30 @@ struct wire_ready {
 };
 
 cJSON *wire_ready_json(const struct wire_ready *m);
-/* The tolerance object's members (atol, rtol, used, margin, source) into
- * o, and back (never fails: missing numbers are 0). */
+/* The tolerance object's members (atol, rtol, used, margin, source, who;
+ * "outputs": [{name, atol, rtol, used, source}] when n_out >= 2, a single
+ * output's folded into the object's own members) into o, and back (never
+ * fails: missing numbers are 0; an object without "outputs", as every
+ * manifest before per-output tolerances, gets n_out 0). */
 void wire_tolerance_put(cJSON *o, const struct wire_tolerance *t);
 void wire_tolerance_get(const cJSON *o, struct wire_tolerance *t);
-/* How it was set: "calibrated: torch's own fp32 result uses 0.06 of it,
- * margin 16x", "given by the user; ...", or "" (by dtype); dtype the
- * run's, "the reference's" when who is "". */
+/* When p has a tolerance per output (problem.h out_tolerance): each
+ * output's name, pair, share used and source into t->out[] (n_out), and
+ * t->source "mixed" when their sources differ; else leaves t alone. */
+void wire_tolerance_outputs(struct wire_tolerance *t, const struct problem *p,
+                            const struct shape *s, enum dtype dt);
+/* Output k's tolerance (k < n_out) as a one-pair tolerance (margin and
+ * who shared) into *one. */
+void wire_tolerance_one(const struct wire_tolerance *t, int k,
+                        struct wire_tolerance *one);
+/* How a one-pair tolerance was set: "calibrated: torch's own fp32 result
+ * uses 0.06 of it, margin 16x", "given by the user; ...", "exact: an
+ * integer output", or "" (by dtype); dtype the run's, "the reference's"
+ * when who is "". */
 void wire_tolerance_note(const struct wire_tolerance *t, const char *dtype,
                          char *out, size_t cap);
-/* "atol 0.00027 rtol 4.8e-07 (NOTE)". */
+/* "atol 0.00027 rtol 4.8e-07 (NOTE)"; with out[]: "out0 atol ... (NOTE);
+ * out1 atol ... (NOTE)". */
 void wire_tolerance_text(const struct wire_tolerance *t, const char *dtype,
                          char *out, size_t cap);
 /* KEVO_EPARSE when there is no device object; other members default. */

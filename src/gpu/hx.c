@@ -688,8 +688,8 @@ static int compare_one(struct hx *h, struct hbuf *b, CUdeviceptr ref,
 
 int hx_compare(struct hx *h, hx_dptr ref, hx_dptr scale, struct hx_cmp *out)
 {
-    double atol, rtol, etol = 0;
-    h->p->tolerance(h->p, &h->shape, h->dt, &atol, &rtol);
+    double etol = 0;
+    int k = 0; /* output number: each output has its own tolerance */
     if (h->p->error_tol && scale)
         etol = h->p->error_tol(h->p, &h->shape, h->dt);
     memset(out, 0, sizeof *out);
@@ -700,6 +700,9 @@ int hx_compare(struct hx *h, hx_dptr ref, hx_dptr scale, struct hx_cmp *out)
         if (b->d.role == BUF_IN)
             continue;
         uint64_t v[6];
+        struct out_tol t;
+        problem_out_tolerance(h->p, &h->shape, h->dt, k++, &t);
+        double atol = t.atol, rtol = t.rtol;
         int r = compare_one(h, b, r0, s0, atol, rtol, etol, v);
         if (r)
             return r;

@@ -136,7 +136,8 @@ struct hx_cmp {
     double max_tol;     /* max |out-ref|/tolerance: how much was used */
 };
 /* Compares every output with the fp64 reference ref (outputs concatenated
- * in declared order) with the problem's tolerance: pass iff |out - ref| <=
+ * in declared order) with that output's tolerance (problem_out_tolerance:
+ * a PyTorch module's outputs each have their own): pass iff |out - ref| <=
  * atol + rtol*|ref| + etol*scale, scale the problem's error scale (same
  * layout as ref; 0 when the problem has none). */
 int hx_compare(struct hx *h, hx_dptr ref, hx_dptr scale,

@@ -296,6 +296,7 @@ static void tolerance_of(const struct worker *w, struct wire_tolerance *t)
     snprintf(t->source, sizeof t->source, "%s", b->tol_given ? "given"
              : b->tol_used > 0 ? "calibrated" : "dtype");
     snprintf(t->who, sizeof t->who, "%s", b->tol_who ? b->tol_who : "");
+    wire_tolerance_outputs(t, w->p, &w->shape, w->dt); /* problem.h */
 }
 
 /* The worker's environment, as the ready message carries it. */

@@ -63,10 +63,11 @@
  *     computed from the pristine copies (GEMM: cuBLAS Dgemm on exact fp64
  *     conversions; softmax: an fp64 kernel), every output element is
  *     compared on the GPU: pass iff |out-ref| <= atol + rtol*|ref| +
- *     etol*E (NaN fails), E the problem's per-element error scale written
+ *     etol*E (NaN fails; atol and rtol those of the element's output:
+ *     problem_out_tolerance), E the problem's per-element error scale written
  *     with the reference (GEMM: ||A[i,:]|| * ||B[:,j]|| >= sum_k |a_ik
  *     b_kj|, the scale of fp32 accumulation error; see fitness/gemm.c);
- *     wrong = "N of M elements wrong; first bad (r, c): got x, want y
+ *     wrong = "N of M elements wrong; first bad (r, c) of OUT: got x, want y
  *     (tolerance t); max rel err e". Scratch (pristine copies, fp64
  *     copies, reference, error scale) stays allocated from check to check
  *     (allocating and freeing ~640 MB per check cost more than the check

@@ -3,7 +3,8 @@
 # gpu-test`; KEVO = the kevo binary; needs python3 with torch, or
 # KEVO_PYTHON). For every examples/torch/<m>/<m>.py with a tests/shapes
 # file ("DTYPE SHAPE" lines): every tests/*.cu must get the verdict of its
-# first line ("// expect: ok|wrong|cheat"; "cheat" also takes wrong) from
+# first line ("// expect: ok|wrong|cheat"; "cheat" also takes wrong;
+# "wrong (in OUT)" also needs the message to name output OUT) from
 # `kevo eval --torch-problem`, and the templates next to the file must be
 # ok; and every bad module in tests/gpu/torchprob/ must be refused with the
 # error its first line names, before any candidate. Logs to $OUT (if set) or a temporary directory; exits 1 if an
@@ -47,6 +48,13 @@ for pf in "$ROOT"/examples/torch/*/*.py; do
             [ -n "$want" ] || want=ok
             got=$(verdict_of "$f" "$log")
             [ "$want" = cheat ] && [ "$got" = wrong ] && got=cheat
+            # "// expect: wrong (in OUT)": the verdict names output OUT
+            # (each output is judged by its own tolerance)
+            in=$(sed -n '1s|^// *expect: *wrong (in \([A-Za-z0-9_]*\)).*|\1|p' "$f")
+            if [ -n "$in" ] && [ "$got" = wrong ]; then
+                grep -F "$f: wrong" "$log" | grep -qF " of $in: got" ||
+                    got="wrong-not-in-$in"
+            fi
             row "$m/$(basename "$f") $dt $shape" "$want" "${got:-none}"
         done
         sed 's/^/    /' "$log"

@@ -337,8 +337,10 @@ static void ready_tolerance_round_trip(void)
     snprintf(a.baseline_note, sizeof a.baseline_note, "torch.compile took "
              "412.0 s, over KEVO_TORCH_COMPILE_LIMIT_S=300");
     a.has_tolerance = 1;
-    a.tolerance = (struct wire_tolerance){2.7e-4, 1.9e-6, 0.0625, 16,
-                                          "calibrated", "torch"};
+    a.tolerance = (struct wire_tolerance){.atol = 2.7e-4, .rtol = 1.9e-6,
+                                          .used = 0.0625, .margin = 16,
+                                          .source = "calibrated",
+                                          .who = "torch"};
     cJSON *o = trip(wire_ready_json(&a));
     CHECK(wire_ready_parse(o, &b) == KEVO_OK);
     CHECK(b.baselines[0].wall_ns == 21000 && b.baselines[1].wall_ns == 0 &&
@@ -356,11 +358,13 @@ static void ready_tolerance_round_trip(void)
                         "fp32 result uses 0.062 of it, margin 16x)"));
     cJSON_Delete(o);
     /* a given tolerance says so; one by dtype has no note */
-    b.tolerance = (struct wire_tolerance){1e-3, 0, 0.5, 0, "given", "torch"};
+    b.tolerance = (struct wire_tolerance){.atol = 1e-3, .used = 0.5,
+                                          .source = "given", .who = "torch"};
     wire_tolerance_text(&b.tolerance, "bf16", text, sizeof text);
     CHECK(!strcmp(text, "atol 0.001 rtol 0 (given by the user; torch's own "
                         "bf16 result uses 0.5 of it)"));
-    b.tolerance = (struct wire_tolerance){1e-4, 1e-4, 0, 0, "dtype", ""};
+    b.tolerance = (struct wire_tolerance){.atol = 1e-4, .rtol = 1e-4,
+                                          .source = "dtype"};
     wire_tolerance_text(&b.tolerance, "fp32", text, sizeof text);
     CHECK(!strcmp(text, "atol 0.0001 rtol 0.0001"));
     /* an old worker's ready has none */
@@ -368,6 +372,57 @@ static void ready_tolerance_round_trip(void)
     o = trip(wire_ready_json(&a));
     CHECK(wire_ready_parse(o, &b) == KEVO_OK && !b.has_tolerance &&
           !cJSON_GetObjectItem(o, "tolerance"));
+    cJSON_Delete(o);
+}
+
+/* A module with two outputs: one pair each, by name, in the ready
+ * message and the manifest (environment.tolerance.outputs); a single
+ * output folds into the object's own members, as before per-output
+ * tolerances; an old manifest's one pair reads as one for every output. */
+static void per_output_tolerance_round_trip(void)
+{
+    struct wire_tolerance a = {.margin = 16, .source = "mixed",
+                               .who = "torch", .n_out = 2}, b;
+    a.out[0] = (struct wire_tol_out){"sum", 0.19, 1.9e-6, 0.0625,
+                                     "calibrated"};
+    a.out[1] = (struct wire_tol_out){"idx", 0, 0, 0, "exact"};
+    cJSON *o = cJSON_CreateObject();
+    wire_tolerance_put(o, &a);
+    o = trip(o);
+    wire_tolerance_get(o, &b);
+    CHECK(b.n_out == 2 && !strcmp(b.out[0].name, "sum") &&
+          b.out[0].atol == 0.19 && b.out[0].rtol == 1.9e-6 &&
+          b.out[0].used == 0.0625 && !strcmp(b.out[1].source, "exact") &&
+          b.out[1].atol == 0 && b.margin == 16 &&
+          !strcmp(b.source, "mixed") && !strcmp(b.who, "torch"));
+    CHECK(!cJSON_GetObjectItem(o, "atol")); /* no pair for all */
+    char text[800];
+    wire_tolerance_text(&b, "fp32", text, sizeof text);
+    CHECK_MSG(!strcmp(text, "sum atol 0.19 rtol 1.9e-06 (calibrated: torch's "
+                            "own fp32 result uses 0.062 of it, margin 16x); "
+                            "idx atol 0 rtol 0 (exact: an integer output)"),
+              "%s", text);
+    cJSON_Delete(o);
+    /* one output: the object is that output's pair, as before */
+    a.n_out = 1;
+    o = cJSON_CreateObject();
+    wire_tolerance_put(o, &a);
+    o = trip(o);
+    wire_tolerance_get(o, &b);
+    CHECK(b.n_out == 0 && b.atol == 0.19 && b.used == 0.0625 &&
+          !strcmp(b.source, "calibrated") &&
+          !cJSON_GetObjectItem(o, "outputs"));
+    cJSON_Delete(o);
+    /* a manifest written before per-output tolerances */
+    o = cJSON_Parse("{\"atol\": 0.000271, \"rtol\": 1.9e-06, \"used\": "
+                    "0.0625, \"margin\": 16, \"source\": \"calibrated\", "
+                    "\"who\": \"torch\"}");
+    wire_tolerance_get(o, &b);
+    wire_tolerance_text(&b, "fp32", text, sizeof text);
+    CHECK(b.n_out == 0 && !strcmp(text, "atol 0.000271 rtol 1.9e-06 "
+                                        "(calibrated: torch's own fp32 "
+                                        "result uses 0.062 of it, margin "
+                                        "16x)"));
     cJSON_Delete(o);
 }
 
@@ -414,6 +469,9 @@ int main(void)
     RUN(ready_tolerance_round_trip, "a ready message carries each "
                                     "baseline's wall time, why one was "
                                     "skipped and the tolerance in force");
+    RUN(per_output_tolerance_round_trip, "a tolerance per output travels "
+        "by name; one output's is the object's own pair; an old one-pair "
+        "object reads as one for every output");
     RUN(progress_and_fatal_round_trip, "progress and fatal messages come "
                                        "back whole; empty ones are "
                                        "refused");
