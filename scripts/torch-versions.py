@@ -325,6 +325,19 @@ def run_checks(py, kb_py, caught):
             seeds_ok &= list(a) == list(b) and all(torch.equal(a[k], b[k]) for k in a)
         check("KernelBench's seed protocol: ModelNew(*get_init_inputs()) has Model's state (%s)"
               % (", ".join(b[4] for b in kx.INPUTS if b[4]) or "none"), seeds_ok)
+        # ModelNew on the module's own inputs (float32 from get_inputs(),
+        # whatever the run's dtype): Model's output shapes and dtypes
+        try:
+            with torch.device("meta"):
+                want = [(tuple(t.shape), t.dtype) for t in as_tuple(
+                    kb_ref.Model(*kb_ref.get_init_inputs())(*kb_ref.get_inputs()))]
+            with mode, torch.device("cuda"):
+                ys = model_new()(*kb_ref.get_inputs())
+            check("ModelNew on get_inputs() (%s) gives Model's outputs %s; the op runs in %s"
+                  % (", ".join(str(t.dtype) for t in kb_ref.get_inputs()), want, kx.DTYPE),
+                  got(ys) == want, "got %s" % got(ys))
+        except Exception as e:
+            check("ModelNew on get_inputs()", False, "%s at %s" % (first_line(e), where(e)))
     for what, model, dshapes, args in (("torch.export.export", Wrap(), None, xs),
                                        ("torch.export.export of ModelNew", model_new(), None, xs[:nf]),
                                        ("torch.export.export with a Dim per size", Wrap(), dyn, xs)):

@@ -6,12 +6,9 @@
  *   c      kevo_<problem>.h/.c + .cubin: the cubin compiled by NVRTC now,
  *          with the run's options, and a driver-API launcher that computes
  *          the launch plan for any sizes
- *   torch  kevo_<problem>.py: a PyTorch custom operator (torch.library,
- *          with a fake implementation for torch.compile) that launches
- *          the c format's cubin through its launcher, built here as
- *          libkevo_<problem>.so and called with ctypes (no nvcc, no C++
- *          extension at run time); and kevo_<problem>_kernelbench.py,
- *          KernelBench's ModelNew calling it
+ *   torch  the c files and, written by export_torch.c, a PyTorch custom
+ *          operator launching them (kevo_<problem>.py) and KernelBench's
+ *          ModelNew calling it (kevo_<problem>_kernelbench.py)
  * The plan is generated as C from the template's own expressions, so the
  * exported launcher agrees with kevo for every shape the template
  * supports: every launch in order, the workspace the plan sizes (the C
@@ -19,7 +16,8 @@
  * TMA tensor maps encoded as the harness does (worker.c). Works the same
  * for a run's own templates and LLM-born ones (runview.c finds both).
  * Nothing here names a problem: buffer dims come from the problem's
- * buffers() (rows, cols), mapped back to size names.
+ * buffers() (rows, cols), mapped back to size names (a PyTorch problem's
+ * dims of any rank: export_torch.c).
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -647,7 +645,11 @@ static const char export_usage[] =
     "         $CC or cc), kevo_<problem>.py: a PyTorch custom operator\n"
     "         torch.ops.kevo.<problem>_<genome>(inputs...) -> new output(s),\n"
     "         traceable by torch.compile, no nvcc at run time (torch >= 2.4),\n"
-    "         and kevo_<problem>_kernelbench.py (KernelBench's ModelNew)\n"
+    "         and kevo_<problem>_kernelbench.py (KernelBench's ModelNew; for\n"
+    "         a PyTorch problem a subclass of its Model, whose module is\n"
+    "         copied as kevo_<problem>_reference.py). A PyTorch problem's op\n"
+    "         takes its inputs, then its parameters and buffers, any rank\n"
+    "         and dtype; a size no input has is fixed at the run's value\n"
     "  kernelbench  the same as torch\n"
     "  all    all of them (default: cu)\n"
     "--arch overrides the target (default: the run's, else sm_90a).\n"

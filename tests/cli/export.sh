@@ -256,34 +256,9 @@ want linear '    ("fc_weight", "in", torch.float32, ("out_features", "in_feature
     fail "linear tables"
 # a module constant that is no dim of any input (x.repeat(1, reps)): fixed
 # at the run's value, said at export; a product dim (cols*reps) in the table
+# (tests/data/export/rep: x.repeat(1, reps))
 mkdir -p "$SCRATCH/mods/rep"
-cat >"$SCRATCH/mods/rep/rep.py" <<'EOF2'
-import torch
-import torch.nn as nn
-class Model(nn.Module):
-    def forward(self, x):
-        return x.repeat(1, reps)
-rows = 64
-cols = 32
-reps = 3
-def get_inputs():
-    return [torch.randn(rows, cols)]
-def get_init_inputs():
-    return []
-EOF2
-cat >"$SCRATCH/mods/rep/rep_copy.cu" <<'EOF2'
-// kevo: problem rep
-// kevo: dtypes fp32
-// kevo: launch rep_copy
-// kevo: grid cdiv(rows*cols*reps, 256)
-// kevo: block 256
-extern "C" __global__ void rep_copy(const elem_t *x, elem_t *out, int rows, int cols, int reps, void *ws)
-{
-    long long i = blockIdx.x * 256LL + threadIdx.x;
-    if (i < (long long)rows * cols * reps)
-        out[i] = x[(i / ((long long)cols * reps)) * cols + i % cols];
-}
-EOF2
+cp tests/data/export/rep/rep.py tests/data/export/rep/rep_copy.cu "$SCRATCH/mods/rep/"
 $T run --evaluator test --torch-problem "$SCRATCH/mods/rep/rep.py" --seed 3 --generations 2 \
     --islands 1 --population 4 --offspring 4 --runs-dir "$SCRATCH" --name t-rep --quiet \
     2>"$SCRATCH/te" || { fail "export setup run (rep)"; cat "$SCRATCH/te"; }
