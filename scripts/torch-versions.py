@@ -310,8 +310,9 @@ def run_checks(py, kb_py, caught):
 
     if kb_ref is not None:
         try:
+            mn = model_new()
             with mode:
-                gm = make_fx(lambda *a: model_new()(*a), tracing_mode="fake")(*xs[:nf])
+                gm = make_fx(lambda *a: mn(*a), tracing_mode="fake")(*xs[:nf])
             check("make_fx of ModelNew traces the op", has_op(gm))
         except Exception as e:
             check("make_fx of ModelNew", False, "%s at %s" % (first_line(e), where(e)))

@@ -5,12 +5,13 @@
 # schema, fake implementation, make_fx, torch.export with and without
 # dynamic sizes, torch.compile; with a CUDA device also the op's values,
 # torch.library.opcheck and inductor). Without EXPORT_DIR it first makes
-# nine runs with the deterministic test evaluator (no GPU needed) and
+# ten runs with the deterministic test evaluator (no GPU needed) and
 # exports their winners: gemm fp32 (sgemm_tiled), softmax fp16, a
 # two-output user problem in bf16 (tests/data/export/pair) and the torch
 # problems examples/torch/{cumsum,argmax,masked_fill,center4d,linear} and
-# tests/data/export/rep (described with PYTHON's torch; N-D, int64 and
-# bool tensors, module parameters, a bf16 run, a FIXED size; ModelNew
+# tests/data/export/{rep,scalar} (described with PYTHON's torch; N-D, int64 and
+# bool tensors, 0-D ones, module parameters and buffers, a bf16 run, a
+# FIXED size; ModelNew
 # against Model under KernelBench's seeds). On torch
 # < 2.4 it checks that the import fails with a clear ImportError.
 #   KEVO       the kevo binary (default build/kevo)
@@ -57,8 +58,9 @@ if [ $# = 0 ]; then
     # (center4d), nn.Linear's weight and bias (linear); each module copied
     # with its ok_*.cu kernels as its templates
     # (masked_fill in bf16: ModelNew casts the module's fp32 inputs and
-    # state to bf16 for the op and its output back); and tests/data/export/
-    # rep (x.repeat(1, reps)): a size no input has, fixed at the run's value
+    # state to bf16 for the op and its output back); tests/data/export/rep
+    # (x.repeat(1, reps)): a size no input has, fixed at the run's value;
+    # tests/data/export/scalar: 0-D input, buffer and output, two outputs
     for m in argmax masked_fill center4d linear; do
         mkdir -p "$WORK/mods/$m"
         cp "$ROOT/examples/torch/$m/$m.py" "$ROOT/examples/torch/$m"/tests/ok_*.cu "$WORK/mods/$m/"
@@ -69,9 +71,13 @@ if [ $# = 0 ]; then
     mkdir -p "$WORK/mods/rep"
     cp "$ROOT/tests/data/export/rep/rep.py" "$ROOT/tests/data/export/rep/rep_copy.cu" "$WORK/mods/rep/"
     run rep --torch-problem "$WORK/mods/rep/rep.py" --generations 2
+    mkdir -p "$WORK/mods/scalar"
+    cp "$ROOT/tests/data/export/scalar/scalar.py" "$ROOT/tests/data/export/scalar/scalar_serial.cu" \
+        "$WORK/mods/scalar/"
+    run scalar --torch-problem "$WORK/mods/scalar/scalar.py" --generations 2
     set -- "$WORK/export-gemm" "$WORK/export-softmax" "$WORK/export-pair" "$WORK/export-cumsum" \
         "$WORK/export-argmax" "$WORK/export-masked_fill" "$WORK/export-center4d" "$WORK/export-linear" \
-        "$WORK/export-rep"
+        "$WORK/export-rep" "$WORK/export-scalar"
 fi
 for d in "$@"; do
     "$PY" "$ROOT/scripts/torch-versions.py" "$d" 2>"$WORK/py.err" || {

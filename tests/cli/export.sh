@@ -267,6 +267,19 @@ $K export "$SCRATCH/t-rep" --format torch --out "$SCRATCH/tx-rep" 2>"$SCRATCH/te
     want rep 'FIXED = {"reps": 3}' '    ("out", "out", torch.float32, ("rows", (1, 1, ("cols", "reps", ))), ""),' &&
     ok "a size no input has is fixed at the run's value, said at export; a product dim is (num, den, sizes)" ||
     { fail "fixed size (rep)"; cat "$SCRATCH/te"; grep -A6 '^FIXED' "$SCRATCH/tx-rep/kevo_rep.py"; }
+# 0-D tensors (tests/data/export/scalar): a scalar input and buffer, a
+# scalar and an int64 output
+mkdir -p "$SCRATCH/mods/scalar"
+cp tests/data/export/scalar/scalar.py tests/data/export/scalar/scalar_serial.cu "$SCRATCH/mods/scalar/"
+$T run --evaluator test --torch-problem "$SCRATCH/mods/scalar/scalar.py" --seed 3 --generations 2 \
+    --islands 1 --population 4 --offspring 4 --runs-dir "$SCRATCH" --name t-scalar --quiet \
+    2>"$SCRATCH/te" || { fail "export setup run (scalar)"; cat "$SCRATCH/te"; }
+$K export "$SCRATCH/t-scalar" --format torch --out "$SCRATCH/tx-scalar" --quiet 2>"$SCRATCH/te" &&
+    want scalar '    ("s", "in", torch.float32, (), ""),' '    ("bias", "in", torch.float32, (), "bias"),' \
+        '    ("out0", "out", torch.float32, (), ""),' '    ("out1", "out", torch.int64, ("n", ), ""),' \
+        'def _impl(x: torch.Tensor, s: torch.Tensor, bias: torch.Tensor) -> typing.Tuple[torch.Tensor, torch.Tensor]:' &&
+    ok "scalar: 0-D input, buffer and output, and a second int64 output" ||
+    { fail "0-D export (scalar)"; cat "$SCRATCH/te"; }
 # with torch >= 2.4: the fake gives the module's shapes, int64/bool kept,
 # and refuses wrong ranks, dtypes and dims naming them
 if "$PY" -c 'import torch, sys; sys.exit(not hasattr(torch.library, "custom_op"))'; then
@@ -297,10 +310,12 @@ with mode:
     print("center4d", shapes(load("center4d").op(*fake(((2, 3, 5, 7), f32), ((3,), f32)))))
     print("linear", shapes(load("linear").op(*fake(((4, 6), f32), ((5, 6), f32), ((5,), f32)))))
     print("rep", shapes(load("rep").op(*fake(((4, 6), f32)))))
+    print("scalar", shapes(load("scalar").op(*fake(((4, 6), f32), ((), f32), ((), f32)))))
 print(refused("masked_fill", fake(((5, 7), f32), ((5, 7), f32)), TypeError))
 print(refused("center4d", fake(((2, 3, 5), f32), ((3,), f32)), ValueError))
 print(refused("linear", fake(((4, 6), f32), ((5, 7), f32), ((5,), f32)), ValueError))
 print(refused("linear", fake(((4, 6), f32), ((5, 6), f32), ((4,), f32)), ValueError))
+print(refused("scalar", fake(((4, 6), f32), ((1,), f32), ((), f32)), ValueError))
 EOF2
     cat >"$SCRATCH/fk.want" <<'EOF2'
 argmax [((5,), torch.int64)]
@@ -308,10 +323,12 @@ masked_fill [((5, 7), torch.float32)]
 center4d [((2, 3, 5, 7), torch.float32)]
 linear [((4, 5), torch.float32)]
 rep [((4, 18), torch.float32)]
+scalar [((), torch.float32), ((4,), torch.int64)]
 kevo_masked_fill: mask must be torch.bool (the dtype the kernel was built for), got torch.float32
 kevo_center4d: x must be 4-D (batch x channels x height x width), got shape (2, 3, 5)
 kevo_linear: fc_weight.shape[1] is 7 but in_features is 6 (from x.shape[1])
 kevo_linear: fc_bias.shape[0] is 4 but out_features is 5 (from fc_weight.shape[0])
+kevo_scalar: s must be 0-D (a scalar), got shape (1,)
 EOF2
     grep -v '^E[0-9]\|^ ' "$SCRATCH/fk" | cmp -s - "$SCRATCH/fk.want" &&
         ok "torch $("$PY" -c 'import torch; print(torch.__version__)'): the fake op gives the module's shapes and dtypes (int64, rank 1-4, a FIXED size) and names what it refuses" ||
