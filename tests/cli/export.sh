@@ -267,6 +267,16 @@ $K export "$SCRATCH/t-rep" --format torch --out "$SCRATCH/tx-rep" 2>"$SCRATCH/te
     want rep 'FIXED = {"reps": 3}' '    ("out", "out", torch.float32, ("rows", (1, 1, ("cols", "reps", ))), ""),' &&
     ok "a size no input has is fixed at the run's value, said at export; a product dim is (num, den, sizes)" ||
     { fail "fixed size (rep)"; cat "$SCRATCH/te"; grep -A6 '^FIXED' "$SCRATCH/tx-rep/kevo_rep.py"; }
+# masked_fill in bf16 too: the same kernel's op name (problem, genome) in
+# another dtype, which one process cannot take with the fp32 one
+$T run --evaluator test --torch-problem "$SCRATCH/mods/masked_fill/masked_fill.py" --dtype bf16 \
+    --seed 3 --generations 1 --islands 1 --population 4 --offspring 4 --runs-dir "$SCRATCH" \
+    --name t-mf16 --quiet 2>"$SCRATCH/te" &&
+    $K export "$SCRATCH/t-mf16" --format torch --out "$SCRATCH/tx-mf16" --quiet 2>"$SCRATCH/te" &&
+    grep -qxF '    ("x", "in", torch.bfloat16, ("n", "m"), ""),' "$SCRATCH/tx-mf16/kevo_masked_fill.py" &&
+    grep -qxF 'RUN_DTYPE = torch.bfloat16  # floats of the kernel' "$SCRATCH/tx-mf16/kevo_masked_fill.py" &&
+    ok "masked_fill in bf16: float buffers in the run dtype, the bool mask kept" ||
+    { fail "bf16 torch-problem export"; cat "$SCRATCH/te"; }
 # 0-D tensors (tests/data/export/scalar): a scalar input and buffer, a
 # scalar and an int64 output
 mkdir -p "$SCRATCH/mods/scalar"
@@ -316,6 +326,12 @@ print(refused("center4d", fake(((2, 3, 5), f32), ((3,), f32)), ValueError))
 print(refused("linear", fake(((4, 6), f32), ((5, 7), f32), ((5,), f32)), ValueError))
 print(refused("linear", fake(((4, 6), f32), ((5, 6), f32), ((4,), f32)), ValueError))
 print(refused("scalar", fake(((4, 6), f32), ((1,), f32), ((), f32)), ValueError))
+s = importlib.util.spec_from_file_location("mf16", "%s/tx-mf16/kevo_masked_fill.py" % d)
+try:
+    s.loader.exec_module(importlib.util.module_from_spec(s))
+    print("the bf16 export imported next to the fp32 one")
+except ImportError as e:
+    print(str(e).split(" is already")[0], "is already registered ...", str(e).split("(")[-1])
 EOF2
     cat >"$SCRATCH/fk.want" <<'EOF2'
 argmax [((5,), torch.int64)]
@@ -329,10 +345,12 @@ kevo_center4d: x must be 4-D (batch x channels x height x width), got shape (2, 
 kevo_linear: fc_weight.shape[1] is 7 but in_features is 6 (from x.shape[1])
 kevo_linear: fc_bias.shape[0] is 4 but out_features is 5 (from fc_weight.shape[0])
 kevo_scalar: s must be 0-D (a scalar), got shape (1,)
+kevo_masked_fill: torch.ops.kevo.masked_fill_HEX is already registered ... fp32); one process takes one of them
 EOF2
-    grep -v '^E[0-9]\|^ ' "$SCRATCH/fk" | cmp -s - "$SCRATCH/fk.want" &&
-        ok "torch $("$PY" -c 'import torch; print(torch.__version__)'): the fake op gives the module's shapes and dtypes (int64, rank 1-4, a FIXED size) and names what it refuses" ||
-        { fail "the fake op of torch-problem exports"; diff "$SCRATCH/fk.want" "$SCRATCH/fk"; }
+    grep -v '^E[0-9]\|^ ' "$SCRATCH/fk" | sed 's/masked_fill_[0-9a-f]* is/masked_fill_HEX is/' |
+        cmp -s - "$SCRATCH/fk.want" &&
+        ok "torch $("$PY" -c 'import torch; print(torch.__version__)'): the fake op gives the module's shapes and dtypes (int64, rank 0-4, a FIXED size) and names what it refuses; a bf16 export of the fp32 op's kernel is refused in its process" ||
+        { fail "the fake op of torch-problem exports (or the dtype clash)"; diff "$SCRATCH/fk.want" "$SCRATCH/fk"; }
 else
     echo "skip the fake-op checks: $PY has torch < 2.4 (tests/cli/torch_versions.sh covers newer ones with KEVO_TORCH_PYTHON)"
 fi
