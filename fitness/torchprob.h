@@ -2,7 +2,8 @@
  * torchprob.h - the PyTorch problem kind shared by its two halves in
  * fitness/: torchprob.c (parse a KernelBench file through the Python
  * helper; CPU hooks) and torchprob_gpu.c (the worker's hooks, through an
- * embedded CPython). Nothing outside fitness/ includes it.
+ * embedded CPython), and src/cli/export_torch.c (the torch export reads a
+ * run's buffers, ranks and module state from struct tprob).
  */
 #ifndef KEVO_TORCHPROB_H
 #define KEVO_TORCHPROB_H

@@ -86,9 +86,44 @@ def as_tuple(y):
     return tuple(y) if isinstance(y, (tuple, list)) else (y,)
 
 
+def shape_of(kx, dims, sizes):
+    """A buffer's shape for sizes (its dims as the export's _dim reads
+    them: a size, a literal or (num, den, sizes)); FIXED sizes stay."""
+    n = dict(sizes)
+    n.update(kx.FIXED)
+    return [kx._dim(d, n) for d in dims]
+
+
+class ModuleRef:
+    """A PyTorch problem's own Model (the export's verbatim copy,
+    <base>_reference.py) as the reference of the op: forward inputs, then
+    the state, in the op's order; the module's size constants set to the
+    sizes of the call."""
+
+    def __init__(self, torch, kx, ref):
+        self.torch, self.kx, self.ref = torch, kx, ref
+        self.names = [b[4] for b in kx.INPUTS if b[4]]
+        self.nf = len(kx.INPUTS) - len(self.names)
+
+    def __call__(self, xs, sizes):
+        """Model's outputs for the op's inputs xs: the module built on the
+        meta device (no memory), every parameter and buffer from xs."""
+        from torch.func import functional_call
+        saved = {k: self.ref.__dict__[k] for k in sizes}
+        self.ref.__dict__.update(sizes)
+        try:
+            with self.torch.device("meta"):
+                m = self.ref.Model(*self.ref.get_init_inputs())
+            with self.torch.no_grad():
+                return as_tuple(functional_call(m, dict(zip(self.names, xs[self.nf:])),
+                                                tuple(xs[:self.nf])))
+        finally:
+            self.ref.__dict__.update(saved)
+
+
 def main(out_dir):
     pys = [p for p in glob.glob(os.path.join(out_dir, "kevo_*.py"))
-           if not p.endswith("_kernelbench.py")]
+           if not p.endswith(("_kernelbench.py", "_reference.py"))]
     if len(pys) != 1:
         print("FAIL %s: want one kevo_<problem>.py, found %d" % (out_dir, len(pys)))
         return 1
@@ -151,23 +186,32 @@ def run_checks(py, kb_py, caught):
 
     # 3. the fake implementation under FakeTensorMode, CUDA fake tensors
     from torch._subclasses.fake_tensor import FakeTensorMode
-    ref = references(torch).get(kx.PROBLEM)
+    kb_ref = getattr(kb, "_ref", None)  # a PyTorch problem: its own Model
+    if kb_ref is not None:
+        mref = ModuleRef(torch, kx, kb_ref)
+        ref = lambda xs, sizes: mref(xs, sizes)
+    else:
+        f = references(torch).get(kx.PROBLEM)
+        ref = (lambda xs, sizes: f(*xs)) if f is not None else None
     if ref is None:
         say("NOTE", "no torch reference for problem %s: outputs are checked "
             "against the export's own tables" % kx.PROBLEM)
     mode = FakeTensorMode()
-    odd = {k: max(2, v * 3 // 4 + 1) for k, v in kx.SHAPE.items()}
+    odd = {k: max(2, v * 3 // 4 + 1) for k, v in kx.SHAPE.items() if k not in kx.FIXED}
+    say("NOTE", "buffers %s" % ", ".join("%s %s %s%s" % (b[0], str(b[2]).split(".")[-1], list(b[3]),
+                                                       " (%s)" % b[4] if b[4] else "")
+                                         for b in kx.BUFFERS))
 
     def fake_inputs(sizes):
         with mode:
-            return [torch.empty([sizes[d] for d in dims], dtype=dt, device="cuda")
-                    for (_, _, dt, dims) in kx.INPUTS]
+            return [torch.empty(shape_of(kx, dims, sizes), dtype=dt, device="cuda")
+                    for (_, _, dt, dims, _) in kx.INPUTS]
 
     def expected(xs, sizes):
         if ref is not None:
             with mode:
-                return [(tuple(t.shape), t.dtype) for t in ref(*xs)]
-        return [(tuple(sizes[d] for d in dims), dt) for (_, _, dt, dims) in kx.OUTPUTS]
+                return [(tuple(t.shape), t.dtype) for t in ref(xs, sizes)]
+        return [(tuple(shape_of(kx, dims, sizes)), dt) for (_, _, dt, dims, _) in kx.OUTPUTS]
 
     def got(ys):
         return [(tuple(t.shape), t.dtype) for t in as_tuple(ys)]
@@ -185,12 +229,40 @@ def run_checks(py, kb_py, caught):
             check("fake op at the %s" % label, False, first_line(e))
     xs = fake_inputs(kx.SHAPE)
     wrong = torch.float16 if xs[0].dtype != torch.float16 else torch.float32
-    refusals = [("a CPU tensor", ValueError, lambda: [torch.empty(xs[0].shape, dtype=xs[0].dtype)]),
-                ("a wrong dtype", TypeError, lambda: [torch.empty(xs[0].shape, dtype=wrong, device="cuda")]),
-                ("a wrong rank", ValueError, lambda: [xs[0].reshape(-1)])]
     import logging
     logging.getLogger("torch._subclasses.fake_tensor").setLevel(logging.CRITICAL)  # (it logs
     # every exception a fake implementation raises, with its traceback)
+    for i, b in enumerate(kx.INPUTS):  # an int or bool input takes a float
+        if not b[2].is_floating_point:
+            with mode:
+                bad = xs[:i] + [torch.empty(xs[i].shape, dtype=kx.RUN_DTYPE, device="cuda")] + xs[i + 1:]
+            try:
+                with mode:
+                    kx.op(*bad)
+                check("the fake refuses a float for %s input %s" % (b[2], b[0]), False, "no error")
+            except TypeError as e:
+                check("the fake refuses a float for %s input %s" % (b[2], b[0]),
+                      b[0] in str(e) and str(b[2]) in str(e), first_line(e))
+    from collections import Counter
+    occ = Counter(d for b in kx.INPUTS for d in b[3] if isinstance(d, str))
+    for i, b in enumerate(kx.INPUTS):  # a dim another dim must equal, one too big
+        for k, d in enumerate(b[3]):
+            if isinstance(d, str) and occ[d] == 1:
+                continue  # it alone gives its size: any value is right
+            shape = list(xs[i].shape)
+            shape[k] += 1
+            with mode:
+                bad = xs[:i] + [torch.empty(shape, dtype=xs[i].dtype, device="cuda")] + xs[i + 1:]
+            try:
+                with mode:
+                    kx.op(*bad)
+                check("the fake refuses %s.shape[%d] one too big" % (b[0], k), False, "no error")
+            except ValueError as e:
+                check("the fake refuses %s.shape[%d] one too big" % (b[0], k),
+                      kx.BASE in str(e) and "shape[" in str(e), first_line(e))
+    refusals = [("a CPU tensor", ValueError, lambda: [torch.empty(xs[0].shape, dtype=xs[0].dtype)]),
+                ("a wrong dtype", TypeError, lambda: [torch.empty(xs[0].shape, dtype=wrong, device="cuda")]),
+                ("a wrong rank", ValueError, lambda: [xs[0].unsqueeze(0)])]
     for what, exc, first in refusals:
         try:
             with mode:
@@ -201,7 +273,7 @@ def run_checks(py, kb_py, caught):
         except Exception as e:
             check("the fake refuses %s" % what, False, "want %s, got %s" % (exc.__name__, first_line(e)))
     try:
-        kx.op(*[torch.zeros([kx.SHAPE[d] for d in dims], dtype=dt) for (_, _, dt, dims) in kx.INPUTS])
+        kx.op(*[torch.zeros(shape_of(kx, dims, kx.SHAPE), dtype=dt) for (_, _, dt, dims, _) in kx.INPUTS])
         check("the op on CPU tensors is refused", False, "no error")
     except ValueError as e:
         check("the op on CPU tensors is refused before any device or library is needed",
@@ -212,7 +284,7 @@ def run_checks(py, kb_py, caught):
         """the op between torch ops"""
 
         def forward(self, *xs):
-            return tuple(t * 2 for t in as_tuple(kx.op(*xs)))
+            return tuple(t * 2 if t.is_floating_point() else t.clone() for t in as_tuple(kx.op(*xs)))
 
     def has_op(gm):
         return any(str(n.target).startswith(opdot) for n in gm.graph.nodes
@@ -226,13 +298,53 @@ def run_checks(py, kb_py, caught):
         check("make_fx(tracing_mode='fake')", False, first_line(e))
     from torch.export import Dim
     dims = {d: Dim(d) for d in kx.SIZES}
-    dyn = (tuple({k: dims[d] for k, d in enumerate(ddims)} for (_, _, _, ddims) in kx.INPUTS),)
-    for what, model, dshapes in (("torch.export.export", Wrap(), None),
-                                 ("torch.export.export of ModelNew", kb.ModelNew(), None),
-                                 ("torch.export.export with a Dim per size", Wrap(), dyn)):
+    dyn = (tuple({k: dims[d] for k, d in enumerate(ddims) if isinstance(d, str)}
+                 for (_, _, _, ddims, _) in kx.INPUTS),)
+    nf = sum(1 for b in kx.INPUTS if not b[4])  # ModelNew's forward inputs
+
+    def model_new():
+        if kb_ref is None:
+            return kb.ModelNew()
+        with mode, torch.device("cuda"):  # its state: fake CUDA tensors
+            return kb.ModelNew(*kb_ref.get_init_inputs())
+
+    if kb_ref is not None:
+        try:
+            mn = model_new()
+            with mode:
+                gm = make_fx(lambda *a: mn(*a), tracing_mode="fake")(*xs[:nf])
+            check("make_fx of ModelNew traces the op", has_op(gm))
+        except Exception as e:
+            check("make_fx of ModelNew", False, "%s at %s" % (first_line(e), where(e)))
+        seeds_ok = True
+        for seed in (0, 1234):
+            torch.manual_seed(seed)
+            m = kb_ref.Model(*kb_ref.get_init_inputs())
+            torch.manual_seed(seed)
+            n = kb.ModelNew(*kb_ref.get_init_inputs())
+            a, b = m.state_dict(), n.state_dict()
+            seeds_ok &= list(a) == list(b) and all(torch.equal(a[k], b[k]) for k in a)
+        check("KernelBench's seed protocol: ModelNew(*get_init_inputs()) has Model's state (%s)"
+              % (", ".join(b[4] for b in kx.INPUTS if b[4]) or "none"), seeds_ok)
+        # ModelNew on the module's own inputs (float32 from get_inputs(),
+        # whatever the run's dtype): Model's output shapes and dtypes
+        try:
+            with torch.device("meta"):
+                want = [(tuple(t.shape), t.dtype) for t in as_tuple(
+                    kb_ref.Model(*kb_ref.get_init_inputs())(*kb_ref.get_inputs()))]
+            with mode, torch.device("cuda"):
+                ys = model_new()(*kb_ref.get_inputs())
+            check("ModelNew on get_inputs() (%s) gives Model's outputs %s; the op runs in %s"
+                  % (", ".join(str(t.dtype) for t in kb_ref.get_inputs()), want, kx.DTYPE),
+                  got(ys) == want, "got %s" % got(ys))
+        except Exception as e:
+            check("ModelNew on get_inputs()", False, "%s at %s" % (first_line(e), where(e)))
+    for what, model, dshapes, args in (("torch.export.export", Wrap(), None, xs),
+                                       ("torch.export.export of ModelNew", model_new(), None, xs[:nf]),
+                                       ("torch.export.export with a Dim per size", Wrap(), dyn, xs)):
         try:
             with mode:
-                ep = torch.export.export(model, tuple(xs), dynamic_shapes=dshapes)
+                ep = torch.export.export(model, tuple(args), dynamic_shapes=dshapes)
             ok = has_op(ep.graph_module)
             detail = ""
             if dshapes is not None:
@@ -256,16 +368,17 @@ def run_checks(py, kb_py, caught):
                 ("torch.compile(fullgraph=True, backend='aot_eager')", Wrap(), dict(backend="aot_eager")),
                 ("torch.compile(fullgraph=True, dynamic=True, backend='aot_eager')", Wrap(),
                  dict(backend="aot_eager", dynamic=True)),
-                ("torch.compile of ModelNew (aot_eager)", kb.ModelNew(), dict(backend="aot_eager")))
+                ("torch.compile of ModelNew (aot_eager)", model_new(), dict(backend="aot_eager")))
     for what, model, kw in compiles:
         torch._dynamo.reset()
         try:
             c = torch.compile(model, fullgraph=True, **kw)
             ok, seen = True, []
-            for sizes in (kx.SHAPE, odd):
+            mn = isinstance(model, kb.ModelNew) and kb_ref is not None  # state at the run's sizes
+            for sizes in (kx.SHAPE,) if mn else (kx.SHAPE, odd):
                 xi = fake_inputs(sizes)
                 with mode:
-                    ys = c(*xi)
+                    ys = c(*(xi[:nf] if mn else xi))
                 ok &= got(ys) == expected(xi, sizes)  # (t * 2 keeps the dtype)
                 seen.append(sizes)
             if kw["backend"] is record:
@@ -319,24 +432,49 @@ def run_checks(py, kb_py, caught):
 
 
 def device_checks(torch, kx, kb, ref, Wrap, odd, dev="cuda"):
-    """The op on a real device: values against torch, opcheck, inductor."""
+    """The op on a real device: values against torch, opcheck, inductor;
+    for a PyTorch problem also ModelNew against Model under KernelBench's
+    seed protocol."""
     tol = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 4e-2}[kx.DTYPE]
     torch.backends.cuda.matmul.allow_tf32 = False  # the reference in true fp32
+    torch.backends.cudnn.allow_tf32 = False
     say("NOTE", "device %s" % (torch.cuda.get_device_name(0) if dev == "cuda" else dev))
     sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
+    kb_ref = getattr(kb, "_ref", None)
 
     def inputs(sizes, seed):
+        if kb_ref is not None:  # the module's own inputs and state
+            saved = {k: kb_ref.__dict__[k] for k in sizes}
+            kb_ref.__dict__.update(sizes)
+            try:
+                torch.manual_seed(seed)
+                m = kb_ref.Model(*kb_ref.get_init_inputs())
+                xs = list(kb_ref.get_inputs())
+            finally:
+                kb_ref.__dict__.update(saved)
+            for name in (b[4] for b in kx.INPUTS if b[4]):
+                t = m
+                for part in name.split("."):
+                    t = getattr(t, part)
+                xs.append(t.detach())
+            return [(x.to(kx.RUN_DTYPE) if x.is_floating_point() else x).to(dev).contiguous() for x in xs]
         g = torch.Generator(device=dev).manual_seed(seed)
-        return [(torch.rand(*(sizes[d] for d in dims), device=dev, generator=g) * 2 - 1).to(dt)
-                for (_, _, dt, dims) in kx.INPUTS]
+        return [(torch.rand(*shape_of(kx, dims, sizes), device=dev, generator=g) * 2 - 1).to(dt)
+                for (_, _, dt, dims, _) in kx.INPUTS]
 
-    def compare(what, ys, xs, post=lambda t: t):
+    def compare(what, ys, xs, sizes, post=lambda t: t):
         if ref is None:
             return check(what, all(torch.isfinite(t.float()).all().item() for t in as_tuple(ys)),
                          "finite (no torch reference for %s)" % kx.PROBLEM)
         ok, errs = True, []
-        for y, r in zip(as_tuple(ys), ref(*[x.float() for x in xs])):
+        up = [x.float() if x.is_floating_point() else x for x in xs]
+        for y, r in zip(as_tuple(ys), ref(up, sizes)):
             r = post(r)
+            if not r.is_floating_point():
+                ok &= y.shape == r.shape and y.dtype == r.dtype and torch.equal(y, r)
+                errs.append("%s of %d %s elements differ" % (int((y != r).sum()) if y.shape == r.shape else "all",
+                                                            r.numel(), r.dtype))
+                continue
             scale = r.abs().max().item() or 1.0
             err = (y.float() - r).abs().max().item() / scale
             ok &= y.shape == r.shape and err <= tol
@@ -348,7 +486,7 @@ def device_checks(torch, kx, kb, ref, Wrap, odd, dev="cuda"):
         try:
             ys = kx.op(*xs)
             sync()
-            compare("the op at the %s %s against torch" % (label, sizes), ys, xs)
+            compare("the op at the %s %s against torch" % (label, sizes), ys, xs, sizes)
         except RuntimeError as e:
             if "(CUresult 1)" in str(e):  # the template's plan refuses these sizes
                 say("NOTE", "the kernel refuses the %s %s" % (label, sizes), first_line(e))
@@ -364,11 +502,50 @@ def device_checks(torch, kx, kb, ref, Wrap, odd, dev="cuda"):
     try:
         ys = torch.compile(Wrap(), fullgraph=True, mode="max-autotune-no-cudagraphs")(*xs)
         sync()
-        compare("the op inside an inductor-compiled model (fullgraph)", ys, xs, lambda t: t * 2)
+        compare("the op inside an inductor-compiled model (fullgraph)", ys, xs, kx.SHAPE,
+                lambda t: t * 2 if t.is_floating_point() else t)
     except Exception as e:
         check("inductor compile of a model calling the op", False, "%s at %s" % (first_line(e), where(e)))
-    same = all(torch.equal(a, b) for a, b in zip(as_tuple(kx.op(*xs)), as_tuple(kb.ModelNew()(*xs))))
-    check("ModelNew gives the op's result", same)
+    if kb_ref is None:
+        same = all(torch.equal(a, b) for a, b in zip(as_tuple(kx.op(*xs)), as_tuple(kb.ModelNew()(*xs))))
+        check("ModelNew gives the op's result", same)
+        return
+    # KernelBench's protocol: Model and ModelNew built under one seed, the
+    # same inputs; ModelNew must match Model (in the run's dtype)
+    nf = sum(1 for b in kx.INPUTS if not b[4])
+    for seed in (0, 42):
+        torch.manual_seed(seed)
+        m = kb_ref.Model(*kb_ref.get_init_inputs()).to(dev)
+        torch.manual_seed(seed)
+        n = kb.ModelNew(*kb_ref.get_init_inputs()).to(dev)
+        torch.manual_seed(seed + 1)
+        ins = [x.to(dev) for x in kb_ref.get_inputs()]
+        with torch.no_grad():
+            want = as_tuple(m(*ins))
+            got_ = as_tuple(n(*ins))
+        ok, errs = len(want) == len(got_), []
+        for r, y in zip(want, got_):
+            if not r.is_floating_point():
+                same = y.dtype == r.dtype and y.shape == r.shape
+                ok &= same and torch.equal(y, r)
+                errs.append("%s of %d %s elements differ" % (int((y != r).sum()) if same else "all",
+                                                            r.numel(), r.dtype))
+                continue
+            scale = r.abs().max().item() or 1.0
+            err = (y.float() - r.float()).abs().max().item() / scale
+            ok &= y.shape == r.shape and y.dtype == r.dtype and err <= tol
+            errs.append("%.2e" % err)
+        check("KernelBench seed %d: ModelNew(*get_init_inputs()) matches Model on get_inputs()" % seed,
+              ok, "max error %s (of max |ref|, tolerance %g; integers exact)" % (", ".join(errs), tol))
+    torch._dynamo.reset()
+    try:
+        ins = [x.to(dev) for x in kb_ref.get_inputs()]
+        c = torch.compile(n, fullgraph=True)
+        with torch.no_grad():
+            ok = all(torch.equal(a, b) for a, b in zip(as_tuple(c(*ins)), as_tuple(n(*ins))))
+        check("torch.compile(ModelNew, fullgraph=True) gives ModelNew's result", ok)
+    except Exception as e:
+        check("torch.compile(ModelNew, fullgraph=True)", False, "%s at %s" % (first_line(e), where(e)))
 
 
 if __name__ == "__main__":

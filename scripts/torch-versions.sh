@@ -5,10 +5,14 @@
 # schema, fake implementation, make_fx, torch.export with and without
 # dynamic sizes, torch.compile; with a CUDA device also the op's values,
 # torch.library.opcheck and inductor). Without EXPORT_DIR it first makes
-# four runs with the deterministic test evaluator (no GPU needed) and
+# ten runs with the deterministic test evaluator (no GPU needed) and
 # exports their winners: gemm fp32 (sgemm_tiled), softmax fp16, a
 # two-output user problem in bf16 (tests/data/export/pair) and the torch
-# problem examples/torch/cumsum (described with PYTHON's torch). On torch
+# problems examples/torch/{cumsum,argmax,masked_fill,center4d,linear} and
+# tests/data/export/{rep,scalar} (described with PYTHON's torch; N-D, int64 and
+# bool tensors, 0-D ones, module parameters and buffers, a bf16 run, a
+# FIXED size; ModelNew
+# against Model under KernelBench's seeds). On torch
 # < 2.4 it checks that the import fails with a clear ImportError.
 #   KEVO       the kevo binary (default build/kevo)
 #   KEVO_TEST  kevo with the test evaluator (default build/tests/kevo_test;
@@ -49,7 +53,31 @@ if [ $# = 0 ]; then
         --shape 256x384 --generations 1
     run cumsum --torch-problem "$ROOT/examples/torch/cumsum/cumsum.py" --shape 128x4000 \
         --generations 2
-    set -- "$WORK/export-gemm" "$WORK/export-softmax" "$WORK/export-pair" "$WORK/export-cumsum"
+    # PyTorch problems of every kind the op takes: an int64 output
+    # (argmax), a bool input (masked_fill), rank 4 with a parameter
+    # (center4d), nn.Linear's weight and bias (linear); each module copied
+    # with its ok_*.cu kernels as its templates
+    # (masked_fill in bf16: ModelNew casts the module's fp32 inputs and
+    # state to bf16 for the op and its output back); tests/data/export/rep
+    # (x.repeat(1, reps)): a size no input has, fixed at the run's value;
+    # tests/data/export/scalar: 0-D input, buffer and output, two outputs
+    for m in argmax masked_fill center4d linear; do
+        mkdir -p "$WORK/mods/$m"
+        cp "$ROOT/examples/torch/$m/$m.py" "$ROOT/examples/torch/$m"/tests/ok_*.cu "$WORK/mods/$m/"
+        dt=fp32
+        [ $m = masked_fill ] && dt=bf16
+        run "$m" --torch-problem "$WORK/mods/$m/$m.py" --dtype $dt --generations 1
+    done
+    mkdir -p "$WORK/mods/rep"
+    cp "$ROOT/tests/data/export/rep/rep.py" "$ROOT/tests/data/export/rep/rep_copy.cu" "$WORK/mods/rep/"
+    run rep --torch-problem "$WORK/mods/rep/rep.py" --generations 2
+    mkdir -p "$WORK/mods/scalar"
+    cp "$ROOT/tests/data/export/scalar/scalar.py" "$ROOT/tests/data/export/scalar/scalar_serial.cu" \
+        "$WORK/mods/scalar/"
+    run scalar --torch-problem "$WORK/mods/scalar/scalar.py" --generations 2
+    set -- "$WORK/export-gemm" "$WORK/export-softmax" "$WORK/export-pair" "$WORK/export-cumsum" \
+        "$WORK/export-argmax" "$WORK/export-masked_fill" "$WORK/export-center4d" "$WORK/export-linear" \
+        "$WORK/export-rep" "$WORK/export-scalar"
 fi
 for d in "$@"; do
     "$PY" "$ROOT/scripts/torch-versions.py" "$d" 2>"$WORK/py.err" || {

@@ -6,12 +6,9 @@
  *   c      kevo_<problem>.h/.c + .cubin: the cubin compiled by NVRTC now,
  *          with the run's options, and a driver-API launcher that computes
  *          the launch plan for any sizes
- *   torch  kevo_<problem>.py: a PyTorch custom operator (torch.library,
- *          with a fake implementation for torch.compile) that launches
- *          the c format's cubin through its launcher, built here as
- *          libkevo_<problem>.so and called with ctypes (no nvcc, no C++
- *          extension at run time); and kevo_<problem>_kernelbench.py,
- *          KernelBench's ModelNew calling it
+ *   torch  the c files and, written by export_torch.c, a PyTorch custom
+ *          operator launching them (kevo_<problem>.py) and KernelBench's
+ *          ModelNew calling it (kevo_<problem>_kernelbench.py)
  * The plan is generated as C from the template's own expressions, so the
  * exported launcher agrees with kevo for every shape the template
  * supports: every launch in order, the workspace the plan sizes (the C
@@ -19,7 +16,8 @@
  * TMA tensor maps encoded as the harness does (worker.c). Works the same
  * for a run's own templates and LLM-born ones (runview.c finds both).
  * Nothing here names a problem: buffer dims come from the problem's
- * buffers() (rows, cols), mapped back to size names.
+ * buffers() (rows, cols), mapped back to size names (a PyTorch problem's
+ * dims of any rank: export_torch.c).
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -28,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd_export.h"
 #include "cmd_outputs.h"
 #include "cmd_run.h"
 #include "cmd_sanitize.h"
@@ -42,34 +41,6 @@
 #include "version.h"
 
 #include "launcher_text.c.in.h" /* generated from src/cli/export/ */
-#include "torch_op.py.in.h"
-
-enum fmt { FMT_CU, FMT_C, FMT_TORCH };
-
-struct exporter {
-    struct run_view v;
-    enum fmt fmt;
-    char out[4096];            /* DIR */
-    char base[96];             /* "kevo_gemm" */
-    char arch[16];             /* "sm_90a" */
-    char *src;                 /* winner's source, owned */
-    char *src_out;             /* src with kevo's headers inlined (what the
-                                  .cu carries: no kevo needed), owned */
-    char src_rel[256];
-    int n_bufs;
-    struct buf_desc bufs[PROB_MAX_BUFS];
-    int dim[PROB_MAX_BUFS][2]; /* size index of rows, cols; -1 = none */
-    cJSON *json;               /* --json summary */
-    int sanitize;              /* -1 --no-sanitize, 0 default */
-    struct sanitize_opts san;  /* for the gate (cmd_sanitize.h) */
-    int quiet;
-};
-
-static const char *py_type(enum dtype dt)
-{
-    return dt == DTYPE_FP16 ? "torch.float16"
-           : dt == DTYPE_BF16 ? "torch.bfloat16" : "torch.float32";
-}
 
 /* Maps each buffer's rows/cols to size indices by asking buffers() for a
  * shape of distinct primes (so no two sizes, or a size and a product,
@@ -112,7 +83,7 @@ static void put_signature(const struct exporter *x, FILE *f,
 /* A comment block: what this is, the signature, the plan at the run's
  * shape. prefix starts each line (" * " or ""). Raw: names from the run
  * (its name, the GPU's) are untrusted: put_about quotes it. */
-static void put_about_raw(const struct exporter *x, FILE *f, const char *pre)
+void export_put_about_raw(const struct exporter *x, FILE *f, const char *pre)
 {
     const struct run_view *v = &x->v;
     char shape[64], err[256];
@@ -187,7 +158,7 @@ static void put_about_raw(const struct exporter *x, FILE *f, const char *pre)
                     expr_text(v->best_tpl->facts[i].e));
 }
 
-/* put_about_raw for the inside of a C comment (pre " * ") or of a Python
+/* export_put_about_raw for the inside of a C comment (pre " * ") or of a Python
  * docstring (pre ""), quoted for it: a run named '*' '/' or '"""' stays
  * text. */
 static void put_about(const struct exporter *x, FILE *f, int py)
@@ -197,7 +168,7 @@ static void put_about(const struct exporter *x, FILE *f, int py)
     FILE *m = open_memstream(&text, &len);
     if (!m)
         return;
-    put_about_raw(x, m, py ? "" : " * ");
+    export_put_about_raw(x, m, py ? "" : " * ");
     fclose(m);
     if (py)
         quote_py_string(f, text, 1);
@@ -655,269 +626,6 @@ static int write_c(struct exporter *x, char *err, size_t errcap)
     return rc;
 }
 
-/* ------------------------------------------------------------- torch */
-
-/* Checks that every size can be read off an input tensor. */
-static int torch_ready(const struct exporter *x, char *err, size_t errcap)
-{
-    const struct problem *p = x->v.prob;
-    for (int i = 0; i < x->n_bufs; i++)
-        if (x->bufs[i].role == BUF_INOUT) {
-            snprintf(err, errcap, "--format torch: buffer '%s' of problem "
-                     "'%s' is read and written in place (not supported; "
-                     "--format cu or c)", x->bufs[i].name, p->name);
-            return KEVO_EINVAL;
-        }
-    for (int i = 0; i < x->n_bufs; i++)
-        if (x->dim[i][0] < 0 || x->dim[i][1] < 0) {
-            snprintf(err, errcap, "--format torch: buffer '%s' of problem "
-                     "'%s' has no 2-D shape in sizes (its rows/cols)",
-                     x->bufs[i].name, p->name);
-            return KEVO_EINVAL;
-        }
-    for (int d = 0; d < p->n_dims; d++) {
-        int found = 0;
-        for (int i = 0; i < x->n_bufs; i++)
-            found |= x->bufs[i].role == BUF_IN &&
-                     (x->dim[i][0] == d || x->dim[i][1] == d);
-        if (!found) {
-            snprintf(err, errcap, "--format torch: size '%s' is not a "
-                     "dimension of any input", p->dim_names[d]);
-            return KEVO_EINVAL;
-        }
-    }
-    return KEVO_OK;
-}
-
-static int n_outputs(const struct exporter *x)
-{
-    int n = 0;
-    for (int i = 0; i < x->n_bufs; i++)
-        n += x->bufs[i].role == BUF_OUT;
-    return n;
-}
-
-/* s as a Python string literal (quote.h: no newline, no quote can end it
- * early, whatever the run's strings hold). */
-static void put_py_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    quote_py_string(f, s, 0);
-    fputc('"', f);
-}
-
-/* text as Python comment lines ("# " before each line; control bytes
- * other than the line ends become '?'), so nothing in it is code. */
-static void put_py_comment(FILE *f, const char *text)
-{
-    int bol = 1;
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-        if (bol)
-            fputs("# ", f);
-        bol = *c == '\n' || *c == '\r';
-        fputc(bol ? '\n' : *c < 0x20 || *c == 0x7f ? '?' : *c, f);
-    }
-    if (!bol)
-        fputc('\n', f);
-}
-
-/* A Python identifier for buffer name n (C identifiers, checked by the
- * problem's parser): n, or n_ when n is a Python keyword or builtin the
- * generated code uses. */
-static const char *py_ident(const char *n, char *out, size_t cap)
-{
-    static const char *const reserved[] = {
-        "False", "None", "True", "and", "as", "assert", "async", "await",
-        "break", "class", "continue", "def", "del", "elif", "else",
-        "except", "finally", "for", "from", "global", "if", "import", "in",
-        "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
-        "try", "while", "with", "yield", "torch", "op", NULL};
-    int hit = 0;
-    for (int i = 0; reserved[i]; i++)
-        hit |= !strcmp(n, reserved[i]);
-    snprintf(out, cap, "%s%s", n, hit || n[0] == '_' ? "_" : "");
-    return out;
-}
-
-/* The op's name: kevo::<problem>_<genome hex>, letters, digits, '_'. */
-static void op_name(const struct exporter *x, char *out, size_t cap)
-{
-    snprintf(out, cap, "kevo::%s_%s", x->v.prob->name, x->v.best_hex);
-    for (char *c = out + 6; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-              (*c >= '0' && *c <= '9')))
-            *c = '_';
-}
-
-/* The run's tables the fixed runtime (export/torch_op.py.in) reads. */
-static void put_py_tables(const struct exporter *x, FILE *f)
-{
-    const struct run_view *v = &x->v;
-    char op[160], shape[64];
-    op_name(x, op, sizeof op);
-    problem_format_shape(&v->spec.shape, shape, sizeof shape);
-    fprintf(f, "BASE = \"%s\"\nOP_NAME = \"%s\"\nLIB = \"lib%s.so\"\n"
-               "CUBIN = \"%s.cubin\"\nARCH = \"%s\"\nEXPORT_DIR = ",
-            x->base, op, x->base, x->base, x->arch);
-    put_py_str(f, x->out);
-    fprintf(f, "  # where kevo wrote it\nPROBLEM = ");
-    put_py_str(f, v->prob->name);
-    fprintf(f, "\nDTYPE = \"%s\"\nTEMPLATE = ", dtype_name(v->spec.dtype));
-    put_py_str(f, v->best_tpl->name);
-    fprintf(f, "\nGENOME = \"%s\"\nSHAPE = {", v->best_hex);
-    for (int d = 0; d < v->prob->n_dims; d++)
-        fprintf(f, "%s\"%s\": %lld", d ? ", " : "", v->prob->dim_names[d],
-                (long long)v->spec.shape.d[d]);
-    fprintf(f, "}  # the run's (%s)\nFUNCTION = \"%s\"\nSIZES = (", shape,
-            x->base);
-    for (int d = 0; d < v->prob->n_dims; d++)
-        fprintf(f, "\"%s\", ", v->prob->dim_names[d]);
-    fprintf(f, ")\n# (name, role, dtype, dims): the kernel's buffers in ABI "
-               "order\nBUFFERS = (\n");
-    for (int i = 0; i < x->n_bufs; i++)
-        fprintf(f, "    (\"%s\", \"%s\", %s, (\"%s\", \"%s\")),\n",
-                x->bufs[i].name, x->bufs[i].role == BUF_IN ? "in" : "out",
-                py_type(x->bufs[i].dtype),
-                v->prob->dim_names[x->dim[i][0]],
-                v->prob->dim_names[x->dim[i][1]]);
-    fprintf(f, ")\n");
-}
-
-/* The typed functions torch.library.custom_op reads its schema from, and
- * the module's entry points. */
-static void put_py_op(const struct exporter *x, FILE *f)
-{
-    char id[80];
-    int multi = n_outputs(x) > 1;
-    for (int fake = 0; fake < 2; fake++) {
-        fprintf(f, "\n\ndef _impl%s(", fake ? "_fake" : "");
-        for (int i = 0, k = 0; i < x->n_bufs; i++)
-            if (x->bufs[i].role == BUF_IN)
-                fprintf(f, "%s%s: torch.Tensor", k++ ? ", " : "",
-                        py_ident(x->bufs[i].name, id, sizeof id));
-        fprintf(f, ") -> %s", multi ? "typing.Tuple[" : "torch.Tensor");
-        for (int i = 0, k = 0; multi && i < x->n_bufs; i++)
-            if (x->bufs[i].role == BUF_OUT)
-                fprintf(f, "%storch.Tensor", k++ ? ", " : "");
-        fprintf(f, "%s:\n    return %s((", multi ? "]" : "",
-                fake ? "_fake" : "_run");
-        for (int i = 0; i < x->n_bufs; i++)
-            if (x->bufs[i].role == BUF_IN)
-                fprintf(f, "%s, ", py_ident(x->bufs[i].name, id, sizeof id));
-        fprintf(f, "))\n");
-    }
-    fprintf(f, "\n\nop = _define(_impl, _impl_fake)\n\n\ndef %s(*tensors):\n"
-               "    \"\"\"The kernel on CUDA tensors (the inputs in BUFFERS "
-               "order); new output%s.\"\"\"\n    return op(*tensors)\n",
-            x->base, multi ? "s" : "");
-}
-
-static void put_torch_py(const struct exporter *x, FILE *f)
-{
-    char op[160], dotted[160], *about;
-    size_t len;
-    op_name(x, op, sizeof op);
-    snprintf(dotted, sizeof dotted, "kevo.%s", op + 6);
-    fprintf(f, "\"\"\"%s.py - the kernel kevo found, as the PyTorch custom "
-               "operator torch.ops.%s.\n\nUse:\n    import %s\n"
-               "    out = %s.op(inputs...)   # or torch.ops.%s(...)\n\n"
-               "Inputs are CUDA tensors of the dtypes in BUFFERS, contiguous "
-               "and 16-byte aligned;\nthe sizes are read off them and the "
-               "launch plan computed for them (any shape\nthe template "
-               "supports). The op has a fake (meta) implementation, so "
-               "torch.compile\ntraces through it. The kernel is the cubin "
-               "next to this file, launched on torch's\ncurrent stream by "
-               "the C launcher lib%s.so (built by kevo export): no\nnvcc "
-               "and no C++ extension at run time.\n\"\"\"\n",
-            x->base, dotted, x->base, x->base, dotted, x->base);
-    FILE *m = open_memstream(&about, &len);
-    if (m) {
-        put_about_raw(x, m, "");
-        fclose(m);
-        put_py_comment(f, about);
-        free(about);
-    }
-    fprintf(f, "import ctypes\nimport os\nimport typing\n\nimport torch\n\n");
-    put_py_tables(x, f);
-    fputs(torch_op, f);
-    put_py_op(x, f);
-}
-
-static void put_kernelbench_py(const struct exporter *x, FILE *f)
-{
-    char op[160];
-    op_name(x, op, sizeof op);
-    op[4] = '.';
-    memmove(op + 5, op + 6, strlen(op + 6) + 1);
-    fprintf(f, "\"\"\"%s_kernelbench.py - KernelBench's submission format "
-               "(class ModelNew) for the\nkernel kevo found: forward(inputs)"
-               " calls torch.ops.%s from %s.py\n(in this folder).\n\"\"\"\n"
-               "BASE = \"%s\"\nEXPORT_DIR = ",
-            x->base, op, x->base, x->base);
-    put_py_str(f, x->out);
-    fprintf(f, "\n");
-    fputs(torch_op_kernelbench, f);
-}
-
-/* Builds lib<base>.so from the C launcher with the system's C compiler
- * ($CC, else cc) against CUDA's driver stub: plain C, so it loads under
- * any torch. */
-static int build_launcher_so(const struct exporter *x, char *err,
-                             size_t errcap)
-{
-    char so[4096], src[4096], inc[4200], stub[4200], lib[4200], log[4200];
-    const char *cc = getenv("CC"), *cuda = getenv("CUDA_HOME");
-    if (!cc || !*cc)
-        cc = "cc";
-    if (!cuda || !*cuda)
-        cuda = getenv("CUDA_PATH");
-    if (!cuda || !*cuda)
-        cuda = "/usr/local/cuda";
-    snprintf(so, sizeof so, "%s/lib%s.so", x->out, x->base);
-    snprintf(src, sizeof src, "%s/%s.c", x->out, x->base);
-    snprintf(inc, sizeof inc, "-I%s/include", cuda);
-    snprintf(stub, sizeof stub, "-L%s/lib64/stubs", cuda);
-    snprintf(lib, sizeof lib, "-L%s/lib64", cuda);
-    snprintf(log, sizeof log, "%s/lib%s.log", x->out, x->base);
-    char *argv[] = {(char *)cc, "-std=c11", "-O2", "-fPIC", "-shared", inc,
-                    "-o", so, src, stub, lib, "-lcuda", NULL};
-    int timed_out = 0;
-    int st = proc_run(NULL, argv, log, 120 * 1000, &timed_out);
-    if (st) {
-        snprintf(err, errcap, "--format torch: cannot build '%s' with '%s' "
-                 "(%s; see '%s'): the torch op needs a C compiler at export "
-                 "time (set CC), or use --format c",
-                 so, cc, timed_out ? "no answer in 120 s"
-                         : st < 0 ? "cannot run it" : "it failed", log);
-        return KEVO_EIO;
-    }
-    unlink(log);
-    cJSON_AddStringToObject(x->json, "library", so);
-    return KEVO_OK;
-}
-
-static int write_torch(struct exporter *x, char *err, size_t errcap)
-{
-    char path[4096];
-    int rc = torch_ready(x, err, errcap);
-    if (!rc)
-        rc = build_launcher_so(x, err, errcap);
-    if (rc)
-        return rc;
-    snprintf(path, sizeof path, "%s/%s.py", x->out, x->base);
-    if ((rc = write_text_file(path, put_torch_py, x))) {
-        snprintf(err, errcap, "cannot write '%s'", path);
-        return rc;
-    }
-    cJSON_AddStringToObject(x->json, "python", path);
-    snprintf(path, sizeof path, "%s/%s_kernelbench.py", x->out, x->base);
-    if ((rc = write_text_file(path, put_kernelbench_py, x))) {
-        snprintf(err, errcap, "cannot write '%s'", path);
-        return rc;
-    }
-    cJSON_AddStringToObject(x->json, "kernelbench", path);
-    return KEVO_OK;
-}
 
 /* ------------------------------------------------------------ driver */
 
@@ -937,7 +645,11 @@ static const char export_usage[] =
     "         $CC or cc), kevo_<problem>.py: a PyTorch custom operator\n"
     "         torch.ops.kevo.<problem>_<genome>(inputs...) -> new output(s),\n"
     "         traceable by torch.compile, no nvcc at run time (torch >= 2.4),\n"
-    "         and kevo_<problem>_kernelbench.py (KernelBench's ModelNew)\n"
+    "         and kevo_<problem>_kernelbench.py (KernelBench's ModelNew; for\n"
+    "         a PyTorch problem a subclass of its Model, whose module is\n"
+    "         copied as kevo_<problem>_reference.py). A PyTorch problem's op\n"
+    "         takes its inputs, then its parameters and buffers, any rank\n"
+    "         and dtype; a size no input has is fixed at the run's value\n"
     "  kernelbench  the same as torch\n"
     "  all    all of them (default: cu)\n"
     "--arch overrides the target (default: the run's, else sm_90a).\n"
@@ -1049,7 +761,7 @@ static int export_run(struct exporter *x, const char *dir, const char *out,
         return rc;
     if ((all || x->fmt != FMT_CU) && (rc = write_c(x, err, errcap)))
         return rc;
-    if ((all || x->fmt == FMT_TORCH) && (rc = write_torch(x, err, errcap)))
+    if ((all || x->fmt == FMT_TORCH) && (rc = export_torch_write(x, err, errcap)))
         return rc;
     return KEVO_OK;
 }

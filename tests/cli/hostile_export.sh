@@ -4,8 +4,8 @@
 # comment lines only, the .c/.h/.cu compile), buffers named like the launcher's own
 # variables (stream, sms, own_ws) export to launchers that compile, and a
 # .problem naming a buffer or size with a keyword, ws, elem_t or the
-# reserved kevo_ prefix is refused with file:line. (The torch export
-# needs 2-D buffers: sms is a ROWS x COLS matrix here.)
+# reserved kevo_ prefix is refused with file:line. (The torch export of a
+# .problem needs 2-D buffers: sms is a ROWS x COLS matrix here.)
 . tests/cli/lib.inc
 K="$KEVO"
 CUDA=/usr/local/cuda

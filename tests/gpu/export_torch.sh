@@ -14,7 +14,12 @@
 # templates are LLM-born, answered by the replay provider from the
 # recorded transcripts tests/data/llm-recorded/{split,splitk} (a split
 # softmax and a split-K gemm: two launches and a workspace each), so their
-# winners are LLM templates, exported and checked like the others.
+# winners are LLM templates, exported and checked like the others; and
+# PyTorch problems (examples/torch/{argmax,masked_fill,center4d,linear}:
+# int64 output, bool input (fp32 and bf16), rank 4, nn.Linear's
+# parameters; tests/data/export/rep: a size fixed at the run's value),
+# checked by scripts/torch-versions.py against the module itself and,
+# through ModelNew, against Model under KernelBench's seed protocol.
 # No extension is built (the op calls the exported C launcher through
 # ctypes), so each export is checked in seconds.
 set -u
@@ -45,8 +50,28 @@ if [ $# = 0 ]; then
             echo "llm-$1: the winner is LLM-born: $(grep '"template"' "$WORK/runs/llm-$1/best.json")" ||
             { echo "FAIL llm-$1: the winner is not an LLM template"; exit 1; }
     done
+    # PyTorch problems: an int64 output, a bool input, rank 4 with a
+    # parameter, nn.Linear (each module with its ok_*.cu as templates;
+    # torch.compile baselines off: the export is under test, not them)
+    # masked_fill also in bf16 (ModelNew casts the module's fp32 inputs for
+    # the op and its output back); tests/data/export/rep: a size (reps) no
+    # input has, fixed at the run's value, and a product dim cols*reps
+    mkdir -p "$WORK/mods/rep"
+    cp "$ROOT/tests/data/export/rep/rep.py" "$ROOT/tests/data/export/rep/rep_copy.cu" "$WORK/mods/rep/"
+    for c in "argmax fp32" "masked_fill fp32" "masked_fill bf16" "center4d fp32" "linear fp32" "rep fp32"; do
+        set -- $c
+        if [ $1 != rep ]; then
+            mkdir -p "$WORK/mods/$1"
+            cp "$ROOT/examples/torch/$1/$1.py" "$ROOT/examples/torch/$1"/tests/ok_*.cu "$WORK/mods/$1/"
+        fi
+        KEVO_TORCH_COMPILE=off "$KEVO" run --torch-problem "$WORK/mods/$1/$1.py" --dtype $2 \
+            --generations 1 --islands 1 --population 4 --offspring 4 --runs-dir "$WORK/runs" \
+            --name "torch-$1-$2" --quiet || { echo "FAIL: kevo run torch-$1-$2"; exit 1; }
+    done
     set -- "$WORK/runs/gemm" "$WORK/runs/softmax" "$WORK/runs/tma" \
-        "$WORK/runs/llm-split" "$WORK/runs/llm-splitk"
+        "$WORK/runs/llm-split" "$WORK/runs/llm-splitk" "$WORK/runs/torch-argmax-fp32" \
+        "$WORK/runs/torch-masked_fill-fp32" "$WORK/runs/torch-masked_fill-bf16" \
+        "$WORK/runs/torch-center4d-fp32" "$WORK/runs/torch-linear-fp32" "$WORK/runs/torch-rep-fp32"
 fi
 fail=0
 for run in "$@"; do
@@ -54,7 +79,18 @@ for run in "$@"; do
     if ! "$KEVO" export "$run" --format torch --out "$out" --quiet; then
         echo "FAIL $run: kevo export"; fail=1; continue
     fi
-    py=$(ls "$out"/kevo_*.py | grep -v _kernelbench.py | head -1)
+    py=$(ls "$out"/kevo_*.py | grep -v '_kernelbench.py\|_reference.py' | head -1)
+    if [ -d "$run/problem.torch" ]; then
+        # a PyTorch problem: scripts/torch-versions.py with the device:
+        # the op against the module's own Model (its inputs and state) at
+        # the run's and an awkward shape, opcheck, the op inside an
+        # inductor-compiled fullgraph model, ModelNew against Model under
+        # KernelBench's seed protocol, torch.compile(ModelNew)
+        tv="$WORK/torch-versions-$(basename "$run").txt"
+        "${KEVO_PYTHON:-python3}" "$ROOT/scripts/torch-versions.py" "$out" >"$tv" 2>&1 || fail=1
+        grep -v '^NOTE torch' "$tv"
+        continue
+    fi
     python3 - "$py" <<'PY' || fail=1
 import importlib.util, os, sys, torch
 spec = importlib.util.spec_from_file_location("kx", sys.argv[1])
