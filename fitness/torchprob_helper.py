@@ -342,13 +342,18 @@ def tp_gen(seed, bufs):
     @_guard
     def go():
         with _on_kevo_stream():
-            model, ins, state = _build(seed)
-            src = ins + [t for _, t in state]
-            for i, t in enumerate(src):
-                ptr, n, dt, _ = bufs[i]
-                _check_n(i, t, n)
-                _view(ptr, n, dt).copy_(t.detach().reshape(-1))
+            _draw(seed, bufs)
     return go()
+
+
+def _draw(seed, bufs):
+    """The module's inputs and state under seed into kevo's input buffers
+    (on torch's current stream)."""
+    model, ins, state = _build(seed)
+    for i, t in enumerate(ins + [t for _, t in state]):
+        ptr, n, dt, _ = bufs[i]
+        _check_n(i, t, n)
+        _view(ptr, n, dt).copy_(t.detach().reshape(-1))
 
 
 def _load_model(bufs, dtype, seed=0):
@@ -561,12 +566,9 @@ def tp_selfcheck_calibrate(bufs, seeds, margin, given, out_addr):
 
 
 def tp_gen_inner(seed, bufs):
+    """tp_gen for the calibration: on the default stream, synchronized."""
     import torch
-    model, ins, state = _build(seed)
-    for i, t in enumerate(ins + [t for _, t in state]):
-        ptr, n, dt, _ = bufs[i]
-        _check_n(i, t, n)
-        _view(ptr, n, dt).copy_(t.detach().reshape(-1))
+    _draw(seed, bufs)
     torch.cuda.synchronize()
 
 

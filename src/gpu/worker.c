@@ -889,7 +889,14 @@ enum check_mode {
 
 #define INPUT_SLOT (HX_HASH_SLOTS - 2) /* hash slot for input fingerprints */
 
-static int has_inout(const struct worker *w);
+/* 1 if the problem has an in-place buffer (BUF_INOUT). */
+static int has_inout(const struct worker *w)
+{
+    for (int i = 0; i < hx_n_bufs(w->h); i++)
+        if (hx_desc(w->h, i)->role == BUF_INOUT)
+            return 1;
+    return 0;
+}
 
 /*
  * One check: fresh inputs from seed, poison, launch, sync, guards, input
@@ -994,15 +1001,6 @@ struct timing_ud {
     struct job *jb;
     uint64_t seed; /* the inputs' (an in-place buffer is drawn again) */
 };
-
-/* 1 if the problem has an in-place buffer (BUF_INOUT). */
-static int has_inout(const struct worker *w)
-{
-    for (int i = 0; i < hx_n_bufs(w->h); i++)
-        if (hx_desc(w->h, i)->role == BUF_INOUT)
-            return 1;
-    return 0;
-}
 
 static int timing_call(struct hx *h, void *ud)
 {
