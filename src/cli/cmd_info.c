@@ -62,6 +62,8 @@ struct run_summary {
     const char *prof_note;    /* why counters are unavailable, or NULL */
     int rewrites, rewrite_tpls; /* LLM rewrite requests, template versions */
     struct busy busy;         /* GPU idle / compile-bound (busy.h) */
+    long fill;                /* evaluations of the fill (engine_fill.c):
+                                 launch-only neighbours, no compile */
 };
 
 /* The journal's records, typed by the records codec; a record it
@@ -125,6 +127,7 @@ static void summarize(const struct run_records *rr, struct run_summary *s)
             s->ms[1] += r->check_ms;
             s->ms[2] += r->time_ms;
             busy_add(&s->busy, r);
+            s->fill += !strcmp(x->u.eval.mutator, "launch");
             s->evals++;
             s->outcomes[r->outcome]++;
         }
@@ -290,6 +293,10 @@ static void print_status(const char *dir, const struct spec *sp,
                "compile %.1f ms, check %.1f ms, timing %.1f ms\n",
                s->evals * 60.0 / s->last_t, s->ms[0] / (double)s->evals,
                s->ms[1] / (double)s->evals, s->ms[2] / (double)s->evals);
+    if (s->fill)
+        printf("fill:        %ld evaluations (%.0f %%) of launch-only "
+               "neighbours, in the GPU's idle time: no compile\n", s->fill,
+               100.0 * (double)s->fill / (double)s->evals);
     char busy[256];
     busy_fmt(&s->busy, s->last_t, busy, sizeof busy);
     if (busy[0])

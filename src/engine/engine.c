@@ -695,7 +695,8 @@ static int make_offspring(struct engine *e)
             rc = engine_add_child(e, &out.c[k]);
         free(p.c);
         free(out.c);
-        return rc;
+        /* then launch-only neighbours for the GPU's idle time */
+        return rc ? rc : engine_fill_add(e);
     }
     for (int i = 0; i < e->n_isl; i++)
         for (int k = 0; k < e->env.spec->offspring; k++) {
@@ -811,6 +812,7 @@ static int take_result(struct engine *e, int idx)
     struct child *c = &e->kids[idx];
     e->st.evals++;
     e->st.outcomes[c->r.outcome]++;
+    engine_fill_note(&e->fill_cur, c->mutator, &c->r);
     child_desc(e, c);
     if (engine_llm_note(e, c) ||
         engine_sur_note(e, c->g.tpl, c->g.vals, c->r.outcome, c->r.fitness))
@@ -1164,6 +1166,7 @@ static int finish_generation(struct engine *e)
     if (rc)
         return rc;
     e->st.gen = e->gen;
+    engine_fill_roll(e);
     engine_report_gen(e);
     return write_checkpoint(e);
 }
@@ -1356,6 +1359,8 @@ static int count_history(struct engine *e)
         if (!rc) {
             e->st.evals++;
             e->st.outcomes[r.r.outcome]++;
+            if (r.gen == e->st.gen) /* the last finished generation */
+                engine_fill_note(&e->fill_last, r.mutator, &r.r);
         }
         rec_eval_release(&r);
         if (rc)
@@ -1374,6 +1379,8 @@ static int alloc_engine(const struct engine_env *env, struct engine **out)
     e->cap_members = env->spec->population + env->spec->offspring *
                      (env->spec->islands + 1) + env->n_tpls *
                      (env->spec->init_random + 1) + 1;
+    if (env->spec->fill) /* the fill's children: as many as bred ones */
+        e->cap_members += env->spec->offspring * env->spec->islands;
     if (env->llm_on)
         e->cap_members += env->spec->llm_per_gen + env->spec->llm_propose +
                           env->spec->offspring * env->spec->islands;

@@ -51,6 +51,17 @@ struct arm {
     const struct llm_mutator *llm;
 };
 
+/* What one generation's results say about the GPU's time (engine_fill.c):
+ * summed over its evaluations, from recorded fields only, so a replay or
+ * a resume computes the same. */
+struct fill_stats {
+    double idle_ms;     /* worker idle before each job (evidence
+                           phase_ms.worker_idle) */
+    double gpu_ms;      /* check + timing */
+    double fill_gpu_ms; /* check + timing of the fill's children */
+    long n;             /* evaluations */
+};
+
 struct llm_pending;
 struct recmap;
 struct engine_prof;
@@ -141,6 +152,9 @@ struct engine {
     long next_cap;         /* the evaluation budget that cut next when it
                               was bred (0: not cut): the budget of that
                               generation, recorded in its gen record */
+    /* the fill (engine_fill.c): this generation's results so far, and
+     * the last finished generation's (what the next fill is sized by) */
+    struct fill_stats fill_cur, fill_last;
     long in_flight;        /* children being measured while the next
                               generation is bred (0 otherwise): spent, for
                               the budget */
@@ -181,6 +195,20 @@ int engine_pipe_take(struct engine *e);
  * checkpoint ck (absent: none; KEVO_EPARSE if malformed). */
 cJSON *engine_pipe_to_json(const struct engine *e);
 int engine_pipe_restore(struct engine *e, const cJSON *ck);
+
+/* engine_fill.c: the GPU fill (spec fill, issue 32) */
+/* Adds a result (its child's mutator m) to s. */
+void engine_fill_note(struct fill_stats *s, const char *m,
+                      const struct eval_result *r);
+/* At a generation's end: its stats become the last finished ones. */
+void engine_fill_roll(struct engine *e);
+/* After the bred children of generation e->gen are in e->kids: adds the
+ * fill's children (launch-only neighbours of island members, best rated
+ * first), as many as the last finished generation's idle GPU time holds.
+ * Deterministic in the results taken so far. KEVO_OK or KEVO_ENOMEM. */
+int engine_fill_add(struct engine *e);
+/* The mutator name the fill's children carry. */
+extern const char engine_fill_mutator[];
 
 /* engine_report.c: the progress lines and --json events of a new best
  * (after set_best) and of a finished generation; how the session ended,

@@ -154,11 +154,13 @@ cJSON *engine_pipe_to_json(const struct engine *e)
     return a;
 }
 
-/* The static name of a child's mutator: "init", "random", "sweep" or one
- * of the table's; NULL if unknown. */
+/* The static name of a child's mutator: "init", "random", "sweep", the
+ * fill's or one of the table's; NULL if unknown. */
 static const char *mutator_name(const char *s)
 {
     static const char *const own[] = {"init", "random", "sweep"};
+    if (!strcmp(s, engine_fill_mutator))
+        return engine_fill_mutator;
     for (size_t i = 0; i < sizeof own / sizeof *own; i++)
         if (!strcmp(s, own[i]))
             return own[i];

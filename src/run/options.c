@@ -79,6 +79,10 @@ const struct kopt kevo_options[] = {
       "1: breed each generation from the results\nbefore the one being "
       "measured and compile it\nmeanwhile (no generation barrier; runs "
       "without\nLLM mutation); 0 (default): breed after every\ngeneration"),
+    I("fill", "fill", OPTT_INT, fill, 0, 1, 1, OPTC_RUN, "0|1",
+      "1 (default): each generation also measures\nlaunch-only neighbours of "
+      "measured points (no\ncompile) in the GPU time the last one left "
+      "idle;\n0: only the bred children"),
     T(NULL, "init", 0, NULL, NULL),
     T("simulate", NULL, OPTC_RUN, "TABLE",
       "no GPU: answer from a recorded table (a run\ndirectory, its "

@@ -35,6 +35,7 @@ void spec_legacy_search(struct spec *s)
     s->surrogate = 0;
     s->tweak_repair = 0;
     s->pipeline = 0;
+    s->fill = 0;
 }
 
 void spec_resolve_budgets(struct spec *s)

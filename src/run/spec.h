@@ -52,6 +52,11 @@ struct spec {
      * made before it did; a manifest without it reads as 0). Only runs
      * without LLM mutation pipeline (engine_pipe.c). */
     int pipeline;
+    /* issue 32: each generation also measures launch-only neighbours of
+     * measured points (no compile) in the GPU time the last generation
+     * left idle (1, engine_fill.c); 0: what runs made before it did (a
+     * manifest without it reads as 0) */
+    int fill;
     /* "kevo run --simulate": the recorded table answering for the GPU */
     char table[1024];
     /* budgets (0 = unlimited) */

@@ -5,7 +5,12 @@ ROUNDS=${KILL_ROUNDS:-20}
 ARGS="--evaluator test --problem gemm --shape 1000x1000x1000 --seed 7 \
       --generations 10 --islands 3 --population 8 --offspring 10 --quiet"
 export KEVO_TEST_EVAL_US=1500
+# recorded worker idle: the fill (engine_fill.c) sizes each generation's
+# launch-only neighbours from the last one's, so resume must restore it
+export KEVO_TEST_IDLE_MS=3 KEVO_TEST_PHASE_MS=200,2,3
 $T run $ARGS --runs-dir "$SCRATCH" --name ref || { fail "reference run"; finish; }
+grep -q '"mutator":"launch"' "$SCRATCH/ref/journal.jsonl" ||
+    fail "the reference run has no fill (the test would not cover it)"
 $CANON "$SCRATCH/ref/journal.jsonl" >"$SCRATCH/ref.canon"
 total=$(wc -l <"$SCRATCH/ref.canon")
 i=0

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cJSON.h"
 #include "fanout.h"
 #include "hash.h"
 #include "prof.h"
@@ -23,6 +24,8 @@ struct testeval {
     long fail_from;  /* evaluations from this one on fail (0: never) */
     long calls;      /* evaluations attempted */
     int evidence;    /* KEVO_TEST_EVIDENCE: GPU-like evidence JSON */
+    double idle_ms;  /* KEVO_TEST_IDLE_MS: the worker idle each result
+                        records (evidence phase_ms.worker_idle; 0: none) */
     long profiles;   /* profiles taken */
     FILE *compiles;  /* KEVO_TEST_COMPILE_LOG: one line per compile event
                         ("prefetch H", "batch H": H the source hash),
@@ -97,6 +100,23 @@ static char *gpu_like_evidence(const struct candidate *c,
     else
         snprintf(buf, sizeof buf, "{}");
     return strdup(buf);
+}
+
+/* Records idle ms of worker wait in r's evidence, as the GPU evaluator
+ * does (phase_ms.worker_idle). */
+static void add_idle(struct eval_result *r, double idle_ms)
+{
+    cJSON *e = r->evidence_json ? cJSON_Parse(r->evidence_json)
+                                : cJSON_CreateObject();
+    cJSON *ph = e ? cJSON_AddObjectToObject(e, "phase_ms") : NULL;
+    char *txt = ph && cJSON_AddNumberToObject(ph, "worker_idle", idle_ms)
+                    ? cJSON_PrintUnformatted(e)
+                    : NULL;
+    cJSON_Delete(e);
+    if (txt) {
+        free(r->evidence_json);
+        r->evidence_json = txt;
+    }
 }
 
 /* KEVO_TEST_PROFILE=1: a synthetic profile from the genome hash (two
@@ -199,6 +219,8 @@ static int te_batch(void *self, const struct candidate *const *c, int n,
         r.time_ms = te->phase_ms[2];
         if (te->evidence)
             r.evidence_json = gpu_like_evidence(c[i], &r);
+        if (te->idle_ms > 0)
+            add_idle(&r, te->idle_ms);
         if (te->delay_us)
             sleep_us(te->delay_us);
         if (te->stats)
@@ -268,6 +290,8 @@ int testeval_new(struct evaluator *out, struct testeval_stats *stats)
     const char *d = getenv("KEVO_TEST_EVAL_US");
     te->delay_us = d ? atol(d) : 0;
     te->evidence = getenv("KEVO_TEST_EVIDENCE") != NULL;
+    const char *idle = getenv("KEVO_TEST_IDLE_MS");
+    te->idle_ms = idle ? atof(idle) : 0;
     const char *ph = getenv("KEVO_TEST_PHASE_MS");
     if (ph && sscanf(ph, "%lf,%lf,%lf", &te->phase_ms[0], &te->phase_ms[1],
                      &te->phase_ms[2]) != 3)

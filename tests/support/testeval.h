@@ -15,6 +15,9 @@
  * KEVO_TEST_PROFILE=1 gives it a profile op (a synthetic two-launch,
  * memory-bound profile per genome); =restricted, one whose counters are
  * restricted to admins (CUPTI error 35, as gpu/prof.c words it).
+ * KEVO_TEST_IDLE_MS=X records X ms of worker idle in every result's
+ * evidence (phase_ms.worker_idle), as the GPU evaluator records its wait
+ * for compiles (the fill, engine_fill.c, is sized by it).
  * KEVO_TEST_EVIDENCE=1 adds evidence JSON shaped like the GPU
  * evaluator's: a compile log for compile errors; the copy baseline and
  * two launches' resources for ok results.

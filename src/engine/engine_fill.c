@@ -1,0 +1,173 @@
+/*
+ * engine_fill.c - the GPU fill (spec "fill", issue 32): launch-only
+ * neighbours of measured points, added to a generation to use the time
+ * the GPU would otherwise spend waiting for compiles.
+ *
+ * Why: a point that differs from a measured one only in launch-only
+ * parameters (tpl.h "arg", or a param only grid/block/smem expressions
+ * name) shares its binary, so it costs a check and a timing (fp32 GEMM
+ * 4096^3: 32 ms on the H200) and no compile (0.5-4 s of a CPU). Where
+ * compiles set the pace the GPU idles 40-80 % of a run (issue 32), and
+ * those idle milliseconds can measure such neighbours for free.
+ *
+ * What: after the bred children, the fill appends F children: for every
+ * island member, each value of each launch-only parameter not yet
+ * measured, rated by the surrogate, best first (ties: lower genome
+ * hash). They come last in the batch, and the evaluator gives the worker
+ * the lowest-numbered candidate whose binary is ready, so they run only
+ * when no bred child is ready: before the first compile ends, and in the
+ * gaps between compiles.
+ *
+ * How many: F = FILL_SHARE x (the last finished generation's worker idle
+ * + the GPU time its fill took) / its mean GPU time per evaluation, at
+ * most as many as the bred children. The idle time is what each result
+ * records (evidence phase_ms.worker_idle, the GPU evaluator's wait before
+ * sending that job); check and timing ms are recorded too, so a replay
+ * or a resume computes the same F from the journal: the decision depends
+ * on recorded numbers, never on the clock. When the fill outruns the
+ * compiles (no idle left), F shrinks by FILL_SHARE a generation.
+ * Evaluators that record no idle time (the test and table evaluators)
+ * get no fill unless they report some.
+ */
+#include "engine_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cJSON.h"
+#include "hash.h"
+
+/* Share of the last generation's idle GPU time the fill plans to use:
+ * below 1, so the fill shrinks when it outruns the compiles. */
+#define FILL_SHARE 0.8
+
+const char engine_fill_mutator[] = "launch";
+
+static double worker_idle_ms(const struct eval_result *r)
+{
+    if (!r->evidence_json || !strstr(r->evidence_json, "worker_idle"))
+        return 0;
+    cJSON *e = cJSON_Parse(r->evidence_json);
+    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "phase_ms");
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(ph, "worker_idle");
+    double v = cJSON_IsNumber(w) && w->valuedouble > 0 ? w->valuedouble : 0;
+    cJSON_Delete(e);
+    return v;
+}
+
+void engine_fill_note(struct fill_stats *s, const char *m,
+                      const struct eval_result *r)
+{
+    double gpu = (r->check_ms > 0 ? r->check_ms : 0) +
+                 (r->time_ms > 0 ? r->time_ms : 0);
+    s->idle_ms += worker_idle_ms(r);
+    s->gpu_ms += gpu;
+    if (m && !strcmp(m, engine_fill_mutator))
+        s->fill_gpu_ms += gpu;
+    s->n++;
+}
+
+void engine_fill_roll(struct engine *e)
+{
+    e->fill_last = e->fill_cur;
+    memset(&e->fill_cur, 0, sizeof e->fill_cur);
+}
+
+/* How many fill children generation e->gen gets (before the caps). */
+static long fill_size(const struct engine *e)
+{
+    const struct fill_stats *s = &e->fill_last;
+    if (s->n <= 0 || s->gpu_ms <= 0)
+        return 0;
+    double per = s->gpu_ms / (double)s->n;
+    double f = FILL_SHARE * (s->idle_ms + s->fill_gpu_ms) / per;
+    return f < 1 ? 0 : f > 1e9 ? 1000000000L : (long)f;
+}
+
+struct cands {
+    struct child *c;
+    int n, cap;
+};
+
+static int cands_has(const struct cands *p, uint64_t h)
+{
+    for (int i = 0; i < p->n; i++)
+        if (p->c[i].g.hash == h)
+            return 1;
+    return 0;
+}
+
+static int cands_add(struct cands *p, const struct child *c)
+{
+    if (p->n == p->cap) {
+        int cap = p->cap ? p->cap * 2 : 256;
+        void *q = realloc(p->c, sizeof *p->c * (size_t)cap);
+        if (!q)
+            return KEVO_ENOMEM;
+        p->c = q;
+        p->cap = cap;
+    }
+    p->c[p->n++] = *c;
+    return KEVO_OK;
+}
+
+/* The unmeasured launch-only neighbours of member m of island i. */
+static int neighbours(struct engine *e, int i, const struct member *m,
+                      struct cands *out)
+{
+    const struct tpl *t = engine_tpl_of(e, &m->g);
+    int rc = KEVO_OK;
+    for (int p = 0; p < t->n_params && !rc; p++) {
+        if (!t->params[p].launch_only)
+            continue;
+        for (int v = 0; v < t->params[p].n_values && !rc; v++) {
+            if (t->params[p].values[v] == m->g.vals[p])
+                continue;
+            struct child c = {.g = m->g, .island = i,
+                              .mutator = engine_fill_mutator, .n_par = 1,
+                              .par = {m->g.hash, 0}};
+            c.g.vals[p] = t->params[p].values[v];
+            genome_rehash(&c.g, t);
+            if (seen_has(&e->seen, c.g.hash) || cands_has(out, c.g.hash) ||
+                !tpl_point_valid(t, c.g.vals, &e->env.dev) ||
+                !engine_supports(e, &c.g))
+                continue;
+            rc = cands_add(out, &c);
+        }
+    }
+    return rc;
+}
+
+static int by_rating(const void *a, const void *b)
+{
+    const struct child *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score > y->score ? -1 : 1;
+    return (x->g.hash > y->g.hash) - (x->g.hash < y->g.hash);
+}
+
+int engine_fill_add(struct engine *e)
+{
+    if (!e->env.spec->fill || !e->sur || e->n_kids == 0)
+        return KEVO_OK;
+    long f = fill_size(e), cap = engine_evals_cap(e);
+    if (f > e->n_kids)
+        f = e->n_kids;
+    if (cap > 0 && f > cap - e->st.evals - e->in_flight - e->n_kids)
+        f = cap - e->st.evals - e->in_flight - e->n_kids;
+    if (f <= 0)
+        return KEVO_OK;
+    struct cands p = {0};
+    int rc = KEVO_OK;
+    for (int i = 0; i < e->n_isl && !rc; i++)
+        for (int k = 0; k < e->isl[i].n && !rc; k++)
+            rc = neighbours(e, i, &e->isl[i].m[k], &p);
+    for (int k = 0; k < p.n && !rc; k++)
+        p.c[k].score = engine_sur_score(e, &p.c[k].g);
+    if (!rc && p.n)
+        qsort(p.c, (size_t)p.n, sizeof *p.c, by_rating);
+    for (int k = 0; k < p.n && k < f && !rc; k++)
+        rc = engine_add_child(e, &p.c[k]);
+    free(p.c);
+    return rc;
+}

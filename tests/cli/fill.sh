@@ -1,0 +1,120 @@
+# The GPU fill (issue 32, run option "fill", src/engine/engine_fill.c):
+# after the bred children, a generation measures launch-only neighbours of
+# island members (no compile), as many as FILL_SHARE (0.8) x the last
+# generation's worker idle time holds, at most as many as the bred
+# children. The test evaluator records KEVO_TEST_IDLE_MS of worker idle
+# and KEVO_TEST_PHASE_MS of check/timing per result, so the size of every
+# generation's fill follows from the journal; replay and resume stay exact,
+# and a manifest without the key (a run made before it) replays without it.
+. tests/cli/lib.inc
+K="$KEVO"
+ARGS="--evaluator test --problem gemm --shape 4096x4096x4096 --seed 5 \
+      --generations 6 --islands 2 --population 8 --offspring 16 --quiet"
+export KEVO_TEST_PHASE_MS=500,4,6
+KEVO_TEST_IDLE_MS=5 $T run $ARGS --runs-dir "$SCRATCH" --name f || { fail "setup run"; finish; }
+J="$SCRATCH/f/journal.jsonl"
+grep -Eq '"fill":[[:space:]]*1' "$SCRATCH/f/manifest.json" &&
+    ok "the fill is on by default and recorded in the manifest" ||
+    fail "manifest lacks \"fill\":1"
+
+# every generation's fill against the rule, from the journal alone: as
+# many as the rule gives (in at least one generation) or fewer when the
+# members' launch-only neighbours run out
+check() { # $1 journal, $2 idle ms, $3 check+timing ms
+python3 - "$1" "$2" "$3" "$BUILD/kevo" <<'PY'
+import json, subprocess, sys
+idle, gpu = float(sys.argv[2]), float(sys.argv[3])
+ev = [json.loads(l) for l in open(sys.argv[1])]
+ev = [r for r in ev if r["type"] == "eval"]
+lo = json.loads(subprocess.check_output([sys.argv[4], "list", "--json"]))
+lo = {t["name"]: set(t.get("launch_only", [])) for t in lo["templates"]}
+by = {r["hash"]: r for r in ev}
+gens = sorted({r["gen"] for r in ev})
+last = None
+total = full = 0
+for g in gens:
+    rs = [r for r in ev if r["gen"] == g]
+    fill = [r for r in rs if r["mutator"] == "launch"]
+    bred = [r for r in rs if r["mutator"] != "launch"]
+    # the fill comes after the bred children
+    assert all(r["idx"] >= len(bred) for r in fill), "gen %d: fill not last" % g
+    if last is None or g == 0:
+        want = 0
+    else:
+        n, nf = len(last), sum(r["mutator"] == "launch" for r in last)
+        want = min(int(0.8 * (n * idle + nf * gpu) / gpu), len(bred))
+    # fewer only when the members have no more unmeasured neighbours
+    assert len(fill) <= want, "gen %d: %d fill children, want %d" % (g, len(fill), want)
+    full += len(fill) == want > 0
+    for r in fill:   # a neighbour of a measured point, in launch-only params
+        p = by.get(r["parents"][0])
+        assert p is not None and p["gen"] < g, "parent not measured before"
+        assert p["template"] == r["template"]
+        diff = {k for k in r["params"] if r["params"][k] != p["params"][k]}
+        assert len(diff) == 1 and diff <= lo[r["template"]], (diff, r["template"])
+    total += len(fill)
+    last = rs
+assert total > 0 and full > 0, (total, full)
+print(total, "of", len(ev))
+PY
+}
+check "$J" 5 10 >"$SCRATCH/n" 2>"$SCRATCH/err" &&
+    ok "each generation's fill has the size the last one's idle time gives and holds launch-only neighbours of measured points ($(cat "$SCRATCH/n") evaluations)" ||
+    { fail "the fill's size or its children"; cat "$SCRATCH/err"; }
+$K status "$SCRATCH/f" | grep -q "^fill: *$(cut -d' ' -f1 "$SCRATCH/n") evaluations" &&
+    ok "status counts the fill's evaluations" || fail "status fill line"
+$K replay "$SCRATCH/f" >"$SCRATCH/out" 2>&1 && grep -q "^identical" "$SCRATCH/out" &&
+    ok "a run with the fill replays identical" || { fail "replay"; cat "$SCRATCH/out"; }
+
+# no idle time recorded, or --fill 0: no fill, and the decisions differ
+$T run $ARGS --runs-dir "$SCRATCH" --name ni || fail "run without idle time"
+KEVO_TEST_IDLE_MS=5 $T run $ARGS --fill 0 --runs-dir "$SCRATCH" --name z || fail "run --fill 0"
+! grep -q '"mutator":"launch"' "$SCRATCH/ni/journal.jsonl" &&
+    ! grep -q '"mutator":"launch"' "$SCRATCH/z/journal.jsonl" &&
+    grep -Eq '"fill":[[:space:]]*0' "$SCRATCH/z/manifest.json" &&
+    ok "no fill without idle time or with --fill 0" || fail "fill without idle / --fill 0"
+pts() { grep -o '"type":"eval","gen":[0-9]*,"idx":[0-9]*,"island":[0-9]*,"hash":"[0-9a-f]*"' "$1"; }
+pts "$SCRATCH/ni/journal.jsonl" >"$SCRATCH/ni.pts"; pts "$SCRATCH/z/journal.jsonl" >"$SCRATCH/z.pts"
+[ -s "$SCRATCH/z.pts" ] && cmp -s "$SCRATCH/ni.pts" "$SCRATCH/z.pts" &&
+    ok "--fill 0 with idle time makes the decisions of a run without idle time" ||
+    fail "--fill 0 changed decisions"
+pts "$J" >"$SCRATCH/f.pts"
+cmp -s "$SCRATCH/f.pts" "$SCRATCH/z.pts" && fail "the fill changed no decision (the test proves nothing)"
+expect_fail "a fill other than 0 or 1 is refused" "--fill" \
+    $T run $ARGS --fill 2 --runs-dir "$SCRATCH" --name x
+
+# a manifest without the key is a run made before it: replayed without
+# the fill (identical for one made so; divergent for one with it)
+unkey() { sed -i -E 's/"fill":[[:space:]]*[01],?//' "$1/manifest.json"; }
+for r in z f; do rm -rf "$SCRATCH/o$r"; cp -r "$SCRATCH/$r" "$SCRATCH/o$r"; unkey "$SCRATCH/o$r"; done
+$K replay "$SCRATCH/oz" 2>&1 | grep -q "^identical" &&
+    ok "a manifest without 'fill' (an older run) replays identical" ||
+    fail "old-manifest replay"
+$K replay "$SCRATCH/of" >/dev/null 2>&1 &&
+    fail "a journal with the fill replays identical without it" ||
+    ok "without the key the fill is off: a journal with it is divergent"
+
+# stopped by --evals inside a generation, resumed with a larger budget,
+# and the pipeline: the resume and its replay agree
+KEVO_TEST_IDLE_MS=5 $T run $ARGS --generations 0 --evals 300 --runs-dir "$SCRATCH" --name e &&
+    KEVO_TEST_IDLE_MS=5 $T resume "$SCRATCH/e" --evals 420 --quiet || fail "run --evals, resume --evals"
+$K replay "$SCRATCH/e" >"$SCRATCH/out" 2>&1 && grep -q "^identical: 420 evaluations" "$SCRATCH/out" &&
+    grep -q '"mutator":"launch"' "$SCRATCH/e/journal.jsonl" &&
+    ok "a run with the fill resumed with a larger --evals replays identical" ||
+    { fail "fill --evals resume replay"; cat "$SCRATCH/out"; }
+KEVO_TEST_IDLE_MS=5 $T run $ARGS --pipeline 1 --runs-dir "$SCRATCH" --name p || fail "run --pipeline 1"
+check "$SCRATCH/p/journal.jsonl" 5 10 >/dev/null 2>"$SCRATCH/err" &&
+    $K replay "$SCRATCH/p" 2>&1 | grep -q "^identical" &&
+    ok "with the pipeline the fill follows the same rule and replays identical" ||
+    { fail "fill with the pipeline"; cat "$SCRATCH/err"; }
+
+# two GPUs (the fan-out of test evaluators, each recording the same idle
+# time): one GPU's journal
+KEVO_TEST_IDLE_MS=5 $T run $ARGS --gpus 0,1 --runs-dir "$SCRATCH" --name g || fail "run --gpus 0,1"
+canon() { $CANON "$1" | sed -E 's/,"gpu":[0-9]+//'; }
+canon "$J" >"$SCRATCH/f.canon"
+canon "$SCRATCH/g/journal.jsonl" >"$SCRATCH/g.canon"
+cmp -s "$SCRATCH/f.canon" "$SCRATCH/g.canon" &&
+    ok "two GPUs make one GPU's journal with the fill" ||
+    { fail "fan-out fill"; diff "$SCRATCH/f.canon" "$SCRATCH/g.canon" | head -5; }
+finish
