@@ -16,6 +16,9 @@
 #   --gpus L   every run uses these GPUs (the 2-GPU variant: --gpus 0,1)
 #   PIPE1      1 (default when HEAD has --pipeline): the head-p1 column; 0: not
 #   CASES      ';'-separated "problem dtype shape" cases (default the three)
+#   VARIANTS   ';'-separated "label:run flags" columns of HEAD (default
+#              "head:" and, with PIPE1, "head-p1:--pipeline 1"), e.g.
+#              "head:;head-f0:--fill 0" (the fill, issue 32, off)
 # Writes $OUT/speed/summary.md (the one table), per run the status, the
 # replay line and the gzipped journal; prints the table at the end.
 # Idle % is computed here from the journal (the same arithmetic as kevo
@@ -82,10 +85,11 @@ one() { # one run: label binary problem dtype shape [extra run flags]
   rm -rf "$D/cache-$name"
 }
 IFS=';' read -r -a LIST <<< "$CASES"
+V=${VARIANTS:-head:}; [ -z "${VARIANTS:-}" ] && [ "$P1" = 1 ] && V="$V;head-p1:--pipeline 1"
+IFS=';' read -r -a VLIST <<< "$V"
 for c in "${LIST[@]}"; do
   set -- $c
-  one head "$K" "$@"
-  [ "$P1" = 1 ] && one head-p1 "$K" "$@" "--pipeline 1"
+  for v in "${VLIST[@]}"; do one "${v%%:*}" "$K" "$@" "${v#*:}"; done
   [ -n "$B" ] && one base "$B" "$@"
 done
 grep -h '^gpu:' "$O"/*-head.status >> "$O/head-gpu-lines.txt" 2>/dev/null

@@ -11,16 +11,16 @@
  * those idle milliseconds can measure such neighbours for free.
  *
  * What: after the bred children, the fill appends F children: for every
- * island member, each value of each launch-only parameter not yet
- * measured, rated by the surrogate, best first (ties: lower genome
- * hash). They come last in the batch, and the evaluator gives the worker
+ * island member and archive elite, each value of each launch-only
+ * parameter not yet measured, rated by the surrogate, best first (ties:
+ * lower genome hash). They come last in the batch, and the evaluator gives the worker
  * the lowest-numbered candidate whose binary is ready, so they run only
  * when no bred child is ready: before the first compile ends, and in the
  * gaps between compiles.
  *
  * How many: F = FILL_SHARE x (the last finished generation's worker idle
  * + the GPU time its fill took) / its mean GPU time per evaluation, at
- * most as many as the bred children. The idle time is what each result
+ * most FILL_PER_BRED per bred child. The idle time is what each result
  * records (evidence phase_ms.worker_idle, the GPU evaluator's wait before
  * sending that job); check and timing ms are recorded too, so a replay
  * or a resume computes the same F from the journal: the decision depends
@@ -111,21 +111,22 @@ static int cands_add(struct cands *p, const struct child *c)
     return KEVO_OK;
 }
 
-/* The unmeasured launch-only neighbours of member m of island i. */
-static int neighbours(struct engine *e, int i, const struct member *m,
+/* The unmeasured launch-only neighbours of measured point m, as
+ * children of island i. */
+static int neighbours(struct engine *e, int i, const struct genome *m,
                       struct cands *out)
 {
-    const struct tpl *t = engine_tpl_of(e, &m->g);
+    const struct tpl *t = engine_tpl_of(e, m);
     int rc = KEVO_OK;
     for (int p = 0; p < t->n_params && !rc; p++) {
         if (!t->params[p].launch_only)
             continue;
         for (int v = 0; v < t->params[p].n_values && !rc; v++) {
-            if (t->params[p].values[v] == m->g.vals[p])
+            if (t->params[p].values[v] == m->vals[p])
                 continue;
-            struct child c = {.g = m->g, .island = i,
+            struct child c = {.g = *m, .island = i,
                               .mutator = engine_fill_mutator, .n_par = 1,
-                              .par = {m->g.hash, 0}};
+                              .par = {m->hash, 0}};
             c.g.vals[p] = t->params[p].values[v];
             genome_rehash(&c.g, t);
             if (seen_has(&e->seen, c.g.hash) || cands_has(out, c.g.hash) ||
@@ -151,8 +152,8 @@ int engine_fill_add(struct engine *e)
     if (!e->env.spec->fill || !e->sur || e->n_kids == 0)
         return KEVO_OK;
     long f = fill_size(e), cap = engine_evals_cap(e);
-    if (f > e->n_kids)
-        f = e->n_kids;
+    if (f > (long)FILL_PER_BRED * e->n_kids)
+        f = (long)FILL_PER_BRED * e->n_kids;
     if (cap > 0 && f > cap - e->st.evals - e->in_flight - e->n_kids)
         f = cap - e->st.evals - e->in_flight - e->n_kids;
     if (f <= 0)
@@ -161,7 +162,11 @@ int engine_fill_add(struct engine *e)
     int rc = KEVO_OK;
     for (int i = 0; i < e->n_isl && !rc; i++)
         for (int k = 0; k < e->isl[i].n && !rc; k++)
-            rc = neighbours(e, i, &e->isl[i].m[k], &p);
+            rc = neighbours(e, i, &e->isl[i].m[k].g, &p);
+    /* and the archive's elites (diverse kernels the islands may have
+     * lost), as children of island 0 */
+    for (int k = 0; k < e->arc.n && !rc; k++)
+        rc = neighbours(e, 0, &e->arc.cells[k].g, &p);
     for (int k = 0; k < p.n && !rc; k++)
         p.c[k].score = engine_sur_score(e, &p.c[k].g);
     if (!rc && p.n)
