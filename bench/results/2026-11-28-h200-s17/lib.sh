@@ -3,7 +3,11 @@
 # A / B: GPUs 0,1 / 2,3 and CPUs 0-31 / 32-63; all: every GPU and CPU),
 # with a fresh compile cache; a label ending in mpi2 runs mpirun -np 2.
 # Then status, replay's first line and the gzipped journal go to $W.
-# Needs R, W, D, H (this commit's bundle, with kevo-mpi) set.
+# Needs R, W, D, H (this commit's bundle, with kevo-mpi) set. waitruns
+# waits for the runs started so far (a bare `wait` would also wait for the
+# call's guard: what stopped call 1 at its time limit).
+PIDS=
+waitruns() { wait $PIDS; PIDS=; }
 one() { # slot(0-3 | A | B) label bundle problem dtype shape time [flags]
   local s=$1 lab=$2 bd=$3 p=$4 dt=$5 sh=$6 t=$7; shift 7
   local n=$p-$dt-$lab cpus devs
@@ -19,5 +23,6 @@ one() { # slot(0-3 | A | B) label bundle problem dtype shape time [flags]
     ./kevo status $D/$n > $W/$n.status 2>&1
     timeout 120 ./kevo replay $D/$n 2>&1 | head -1 > $W/$n.replay
     gzip -c $D/$n/journal.jsonl > $W/$n.journal.jsonl.gz; cp $D/$n/manifest.json $W/$n.manifest.json; rm -rf $D/c-$n ) &
+  PIDS="$PIDS $!"
 }
 MR="--oversubscribe --bind-to none"; [ "$(id -u)" = 0 ] && MR="$MR --allow-run-as-root"
