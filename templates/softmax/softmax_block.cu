@@ -8,9 +8,6 @@
  * both caches, a second read of x (any COLS works, e.g. 65536 fp32 rows:
  * 2 reads of the uncached part + 1 write). VEC-wide accesses only when x, y
  * and COLS keep row starts aligned (checked at run time), scalar otherwise.
- * WAVE sizes the grid at launch: 0 is one block per row, k > 0 is at most
- * k blocks per SM (k * SMS), each block taking rows blockIdx.x, +gridDim.x,
- * ... (a launch-only param: every WAVE of a point is one compile).
  */
 // kevo: problem softmax
 // kevo: dtypes fp32 fp16 bf16
@@ -20,22 +17,19 @@
 // kevo: param CACHE 0 1 default=1
 // kevo: param UNROLL 1 2 4 default=2
 // kevo: param MINB 1 2 4 6 8 16 default=4
-// kevo: param WAVE 0 1 2 3 4 6 8 16 default=0
 // MINB = blocks per SM that __launch_bounds__ asks registers for. The live
 // values ((REG + UNROLL) * VEC) + 16 must fit that register cap (ptxas
 // allocates in 8s); fitted on every point of the space:
 // kevo: constraint MINB * THREADS <= 2048
 // kevo: constraint (REG + UNROLL) * VEC + 16 <= min(255, 65536 / (MINB * THREADS) / 8 * 8)
 // kevo: constraint CACHE == 0 || SMEM_OPTIN >= 196608
-// No more blocks per SM than can be resident (2048 threads):
-// kevo: constraint WAVE * THREADS <= 2048
 // Column indices are int with headroom for one unrolled step:
 // kevo: requires COLS <= 2147000000
 // Shape fact VCOLS: COLS % VEC == 0; when 0 the VEC-wide path cannot run
 // and its build leaves it out (less PTX, less NVRTC time; issue 32).
 // kevo: fact VCOLS COLS % VEC == 0
 // kevo: launch softmax_block
-// kevo: grid WAVE ? min(ROWS, WAVE * SMS) : ROWS
+// kevo: grid ROWS
 // kevo: block THREADS
 // The shared cache: chunk rows past the registers, capped at 49152 floats
 // (CAP_FLOATS below; the two must agree):
@@ -167,17 +161,6 @@ __device__ __forceinline__ void warp_reduce(float &m, float &s)
     }
 }
 
-/* v, opaque to the optimizer: the column indices a row loop derives from
- * it are recomputed each row, not hoisted out of the loop into registers
- * that stay live across it. */
-__device__ __forceinline__ int fresh(int v)
-{
-#ifdef __CUDA_ARCH__
-    asm volatile("" : "+r"(v));
-#endif
-    return v;
-}
-
 extern "C" __global__ void __launch_bounds__(THREADS, MINB)
 softmax_block(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
               int COLS, void *ws)
@@ -188,6 +171,8 @@ softmax_block(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
     __shared__ float fin_m, fin_s;
 
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    const elem_t *xr = x + (long long)blockIdx.x * COLS;
+    elem_t *yr = y + (long long)blockIdx.x * COLS;
     const bool vec = VEC > 1 && VCOLS && COLS % VEC == 0 &&
                      (unsigned long long)x % (VEC * sizeof(elem_t)) == 0 &&
                      (unsigned long long)y % (VEC * sizeof(elem_t)) == 0;
@@ -195,92 +180,80 @@ softmax_block(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
     /* chunk rows REG .. REG+ncache-1 live in shared memory (= smem) */
     const int ncache = CACHE ? max(0, min(nch - REG, CAP_FLOATS / TV)) : 0;
 
-    /* Rows blockIdx.x, +gridDim.x, ... (one row with WAVE = 0). The shared
-     * state needs no barrier between rows: red_m/red_s of the next row are
-     * written after every thread passed this row's second barrier (warp 0
-     * read them before it), fin_m/fin_s only after the next row's first
-     * one (every thread read them before it), and each thread reads back
-     * only the cache entries it wrote itself. */
-    for (long long row = blockIdx.x; row < ROWS; row += gridDim.x) {
-        const elem_t *xr = x + row * COLS;
-        elem_t *yr = y + row * COLS;
-        const int tf = fresh(tid);
-
-        /* pass 1: registers, then the rest with the online update */
-        float v[REG > 0 ? REG : 1][VEC];
+    /* pass 1: registers, then the rest with the online update */
+    float v[REG > 0 ? REG : 1][VEC];
 #pragma unroll
-        for (int j = 0; j < REG; ++j)
-            load_chunk(v[j], xr, j * TV + tf * VEC, COLS, vec);
-        float m = NEG_INF, s = 0.f;
+    for (int j = 0; j < REG; ++j)
+        load_chunk(v[j], xr, j * TV + tid * VEC, COLS, vec);
+    float m = NEG_INF, s = 0.f;
+#pragma unroll
+    for (int j = 0; j < REG; ++j)
+#pragma unroll
+        for (int i = 0; i < VEC; ++i)
+            m = fmaxf(m, v[j][i]);
+    if (m != NEG_INF)
 #pragma unroll
         for (int j = 0; j < REG; ++j)
 #pragma unroll
             for (int i = 0; i < VEC; ++i)
-                m = fmaxf(m, v[j][i]);
-        if (m != NEG_INF)
+                s += fexp(v[j][i] - m);
+    for (int j = REG; j < nch; j += UNROLL) {
+        float f[UNROLL][VEC];
 #pragma unroll
-            for (int j = 0; j < REG; ++j)
+        for (int u = 0; u < UNROLL; ++u)
+            load_chunk(f[u], xr, (j + u) * TV + tid * VEC, COLS, vec);
 #pragma unroll
-                for (int i = 0; i < VEC; ++i)
-                    s += fexp(v[j][i] - m);
-        for (int j = REG; j < nch; j += UNROLL) {
-            float f[UNROLL][VEC];
-#pragma unroll
-            for (int u = 0; u < UNROLL; ++u)
-                load_chunk(f[u], xr, (j + u) * TV + tf * VEC, COLS, vec);
-#pragma unroll
-            for (int u = 0; u < UNROLL; ++u) {
-                if (CACHE && j + u - REG < ncache)
-                    cache_put(cache, j + u - REG, tid, f[u]);
-                online(m, s, f[u]);
-            }
+        for (int u = 0; u < UNROLL; ++u) {
+            if (CACHE && j + u - REG < ncache)
+                cache_put(cache, j + u - REG, tid, f[u]);
+            online(m, s, f[u]);
         }
+    }
 
-        /* one block reduction of the (m, s) pairs */
+    /* one block reduction of the (m, s) pairs */
+    warp_reduce(m, s);
+    if (lane == 0) {
+        red_m[warp] = m;
+        red_s[warp] = s;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        m = lane < NWARPS ? red_m[lane] : NEG_INF;
+        s = lane < NWARPS ? red_s[lane] : 0.f;
         warp_reduce(m, s);
         if (lane == 0) {
-            red_m[warp] = m;
-            red_s[warp] = s;
+            fin_m = m;
+            fin_s = s;
         }
-        __syncthreads();
-        if (warp == 0) {
-            m = lane < NWARPS ? red_m[lane] : NEG_INF;
-            s = lane < NWARPS ? red_s[lane] : 0.f;
-            warp_reduce(m, s);
-            if (lane == 0) {
-                fin_m = m;
-                fin_s = s;
-            }
-        }
-        __syncthreads();
-        m = fin_m;
-        const float inv = 1.f / fin_s;
+    }
+    __syncthreads();
+    m = fin_m;
+    const float inv = 1.f / fin_s;
 
-        /* pass 2: write */
+    /* pass 2: write */
 #pragma unroll
-        for (int j = 0; j < REG; ++j) {
-            float o[VEC];
+    for (int j = 0; j < REG; ++j) {
+        float o[VEC];
+#pragma unroll
+        for (int i = 0; i < VEC; ++i)
+            o[i] = fexp(v[j][i] - m) * inv;
+        store_chunk(yr, j * TV + tid * VEC, COLS, o, vec);
+    }
+    for (int j = REG; j < nch; j += UNROLL) {
+        float f[UNROLL][VEC];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) {
+            if (CACHE && j + u - REG < ncache)
+                cache_get(f[u], cache, j + u - REG, tid);
+            else
+                load_chunk(f[u], xr, (j + u) * TV + tid * VEC, COLS, vec);
+        }
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) {
 #pragma unroll
             for (int i = 0; i < VEC; ++i)
-                o[i] = fexp(v[j][i] - m) * inv;
-            store_chunk(yr, j * TV + tf * VEC, COLS, o, vec);
-        }
-        for (int j = REG; j < nch; j += UNROLL) {
-            float f[UNROLL][VEC];
-#pragma unroll
-            for (int u = 0; u < UNROLL; ++u) {
-                if (CACHE && j + u - REG < ncache)
-                    cache_get(f[u], cache, j + u - REG, tid);
-                else
-                    load_chunk(f[u], xr, (j + u) * TV + tf * VEC, COLS, vec);
-            }
-#pragma unroll
-            for (int u = 0; u < UNROLL; ++u) {
-#pragma unroll
-                for (int i = 0; i < VEC; ++i)
-                    f[u][i] = fexp(f[u][i] - m) * inv;
-                store_chunk(yr, (j + u) * TV + tf * VEC, COLS, f[u], vec);
-            }
+                f[u][i] = fexp(f[u][i] - m) * inv;
+            store_chunk(yr, (j + u) * TV + tid * VEC, COLS, f[u], vec);
         }
     }
 }

@@ -8,9 +8,6 @@
  * COLS up to the register capacity). VEC-wide accesses only when x, y and
  * COLS keep every row start aligned (checked at run time); otherwise
  * scalar accesses, still coalesced across the group. fp32 math.
- * WAVE sizes the grid at launch: 0 is one lane group per RPG rows, k > 0
- * is at most k blocks per SM (k * SMS), each warp taking every (gridDim.x
- * * WARPS)-th warp's worth of rows (a launch-only param: one compile).
  */
 // kevo: problem softmax
 // kevo: dtypes fp32 fp16 bf16
@@ -24,23 +21,20 @@
 // kevo: param LDH 0 1 2 3 default=3
 // kevo: param STH 0 1 2 default=1
 // kevo: param MINB 1 2 4 8 16 default=1
-// kevo: param WAVE 0 1 2 3 4 6 8 16 default=0
 // The cached rows (raw, fp32 at worst) + ~24 registers must fit the cap
 // that __launch_bounds__ implies (ptxas allocates in 8s):
 // kevo: constraint RPG * NCH * VEC <= 128
 // kevo: constraint MINB * WARPS <= 64
 // kevo: constraint RPG * NCH * VEC + 24 <= min(255, 65536 / (MINB * WARPS * 32) / 8 * 8)
-// No more blocks per SM than can be resident (2048 threads):
-// kevo: constraint WAVE * WARPS <= 64
 // kevo: requires COLS <= G * VEC * NCH
 // Shape fact VCOLS: COLS % VEC == 0; when 0 the VEC-wide path cannot run
 // and its build leaves it out (less PTX, less NVRTC time; issue 32).
 // kevo: fact VCOLS COLS % VEC == 0
 // kevo: launch softmax_multirow
-// kevo: grid WAVE ? min(cdiv(ROWS, WARPS * (32 / G) * RPG), WAVE * SMS) : cdiv(ROWS, WARPS * (32 / G) * RPG)
+// kevo: grid cdiv(ROWS, WARPS * (32 / G) * RPG)
 // kevo: block WARPS * 32
 
-#define GPW (32 / G)         /* lane groups per warp */
+#define GPB (WARPS * 32 / G) /* lane groups per block */
 #define SPAN (G * VEC)       /* columns one chunk index covers in a group */
 #define L2E 1.4426950408889634f
 #define NEG_INF __int_as_float(0xff800000)
@@ -149,85 +143,65 @@ __device__ __forceinline__ void store(elem_t *row, int j, int l, int cols,
     }
 }
 
-/* v, opaque to the optimizer: the column indices a row loop derives from
- * it are recomputed each row, not hoisted out of the loop into registers
- * that stay live across it. */
-__device__ __forceinline__ int fresh(int v)
-{
-#ifdef __CUDA_ARCH__
-    asm volatile("" : "+r"(v));
-#endif
-    return v;
-}
-
 extern "C" __global__ void __launch_bounds__(WARPS * 32, MINB)
 softmax_multirow(const elem_t *__restrict__ x, elem_t *__restrict__ y,
                  int ROWS, int COLS, void *ws)
 {
-    const int l = threadIdx.x % G, warp = threadIdx.x / 32;
-    const int grp = threadIdx.x % 32 / G; /* lane group in the warp */
+    const int l = threadIdx.x % G;
+    const long long row0 =
+        ((long long)blockIdx.x * GPB + threadIdx.x / G) * RPG;
     const bool vec = VEC > 1 && VCOLS && COLS % VEC == 0 &&
                      (unsigned long long)x % RB == 0 &&
                      (unsigned long long)y % RB == 0;
 
-    /* A warp's rows (GPW * RPG) at a time: w = this warp's index in the
-     * grid, then +gridDim.x * WARPS, ... (one step with WAVE = 0). The
-     * loop bound is the same for the 32 lanes, so all of them reach every
-     * shuffle. */
-    for (long long w = (long long)blockIdx.x * WARPS + warp;
-         w * GPW * RPG < ROWS; w += (long long)gridDim.x * WARPS) {
-        const long long row0 = (w * GPW + grp) * RPG;
-        const int lf = fresh(l);
+    /* every load of every row first: the most bytes in flight */
+    chunk_t v[RPG][NCH];
+#pragma unroll
+    for (int r = 0; r < RPG; ++r) {
+        const long long row = row0 + r;
+        const elem_t *xr = x + (row < ROWS ? row : 0) * COLS;
+#pragma unroll
+        for (int j = 0; j < NCH; ++j)
+            load(v[r][j], xr, j, l, row < ROWS ? COLS : 0, vec);
+    }
 
-        /* every load of every row first: the most bytes in flight */
-        chunk_t v[RPG][NCH];
+    /* All 32 lanes reach the shuffles (rows past ROWS compute garbage
+     * that is never stored). */
 #pragma unroll
-        for (int r = 0; r < RPG; ++r) {
-            const long long row = row0 + r;
-            const elem_t *xr = x + (row < ROWS ? row : 0) * COLS;
+    for (int r = 0; r < RPG; ++r) {
+        float m = NEG_INF;
 #pragma unroll
-            for (int j = 0; j < NCH; ++j)
-                load(v[r][j], xr, j, lf, row < ROWS ? COLS : 0, vec);
-        }
+        for (int j = 0; j < NCH; ++j)
+#pragma unroll
+            for (int i = 0; i < VEC; ++i)
+                m = fmaxf(m, fv(v[r][j], i));
+#pragma unroll
+        for (int o = G / 2; o > 0; o >>= 1)
+            m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+        const float nm = m == NEG_INF ? 0.f : -m * L2E;
+        float s = 0.f;
+#pragma unroll
+        for (int j = 0; j < NCH; ++j)
+#pragma unroll
+            for (int i = 0; i < VEC; ++i)
+                s += exp2f(fmaf(fv(v[r][j], i), L2E, nm));
+#pragma unroll
+        for (int o = G / 2; o > 0; o >>= 1)
+            s += __shfl_xor_sync(0xffffffffu, s, o);
+        const float inv = 1.f / s;
 
-        /* All 32 lanes reach the shuffles (rows past ROWS compute garbage
-         * that is never stored). */
+        const long long row = row0 + r;
+        if (row >= ROWS)
+            continue;
+        elem_t *yr = y + row * COLS;
 #pragma unroll
-        for (int r = 0; r < RPG; ++r) {
-            float m = NEG_INF;
+        for (int j = 0; j < NCH; ++j) {
+            chunk_t o;
 #pragma unroll
-            for (int j = 0; j < NCH; ++j)
-#pragma unroll
-                for (int i = 0; i < VEC; ++i)
-                    m = fmaxf(m, fv(v[r][j], i));
-#pragma unroll
-            for (int o = G / 2; o > 0; o >>= 1)
-                m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
-            const float nm = m == NEG_INF ? 0.f : -m * L2E;
-            float s = 0.f;
-#pragma unroll
-            for (int j = 0; j < NCH; ++j)
-#pragma unroll
-                for (int i = 0; i < VEC; ++i)
-                    s += exp2f(fmaf(fv(v[r][j], i), L2E, nm));
-#pragma unroll
-            for (int o = G / 2; o > 0; o >>= 1)
-                s += __shfl_xor_sync(0xffffffffu, s, o);
-            const float inv = 1.f / s;
-
-            const long long row = row0 + r;
-            if (row >= ROWS)
-                continue;
-            elem_t *yr = y + row * COLS;
-#pragma unroll
-            for (int j = 0; j < NCH; ++j) {
-                chunk_t o;
-#pragma unroll
-                for (int i = 0; i < VEC; ++i)
-                    el(o, i) = FROM_F32(exp2f(fmaf(fv(v[r][j], i), L2E, nm)) *
-                                        inv);
-                store(yr, j, lf, COLS, vec, o);
-            }
+            for (int i = 0; i < VEC; ++i)
+                el(o, i) = FROM_F32(exp2f(fmaf(fv(v[r][j], i), L2E, nm)) *
+                                    inv);
+            store(yr, j, l, COLS, vec, o);
         }
     }
 }

@@ -12,9 +12,6 @@
  * bounds checks; the last partial tile is predicated. VEC-wide accesses
  * only when x, y and COLS keep every row start aligned (checked at run
  * time); otherwise scalar accesses, still coalesced. fp32 math.
- * WAVE sizes the grid at launch: 0 is one group per row, k > 0 is at most
- * k blocks per SM (k * SMS), each group taking every (gridDim.x *
- * THREADS / TPR)-th row (a launch-only param: one compile for all).
  */
 // kevo: problem softmax
 // kevo: dtypes fp32 fp16 bf16
@@ -29,22 +26,19 @@
 // kevo: param STH 0 1 2 default=1
 // kevo: param REV 0 1 default=1
 // kevo: param MINB 1 2 4 8 default=2
-// kevo: param WAVE 0 1 2 3 4 6 8 16 default=0
 // kevo: constraint TPR == 32 || TPR == THREADS
 // kevo: constraint MINB * THREADS <= 2048
 // A group of UNROLL chunks (raw bits, fp32 at worst) + ~32 registers of
 // indices and state must fit the cap that __launch_bounds__ implies:
 // kevo: constraint UNROLL * VEC <= 32
 // kevo: constraint UNROLL * VEC + 32 <= min(255, 65536 / (MINB * THREADS) / 8 * 8)
-// No more blocks per SM than can be resident (2048 threads):
-// kevo: constraint WAVE * THREADS <= 2048
 // Column indices are int with headroom for one tile:
 // kevo: requires COLS <= 2147000000
 // Shape fact VCOLS: COLS % VEC == 0; when 0 the VEC-wide path cannot run
 // and its build leaves it out (less PTX, less NVRTC time; issue 32).
 // kevo: fact VCOLS COLS % VEC == 0
 // kevo: launch softmax_online
-// kevo: grid WAVE ? min(cdiv(ROWS, THREADS / TPR), WAVE * SMS) : cdiv(ROWS, THREADS / TPR)
+// kevo: grid cdiv(ROWS, THREADS / TPR)
 // kevo: block THREADS
 
 #define SPAN (TPR * VEC)      /* columns one chunk step of a group covers */
@@ -222,82 +216,58 @@ __device__ __forceinline__ void pass2_tile(const elem_t *xr, elem_t *yr,
     }
 }
 
-/* v, opaque to the optimizer: the column indices a row loop derives from
- * it are recomputed each row, not hoisted out of the loop into registers
- * that stay live across it. */
-__device__ __forceinline__ int fresh(int v)
-{
-#ifdef __CUDA_ARCH__
-    asm volatile("" : "+r"(v));
-#endif
-    return v;
-}
-
 extern "C" __global__ void __launch_bounds__(THREADS, MINB)
 softmax_online(const elem_t *__restrict__ x, elem_t *__restrict__ y,
                int ROWS, int COLS, void *ws)
 {
-    /* two slots, alternating by row: see the loop */
-    __shared__ float red_m[2][NW], red_s[2][NW];
+    __shared__ float red_m[NW], red_s[NW];
     const int t = threadIdx.x % TPR, lane = threadIdx.x % 32;
+    const long long row = (long long)blockIdx.x * (THREADS / TPR) +
+                          threadIdx.x / TPR;
+    if (row >= ROWS) /* only with TPR == 32: a whole warp, no block sync */
+        return;
+    const elem_t *xr = x + row * COLS;
+    elem_t *yr = y + row * COLS;
     const bool vec = VEC > 1 && VCOLS && COLS % VEC == 0 &&
                      (unsigned long long)x % RB == 0 &&
                      (unsigned long long)y % RB == 0;
     const int full_end = COLS / STEP * STEP; /* columns in full tiles */
 
-    /* Rows: this group's index in the grid, then +gridDim.x * THREADS /
-     * TPR, ... (one row with WAVE = 0). With TPR == 32 the bound is the
-     * same for a whole warp (no block sync then); with TPR == THREADS for
-     * the whole block, so every thread reaches every barrier. The block
-     * reduction writes red_*[it & 1]: a fast warp may write the next row's
-     * pairs while a slow one still reads this row's after the barrier, so
-     * they go to the other slot; the row after that reuses this slot only
-     * past the next row's barrier, which the slow warp reaches after its
-     * reads. */
-    int it = 0;
-    for (long long row = (long long)blockIdx.x * (THREADS / TPR) +
-                         threadIdx.x / TPR;
-         row < ROWS; row += (long long)gridDim.x * (THREADS / TPR), ++it) {
-        const elem_t *xr = x + row * COLS;
-        elem_t *yr = y + row * COLS;
-        const int tf = fresh(t);
+    float m = NEG_INF, s = 0.f;
+    for (int base = 0; base < full_end; base += STEP)
+        pass1_tile<true>(m, s, xr, base, t, COLS, vec);
+    if (full_end < COLS)
+        pass1_tile<false>(m, s, xr, full_end, t, COLS, vec);
 
-        float m = NEG_INF, s = 0.f;
-        for (int base = 0; base < full_end; base += STEP)
-            pass1_tile<true>(m, s, xr, base, tf, COLS, vec);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        float m2 = __shfl_xor_sync(0xffffffffu, m, o);
+        float s2 = __shfl_xor_sync(0xffffffffu, s, o);
+        combine(m, s, m2, s2);
+    }
+    if (NW > 1) { /* TPR == THREADS: every thread combines in warp order */
+        if (lane == 0) {
+            red_m[threadIdx.x / 32] = m;
+            red_s[threadIdx.x / 32] = s;
+        }
+        __syncthreads();
+        m = red_m[0];
+        s = red_s[0];
+#pragma unroll
+        for (int w = 1; w < NW; ++w)
+            combine(m, s, red_m[w], red_s[w]);
+    }
+    const float nm = -m * L2E, inv = 1.f / s;
+
+    if (REV) {
         if (full_end < COLS)
-            pass1_tile<false>(m, s, xr, full_end, tf, COLS, vec);
-
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
-            float m2 = __shfl_xor_sync(0xffffffffu, m, o);
-            float s2 = __shfl_xor_sync(0xffffffffu, s, o);
-            combine(m, s, m2, s2);
-        }
-        if (NW > 1) { /* TPR == THREADS: every thread combines in warp order */
-            if (lane == 0) {
-                red_m[it & 1][threadIdx.x / 32] = m;
-                red_s[it & 1][threadIdx.x / 32] = s;
-            }
-            __syncthreads();
-            m = red_m[it & 1][0];
-            s = red_s[it & 1][0];
-#pragma unroll
-            for (int w = 1; w < NW; ++w)
-                combine(m, s, red_m[it & 1][w], red_s[it & 1][w]);
-        }
-        const float nm = -m * L2E, inv = 1.f / s;
-
-        if (REV) {
-            if (full_end < COLS)
-                pass2_tile<false>(xr, yr, full_end, tf, COLS, vec, nm, inv);
-            for (int base = full_end - STEP; base >= 0; base -= STEP)
-                pass2_tile<true>(xr, yr, base, tf, COLS, vec, nm, inv);
-        } else {
-            for (int base = 0; base < full_end; base += STEP)
-                pass2_tile<true>(xr, yr, base, tf, COLS, vec, nm, inv);
-            if (full_end < COLS)
-                pass2_tile<false>(xr, yr, full_end, tf, COLS, vec, nm, inv);
-        }
+            pass2_tile<false>(xr, yr, full_end, t, COLS, vec, nm, inv);
+        for (int base = full_end - STEP; base >= 0; base -= STEP)
+            pass2_tile<true>(xr, yr, base, t, COLS, vec, nm, inv);
+    } else {
+        for (int base = 0; base < full_end; base += STEP)
+            pass2_tile<true>(xr, yr, base, t, COLS, vec, nm, inv);
+        if (full_end < COLS)
+            pass2_tile<false>(xr, yr, full_end, t, COLS, vec, nm, inv);
     }
 }

@@ -8,9 +8,6 @@
  * 32*CPT >= COLS and at most 2 + 1 otherwise. VEC-wide accesses (16 bytes at
  * VEC*sizeof(elem_t) = 16) only when x, y and COLS keep every row start
  * aligned, checked at run time; scalar otherwise. fp32 math for all dtypes.
- * WAVE sizes the grid at launch: 0 is one warp per RPW rows, k > 0 is at
- * most k blocks per SM (k * SMS), each warp taking every (gridDim.x *
- * WARPS)-th group of RPW rows (a launch-only param: one compile for all).
  */
 // kevo: problem softmax
 // kevo: dtypes fp32 fp16 bf16
@@ -20,15 +17,12 @@
 // kevo: param CPT 1 2 4 8 16 32 64 128 default=128
 // kevo: param UNROLL 1 2 4 default=2
 // kevo: param MINB 1 2 4 8 16 default=1
-// kevo: param WAVE 0 1 2 3 4 6 8 16 default=0
 // kevo: constraint CPT % VEC == 0 && RPW * CPT <= 128
 // MINB = blocks per SM that __launch_bounds__ asks registers for. The
 // cached values + the streaming chunk + 24 must fit that register cap
 // (ptxas allocates in 8s); fitted on the whole space:
 // kevo: constraint MINB * WARPS <= 64
 // kevo: constraint RPW * CPT + UNROLL * VEC + 24 <= min(255, 65536 / (MINB * WARPS * 32) / 8 * 8)
-// No more blocks per SM than can be resident (2048 threads):
-// kevo: constraint WAVE * WARPS <= 64
 // Column indices are int with headroom for one unrolled step:
 // kevo: requires COLS <= 2147000000
 // Shape facts: STREAM, a row has columns past the register cache (else
@@ -38,7 +32,7 @@
 // kevo: fact STREAM COLS > 32 * CPT
 // kevo: fact VCOLS COLS % VEC == 0
 // kevo: launch softmax_warp
-// kevo: grid WAVE ? min(cdiv(ROWS, WARPS * RPW), WAVE * SMS) : cdiv(ROWS, WARPS * RPW)
+// kevo: grid cdiv(ROWS, WARPS * RPW)
 // kevo: block WARPS * 32
 
 #define NCH (CPT / VEC)  /* register-cached chunks per lane and row */
@@ -133,112 +127,88 @@ __device__ __forceinline__ void warp_reduce(float &m, float &s)
     }
 }
 
-/* v, opaque to the optimizer: the column indices a row loop derives from
- * it are recomputed each row, not hoisted out of the loop into registers
- * that stay live across it. */
-__device__ __forceinline__ int fresh(int v)
-{
-#ifdef __CUDA_ARCH__
-    asm volatile("" : "+r"(v));
-#endif
-    return v;
-}
-
 extern "C" __global__ void __launch_bounds__(WARPS * 32, MINB)
 softmax_warp(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
              int COLS, void *ws)
 {
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const long long row0 = ((long long)blockIdx.x * WARPS + warp) * RPW;
     const bool vec = VEC > 1 && VCOLS && COLS % VEC == 0 &&
                      (unsigned long long)x % (VEC * sizeof(elem_t)) == 0 &&
                      (unsigned long long)y % (VEC * sizeof(elem_t)) == 0;
 
-    /* Row groups (RPW rows each) g = this warp's index in the grid, then
-     * +gridDim.x * WARPS, ... (one group with WAVE = 0). The loop bound is
-     * the same for the 32 lanes, so every shuffle has its whole warp; no
-     * shared memory. */
-    for (long long g = (long long)blockIdx.x * WARPS + warp; g * RPW < ROWS;
-         g += (long long)gridDim.x * WARPS) {
-        const long long row0 = g * RPW;
-        const int ln = fresh(lane);
-
-        /* All loads of all RPW rows first: the most bytes in flight. */
-        float v[RPW][NCH][VEC];
+    /* All loads of all RPW rows first: the most bytes in flight. */
+    float v[RPW][NCH][VEC];
 #pragma unroll
-        for (int r = 0; r < RPW; ++r) {
-            long long row = row0 + r;
-            const elem_t *xr = x + (row < ROWS ? row : 0) * COLS;
+    for (int r = 0; r < RPW; ++r) {
+        long long row = row0 + r;
+        const elem_t *xr = x + (row < ROWS ? row : 0) * COLS;
 #pragma unroll
-            for (int j = 0; j < NCH; ++j) {
-                if (row < ROWS)
-                    load_chunk(v[r][j], xr, j * SPAN + ln * VEC, COLS,
-                               vec);
-                else
+        for (int j = 0; j < NCH; ++j) {
+            if (row < ROWS)
+                load_chunk(v[r][j], xr, j * SPAN + lane * VEC, COLS, vec);
+            else
 #pragma unroll
-                    for (int i = 0; i < VEC; ++i)
-                        v[r][j][i] = NEG_INF;
-            }
+                for (int i = 0; i < VEC; ++i)
+                    v[r][j][i] = NEG_INF;
         }
+    }
 
 #pragma unroll
-        for (int r = 0; r < RPW; ++r) {
-            long long row = row0 + r;
-            if (row >= ROWS) /* the same for the whole warp */
-                break;
-            const elem_t *xr = x + row * COLS;
-            elem_t *yr = y + row * COLS;
+    for (int r = 0; r < RPW; ++r) {
+        long long row = row0 + r;
+        if (row >= ROWS) /* the same for the whole warp */
+            break;
+        const elem_t *xr = x + row * COLS;
+        elem_t *yr = y + row * COLS;
 
-            float m = NEG_INF, s = 0.f;
+        float m = NEG_INF, s = 0.f;
+#pragma unroll
+        for (int j = 0; j < NCH; ++j)
+#pragma unroll
+            for (int i = 0; i < VEC; ++i)
+                m = fmaxf(m, v[r][j][i]);
+        if (m != NEG_INF)
 #pragma unroll
             for (int j = 0; j < NCH; ++j)
 #pragma unroll
                 for (int i = 0; i < VEC; ++i)
-                    m = fmaxf(m, v[r][j][i]);
-            if (m != NEG_INF)
-#pragma unroll
-                for (int j = 0; j < NCH; ++j)
-#pragma unroll
-                    for (int i = 0; i < VEC; ++i)
-                        s += fexp(v[r][j][i] - m);
+                    s += fexp(v[r][j][i] - m);
 
-            /* columns beyond the register cache: online pass */
-            for (int base = NCH * SPAN; STREAM && base < COLS;
-                 base += UNROLL * SPAN) {
-                float f[UNROLL][VEC];
+        /* columns beyond the register cache: online pass */
+        for (int base = NCH * SPAN; STREAM && base < COLS;
+             base += UNROLL * SPAN) {
+            float f[UNROLL][VEC];
 #pragma unroll
-                for (int u = 0; u < UNROLL; ++u)
-                    load_chunk(f[u], xr, base + u * SPAN + ln * VEC, COLS,
-                               vec);
+            for (int u = 0; u < UNROLL; ++u)
+                load_chunk(f[u], xr, base + u * SPAN + lane * VEC, COLS, vec);
 #pragma unroll
-                for (int u = 0; u < UNROLL; ++u)
-                    online(m, s, f[u]);
-            }
-            warp_reduce(m, s);
-            const float inv = 1.f / s;
+            for (int u = 0; u < UNROLL; ++u)
+                online(m, s, f[u]);
+        }
+        warp_reduce(m, s);
+        const float inv = 1.f / s;
 
 #pragma unroll
-            for (int j = 0; j < NCH; ++j) {
-                float o[VEC];
+        for (int j = 0; j < NCH; ++j) {
+            float o[VEC];
+#pragma unroll
+            for (int i = 0; i < VEC; ++i)
+                o[i] = fexp(v[r][j][i] - m) * inv;
+            store_chunk(yr, j * SPAN + lane * VEC, COLS, o, vec);
+        }
+        for (int base = NCH * SPAN; STREAM && base < COLS;
+             base += UNROLL * SPAN) {
+            float f[UNROLL][VEC];
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u)
+                load_chunk(f[u], xr, base + u * SPAN + lane * VEC, COLS, vec);
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) {
 #pragma unroll
                 for (int i = 0; i < VEC; ++i)
-                    o[i] = fexp(v[r][j][i] - m) * inv;
-                store_chunk(yr, j * SPAN + ln * VEC, COLS, o, vec);
-            }
-            for (int base = NCH * SPAN; STREAM && base < COLS;
-                 base += UNROLL * SPAN) {
-                float f[UNROLL][VEC];
-#pragma unroll
-                for (int u = 0; u < UNROLL; ++u)
-                    load_chunk(f[u], xr, base + u * SPAN + ln * VEC, COLS,
-                               vec);
-#pragma unroll
-                for (int u = 0; u < UNROLL; ++u) {
-#pragma unroll
-                    for (int i = 0; i < VEC; ++i)
-                        f[u][i] = fexp(f[u][i] - m) * inv;
-                    store_chunk(yr, base + u * SPAN + ln * VEC, COLS, f[u],
-                                vec);
-                }
+                    f[u][i] = fexp(f[u][i] - m) * inv;
+                store_chunk(yr, base + u * SPAN + lane * VEC, COLS, f[u], vec);
             }
         }
     }

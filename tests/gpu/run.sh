@@ -144,10 +144,6 @@ for t in "$ROOT"/templates/*/*.cu; do
     done
 done
 
-echo "== softmax grids that loop over rows: WAVE > 0 (tests/gpu/softmax_wave.sh)"
-OUT="$LOG/softmax_wave" KEVO="$KEVO" SEED="$SEED" sh "$ROOT/tests/gpu/softmax_wave.sh"
-row "softmax_wave.sh: WAVE > 0 grids are right" 0 "$?"
-
 echo "== throughput: $PERF_N evaluations of sgemm_tiled at 4096^3 fp32"
 t="$ROOT/templates/gemm/sgemm_tiled.cu"
 if [ -f "$t" ]; then
