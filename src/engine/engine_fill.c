@@ -34,8 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cJSON.h"
-#include "hash.h"
+#include <cJSON.h>
 
 /* Share of the last generation's idle GPU time the fill plans to use:
  * below 1, so the fill shrinks when it outruns the compiles. */

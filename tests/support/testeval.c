@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cJSON.h"
+#include <cJSON.h>
+
 #include "fanout.h"
 #include "hash.h"
 #include "prof.h"
