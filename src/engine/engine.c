@@ -577,12 +577,7 @@ static int one_child(struct engine *e, int i, int arm, struct child *c)
 
 static int make_offspring(struct engine *e);
 
-struct pool {
-    struct child *c;
-    int n, cap;
-};
-
-static int pool_has(const struct pool *p, uint64_t h)
+int engine_pool_has(const struct pool *p, uint64_t h)
 {
     for (int i = 0; i < p->n; i++)
         if (p->c[i].g.hash == h)
@@ -590,7 +585,7 @@ static int pool_has(const struct pool *p, uint64_t h)
     return 0;
 }
 
-static int pool_add(struct pool *p, const struct child *c)
+int engine_pool_add(struct pool *p, const struct child *c)
 {
     if (p->n == p->cap) {
         int cap = p->cap ? p->cap * 2 : 64;
@@ -604,7 +599,7 @@ static int pool_add(struct pool *p, const struct child *c)
     return KEVO_OK;
 }
 
-static int by_score(const void *a, const void *b)
+int engine_by_score(const void *a, const void *b)
 {
     const struct child *x = a, *y = b;
     if (x->score != y->score)
@@ -623,7 +618,7 @@ static int keep_best(struct engine *e, struct pool *p, int want,
         return KEVO_OK;
     for (int k = 0; k < p->n; k++)
         p->c[k].score = engine_sur_score(e, &p->c[k].g);
-    qsort(p->c, (size_t)p->n, sizeof *p->c, by_score);
+    qsort(p->c, (size_t)p->n, sizeof *p->c, engine_by_score);
     if (want > p->n)
         want = p->n;
     int explore = want / 4, top = want - explore;
@@ -634,8 +629,8 @@ static int keep_best(struct engine *e, struct pool *p, int want,
         p->c[k] = t;
     }
     for (int k = 0; k < want && !rc; k++)
-        if (!pool_has(out, p->c[k].g.hash))
-            rc = pool_add(out, &p->c[k]);
+        if (!engine_pool_has(out, p->c[k].g.hash))
+            rc = engine_pool_add(out, &p->c[k]);
     return rc;
 }
 
@@ -659,15 +654,15 @@ static int offspring_pool(struct engine *e, int i, struct pool *p,
         slots++;
         for (int m = 0; m < e->env.spec->surrogate; m++) {
             struct child c;
-            if (one_child(e, i, arm, &c) == 0 && !pool_has(p, c.g.hash) &&
-                (rc = pool_add(p, &c)))
+            if (one_child(e, i, arm, &c) == 0 && !engine_pool_has(p, c.g.hash) &&
+                (rc = engine_pool_add(p, &c)))
                 return rc;
         }
     }
     for (int k = 0; k < slots && use_lists(e); k++) {
         struct child c;
-        if (random_child(e, i, &c) == 0 && !pool_has(p, c.g.hash) &&
-            (rc = pool_add(p, &c)))
+        if (random_child(e, i, &c) == 0 && !engine_pool_has(p, c.g.hash) &&
+            (rc = engine_pool_add(p, &c)))
             return rc;
     }
     return keep_best(e, p, slots, out);
@@ -690,7 +685,7 @@ static int make_offspring(struct engine *e)
         for (int i = 0; i < e->n_isl && !rc; i++)
             rc = offspring_pool(e, i, &p, &out);
         if (!rc && out.n)
-            qsort(out.c, (size_t)out.n, sizeof *out.c, by_score);
+            qsort(out.c, (size_t)out.n, sizeof *out.c, engine_by_score);
         for (int k = 0; !rc && k < out.n && e->n_kids < evals_left(e); k++)
             rc = engine_add_child(e, &out.c[k]);
         free(p.c);

@@ -13,10 +13,10 @@
  * What: after the bred children, the fill appends F children: for every
  * island member and archive elite, each value of each launch-only
  * parameter not yet measured, rated by the surrogate, best first (ties:
- * lower genome hash). They come last in the batch, and the evaluator gives the worker
- * the lowest-numbered candidate whose binary is ready, so they run only
- * when no bred child is ready: before the first compile ends, and in the
- * gaps between compiles.
+ * lower genome hash). They come last in the batch, and the evaluator
+ * gives the worker the lowest-numbered candidate whose binary is ready,
+ * so they run only when no bred child is ready: before the first compile
+ * ends, and in the gaps between compiles.
  *
  * How many: F = FILL_SHARE x (the last finished generation's worker idle
  * + the GPU time its fill took) / its mean GPU time per evaluation, at
@@ -83,37 +83,10 @@ static long fill_size(const struct engine *e)
     return f < 1 ? 0 : f > 1e9 ? 1000000000L : (long)f;
 }
 
-struct cands {
-    struct child *c;
-    int n, cap;
-};
-
-static int cands_has(const struct cands *p, uint64_t h)
-{
-    for (int i = 0; i < p->n; i++)
-        if (p->c[i].g.hash == h)
-            return 1;
-    return 0;
-}
-
-static int cands_add(struct cands *p, const struct child *c)
-{
-    if (p->n == p->cap) {
-        int cap = p->cap ? p->cap * 2 : 256;
-        void *q = realloc(p->c, sizeof *p->c * (size_t)cap);
-        if (!q)
-            return KEVO_ENOMEM;
-        p->c = q;
-        p->cap = cap;
-    }
-    p->c[p->n++] = *c;
-    return KEVO_OK;
-}
-
 /* The unmeasured launch-only neighbours of measured point m, as
  * children of island i. */
 static int neighbours(struct engine *e, int i, const struct genome *m,
-                      struct cands *out)
+                      struct pool *out)
 {
     const struct tpl *t = engine_tpl_of(e, m);
     int rc = KEVO_OK;
@@ -128,22 +101,15 @@ static int neighbours(struct engine *e, int i, const struct genome *m,
                               .par = {m->hash, 0}};
             c.g.vals[p] = t->params[p].values[v];
             genome_rehash(&c.g, t);
-            if (seen_has(&e->seen, c.g.hash) || cands_has(out, c.g.hash) ||
+            if (seen_has(&e->seen, c.g.hash) ||
+                engine_pool_has(out, c.g.hash) ||
                 !tpl_point_valid(t, c.g.vals, &e->env.dev) ||
                 !engine_supports(e, &c.g))
                 continue;
-            rc = cands_add(out, &c);
+            rc = engine_pool_add(out, &c);
         }
     }
     return rc;
-}
-
-static int by_rating(const void *a, const void *b)
-{
-    const struct child *x = a, *y = b;
-    if (x->score != y->score)
-        return x->score > y->score ? -1 : 1;
-    return (x->g.hash > y->g.hash) - (x->g.hash < y->g.hash);
 }
 
 int engine_fill_add(struct engine *e)
@@ -157,7 +123,7 @@ int engine_fill_add(struct engine *e)
         f = cap - e->st.evals - e->in_flight - e->n_kids;
     if (f <= 0)
         return KEVO_OK;
-    struct cands p = {0};
+    struct pool p = {0};
     int rc = KEVO_OK;
     for (int i = 0; i < e->n_isl && !rc; i++)
         for (int k = 0; k < e->isl[i].n && !rc; k++)
@@ -169,7 +135,7 @@ int engine_fill_add(struct engine *e)
     for (int k = 0; k < p.n && !rc; k++)
         p.c[k].score = engine_sur_score(e, &p.c[k].g);
     if (!rc && p.n)
-        qsort(p.c, (size_t)p.n, sizeof *p.c, by_rating);
+        qsort(p.c, (size_t)p.n, sizeof *p.c, engine_by_score);
     for (int k = 0; k < p.n && k < f && !rc; k++)
         rc = engine_add_child(e, &p.c[k]);
     free(p.c);

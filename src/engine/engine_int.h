@@ -196,6 +196,18 @@ int engine_pipe_take(struct engine *e);
 cJSON *engine_pipe_to_json(const struct engine *e);
 int engine_pipe_restore(struct engine *e, const cJSON *ck);
 
+/* engine.c: a pool of candidate children (the surrogate's offspring
+ * pool, the fill's neighbours): membership by genome hash, append
+ * (KEVO_ENOMEM), and the qsort order best rated first (ties: lower
+ * genome hash). */
+struct pool {
+    struct child *c;
+    int n, cap;
+};
+int engine_pool_has(const struct pool *p, uint64_t h);
+int engine_pool_add(struct pool *p, const struct child *c);
+int engine_by_score(const void *a, const void *b);
+
 /* engine_fill.c: the GPU fill (spec fill, issue 32) */
 /* At most this many fill children per bred child: softmax fp32 4096^2
  * on an H200 with 16 CPUs measures a candidate in 8 ms and compiles one
@@ -209,8 +221,8 @@ void engine_fill_note(struct fill_stats *s, const char *m,
 void engine_fill_roll(struct engine *e);
 /* After the bred children of generation e->gen are in e->kids: adds the
  * fill's children (launch-only neighbours of island members and archive
- * elites, best rated first), as many as the last finished generation's idle GPU time holds
- * (at most FILL_PER_BRED per bred child).
+ * elites, best rated first), as many as the last finished generation's
+ * idle GPU time holds (at most FILL_PER_BRED per bred child).
  * Deterministic in the results taken so far. KEVO_OK or KEVO_ENOMEM. */
 int engine_fill_add(struct engine *e);
 /* The mutator name the fill's children carry. */
