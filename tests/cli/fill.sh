@@ -108,6 +108,20 @@ check "$SCRATCH/p/journal.jsonl" 5 10 >/dev/null 2>"$SCRATCH/err" &&
     ok "with the pipeline the fill follows the same rule and replays identical" ||
     { fail "fill with the pipeline"; cat "$SCRATCH/err"; }
 
+# a journal is foreign input: absurd recorded idle times (1e300 ms, as
+# a hand-edited or damaged run directory may hold) size no more than 4
+# fill children per bred one, and the run goes on
+KEVO_TEST_IDLE_MS=5 $T run $ARGS --generations 3 --runs-dir "$SCRATCH" --name h || fail "setup for the edited journal"
+sed -i -E 's/"worker_idle":5/"worker_idle":1e300/g' "$SCRATCH/h/journal.jsonl"
+KEVO_TEST_IDLE_MS=5 $T resume "$SCRATCH/h" --generations 4 --quiet &&
+python3 - "$SCRATCH/h/journal.jsonl" <<'PY' && ok "absurd recorded idle times: the fill stays at 4 per bred child and the resumed run goes on" || fail "fill from an edited journal"
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+g3 = [r for r in rs if r["type"] == "eval" and r["gen"] == 3]
+fill = sum(r["mutator"] == "launch" for r in g3)
+assert g3 and 0 < fill <= 4 * (len(g3) - fill), (len(g3), fill)
+PY
+
 # two GPUs (the fan-out of test evaluators, each recording the same idle
 # time): one GPU's journal
 KEVO_TEST_IDLE_MS=5 $T run $ARGS --gpus 0,1 --runs-dir "$SCRATCH" --name g || fail "run --gpus 0,1"
