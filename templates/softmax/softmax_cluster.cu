@@ -132,6 +132,41 @@ __device__ __forceinline__ float2 cl_read(const float2 *p, int r)
     return v;
 }
 
+/* The launch's cluster (a 1-D grid of 1-D clusters): its size, this
+ * block's rank in it and its index in the grid, from the special registers,
+ * so CL is a launch-time choice (one compile for every CL). The emulator
+ * has no clusters: one block each. */
+__device__ __forceinline__ int cl_size()
+{
+#ifdef __CUDA_ARCH__
+    unsigned n;
+    asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
+    return (int)n;
+#else
+    return 1;
+#endif
+}
+__device__ __forceinline__ int cl_rank()
+{
+#ifdef __CUDA_ARCH__
+    unsigned r;
+    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return (int)r;
+#else
+    return 0;
+#endif
+}
+__device__ __forceinline__ long long cl_index()
+{
+#ifdef __CUDA_ARCH__
+    unsigned c;
+    asm("mov.u32 %0, %%clusterid.x;" : "=r"(c));
+    return c;
+#else
+    return blockIdx.x;
+#endif
+}
+
 __device__ __forceinline__ elem_t &el(chunk_t &c, int i)
 {
     return reinterpret_cast<elem_t *>(&c)[i];
@@ -263,15 +298,15 @@ softmax_cluster(const elem_t *__restrict__ x, elem_t *__restrict__ y,
     __shared__ float red_m[NW], red_s[NW];
     __shared__ float2 part;
 
-    const int t = threadIdx.x, rank = blockIdx.x % CL;
-    const long long row = blockIdx.x / CL;
+    const int t = threadIdx.x, ncl = cl_size(), rank = cl_rank();
+    const long long row = cl_index();
     const elem_t *xr = x + row * COLS;
     elem_t *yr = y + row * COLS;
     const bool vec = VEC > 1 && VCOLS && COLS % VEC == 0 &&
                      (unsigned long long)x % RB == 0 &&
                      (unsigned long long)y % RB == 0;
     /* the slice, as in the smem directive */
-    const int slc = ((COLS + CL - 1) / CL + VEC - 1) / VEC * VEC;
+    const int slc = ((COLS + ncl - 1) / ncl + VEC - 1) / VEC * VEC;
     const int lo = rank * slc, end = min(COLS, lo + slc);
     const int nc = (slc + TV - 1) / TV; /* chunk rows; REG.. in smem */
 
@@ -315,7 +350,7 @@ softmax_cluster(const elem_t *__restrict__ x, elem_t *__restrict__ y,
         combine(m, s, red_m[w], red_s[w]);
 
     /* the cluster's pair: every block combines ranks 0..CL-1 in order */
-    if (CL > 1) {
+    if (ncl > 1) {
         if (t == 0) {
             float2 p;
             p.x = m;
@@ -326,8 +361,7 @@ softmax_cluster(const elem_t *__restrict__ x, elem_t *__restrict__ y,
         cl_wait();
         m = NEG_INF;
         s = 0.f;
-#pragma unroll
-        for (int r = 0; r < CL; ++r) {
+        for (int r = 0; r < ncl; ++r) {
             float2 p = cl_read(&part, r);
             combine(m, s, p.x, p.y);
         }
@@ -353,6 +387,6 @@ softmax_cluster(const elem_t *__restrict__ x, elem_t *__restrict__ y,
             el(o, i) = FROM_F32(exp2f(fmaf(f[i], L2E, nm)) * inv);
         store(yr, lo + j * TV, t, end, vec, o);
     }
-    if (CL > 1)
+    if (ncl > 1)
         cl_wait(); /* partners are done with this block's pair */
 }

@@ -122,6 +122,41 @@ __device__ __forceinline__ float2 cl_read(const float2 *p, int r)
     return v;
 }
 
+/* The launch's cluster (a 1-D grid of 1-D clusters): its size, this
+ * block's rank in it and its index in the grid, from the special registers,
+ * so CL is a launch-time choice (one compile for every CL). The emulator
+ * has no clusters: one block each. */
+__device__ __forceinline__ int cl_size()
+{
+#ifdef __CUDA_ARCH__
+    unsigned n;
+    asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
+    return (int)n;
+#else
+    return 1;
+#endif
+}
+__device__ __forceinline__ int cl_rank()
+{
+#ifdef __CUDA_ARCH__
+    unsigned r;
+    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return (int)r;
+#else
+    return 0;
+#endif
+}
+__device__ __forceinline__ long long cl_index()
+{
+#ifdef __CUDA_ARCH__
+    unsigned c;
+    asm("mov.u32 %0, %%clusterid.x;" : "=r"(c));
+    return c;
+#else
+    return blockIdx.x;
+#endif
+}
+
 /* 16 bytes global -> shared without registers (cp.async, sm_80+); the
  * emulator copies at once. */
 __device__ __forceinline__ void cp_async16(uint4 *dst, const uint4 *src)
@@ -156,7 +191,7 @@ struct rowgeo {
 };
 
 __device__ __forceinline__ rowgeo geo(const elem_t *x, long long row,
-                                      int COLS, int rank)
+                                      int COLS, int ncl, int rank)
 {
     rowgeo g;
     u64 a = (u64)(x + row * COLS);
@@ -164,7 +199,7 @@ __device__ __forceinline__ rowgeo geo(const elem_t *x, long long row,
     g.base = (const unsigned char *)(a - (u64)g.off);
     long long nb = (long long)g.off + (long long)COLS * ES;
     g.nu = (int)((nb + 15) / 16);
-    int q = (g.nu + CL - 1) / CL;
+    int q = (g.nu + ncl - 1) / ncl;
     g.u0 = min(g.nu, rank * q);
     g.u1 = min(g.nu, g.u0 + q);
     return g;
@@ -277,9 +312,9 @@ softmax_unit(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
     __shared__ float2 part;
 
     const int t = threadIdx.x;
-    const int rank = CL > 1 ? (int)(blockIdx.x % CL) : 0;
-    const long long row = blockIdx.x / CL;
-    const rowgeo g = geo(x, row, COLS, rank);
+    const int ncl = cl_size(), rank = cl_rank();
+    const long long row = cl_index();
+    const rowgeo g = geo(x, row, COLS, ncl, rank);
     const int nj = (g.u1 - g.u0 + THREADS - 1) / THREADS; /* units/thread */
     const int ub = g.u0 + t; /* thread's unit j is ub + j*THREADS */
     const bool yal = (((u64)x ^ (u64)y) & 15) == 0;
@@ -345,7 +380,7 @@ softmax_unit(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
         combine(m, s, red_m[w], red_s[w]);
 
     /* the cluster's pair: lane r reads rank r's, combined in rank order */
-    if (CL > 1) {
+    if (ncl > 1) {
         if (t == 0) {
             float2 p;
             p.x = m;
@@ -354,11 +389,10 @@ softmax_unit(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
         }
         cl_arrive();
         cl_wait();
-        float2 p = cl_read(&part, t % 32 < CL ? t % 32 : 0);
+        float2 p = cl_read(&part, t % 32 < ncl ? t % 32 : 0);
         m = NEG_INF;
         s = 0.f;
-#pragma unroll
-        for (int r = 0; r < CL; ++r)
+        for (int r = 0; r < ncl; ++r)
             combine(m, s, __shfl_sync(0xffffffffu, p.x, r),
                     __shfl_sync(0xffffffffu, p.y, r));
         cl_arrive(); /* done reading the partners' pairs */
@@ -384,6 +418,6 @@ softmax_unit(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
             store_unit(yr, ub + (j + u) * THREADS, g, COLS, yal,
                        softmax_unit_out(c[u], nm, inv));
     }
-    if (CL > 1)
+    if (ncl > 1)
         cl_wait(); /* partners are done with this block's pair */
 }
