@@ -47,6 +47,11 @@ struct gpueval {
     double best_ns;      /* for cascades (the engine's); 0 = none */
     double seen_best_ns; /* fastest ok time measured here; 0 = none */
     long long seq;       /* job sequence number (seeds derive from it) */
+    long long free_since; /* the worker's last answer to any request, over
+                             batches (fs_now_ns; 0 = none yet): a batch's
+                             first job records the GPU's idle time before
+                             it, the generation gap or, under MPI, the
+                             wait for the next compiled request */
     struct cubin_entry cache[CUBIN_CACHE];
     int cache_next;
     char fp_hash[17];    /* fingerprint.h hash of this environment */
@@ -353,7 +358,8 @@ static int ge_eval_batch(void *self, const struct candidate *const *cands,
                          int n, eval_cb cb, void *ud)
 {
     struct gpueval *g = self;
-    struct batch b = {g, cands, NULL, NULL, n, 0, -1, {0}, fs_now_ns()};
+    struct batch b = {g, cands, NULL, NULL, n, 0, -1, {0},
+                      g->free_since > 0 ? g->free_since : fs_now_ns()};
     b.plan = calloc((size_t)(n > 0 ? n : 1), sizeof *b.plan);
     b.sl = calloc((size_t)(n > 0 ? n : 1), sizeof *b.sl);
     int *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
@@ -407,7 +413,7 @@ static int ge_eval_batch(void *self, const struct candidate *const *cands,
         rep = b.rep;
         memset(&b.rep, 0, sizeof b.rep);
         b.at_worker = -1;
-        b.idle_since = fs_now_ns();
+        b.idle_since = g->free_since = fs_now_ns();
         /* next job out first, then this answer's bookkeeping */
         if (rep.status == WCLIENT_ANSWER)
             feed(&b, 0, &rc);
@@ -529,6 +535,7 @@ static int confirm_request(struct gpueval *g, const struct candidate *a,
     rc = txt ? wclient_call(g->worker, WM_CONFIRM, txt, blob, len[0] + len[1],
                             &rep)
              : KEVO_ENOMEM;
+    g->free_since = fs_now_ns(); /* the GPU was busy until now */
     free(txt);
     free(blob);
     if (rc)
@@ -605,6 +612,7 @@ static int ge_profile(void *self, const struct candidate *c, struct kprof *out)
     memset(&rep, 0, sizeof rep);
     rc = txt ? wclient_call(g->worker, WM_PROFILE, txt, cubin, len, &rep)
              : KEVO_ENOMEM;
+    g->free_since = fs_now_ns(); /* the GPU was busy until now */
     free(txt);
     free(cubin);
     if (rc)
@@ -857,6 +865,7 @@ int gpueval_remeasure_baseline(const struct evaluator *e, double *ns)
     struct wclient_reply rep;
     memset(&rep, 0, sizeof rep);
     int rc = wclient_call(g->worker, WM_BASELINE, "{}", NULL, 0, &rep);
+    g->free_since = fs_now_ns(); /* the GPU was busy until now */
     if (rc)
         return rc;
     rc = KEVO_ECUDA;
