@@ -12,8 +12,11 @@
  *
  * What: after the bred children, the fill appends F children: for every
  * island member and archive elite, each value of each launch-only
- * parameter not yet measured, rated by the surrogate, best first (ties:
- * lower genome hash). They come last in the batch, and the evaluator
+ * parameter not yet measured; when those are fewer than FILL_CHOICE x F,
+ * the same for the run's other ok points, fastest first, until they are
+ * not (so the fill does not run dry once the members' neighbours are
+ * measured). They are rated by the surrogate, best first (ties: lower
+ * genome hash). They come last in the batch, and the evaluator
  * gives the worker the lowest-numbered candidate whose binary is ready,
  * so they run only when no bred child is ready: before the first compile
  * ends, and in the gaps between compiles.
@@ -39,6 +42,8 @@
 /* Share of the last generation's idle GPU time the fill plans to use:
  * below 1, so the fill shrinks when it outruns the compiles. */
 #define FILL_SHARE 0.8
+/* Candidates the surrogate chooses the fill from, per fill child. */
+#define FILL_CHOICE 4
 
 const char engine_fill_mutator[] = "launch";
 
@@ -112,6 +117,33 @@ static int neighbours(struct engine *e, int i, const struct genome *m,
     return rc;
 }
 
+/* Neighbours of the run's ok points (the surrogate's history), fastest
+ * first, into p until it holds want candidates; island: the point's
+ * history index modulo the islands. */
+static int history_neighbours(struct engine *e, struct pool *p, long want)
+{
+    long *ix = malloc(sizeof *ix * (size_t)(e->n_hist > 0 ? e->n_hist : 1));
+    if (!ix)
+        return KEVO_ENOMEM;
+    long n = 0;
+    for (long i = 0; i < e->n_hist; i++)
+        if (e->hist[i].ok && e->hist[i].tpl < e->n_tpls)
+            ix[n++] = i;
+    qsort_r(ix, (size_t)n, sizeof *ix, engine_hist_by_fitness, e->hist);
+    int rc = KEVO_OK;
+    for (long k = 0; k < n && p->n < want && !rc; k++) {
+        const struct sur_hist *h = &e->hist[ix[k]];
+        const struct tpl *t = e->tpls[h->tpl];
+        struct genome g = {.tpl = h->tpl};
+        for (int i = 0; i < t->n_params; i++)
+            g.vals[i] = t->params[i].values[h->at[i]];
+        genome_rehash(&g, t);
+        rc = neighbours(e, (int)(ix[k] % e->n_isl), &g, p);
+    }
+    free(ix);
+    return rc;
+}
+
 int engine_fill_add(struct engine *e)
 {
     if (!e->env.spec->fill || !e->sur || e->n_kids == 0)
@@ -132,6 +164,8 @@ int engine_fill_add(struct engine *e)
      * lost), as children of island 0 */
     for (int k = 0; k < e->arc.n && !rc; k++)
         rc = neighbours(e, 0, &e->arc.cells[k].g, &p);
+    if (!rc && p.n < FILL_CHOICE * f)
+        rc = history_neighbours(e, &p, FILL_CHOICE * f);
     for (int k = 0; k < p.n && !rc; k++)
         p.c[k].score = engine_sur_score(e, &p.c[k].g);
     if (!rc && p.n)

@@ -319,6 +319,9 @@ double engine_sur_score(const struct engine *e, const struct genome *g);
  * the run has (its launch-only neighbours cost no compile). */
 int engine_sur_note_compiling(struct engine *e, int tpl, const int64_t *vals);
 void engine_sur_release(struct engine *e);
+/* qsort_r order of history indices (ud: e->hist): fastest first, then
+ * earlier first. */
+int engine_hist_by_fitness(const void *a, const void *b, void *ud);
 
 
 #endif

@@ -124,7 +124,7 @@ static void features(const struct engine *e, int tpl, const uint8_t *at,
         x[e->sur_off[tpl] + 1 + i] = at[i];
 }
 
-static int by_fitness_desc(const void *a, const void *b, void *ud)
+int engine_hist_by_fitness(const void *a, const void *b, void *ud)
 {
     const struct sur_hist *h = ud;
     long x = *(const long *)a, y = *(const long *)b;
@@ -152,7 +152,8 @@ static long training_rows(const struct engine *e, long *rows)
     }
     for (long i = 0; i < e->n_hist; i++)
         all[i] = i;
-    qsort_r(all, (size_t)e->n_hist, sizeof *all, by_fitness_desc, e->hist);
+    qsort_r(all, (size_t)e->n_hist, sizeof *all, engine_hist_by_fitness,
+            e->hist);
     for (long i = 0; i < SUR_MAX_TRAIN / 2; i++)
         pick[all[i]] = 1;
     for (long i = e->n_hist - 1, k = 0; i >= 0 && k < SUR_MAX_TRAIN / 2;

@@ -5,9 +5,10 @@
  * shared memory as fp32. So x is read once and y written once even for
  * rows far longer than one SM holds (65536 fp32 = 256 KB: CL = 2 or 4).
  * Each block folds its slice into an online (max, sum) pair, publishes it
- * in its shared memory, and after a cluster barrier every block reads all
- * CL pairs through distributed shared memory in rank order (the same bits
- * in every block: deterministic), then writes from registers and shared
+ * in its shared memory, and after a cluster barrier every block reads the
+ * CL pairs through distributed shared memory (lane r reads rank r's) and
+ * combines them in rank order (the same bits in every block:
+ * deterministic), then writes from registers and shared
  * memory. A second cluster barrier, split around the writes, keeps each
  * block's pair alive until its partners have read it. Slices are
  * align(cdiv(COLS, CL), VEC) columns; any COLS (chunks past the row end are
@@ -48,6 +49,10 @@
 // kevo: grid CL * ROWS
 // kevo: block THREADS
 // kevo: cluster CL, 1, 1
+// CL reaches the code as two int arguments, so it is launch-only (one
+// compile for every cluster size): cl = CL and cl_lg = log2(CL).
+// kevo: arg cl CL
+// kevo: arg cl_lg (CL > 1) + (CL > 2) + (CL > 4) + (CL > 8)
 // kevo: smem max(0, cdiv(align(cdiv(COLS, CL), VEC), THREADS * VEC) - REG) * THREADS * VEC * 4
 
 #define TV (THREADS * VEC)     /* columns of one chunk row of a block */
@@ -130,41 +135,6 @@ __device__ __forceinline__ float2 cl_read(const float2 *p, int r)
     v = *p;
 #endif
     return v;
-}
-
-/* The launch's cluster (a 1-D grid of 1-D clusters): its size, this
- * block's rank in it and its index in the grid, from the special registers,
- * so CL is a launch-time choice (one compile for every CL). The emulator
- * has no clusters: one block each. */
-__device__ __forceinline__ int cl_size()
-{
-#ifdef __CUDA_ARCH__
-    unsigned n;
-    asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
-    return (int)n;
-#else
-    return 1;
-#endif
-}
-__device__ __forceinline__ int cl_rank()
-{
-#ifdef __CUDA_ARCH__
-    unsigned r;
-    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-    return (int)r;
-#else
-    return 0;
-#endif
-}
-__device__ __forceinline__ long long cl_index()
-{
-#ifdef __CUDA_ARCH__
-    unsigned c;
-    asm("mov.u32 %0, %%clusterid.x;" : "=r"(c));
-    return c;
-#else
-    return blockIdx.x;
-#endif
 }
 
 __device__ __forceinline__ elem_t &el(chunk_t &c, int i)
@@ -291,22 +261,22 @@ __device__ __forceinline__ void fold(float &m, float &s, const chunk_t *c)
 
 extern "C" __global__ void __launch_bounds__(THREADS, MINB)
 softmax_cluster(const elem_t *__restrict__ x, elem_t *__restrict__ y,
-                int ROWS, int COLS, void *ws)
+                int ROWS, int COLS, void *ws, int cl, int cl_lg)
 {
     extern __shared__ float4 smem4[];
     float *cache = reinterpret_cast<float *>(smem4);
     __shared__ float red_m[NW], red_s[NW];
     __shared__ float2 part;
 
-    const int t = threadIdx.x, ncl = cl_size(), rank = cl_rank();
-    const long long row = cl_index();
+    const int t = threadIdx.x, rank = blockIdx.x & (cl - 1);
+    const long long row = blockIdx.x >> cl_lg;
     const elem_t *xr = x + row * COLS;
     elem_t *yr = y + row * COLS;
     const bool vec = VEC > 1 && VCOLS && COLS % VEC == 0 &&
                      (unsigned long long)x % RB == 0 &&
                      (unsigned long long)y % RB == 0;
     /* the slice, as in the smem directive */
-    const int slc = ((COLS + ncl - 1) / ncl + VEC - 1) / VEC * VEC;
+    const int slc = (((COLS + cl - 1) >> cl_lg) + VEC - 1) / VEC * VEC;
     const int lo = rank * slc, end = min(COLS, lo + slc);
     const int nc = (slc + TV - 1) / TV; /* chunk rows; REG.. in smem */
 
@@ -349,8 +319,9 @@ softmax_cluster(const elem_t *__restrict__ x, elem_t *__restrict__ y,
     for (int w = 1; w < NW; ++w)
         combine(m, s, red_m[w], red_s[w]);
 
-    /* the cluster's pair: every block combines ranks 0..CL-1 in order */
-    if (ncl > 1) {
+    /* the cluster's pair: lane r reads rank r's, and every block combines
+     * ranks 0..CL-1 in order (the same bits in every block) */
+    if (cl > 1) {
         if (t == 0) {
             float2 p;
             p.x = m;
@@ -359,12 +330,14 @@ softmax_cluster(const elem_t *__restrict__ x, elem_t *__restrict__ y,
         }
         cl_arrive();
         cl_wait();
+        float2 p = cl_read(&part, t % 32 < cl ? t % 32 : 0);
         m = NEG_INF;
         s = 0.f;
-        for (int r = 0; r < ncl; ++r) {
-            float2 p = cl_read(&part, r);
-            combine(m, s, p.x, p.y);
-        }
+#pragma unroll
+        for (int r = 0; r < 16; ++r)
+            if (r < cl)
+                combine(m, s, __shfl_sync(0xffffffffu, p.x, r),
+                        __shfl_sync(0xffffffffu, p.y, r));
         cl_arrive(); /* done reading the partners' pairs */
     }
     const float nm = -m * L2E, inv = 1.f / s;
@@ -387,6 +360,6 @@ softmax_cluster(const elem_t *__restrict__ x, elem_t *__restrict__ y,
             el(o, i) = FROM_F32(exp2f(fmaf(f[i], L2E, nm)) * inv);
         store(yr, lo + j * TV, t, end, vec, o);
     }
-    if (ncl > 1)
+    if (cl > 1)
         cl_wait(); /* partners are done with this block's pair */
 }

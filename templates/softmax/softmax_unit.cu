@@ -52,6 +52,10 @@
 // kevo: grid CL * ROWS
 // kevo: block THREADS
 // kevo: cluster CL, 1, 1
+// CL reaches the code as two int arguments, so it is launch-only (one
+// compile for every cluster size): cl = CL and cl_lg = log2(CL).
+// kevo: arg cl CL
+// kevo: arg cl_lg (CL > 1) + (CL > 2) + (CL > 4) + (CL > 8)
 // kevo: smem SMK * 1024
 
 #define ES ((int)sizeof(elem_t))
@@ -122,41 +126,6 @@ __device__ __forceinline__ float2 cl_read(const float2 *p, int r)
     return v;
 }
 
-/* The launch's cluster (a 1-D grid of 1-D clusters): its size, this
- * block's rank in it and its index in the grid, from the special registers,
- * so CL is a launch-time choice (one compile for every CL). The emulator
- * has no clusters: one block each. */
-__device__ __forceinline__ int cl_size()
-{
-#ifdef __CUDA_ARCH__
-    unsigned n;
-    asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
-    return (int)n;
-#else
-    return 1;
-#endif
-}
-__device__ __forceinline__ int cl_rank()
-{
-#ifdef __CUDA_ARCH__
-    unsigned r;
-    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-    return (int)r;
-#else
-    return 0;
-#endif
-}
-__device__ __forceinline__ long long cl_index()
-{
-#ifdef __CUDA_ARCH__
-    unsigned c;
-    asm("mov.u32 %0, %%clusterid.x;" : "=r"(c));
-    return c;
-#else
-    return blockIdx.x;
-#endif
-}
-
 /* 16 bytes global -> shared without registers (cp.async, sm_80+); the
  * emulator copies at once. */
 __device__ __forceinline__ void cp_async16(uint4 *dst, const uint4 *src)
@@ -191,7 +160,7 @@ struct rowgeo {
 };
 
 __device__ __forceinline__ rowgeo geo(const elem_t *x, long long row,
-                                      int COLS, int ncl, int rank)
+                                      int COLS, int cl, int cl_lg, int rank)
 {
     rowgeo g;
     u64 a = (u64)(x + row * COLS);
@@ -199,7 +168,7 @@ __device__ __forceinline__ rowgeo geo(const elem_t *x, long long row,
     g.base = (const unsigned char *)(a - (u64)g.off);
     long long nb = (long long)g.off + (long long)COLS * ES;
     g.nu = (int)((nb + 15) / 16);
-    int q = (g.nu + ncl - 1) / ncl;
+    int q = (g.nu + cl - 1) >> cl_lg;
     g.u0 = min(g.nu, rank * q);
     g.u1 = min(g.nu, g.u0 + q);
     return g;
@@ -305,16 +274,16 @@ __device__ __forceinline__ uint4 softmax_unit_out(uint4 w, float nm, float inv)
 
 extern "C" __global__ void __launch_bounds__(THREADS, MINB)
 softmax_unit(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
-             int COLS, void *ws)
+             int COLS, void *ws, int cl, int cl_lg)
 {
     extern __shared__ uint4 cache[]; /* [SJ][THREADS] units */
     __shared__ float red_m[NW], red_s[NW];
     __shared__ float2 part;
 
     const int t = threadIdx.x;
-    const int ncl = cl_size(), rank = cl_rank();
-    const long long row = cl_index();
-    const rowgeo g = geo(x, row, COLS, ncl, rank);
+    const int rank = blockIdx.x & (cl - 1);
+    const long long row = blockIdx.x >> cl_lg;
+    const rowgeo g = geo(x, row, COLS, cl, cl_lg, rank);
     const int nj = (g.u1 - g.u0 + THREADS - 1) / THREADS; /* units/thread */
     const int ub = g.u0 + t; /* thread's unit j is ub + j*THREADS */
     const bool yal = (((u64)x ^ (u64)y) & 15) == 0;
@@ -380,7 +349,7 @@ softmax_unit(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
         combine(m, s, red_m[w], red_s[w]);
 
     /* the cluster's pair: lane r reads rank r's, combined in rank order */
-    if (ncl > 1) {
+    if (cl > 1) {
         if (t == 0) {
             float2 p;
             p.x = m;
@@ -389,12 +358,14 @@ softmax_unit(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
         }
         cl_arrive();
         cl_wait();
-        float2 p = cl_read(&part, t % 32 < ncl ? t % 32 : 0);
+        float2 p = cl_read(&part, t % 32 < cl ? t % 32 : 0);
         m = NEG_INF;
         s = 0.f;
-        for (int r = 0; r < ncl; ++r)
-            combine(m, s, __shfl_sync(0xffffffffu, p.x, r),
-                    __shfl_sync(0xffffffffu, p.y, r));
+#pragma unroll
+        for (int r = 0; r < 16; ++r)
+            if (r < cl)
+                combine(m, s, __shfl_sync(0xffffffffu, p.x, r),
+                        __shfl_sync(0xffffffffu, p.y, r));
         cl_arrive(); /* done reading the partners' pairs */
     }
     const float nm = -m * L2E, inv = 1.f / s;
@@ -418,6 +389,6 @@ softmax_unit(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
             store_unit(yr, ub + (j + u) * THREADS, g, COLS, yal,
                        softmax_unit_out(c[u], nm, inv));
     }
-    if (ncl > 1)
+    if (cl > 1)
         cl_wait(); /* partners are done with this block's pair */
 }

@@ -1,6 +1,7 @@
 # The GPU fill (issue 32, run option "fill", src/engine/engine_fill.c):
 # after the bred children, a generation measures launch-only neighbours of
-# island members and archive elites (no compile), as many as FILL_SHARE (0.8) x the last
+# island members and archive elites, then of the run's other ok points
+# (no compile), as many as FILL_SHARE (0.8) x the last
 # generation's worker idle time holds, at most 4 per bred child. The test
 # evaluator records KEVO_TEST_IDLE_MS of worker idle and
 # KEVO_TEST_PHASE_MS of check/timing per result, so the size of every
@@ -121,6 +122,32 @@ g3 = [r for r in rs if r["type"] == "eval" and r["gen"] == 3]
 fill = sum(r["mutator"] == "launch" for r in g3)
 assert g3 and 0 < fill <= 4 * (len(g3) - fill), (len(g3), fill)
 PY
+
+# when the members' and elites' neighbours are measured, the fill takes
+# those of the run's other ok points: on softmax (CL of softmax_cluster and
+# softmax_unit, BPS and DROP of softmax_bulk launch-only) the members'
+# alone ran dry by generation 5 (20 of 128); now generations 1-7 each get
+# their full size, and the run replays identical
+KEVO_TEST_IDLE_MS=5 $T run --evaluator test --problem softmax --shape 4096x4096 --seed 5 \
+    --generations 8 --islands 2 --population 8 --offspring 16 --quiet \
+    --runs-dir "$SCRATCH" --name s || fail "softmax run"
+python3 - "$SCRATCH/s/journal.jsonl" <<'PY' 2>"$SCRATCH/err" &&
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+ev = [r for r in ev if r["type"] == "eval"]
+last = None
+for g in range(8):
+    rs = [r for r in ev if r["gen"] == g]
+    nf = sum(r["mutator"] == "launch" for r in rs)
+    if last:
+        lf = sum(r["mutator"] == "launch" for r in last)
+        want = min(int(0.8 * (len(last) * 5 + lf * 10) / 10), 4 * (len(rs) - nf))
+        assert nf == want > 0, (g, nf, want)
+    last = rs
+PY
+    $K replay "$SCRATCH/s" 2>&1 | grep -q "^identical" &&
+    ok "the fill draws on the run's other ok points once the members' neighbours are measured: softmax's generations 1-7 each get their full size" ||
+    { fail "fill from the run's ok points"; cat "$SCRATCH/err"; }
 
 # two GPUs (the fan-out of test evaluators, each recording the same idle
 # time): one GPU's journal
