@@ -1,5 +1,6 @@
 #!/bin/bash
-# call 1 (session 18, nvidia-h200-x2: 2 GPUs): 
+# call 1 and call 2 (NAME=call2: the same with the templates of d3fbe86)
+# (session 18, nvidia-h200-x2: 2 GPUs):
 #  A. softmax_cluster and softmax_unit with CL read from the cluster's
 #     special registers (launch-only: one compile for every CL) against the
 #     same templates before (f2936ce, .dev-s18/old/), point by point:
@@ -49,4 +50,4 @@ date -u >> $W/env.txt
 T=${TTB:-270}s; S="softmax fp32 4096x4096"
 one 0 base $B $S $T --compilers $PER; one 1 head $H $S $T; waitruns
 summary
-kill $guard 2>/dev/null; tar czf $OUT/call1.tgz -C $W . ; ls -la $OUT
+kill $guard 2>/dev/null; tar czf $OUT/${NAME:-call1}.tgz -C $W . ; ls -la $OUT
