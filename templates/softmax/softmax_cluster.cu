@@ -5,10 +5,9 @@
  * shared memory as fp32. So x is read once and y written once even for
  * rows far longer than one SM holds (65536 fp32 = 256 KB: CL = 2 or 4).
  * Each block folds its slice into an online (max, sum) pair, publishes it
- * in its shared memory, and after a cluster barrier every block reads the
- * CL pairs through distributed shared memory (lane r reads rank r's) and
- * combines them in rank order (the same bits in every block:
- * deterministic), then writes from registers and shared
+ * in its shared memory, and after a cluster barrier every block reads all
+ * CL pairs through distributed shared memory in rank order (the same bits
+ * in every block: deterministic), then writes from registers and shared
  * memory. A second cluster barrier, split around the writes, keeps each
  * block's pair alive until its partners have read it. Slices are
  * align(cdiv(COLS, CL), VEC) columns; any COLS (chunks past the row end are
@@ -49,10 +48,6 @@
 // kevo: grid CL * ROWS
 // kevo: block THREADS
 // kevo: cluster CL, 1, 1
-// CL reaches the code as two int arguments, so it is launch-only (one
-// compile for every cluster size): cl = CL and cl_lg = log2(CL).
-// kevo: arg cl CL
-// kevo: arg cl_lg (CL > 1) + (CL > 2) + (CL > 4) + (CL > 8)
 // kevo: smem max(0, cdiv(align(cdiv(COLS, CL), VEC), THREADS * VEC) - REG) * THREADS * VEC * 4
 
 #define TV (THREADS * VEC)     /* columns of one chunk row of a block */
@@ -261,22 +256,22 @@ __device__ __forceinline__ void fold(float &m, float &s, const chunk_t *c)
 
 extern "C" __global__ void __launch_bounds__(THREADS, MINB)
 softmax_cluster(const elem_t *__restrict__ x, elem_t *__restrict__ y,
-                int ROWS, int COLS, void *ws, int cl, int cl_lg)
+                int ROWS, int COLS, void *ws)
 {
     extern __shared__ float4 smem4[];
     float *cache = reinterpret_cast<float *>(smem4);
     __shared__ float red_m[NW], red_s[NW];
     __shared__ float2 part;
 
-    const int t = threadIdx.x, rank = blockIdx.x & (cl - 1);
-    const long long row = blockIdx.x >> cl_lg;
+    const int t = threadIdx.x, rank = blockIdx.x % CL;
+    const long long row = blockIdx.x / CL;
     const elem_t *xr = x + row * COLS;
     elem_t *yr = y + row * COLS;
     const bool vec = VEC > 1 && VCOLS && COLS % VEC == 0 &&
                      (unsigned long long)x % RB == 0 &&
                      (unsigned long long)y % RB == 0;
     /* the slice, as in the smem directive */
-    const int slc = (((COLS + cl - 1) >> cl_lg) + VEC - 1) / VEC * VEC;
+    const int slc = ((COLS + CL - 1) / CL + VEC - 1) / VEC * VEC;
     const int lo = rank * slc, end = min(COLS, lo + slc);
     const int nc = (slc + TV - 1) / TV; /* chunk rows; REG.. in smem */
 
@@ -319,9 +314,8 @@ softmax_cluster(const elem_t *__restrict__ x, elem_t *__restrict__ y,
     for (int w = 1; w < NW; ++w)
         combine(m, s, red_m[w], red_s[w]);
 
-    /* the cluster's pair: lane r reads rank r's, and every block combines
-     * ranks 0..CL-1 in order (the same bits in every block) */
-    if (cl > 1) {
+    /* the cluster's pair: every block combines ranks 0..CL-1 in order */
+    if (CL > 1) {
         if (t == 0) {
             float2 p;
             p.x = m;
@@ -330,14 +324,13 @@ softmax_cluster(const elem_t *__restrict__ x, elem_t *__restrict__ y,
         }
         cl_arrive();
         cl_wait();
-        float2 p = cl_read(&part, t % 32 < cl ? t % 32 : 0);
         m = NEG_INF;
         s = 0.f;
 #pragma unroll
-        for (int r = 0; r < 16; ++r)
-            if (r < cl)
-                combine(m, s, __shfl_sync(0xffffffffu, p.x, r),
-                        __shfl_sync(0xffffffffu, p.y, r));
+        for (int r = 0; r < CL; ++r) {
+            float2 p = cl_read(&part, r);
+            combine(m, s, p.x, p.y);
+        }
         cl_arrive(); /* done reading the partners' pairs */
     }
     const float nm = -m * L2E, inv = 1.f / s;
@@ -360,6 +353,6 @@ softmax_cluster(const elem_t *__restrict__ x, elem_t *__restrict__ y,
             el(o, i) = FROM_F32(exp2f(fmaf(f[i], L2E, nm)) * inv);
         store(yr, lo + j * TV, t, end, vec, o);
     }
-    if (cl > 1)
+    if (CL > 1)
         cl_wait(); /* partners are done with this block's pair */
 }

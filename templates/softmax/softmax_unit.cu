@@ -52,10 +52,6 @@
 // kevo: grid CL * ROWS
 // kevo: block THREADS
 // kevo: cluster CL, 1, 1
-// CL reaches the code as two int arguments, so it is launch-only (one
-// compile for every cluster size): cl = CL and cl_lg = log2(CL).
-// kevo: arg cl CL
-// kevo: arg cl_lg (CL > 1) + (CL > 2) + (CL > 4) + (CL > 8)
 // kevo: smem SMK * 1024
 
 #define ES ((int)sizeof(elem_t))
@@ -160,7 +156,7 @@ struct rowgeo {
 };
 
 __device__ __forceinline__ rowgeo geo(const elem_t *x, long long row,
-                                      int COLS, int cl, int cl_lg, int rank)
+                                      int COLS, int rank)
 {
     rowgeo g;
     u64 a = (u64)(x + row * COLS);
@@ -168,7 +164,7 @@ __device__ __forceinline__ rowgeo geo(const elem_t *x, long long row,
     g.base = (const unsigned char *)(a - (u64)g.off);
     long long nb = (long long)g.off + (long long)COLS * ES;
     g.nu = (int)((nb + 15) / 16);
-    int q = (g.nu + cl - 1) >> cl_lg;
+    int q = (g.nu + CL - 1) / CL;
     g.u0 = min(g.nu, rank * q);
     g.u1 = min(g.nu, g.u0 + q);
     return g;
@@ -274,16 +270,16 @@ __device__ __forceinline__ uint4 softmax_unit_out(uint4 w, float nm, float inv)
 
 extern "C" __global__ void __launch_bounds__(THREADS, MINB)
 softmax_unit(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
-             int COLS, void *ws, int cl, int cl_lg)
+             int COLS, void *ws)
 {
     extern __shared__ uint4 cache[]; /* [SJ][THREADS] units */
     __shared__ float red_m[NW], red_s[NW];
     __shared__ float2 part;
 
     const int t = threadIdx.x;
-    const int rank = blockIdx.x & (cl - 1);
-    const long long row = blockIdx.x >> cl_lg;
-    const rowgeo g = geo(x, row, COLS, cl, cl_lg, rank);
+    const int rank = CL > 1 ? (int)(blockIdx.x % CL) : 0;
+    const long long row = blockIdx.x / CL;
+    const rowgeo g = geo(x, row, COLS, rank);
     const int nj = (g.u1 - g.u0 + THREADS - 1) / THREADS; /* units/thread */
     const int ub = g.u0 + t; /* thread's unit j is ub + j*THREADS */
     const bool yal = (((u64)x ^ (u64)y) & 15) == 0;
@@ -349,7 +345,7 @@ softmax_unit(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
         combine(m, s, red_m[w], red_s[w]);
 
     /* the cluster's pair: lane r reads rank r's, combined in rank order */
-    if (cl > 1) {
+    if (CL > 1) {
         if (t == 0) {
             float2 p;
             p.x = m;
@@ -358,14 +354,13 @@ softmax_unit(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
         }
         cl_arrive();
         cl_wait();
-        float2 p = cl_read(&part, t % 32 < cl ? t % 32 : 0);
+        float2 p = cl_read(&part, t % 32 < CL ? t % 32 : 0);
         m = NEG_INF;
         s = 0.f;
 #pragma unroll
-        for (int r = 0; r < 16; ++r)
-            if (r < cl)
-                combine(m, s, __shfl_sync(0xffffffffu, p.x, r),
-                        __shfl_sync(0xffffffffu, p.y, r));
+        for (int r = 0; r < CL; ++r)
+            combine(m, s, __shfl_sync(0xffffffffu, p.x, r),
+                    __shfl_sync(0xffffffffu, p.y, r));
         cl_arrive(); /* done reading the partners' pairs */
     }
     const float nm = -m * L2E, inv = 1.f / s;
@@ -389,6 +384,6 @@ softmax_unit(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
             store_unit(yr, ub + (j + u) * THREADS, g, COLS, yal,
                        softmax_unit_out(c[u], nm, inv));
     }
-    if (cl > 1)
+    if (CL > 1)
         cl_wait(); /* partners are done with this block's pair */
 }
