@@ -1,5 +1,6 @@
 #!/bin/bash
-# call 1 and call 2 (NAME=call2: the same with the templates of d3fbe86)
+# call 1, call 2 (NAME=call2: the same with the templates of d3fbe86) and
+# call 3 (NAME=call3 SKIPAB=1: B only, at 7e7c0f1... see README)
 # (session 18, nvidia-h200-x2: 2 GPUs):
 #  A. softmax_cluster and softmax_unit with CL read from the cluster's
 #     special registers (launch-only: one compile for every CL) against the
@@ -26,6 +27,7 @@ ab() { # gpu tag file dtype shape params...
     CUDA_VISIBLE_DEVICES=$g timeout 120 $H/kevo eval $NEW/$f.cu $OLD/$f.cu --ab --dtype $dt --shape $sh --seed 5 $ps 2>&1
     echo "exit $?"; } > $W/ab-$tag.log
 }
+[ -n "${SKIPAB:-}" ] || {
 ( ab 0 c1 softmax_cluster fp32 4096x4096 CL=1 THREADS=128 VEC=4 REG=8 UNROLL=4 LDH=0 STH=0 MINB=4
   ab 0 c2 softmax_cluster fp32 4096x4096
   ab 0 c3 softmax_cluster fp32 4096x4096 CL=2 THREADS=256 VEC=4 REG=4 UNROLL=2 LDH=0 STH=0 MINB=4
@@ -44,7 +46,7 @@ ab() { # gpu tag file dtype shape params...
   ab 1 u7 softmax_unit fp32 999x5 CL=4
   ab 1 u8 softmax_unit fp32 4096x4096 CL=1 THREADS=128 REG=8 SMK=0 UNROLL=2 MINB=4 ) & p1=$!
 wait $p0 $p1
-grep -h "^## \|^confirm\|verdict\|^exit" $W/ab-*.log > $W/ab-summary.txt
+grep -h "^## \|^confirm\|verdict\|^exit" $W/ab-*.log > $W/ab-summary.txt; }
 date -u >> $W/env.txt
 # B
 T=${TTB:-270}s; S="softmax fp32 4096x4096"

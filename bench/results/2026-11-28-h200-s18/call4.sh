@@ -1,5 +1,5 @@
 #!/bin/bash
-# call 3 (session 18, nvidia-h200-x2: 2 GPUs, all CPUs): one GPU against
+# call 4 (session 18, nvidia-h200-x2: 2 GPUs, all CPUs): one GPU against
 # --gpus 0,1 and mpirun -np 2 (a rank now records the GPU's wait between
 # requests as worker idle, so it gets fill), for fp32 GEMM 4096^3, softmax
 # fp32 4096^2 and bf16 GEMM 8192^3, 35 s each, one run at a time; seed 11,
@@ -18,4 +18,4 @@ for c in G S BF; do
   one A mpi2 $H ${!c} 35s; waitruns
 done
 summary
-kill $guard 2>/dev/null; tar czf $OUT/call3.tgz -C $W . ; ls -la $OUT
+kill $guard 2>/dev/null; tar czf $OUT/call4.tgz -C $W . ; ls -la $OUT
