@@ -213,7 +213,7 @@ int engine_by_score(const void *a, const void *b);
  * on an H200 with 16 CPUs measures a candidate in 8 ms and compiles one
  * in 440 ms, so one fill child per bred one would leave the GPU idle
  * about half the run (issue 32's target: under 25 %). */
-#define FILL_PER_BRED 4
+#define FILL_PER_BRED 8
 /* Adds a result (its child's mutator m) to s. */
 void engine_fill_note(struct fill_stats *s, const char *m,
                       const struct eval_result *r);
