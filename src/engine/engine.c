@@ -1468,5 +1468,6 @@ void engine_free(struct engine *e)
     if (e->has_compiled)
         seen_release(&e->compiled);
     free(e->hist);
+    free(e->fill_done);
     free(e);
 }

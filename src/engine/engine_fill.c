@@ -89,12 +89,15 @@ static long fill_size(const struct engine *e)
 }
 
 /* The unmeasured launch-only neighbours of measured point m, as
- * children of island i. */
+ * children of island i, into out (in: the hashes out holds). *left: 1 if
+ * m has a neighbour neither measured nor invalid (added, or in out
+ * already). */
 static int neighbours(struct engine *e, int i, const struct genome *m,
-                      struct pool *out)
+                      struct pool *out, struct seen *in, int *left)
 {
     const struct tpl *t = engine_tpl_of(e, m);
     int rc = KEVO_OK;
+    *left = 0;
     for (int p = 0; p < t->n_params && !rc; p++) {
         if (!t->params[p].launch_only)
             continue;
@@ -106,12 +109,19 @@ static int neighbours(struct engine *e, int i, const struct genome *m,
                               .par = {m->hash, 0}};
             c.g.vals[p] = t->params[p].values[v];
             genome_rehash(&c.g, t);
-            if (seen_has(&e->seen, c.g.hash) ||
-                engine_pool_has(out, c.g.hash) ||
-                !tpl_point_valid(t, c.g.vals, &e->env.dev) ||
+            if (seen_has(&e->seen, c.g.hash))
+                continue;
+            if (seen_has(in, c.g.hash)) {
+                *left = 1;
+                continue;
+            }
+            if (!tpl_point_valid(t, c.g.vals, &e->env.dev) ||
                 !engine_supports(e, &c.g))
                 continue;
+            *left = 1;
             rc = engine_pool_add(out, &c);
+            if (!rc)
+                rc = seen_add(in, c.g.hash);
         }
     }
     return rc;
@@ -119,15 +129,28 @@ static int neighbours(struct engine *e, int i, const struct genome *m,
 
 /* Neighbours of the run's ok points (the surrogate's history), fastest
  * first, into p until it holds want candidates; island: the point's
- * history index modulo the islands. */
-static int history_neighbours(struct engine *e, struct pool *p, long want)
+ * history index modulo the islands. A point none of whose neighbours is
+ * left is marked done and not looked at again (the measured set only
+ * grows), so long runs do not rescan their history every generation; a
+ * resumed run marks them again as it meets them, with the same result. */
+static int history_neighbours(struct engine *e, struct pool *p,
+                              struct seen *in, long want)
 {
+    if (e->cap_fill_done < e->n_hist) {
+        long cap = e->n_hist * 2;
+        unsigned char *d = realloc(e->fill_done, (size_t)cap);
+        if (!d)
+            return KEVO_ENOMEM;
+        memset(d + e->cap_fill_done, 0, (size_t)(cap - e->cap_fill_done));
+        e->fill_done = d;
+        e->cap_fill_done = cap;
+    }
     long *ix = malloc(sizeof *ix * (size_t)(e->n_hist > 0 ? e->n_hist : 1));
     if (!ix)
         return KEVO_ENOMEM;
     long n = 0;
     for (long i = 0; i < e->n_hist; i++)
-        if (e->hist[i].ok && e->hist[i].tpl < e->n_tpls)
+        if (e->hist[i].ok && e->hist[i].tpl < e->n_tpls && !e->fill_done[i])
             ix[n++] = i;
     qsort_r(ix, (size_t)n, sizeof *ix, engine_hist_by_fitness, e->hist);
     int rc = KEVO_OK;
@@ -138,7 +161,9 @@ static int history_neighbours(struct engine *e, struct pool *p, long want)
         for (int i = 0; i < t->n_params; i++)
             g.vals[i] = t->params[i].values[h->at[i]];
         genome_rehash(&g, t);
-        rc = neighbours(e, (int)(ix[k] % e->n_isl), &g, p);
+        int left;
+        rc = neighbours(e, (int)(ix[k] % e->n_isl), &g, p, in, &left);
+        e->fill_done[ix[k]] = !left;
     }
     free(ix);
     return rc;
@@ -156,16 +181,17 @@ int engine_fill_add(struct engine *e)
     if (f <= 0)
         return KEVO_OK;
     struct pool p = {0};
-    int rc = KEVO_OK;
+    struct seen in;
+    int left, rc = seen_init(&in);
     for (int i = 0; i < e->n_isl && !rc; i++)
         for (int k = 0; k < e->isl[i].n && !rc; k++)
-            rc = neighbours(e, i, &e->isl[i].m[k].g, &p);
+            rc = neighbours(e, i, &e->isl[i].m[k].g, &p, &in, &left);
     /* and the archive's elites (diverse kernels the islands may have
      * lost), as children of island 0 */
     for (int k = 0; k < e->arc.n && !rc; k++)
-        rc = neighbours(e, 0, &e->arc.cells[k].g, &p);
+        rc = neighbours(e, 0, &e->arc.cells[k].g, &p, &in, &left);
     if (!rc && p.n < FILL_CHOICE * f)
-        rc = history_neighbours(e, &p, FILL_CHOICE * f);
+        rc = history_neighbours(e, &p, &in, FILL_CHOICE * f);
     for (int k = 0; k < p.n && !rc; k++)
         p.c[k].score = engine_sur_score(e, &p.c[k].g);
     if (!rc && p.n)
@@ -173,5 +199,6 @@ int engine_fill_add(struct engine *e)
     for (int k = 0; k < p.n && k < f && !rc; k++)
         rc = engine_add_child(e, &p.c[k]);
     free(p.c);
+    seen_release(&in);
     return rc;
 }

@@ -155,6 +155,10 @@ struct engine {
     /* the fill (engine_fill.c): this generation's results so far, and
      * the last finished generation's (what the next fill is sized by) */
     struct fill_stats fill_cur, fill_last;
+    unsigned char *fill_done; /* per history row: 1 once all its launch-only
+                                 neighbours are measured or invalid (so the
+                                 fill no longer looks at it) */
+    long cap_fill_done;
     long in_flight;        /* children being measured while the next
                               generation is bred (0 otherwise): spent, for
                               the budget */
