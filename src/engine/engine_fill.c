@@ -24,8 +24,10 @@
  * How many: F = FILL_SHARE x (the last finished generation's worker idle
  * + the GPU time its fill took) / its mean GPU time per evaluation, at
  * most FILL_PER_BRED per bred child. The idle time is what each result
- * records (evidence phase_ms.worker_idle, the GPU evaluator's wait before
- * sending that job); check and timing ms are recorded too, so a replay
+ * records (evidence phase_ms.worker_idle, how long the GPU evaluator's
+ * worker had been without a job, since its last answer to any request,
+ * across batches: under MPI the rank's wait for its next request);
+ * check and timing ms are recorded too, so a replay
  * or a resume computes the same F from the journal: the decision depends
  * on recorded numbers, never on the clock. When the fill outruns the
  * compiles (no idle left), F shrinks by FILL_SHARE a generation.

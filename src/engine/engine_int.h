@@ -215,8 +215,9 @@ int engine_by_score(const void *a, const void *b);
 /* engine_fill.c: the GPU fill (spec fill, issue 32) */
 /* At most this many fill children per bred child: softmax fp32 4096^2
  * on an H200 with 16 CPUs measures a candidate in 8 ms and compiles one
- * in 440 ms, so one fill child per bred one would leave the GPU idle
- * about half the run (issue 32's target: under 25 %). */
+ * in 440 ms; with at most 4 the fill sat at that cap in most generations
+ * and the GPU idled 55 % of the run (bench/results/2026-11-28-h200-s18,
+ * call 2; issue 32's target: under 25 %). */
 #define FILL_PER_BRED 8
 /* Adds a result (its child's mutator m) to s. */
 void engine_fill_note(struct fill_stats *s, const char *m,
