@@ -579,14 +579,13 @@ static int make_offspring(struct engine *e);
 
 int engine_pool_has(const struct pool *p, uint64_t h)
 {
-    for (int i = 0; i < p->n; i++)
-        if (p->c[i].g.hash == h)
-            return 1;
-    return 0;
+    return p->in.keys && seen_has(&p->in, h);
 }
 
 int engine_pool_add(struct pool *p, const struct child *c)
 {
+    if ((!p->in.keys && seen_init(&p->in)) || seen_add(&p->in, c->g.hash))
+        return KEVO_ENOMEM;
     if (p->n == p->cap) {
         int cap = p->cap ? p->cap * 2 : 64;
         void *q = realloc(p->c, sizeof *p->c * (size_t)cap);
@@ -597,6 +596,19 @@ int engine_pool_add(struct pool *p, const struct child *c)
     }
     p->c[p->n++] = *c;
     return KEVO_OK;
+}
+
+void engine_pool_clear(struct pool *p)
+{
+    p->n = 0;
+    seen_release(&p->in);
+}
+
+void engine_pool_free(struct pool *p)
+{
+    free(p->c);
+    seen_release(&p->in);
+    memset(p, 0, sizeof *p);
 }
 
 int engine_by_score(const void *a, const void *b)
@@ -642,7 +654,7 @@ static int offspring_pool(struct engine *e, int i, struct pool *p,
                           struct pool *out)
 {
     int slots = 0, rc;
-    p->n = 0;
+    engine_pool_clear(p);
     for (int k = 0; k < e->env.spec->offspring; k++) {
         int arm = -1;
         if (e->use_bandit && e->isl[i].n > 0) {
@@ -654,8 +666,8 @@ static int offspring_pool(struct engine *e, int i, struct pool *p,
         slots++;
         for (int m = 0; m < e->env.spec->surrogate; m++) {
             struct child c;
-            if (one_child(e, i, arm, &c) == 0 && !engine_pool_has(p, c.g.hash) &&
-                (rc = engine_pool_add(p, &c)))
+            if (one_child(e, i, arm, &c) == 0 &&
+                !engine_pool_has(p, c.g.hash) && (rc = engine_pool_add(p, &c)))
                 return rc;
         }
     }
@@ -688,8 +700,8 @@ static int make_offspring(struct engine *e)
             qsort(out.c, (size_t)out.n, sizeof *out.c, engine_by_score);
         for (int k = 0; !rc && k < out.n && e->n_kids < evals_left(e); k++)
             rc = engine_add_child(e, &out.c[k]);
-        free(p.c);
-        free(out.c);
+        engine_pool_free(&p);
+        engine_pool_free(&out);
         /* then launch-only neighbours for the GPU's idle time */
         return rc ? rc : engine_fill_add(e);
     }

@@ -91,11 +91,10 @@ static long fill_size(const struct engine *e)
 }
 
 /* The unmeasured launch-only neighbours of measured point m, as
- * children of island i, into out (in: the hashes out holds). *left: 1 if
- * m has a neighbour neither measured nor invalid (added, or in out
- * already). */
+ * children of island i, into out. *left: 1 if m has a neighbour neither
+ * measured nor invalid (added, or in out already). */
 static int neighbours(struct engine *e, int i, const struct genome *m,
-                      struct pool *out, struct seen *in, int *left)
+                      struct pool *out, int *left)
 {
     const struct tpl *t = engine_tpl_of(e, m);
     int rc = KEVO_OK;
@@ -113,7 +112,7 @@ static int neighbours(struct engine *e, int i, const struct genome *m,
             genome_rehash(&c.g, t);
             if (seen_has(&e->seen, c.g.hash))
                 continue;
-            if (seen_has(in, c.g.hash)) {
+            if (engine_pool_has(out, c.g.hash)) {
                 *left = 1;
                 continue;
             }
@@ -122,8 +121,6 @@ static int neighbours(struct engine *e, int i, const struct genome *m,
                 continue;
             *left = 1;
             rc = engine_pool_add(out, &c);
-            if (!rc)
-                rc = seen_add(in, c.g.hash);
         }
     }
     return rc;
@@ -135,8 +132,7 @@ static int neighbours(struct engine *e, int i, const struct genome *m,
  * left is marked done and not looked at again (the measured set only
  * grows), so long runs do not rescan their history every generation; a
  * resumed run marks them again as it meets them, with the same result. */
-static int history_neighbours(struct engine *e, struct pool *p,
-                              struct seen *in, long want)
+static int history_neighbours(struct engine *e, struct pool *p, long want)
 {
     if (e->cap_fill_done < e->n_hist) {
         long cap = e->n_hist * 2;
@@ -164,7 +160,7 @@ static int history_neighbours(struct engine *e, struct pool *p,
             g.vals[i] = t->params[i].values[h->at[i]];
         genome_rehash(&g, t);
         int left;
-        rc = neighbours(e, (int)(ix[k] % e->n_isl), &g, p, in, &left);
+        rc = neighbours(e, (int)(ix[k] % e->n_isl), &g, p, &left);
         e->fill_done[ix[k]] = !left;
     }
     free(ix);
@@ -183,24 +179,22 @@ int engine_fill_add(struct engine *e)
     if (f <= 0)
         return KEVO_OK;
     struct pool p = {0};
-    struct seen in;
-    int left, rc = seen_init(&in);
+    int left, rc = KEVO_OK;
     for (int i = 0; i < e->n_isl && !rc; i++)
         for (int k = 0; k < e->isl[i].n && !rc; k++)
-            rc = neighbours(e, i, &e->isl[i].m[k].g, &p, &in, &left);
+            rc = neighbours(e, i, &e->isl[i].m[k].g, &p, &left);
     /* and the archive's elites (diverse kernels the islands may have
      * lost), as children of island 0 */
     for (int k = 0; k < e->arc.n && !rc; k++)
-        rc = neighbours(e, 0, &e->arc.cells[k].g, &p, &in, &left);
+        rc = neighbours(e, 0, &e->arc.cells[k].g, &p, &left);
     if (!rc && p.n < FILL_CHOICE * f)
-        rc = history_neighbours(e, &p, &in, FILL_CHOICE * f);
+        rc = history_neighbours(e, &p, FILL_CHOICE * f);
     for (int k = 0; k < p.n && !rc; k++)
         p.c[k].score = engine_sur_score(e, &p.c[k].g);
     if (!rc && p.n)
         qsort(p.c, (size_t)p.n, sizeof *p.c, engine_by_score);
     for (int k = 0; k < p.n && k < f && !rc; k++)
         rc = engine_add_child(e, &p.c[k]);
-    free(p.c);
-    seen_release(&in);
+    engine_pool_free(&p);
     return rc;
 }

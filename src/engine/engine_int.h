@@ -201,15 +201,18 @@ cJSON *engine_pipe_to_json(const struct engine *e);
 int engine_pipe_restore(struct engine *e, const cJSON *ck);
 
 /* engine.c: a pool of candidate children (the surrogate's offspring
- * pool, the fill's neighbours): membership by genome hash, append
- * (KEVO_ENOMEM), and the qsort order best rated first (ties: lower
- * genome hash). */
+ * pool, the fill's neighbours), {0} when empty: membership by genome hash
+ * (a hash set), append (KEVO_ENOMEM), empty it for reuse, free it; and
+ * the qsort order best rated first (ties: lower genome hash). */
 struct pool {
     struct child *c;
     int n, cap;
+    struct seen in;        /* the hashes of c[0..n) (keys NULL: none) */
 };
 int engine_pool_has(const struct pool *p, uint64_t h);
 int engine_pool_add(struct pool *p, const struct child *c);
+void engine_pool_clear(struct pool *p);
+void engine_pool_free(struct pool *p);
 int engine_by_score(const void *a, const void *b);
 
 /* engine_fill.c: the GPU fill (spec fill, issue 32) */
@@ -226,8 +229,9 @@ void engine_fill_note(struct fill_stats *s, const char *m,
 void engine_fill_roll(struct engine *e);
 /* After the bred children of generation e->gen are in e->kids: adds the
  * fill's children (launch-only neighbours of island members and archive
- * elites, best rated first), as many as the last finished generation's
- * idle GPU time holds (at most FILL_PER_BRED per bred child).
+ * elites, then of the run's other ok points; best rated first), as many
+ * as the last finished generation's idle GPU time holds (at most
+ * FILL_PER_BRED per bred child).
  * Deterministic in the results taken so far. KEVO_OK or KEVO_ENOMEM. */
 int engine_fill_add(struct engine *e);
 /* The mutator name the fill's children carry. */

@@ -352,6 +352,16 @@ static void finish_job(struct batch *b, int i, struct wclient_reply *rep)
     s->st = SL_DONE;
 }
 
+/* A request other than a job (confirm, profile, baseline): the GPU is
+ * busy until its answer, so the next batch's idle time starts there. */
+static int worker_call(struct gpueval *g, int type, const char *json,
+                       const void *blob, size_t len, struct wclient_reply *rep)
+{
+    int rc = wclient_call(g->worker, type, json, blob, len, rep);
+    g->free_since = fs_now_ns();
+    return rc;
+}
+
 /* ---- evaluator_ops */
 
 static int ge_eval_batch(void *self, const struct candidate *const *cands,
@@ -532,10 +542,8 @@ static int confirm_request(struct gpueval *g, const struct candidate *a,
     cJSON_Delete(j);
     struct wclient_reply rep;
     memset(&rep, 0, sizeof rep);
-    rc = txt ? wclient_call(g->worker, WM_CONFIRM, txt, blob, len[0] + len[1],
-                            &rep)
+    rc = txt ? worker_call(g, WM_CONFIRM, txt, blob, len[0] + len[1], &rep)
              : KEVO_ENOMEM;
-    g->free_since = fs_now_ns(); /* the GPU was busy until now */
     free(txt);
     free(blob);
     if (rc)
@@ -610,9 +618,8 @@ static int ge_profile(void *self, const struct candidate *c, struct kprof *out)
     cJSON_Delete(j);
     struct wclient_reply rep;
     memset(&rep, 0, sizeof rep);
-    rc = txt ? wclient_call(g->worker, WM_PROFILE, txt, cubin, len, &rep)
+    rc = txt ? worker_call(g, WM_PROFILE, txt, cubin, len, &rep)
              : KEVO_ENOMEM;
-    g->free_since = fs_now_ns(); /* the GPU was busy until now */
     free(txt);
     free(cubin);
     if (rc)
@@ -864,8 +871,7 @@ int gpueval_remeasure_baseline(const struct evaluator *e, double *ns)
     struct gpueval *g = e->self;
     struct wclient_reply rep;
     memset(&rep, 0, sizeof rep);
-    int rc = wclient_call(g->worker, WM_BASELINE, "{}", NULL, 0, &rep);
-    g->free_since = fs_now_ns(); /* the GPU was busy until now */
+    int rc = worker_call(g, WM_BASELINE, "{}", NULL, 0, &rep);
     if (rc)
         return rc;
     rc = KEVO_ECUDA;
