@@ -1559,6 +1559,17 @@ static int handle_profile(struct worker *w, const struct wmsg *m)
         prof_set_unavailable(&kp, "the candidate did not run: %s", v.detail);
     job_unload(w, &jb);
     hx_scratch_release(w->h);
+    /* The profiler is torn down after each profile (cuptiProfiler-
+     * DeInitialize) and set up again at the next: while it stayed
+     * initialized, every later job's CUPTI kernel-record collect took
+     * longer (softmax fp32 4096^2 on the H200: 0.4 ms a collect before
+     * the first profile, 4.6 ms 12000 jobs later, 3/4 of the timing;
+     * bench/results/2026-11-28-h200-s19). One that refused stays, so
+     * its note holds and it is not tried again. */
+    if (prof_available(w->prof)) {
+        prof_free(w->prof);
+        w->prof = NULL;
+    }
     if (r)
         return harness_fatal(w);
     cJSON *o = wire_profile_json(&kp);
