@@ -132,9 +132,31 @@ static int use_lists(const struct engine *e)
     return !strcmp(e->env.spec->init, "lhs");
 }
 
-/* A random valid, supported point of template t; -1 if none found. With
- * point lists, uniform over t's complete list (by rejection if t has
- * none, or only a sample). */
+/* Sets g's launch-only params to their defaults when the point stays
+ * valid and supported (else leaves them): a random point costs a
+ * compile, and the fill measures its launch-only neighbours without one,
+ * so drawing them at random only spends compiles on their worse values
+ * (softmax's OCC, session 19). */
+static void launch_only_defaults(struct engine *e, const struct tpl *tp,
+                                 struct genome *g)
+{
+    int64_t save[TPL_MAX_PARAMS];
+    int any = 0;
+    memcpy(save, g->vals, sizeof save);
+    for (int i = 0; i < tp->n_params; i++)
+        if (tp->params[i].launch_only) {
+            g->vals[i] = tp->params[i].values[tp->params[i].def];
+            any |= g->vals[i] != save[i];
+        }
+    if (any && !(tpl_point_valid(tp, g->vals, &e->env.dev) &&
+                 engine_supports(e, g)))
+        memcpy(g->vals, save, sizeof save);
+}
+
+/* A random valid, supported point of template t, its launch-only params
+ * at their defaults where they can be; -1 if none found. With point
+ * lists, uniform over t's complete list (by rejection if t has none, or
+ * only a sample). */
 static int random_point(struct engine *e, int t, struct genome *g)
 {
     const struct tpl *tp = e->tpls[t];
@@ -150,6 +172,7 @@ static int random_point(struct engine *e, int t, struct genome *g)
             return -1;
         pointset_get(ps, tp, (long)rng_below(&e->rng, (uint64_t)ps->n),
                      g->vals);
+        launch_only_defaults(e, tp, g);
         genome_rehash(g, tp);
         return 0;
     }
@@ -160,6 +183,7 @@ static int random_point(struct engine *e, int t, struct genome *g)
         }
         if (tpl_point_valid(tp, g->vals, &e->env.dev) &&
             engine_supports(e, g)) {
+            launch_only_defaults(e, tp, g);
             genome_rehash(g, tp);
             return 0;
         }
@@ -323,12 +347,17 @@ static int offer_initial(struct engine *e, const struct genome *g, int *k)
 }
 
 /* How many points the Latin hypercube of template t has: at least the
- * spec's random points plus the default, and 3 per parameter, so that
- * every parameter's range is cut into that many strata (a space of 7
- * parameters starts from 21 points, not 9). */
+ * spec's random points plus the default, and 3 per compiled parameter,
+ * so that every such parameter's range is cut into that many strata (a
+ * space of 7 parameters starts from 21 points, not 9). Launch-only
+ * parameters stay at their defaults (sample_lhs): the fill measures
+ * their other values without a compile. */
 static long lhs_count(const struct engine *e, const struct tpl *tp)
 {
-    long k = e->env.spec->init_random + 1, per = 3L * tp->n_params;
+    int compiled = 0;
+    for (int i = 0; i < tp->n_params; i++)
+        compiled += !tp->params[i].launch_only;
+    long k = e->env.spec->init_random + 1, per = 3L * compiled;
     return k > per ? k : per;
 }
 

@@ -205,7 +205,10 @@ long sample_lhs(const struct pointset *ps, const struct tpl *t, long k,
             /* the middle of stratum perm[s] of k, as a value index */
             long st = perm[(size_t)j * (size_t)k + (size_t)s];
             int nv = t->params[j].n_values;
-            target[j] = (double)(long)(((double)st + 0.5) * nv / (double)k);
+            target[j] = t->params[j].launch_only
+                            ? t->params[j].def
+                            : (double)(long)(((double)st + 0.5) * nv /
+                                             (double)k);
         }
         /* a random start: equals are not always the list's first */
         long at = pick(ps, t, k, target, taken, covered,

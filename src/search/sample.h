@@ -60,7 +60,9 @@ void sample_shuffle(long *perm, long n, struct rng *r);
  * the point of ps, not taken before, that covers the most strata no
  * earlier sample covers, nearest to its aim (normalized index distance)
  * among those. So every stratum that a valid point can reach is covered
- * as long as samples remain, whatever the constraints cut away. Writes
+ * as long as samples remain, whatever the constraints cut away. A
+ * launch-only parameter (tpl.h) is not cut: every sample aims at its
+ * default (the fill measures its other values without a compile). Writes
  * up to k distinct indices into ps to out; returns how many (fewer only
  * if ps has fewer than k points, or out of memory: 0).
  */

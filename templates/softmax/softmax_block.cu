@@ -17,6 +17,10 @@
 // kevo: param CACHE 0 1 default=1
 // kevo: param UNROLL 1 2 4 default=2
 // kevo: param MINB 1 2 4 6 8 16 default=4
+// OCC caps the blocks resident on an SM (0: no cap) by padding the
+// dynamic shared memory: launch-only, one compile serves every value.
+// kevo: param OCC 0 2 3 4 6 8 12 default=0
+// kevo: constraint OCC * THREADS < 2048
 // MINB = blocks per SM that __launch_bounds__ asks registers for. The live
 // values ((REG + UNROLL) * VEC) + 16 must fit that register cap (ptxas
 // allocates in 8s); fitted on every point of the space:
@@ -33,7 +37,7 @@
 // kevo: block THREADS
 // The shared cache: chunk rows past the registers, capped at 49152 floats
 // (CAP_FLOATS below; the two must agree):
-// kevo: smem CACHE ? max(0, min(cdiv(COLS, THREADS * VEC) - REG, 49152 / (THREADS * VEC))) * THREADS * VEC * 4 : 0
+// kevo: smem max(CACHE ? max(0, min(cdiv(COLS, THREADS * VEC) - REG, 49152 / (THREADS * VEC))) * THREADS * VEC * 4 : 0, OCC ? (SMEM_OPTIN + 1024) / OCC - 2048 : 0)
 
 #define TV (THREADS * VEC)        /* columns per chunk row of the block */
 #define WV (VEC < 4 ? VEC : 4)    /* floats per shared-memory access */

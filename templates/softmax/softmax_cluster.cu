@@ -33,6 +33,10 @@
 // kevo: param LDH 0 1 2 3 default=3
 // kevo: param STH 0 1 2 default=1
 // kevo: param MINB 1 2 4 default=2
+// OCC caps the blocks resident on an SM (0: no cap) by padding the
+// dynamic shared memory: launch-only, one compile serves every value.
+// kevo: param OCC 0 2 3 4 6 8 12 default=0
+// kevo: constraint OCC * THREADS < 2048
 // The register-cached chunks + one streaming group (raw, fp32 at worst)
 // + ~24 registers must fit the cap that __launch_bounds__ implies:
 // kevo: constraint MINB * THREADS <= 2048
@@ -48,7 +52,7 @@
 // kevo: grid CL * ROWS
 // kevo: block THREADS
 // kevo: cluster CL, 1, 1
-// kevo: smem max(0, cdiv(align(cdiv(COLS, CL), VEC), THREADS * VEC) - REG) * THREADS * VEC * 4
+// kevo: smem max(max(0, cdiv(align(cdiv(COLS, CL), VEC), THREADS * VEC) - REG) * THREADS * VEC * 4, OCC ? (SMEM_OPTIN + 1024) / OCC - 2048 : 0)
 
 #define TV (THREADS * VEC)     /* columns of one chunk row of a block */
 #define WV (VEC < 4 ? VEC : 4) /* floats per shared-memory access */

@@ -21,6 +21,10 @@
 // kevo: param LDH 0 1 2 3 default=3
 // kevo: param STH 0 1 2 default=1
 // kevo: param MINB 1 2 4 8 16 default=1
+// OCC caps the blocks resident on an SM (0: no cap) by padding the
+// dynamic shared memory: launch-only, one compile serves every value.
+// kevo: param OCC 0 2 3 4 6 8 12 default=0
+// kevo: constraint OCC * WARPS * 32 < 2048
 // The cached rows (raw, fp32 at worst) + ~24 registers must fit the cap
 // that __launch_bounds__ implies (ptxas allocates in 8s):
 // kevo: constraint RPG * NCH * VEC <= 128
@@ -33,6 +37,7 @@
 // kevo: launch softmax_multirow
 // kevo: grid cdiv(ROWS, WARPS * (32 / G) * RPG)
 // kevo: block WARPS * 32
+// kevo: smem OCC ? (SMEM_OPTIN + 1024) / OCC - 2048 : 0
 
 #define GPB (WARPS * 32 / G) /* lane groups per block */
 #define SPAN (G * VEC)       /* columns one chunk index covers in a group */

@@ -26,6 +26,10 @@
 // kevo: param STH 0 1 2 default=1
 // kevo: param REV 0 1 default=1
 // kevo: param MINB 1 2 4 8 default=2
+// OCC caps the blocks resident on an SM (0: no cap) by padding the
+// dynamic shared memory: launch-only, one compile serves every value.
+// kevo: param OCC 0 2 3 4 6 8 12 default=0
+// kevo: constraint OCC * THREADS < 2048
 // kevo: constraint TPR == 32 || TPR == THREADS
 // kevo: constraint MINB * THREADS <= 2048
 // A group of UNROLL chunks (raw bits, fp32 at worst) + ~32 registers of
@@ -40,6 +44,7 @@
 // kevo: launch softmax_online
 // kevo: grid cdiv(ROWS, THREADS / TPR)
 // kevo: block THREADS
+// kevo: smem OCC ? (SMEM_OPTIN + 1024) / OCC - 2048 : 0
 
 #define SPAN (TPR * VEC)      /* columns one chunk step of a group covers */
 #define STEP (UNROLL * SPAN)  /* columns one tile covers */

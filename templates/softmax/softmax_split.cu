@@ -25,6 +25,10 @@
 // kevo: param STH 0 1 2 default=1
 // kevo: param REV 0 1 default=1
 // kevo: param MINB 1 2 4 8 default=2
+// OCC caps the blocks resident on an SM (0: no cap) by padding the
+// dynamic shared memory: launch-only, one compile serves every value.
+// kevo: param OCC 0 2 3 4 6 8 12 default=0
+// kevo: constraint OCC * THREADS < 2048
 // CPT chunks per thread and slice, read UNROLL at a time:
 // kevo: constraint UNROLL <= CPT && CPT % UNROLL == 0
 // kevo: constraint MINB * THREADS <= 2048
@@ -39,9 +43,11 @@
 // kevo: launch softmax_split_stats
 // kevo: grid cdiv(COLS, THREADS * VEC * CPT) * ROWS
 // kevo: block THREADS
+// kevo: smem OCC ? (SMEM_OPTIN + 1024) / OCC - 2048 : 0
 // kevo: launch softmax_split_write
 // kevo: grid cdiv(COLS, THREADS * VEC * CPT) * ROWS
 // kevo: block THREADS
+// kevo: smem OCC ? (SMEM_OPTIN + 1024) / OCC - 2048 : 0
 // One (max, sum) float pair per block:
 // kevo: workspace cdiv(COLS, THREADS * VEC * CPT) * ROWS * 8
 

@@ -40,6 +40,10 @@
 // 1: the shared-memory part of the slice is fetched with cp.async, all
 // of it in flight at once; 0: through registers, UNROLL units at a time:
 // kevo: param ASYNC 0 1 default=1
+// OCC caps the blocks resident on an SM (0: no cap) by padding the
+// dynamic shared memory: launch-only, one compile serves every value.
+// kevo: param OCC 0 2 3 4 6 8 12 default=0
+// kevo: constraint OCC * THREADS < 2048
 // The register units (4 words each, ~6 with the bf16 conversions) + a
 // streaming group as floats + ~32 must fit the cap that __launch_bounds__ implies; the shared cache must
 // fit MINB blocks an SM (233472 B on sm_90, 1 KB reserved a block):
@@ -52,7 +56,7 @@
 // kevo: grid CL * ROWS
 // kevo: block THREADS
 // kevo: cluster CL, 1, 1
-// kevo: smem SMK * 1024
+// kevo: smem max(SMK * 1024, OCC ? (SMEM_OPTIN + 1024) / OCC - 2048 : 0)
 
 #define ES ((int)sizeof(elem_t))
 #define VE (16 / ES)                    /* elements per 16-byte unit */

@@ -17,6 +17,10 @@
 // kevo: param CPT 1 2 4 8 16 32 64 128 default=128
 // kevo: param UNROLL 1 2 4 default=2
 // kevo: param MINB 1 2 4 8 16 default=1
+// OCC caps the blocks resident on an SM (0: no cap) by padding the
+// dynamic shared memory: launch-only, one compile serves every value.
+// kevo: param OCC 0 2 3 4 6 8 12 default=0
+// kevo: constraint OCC * WARPS * 32 < 2048
 // kevo: constraint CPT % VEC == 0 && RPW * CPT <= 128
 // MINB = blocks per SM that __launch_bounds__ asks registers for. The
 // cached values + the streaming chunk + 24 must fit that register cap
@@ -34,6 +38,7 @@
 // kevo: launch softmax_warp
 // kevo: grid cdiv(ROWS, WARPS * RPW)
 // kevo: block WARPS * 32
+// kevo: smem OCC ? (SMEM_OPTIN + 1024) / OCC - 2048 : 0
 
 #define NCH (CPT / VEC)  /* register-cached chunks per lane and row */
 #define SPAN (32 * VEC)  /* columns one chunk index covers in a warp */

@@ -25,7 +25,7 @@ grep -q "sgemm_tiled .* valid points of" "$SCRATCH/list" && grep -q "tweak" "$SC
 # reduce's blockDim.x, SPLITK its grid): listed after the template
 grep -A1 "sgemm_warptile " "$SCRATCH/list" | tail -1 \
     | grep -q "launch-only (one compile for all values): GROUP_M, SPLITK, RT$" \
-    && ! grep -A1 "softmax_block " "$SCRATCH/list" | tail -1 | grep -q "launch-only" \
+    && ! grep -A1 "hgemm_packed " "$SCRATCH/list" | tail -1 | grep -q "launch-only" \
     && $K list --json | tr -d ' \n\t' | grep -q '"name":"sgemm_warptile","problem":"gemm","params":14,[^}]*"launch_only":\["GROUP_M","SPLITK","RT"\]' \
     && ok "kevo list names each template's launch-only params (text and --json)" \
     || { fail "kevo list launch-only"; grep -A1 sgemm_warptile "$SCRATCH/list"; }
