@@ -137,7 +137,8 @@ static int bins_of(const struct tpl *t, int p, long k)
 }
 
 /* The point of ps (not taken) that covers the most strata no chosen point
- * covers yet (covered[p][bin]), nearest to target (value indices,
+ * covers yet (covered[p][bin]; launch-only params do not count), nearest
+ * to target (value indices,
  * normalized by each parameter's value count) among those, the first
  * from index start on (wrapping) among equals; -1 if none. */
 static long pick(const struct pointset *ps, const struct tpl *t, long k,
@@ -162,7 +163,8 @@ static long pick(const struct pointset *ps, const struct tpl *t, long k,
         double d = 0;
         for (int j = 0; j < np; j++) {
             double x = row[j] - target[j];
-            gain += !covered[j][row[j] * nb[j] / nv[j]];
+            if (!t->params[j].launch_only) /* (held at its default) */
+                gain += !covered[j][row[j] * nb[j] / nv[j]];
             d += x * x * w[j];
         }
         d -= gain * 1e6; /* a new stratum outweighs any distance */

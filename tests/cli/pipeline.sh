@@ -78,9 +78,9 @@ $K replay "$SCRATCH/op" >"$SCRATCH/out" 2>&1 &&
     ok "without the key the pipeline is off: a pipelined journal is divergent"
 
 # stopped by its evaluation budget, resumed with larger ones: the resume
-# and its replay agree. Generation 0 has 123 children, the others 16:
-# --evals 150 cuts generation 2 (bred during 1) to 11 and leaves nothing
-# to breed during 2; 170 cuts generation 4 (bred during 3) to 4.
+# and its replay agree. Generation 0 has 105 children, the others 16:
+# --evals 150 cuts generation 3 (bred during 2) to 13 and leaves nothing
+# to breed during 3; 170 cuts generation 5 (bred during 4) to 4.
 : >"$SCRATCH/p.log"
 $T run $ARGS --pipeline 1 --generations 0 --evals 150 --runs-dir "$SCRATCH" --name e &&
     $T resume "$SCRATCH/e" --evals 170 --quiet &&
@@ -89,16 +89,16 @@ $K replay "$SCRATCH/e" >"$SCRATCH/out" 2>&1 && grep -q "^identical: 200 evaluati
     ok "a pipelined run resumed twice with larger --evals replays identical" ||
     { fail "pipelined --evals resume replay"; cat "$SCRATCH/out"; }
 
-# stopped inside a generation the budget cut (the GPU fails on the 145th
-# evaluation, the 6th of generation 2's 11), resumed with a larger budget:
+# stopped inside a generation the budget cut (the GPU fails on the 143rd
+# evaluation, the 6th of generation 3's 13), resumed with a larger budget:
 # the cut generation is finished as it was bred and the replay agrees
 BUD="$ARGS --pipeline 1 --generations 0"
-KEVO_TEST_GPU_FAIL=0:145 $T run $BUD --gpus 0 --evals 150 --runs-dir "$SCRATCH" --name f 2>/dev/null
-[ "$(grep -c '"type":"eval","gen":2,' "$SCRATCH/f/journal.jsonl")" = 5 ] ||
-    fail "the failing GPU did not stop the run inside generation 2"
+KEVO_TEST_GPU_FAIL=0:143 $T run $BUD --gpus 0 --evals 150 --runs-dir "$SCRATCH" --name f 2>/dev/null
+[ "$(grep -c '"type":"eval","gen":3,' "$SCRATCH/f/journal.jsonl")" = 5 ] ||
+    fail "the failing GPU did not stop the run inside generation 3"
 $T resume "$SCRATCH/f" --evals 170 --quiet || fail "resume --evals 170 after the failure"
 $K replay "$SCRATCH/f" >"$SCRATCH/out" 2>&1 && grep -q "^identical: 170 evaluations" "$SCRATCH/out" &&
-    [ "$(grep -c '"type":"eval","gen":2,' "$SCRATCH/f/journal.jsonl")" = 11 ] &&
+    [ "$(grep -c '"type":"eval","gen":3,' "$SCRATCH/f/journal.jsonl")" = 13 ] &&
     ok "stopped inside a budget-cut generation and resumed with a larger budget: replays identical" ||
     { fail "resume inside a cut generation"; cat "$SCRATCH/out"; }
 

@@ -40,6 +40,20 @@ static const char tpl_cons_text[] =
     "    elem_t *C_, int M, int N, int K, void *ws)\n"
     "{ int x = A + B + C + D; (void)x; }\n";
 
+/* L is launch-only (only the grid names it): 4 x 5 x 4 points */
+static const char tpl_launch_text[] =
+    "// kevo: problem gemm\n"
+    "// kevo: dtypes fp32\n"
+    "// kevo: param A 1 2 3 4 default=1\n"
+    "// kevo: param B 10 20 30 40 50 default=10\n"
+    "// kevo: param L 1 2 3 4 default=3\n"
+    "// kevo: launch k\n"
+    "// kevo: grid L\n"
+    "// kevo: block 32\n"
+    "extern \"C\" __global__ void k(const elem_t *A_, const elem_t *B_,\n"
+    "    elem_t *C_, int M, int N, int K, void *ws)\n"
+    "{ int x = A + B; (void)x; }\n";
+
 static struct tpl *parse(const char *text)
 {
     struct tpl *t = NULL;
@@ -148,6 +162,35 @@ static void test_lhs_covers_ranges(void)
     tpl_free(c);
 }
 
+/* The hypercube cuts the compiled params only: a launch-only one stays at
+ * its default (the fill measures its other values without a compile). */
+static void test_lhs_holds_launch_only(void)
+{
+    struct tpl *t = parse(tpl_launch_text);
+    CHECK(t->params[2].launch_only && !t->params[0].launch_only);
+    struct pointset ps;
+    long out[8];
+    pointset_init(&ps, t->n_params);
+    CHECK(pointset_enumerate(&ps, t, NULL, NULL, NULL) == KEVO_OK);
+    CHECK(ps.n == 80);
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        struct rng r;
+        rng_seed(&r, seed);
+        long n = sample_lhs(&ps, t, 4, &r, out);
+        CHECK(n == 4);
+        int a_hit = 0;
+        for (long i = 0; i < n; i++) {
+            const uint8_t *row = ps.idx + out[i] * ps.n_params;
+            CHECK_MSG(row[2] == t->params[2].def, "seed %llu: L at %d",
+                      (unsigned long long)seed, row[2]);
+            a_hit |= 1 << row[0];
+        }
+        CHECK(a_hit == 15); /* A's 4 values still cut into 4 strata */
+    }
+    pointset_release(&ps);
+    tpl_free(t);
+}
+
 static void test_sampled_list(void)
 {
     struct tpl *c = parse(tpl_cons_text);
@@ -207,6 +250,8 @@ int main(void)
     RUN(test_lhs_covers_ranges,
         "a Latin hypercube covers each parameter's range with distinct "
         "points, fixed by the seed");
+    RUN(test_lhs_holds_launch_only,
+        "a Latin hypercube keeps launch-only params at their defaults");
     RUN(test_sampled_list,
         "a sampled list holds distinct usable points, at most all of them");
     RUN(test_shuffle_is_a_permutation, "a shuffle is a seeded permutation");
