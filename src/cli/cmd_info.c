@@ -48,9 +48,11 @@ static const char status_usage[] =
     "Shows where a run stands: generation, evaluations and their outcomes,\n"
     "the best kernel so far, budget used, and whether it is finished,\n"
     "running, or resumable. The gpu line says how much of the run's time x\n"
-    "GPUs no check or timing used (idle), and when the run is compile-bound\n"
-    "(idle 25 % or more, and more compile than GPU time): the mean compile\n"
-    "and GPU time a candidate and the compiles in flight on average.\n";
+    "GPUs no check or timing used (idle; and, where the results record it,\n"
+    "how much of it the worker spent waiting for a job), and when the run\n"
+    "is compile-bound (idle 25 % or more, and more compile than GPU time):\n"
+    "the mean compile and GPU time a candidate and the compiles in flight\n"
+    "on average.\n";
 
 struct run_summary {
     int gen;
@@ -196,6 +198,9 @@ static cJSON *status_json(const char *dir, const struct spec *sp,
         cJSON_AddBoolToObject(o, "compile_bound",
                               busy_compile_bound(&s->busy, s->last_t));
     }
+    double wait = busy_wait_pct(&s->busy, s->last_t);
+    if (wait >= 0)
+        cJSON_AddNumberToObject(o, "gpu_wait_pct", wait);
     if (best->has)
         cJSON_AddItemToObject(o, "best", best_json(best));
     return o;

@@ -39,7 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cJSON.h>
 
 /* Share of the last generation's idle GPU time the fill plans to use:
  * below 1, so the fill shrinks when it outruns the compiles. */
@@ -49,24 +48,12 @@
 
 const char engine_fill_mutator[] = "launch";
 
-static double worker_idle_ms(const struct eval_result *r)
-{
-    if (!r->evidence_json || !strstr(r->evidence_json, "worker_idle"))
-        return 0;
-    cJSON *e = cJSON_Parse(r->evidence_json);
-    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "phase_ms");
-    const cJSON *w = cJSON_GetObjectItemCaseSensitive(ph, "worker_idle");
-    double v = cJSON_IsNumber(w) && w->valuedouble > 0 ? w->valuedouble : 0;
-    cJSON_Delete(e);
-    return v;
-}
-
 void engine_fill_note(struct fill_stats *s, const char *m,
                       const struct eval_result *r)
 {
     double gpu = (r->check_ms > 0 ? r->check_ms : 0) +
                  (r->time_ms > 0 ? r->time_ms : 0);
-    s->idle_ms += worker_idle_ms(r);
+    s->idle_ms += busy_worker_idle_ms(r);
     s->gpu_ms += gpu;
     if (m && !strcmp(m, engine_fill_mutator))
         s->fill_gpu_ms += gpu;

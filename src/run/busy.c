@@ -7,13 +7,32 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cJSON.h>
+
 void busy_init(struct busy *b)
 {
     memset(b, 0, sizeof *b);
 }
 
+double busy_worker_idle_ms(const struct eval_result *r)
+{
+    if (!r->evidence_json || !strstr(r->evidence_json, "worker_idle"))
+        return 0;
+    cJSON *e = cJSON_Parse(r->evidence_json);
+    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "phase_ms");
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(ph, "worker_idle");
+    double v = cJSON_IsNumber(w) && w->valuedouble > 0 ? w->valuedouble : 0;
+    cJSON_Delete(e);
+    return v;
+}
+
 void busy_add(struct busy *b, const struct eval_result *r)
 {
+    double w = busy_worker_idle_ms(r);
+    if (w > 0) {
+        b->wait_ms += w;
+        b->waits++;
+    }
     if (r->compile_ms > 0)
         b->compile_ms += r->compile_ms;
     if (r->check_ms > 0)
@@ -41,6 +60,14 @@ double busy_idle_pct(const struct busy *b, double elapsed_s)
     return idle < 0 ? 0 : idle > 100 ? 100 : idle;
 }
 
+double busy_wait_pct(const struct busy *b, double elapsed_s)
+{
+    if (b->waits == 0 || elapsed_s <= 0)
+        return -1;
+    double w = 100.0 * b->wait_ms / (elapsed_s * 1e3 * busy_gpus(b));
+    return w < 0 ? 0 : w > 100 ? 100 : w;
+}
+
 int busy_compile_bound(const struct busy *b, double elapsed_s)
 {
     double idle = busy_idle_pct(b, elapsed_s);
@@ -58,6 +85,10 @@ void busy_fmt(const struct busy *b, double elapsed_s, char *out, size_t cap)
     int n = busy_gpus(b);
     int len = snprintf(out, cap, "idle %.0f %% of %.*f s on %d GPU%s", idle,
                        elapsed_s < 10 ? 1 : 0, elapsed_s, n, n > 1 ? "s" : "");
+    double wait = busy_wait_pct(b, elapsed_s);
+    if (wait >= 0 && len >= 0 && (size_t)len < cap)
+        len += snprintf(out + len, cap - (size_t)len,
+                        " (the worker waited for a job %.0f %%)", wait);
     if (len < 0 || (size_t)len >= cap || !busy_compile_bound(b, elapsed_s))
         return;
     snprintf(out + len, cap - (size_t)len,

@@ -9,7 +9,11 @@
  *
  * What it cannot see: the worker's time between phases (messages, input
  * generation, restarts after a crash) counts as idle, so idle is an upper
- * bound; a binary reused from the cache has compile time 0.
+ * bound; a binary reused from the cache has compile time 0. Where the
+ * results record how long the worker waited for each job (GPU
+ * evaluators: evidence phase_ms.worker_idle), the sum of those waits is
+ * the lower bound, and the line gives both (softmax 4096^2 on the H200:
+ * 34 % without a phase, 19 % waiting; bench/results/2026-11-28-h200-s19).
  */
 #ifndef KEVO_BUSY_H
 #define KEVO_BUSY_H
@@ -28,7 +32,14 @@ struct busy {
     double gpu_ms;     /* summed check + timing phases */
     long evals;        /* results added */
     uint64_t gpus;     /* bit g: a result measured on fan-out GPU g */
+    double wait_ms;    /* summed recorded worker waits (worker_idle) */
+    long waits;        /* results that recorded one */
 };
+
+/* The worker's recorded wait for this job (evidence
+ * phase_ms.worker_idle), ms; 0 when none or not positive. The fill
+ * (engine_fill.c) sizes itself on it. */
+double busy_worker_idle_ms(const struct eval_result *r);
 
 void busy_init(struct busy *b);
 /* Adds one evaluation's phase times (r is borrowed). */
@@ -39,11 +50,14 @@ int busy_gpus(const struct busy *b);
  * [0, 100]; -1 when nothing is known (no result, no time, or no phase
  * time in any result: an evaluator that does not record them). */
 double busy_idle_pct(const struct busy *b, double elapsed_s);
+/* Percent of elapsed_s x GPUs the workers recorded waiting for a job, in
+ * [0, 100]; -1 when no result recorded a wait. */
+double busy_wait_pct(const struct busy *b, double elapsed_s);
 /* 1 if the run is compile-bound: GPU idle >= BUSY_BOUND_IDLE_PCT and the
  * compiles took longer than the GPU phases; else 0. */
 int busy_compile_bound(const struct busy *b, double elapsed_s);
-/* One line for kevo status, e.g. "idle 73 % of 35 s on 1 GPU;
- * compile-bound: 1766 ms of compile a candidate against 33 ms on the GPU,
+/* One line for kevo status, e.g. "idle 73 % of 35 s on 1 GPU (the
+ * worker waited for a job 60 %); compile-bound: 1766 ms of compile a candidate against 33 ms on the GPU,
  * 4.9 compiles in flight on average". "" when nothing is known. */
 void busy_fmt(const struct busy *b, double elapsed_s, char *out, size_t cap);
 

@@ -35,6 +35,23 @@ $T status "$SCRATCH/two" >"$SCRATCH/s3"
 grep -q '^gpu: *idle [0-9]* % of .* on 2 GPUs; compile-bound' "$SCRATCH/s3" &&
     ok "status counts the GPUs the journal's results came from" ||
     { fail "status of a two-GPU run"; cat "$SCRATCH/s3"; }
+# the workers' recorded waits for a job (worker_idle, 10 ms a result here:
+# 400 ms in all) are the lower bound of the idle time: status gives their
+# share of the run's time x GPUs beside the upper bound; a run without
+# them (cb above) gives none
+KEVO_TEST_EVAL_US=20000 KEVO_TEST_PHASE_MS=200,2,3 KEVO_TEST_IDLE_MS=10 $T run $ARGS \
+    --fill 0 --runs-dir "$SCRATCH" --name w || fail "run with recorded waits"
+$T status "$SCRATCH/w" >"$SCRATCH/s5"
+$T status "$SCRATCH/w" --json >"$SCRATCH/j5"
+got=$(sed -n 's/^gpu: *idle [0-9]* % of .* on 1 GPU (the worker waited for a job \([0-9]*\) %).*/\1/p' "$SCRATCH/s5")
+want=$(python3 -c 'import json,sys
+j=json.load(open(sys.argv[1])); w=100 * j["evaluations"] * 0.010 / j["elapsed_s"]
+print("%.1f" % w if abs(w - int(sys.argv[2])) <= 0.51 else "no")' "$SCRATCH/j5" "${got:-0}" 2>/dev/null)
+[ -n "$got" ] && [ "$got" -gt 0 ] && [ -n "$want" ] && [ "$want" != no ] &&
+    grep -q '"gpu_wait_pct":[[:space:]]*[0-9]' "$SCRATCH/j5" &&
+    ! grep -q "waited for a job" "$SCRATCH/s" && ! grep -q "gpu_wait_pct" "$SCRATCH/j" &&
+    ok "status gives the workers' recorded wait for jobs ($got % = 40 x 10 ms of the run's time), and none where nothing recorded it" ||
+    { fail "status of recorded waits (want $want %)"; cat "$SCRATCH/s5" "$SCRATCH/j5"; }
 # a run without phase times (an evaluator that records none) says nothing
 # about idleness rather than "idle 100 %"
 $T run $ARGS --runs-dir "$SCRATCH" --name none || fail "plain run"
