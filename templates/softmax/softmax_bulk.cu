@@ -90,6 +90,9 @@
 
 typedef unsigned long long u64;
 typedef unsigned int u32;
+#ifndef __CUDA_ARCH__ /* the host pass (nvcc, the emulator): <sched.h>'s */
+extern "C" int sched_yield(void) noexcept;
+#endif
 
 /* ---- sm_90 primitives; the emulator branch does the same in order ---- */
 
