@@ -378,6 +378,8 @@ static int offer_lhs(struct engine *e, int t, int *k, int *rc)
     for (long i = 0; i < n && !*rc; i++) {
         struct genome g = {.tpl = t};
         pointset_get(ps, e->tpls[t], at[i], g.vals);
+        /* (a sampled list may hold a point without its default sibling) */
+        launch_only_defaults(e, e->tpls[t], &g);
         genome_rehash(&g, e->tpls[t]);
         *rc = offer_initial(e, &g, k);
     }
