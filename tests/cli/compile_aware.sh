@@ -18,4 +18,22 @@ n=$(grep -c '"type":"eval"' "$SCRATCH/ca/journal.jsonl")
 [ "$n" -eq 400 ] && [ "$keys" -gt 0 ] && [ $((100 * n)) -ge $((155 * keys)) ] &&
     ok "the search evaluates launch-only neighbours of measured points: $n evaluations, $keys compiles" ||
     fail "evaluations per compile: $n evaluations, $keys compiles (want >= 1.55 a compile)"
+# generation 0 (Latin hypercube per template) spends its compiles on the
+# compiled params: every launch-only one at its default (softmax's OCC 0,
+# softmax_bulk's BPS 1 and DROP 1), also where a template's point list is
+# a sample (softmax_unit: 878880 points)
+$T run --evaluator test --problem softmax --shape 4096x4096 --seed 11 --generations 1 \
+    --runs-dir "$SCRATCH" --name g0 --quiet || fail "softmax generation-0 run"
+off=$(python3 -c 'import json,sys
+n = off = 0
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r.get("type") != "eval" or r["gen"] != 0:
+        continue
+    p = r["params"]; n += 1
+    off += p.get("OCC", 0) != 0 or p.get("BPS", 1) != 1 or p.get("DROP", 1) != 1
+print(off if n > 100 else "few")' "$SCRATCH/g0/journal.jsonl")
+[ "$off" = 0 ] &&
+    ok "generation 0 holds every launch-only param at its default (the fill measures the rest)" ||
+    fail "generation 0: $off points with a launch-only param off its default"
 finish
