@@ -39,7 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Share of the last generation's idle GPU time the fill plans to use:
  * below 1, so the fill shrinks when it outruns the compiles. */
 #define FILL_SHARE 0.8

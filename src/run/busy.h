@@ -57,8 +57,9 @@ double busy_wait_pct(const struct busy *b, double elapsed_s);
  * compiles took longer than the GPU phases; else 0. */
 int busy_compile_bound(const struct busy *b, double elapsed_s);
 /* One line for kevo status, e.g. "idle 73 % of 35 s on 1 GPU (the
- * worker waited for a job 60 %); compile-bound: 1766 ms of compile a candidate against 33 ms on the GPU,
- * 4.9 compiles in flight on average". "" when nothing is known. */
+ * worker waited for a job 60 %); compile-bound: 1766 ms of compile a
+ * candidate against 33 ms on the GPU, 4.9 compiles in flight on
+ * average". "" when nothing is known. */
 void busy_fmt(const struct busy *b, double elapsed_s, char *out, size_t cap);
 
 #endif

@@ -138,9 +138,9 @@ static int bins_of(const struct tpl *t, int p, long k)
 
 /* The point of ps (not taken) that covers the most strata no chosen point
  * covers yet (covered[p][bin]; launch-only params do not count), nearest
- * to target (value indices,
- * normalized by each parameter's value count) among those, the first
- * from index start on (wrapping) among equals; -1 if none. */
+ * to target (value indices, normalized by each parameter's value count)
+ * among those, the first from index start on (wrapping) among equals; -1
+ * if none. */
 static long pick(const struct pointset *ps, const struct tpl *t, long k,
                  const double *target, const uint8_t *taken,
                  uint8_t (*covered)[TPL_MAX_VALUES], long start)
