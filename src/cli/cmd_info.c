@@ -129,6 +129,7 @@ static void summarize(const struct run_records *rr, struct run_summary *s)
             s->ms[1] += r->check_ms;
             s->ms[2] += r->time_ms;
             busy_add(&s->busy, r);
+            busy_add_wait(&s->busy, busy_worker_idle_ms(r));
             s->fill += !strcmp(x->u.eval.mutator, "launch");
             s->evals++;
             s->outcomes[r->outcome]++;

@@ -26,13 +26,16 @@ double busy_worker_idle_ms(const struct eval_result *r)
     return v;
 }
 
-void busy_add(struct busy *b, const struct eval_result *r)
+void busy_add_wait(struct busy *b, double ms)
 {
-    double w = busy_worker_idle_ms(r);
-    if (w > 0) {
-        b->wait_ms += w;
+    if (ms > 0) {
+        b->wait_ms += ms;
         b->waits++;
     }
+}
+
+void busy_add(struct busy *b, const struct eval_result *r)
+{
     if (r->compile_ms > 0)
         b->compile_ms += r->compile_ms;
     if (r->check_ms > 0)

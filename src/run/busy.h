@@ -4,8 +4,9 @@
  * wall time x GPUs that no check or timing used ("GPU idle"), and whether
  * the compiles are why (compile-bound). kevo status and the live progress
  * line say it (issue 32: fp32 GEMM runs left the worker idle 67-74 % of
- * the time while NVRTC ran). Pure arithmetic on eval results; reads no
- * file and knows no engine.
+ * the time while NVRTC ran). Arithmetic on eval results (and the one
+ * reader of their recorded worker wait); reads no file and knows no
+ * engine.
  *
  * What it cannot see: the worker's time between phases (messages, input
  * generation, restarts after a crash) counts as idle, so idle is an upper
@@ -44,6 +45,9 @@ double busy_worker_idle_ms(const struct eval_result *r);
 void busy_init(struct busy *b);
 /* Adds one evaluation's phase times (r is borrowed). */
 void busy_add(struct busy *b, const struct eval_result *r);
+/* Adds one evaluation's recorded wait for its job, ms (busy_worker_idle_ms;
+ * kevo status does, the engine's progress line has no use for it). */
+void busy_add_wait(struct busy *b, double ms);
 /* GPUs the results came from (at least 1). */
 int busy_gpus(const struct busy *b);
 /* Percent of elapsed_s x GPUs without a check or timing phase, in
