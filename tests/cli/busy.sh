@@ -52,6 +52,13 @@ print("%.1f" % w if abs(w - int(sys.argv[2])) <= 0.51 else "no")' "$SCRATCH/j5" 
     ! grep -q "waited for a job" "$SCRATCH/s" && ! grep -q "gpu_wait_pct" "$SCRATCH/j" &&
     ok "status gives the workers' recorded wait for jobs ($got % = 40 x 10 ms of the run's time), and none where nothing recorded it" ||
     { fail "status of recorded waits (want $want %)"; cat "$SCRATCH/s5" "$SCRATCH/j5"; }
+# a journal someone edited to a wait beyond the run's time (hostile run
+# directory): the share stays at most 100 %, status does not fail
+sed -i -E 's/"worker_idle":10/"worker_idle":1e300/g' "$SCRATCH/w/journal.jsonl"
+$T status "$SCRATCH/w" >"$SCRATCH/s6" 2>&1 &&
+    grep -q "^gpu: .*(the worker waited for a job 100 %)" "$SCRATCH/s6" &&
+    ok "status: a recorded wait of 1e300 ms reads as 100 %, no more" ||
+    { fail "status of an edited wait"; cat "$SCRATCH/s6"; }
 # a run without phase times (an evaluator that records none) says nothing
 # about idleness rather than "idle 100 %"
 $T run $ARGS --runs-dir "$SCRATCH" --name none || fail "plain run"
