@@ -136,7 +136,7 @@ static int use_lists(const struct engine *e)
  * valid and supported (else leaves them): a random point costs a
  * compile, and the fill measures its launch-only neighbours without one,
  * so drawing them at random only spends compiles on their worse values
- * (softmax's OCC, session 19). */
+ * (softmax's OCC). */
 static void launch_only_defaults(struct engine *e, const struct tpl *tp,
                                  struct genome *g)
 {
