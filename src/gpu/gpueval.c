@@ -181,7 +181,8 @@ static void fill_from_reply(const struct wclient_reply *rep,
  * every result can be traced to the machine state it was measured in
  * (fingerprint.h), and how long the worker waited for this candidate. A few
  * dozen bytes per journal record. */
-static void stamp(struct gpueval *g, struct eval_result *r, double idle_ms)
+static void stamp(struct gpueval *g, struct eval_result *r, double idle_ms,
+                  double trip_ms)
 {
     cJSON *e = r->evidence_json ? cJSON_Parse(r->evidence_json) : NULL;
     if (!e)
@@ -195,6 +196,8 @@ static void stamp(struct gpueval *g, struct eval_result *r, double idle_ms)
     if (!ph)
         ph = cJSON_AddObjectToObject(e, "phase_ms");
     cJSON_AddNumberToObject(ph, "worker_idle", idle_ms);
+    if (trip_ms > 0) /* job sent to answer read: the worker's job inside */
+        cJSON_AddNumberToObject(ph, "round_trip", trip_ms);
     cJSON_AddStringToObject(e, "fp", g->fp_hash);
     cJSON *s = fingerprint_sample(g->uuid);
     if (s)
@@ -229,6 +232,7 @@ struct slot {
     struct eval_result r;     /* once SL_DONE */
     struct jit_output jo;     /* while SL_AT_WORKER */
     double idle_ms;           /* worker idle before this job was sent */
+    long long sent_ns;        /* when it was sent */
 };
 
 struct batch {
@@ -272,7 +276,8 @@ static int send_job(struct batch *b, int i)
     cJSON_Delete(j);
     if (!txt)
         return KEVO_ENOMEM;
-    s->idle_ms = (fs_now_ns() - b->idle_since) / 1e6;
+    s->sent_ns = fs_now_ns();
+    s->idle_ms = (s->sent_ns - b->idle_since) / 1e6;
     int rc = wclient_send(g->worker, WM_JOB, txt, s->jo.cubin, s->jo.cubin_len,
                       &b->rep);
     free(txt);
@@ -339,7 +344,7 @@ static void finish_job(struct batch *b, int i, struct wclient_reply *rep)
     struct slot *s = &b->sl[i];
     struct eval_result *r = &s->r;
     fill_from_reply(rep, r);
-    stamp(g, r, s->idle_ms);
+    stamp(g, r, s->idle_ms, (b->idle_since - s->sent_ns) / 1e6);
     r->compile_ms = s->jo.compile_ms;
     r->res.spill_bytes = s->jo.spill_stores > 0 ? s->jo.spill_stores : 0;
     if (r->outcome == EVAL_OK) {

@@ -1106,6 +1106,8 @@ struct outcome {
     uint64_t in_fp_a;        /* check A's inputs' fingerprint (check C) */
     double check_ms, time_ms;
     double load_ms, a_ms, b_ms, c_ms, ref_ms; /* breakdown (evidence) */
+    double post_ms;          /* after the checks: resources, unload */
+    long long start_ns;      /* the job message read */
     int rechecked;
 };
 
@@ -1165,6 +1167,7 @@ static int send_result(struct worker *w, struct job *jb, struct outcome *oc)
     cJSON_AddNumberToObject(ph, "check_c", oc->c_ms);
     cJSON_AddNumberToObject(ph, "reference", w->ref_ms);
     cJSON_AddNumberToObject(ph, "collect", oc->st.collect_ms);
+    cJSON_AddNumberToObject(ph, "post", oc->post_ms);
     cJSON_AddNumberToObject(e, "collects", oc->st.collects);
     cJSON_AddNumberToObject(e, "first_rep_ns", oc->st.first_ns);
     cJSON_AddBoolToObject(e, "quick_stop", oc->st.quick);
@@ -1186,6 +1189,9 @@ static int send_result(struct worker *w, struct job *jb, struct outcome *oc)
         cJSON_AddStringToObject(o, "occupancy_limiter", l->limiter);
         cJSON_AddItemToArray(lr, o);
     }
+    /* the worker's whole time on the job, from its message read to the
+     * answer built (the phases above are inside) */
+    cJSON_AddNumberToObject(ph, "job", (fs_now_ns() - oc->start_ns) / 1e6);
     cJSON *j = wire_result_json(&r, e); /* the journal's shape */
     return j ? send_json(w, WM_RESULT, j) : KEVO_ENOMEM;
 }
@@ -1313,6 +1319,7 @@ static int handle_job(struct worker *w, const struct wmsg *m)
     struct job jb;
     struct outcome oc;
     memset(&oc, 0, sizeof oc);
+    oc.start_ns = fs_now_ns();
     int r;
     if (read_job(w, m, &jb))
         return fatal(w, 0, "bad job message");
@@ -1324,10 +1331,12 @@ static int handle_job(struct worker *w, const struct wmsg *m)
     oc.load_ms = (fs_now_ns() - t0) / 1e6;
     if (!r && oc.v.outcome == EVAL_OK)
         r = evaluate(w, &jb, &oc);
+    long long t1 = fs_now_ns();
     for (int i = 0; !r && jb.mod && i < jb.n; i++)
         launch_res(w, &jb, i, &jb.lres[i]);
     job_unload(w, &jb);
     hx_scratch_release(w->h);
+    oc.post_ms = (fs_now_ns() - t1) / 1e6;
     if (r)
         return harness_fatal(w);
     return send_result(w, &jb, &oc) ? WORKER_EXIT_FATAL : 0;
