@@ -182,7 +182,7 @@ static void fill_from_reply(const struct wclient_reply *rep,
  * (fingerprint.h), and how long the worker waited for this candidate. A few
  * dozen bytes per journal record. */
 static void stamp(struct gpueval *g, struct eval_result *r, double idle_ms,
-                  double trip_ms)
+                  long long sent_ns, const struct wclient_reply *rep)
 {
     cJSON *e = r->evidence_json ? cJSON_Parse(r->evidence_json) : NULL;
     if (!e)
@@ -196,8 +196,24 @@ static void stamp(struct gpueval *g, struct eval_result *r, double idle_ms,
     if (!ph)
         ph = cJSON_AddObjectToObject(e, "phase_ms");
     cJSON_AddNumberToObject(ph, "worker_idle", idle_ms);
-    if (trip_ms > 0) /* job sent to answer read: the worker's job inside */
-        cJSON_AddNumberToObject(ph, "round_trip", trip_ms);
+    if (sent_ns > 0 && rep && rep->read_ns > sent_ns) {
+        /* job sent to answer read, the worker's job inside: to the worker
+         * (send, its read), from it (its send, our late read) */
+        cJSON_AddNumberToObject(ph, "round_trip",
+                                (rep->read_ns - sent_ns) / 1e6);
+        const cJSON *t0 = cJSON_GetObjectItem(e, "t0_ns"),
+                    *t1 = cJSON_GetObjectItem(e, "t1_ns");
+        if (cJSON_IsNumber(t0) && cJSON_IsNumber(t1)) {
+            cJSON_AddNumberToObject(ph, "to_worker",
+                                    (t0->valuedouble - sent_ns) / 1e6);
+            cJSON_AddNumberToObject(ph, "from_worker",
+                                    (rep->read_ns - t1->valuedouble) / 1e6);
+        }
+        cJSON_AddNumberToObject(ph, "pool_in_wait", rep->idle_ms);
+        cJSON_AddNumberToObject(ph, "pool_late", rep->late_ms);
+    }
+    cJSON_DeleteItemFromObject(e, "t0_ns");
+    cJSON_DeleteItemFromObject(e, "t1_ns");
     cJSON_AddStringToObject(e, "fp", g->fp_hash);
     cJSON *s = fingerprint_sample(g->uuid);
     if (s)
@@ -344,7 +360,7 @@ static void finish_job(struct batch *b, int i, struct wclient_reply *rep)
     struct slot *s = &b->sl[i];
     struct eval_result *r = &s->r;
     fill_from_reply(rep, r);
-    stamp(g, r, s->idle_ms, (b->idle_since - s->sent_ns) / 1e6);
+    stamp(g, r, s->idle_ms, s->sent_ns, rep);
     r->compile_ms = s->jo.compile_ms;
     r->res.spill_bytes = s->jo.spill_stores > 0 ? s->jo.spill_stores : 0;
     if (r->outcome == EVAL_OK) {

@@ -1191,7 +1191,12 @@ static int send_result(struct worker *w, struct job *jb, struct outcome *oc)
     }
     /* the worker's whole time on the job, from its message read to the
      * answer built (the phases above are inside) */
-    cJSON_AddNumberToObject(ph, "job", (fs_now_ns() - oc->start_ns) / 1e6);
+    long long end = fs_now_ns();
+    cJSON_AddNumberToObject(ph, "job", (end - oc->start_ns) / 1e6);
+    /* monotonic clock, same host: the coordinator turns these into the
+     * transport times and removes them (gpueval.c stamp) */
+    cJSON_AddNumberToObject(e, "t0_ns", (double)oc->start_ns);
+    cJSON_AddNumberToObject(e, "t1_ns", (double)end);
     cJSON *j = wire_result_json(&r, e); /* the journal's shape */
     return j ? send_json(w, WM_RESULT, j) : KEVO_ENOMEM;
 }

@@ -121,17 +121,26 @@ static int budget_ms(const struct wclient *w, const char *phase)
 /* Waits until fd is readable or dl (ns) passes, calling idle every
  * IDLE_SLICE_MS meanwhile. */
 #define IDLE_SLICE_MS 5
-static void wait_readable(int fd, long long dl, wclient_idle_fn idle, void *ud)
+static void wait_readable(int fd, long long dl, wclient_idle_fn idle, void *ud,
+                          struct wclient_reply *rep)
 {
+    double last = 0;
     for (;;) {
         long long left = (dl - fs_now_ns()) / 1000000;
         if (left <= 0)
             return;
         struct pollfd p = {fd, POLLIN, 0};
+        long long p0 = fs_now_ns();
         int n = poll(&p, 1, left < IDLE_SLICE_MS ? (int)left : IDLE_SLICE_MS);
-        if (n != 0) /* readable, hung up, or an error: let recv decide */
+        if (n != 0) { /* readable, hung up, or an error: let recv decide */
+            /* readable at once after an idle call: it came during it */
+            rep->late_ms = fs_now_ns() - p0 < 50000 ? last : 0;
             return;
+        }
+        long long t0 = fs_now_ns();
         idle(ud);
+        last = (fs_now_ns() - t0) / 1e6;
+        rep->idle_ms += last;
     }
 }
 
@@ -147,7 +156,7 @@ static void await(struct wclient *w, const char *first_phase, long long since_ns
     long long dl = since_ns + (long long)limit * 1000000;
     for (;;) {
         if (idle)
-            wait_readable(w->fd, dl, idle, ud);
+            wait_readable(w->fd, dl, idle, ud, rep);
         long long left = (dl - fs_now_ns()) / 1000000;
         int r = wmsg_recv(w->fd, left > 0 ? (int)left : 0, &m);
         if (r == KEVO_ETIMEOUT) {
@@ -190,6 +199,7 @@ static void await(struct wclient *w, const char *first_phase, long long since_ns
             break;
         }
         cJSON_Delete(j);
+        rep->read_ns = fs_now_ns();
         rep->status = WCLIENT_ANSWER;
         rep->type = m.type;
         rep->json = m.json;

@@ -35,6 +35,9 @@ struct wclient_reply {
     char *json;        /* owned answer body (WCLIENT_ANSWER) */
     char phase[64];    /* last phase the worker announced */
     char reason[512];  /* for crashed/timeout */
+    double idle_ms;    /* spent in the idle callback while waiting */
+    double late_ms;    /* the idle call the answer arrived during, if any */
+    long long read_ns; /* when the answer was read (fs_now_ns) */
 };
 
 void wclient_reply_release(struct wclient_reply *r);
