@@ -6,11 +6,15 @@
  * this process has called NVRTC, as kevo does; the later ones fork after.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -79,13 +83,13 @@ static int pool_compile(struct jit_pool *p, const char *src,
     return jit_pool_wait(p, t, o);
 }
 
-/* Sends sig to every child of this process (the compilers). */
-static int signal_children(int sig)
+/* The pids of this process's children (the compilers), at most cap. */
+static int children(int *pids, int cap)
 {
     DIR *d = opendir("/proc");
     struct dirent *e;
     int n = 0;
-    while (d && (e = readdir(d))) {
+    while (d && n < cap && (e = readdir(d))) {
         char path[300], buf[512];
         int pid = atoi(e->d_name), ppid = 0;
         if (pid <= 0)
@@ -99,12 +103,21 @@ static int signal_children(int sig)
         buf[len] = '\0';
         char *close_paren = strrchr(buf, ')');
         if (close_paren && sscanf(close_paren + 2, "%*c %d", &ppid) == 1 &&
-            ppid == getpid() && kill(pid, sig) == 0)
-            n++;
+            ppid == getpid())
+            pids[n++] = pid;
     }
     if (d)
         closedir(d);
     return n;
+}
+
+/* Sends sig to every child of this process (the compilers). */
+static int signal_children(int sig)
+{
+    int pids[256], n = children(pids, 256), k = 0;
+    for (int i = 0; i < n; i++)
+        k += kill(pids[i], sig) == 0;
+    return k;
 }
 
 static void test_pool_cache(void)
@@ -164,6 +177,38 @@ static void test_pool_parallel(void)
            N * 1000.0 / ms);
     struct jit_output o;
     CHECK(jit_pool_wait(p, t[0], &o) == KEVO_EINVAL); /* collected */
+    jit_pool_free(p);
+}
+
+/* The compilers yield to every normal process: the GPU worker and the
+ * coordinator preempt them the moment they wake (jitpool.c CHILD_NICE). */
+static void test_pool_priority(void)
+{
+    struct jit_pool *p = pool_start(2, 20000, NULL);
+    if (!p)
+        return;
+    struct jit_output o;
+    CHECK(pool_compile(p, "extern \"C\" __global__ void k(int *a) { *a = 1; }",
+                       &o) == KEVO_OK && o.ok);
+    jit_output_release(&o);
+    /* where this machine refuses SCHED_IDLE, nice 19 is the fallback */
+    pid_t probe = fork();
+    if (probe == 0) {
+        struct sched_param sp = {0};
+        _exit(sched_setscheduler(0, SCHED_IDLE, &sp) ? 1 : 0);
+    }
+    int st = 1;
+    waitpid(probe, &st, 0);
+    int can_idle = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    int pids[16], n = children(pids, 16);
+    CHECK_MSG(n == 2, "%d compiler processes, want 2", n);
+    for (int i = 0; i < n; i++) {
+        int pol = sched_getscheduler(pids[i]);
+        errno = 0;
+        int ni = getpriority(PRIO_PROCESS, (id_t)pids[i]);
+        CHECK_MSG(can_idle ? pol == SCHED_IDLE : ni == 19,
+                  "compiler %d: policy %d, nice %d", pids[i], pol, ni);
+    }
     jit_pool_free(p);
 }
 
@@ -746,6 +791,8 @@ int main(void)
     }
     RUN(test_pool_cache, "a repeat compile comes from the cache, same cubin");
     RUN(test_pool_parallel, "a pool of 2 compiles 8 sources, each its own");
+    RUN(test_pool_priority, "compilers run below every normal process "
+        "(SCHED_IDLE)");
     RUN(test_pool_poll, "polling the pool finishes compiles without a wait");
     RUN(test_pool_timeout, "a compile past the limit is killed, pool goes on");
     RUN(test_pool_crash, "a crashed compiler is reported and replaced");

@@ -15,11 +15,13 @@ import gzip, json, sys
 def main():
     path = sys.argv[1]
     op = gzip.open if path.endswith(".gz") else open
-    keys = ["worker_idle", "round_trip", "job", "load", "check_a", "check_b",
+    keys = ["worker_idle", "round_trip", "to_worker", "job", "from_worker",
+            "pool_in_wait", "pool_late", "load", "check_a", "check_b",
             "check_c", "timing", "post", "collect"]
     tot = dict.fromkeys(keys, 0.0)
     n = 0
     last_t = 0.0
+    by = {}  # fill ("launch": no compile) or bred: [n, to, from, job]
     with op(path, "rt") as f:
         for line in f:
             r = json.loads(line)
@@ -30,6 +32,12 @@ def main():
             if "round_trip" not in ph:
                 continue
             n += 1
+            b = by.setdefault("fill" if r.get("mutator") == "launch"
+                              else "compiled", [0, 0.0, 0.0, 0.0])
+            b[0] += 1
+            b[1] += ph.get("to_worker", 0.0)
+            b[2] += ph.get("from_worker", 0.0)
+            b[3] += ph.get("job", 0.0)
             for k in keys:
                 if k == "timing":
                     tot[k] += (r.get("ms") or {}).get("time", 0.0) or 0.0
@@ -48,5 +56,8 @@ def main():
     print(f"{'phase':26s} {'ms/eval':>8s} {'% of run':>8s}")
     for k, v in rows:
         print(f"{k:26s} {v / n:8.3f} {100 * v / (run_s * 1e3):8.1f}")
+    for k, (m, a, b, c) in sorted(by.items()):
+        print(f"{k}: {m} results, ms each: to_worker {a / m:.3f}, job "
+              f"{c / m:.3f}, from_worker {b / m:.3f}")
 
 main()
