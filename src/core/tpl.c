@@ -1622,7 +1622,8 @@ char *tpl_instantiate(const struct tpl *t, const int64_t *vals, enum dtype dt,
         return NULL;
     fprintf(f, "// kevo: %s", t->name);
     for (int i = 0; i < t->n_params; i++)
-        fprintf(f, " %s=%lld", t->params[i].name, (long long)vals[i]);
+        if (!t->params[i].launch_only)
+            fprintf(f, " %s=%lld", t->params[i].name, (long long)vals[i]);
     const char *prelude = p->prelude(p, dt);
     size_t n = strlen(prelude);
     fprintf(f, " dtype=%s\n%s%s", dtype_name(dt), prelude,

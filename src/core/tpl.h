@@ -311,8 +311,9 @@ int tpl_facts(const struct tpl *t, const int64_t *vals, const struct shape *s,
               int64_t *out, char *why, size_t whycap);
 
 /*
- * Returns plain CUDA source: "// kevo: <name> <params>" header line, the
- * problem prelude for dt, "#define P v" per param (but launch-only ones),
+ * Returns plain CUDA source: "// kevo: <name> <params>" header line (the
+ * compiled params: points that differ only in launch-only ones are one
+ * source, one file and one compile), the problem prelude for dt, "#define P v" per param (but launch-only ones),
  * "#define F v" per fact at shape s, then t->text with a "#line 1"
  * directive so compiler messages point into the template. New string;
  * caller frees. NULL when out of memory or when a fact cannot be evaluated

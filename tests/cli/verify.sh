@@ -27,4 +27,50 @@ if [ ! -e /usr/lib/x86_64-linux-gnu/libcuda.so.1 ] && ! ldconfig -p | grep -q li
         || { fail "verify without a GPU: exit $rc"; cat "$SCRATCH/err"; }
 fi
 $K verify --help | grep -q "usage: kevo verify" && ok "verify --help" || fail "verify --help"
+
+# A run made before the header line left out the launch-only params
+# (tests/data/run-header-v1: softmax_warp, whose OCC is launch-only, by
+# the test evaluator): its recorded source hashes are of the older line,
+# and verify still finds them the run's code (up to the GPU).
+if [ ! -e /usr/lib/x86_64-linux-gnu/libcuda.so.1 ] && ! ldconfig -p | grep -q libcuda.so.1; then
+    cp -r tests/data/run-header-v1 "$SCRATCH/h1"
+    $K verify "$SCRATCH/h1" >"$SCRATCH/out" 2>"$SCRATCH/err"; rc=$?
+    [ $rc = 3 ] && grep -q "^kevo verify needs a GPU: " "$SCRATCH/err" \
+        && ok "verify takes a run whose sources named the launch-only params in their first line" \
+        || { fail "verify of an older run: exit $rc"; cat "$SCRATCH/err"; }
+    # the same run with one recorded source hash changed is refused
+    sed 's/"source":"[0-9a-f]\{16\}"/"source":"0123456789abcdef"/' tests/data/run-header-v1/journal.jsonl >"$SCRATCH/h1/journal.jsonl"
+    expect_fail "verify refuses a recorded source its template does not give" \
+        "no longer gives the recorded source" $K verify "$SCRATCH/h1"
+fi
+
+# launch-only neighbours are one source: the first line names the
+# compiled params only, so sources/ holds one file per compile
+KEVO_TEST_IDLE_MS=5 KEVO_TEST_PHASE_MS=500,4,6 \
+$T run --evaluator test --problem softmax --dtype fp32 --shape 64x300 --seed 3 \
+    --generations 3 --population 4 --offspring 4 --islands 1 --template softmax_warp \
+    --runs-dir "$SCRATCH" --name lo --quiet >/dev/null 2>&1 || fail "launch-only run"
+python3 - "$SCRATCH/lo" <<'PY' && ok "points differing only in OCC share one source file (first line without OCC)" || fail "launch-only neighbours' sources"
+import json, os, sys
+d = sys.argv[1]
+ev = [json.loads(l) for l in open(d + "/journal.jsonl")]
+ev = [r for r in ev if r["type"] == "eval"]
+groups, occs = {}, {}
+for r in ev:
+    p = dict(r["params"]); o = p.pop("OCC")
+    k = json.dumps(p, sort_keys=True)
+    groups.setdefault(k, set()).add(r["source"])
+    occs.setdefault(k, set()).add(o)
+occ = {r["params"]["OCC"] for r in ev}
+# some compiled point was measured at several OCC values (the fill)
+ok_fill = any(len(v) > 1 for v in occs.values())
+files = os.listdir(d + "/sources")
+first = open(d + "/sources/" + files[0]).readline()
+ok = (ok_fill and len(occ) > 1 and all(len(s) == 1 for s in groups.values())
+      and len(files) == len({r["source"] for r in ev})
+      and "OCC" not in first and "WARPS=" in first)
+if not ok:
+    print(len(occ), [len(s) for s in groups.values()], len(files), first)
+sys.exit(0 if ok else 1)
+PY
 finish
