@@ -42,6 +42,7 @@
 
 #include "cpus.h"
 #include "fsutil.h"
+#include "seen.h"
 
 #define REQ_MAGIC 0x6b766f71u   /* "kvoq" */
 #define REPLY_MAGIC 0x6b766f72u /* "kvor" */
@@ -122,6 +123,7 @@ struct jit_pool {
     pthread_cond_t cv;  /* a service round ended */
     int servicing;      /* 1: a thread is in poll() without the mutex */
     int wake[2];        /* pipe: a new ticket interrupts that poll() */
+    struct seen passed; /* cache keys of sources the rules let through */
 };
 
 static void KEVO_PRINTF(2, 3) set_err(struct jit_pool *p, const char *fmt, ...)
@@ -752,14 +754,23 @@ static void service_now(struct jit_pool *p)
 static int answer_now(struct jit_pool *p, struct ticket *t, const char *src)
 {
     char why[256], log[300];
-    if (jit_check_source(src, why, sizeof why)) {
-        snprintf(log, sizeof log, "kevo: rejected: %s\n", why);
-        ticket_finish(t, log, 0, 0);
-        return t->out.log ? 1 : -KEVO_ENOMEM;
+    /* the rules read code, not the first line (a comment), so a source of
+     * a known key passed them already: a launch-only neighbour of a
+     * measured point (the fill, hundreds a generation) skips the scan,
+     * 0.13 ms of a 30 KB source */
+    uint64_t key = jit_cache_key(src, p->arch);
+    if (!seen_has(&p->passed, key)) {
+        if (jit_check_source(src, why, sizeof why)) {
+            snprintf(log, sizeof log, "kevo: rejected: %s\n", why);
+            ticket_finish(t, log, 0, 0);
+            return t->out.log ? 1 : -KEVO_ENOMEM;
+        }
+        if (seen_add(&p->passed, key))
+            return -KEVO_ENOMEM;
     }
     if (!p->cache_dir)
         return 0;
-    t->key = jit_cache_key(src, p->arch);
+    t->key = key;
     int rc = jit_cache_load(p->cache_dir, t->key, &t->out);
     if (rc == KEVO_OK)
         t->state = TK_DONE;
@@ -954,6 +965,8 @@ static int pool_alloc(const struct jit_pool_opts *o, struct jit_pool **out)
     p->wake[0] = p->wake[1] = -1;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
+    if (seen_init(&p->passed))
+        return KEVO_ENOMEM;
     if (pipe2(p->wake, O_CLOEXEC | O_NONBLOCK))
         return KEVO_EIO;
     p->procs = calloc((size_t)p->n_procs, sizeof *p->procs);
@@ -1004,6 +1017,7 @@ void jit_pool_free(struct jit_pool *p)
     free(p->procs);
     free(p->cache_dir);
     free(p->arch);
+    seen_release(&p->passed);
     for (int i = 0; i < 2; i++)
         if (p->wake[i] >= 0)
             close(p->wake[i]);

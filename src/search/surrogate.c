@@ -34,6 +34,7 @@ struct fit {
     const struct sur_opts *o;
     struct rng *r;
     int *feats;     /* scratch: feature order */
+    const int *hi;  /* per feature: its highest code in x */
 };
 
 static int new_node(struct tree *t)
@@ -55,8 +56,14 @@ static int new_node(struct tree *t)
 static double best_cut(const struct fit *F, const int *idx, int n, int f,
                        int *cut)
 {
-    int cnt[256] = {0};
-    double sum[256] = {0}, tot = 0;
+    /* only the codes the feature has: value indices are few, and deep
+     * nodes hold few rows, so clearing and scanning all 256 bins was most
+     * of a fit */
+    int top = F->hi[f] < 255 ? F->hi[f] : 254;
+    int cnt[256];
+    double sum[256], tot = 0;
+    memset(cnt, 0, sizeof *cnt * (size_t)(F->hi[f] + 1));
+    memset(sum, 0, sizeof *sum * (size_t)(F->hi[f] + 1));
     for (int i = 0; i < n; i++) {
         int c = F->x[(size_t)idx[i] * (size_t)F->d + (size_t)f];
         cnt[c]++;
@@ -66,7 +73,7 @@ static double best_cut(const struct fit *F, const int *idx, int n, int f,
     double base = tot * tot / n, best = 0;
     int nl = 0;
     double sl = 0;
-    for (int c = 0; c < 255; c++) {
+    for (int c = 0; c <= top; c++) {
         if (!cnt[c])
             continue;
         nl += cnt[c];
@@ -158,12 +165,16 @@ int surrogate_fit(const uint8_t *x, const double *y, int n, int d,
     struct surrogate *s = calloc(1, sizeof *s);
     int *idx = malloc(sizeof *idx * (size_t)n);
     int *feats = malloc(sizeof *feats * (size_t)d);
+    int *hi = calloc((size_t)d, sizeof *hi);
     struct rng r;
-    int rc = s && idx && feats ? KEVO_OK : KEVO_ENOMEM;
+    int rc = s && idx && feats && hi ? KEVO_OK : KEVO_ENOMEM;
+    for (size_t i = 0; !rc && i < (size_t)n * (size_t)d; i++)
+        if (x[i] > hi[i % (size_t)d])
+            hi[i % (size_t)d] = x[i];
     if (!rc && !(s->t = calloc((size_t)o->trees, sizeof *s->t)))
         rc = KEVO_ENOMEM;
     rng_seed(&r, seed);
-    struct fit F = {x, y, d, o, &r, feats};
+    struct fit F = {x, y, d, o, &r, feats, hi};
     for (int k = 0; !rc && k < o->trees; k++) {
         s->n_trees++;
         for (int i = 0; i < n; i++) /* bootstrap sample */
@@ -174,6 +185,7 @@ int surrogate_fit(const uint8_t *x, const double *y, int n, int d,
     }
     free(idx);
     free(feats);
+    free(hi);
     if (rc) {
         surrogate_free(s);
         return rc;
