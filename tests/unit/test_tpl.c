@@ -192,8 +192,8 @@ static void test_instantiate(void)
 
 /* A param that no code names (only a directive's expression; comments,
  * strings and the directives do not count) is launch-only: no #define in
- * the source, so two points that differ only in it instantiate the same
- * code; the first line still names the whole point. */
+ * the source and not in its first line, so two points that differ only
+ * in it are the same source. */
 static void test_launch_only(void)
 {
     struct tpl *t = parse(
