@@ -35,6 +35,13 @@ struct fit {
     struct rng *r;
     int *feats;     /* scratch: feature order */
     const int *hi;  /* per feature: its highest code in x */
+    const int *top; /* per feature: its highest code below 255 (a cut at
+                       255 leaves nothing on the right) */
+    const uint8_t *xt; /* x by feature: xt[f * n + row], a column per
+                          feature (a split scans one: L1, not a cache
+                          line a row) */
+    int n;          /* rows of x */
+    double *yv;     /* scratch: the node's targets, in idx order */
 };
 
 static int new_node(struct tree *t)
@@ -54,21 +61,27 @@ static int new_node(struct tree *t)
 /* Best split of idx[0..n) on feature f: returns the gain (reduction of the
  * sum of squares) and the cut; 0 if no split leaves min_leaf on each side. */
 static double best_cut(const struct fit *F, const int *idx, int n, int f,
-                       int *cut)
+                       double tot, int *cut)
 {
     /* only the codes the feature has: value indices are few, and deep
      * nodes hold few rows, so clearing and scanning all 256 bins was most
      * of a fit */
-    int top = F->hi[f] < 255 ? F->hi[f] : 254;
+    const uint8_t *col = F->xt + (size_t)f * (size_t)F->n;
+    int i0 = 0;
+    while (i0 < n && col[idx[i0]] == col[idx[0]])
+        i0++;
+    if (i0 == n) /* one code in this node (another family's feature, in a
+                    node of one family): no split, nothing to add up */
+        return 0;
+    int top = F->top[f];
     int cnt[256];
-    double sum[256], tot = 0;
+    double sum[256];
     memset(cnt, 0, sizeof *cnt * (size_t)(F->hi[f] + 1));
     memset(sum, 0, sizeof *sum * (size_t)(F->hi[f] + 1));
     for (int i = 0; i < n; i++) {
-        int c = F->x[(size_t)idx[i] * (size_t)F->d + (size_t)f];
+        int c = col[idx[i]];
         cnt[c]++;
-        sum[c] += F->y[idx[i]];
-        tot += F->y[idx[i]];
+        sum[c] += F->yv[i];
     }
     double base = tot * tot / n, best = 0;
     int nl = 0;
@@ -94,10 +107,12 @@ static double best_cut(const struct fit *F, const int *idx, int n, int f,
 static int grow(struct fit *F, struct tree *t, int at, int *idx, int n,
                 int depth)
 {
-    double mean = 0;
-    for (int i = 0; i < n; i++)
-        mean += F->y[idx[i]];
-    mean /= n;
+    double tot = 0;
+    for (int i = 0; i < n; i++) {
+        F->yv[i] = F->y[idx[i]];
+        tot += F->yv[i];
+    }
+    double mean = tot / n;
     t->n[at].value = mean;
     if (depth >= F->o->max_depth || n < 2 * F->o->min_leaf)
         return 0;
@@ -117,7 +132,7 @@ static int grow(struct fit *F, struct tree *t, int at, int *idx, int n,
         F->feats[j] = F->feats[k];
         F->feats[k] = f;
         int c = 0;
-        double g = best_cut(F, idx, n, f, &c);
+        double g = best_cut(F, idx, n, f, tot, &c);
         if (g > bg) {
             bg = g;
             bf = f;
@@ -165,16 +180,26 @@ int surrogate_fit(const uint8_t *x, const double *y, int n, int d,
     struct surrogate *s = calloc(1, sizeof *s);
     int *idx = malloc(sizeof *idx * (size_t)n);
     int *feats = malloc(sizeof *feats * (size_t)d);
-    int *hi = calloc((size_t)d, sizeof *hi);
+    int *hi = calloc((size_t)d, sizeof *hi), *top = calloc((size_t)d,
+                                                             sizeof *top);
+    uint8_t *xt = malloc((size_t)n * (size_t)d);
+    double *yv = malloc(sizeof *yv * (size_t)n);
     struct rng r;
-    int rc = s && idx && feats && hi ? KEVO_OK : KEVO_ENOMEM;
-    for (size_t i = 0; !rc && i < (size_t)n * (size_t)d; i++)
-        if (x[i] > hi[i % (size_t)d])
-            hi[i % (size_t)d] = x[i];
+    int rc = s && idx && feats && hi && top && xt && yv ? KEVO_OK
+                                                         : KEVO_ENOMEM;
+    for (size_t i = 0; !rc && i < (size_t)n; i++)
+        for (size_t f = 0; f < (size_t)d; f++) {
+            uint8_t c = x[i * (size_t)d + f];
+            xt[f * (size_t)n + i] = c;
+            if (c > hi[f])
+                hi[f] = c;
+            if (c < 255 && c > top[f])
+                top[f] = c;
+        }
     if (!rc && !(s->t = calloc((size_t)o->trees, sizeof *s->t)))
         rc = KEVO_ENOMEM;
     rng_seed(&r, seed);
-    struct fit F = {x, y, d, o, &r, feats, hi};
+    struct fit F = {x, y, d, o, &r, feats, hi, top, xt, n, yv};
     for (int k = 0; !rc && k < o->trees; k++) {
         s->n_trees++;
         for (int i = 0; i < n; i++) /* bootstrap sample */
@@ -186,6 +211,9 @@ int surrogate_fit(const uint8_t *x, const double *y, int n, int d,
     free(idx);
     free(feats);
     free(hi);
+    free(top);
+    free(xt);
+    free(yv);
     if (rc) {
         surrogate_free(s);
         return rc;
