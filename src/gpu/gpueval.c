@@ -210,7 +210,6 @@ static void stamp(struct gpueval *g, struct eval_result *r, double idle_ms,
                                     (rep->read_ns - t1->valuedouble) / 1e6);
         }
         cJSON_AddNumberToObject(ph, "pool_in_wait", rep->idle_ms);
-        cJSON_AddNumberToObject(ph, "pool_late", rep->late_ms);
     }
     cJSON_DeleteItemFromObject(e, "t0_ns");
     cJSON_DeleteItemFromObject(e, "t1_ns");

@@ -119,28 +119,22 @@ static int budget_ms(const struct wclient *w, const char *phase)
 }
 
 /* Waits until fd is readable or dl (ns) passes, calling idle every
- * IDLE_SLICE_MS meanwhile. */
+ * IDLE_SLICE_MS meanwhile; the time in idle adds to rep->idle_ms. */
 #define IDLE_SLICE_MS 5
 static void wait_readable(int fd, long long dl, wclient_idle_fn idle, void *ud,
                           struct wclient_reply *rep)
 {
-    double last = 0;
     for (;;) {
         long long left = (dl - fs_now_ns()) / 1000000;
         if (left <= 0)
             return;
         struct pollfd p = {fd, POLLIN, 0};
-        long long p0 = fs_now_ns();
         int n = poll(&p, 1, left < IDLE_SLICE_MS ? (int)left : IDLE_SLICE_MS);
-        if (n != 0) { /* readable, hung up, or an error: let recv decide */
-            /* readable at once after an idle call: it came during it */
-            rep->late_ms = fs_now_ns() - p0 < 50000 ? last : 0;
+        if (n != 0) /* readable, hung up, or an error: let recv decide */
             return;
-        }
         long long t0 = fs_now_ns();
         idle(ud);
-        last = (fs_now_ns() - t0) / 1e6;
-        rep->idle_ms += last;
+        rep->idle_ms += (fs_now_ns() - t0) / 1e6;
     }
 }
 

@@ -36,7 +36,6 @@ struct wclient_reply {
     char phase[64];    /* last phase the worker announced */
     char reason[512];  /* for crashed/timeout */
     double idle_ms;    /* spent in the idle callback while waiting */
-    double late_ms;    /* the idle call the answer arrived during, if any */
     long long read_ns; /* when the answer was read (fs_now_ns) */
 };
 

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -167,10 +168,14 @@ static void a_worker_that_hangs_is_killed_at_the_deadline(void)
 }
 
 static int idle_calls;
+/* the idle hook: counts its calls and takes 20 ms (a compile pool's
+ * service), so the reply's idle_ms has something to add up */
 static void count_idle(void *ud)
 {
     (void)ud;
     idle_calls++;
+    struct timespec ts = {0, 20 * 1000000L};
+    nanosleep(&ts, NULL);
 }
 
 /* wclient_send + wclient_await (the evaluator's pipeline): one request at a time,
@@ -206,16 +211,25 @@ static void send_then_await_calls_idle_while_waiting(void)
         return;
     }
     struct wclient_reply rep, rep2;
+    long long sent = fs_now_ns();
     CHECK(wclient_send(w, WM_JOB, "{}", "cubin", 5, &rep) == KEVO_OK);
     CHECK(wclient_send(w, WM_JOB, "{}", NULL, 0, &rep2) == KEVO_EINTERNAL);
     idle_calls = 0;
     wclient_await(w, &rep, count_idle, NULL);
+    long long got = fs_now_ns();
     CHECK_MSG(rep.status == WCLIENT_ANSWER && rep.type == WM_RESULT,
               "status %d type %d reason '%s'", rep.status, rep.type,
               rep.reason);
     CHECK(rep.json && strstr(rep.json, "\"ok\""));
     CHECK_MSG(!strcmp(rep.phase, "timing"), "phase '%s'", rep.phase);
     CHECK_MSG(idle_calls >= 2, "idle called %d times", idle_calls);
+    /* the time in the hook is the reply's idle_ms (each call 20 ms or a
+     * little more), the answer's reading time within the wait */
+    CHECK_MSG(rep.idle_ms >= 20.0 * idle_calls &&
+                  rep.idle_ms <= (got - sent) / 1e6,
+              "idle %.1f ms for %d calls in %.1f ms", rep.idle_ms, idle_calls,
+              (got - sent) / 1e6);
+    CHECK(rep.read_ns > sent && rep.read_ns <= got);
     wclient_reply_release(&rep);
     /* the request is answered: the next one may go out */
     CHECK(wclient_send(w, WM_JOB, "{}", NULL, 0, &rep) == KEVO_OK);
@@ -335,7 +349,8 @@ int main(void)
     RUN(a_worker_that_hangs_is_killed_at_the_deadline,
         "a worker that hangs is killed at the deadline, naming the phase");
     RUN(send_then_await_calls_idle_while_waiting,
-        "wclient_send/wclient_await: one request at a time, idle hook while waiting");
+        "wclient_send/wclient_await: one request at a time, idle hook while "
+        "waiting, its time and the answer's arrival recorded");
     RUN(cli_eval_and_doctor_exit_3_without_a_gpu,
         "kevo doctor and kevo eval exit 3 with the needs-a-GPU message");
     RUN(harness_kernels_compile_for_sm_90a,

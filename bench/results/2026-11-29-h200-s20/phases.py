@@ -16,7 +16,7 @@ def main():
     path = sys.argv[1]
     op = gzip.open if path.endswith(".gz") else open
     keys = ["worker_idle", "round_trip", "to_worker", "job", "from_worker",
-            "pool_in_wait", "pool_late", "load", "check_a", "check_b",
+            "pool_in_wait", "load", "check_a", "check_b",
             "check_c", "timing", "post", "collect"]
     tot = dict.fromkeys(keys, 0.0)
     n = 0
