@@ -129,7 +129,9 @@ static void summarize(const struct run_records *rr, struct run_summary *s)
             s->ms[1] += r->check_ms;
             s->ms[2] += r->time_ms;
             busy_add(&s->busy, r);
-            busy_add_wait(&s->busy, busy_worker_idle_ms(r));
+            struct busy_rec br;
+            busy_read(r, &br);
+            busy_add_rec(&s->busy, r, &br);
             s->fill += !strcmp(x->u.eval.mutator, "launch");
             s->evals++;
             s->outcomes[r->outcome]++;
@@ -202,6 +204,13 @@ static cJSON *status_json(const char *dir, const struct spec *sp,
     double wait = busy_wait_pct(&s->busy, s->last_t);
     if (wait >= 0)
         cJSON_AddNumberToObject(o, "gpu_wait_pct", wait);
+    if (s->busy.trips > 0) { /* means over the results that record them */
+        cJSON *jb = cJSON_AddObjectToObject(o, "jobs");
+        double n = (double)s->busy.trips;
+        cJSON_AddNumberToObject(jb, "round_trip_ms", s->busy.trip_ms / n);
+        cJSON_AddNumberToObject(jb, "worker_ms", s->busy.job_ms / n);
+        cJSON_AddNumberToObject(jb, "results", n);
+    }
     if (best->has)
         cJSON_AddItemToObject(o, "best", best_json(best));
     return o;
@@ -307,6 +316,9 @@ static void print_status(const char *dir, const struct spec *sp,
     busy_fmt(&s->busy, s->last_t, busy, sizeof busy);
     if (busy[0])
         printf("gpu:         %s\n", busy);
+    busy_jobs_fmt(&s->busy, busy, sizeof busy);
+    if (busy[0])
+        printf("jobs:        %s\n", busy);
     print_budget(sp, s);
     if (s->prof_note)
         printf("profiles:    %s\n", s->prof_note);

@@ -14,23 +14,53 @@ void busy_init(struct busy *b)
     memset(b, 0, sizeof *b);
 }
 
+static double pos_num(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) && v->valuedouble > 0 ? v->valuedouble : 0;
+}
+
+void busy_read(const struct eval_result *r, struct busy_rec *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!r->evidence_json || !strstr(r->evidence_json, "phase_ms"))
+        return;
+    cJSON *e = cJSON_Parse(r->evidence_json);
+    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "phase_ms");
+    out->wait = pos_num(ph, "worker_idle");
+    out->job = pos_num(ph, "job");
+    out->trip = pos_num(ph, "round_trip");
+    cJSON_Delete(e);
+}
+
 double busy_worker_idle_ms(const struct eval_result *r)
 {
     if (!r->evidence_json || !strstr(r->evidence_json, "worker_idle"))
         return 0;
-    cJSON *e = cJSON_Parse(r->evidence_json);
-    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "phase_ms");
-    const cJSON *w = cJSON_GetObjectItemCaseSensitive(ph, "worker_idle");
-    double v = cJSON_IsNumber(w) && w->valuedouble > 0 ? w->valuedouble : 0;
-    cJSON_Delete(e);
-    return v;
+    struct busy_rec x;
+    busy_read(r, &x);
+    return x.wait;
 }
 
-void busy_add_wait(struct busy *b, double ms)
+static void add_wait(struct busy *b, double ms)
 {
     if (ms > 0) {
         b->wait_ms += ms;
         b->waits++;
+    }
+}
+
+void busy_add_rec(struct busy *b, const struct eval_result *r,
+                  const struct busy_rec *x)
+{
+    add_wait(b, x->wait);
+    /* a job cannot outlast its round trip; an edited journal's can */
+    if (x->job > 0 && x->trip >= x->job && x->trip < 1e12) {
+        b->job_ms += x->job;
+        b->trip_ms += x->trip;
+        b->trip_gpu_ms += (r->check_ms > 0 ? r->check_ms : 0) +
+                          (r->time_ms > 0 ? r->time_ms : 0);
+        b->trips++;
     }
 }
 
@@ -99,4 +129,18 @@ void busy_fmt(const struct busy *b, double elapsed_s, char *out, size_t cap)
              "ms on the GPU, %.1f compiles in flight on average",
              b->compile_ms / (double)b->evals, b->gpu_ms / (double)b->evals,
              b->compile_ms / (elapsed_s * 1e3));
+}
+
+void busy_jobs_fmt(const struct busy *b, char *out, size_t cap)
+{
+    if (!cap)
+        return;
+    out[0] = '\0';
+    if (b->trips <= 0)
+        return;
+    double n = (double)b->trips, job = b->job_ms / n, trip = b->trip_ms / n,
+           gpu = b->trip_gpu_ms / n;
+    snprintf(out, cap, "%.2f ms from a job's send to its answer: %.2f in the "
+             "worker (checks and timing %.2f), %.2f in messages", trip, job,
+             gpu < job ? gpu : job, trip - job);
 }

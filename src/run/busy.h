@@ -35,19 +35,35 @@ struct busy {
     uint64_t gpus;     /* bit g: a result measured on fan-out GPU g */
     double wait_ms;    /* summed recorded worker waits (worker_idle) */
     long waits;        /* results that recorded one */
+    double job_ms;     /* summed worker time on a job (phase_ms.job) */
+    double trip_ms;    /* summed job sent to answer read (round_trip) */
+    double trip_gpu_ms; /* check + timing of the results with a trip */
+    long trips;        /* results that recorded both */
+};
+
+/* What a GPU evaluator records per result beyond the phase times
+ * (evidence phase_ms), ms; 0 where absent or not positive. */
+struct busy_rec {
+    double wait;       /* worker_idle: the worker's wait for this job */
+    double job;        /* job: the worker's time on it */
+    double trip;       /* round_trip: sent to answer read */
 };
 
 /* The worker's recorded wait for this job (evidence
  * phase_ms.worker_idle), ms; 0 when none or not positive. The fill
  * (engine_fill.c) sizes itself on it. */
 double busy_worker_idle_ms(const struct eval_result *r);
+/* All of r's recorded times (one parse of its evidence). */
+void busy_read(const struct eval_result *r, struct busy_rec *out);
 
 void busy_init(struct busy *b);
 /* Adds one evaluation's phase times (r is borrowed). */
 void busy_add(struct busy *b, const struct eval_result *r);
-/* Adds one evaluation's recorded wait for its job, ms (busy_worker_idle_ms;
- * kevo status does, the engine's progress line has no use for it). */
-void busy_add_wait(struct busy *b, double ms);
+/* Adds r's recorded times (busy_read): the wait for its job, and the job
+ * and its round trip where both are recorded (kevo status does; the
+ * engine's progress line has no use for them). */
+void busy_add_rec(struct busy *b, const struct eval_result *r,
+                  const struct busy_rec *x);
 /* GPUs the results came from (at least 1). */
 int busy_gpus(const struct busy *b);
 /* Percent of elapsed_s x GPUs without a check or timing phase, in
@@ -65,5 +81,9 @@ int busy_compile_bound(const struct busy *b, double elapsed_s);
  * candidate against 33 ms on the GPU, 4.9 compiles in flight on
  * average". "" when nothing is known. */
 void busy_fmt(const struct busy *b, double elapsed_s, char *out, size_t cap);
+/* Where a job's round trip went, for kevo status, e.g. "6.4 ms from a
+ * job's send to its answer: 6.1 in the worker (checks and timing 5.9),
+ * 0.3 in messages"; "" when no result recorded a round trip. */
+void busy_jobs_fmt(const struct busy *b, char *out, size_t cap);
 
 #endif

@@ -75,4 +75,22 @@ if command -v taskset >/dev/null 2>&1; then
         ok "under taskset -c 0 the run counts 1 usable CPU" ||
         { fail "cpus under taskset -c 0"; grep -o '"cpus":[^,}]*' "$SCRATCH/one_cpu/manifest.json"; }
 fi
+# the jobs line: where a job's round trip went, from the worker's job and
+# round trip each GPU result records (here 6 and 7 ms, check + timing 5):
+# 1 ms in messages; none without them (the runs above)
+KEVO_TEST_PHASE_MS=200,2,3 KEVO_TEST_TRIP_MS=6,7 $T run $ARGS \
+    --fill 0 --runs-dir "$SCRATCH" --name jobs || fail "run with round trips"
+$T status "$SCRATCH/jobs" >"$SCRATCH/s7"
+$T status "$SCRATCH/jobs" --json >"$SCRATCH/j7"
+grep -q "^jobs: *7.00 ms from a job's send to its answer: 6.00 in the worker (checks and timing 5.00), 1.00 in messages$" "$SCRATCH/s7" &&
+    grep -q '"round_trip_ms":[[:space:]]*7' "$SCRATCH/j7" && grep -q '"worker_ms":[[:space:]]*6' "$SCRATCH/j7" &&
+    ! grep -q "^jobs:" "$SCRATCH/s5" && ! grep -q '"jobs"' "$SCRATCH/j5" &&
+    ok "status: a job's 7 ms round trip is 6 in the worker (5 checks and timing) and 1 in messages; no jobs line without round trips" ||
+    { fail "status jobs line"; cat "$SCRATCH/s7" "$SCRATCH/j7"; }
+# an edited journal whose job outlasts its round trip: those results are
+# left out, status does not fail
+sed -i -E 's/"job":6/"job":1e300/' "$SCRATCH/jobs/journal.jsonl"
+$T status "$SCRATCH/jobs" >"$SCRATCH/s8" 2>&1 && ! grep -q "^jobs:" "$SCRATCH/s8" &&
+    ok "status: results whose job outlasts its round trip (an edited journal) are left out of the jobs line" ||
+    { fail "status of edited round trips"; cat "$SCRATCH/s8"; }
 finish

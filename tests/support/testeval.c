@@ -27,6 +27,8 @@ struct testeval {
     int evidence;    /* KEVO_TEST_EVIDENCE: GPU-like evidence JSON */
     double idle_ms;  /* KEVO_TEST_IDLE_MS: the worker idle each result
                         records (evidence phase_ms.worker_idle; 0: none) */
+    double trip_ms[2]; /* KEVO_TEST_TRIP_MS=J,T: the worker's job and its
+                          round trip each result records (0: none) */
     long profiles;   /* profiles taken */
     FILE *compiles;  /* KEVO_TEST_COMPILE_LOG: one line per compile event
                         ("prefetch H", "batch H": H the source hash),
@@ -105,12 +107,18 @@ static char *gpu_like_evidence(const struct candidate *c,
 
 /* Records idle ms of worker wait in r's evidence, as the GPU evaluator
  * does (phase_ms.worker_idle). */
-static void add_idle(struct eval_result *r, double idle_ms)
+static void add_idle(struct eval_result *r, double idle_ms,
+                     const double *trip)
 {
     cJSON *e = r->evidence_json ? cJSON_Parse(r->evidence_json)
                                 : cJSON_CreateObject();
     cJSON *ph = e ? cJSON_AddObjectToObject(e, "phase_ms") : NULL;
-    char *txt = ph && cJSON_AddNumberToObject(ph, "worker_idle", idle_ms)
+    if (ph && trip[0] > 0) { /* the worker's job and its round trip */
+        cJSON_AddNumberToObject(ph, "job", trip[0]);
+        cJSON_AddNumberToObject(ph, "round_trip", trip[1]);
+    }
+    char *txt = ph && (idle_ms <= 0 ||
+                       cJSON_AddNumberToObject(ph, "worker_idle", idle_ms))
                     ? cJSON_PrintUnformatted(e)
                     : NULL;
     cJSON_Delete(e);
@@ -220,8 +228,8 @@ static int te_batch(void *self, const struct candidate *const *c, int n,
         r.time_ms = te->phase_ms[2];
         if (te->evidence)
             r.evidence_json = gpu_like_evidence(c[i], &r);
-        if (te->idle_ms > 0)
-            add_idle(&r, te->idle_ms);
+        if (te->idle_ms > 0 || te->trip_ms[0] > 0)
+            add_idle(&r, te->idle_ms, te->trip_ms);
         if (te->delay_us)
             sleep_us(te->delay_us);
         if (te->stats)
@@ -293,6 +301,9 @@ int testeval_new(struct evaluator *out, struct testeval_stats *stats)
     te->evidence = getenv("KEVO_TEST_EVIDENCE") != NULL;
     const char *idle = getenv("KEVO_TEST_IDLE_MS");
     te->idle_ms = idle ? atof(idle) : 0;
+    const char *trip = getenv("KEVO_TEST_TRIP_MS");
+    if (trip && sscanf(trip, "%lf,%lf", &te->trip_ms[0], &te->trip_ms[1]) != 2)
+        te->trip_ms[0] = te->trip_ms[1] = 0;
     const char *ph = getenv("KEVO_TEST_PHASE_MS");
     if (ph && sscanf(ph, "%lf,%lf,%lf", &te->phase_ms[0], &te->phase_ms[1],
                      &te->phase_ms[2]) != 3)

@@ -18,6 +18,8 @@
  * KEVO_TEST_IDLE_MS=X records X ms of worker idle in every result's
  * evidence (phase_ms.worker_idle), as the GPU evaluator records its wait
  * for compiles (the fill, engine_fill.c, is sized by it).
+ * KEVO_TEST_TRIP_MS=J,T records J ms of the worker's job and T ms of its
+ * round trip (phase_ms.job, .round_trip: kevo status's jobs line).
  * KEVO_TEST_EVIDENCE=1 adds evidence JSON shaped like the GPU
  * evaluator's: a compile log for compile errors; the copy baseline and
  * two launches' resources for ok results.
