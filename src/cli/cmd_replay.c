@@ -37,6 +37,7 @@
 #include "records.h"
 #include "rundir.h"
 #include "runlog.h"
+#include "seen.h"
 #include "simtable.h"
 #include "tolerance.h"
 
@@ -238,7 +239,8 @@ static int check_end(struct replay *r, const struct engine_stats *st,
 }
 
 /* Every sources/<h>.cu named by an evaluation that is present must hash to
- * h. An absent one is no error: the engine re-instantiated every
+ * h; each file counts and is read once (points that differ only in
+ * launch-only params share one). An absent one is no error: the engine re-instantiated every
  * candidate's source from the run's templates and its hash matched the
  * record's "source" (a difference is a divergence), so the files are a
  * convenience for people, and a run directory may be pruned of them. */
@@ -250,11 +252,17 @@ struct src_check {
 static void check_sources(const struct replay *r, struct src_check *sc)
 {
     memset(sc, 0, sizeof *sc);
+    struct seen done;
+    int mem = seen_init(&done);
     for (long i = 0; i < r->n_rec; i++) {
         const struct rec_eval *e = run_view_eval(&r->rv, (int)i);
         char rel[64], path[4200], *text = NULL, hex[17], h[17];
         if (!e || !e->source)
             continue;
+        if (!mem && seen_has(&done, e->source))
+            continue;
+        if (!mem)
+            mem = seen_add(&done, e->source); /* out of memory: count all */
         hash_hex(e->source, h);
         snprintf(rel, sizeof rel, "sources/%s.cu", h);
         snprintf(path, sizeof path, "%s/%s", r->dir, rel);
@@ -274,6 +282,7 @@ static void check_sources(const struct replay *r, struct src_check *sc)
                      rc ? "cannot be read"
                         : "does not hash to its name (edited?)");
     }
+    seen_release(&done);
 }
 
 /* ------------------------------------------------------------ output */

@@ -235,8 +235,8 @@ static cJSON *best_record(struct session *ss, const struct engine *e,
         snprintf(b.names[i], sizeof b.names[i], "%s", t->params[i].name);
         b.vals[i] = st->best_vals[i];
     }
-    *source = tpl_instantiate(t, st->best_vals, ss->spec.dtype,
-                              &ss->spec.shape);
+    *source = tpl_instantiate_hdr(t, st->best_vals, ss->spec.dtype,
+                                  &ss->spec.shape, ss->spec.source_header);
     return rec_best_json(&b);
 }
 

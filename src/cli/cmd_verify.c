@@ -137,34 +137,6 @@ static int cmp_fitness(const void *a, const void *b)
     return x->hash < y->hash ? -1 : x->hash > y->hash;
 }
 
-/* The hash of src as kevo wrote it before the header line left out the
- * launch-only params (runs made until 2026-11-29): that line named every
- * param. 0 when t has none or out of memory. */
-static uint64_t hash_with_all_params(const struct tpl *t, const int64_t *vals,
-                                     enum dtype dt, const char *src)
-{
-    int any = 0;
-    for (int i = 0; i < t->n_params; i++)
-        any |= t->params[i].launch_only;
-    const char *body = strchr(src, '\n');
-    if (!any || !body)
-        return 0;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return 0;
-    fprintf(f, "// kevo: %s", t->name);
-    for (int i = 0; i < t->n_params; i++)
-        fprintf(f, " %s=%lld", t->params[i].name, (long long)vals[i]);
-    fprintf(f, " dtype=%s%s", dtype_name(dt), body);
-    if (fclose(f))
-        return 0;
-    uint64_t h = hash_final(hash_str(HASH_SEED, buf));
-    free(buf);
-    return h;
-}
-
 /* Rebuilds the candidate of record rec, checking that it is the genome
  * and the source the run evaluated. */
 static int rebuild(struct verify *v, struct entry *x)
@@ -179,16 +151,13 @@ static int rebuild(struct verify *v, struct entry *x)
     run_view_point(x->tpl, x->rec, x->vals);
     char hex[17];
     hash_hex(genome_hash(x->tpl, x->vals), hex);
-    x->source = tpl_instantiate(x->tpl, x->vals, v->rv.spec.dtype,
-                                &v->rv.spec.shape);
+    x->source = tpl_instantiate_hdr(x->tpl, x->vals, v->rv.spec.dtype,
+                                    &v->rv.spec.shape,
+                                    v->rv.spec.source_header);
     if (!x->source)
         return KEVO_ENOMEM;
     uint64_t src_hash = hash_final(hash_str(HASH_SEED, x->source));
-    /* the recorded source, or the same code under the older header line */
-    int same = !x->rec->source || src_hash == x->rec->source ||
-               hash_with_all_params(x->tpl, x->vals, v->rv.spec.dtype,
-                                    x->source) == x->rec->source;
-    if (strcmp(hex, h) || !same) {
+    if (strcmp(hex, h) || (x->rec->source && src_hash != x->rec->source)) {
         snprintf(v->err, sizeof v->err, "kernel %s (%s): the run's template "
                  "no longer gives the recorded %s", h, name,
                  strcmp(hex, h) ? "genome" : "source");

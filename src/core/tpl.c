@@ -1609,6 +1609,13 @@ int tpl_facts(const struct tpl *t, const int64_t *vals, const struct shape *s,
 char *tpl_instantiate(const struct tpl *t, const int64_t *vals, enum dtype dt,
                       const struct shape *s)
 {
+    return tpl_instantiate_hdr(t, vals, dt, s, 1);
+}
+
+char *tpl_instantiate_hdr(const struct tpl *t, const int64_t *vals,
+                          enum dtype dt, const struct shape *s,
+                          int compiled_only)
+{
     const struct problem *p = problem_find(t->problem);
     assert(p); /* tpl_parse resolved it */
     int64_t facts[TPL_MAX_FACTS];
@@ -1622,7 +1629,7 @@ char *tpl_instantiate(const struct tpl *t, const int64_t *vals, enum dtype dt,
         return NULL;
     fprintf(f, "// kevo: %s", t->name);
     for (int i = 0; i < t->n_params; i++)
-        if (!t->params[i].launch_only)
+        if (!compiled_only || !t->params[i].launch_only)
             fprintf(f, " %s=%lld", t->params[i].name, (long long)vals[i]);
     const char *prelude = p->prelude(p, dt);
     size_t n = strlen(prelude);

@@ -322,5 +322,12 @@ int tpl_facts(const struct tpl *t, const int64_t *vals, const struct shape *s,
  */
 char *tpl_instantiate(const struct tpl *t, const int64_t *vals,
                       enum dtype dt, const struct shape *s);
+/* tpl_instantiate with the first line of a run's spec (spec
+ * "source_header"): 1 names the compiled params only (tpl_instantiate);
+ * 0 names every param, as runs recorded before 2026-11-29 did, so their
+ * replays, resumes and verifies give the sources they recorded. */
+char *tpl_instantiate_hdr(const struct tpl *t, const int64_t *vals,
+                          enum dtype dt, const struct shape *s,
+                          int compiled_only);
 
 #endif

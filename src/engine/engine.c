@@ -777,8 +777,9 @@ int engine_instantiate(struct engine *e, struct child *c)
 {
     if (c->source) /* (a pipelined child, made when it was prefetched) */
         return KEVO_OK;
-    c->source = tpl_instantiate(engine_tpl_of(e, &c->g), c->g.vals,
-                                e->env.spec->dtype, &e->env.spec->shape);
+    c->source = tpl_instantiate_hdr(engine_tpl_of(e, &c->g), c->g.vals,
+                                    e->env.spec->dtype, &e->env.spec->shape,
+                                    e->env.spec->source_header);
     if (!c->source)
         return KEVO_ENOMEM;
     c->src_hash = hash_final(hash_str(HASH_SEED, c->source));
@@ -981,8 +982,9 @@ static int confirm(struct engine *e, const struct child *c, int *accept)
 {
     struct genome inc = {.tpl = e->st.best_tpl, .hash = e->st.best_hash};
     memcpy(inc.vals, e->st.best_vals, sizeof inc.vals);
-    char *src = tpl_instantiate(engine_tpl_of(e, &inc), inc.vals,
-                                e->env.spec->dtype, &e->env.spec->shape);
+    char *src = tpl_instantiate_hdr(engine_tpl_of(e, &inc), inc.vals,
+                                    e->env.spec->dtype, &e->env.spec->shape,
+                                    e->env.spec->source_header);
     if (!src)
         return KEVO_ENOMEM;
     struct candidate ch = {engine_tpl_of(e, &c->g), c->g.vals, c->g.hash,

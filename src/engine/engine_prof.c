@@ -131,8 +131,9 @@ int engine_prof_take(struct engine *e, int tpl, const int64_t *vals,
          (ep->n > 0 && ep->spent_ms >= PROF_SHARE * run_ms(e))))
         return KEVO_OK;
     const struct tpl *t = e->tpls[tpl];
-    char *src = tpl_instantiate(t, vals, e->env.spec->dtype,
-                                &e->env.spec->shape);
+    char *src = tpl_instantiate_hdr(t, vals, e->env.spec->dtype,
+                                    &e->env.spec->shape,
+                                    e->env.spec->source_header);
     if (!src)
         return KEVO_ENOMEM;
     struct candidate c = {t, vals, hash, src,

@@ -75,6 +75,8 @@ const struct kopt kevo_options[] = {
       NULL),
     I(NULL, "surrogate", OPTT_INT, surrogate, 0, 64, 8, 0, NULL, NULL),
     I(NULL, "tweak_repair", OPTT_INT, tweak_repair, 0, 1, 1, 0, NULL, NULL),
+    I(NULL, "source_header", OPTT_INT, source_header, 0, 1, 1, 0, NULL,
+      NULL),
     I("pipeline", "pipeline", OPTT_INT, pipeline, 0, 1, 0, OPTC_RUN, "0|1",
       "1: breed each generation from the results\nbefore the one being "
       "measured and compile it\nmeanwhile (no generation barrier; runs "

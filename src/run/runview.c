@@ -420,6 +420,6 @@ char *run_view_source(const struct run_view *v, char *rel, size_t cap)
         !fs_read_file(path, &text, NULL))
         return text;
     rel[0] = '\0';
-    return tpl_instantiate(v->best_tpl, v->best_vals, v->spec.dtype,
-                           &v->spec.shape);
+    return tpl_instantiate_hdr(v->best_tpl, v->best_vals, v->spec.dtype,
+                               &v->spec.shape, v->spec.source_header);
 }

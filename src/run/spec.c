@@ -34,6 +34,7 @@ void spec_legacy_search(struct spec *s)
     snprintf(s->init, sizeof s->init, "random");
     s->surrogate = 0;
     s->tweak_repair = 0;
+    s->source_header = 0;
     s->pipeline = 0;
     s->fill = 0;
 }

@@ -47,6 +47,11 @@ struct spec {
      * constraint by moving one other parameter (1), or draws again (0:
      * what runs made before it did, so their replays stay exact) */
     int tweak_repair;
+    /* session 20: a candidate source's first line names the compiled
+     * params only (1), so launch-only neighbours are one source; 0: every
+     * param, what runs made before it did (a manifest without it reads as
+     * 0; tpl_instantiate_hdr) */
+    int source_header;
     /* issue 32: generation g+1 is bred from the results up to g-1 while g
      * is measured, and compiled meanwhile (1); or after g (0: what runs
      * made before it did; a manifest without it reads as 0). Only runs

@@ -30,14 +30,18 @@ $K verify --help | grep -q "usage: kevo verify" && ok "verify --help" || fail "v
 
 # A run made before the header line left out the launch-only params
 # (tests/data/run-header-v1: softmax_warp, whose OCC is launch-only, by
-# the test evaluator): its recorded source hashes are of the older line,
-# and verify still finds them the run's code (up to the GPU).
+# the test evaluator; its manifest has no spec key source_header, which
+# reads as 0): verify rebuilds its sources as it recorded them (up to the
+# GPU), and replay is identical.
 if [ ! -e /usr/lib/x86_64-linux-gnu/libcuda.so.1 ] && ! ldconfig -p | grep -q libcuda.so.1; then
     cp -r tests/data/run-header-v1 "$SCRATCH/h1"
     $K verify "$SCRATCH/h1" >"$SCRATCH/out" 2>"$SCRATCH/err"; rc=$?
     [ $rc = 3 ] && grep -q "^kevo verify needs a GPU: " "$SCRATCH/err" \
         && ok "verify takes a run whose sources named the launch-only params in their first line" \
         || { fail "verify of an older run: exit $rc"; cat "$SCRATCH/err"; }
+    $K replay "$SCRATCH/h1" >"$SCRATCH/out" 2>&1 && grep -q "^identical: 18 evaluations" "$SCRATCH/out" &&
+        ok "replay of that run is identical (its manifest has no source_header: every param in the first line)" ||
+        { fail "replay of a run recorded with the older first line"; cat "$SCRATCH/out"; }
     # the same run with one recorded source hash changed is refused
     sed 's/"source":"[0-9a-f]\{16\}"/"source":"0123456789abcdef"/' tests/data/run-header-v1/journal.jsonl >"$SCRATCH/h1/journal.jsonl"
     expect_fail "verify refuses a recorded source its template does not give" \
