@@ -129,9 +129,7 @@ static void summarize(const struct run_records *rr, struct run_summary *s)
             s->ms[1] += r->check_ms;
             s->ms[2] += r->time_ms;
             busy_add(&s->busy, r);
-            struct busy_rec br;
-            busy_read(r, &br);
-            busy_add_rec(&s->busy, r, &br);
+            busy_add_rec(&s->busy, r);
             s->fill += !strcmp(x->u.eval.mutator, "launch");
             s->evals++;
             s->outcomes[r->outcome]++;

@@ -20,7 +20,15 @@ static double pos_num(const cJSON *o, const char *k)
     return cJSON_IsNumber(v) && v->valuedouble > 0 ? v->valuedouble : 0;
 }
 
-void busy_read(const struct eval_result *r, struct busy_rec *out)
+/* What a GPU evaluator records per result beyond the phase times
+ * (evidence phase_ms), ms; 0 where absent or not positive. */
+struct busy_rec {
+    double wait;       /* worker_idle: the worker's wait for this job */
+    double job;        /* job: the worker's time on it */
+    double trip;       /* round_trip: sent to answer read */
+};
+
+static void busy_read(const struct eval_result *r, struct busy_rec *out)
 {
     memset(out, 0, sizeof *out);
     if (!r->evidence_json || !strstr(r->evidence_json, "phase_ms"))
@@ -50,14 +58,15 @@ static void add_wait(struct busy *b, double ms)
     }
 }
 
-void busy_add_rec(struct busy *b, const struct eval_result *r,
-                  const struct busy_rec *x)
+void busy_add_rec(struct busy *b, const struct eval_result *r)
 {
-    add_wait(b, x->wait);
+    struct busy_rec x;
+    busy_read(r, &x);
+    add_wait(b, x.wait);
     /* a job cannot outlast its round trip; an edited journal's can */
-    if (x->job > 0 && x->trip >= x->job && x->trip < 1e12) {
-        b->job_ms += x->job;
-        b->trip_ms += x->trip;
+    if (x.job > 0 && x.trip >= x.job && x.trip < 1e12) {
+        b->job_ms += x.job;
+        b->trip_ms += x.trip;
         b->trip_gpu_ms += (r->check_ms > 0 ? r->check_ms : 0) +
                           (r->time_ms > 0 ? r->time_ms : 0);
         b->trips++;

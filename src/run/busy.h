@@ -41,29 +41,19 @@ struct busy {
     long trips;        /* results that recorded both */
 };
 
-/* What a GPU evaluator records per result beyond the phase times
- * (evidence phase_ms), ms; 0 where absent or not positive. */
-struct busy_rec {
-    double wait;       /* worker_idle: the worker's wait for this job */
-    double job;        /* job: the worker's time on it */
-    double trip;       /* round_trip: sent to answer read */
-};
-
 /* The worker's recorded wait for this job (evidence
  * phase_ms.worker_idle), ms; 0 when none or not positive. The fill
  * (engine_fill.c) sizes itself on it. */
 double busy_worker_idle_ms(const struct eval_result *r);
-/* All of r's recorded times (one parse of its evidence). */
-void busy_read(const struct eval_result *r, struct busy_rec *out);
 
 void busy_init(struct busy *b);
 /* Adds one evaluation's phase times (r is borrowed). */
 void busy_add(struct busy *b, const struct eval_result *r);
-/* Adds r's recorded times (busy_read): the wait for its job, and the job
- * and its round trip where both are recorded (kevo status does; the
- * engine's progress line has no use for them). */
-void busy_add_rec(struct busy *b, const struct eval_result *r,
-                  const struct busy_rec *x);
+/* Adds what a GPU evaluator records in r's evidence (phase_ms, one
+ * parse): the wait for its job, and the job and its round trip where both
+ * are recorded (kevo status does; the engine's progress line has no use
+ * for them). */
+void busy_add_rec(struct busy *b, const struct eval_result *r);
 /* GPUs the results came from (at least 1). */
 int busy_gpus(const struct busy *b);
 /* Percent of elapsed_s x GPUs without a check or timing phase, in
