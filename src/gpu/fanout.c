@@ -2,8 +2,9 @@
  * fanout.c - one evaluator over several (see fanout.h).
  *
  * A batch is a row of slots, one per candidate. One thread per live
- * sub-evaluator takes the lowest pending slot, evaluates that candidate
- * alone and stores its result; the calling thread waits on a condition
+ * sub-evaluator takes pending slots (the first one in the batch's order,
+ * or its share of the ready ones: next_slots), evaluates them and stores
+ * their results; the calling thread waits on a condition
  * variable and hands results to the callback in index order as the
  * prefix fills up. All shared state is under one mutex; a sub-evaluator
  * is only ever called from its own thread during a batch, and from the
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cJSON.h>
 
@@ -85,6 +87,7 @@ struct fanout {
     int single;             /* 1: run_single is in eval_batch */
     int stop;               /* 1: take no more work */
     int fatal;              /* status that ends the batch, or 0 */
+    int wait_broken;        /* 1: opts.wait_ready failed; not used again */
 };
 
 static void emit(struct fanout *f, const char *line)
@@ -145,48 +148,78 @@ static void note_best(struct fanout *f, const struct eval_result *r)
 
 /* ---- one sub-evaluator's thread */
 
-struct one {
-    struct eval_result r;   /* deep copy of the sub's result */
-    int got;                /* 1: r is set */
-    int nomem;              /* 1: its evidence could not be copied */
+/* The slots a sub took for one call of its eval_batch, and their
+ * results. */
+struct taken {
+    int n;
+    int slot[FANOUT_TAKE];
+    struct eval_result r[FANOUT_TAKE]; /* deep copies of the sub's */
+    int got[FANOUT_TAKE];              /* 1: r set */
+    int nomem[FANOUT_TAKE];            /* 1: its evidence was not copied */
 };
 
-static int take_one(void *ud, int index, const struct eval_result *r)
+static int take_result(void *ud, int index, const struct eval_result *r)
 {
-    struct one *o = ud;
-    o->nomem = eval_result_copy(&o->r, r) != KEVO_OK;
-    o->got = 1;
+    struct taken *t = ud;
+    if (index < 0 || index >= t->n || t->got[index])
+        return 1; /* not one it was given: a broken sub */
+    t->nomem[index] = eval_result_copy(&t->r[index], r) != KEVO_OK;
+    t->got[index] = 1;
     return 0;
 }
 
-/* Pending slots looked at for a ready one (the compile pool works
- * through the batch in the batch's order, so readiness is near the front
- * of it). */
-#define READY_WINDOW 32
+/* A free sub with nothing ready waits for a compile in steps of
+ * WAIT_STEP_MS; after WAIT_MAX_MS in a row it takes the first pending
+ * one anyway (a ready hook that never says yes must not stall a batch). */
+#define WAIT_STEP_MS 20
+#define WAIT_MAX_MS 10000
 
-/* The slot sub k takes: the first pending one in the batch's order that
- * is ready among the next READY_WINDOW pending, else the first pending
- * one; -1 if none. A slot that failed on k goes to another sub while one
- * is alive. */
-static int next_slot(struct fanout *f, int k)
+static long long mono_ms(void)
 {
-    int first = -1, seen = 0;
-    for (int j = 0; j < f->n_cands && seen < READY_WINDOW; j++) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* What sub k takes now (mutex held), into t: with opts.ready, its share
+ * of the pending slots that are ready (their number over the live subs,
+ * 1 to FANOUT_TAKE), the first ones in the batch's order; if none is
+ * ready, the first pending one, or nothing when it may wait for one
+ * (returns 0). Without opts.ready, the first pending one. A slot that
+ * failed on k goes to another sub while one is alive. Returns how many
+ * it took; -1 if none is pending for it. */
+static int next_slots(struct fanout *f, int k, struct taken *t, int may_wait)
+{
+    int first = -1, n_ready = 0, enough = FANOUT_TAKE * f->alive;
+    t->n = 0;
+    for (int j = 0; j < f->n_cands && n_ready < enough; j++) {
         int i = f->ord[j];
         struct slot *s = &f->sl[i];
         if (s->st != SL_PENDING || (s->avoid == k && f->alive > 1))
             continue;
-        if (!f->o.ready)
-            return i;
+        if (!f->o.ready) {
+            t->slot[t->n++] = i;
+            return 1;
+        }
         if (first < 0)
             first = i;
-        seen++;
         if (!s->ready)
             s->ready = f->o.ready(f->o.prefetch_ud, f->cands[i]) != 0;
-        if (s->ready)
-            return i;
+        if (s->ready && t->n < FANOUT_TAKE)
+            t->slot[t->n++] = i;
+        n_ready += s->ready;
     }
-    return first;
+    if (first < 0)
+        return -1;
+    if (n_ready == 0) {
+        if (may_wait && f->o.wait_ready)
+            return 0;
+        t->slot[t->n++] = first;
+        return 1;
+    }
+    int share = n_ready / f->alive;
+    t->n = share < 1 ? 1 : share < t->n ? share : t->n;
+    return t->n;
 }
 
 /* Counts a failure of sub k (under mu); drops it after max_failures. */
@@ -227,14 +260,65 @@ static void failed_single(struct fanout *f, int k, int i, int rc)
     count_failure(f, k, rc);
 }
 
+/* Evaluates the slots in t on sub k and stores what came back (called
+ * with the mutex held; lets go of it meanwhile). What a failing call
+ * delivered before it failed counts; its first slot without a result
+ * counts as the sub's failure there, the rest go back to pending. */
+static void run_taken(struct fanout *f, int k, struct taken *t)
+{
+    struct sub *u = &f->subs[k];
+    const struct candidate *cs[FANOUT_TAKE];
+    for (int j = 0; j < t->n; j++) {
+        f->sl[t->slot[j]].st = SL_RUNNING;
+        cs[j] = f->cands[t->slot[j]];
+        eval_result_init(&t->r[j]);
+        t->got[j] = t->nomem[j] = 0;
+    }
+    double best = race_best(f);
+    pthread_mutex_unlock(&f->mu);
+    if (u->s.ev.ops->set_best)
+        u->s.ev.ops->set_best(u->s.ev.self, best);
+    int rc = u->s.ev.ops->eval_batch(u->s.ev.self, cs, t->n, take_result, t);
+    for (int j = 0; j < t->n && f->o.learn; j++)
+        if (t->got[j] && !t->nomem[j])
+            f->o.learn(f->o.prefetch_ud, cs[j], &t->r[j]);
+    pthread_mutex_lock(&f->mu);
+    int blamed = 0;
+    for (int j = 0; j < t->n; j++) {
+        struct slot *s = &f->sl[t->slot[j]];
+        if (t->got[j] && !t->nomem[j]) {
+            u->fails = 0;
+            t->r[j].gpu = u->s.gpu;
+            note_best(f, &t->r[j]);
+            s->r = t->r[j];
+            s->st = SL_DONE;
+            continue;
+        }
+        eval_result_release(&t->r[j]);
+        if (!blamed) {
+            blamed = 1;
+            failed(f, k, t->slot[j], rc ? rc : t->nomem[j] ? KEVO_ENOMEM
+                                                          : KEVO_EINTERNAL);
+        } else {
+            s->st = SL_PENDING;
+        }
+    }
+    pthread_cond_broadcast(&f->cv);
+}
+
 /* One batch, from sub k's thread (mutex held): takes slots until none is
  * left for it. */
 static void sub_batch(struct fanout *f, struct worker_arg *a)
 {
     struct sub *u = &f->subs[a->k];
+    struct taken t;
+    long long wait_from = -1; /* when it began to wait for a ready one */
     for (;;) {
-        int i = f->stop || f->fatal || u->dropped ? -1 : next_slot(f, a->k);
-        if (i < 0) {
+        int may_wait = !f->wait_broken &&
+                       (wait_from < 0 || mono_ms() - wait_from < WAIT_MAX_MS);
+        int got = f->stop || f->fatal || u->dropped
+                      ? -1 : next_slots(f, a->k, &t, may_wait);
+        if (got < 0) {
             /* nothing for us now; a failure elsewhere may hand us a slot */
             int more = 0;
             for (int j = 0; j < f->n_cands && !f->stop && !f->fatal &&
@@ -245,31 +329,18 @@ static void sub_batch(struct fanout *f, struct worker_arg *a)
             pthread_cond_wait(&f->cv, &f->mu);
             continue;
         }
-        f->sl[i].st = SL_RUNNING;
-        double best = race_best(f);
-        pthread_mutex_unlock(&f->mu);
-        struct one o = {.got = 0, .nomem = 0};
-        eval_result_init(&o.r);
-        if (u->s.ev.ops->set_best)
-            u->s.ev.ops->set_best(u->s.ev.self, best);
-        int rc = u->s.ev.ops->eval_batch(u->s.ev.self, &f->cands[i], 1,
-                                         take_one, &o);
-        if (!rc && (!o.got || o.nomem))
-            rc = o.nomem ? KEVO_ENOMEM : KEVO_EINTERNAL;
-        if (!rc && f->o.learn)
-            f->o.learn(f->o.prefetch_ud, f->cands[i], &o.r);
-        pthread_mutex_lock(&f->mu);
-        if (rc) {
-            eval_result_release(&o.r);
-            failed(f, a->k, i, rc);
-        } else {
-            u->fails = 0;
-            o.r.gpu = u->s.gpu;
-            note_best(f, &o.r);
-            f->sl[i].r = o.r;
-            f->sl[i].st = SL_DONE;
+        if (got == 0) { /* none ready: wait for a compile to end */
+            if (wait_from < 0)
+                wait_from = mono_ms();
+            pthread_mutex_unlock(&f->mu);
+            int bad = f->o.wait_ready(f->o.prefetch_ud, WAIT_STEP_MS);
+            pthread_mutex_lock(&f->mu);
+            if (bad)
+                f->wait_broken = 1;
+            continue;
         }
-        pthread_cond_broadcast(&f->cv);
+        wait_from = -1;
+        run_taken(f, a->k, &t);
     }
     f->running--;
     pthread_cond_broadcast(&f->cv);

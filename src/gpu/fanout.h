@@ -25,6 +25,7 @@
 #include "status.h"
 
 #define FANOUT_MAX_SUBS 256 /* e.g. 8 MPI ranks x 32 queue slots */
+#define FANOUT_TAKE 8       /* ready candidates a sub takes at most at once */
 
 /* One sub-evaluator. */
 struct fanout_sub {
@@ -47,6 +48,12 @@ struct fanout_opts {
      * free sub takes the lowest such pending candidate among the next few
      * before a lower one that would make it wait. Same ud as prefetch. */
     int (*ready)(void *ud, const struct candidate *c);
+    /* (optional, with ready) Waits at most max_ms for something that may
+     * make a candidate ready (a compile ending). A free sub with no ready
+     * candidate then waits for the first one to become ready rather than
+     * take one whose compile may be the longest; non-zero: it cannot (the
+     * sub takes the first pending one, as without it). Same ud. */
+    int (*wait_ready)(void *ud, int max_ms);
     /* (optional) Fills order[0..n) with the indices of the batch in the
      * order its candidates should start (a compile-cost model's,
      * ccost_order); prefetch then gets the batch in that order and free
@@ -75,9 +82,10 @@ struct fanout_opts {
  * destroy (a process a sub forks, such as a restarted GPU worker, may die
  * with the thread that forked it), each taking the first candidate in
  * the batch's order (opts.order, else index order) nobody has taken (or
- * a ready one, see opts.ready) and
- * evaluating it alone (eval_batch of one) after passing on the current
- * cascade reference (set_best). With one sub-evaluator in use, it gets the
+ * ready ones, see opts.ready: up to FANOUT_TAKE at once, its share of the
+ * ready ones, so that its evaluator sends the next job as the last one
+ * ends) and evaluating them after passing on the current cascade
+ * reference (set_best). With one sub-evaluator in use, it gets the
  * whole batch in one eval_batch in the calling thread (its own pipeline
  * stays whole; what is delivered before a failure counts, the rest is
  * tried again). A sub-evaluator whose eval_batch fails (returns an error:

@@ -955,3 +955,9 @@ int gpueval_poll(void *self)
     struct gpueval *g = self;
     return jit_pool_poll(g->pool, 0);
 }
+
+int gpueval_wait_ready(void *self, int max_ms)
+{
+    struct gpueval *g = self;
+    return jit_pool_poll_ms(g->pool, max_ms);
+}

@@ -95,5 +95,8 @@ int gpueval_ready(void *self, const struct candidate *c);
 /* Services e's compile pool without waiting (finished compiles become
  * ready; queued ones go to idle compilers): 0, or the pool's error. */
 int gpueval_poll(void *self);
+/* The fan-out's wait_ready hook: services the compile pool, waiting at
+ * most max_ms for a compile to end; 0, or the pool's error. */
+int gpueval_wait_ready(void *self, int max_ms);
 
 #endif

@@ -177,6 +177,7 @@ int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
     struct fanout_opts fo = {
         .prefetch = gpueval_prefetch,
         .ready = gpueval_ready,
+        .wait_ready = gpueval_wait_ready,
         .order = gpueval_order,
         .prefetch_ud = subs[0].ev.self,
     };

@@ -168,6 +168,8 @@ int jit_pool_wait(struct jit_pool *p, int ticket, struct jit_output *out) KEVO_W
  * call it now and then so that children do not sit idle. Errors as for
  * jit_pool_wait. */
 int jit_pool_poll(struct jit_pool *p, int block) KEVO_WUR;
+/* jit_pool_poll that waits at most max_ms (0: does not wait). */
+int jit_pool_poll_ms(struct jit_pool *p, int max_ms) KEVO_WUR;
 /* 1 if ticket's result is ready (jit_pool_wait returns at once), 0 if
  * not yet, -1 for an unknown ticket. */
 int jit_pool_done(struct jit_pool *p, int ticket);

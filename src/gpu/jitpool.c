@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -38,6 +39,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cpus.h"
@@ -683,6 +685,8 @@ static void drain_wake(struct jit_pool *p)
  * if block, else not at all), read, enforce deadlines, refill. Called with
  * the mutex held and nobody servicing; a blocking wait lets go of the
  * mutex while in poll(). */
+/* block: 0 returns at once; else waits at most block ms (the nearest
+ * deadline, or 100 ms when nothing runs, if that is sooner). */
 static int pool_service(struct jit_pool *p, int block)
 {
     int rc = respawn_dead(p);
@@ -701,6 +705,8 @@ static int pool_service(struct jit_pool *p, int block)
     int wait_ms = block ? next_wait_ms(p) : 0;
     if (n == 0 || wait_ms < 0)
         wait_ms = block ? 100 : 0; /* nothing running: do not hang */
+    if (block && wait_ms > block)
+        wait_ms = block;
     int ready;
     if (wait_ms > 0) {
         p->servicing = 1;
@@ -899,7 +905,7 @@ static int wait_locked(struct jit_pool *p, int ticket, struct jit_output *out)
             pthread_cond_wait(&p->cv, &p->mu);
             continue;
         }
-        int rc = pool_service(p, 1);
+        int rc = pool_service(p, INT_MAX);
         if (rc)
             return rc;
     }
@@ -927,12 +933,28 @@ int jit_pool_wait(struct jit_pool *p, int ticket, struct jit_output *out)
 
 int jit_pool_poll(struct jit_pool *p, int block)
 {
+    return jit_pool_poll_ms(p, block ? INT_MAX : 0);
+}
+
+int jit_pool_poll_ms(struct jit_pool *p, int max_ms)
+{
     pthread_mutex_lock(&p->mu);
-    int rc = p->broken;
+    int rc = p->broken, block = max_ms > 0;
     if (!rc && !p->servicing)
-        rc = pool_service(p, block);
-    else if (!rc && block) /* someone else serves: wait for their round */
-        pthread_cond_wait(&p->cv, &p->mu);
+        rc = pool_service(p, max_ms > 0 ? max_ms : 0);
+    else if (!rc && block && max_ms == INT_MAX) /* someone else serves: */
+        pthread_cond_wait(&p->cv, &p->mu);      /* wait for their round */
+    else if (!rc && block) {
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_sec += max_ms / 1000;
+        dl.tv_nsec += (long)(max_ms % 1000) * 1000000L;
+        if (dl.tv_nsec >= 1000000000L) {
+            dl.tv_sec++;
+            dl.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&p->cv, &p->mu, &dl);
+    }
     pthread_mutex_unlock(&p->mu);
     return rc;
 }

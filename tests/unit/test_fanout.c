@@ -54,7 +54,13 @@ struct fake {
     long tid;          /* kernel thread id of its first call (not
                           pthread_t: glibc reuses those of ended threads) */
     int moved;         /* 1: a later call came from another thread */
+    int most;          /* most candidates in one call */
 };
+
+/* (optional) Says whether a candidate may be evaluated now; each fake
+ * counts the ones it evaluated when it said no. */
+static int (*must_be_ready)(const struct candidate *c);
+static int unready_taken;
 
 static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -101,6 +107,14 @@ static int fake_batch(void *self, const struct candidate *const *c, int n,
         f->moved = 1;
     if (f->sh && f->calls == 1)
         first_call(f);
+    if (n > f->most)
+        f->most = n;
+    for (int i = 0; i < n && must_be_ready; i++)
+        if (!must_be_ready(c[i])) {
+            pthread_mutex_lock(&log_mu);
+            unready_taken++;
+            pthread_mutex_unlock(&log_mu);
+        }
     int rc = KEVO_OK;
     for (int i = 0; i < n && !rc; i++) {
         if (f->fail_from && f->calls >= f->fail_from) {
@@ -242,6 +256,34 @@ static int ready_from_3(void *ud, const struct candidate *c)
 
 static int use_ready; /* make_fanout passes ready_from_3 */
 
+/* The wait_ready cases: candidates 0..2 become ready after waits_needed
+ * calls of wait_ready; wait_fails makes it fail instead. */
+static int waits, waits_needed, wait_fails;
+
+static int ready_after_waits(void *ud, const struct candidate *c)
+{
+    pthread_mutex_lock(&log_mu);
+    int r = (c->genome_hash - 1000) / 7 >= 3 || waits >= waits_needed;
+    pthread_mutex_unlock(&log_mu);
+    return r;
+}
+
+static int ready_now(const struct candidate *c)
+{
+    return ready_after_waits(NULL, c);
+}
+
+static int wait_a_little(void *ud, int max_ms)
+{
+    pthread_mutex_lock(&log_mu);
+    waits++;
+    pthread_mutex_unlock(&log_mu);
+    usleep(1000);
+    return wait_fails ? KEVO_EIO : KEVO_OK;
+}
+
+static int use_wait; /* make_fanout passes ready_after_waits, wait_a_little */
+
 /* The order hooks of test_dispatch_order: the batch backwards; what the
  * prefetch got, and how many results learn saw. */
 static int use_order;
@@ -282,6 +324,10 @@ static int make_fanout(struct fake *f, int n, struct lines *lines,
     }
     struct fanout_opts o = {.report = collect, .report_ud = lines,
                             .ready = use_ready ? ready_from_3 : NULL};
+    if (use_wait) {
+        o.ready = ready_after_waits;
+        o.wait_ready = wait_a_little;
+    }
     if (use_order) {
         o.order = backwards;
         o.prefetch = record_prefetch;
@@ -494,6 +540,75 @@ static void test_ready_first(void)
     ev.ops->destroy(ev.self);
 }
 
+/* Ready candidates go several to a call (the sub's evaluator keeps its
+ * GPU fed between them), at most FANOUT_TAKE, and a sub takes its share
+ * only: both subs work. */
+static void test_ready_several(void)
+{
+    struct shared sh = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+                        2, 0, 0};
+    int log[N_CANDS], n_log = 0;
+    struct fake f[2] = {{.id = 0}, {.id = 1}};
+    for (int k = 0; k < 2; k++) {
+        f[k].sh = &sh;
+        f[k].log = log;
+        f[k].n_log = &n_log;
+    }
+    struct lines l = {"", 0};
+    struct evaluator ev;
+    use_ready = 1;
+    CHECK(make_fanout(f, 2, &l, &ev) == KEVO_OK);
+    use_ready = 0;
+    struct rec r = rec_new();
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_result, &r) ==
+          KEVO_OK);
+    CHECK(r.n == N_CANDS && r.order_ok && r.values_ok && n_log == N_CANDS);
+    CHECK(f[0].evaluated + f[1].evaluated == N_CANDS);
+    CHECK_MSG(f[0].calls + f[1].calls < N_CANDS / 2, "%d + %d calls",
+              f[0].calls, f[1].calls);
+    CHECK_MSG(f[0].most > 1 && f[0].most <= FANOUT_TAKE &&
+              f[1].most <= FANOUT_TAKE, "%d %d", f[0].most, f[1].most);
+    CHECK(f[0].evaluated > 0 && f[1].evaluated > 0);
+    ev.ops->destroy(ev.self);
+}
+
+/* With wait_ready a free sub waits for a candidate to become ready
+ * rather than take one that is not; a wait_ready that fails is not
+ * used again and the rest are taken as they are. */
+static void test_wait_ready(void)
+{
+    for (int fails = 0; fails < 2; fails++) {
+        struct fake f[2] = {{.id = 0}, {.id = 1}};
+        struct lines l = {"", 0};
+        struct evaluator ev;
+        waits = 0;
+        waits_needed = 3;
+        wait_fails = fails;
+        unready_taken = 0;
+        must_be_ready = ready_now;
+        use_wait = 1;
+        CHECK(make_fanout(f, 2, &l, &ev) == KEVO_OK);
+        use_wait = 0;
+        struct rec r = rec_new();
+        CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_result,
+                                 &r) == KEVO_OK);
+        must_be_ready = NULL;
+        CHECK(r.n == N_CANDS && r.order_ok && r.values_ok);
+        CHECK(f[0].evaluated + f[1].evaluated == N_CANDS);
+        if (!fails) {
+            CHECK_MSG(unready_taken == 0 && waits >= waits_needed,
+                      "%d taken before ready, %d waits", unready_taken,
+                      waits);
+        } else {
+            /* each sub may have been in its first wait at once */
+            CHECK_MSG(unready_taken == 3 && waits >= 1 && waits <= 2,
+                      "%d taken before ready, %d waits", unready_taken,
+                      waits);
+        }
+        ev.ops->destroy(ev.self);
+    }
+}
+
 static void test_dispatch_order(void)
 {
     struct shared sh = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
@@ -672,6 +787,11 @@ int main(void)
         "after a failure mid-batch its rest is tried again, nothing lost");
     RUN(test_ready_first, "a free sub-evaluator takes a ready candidate "
         "before a lower one that would make it wait");
+    RUN(test_ready_several, "ready candidates go to a sub several at a "
+        "time (at most FANOUT_TAKE, its share), every sub busy");
+    RUN(test_wait_ready, "with wait_ready a free sub waits for a candidate "
+        "to become ready instead of taking one that is not; a failing "
+        "wait_ready is dropped and the rest are taken as they are");
     RUN(test_dispatch_order, "with an order hook the batch is prefetched "
         "and handed out in its order, results still reach the callback in "
         "index order, and learn sees each result");
