@@ -80,6 +80,23 @@ static long count_type(const struct replay *r, enum rec_type type)
     return n;
 }
 
+/* The "defer" records of the last generation the journal reaches: its
+ * children that were not measured (engine_defer.c). */
+static long last_gen_defers(const struct replay *r)
+{
+    int last = -1;
+    long n = 0;
+    for (long i = 0; i < r->n_rec; i++) {
+        int g = rec_generation(&r->rv.recs[i]);
+        if (g > last) {
+            last = g;
+            n = 0;
+        }
+        n += g == last && r->rv.recs[i].type == REC_DEFER;
+    }
+    return n;
+}
+
 static int diverge(struct replay *r, long index, const char *fmt, ...)
     KEVO_PRINTF(3, 4);
 static int diverge(struct replay *r, long index, const char *fmt, ...)
@@ -162,8 +179,10 @@ static int open_run(struct replay *r)
  * Runs the engine on the recorded results. Budgets: generations, time and
  * stagnation only say when to stop, so the end of the recording does that
  * here; the evaluation budget also shapes the last generation (fewer
- * children), so it is set to the number of recorded evaluations, which
- * reproduces a generation cut by the budget and changes nothing else.
+ * children), so it is set to the number of recorded evaluations, plus
+ * the last generation's deferred children (they were children of it, not
+ * evaluations), which reproduces a generation cut by the budget and
+ * changes nothing else.
  */
 static int replay_engine(struct replay *r, struct engine_stats *st,
                          long *pos)
@@ -172,7 +191,7 @@ static int replay_engine(struct replay *r, struct engine_stats *st,
     s.max_generations = 0;
     s.max_time_s = 0;
     s.stagnation = 0;
-    s.max_evals = count_type(r, REC_EVAL);
+    s.max_evals = count_type(r, REC_EVAL) + last_gen_defers(r);
     struct runlog_cfg lc = {.records = r->rv.records, .live = 0,
                             .llm_dir = r->dir};
     struct runlog *log = NULL;

@@ -74,6 +74,10 @@ struct eval_result {
     int gpu;                 /* which GPU measured it (the fan-out's id of
                                 the sub-evaluator, fanout.h); -1 = not
                                 recorded (one evaluator) */
+    int deferred;            /* 1: not evaluated (the rest of the
+                                members are unset): its compile had not
+                                ended when the rest of the batch was
+                                measured (evaluator_ops.set_defer) */
     char detail[512];        /* one line of evidence: the reason for a bad
                                 outcome, or notes for an ok one */
     char *evidence_json;     /* (optional) JSON object text with details;
@@ -127,6 +131,14 @@ struct evaluator_ops {
      * means the batch compiles as usual). Borrows cands for the call. */
     void (*prefetch)(void *self, const struct candidate *const *cands,
                      int n);
+    /* (optional) From the next batch on, at most max_n of a batch's
+     * candidates may come back with r->deferred set (0, the default:
+     * none): those whose compile has not ended when every other one of
+     * the batch is measured and nothing is left to measure, so that a
+     * few slow compiles do not hold the batch (and the generation) while
+     * the GPU waits. Their compiles go on (into the compile cache); the
+     * engine hands them over again in its next batch. */
+    void (*set_defer)(void *self, int max_n);
     /* (optional) JSON object text describing the environment (GPU, driver,
      * versions) for the manifest; new string, caller frees. */
     char *(*environment)(void *self);

@@ -3,11 +3,13 @@
  * resume contract). Owns the islands, the archive, the set of genomes
  * already evaluated and the journal position; knows nothing of GPUs.
  *
- * One generation: make children (mutators, or the initial points for
- * generation 0; with the pipeline, engine_pipe.c, they were made while the
- * generation before was measured) -> instantiate and store their sources
+ * One generation: the children the last one deferred (engine_defer.c),
+ * then make children (mutators, or the initial points for generation 0;
+ * with the pipeline, engine_pipe.c, they were made while the generation
+ * before was measured) -> instantiate and store their sources
  * -> (pipeline) breed the next generation and prefetch it -> results from
- * the journal or the evaluator, journaled in order -> noise-aware
+ * the journal or the evaluator, journaled in order (deferred ones leave
+ * for the next generation) -> noise-aware
  * confirmation of a new best -> (mu + lambda) survivors per island ->
  * migration -> "gen" record -> checkpoint.
  */
@@ -875,19 +877,26 @@ static int on_result(void *ud, int idx, const struct eval_result *r)
     struct batch_ctx *b = ud;
     struct engine *e = b->e;
     int live = !runlog_replaying(e->env.log);
-    eval_result_release(&e->kids[idx].r);
-    if ((b->rc = eval_result_copy(&e->kids[idx].r, r)))
-        return 1;
-    cJSON *rec = eval_record(e, idx);
-    b->rc = rec ? runlog_put(e->env.log, rec, 0) : KEVO_ENOMEM;
-    cJSON_Delete(rec);
-    if (live)
-        busy_add(&e->sess_busy, r);
-    if (b->rc || (b->rc = take_result(e, idx)))
-        return 1;
-    if (!live)
-        return 0;
-    e->st.session_evals++;
+    if (r->deferred) { /* unmeasured: to the next generation */
+        if ((b->rc = engine_defer_note(e, idx)))
+            return 1;
+        if (!live)
+            return 0;
+    } else {
+        eval_result_release(&e->kids[idx].r);
+        if ((b->rc = eval_result_copy(&e->kids[idx].r, r)))
+            return 1;
+        cJSON *rec = eval_record(e, idx);
+        b->rc = rec ? runlog_put(e->env.log, rec, 0) : KEVO_ENOMEM;
+        cJSON_Delete(rec);
+        if (live)
+            busy_add(&e->sess_busy, r);
+        if (b->rc || (b->rc = take_result(e, idx)))
+            return 1;
+        if (!live)
+            return 0;
+        e->st.session_evals++;
+    }
     if (e->env.stop && *e->env.stop) {
         e->st.stop = STOP_SIGNAL;
         return 1;
@@ -937,6 +946,7 @@ static int evaluate_children(struct engine *e)
         return rc;
     }
     struct batch_ctx b = {e, KEVO_OK};
+    runlog_set_defer(e->env.log, engine_defer_max(e));
     rc = runlog_evaluate(e->env.log, ptrs, n, on_result, &b);
     free(cands);
     free(ptrs);
@@ -944,7 +954,7 @@ static int evaluate_children(struct engine *e)
         return b.rc;
     if (e->st.stop == STOP_SIGNAL || e->st.stop == STOP_TIME)
         return KEVO_ESTOPPED;
-    return rc;
+    return rc ? rc : engine_defer_carry(e);
 }
 
 /* ------------------------------------------------ best and confirmation */
@@ -1174,6 +1184,9 @@ static cJSON *checkpoint_json(struct engine *e)
         cJSON_AddItemToObject(o, "next", engine_pipe_to_json(e));
     if (engine_pipe_on(e) && e->next_cap > 0)
         cJSON_AddNumberToObject(o, "next_cap", (double)e->next_cap);
+    cJSON *carry = engine_defer_to_json(e);
+    if (carry)
+        cJSON_AddItemToObject(o, "carry", carry);
     cJSON_AddNumberToObject(o, "elapsed_s", elapsed_s(e));
     return o;
 }
@@ -1247,8 +1260,10 @@ static int one_generation(struct engine *e)
         if ((rc = engine_llm_until_usable(e)) || e->st.stop != STOP_NONE)
             return rc;
     }
-    /* bred while the generation before was measured (engine_pipe.c), or
-     * now */
+    /* those the last generation deferred first (engine_defer.c); then
+     * those bred while it was measured (engine_pipe.c), or now */
+    if ((rc = engine_defer_take(e)))
+        return rc;
     if (!engine_pipe_take(e) && (rc = engine_make_children(e)))
         return rc;
     if (e->n_kids == 0 && e->n_pend == 0) {
@@ -1374,6 +1389,8 @@ static int restore(struct engine *e, const cJSON *ck)
         rc = restore_best(e, cJSON_GetObjectItemCaseSensitive(ck, "best"));
     if (!rc)
         rc = engine_pipe_restore(e, ck);
+    if (!rc)
+        rc = engine_defer_restore(e, ck);
     return rc;
 }
 
@@ -1495,6 +1512,8 @@ void engine_free(struct engine *e)
     free(e->kids);
     engine_clear_kids(e->next, e->n_next);
     free(e->next);
+    engine_clear_kids(e->carry, e->n_carry);
+    free(e->carry);
     for (int i = 0; e->isl && i < e->n_isl; i++)
         free(e->isl[i].m);
     free(e->isl);

@@ -40,6 +40,7 @@ struct child {
     struct archive_desc d;
     int depth;             /* repairs in this child's LLM lineage */
     double score;          /* the surrogate's rating (0 = none) */
+    int deferred;          /* 1: handed back unmeasured (engine_defer.c) */
 };
 
 /* An operator the bandit chooses among: every cheap mutator of
@@ -159,6 +160,10 @@ struct engine {
                                  neighbours are measured or invalid (so the
                                  fill no longer looks at it) */
     long cap_fill_done;
+    /* deferred children (engine_defer.c): handed back unmeasured by the
+     * last generation's batch, the first children of the next one */
+    struct child *carry;
+    int n_carry, cap_carry;
     long in_flight;        /* children being measured while the next
                               generation is bred (0 otherwise): spent, for
                               the budget */
@@ -199,6 +204,35 @@ int engine_pipe_take(struct engine *e);
  * checkpoint ck (absent: none; KEVO_EPARSE if malformed). */
 cJSON *engine_pipe_to_json(const struct engine *e);
 int engine_pipe_restore(struct engine *e, const cJSON *ck);
+/* A child as the checkpoint holds it (point, hash, island, mutator,
+ * parents; new object, NULL without memory), and read back (its hash
+ * checked against its point; KEVO_EPARSE). */
+cJSON *engine_child_json(const struct child *c);
+int engine_child_from_json(const struct engine *e, const cJSON *o,
+                           struct child *c);
+
+/* engine_defer.c: candidates handed back unmeasured (spec defer) */
+/* 1 if the run lets its evaluator defer: its spec says so, no LLM
+ * mutation, no pipeline. */
+int engine_defer_on(const struct engine *e);
+/* Before generation e->gen's batch: how many of its e->n_kids the
+ * evaluator may defer (0 if engine_defer_on is not). */
+int engine_defer_max(const struct engine *e);
+/* Kid idx came back deferred: its "defer" record to the run log
+ * (KEVO_EDIVERGE, the log's divergence set, for a recorded one in a run
+ * that does not defer: a recording it cannot have made). */
+int engine_defer_note(struct engine *e, int idx);
+/* After the batch: the deferred kids leave e->kids (the rest keep their
+ * order) for e->carry. */
+int engine_defer_carry(struct engine *e);
+/* At a generation's start (e->kids empty): the carried kids become its
+ * first children. */
+int engine_defer_take(struct engine *e);
+/* e->carry for the checkpoint (new array; NULL if empty), and read back
+ * from checkpoint ck ("carry" absent: none; their hashes join the seen
+ * set). KEVO_EPARSE if malformed. */
+cJSON *engine_defer_to_json(const struct engine *e);
+int engine_defer_restore(struct engine *e, const cJSON *ck);
 
 /* engine.c: a pool of candidate children (the surrogate's offspring
  * pool, the fill's neighbours), {0} when empty: membership by genome hash

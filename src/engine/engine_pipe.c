@@ -129,28 +129,33 @@ int engine_pipe_breed(struct engine *e)
 
 /* ------------------------------------------------------------ checkpoint */
 
-cJSON *engine_pipe_to_json(const struct engine *e)
+cJSON *engine_child_json(const struct child *c)
 {
     char hex[17];
-    cJSON *a = cJSON_CreateArray();
-    for (int k = 0; a && k < e->n_next; k++) {
-        const struct child *c = &e->next[k];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "t", c->g.tpl);
-        cJSON *v = cJSON_AddArrayToObject(o, "v");
-        for (int i = 0; i < TPL_MAX_PARAMS; i++)
-            cJSON_AddItemToArray(v, cJSON_CreateNumber((double)c->g.vals[i]));
-        hash_hex(c->g.hash, hex);
-        cJSON_AddStringToObject(o, "h", hex);
-        cJSON_AddNumberToObject(o, "island", c->island);
-        cJSON_AddStringToObject(o, "mutator", c->mutator);
-        cJSON *p = cJSON_AddArrayToObject(o, "parents");
-        for (int i = 0; i < c->n_par; i++) {
-            hash_hex(c->par[i], hex);
-            cJSON_AddItemToArray(p, cJSON_CreateString(hex));
-        }
-        cJSON_AddItemToArray(a, o);
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddNumberToObject(o, "t", c->g.tpl);
+    cJSON *v = cJSON_AddArrayToObject(o, "v");
+    for (int i = 0; i < TPL_MAX_PARAMS; i++)
+        cJSON_AddItemToArray(v, cJSON_CreateNumber((double)c->g.vals[i]));
+    hash_hex(c->g.hash, hex);
+    cJSON_AddStringToObject(o, "h", hex);
+    cJSON_AddNumberToObject(o, "island", c->island);
+    cJSON_AddStringToObject(o, "mutator", c->mutator);
+    cJSON *p = cJSON_AddArrayToObject(o, "parents");
+    for (int i = 0; i < c->n_par; i++) {
+        hash_hex(c->par[i], hex);
+        cJSON_AddItemToArray(p, cJSON_CreateString(hex));
     }
+    return o;
+}
+
+cJSON *engine_pipe_to_json(const struct engine *e)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int k = 0; a && k < e->n_next; k++)
+        cJSON_AddItemToArray(a, engine_child_json(&e->next[k]));
     return a;
 }
 
@@ -168,7 +173,7 @@ static const char *mutator_name(const char *s)
     return m ? m->name : NULL;
 }
 
-static int child_from_json(const struct engine *e, const cJSON *o,
+int engine_child_from_json(const struct engine *e, const cJSON *o,
                            struct child *c)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "v");
@@ -215,7 +220,7 @@ int engine_pipe_restore(struct engine *e, const cJSON *ck)
     cJSON_ArrayForEach(o, a)
     {
         struct child c;
-        if ((rc = child_from_json(e, o, &c)) ||
+        if ((rc = engine_child_from_json(e, o, &c)) ||
             (rc = engine_add_child(e, &c)))
             break;
     }

@@ -88,6 +88,7 @@ struct fanout {
     int stop;               /* 1: take no more work */
     int fatal;              /* status that ends the batch, or 0 */
     int wait_broken;        /* 1: opts.wait_ready failed; not used again */
+    int defer_max;          /* candidates a batch may defer (set_defer) */
 };
 
 static void emit(struct fanout *f, const char *line)
@@ -306,6 +307,34 @@ static void run_taken(struct fanout *f, int k, struct taken *t)
     pthread_cond_broadcast(&f->cv);
 }
 
+/* How long the subs wait with nothing ready before the candidates still
+ * compiling are deferred (eval.h set_defer). */
+#define DEFER_WAIT_MS 100
+
+/* Defers every pending candidate (mutex held) when no sub is measuring
+ * one, none is ready (the caller saw) and they are at most defer_max;
+ * their compiles go on (the batch's prefetch started them). Returns 1 if
+ * it did. */
+static int defer_rest(struct fanout *f)
+{
+    int n = 0;
+    for (int i = 0; i < f->n_cands; i++) {
+        if (f->sl[i].st == SL_RUNNING)
+            return 0;
+        n += f->sl[i].st == SL_PENDING;
+    }
+    if (n == 0 || n > f->defer_max)
+        return 0;
+    for (int i = 0; i < f->n_cands; i++)
+        if (f->sl[i].st == SL_PENDING) {
+            eval_result_init(&f->sl[i].r);
+            f->sl[i].r.deferred = 1;
+            f->sl[i].st = SL_DONE;
+        }
+    pthread_cond_broadcast(&f->cv);
+    return 1;
+}
+
 /* One batch, from sub k's thread (mutex held): takes slots until none is
  * left for it. */
 static void sub_batch(struct fanout *f, struct worker_arg *a)
@@ -332,6 +361,9 @@ static void sub_batch(struct fanout *f, struct worker_arg *a)
         if (got == 0) { /* none ready: wait for a compile to end */
             if (wait_from < 0)
                 wait_from = mono_ms();
+            else if (mono_ms() - wait_from >= DEFER_WAIT_MS &&
+                     defer_rest(f))
+                continue;
             pthread_mutex_unlock(&f->mu);
             int bad = f->o.wait_ready(f->o.prefetch_ud, WAIT_STEP_MS);
             pthread_mutex_lock(&f->mu);
@@ -465,6 +497,8 @@ static int run_single(struct fanout *f, const struct candidate *const *cands,
     struct single s = {f, &f->subs[k], cb, ud, 0, 0, 0};
     struct evaluator *ev = &s.u->s.ev;
     f->single = 1;
+    if (ev->ops->set_defer) /* its own batch: it decides */
+        ev->ops->set_defer(ev->self, f->defer_max);
     for (;;) {
         if (ev->ops->set_best)
             ev->ops->set_best(ev->self, race_best(f));
@@ -499,6 +533,9 @@ static int fo_eval_batch(void *self, const struct candidate *const *cands,
         return KEVO_ENODEV;
     if (f->alive == 1)
         return run_single(f, cands, n, cb, ud);
+    for (int k = 0; k < f->n; k++) /* the fan-out decides (defer_rest) */
+        if (!f->subs[k].dropped && f->subs[k].s.ev.ops->set_defer)
+            f->subs[k].s.ev.ops->set_defer(f->subs[k].s.ev.self, 0);
     struct slot *sl = calloc((size_t)n, sizeof *sl);
     int *ord = malloc((size_t)n * sizeof *ord);
     const struct candidate **inorder = malloc((size_t)n * sizeof *inorder);
@@ -638,6 +675,16 @@ static void fo_set_best(void *self, double best_median_ns)
     }
 }
 
+/* Between batches. With several subs the fan-out defers (only where
+ * opts.wait_ready lets a free sub wait for a ready candidate, so that
+ * what is pending at a batch's end is what still compiles); one sub in
+ * use decides in its own batch. */
+static void fo_set_defer(void *self, int max_n)
+{
+    struct fanout *f = self;
+    f->defer_max = max_n > 0 ? max_n : 0;
+}
+
 /* The engine's prefetch of its next batch (eval.h), called between
  * batches: to the first sub still in use (the GPU evaluators share one
  * compile pool, so one of them queues the compiles for all). */
@@ -720,6 +767,7 @@ static const struct evaluator_ops fanout_ops = {
     .eval_batch = fo_eval_batch,
     .confirm = fo_confirm,
     .set_best = fo_set_best,
+    .set_defer = fo_set_defer,
     .admit = fo_admit,
     .profile = fo_profile,
     .prefetch = fo_prefetch,

@@ -46,6 +46,7 @@ struct gpueval {
     struct tpl_device dev;
     double best_ns;      /* for cascades (the engine's); 0 = none */
     double seen_best_ns; /* fastest ok time measured here; 0 = none */
+    int defer_max;       /* candidates a batch may defer (set_defer) */
     long long seq;       /* job sequence number (seeds derive from it) */
     long long free_since; /* the worker's last answer to any request, over
                              batches (fs_now_ns; 0 = none yet): a batch's
@@ -352,6 +353,65 @@ static int feed(struct batch *b, int block, int *rc)
     }
 }
 
+/* How long the worker waits with nothing to measure before the
+ * candidates still compiling are deferred (eval.h set_defer): a compile
+ * about to end is not worth a generation's turn. */
+#define DEFER_WAIT_MS 100
+
+/* Candidates from the next to deliver on that still compile; -1 if one
+ * is at the worker. */
+static int compiling_left(const struct batch *b)
+{
+    int n = 0;
+    for (int i = b->deliver; i < b->n; i++) {
+        if (b->sl[i].st == SL_AT_WORKER)
+            return -1;
+        n += b->sl[i].st == SL_COMPILING;
+    }
+    return n;
+}
+
+/* Defers every candidate still compiling (their compiles go on, for the
+ * cache) if nothing else is left and they are at most g->defer_max;
+ * returns 1 if it did. */
+static int defer_rest(struct batch *b)
+{
+    int n = compiling_left(b);
+    if (n <= 0 || n > b->g->defer_max)
+        return 0;
+    for (int i = b->deliver; i < b->n; i++) {
+        struct slot *s = &b->sl[i];
+        if (s->st != SL_COMPILING)
+            continue;
+        if (jit_pool_release(b->g->pool, s->ticket))
+            return 0; /* (none released yet: the first one fails alike) */
+        s->ticket = -1;
+        s->r.deferred = 1;
+        s->st = SL_DONE;
+    }
+    return 1;
+}
+
+/* feed with block; where the batch may defer, a wait of DEFER_WAIT_MS
+ * with nothing to measure defers what still compiles (defer_rest). */
+static int feed_or_defer(struct batch *b, int *rc)
+{
+    struct gpueval *g = b->g;
+    if (g->defer_max <= 0)
+        return feed(b, 1, rc);
+    long long t0 = fs_now_ns();
+    for (;;) {
+        if (feed(b, 0, rc))
+            return 1;
+        if (*rc || compiling_left(b) <= 0)
+            return 0;
+        if (fs_now_ns() - t0 >= DEFER_WAIT_MS * 1000000LL && defer_rest(b))
+            return 0;
+        if ((*rc = jit_pool_poll_ms(g->pool, 10)))
+            return 0;
+    }
+}
+
 /* The worker's answer to the job out: its result. */
 static void finish_job(struct batch *b, int i, struct wclient_reply *rep)
 {
@@ -430,7 +490,7 @@ static int ge_eval_batch(void *self, const struct candidate *const *cands,
         }
         if (rc || (b.deliver == n && b.at_worker < 0))
             break;
-        if (b.at_worker < 0 && !feed(&b, 1, &rc)) {
+        if (b.at_worker < 0 && !feed_or_defer(&b, &rc)) {
             /* the next to deliver marked at the worker with no job out:
              * a bug (a compiling one just waits for the next round) */
             if (!rc && b.deliver < n && b.sl[b.deliver].st == SL_AT_WORKER)
@@ -659,6 +719,11 @@ static void ge_set_best(void *self, double best_median_ns)
     ((struct gpueval *)self)->best_ns = best_median_ns;
 }
 
+static void ge_set_defer(void *self, int max_n)
+{
+    ((struct gpueval *)self)->defer_max = max_n > 0 ? max_n : 0;
+}
+
 static char *ge_environment(void *self)
 {
     struct gpueval *g = self;
@@ -747,6 +812,7 @@ static const struct evaluator_ops gpueval_ops = {
     .eval_batch = ge_eval_batch,
     .confirm = ge_confirm,
     .set_best = ge_set_best,
+    .set_defer = ge_set_defer,
     .profile = ge_profile,
     .prefetch = ge_prefetch,
     .environment = ge_environment,

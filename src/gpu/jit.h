@@ -189,6 +189,12 @@ int jit_pool_prefetch(struct jit_pool *p, const char *src,
  * same source moves it up to theirs). */
 int jit_pool_prefetch_later(struct jit_pool *p, const char *src,
                             const char *name) KEVO_WUR;
+/* Nobody will wait for ticket: its compile goes on (or stays queued) as
+ * if prefetched, and its result goes to the disk cache, where a submit of
+ * the same source finds it (or adopts the compile while it runs, its
+ * compile_ms the whole compile's). 0, or -1 (nothing done) for an
+ * unknown ticket or a pool without a cache (its result would be lost). */
+int jit_pool_release(struct jit_pool *p, int ticket);
 /* For a prefetched src: 1 if its compile is over (a submit now answers
  * from the cache at once), 0 if it is queued or compiling; -1 if src was
  * never prefetched (or its result was taken) or the pool has no cache. */

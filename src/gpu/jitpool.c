@@ -959,6 +959,27 @@ int jit_pool_poll_ms(struct jit_pool *p, int max_ms)
     return rc;
 }
 
+int jit_pool_release(struct jit_pool *p, int ticket)
+{
+    if (!p->cache_dir)
+        return -1;
+    pthread_mutex_lock(&p->mu);
+    int r = -1;
+    for (int i = 0; i < p->n_tk; i++) {
+        struct ticket *t = &p->tk[i];
+        if (t->state != TK_FREE && t->id == ticket && !t->prefetch &&
+            t->key) {
+            t->prefetch = 1; /* as if prefetched: a submit adopts it */
+            t->later = 0;
+            drop_if_prefetch(t);
+            r = 0;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    return r;
+}
+
 int jit_pool_done(struct jit_pool *p, int ticket)
 {
     pthread_mutex_lock(&p->mu);

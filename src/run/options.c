@@ -85,6 +85,7 @@ const struct kopt kevo_options[] = {
       "1 (default): each generation also measures\nlaunch-only neighbours of "
       "measured points (no\ncompile) in the GPU time the last one left "
       "idle;\n0: only the bred children"),
+    I(NULL, "defer", OPTT_INT, defer, 0, 1, 1, 0, NULL, NULL),
     T(NULL, "init", 0, NULL, NULL),
     T("simulate", NULL, OPTC_RUN, "TABLE",
       "no GPU: answer from a recorded table (a run\ndirectory, its "

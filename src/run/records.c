@@ -12,7 +12,7 @@
 #include "record.h"
 
 static const char *const type_names[] = {"eval", "confirm", "gen", "llm",
-                                          "profile"};
+                                          "profile", "defer"};
 
 /* members that are accounting, not decisions */
 static const char *const accounting[] = {
@@ -177,6 +177,19 @@ cJSON *rec_profile_json(const struct rec_profile *r)
     return done(o);
 }
 
+cJSON *rec_defer_json(const struct rec_defer *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "type", "defer");
+    cJSON_AddNumberToObject(o, "gen", r->gen);
+    cJSON_AddNumberToObject(o, "idx", r->idx);
+    put_hash(o, "hash", r->hash);
+    cJSON_AddNumberToObject(o, "t", r->t);
+    return done(o);
+}
+
 cJSON *rec_json(const struct record *r)
 {
     switch (r->type) {
@@ -185,6 +198,7 @@ cJSON *rec_json(const struct record *r)
     case REC_GEN: return rec_gen_json(&r->u.gen);
     case REC_LLM: return rec_llm_json(&r->u.llm);
     case REC_PROFILE: return rec_profile_json(&r->u.profile);
+    case REC_DEFER: return rec_defer_json(&r->u.defer);
     default: return NULL;
     }
 }
@@ -508,6 +522,22 @@ int rec_profile_parse(const cJSON *o, struct rec_profile *r, char *err,
                       err, errcap);
 }
 
+int rec_defer_parse(const cJSON *o, struct rec_defer *r, char *err,
+                    size_t errcap)
+{
+    memset(r, 0, sizeof *r);
+    if (rec_type_of(o) != REC_DEFER)
+        return bad(err, errcap, "defer", "type");
+    if (get_int(o, "gen", &r->gen) || r->gen < 0)
+        return bad(err, errcap, "defer", "gen");
+    if (get_int(o, "idx", &r->idx) || r->idx < 0)
+        return bad(err, errcap, "defer", "idx");
+    if (get_hash(o, "hash", &r->hash))
+        return bad(err, errcap, "defer", "hash");
+    r->t = opt_num(o, "t");
+    return KEVO_OK;
+}
+
 int rec_parse(const cJSON *o, struct record *r, char *err, size_t errcap)
 {
     memset(r, 0, sizeof *r);
@@ -519,9 +549,10 @@ int rec_parse(const cJSON *o, struct record *r, char *err, size_t errcap)
     case REC_LLM: return rec_llm_parse(o, &r->u.llm, err, errcap);
     case REC_PROFILE:
         return rec_profile_parse(o, &r->u.profile, err, errcap);
+    case REC_DEFER: return rec_defer_parse(o, &r->u.defer, err, errcap);
     default:
         snprintf(err, errcap, "record has no known 'type' (eval, confirm, "
-                 "gen, llm, profile)");
+                 "gen, llm, profile, defer)");
         return KEVO_EPARSE;
     }
 }
@@ -583,6 +614,7 @@ double rec_time(const struct record *r)
     case REC_GEN: return r->u.gen.t;
     case REC_LLM: return r->u.llm.t;
     case REC_PROFILE: return r->u.profile.t;
+    case REC_DEFER: return r->u.defer.t;
     default: return 0;
     }
 }
@@ -595,6 +627,7 @@ int rec_generation(const struct record *r)
     case REC_GEN: return r->u.gen.gen;
     case REC_LLM: return r->u.llm.gen;
     case REC_PROFILE: return r->u.profile.gen;
+    case REC_DEFER: return r->u.defer.gen;
     default: return -1;
     }
 }
@@ -691,6 +724,10 @@ void rec_describe(const cJSON *o, char *out, size_t cap)
         snprintf(out, cap, "the answer to LLM request %.0f (%s)",
                  record_num(o, "seq", -1),
                  record_str(o, "op") ? record_str(o, "op") : "?");
+        break;
+    case REC_DEFER:
+        snprintf(out, cap, "the deferral of %s (its compile had not ended)",
+                 h ? h : "?");
         break;
     default: {
         const char *ty = record_str(o, "type");

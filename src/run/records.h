@@ -2,8 +2,10 @@
  * records.h - the records of a run's journal (journal.jsonl), typed, with
  * one JSON codec: "eval" (a candidate and its result), "confirm" (a
  * noise-aware acceptance of a new best), "gen" (the end of a generation),
- * "llm" (one LLM answer and what became of it) and "profile" (a
- * candidate's hardware profile, core/profile.h). Every writer builds a
+ * "llm" (one LLM answer and what became of it), "profile" (a
+ * candidate's hardware profile, core/profile.h) and "defer" (a candidate
+ * the evaluator handed back unmeasured: its compile had not ended when
+ * the rest of its generation was measured; it joins the next one). Every writer builds a
  * struct and calls rec_*_json; every reader calls rec_parse (or
  * rec_*_parse) and gets the struct back; the member names live here only
  * (the result's members in core/record.c).
@@ -28,9 +30,10 @@
 #include "tpl.h"
 
 enum rec_type { REC_EVAL, REC_CONFIRM, REC_GEN, REC_LLM, REC_PROFILE,
-                REC_UNKNOWN };
+                REC_DEFER, REC_UNKNOWN };
 
-/* "eval", "confirm", "gen", "llm", "profile"; "?" for REC_UNKNOWN. */
+/* "eval", "confirm", "gen", "llm", "profile", "defer"; "?" for
+ * REC_UNKNOWN. */
 const char *rec_type_name(enum rec_type t);
 /* The type member of record o (REC_UNKNOWN when absent or unknown). */
 enum rec_type rec_type_of(const cJSON *o);
@@ -114,6 +117,13 @@ struct rec_profile {
     double t;
 };
 
+struct rec_defer {
+    int gen;
+    int idx;                   /* child index in its generation */
+    uint64_t hash;             /* genome hash */
+    double t;
+};
+
 /* best.json: the run's accepted best kernel, rewritten at each accepted
  * new best (not a journal line; the readers' view of the winner). */
 struct rec_best {
@@ -137,6 +147,7 @@ struct record {
         struct rec_gen gen;
         struct rec_llm llm;
         struct rec_profile profile;
+        struct rec_defer defer;
     } u;
 };
 
@@ -146,6 +157,7 @@ cJSON *rec_confirm_json(const struct rec_confirm *r);
 cJSON *rec_gen_json(const struct rec_gen *r);
 cJSON *rec_llm_json(const struct rec_llm *r);
 cJSON *rec_profile_json(const struct rec_profile *r);
+cJSON *rec_defer_json(const struct rec_defer *r);
 cJSON *rec_json(const struct record *r);
 
 cJSON *rec_best_json(const struct rec_best *b);
@@ -161,6 +173,8 @@ int rec_llm_parse(const cJSON *o, struct rec_llm *r, char *err,
                   size_t errcap) KEVO_WUR;
 int rec_profile_parse(const cJSON *o, struct rec_profile *r, char *err,
                       size_t errcap) KEVO_WUR;
+int rec_defer_parse(const cJSON *o, struct rec_defer *r, char *err,
+                    size_t errcap) KEVO_WUR;
 /* best.json: 'hash' and 'template' are required, 'params' (numbers)
  * when present; the rest default to 0 / "". */
 int rec_best_parse(const cJSON *o, struct rec_best *b, char *err,

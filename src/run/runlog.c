@@ -101,6 +101,11 @@ static int diverge(struct runlog *rl, const char *fmt, ...)
     return KEVO_EDIVERGE;
 }
 
+int runlog_refuse(struct runlog *rl, const char *what)
+{
+    return diverge(rl, "%s", what);
+}
+
 /* The live side is asked for something: a recording-only log ends. */
 static int live_needed(struct runlog *rl)
 {
@@ -154,6 +159,12 @@ static int canonical(const struct eval_result *r, struct eval_result *out)
 static int on_live(void *ud, int index, const struct eval_result *r)
 {
     struct live_ctx *x = ud;
+    if (r->deferred) { /* nothing measured: nothing to canonicalise */
+        struct eval_result d;
+        eval_result_init(&d);
+        d.deferred = 1;
+        return x->cb(x->ud, x->base + index, &d);
+    }
     struct eval_result c;
     if ((x->rc = canonical(r, &c))) {
         eval_result_release(&c);
@@ -172,8 +183,9 @@ int runlog_evaluate(struct runlog *rl, const struct candidate *const *cands,
         const cJSON *rec = rl->rec[rl->pos];
         const char *h = record_str(rec, "hash");
         uint64_t hash;
-        if (rec_type_of(rec) != REC_EVAL || !h || hash_parse(h, &hash) ||
-            hash != cands[i]->genome_hash) {
+        enum rec_type ty = rec_type_of(rec);
+        if ((ty != REC_EVAL && ty != REC_DEFER) || !h ||
+            hash_parse(h, &hash) || hash != cands[i]->genome_hash) {
             char want[400], have[400];
             describe(cands[i], want, sizeof want);
             rec_describe(rec, have, sizeof have);
@@ -182,7 +194,9 @@ int runlog_evaluate(struct runlog *rl, const struct candidate *const *cands,
         }
         struct eval_result r;
         eval_result_init(&r);
-        if (record_get_result(rec, &r)) {
+        if (ty == REC_DEFER) {
+            r.deferred = 1;
+        } else if (record_get_result(rec, &r)) {
             eval_result_release(&r);
             return diverge(rl, "malformed evaluation record");
         }
@@ -206,6 +220,12 @@ int runlog_evaluate(struct runlog *rl, const struct candidate *const *cands,
     rc = rl->c.ev.ops->eval_batch(rl->c.ev.self, cands + i, n - i, on_live,
                                   &x);
     return x.rc ? x.rc : rc;
+}
+
+void runlog_set_defer(struct runlog *rl, int max_n)
+{
+    if (rl->c.live && rl->c.ev.ops && rl->c.ev.ops->set_defer)
+        rl->c.ev.ops->set_defer(rl->c.ev.self, max_n);
 }
 
 void runlog_prefetch(struct runlog *rl, const struct candidate *const *cands,

@@ -74,12 +74,20 @@ const char *runlog_error(const struct runlog *rl);
 
 /*
  * Results of cands[0..n), to cb in index order (the evaluator_ops
- * contract). cb must hand the candidate's eval record to runlog_put before
- * the next result (runlog_replaying() says beforehand whether the result
- * it got was recorded).
+ * contract). cb must hand the candidate's eval record (its defer record
+ * for a result with deferred set: a recorded "defer" record gives one)
+ * to runlog_put before the next result (runlog_replaying() says
+ * beforehand whether the result it got was recorded).
  */
 int runlog_evaluate(struct runlog *rl, const struct candidate *const *cands,
                     int n, eval_cb cb, void *ud) KEVO_WUR;
+/* The record at the log's position is one the engine cannot have made
+ * (what says why): a divergence there. Returns KEVO_EDIVERGE. */
+int runlog_refuse(struct runlog *rl, const char *what);
+/* How many candidates of a batch the live evaluator may hand back
+ * deferred (evaluator_ops.set_defer; nothing without one). Recorded
+ * results come as they were recorded, deferrals included. */
+void runlog_set_defer(struct runlog *rl, int max_n);
 /* Hands cands[0..n) (borrowed), the batch runlog_evaluate gets next, to
  * the live evaluator's prefetch (eval.h) when the log is live and holds
  * no recorded result left to give (a replay, or a resume still re-deriving

@@ -37,6 +37,7 @@ void spec_legacy_search(struct spec *s)
     s->source_header = 0;
     s->pipeline = 0;
     s->fill = 0;
+    s->defer = 0;
 }
 
 void spec_resolve_budgets(struct spec *s)

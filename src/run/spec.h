@@ -62,6 +62,13 @@ struct spec {
      * left idle (1, engine_fill.c); 0: what runs made before it did (a
      * manifest without it reads as 0) */
     int fill;
+    /* issue 32: the evaluator may hand back unmeasured the few candidates
+     * whose compile has not ended when the rest of the generation is
+     * measured; they join the next generation (1, engine_defer.c); 0:
+     * every candidate is measured in its generation, what runs made
+     * before it did (a manifest without it reads as 0). Runs with LLM
+     * mutation or the pipeline do not defer. */
+    int defer;
     /* "kevo run --simulate": the recorded table answering for the GPU */
     char table[1024];
     /* budgets (0 = unlimited) */

@@ -30,6 +30,10 @@ struct testeval {
     double trip_ms[2]; /* KEVO_TEST_TRIP_MS=J,T: the worker's job and its
                           round trip each result records (0: none) */
     long profiles;   /* profiles taken */
+    long defer_mod;  /* KEVO_TEST_DEFER=M: about one candidate in M of a
+                        batch that may defer (set_defer) is deferred
+                        (pick_deferred) */
+    int defer_max;   /* from set_defer */
     FILE *compiles;  /* KEVO_TEST_COMPILE_LOG: one line per compile event
                         ("prefetch H", "batch H": H the source hash),
                         appended; NULL = none */
@@ -200,17 +204,59 @@ static void te_prefetch(void *self, const struct candidate *const *c, int n)
         log_compile(te, "prefetch", c[i]);
 }
 
+/* Marks which of c[0..n) this batch defers (defer[i] = 1): those whose
+ * source hash, mixed with the batch's genome hashes, is a multiple of
+ * defer_mod, up to defer_max, first ones first. A function of the batch
+ * alone, so a resumed run's batch defers what the interrupted one did;
+ * a deferred candidate comes again in another batch (another mix). */
+static void pick_deferred(const struct testeval *te,
+                          const struct candidate *const *c, int n,
+                          char *defer)
+{
+    uint64_t mix = 0;
+    for (int i = 0; i < n; i++)
+        mix = mix * 1000003u + c[i]->genome_hash;
+    int left = te->defer_max;
+    for (int i = 0; i < n; i++) {
+        defer[i] = te->defer_mod > 0 && left > 0 &&
+                   hash_final(c[i]->source_hash ^ mix) %
+                           (uint64_t)te->defer_mod == 0;
+        left -= defer[i];
+    }
+}
+
+static void te_set_defer(void *self, int max_n)
+{
+    ((struct testeval *)self)->defer_max = max_n;
+}
+
 static int te_batch(void *self, const struct candidate *const *c, int n,
                     eval_cb cb, void *ud)
 {
     struct testeval *te = self;
     for (int i = 0; i < n; i++)
         log_compile(te, "batch", c[i]);
+    char *defer = calloc((size_t)n + 1, 1);
+    if (!defer)
+        return KEVO_ENOMEM;
+    pick_deferred(te, c, n, defer);
     for (int i = 0; i < n; i++) {
-        if (te->fail_from && ++te->calls >= te->fail_from)
+        if (te->fail_from && ++te->calls >= te->fail_from) {
+            free(defer);
             return KEVO_ECUDA; /* a GPU that died (KEVO_TEST_GPU_FAIL) */
+        }
         struct eval_result r;
         eval_result_init(&r);
+        if (defer[i]) {
+            r.deferred = 1;
+            if (te->stats)
+                te->stats->deferred++;
+            if (cb(ud, i, &r)) {
+                free(defer);
+                return KEVO_ESTOPPED;
+            }
+            continue;
+        }
         r.fitness = testeval_fitness(c[i]->tpl, c[i]->vals, c[i]->genome_hash,
                                      &r.outcome);
         if (r.outcome == EVAL_OK) {
@@ -236,9 +282,12 @@ static int te_batch(void *self, const struct candidate *const *c, int n,
             te->stats->evaluated++;
         int stop = cb(ud, i, &r);
         eval_result_release(&r); /* (the evidence is ours) */
-        if (stop)
+        if (stop) {
+            free(defer);
             return KEVO_ESTOPPED;
+        }
     }
+    free(defer);
     return KEVO_OK;
 }
 
@@ -275,6 +324,7 @@ static const struct evaluator_ops te_ops = {
     .name = "test",
     .eval_batch = te_batch,
     .confirm = te_confirm,
+    .set_defer = te_set_defer,
     .prefetch = te_prefetch,
     .environment = te_environment,
     .destroy = te_destroy,
@@ -285,6 +335,7 @@ static const struct evaluator_ops te_ops_prof = {
     .eval_batch = te_batch,
     .confirm = te_confirm,
     .profile = te_profile,
+    .set_defer = te_set_defer,
     .prefetch = te_prefetch,
     .environment = te_environment,
     .destroy = te_destroy,
@@ -308,6 +359,8 @@ int testeval_new(struct evaluator *out, struct testeval_stats *stats)
     if (ph && sscanf(ph, "%lf,%lf,%lf", &te->phase_ms[0], &te->phase_ms[1],
                      &te->phase_ms[2]) != 3)
         memset(te->phase_ms, 0, sizeof te->phase_ms);
+    const char *df = getenv("KEVO_TEST_DEFER");
+    te->defer_mod = df ? atol(df) : 0;
     const char *cl = getenv("KEVO_TEST_COMPILE_LOG");
     if (cl && !(te->compiles = fopen(cl, "a"))) {
         free(te);

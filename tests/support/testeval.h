@@ -27,6 +27,11 @@
  * KEVO_TEST_COMPILE_LOG=FILE appends a line per candidate handed to it
  * ("prefetch SRCHASH GENOMEHASH") and per candidate a batch evaluates
  * ("batch SRCHASH GENOMEHASH", before the first result).
+ * KEVO_TEST_DEFER=M gives it set_defer (eval.h): about one candidate in M
+ * of a batch comes back deferred (up to the batch's allowance, first ones
+ * first), chosen by its source hash mixed with the batch's genome hashes:
+ * a function of the batch, so a resumed run defers what the interrupted
+ * one did, and a deferred candidate is measured in a later batch.
  */
 #ifndef KEVO_TESTEVAL_H
 #define KEVO_TESTEVAL_H
@@ -39,6 +44,7 @@
 struct testeval_stats {
     long evaluated;  /* candidates evaluated (not taken from a journal) */
     long confirms;
+    long deferred;   /* candidates handed back deferred (KEVO_TEST_DEFER) */
 };
 
 /* Makes a test evaluator; stats (may be NULL) counts its work. */

@@ -609,6 +609,65 @@ static void test_wait_ready(void)
     }
 }
 
+/* The defer test's callback: deferred results by index. */
+struct drec {
+    int n, order_ok, values_ok;
+    int deferred[N_CANDS];
+};
+
+static int on_drec(void *ud, int index, const struct eval_result *r)
+{
+    struct drec *d = ud;
+    if (index != d->n)
+        d->order_ok = 0;
+    if (r->deferred)
+        d->deferred[index] = 1;
+    else if (r->fitness != (double)cands[index].genome_hash)
+        d->values_ok = 0;
+    d->n++;
+    return 0;
+}
+
+/* set_defer: once no sub measures and nothing pending is ready, the
+ * pending candidates (at most the allowance) come back deferred and
+ * unmeasured; more of them than allowed wait until they are ready. */
+static void test_defer(void)
+{
+    for (int allow = 3; allow >= 2; allow--) {
+        struct fake f[2] = {{.id = 0}, {.id = 1}};
+        struct lines l = {"", 0};
+        struct evaluator ev;
+        waits = 0;
+        waits_needed = allow == 3 ? 1 << 30 : 150; /* 0..2 never / later */
+        wait_fails = 0;
+        unready_taken = 0;
+        must_be_ready = ready_now;
+        use_wait = 1;
+        CHECK(make_fanout(f, 2, &l, &ev) == KEVO_OK);
+        use_wait = 0;
+        CHECK(ev.ops->set_defer != NULL);
+        ev.ops->set_defer(ev.self, allow);
+        struct drec d = {.order_ok = 1, .values_ok = 1};
+        CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_drec, &d) ==
+              KEVO_OK);
+        must_be_ready = NULL;
+        int nd = 0;
+        for (int i = 0; i < N_CANDS; i++)
+            nd += d.deferred[i];
+        CHECK(d.n == N_CANDS && d.order_ok && d.values_ok);
+        CHECK(unready_taken == 0);
+        if (allow == 3) {
+            CHECK_MSG(nd == 3 && d.deferred[0] && d.deferred[1] &&
+                      d.deferred[2], "%d deferred", nd);
+            CHECK(f[0].evaluated + f[1].evaluated == N_CANDS - 3);
+        } else {
+            CHECK_MSG(nd == 0, "%d deferred beyond the allowance", nd);
+            CHECK(f[0].evaluated + f[1].evaluated == N_CANDS);
+        }
+        ev.ops->destroy(ev.self);
+    }
+}
+
 static void test_dispatch_order(void)
 {
     struct shared sh = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
@@ -792,6 +851,9 @@ int main(void)
     RUN(test_wait_ready, "with wait_ready a free sub waits for a candidate "
         "to become ready instead of taking one that is not; a failing "
         "wait_ready is dropped and the rest are taken as they are");
+    RUN(test_defer, "with set_defer the candidates still not ready when "
+        "nothing else is left come back deferred, unmeasured, at most the "
+        "allowance; more than that are waited for");
     RUN(test_dispatch_order, "with an order hook the batch is prefetched "
         "and handed out in its order, results still reach the callback in "
         "index order, and learn sees each result");

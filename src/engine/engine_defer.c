@@ -1,0 +1,155 @@
+/*
+ * engine_defer.c - candidates handed back unmeasured (spec "defer", issue
+ * 32): no generation waits for its slowest compiles.
+ *
+ * Why: a generation ends when its last candidate is measured, and its
+ * slowest compile sets that: fp32 GEMM 4096^3 on two H200s waited 5-9 s
+ * a generation for one or two sgemm_warptile compiles of 7-9 s while
+ * the GPUs had nothing left to measure and the compilers had nothing
+ * left to compile (bench/results/2026-11-29-h200x2-s21).
+ *
+ * What: the engine lets the evaluator defer up to an eighth of a batch
+ * (evaluator_ops.set_defer): a candidate whose compile has not ended
+ * when every other one is measured comes back with deferred set. The
+ * engine journals a "defer" record for it, takes it out of the
+ * generation (no result: it is not selected, counted or learnt from) and
+ * makes it the first child of the next generation, where its compile,
+ * which went on meanwhile, is ready or nearly so.
+ *
+ * Determinism: which candidates were deferred is a decision recorded in
+ * the journal, in its place among the results; a replay or a resume
+ * reads it there (runlog_evaluate gives a recorded "defer" as a deferred
+ * result) and the engine does the same with it. The carried children
+ * are part of the checkpoint. Runs with LLM mutation (their answers join
+ * generations their own way) and pipelined runs (the next generation is
+ * bred before this one ends) do not defer.
+ */
+#include "engine_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "records.h"
+
+/* At most one candidate in DEFER_SHARE of a batch may be deferred. */
+#define DEFER_SHARE 8
+
+int engine_defer_on(const struct engine *e)
+{
+    return e->env.spec->defer && !e->env.llm_on && !e->env.spec->pipeline;
+}
+
+int engine_defer_max(const struct engine *e)
+{
+    return engine_defer_on(e) ? e->n_kids / DEFER_SHARE : 0;
+}
+
+int engine_defer_note(struct engine *e, int idx)
+{
+    struct child *c = &e->kids[idx];
+    if (!engine_defer_on(e) && runlog_replaying(e->env.log))
+        return runlog_refuse(e->env.log, "the journal defers a candidate "
+                             "here, which this run cannot do (its spec has "
+                             "no \"defer\": 1, or it pipelines or mutates "
+                             "with an LLM)");
+    if (!engine_defer_on(e)) {
+        snprintf(e->errbuf, sizeof e->errbuf, "internal: the evaluator "
+                 "deferred a candidate it was not allowed to");
+        return KEVO_EINTERNAL;
+    }
+    c->deferred = 1;
+    struct rec_defer d = {.gen = e->gen, .idx = idx, .hash = c->g.hash,
+                          .t = engine_elapsed_s(e)};
+    cJSON *rec = rec_defer_json(&d);
+    int rc = rec ? runlog_put(e->env.log, rec, 0) : KEVO_ENOMEM;
+    cJSON_Delete(rec);
+    return rc;
+}
+
+static int carry_add(struct engine *e, const struct child *c)
+{
+    if (e->n_carry == e->cap_carry) {
+        int cap = e->cap_carry ? e->cap_carry * 2 : 16;
+        void *p = realloc(e->carry, sizeof *e->carry * (size_t)cap);
+        if (!p)
+            return KEVO_ENOMEM;
+        e->carry = p;
+        e->cap_carry = cap;
+    }
+    e->carry[e->n_carry] = *c;
+    e->carry[e->n_carry].deferred = 0;
+    eval_result_init(&e->carry[e->n_carry].r);
+    e->n_carry++;
+    return KEVO_OK;
+}
+
+int engine_defer_carry(struct engine *e)
+{
+    int w = 0, rc = KEVO_OK;
+    for (int k = 0; k < e->n_kids; k++) {
+        struct child *c = &e->kids[k];
+        if (!c->deferred) {
+            e->kids[w++] = *c;
+            continue;
+        }
+        if (!rc)
+            rc = carry_add(e, c); /* the source moves with it */
+        if (rc)
+            free(c->source);
+        eval_result_release(&c->r);
+    }
+    e->n_kids = w;
+    return rc;
+}
+
+int engine_defer_take(struct engine *e)
+{
+    int rc = KEVO_OK;
+    for (int k = 0; k < e->n_carry; k++) {
+        if (!rc && e->n_kids == e->cap_kids) {
+            int cap = e->cap_kids ? e->cap_kids * 2 : 64;
+            void *p = realloc(e->kids, sizeof *e->kids * (size_t)cap);
+            if (p) {
+                e->kids = p;
+                e->cap_kids = cap;
+            } else {
+                rc = KEVO_ENOMEM;
+            }
+        }
+        if (!rc)
+            e->kids[e->n_kids++] = e->carry[k]; /* already seen */
+        else
+            free(e->carry[k].source);
+    }
+    e->n_carry = 0;
+    return rc;
+}
+
+cJSON *engine_defer_to_json(const struct engine *e)
+{
+    if (e->n_carry == 0)
+        return NULL;
+    cJSON *a = cJSON_CreateArray();
+    for (int k = 0; a && k < e->n_carry; k++)
+        cJSON_AddItemToArray(a, engine_child_json(&e->carry[k]));
+    return a;
+}
+
+int engine_defer_restore(struct engine *e, const cJSON *ck)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(ck, "carry"), *o;
+    if (!a)
+        return KEVO_OK;
+    if (!cJSON_IsArray(a) || !engine_defer_on(e))
+        return KEVO_EPARSE;
+    int rc = KEVO_OK;
+    cJSON_ArrayForEach(o, a)
+    {
+        struct child c;
+        if ((rc = engine_child_from_json(e, o, &c)) ||
+            (rc = carry_add(e, &c)) || (rc = seen_add(&e->seen, c.g.hash)))
+            break;
+    }
+    return rc;
+}

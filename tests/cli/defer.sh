@@ -1,0 +1,107 @@
+# Deferred candidates (issue 32, spec key "defer", src/engine/engine_defer.c):
+# the evaluator may hand back unmeasured up to an eighth of a batch (those
+# whose compile has not ended when the rest is measured); the engine
+# journals a "defer" record for each and makes it a first child of the
+# next generation. The test evaluator defers about one candidate in
+# KEVO_TEST_DEFER of a batch. Replay, kill -9 / resume and old manifests
+# stay exact; a run that may not defer refuses a journal that did.
+. tests/cli/lib.inc
+K="$KEVO"
+ARGS="--evaluator test --problem softmax --shape 4096x4096 --seed 5 \
+      --generations 7 --islands 2 --population 8 --offspring 16 --quiet"
+export KEVO_TEST_DEFER=4
+$T run $ARGS --runs-dir "$SCRATCH" --name d || { fail "setup run"; finish; }
+J="$SCRATCH/d/journal.jsonl"
+grep -Eq '"defer":[[:space:]]*1' "$SCRATCH/d/manifest.json" &&
+    ok "deferral is on by default and recorded in the manifest" ||
+    fail "manifest lacks \"defer\":1"
+
+# from the journal alone: each generation defers at most an eighth of its
+# children; a deferred candidate is one of the next generation's first
+# children (in its deferral order) and is measured there or deferred again,
+# never measured twice; the last generation's deferred ones are left
+python3 - "$J" >"$SCRATCH/cnt" 2>"$SCRATCH/err" <<'PY' &&
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+ev = [r for r in rs if r["type"] == "eval"]
+df = [r for r in rs if r["type"] == "defer"]
+gens = sorted({r["gen"] for r in ev + df})
+seen = set()
+for r in ev:
+    assert r["hash"] not in seen, "measured twice: " + r["hash"]
+    seen.add(r["hash"])
+carried = 0
+for g in gens:
+    kids = [r for r in ev + df if r["gen"] == g]
+    kids.sort(key=lambda r: r["idx"])
+    assert [r["idx"] for r in kids] == list(range(len(kids))), "gen %d idx" % g
+    d = [r for r in kids if r["type"] == "defer"]
+    assert len(d) <= len(kids) // 8, "gen %d: %d of %d deferred" % (g, len(d), len(kids))
+    prev = [r["hash"] for r in df if r["gen"] == g - 1]
+    assert [r["hash"] for r in kids[:len(prev)]] == prev, "gen %d: the deferred are not its first children" % g
+    carried += len(prev)
+last = [r for r in df if r["gen"] == gens[-1]]
+assert carried > 0 and len(df) == carried + len(last), (len(df), carried)
+print(len(df), "deferrals,", carried, "carried")
+PY
+    ok "at most an eighth of a generation is deferred; each becomes one of the next generation's first children and is measured once ($(cat "$SCRATCH/cnt"))" ||
+    { fail "deferrals in the journal"; cat "$SCRATCH/err"; }
+$K replay "$SCRATCH/d" >"$SCRATCH/out" 2>&1 && grep -q "^identical" "$SCRATCH/out" &&
+    ok "a run with deferrals replays identical" || { fail "replay"; cat "$SCRATCH/out"; }
+$K status "$SCRATCH/d" >"$SCRATCH/st" 2>&1 &&
+    grep -q "^evaluations: *$(grep -c '"type":"eval"' "$J") " "$SCRATCH/st" &&
+    ok "status counts measured candidates only" || { fail "status"; cat "$SCRATCH/st"; }
+
+# an evaluator that does not defer, and the pipeline, make no defer record
+env -u KEVO_TEST_DEFER $T run $ARGS --runs-dir "$SCRATCH" --name nd &&
+    $T run $ARGS --pipeline 1 --runs-dir "$SCRATCH" --name pd || fail "runs without deferral"
+! grep -q '"type":"defer"' "$SCRATCH/nd/journal.jsonl" &&
+    ! grep -q '"type":"defer"' "$SCRATCH/pd/journal.jsonl" &&
+    ok "no deferral from an evaluator that does not defer, nor with the pipeline" ||
+    fail "defer records without deferral"
+pts() { grep -o '"type":"eval","gen":[0-9]*,"idx":[0-9]*,"island":[0-9]*,"hash":"[0-9a-f]*"' "$1"; }
+pts "$J" >"$SCRATCH/d.pts"; pts "$SCRATCH/nd/journal.jsonl" >"$SCRATCH/nd.pts"
+cmp -s "$SCRATCH/d.pts" "$SCRATCH/nd.pts" && fail "deferrals changed no decision (the test proves nothing)"
+
+# kill -9 inside generations and resume: the journal of the uninterrupted run
+$CANON "$J" >"$SCRATCH/d.canon"
+for i in 1 2 3; do
+    KEVO_TEST_EVAL_US=1500 $T run $ARGS --runs-dir "$SCRATCH" --name k$i &
+    pid=$!
+    sleep "0.$((3 * i))"; kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+    if [ -d "$SCRATCH/k$i" ]; then $T resume "$SCRATCH/k$i" --quiet
+    else $T run $ARGS --runs-dir "$SCRATCH" --name k$i; fi || fail "round $i: resume"
+    $CANON "$SCRATCH/k$i/journal.jsonl" >"$SCRATCH/k$i.canon"
+    cmp -s "$SCRATCH/d.canon" "$SCRATCH/k$i.canon" ||
+        { fail "round $i: the resumed journal differs"; diff "$SCRATCH/d.canon" "$SCRATCH/k$i.canon" | head -4; }
+done
+[ $FAILED = 0 ] && ok "kill -9 and resume make the uninterrupted run's journal, deferrals included"
+
+# a manifest without the key is a run made before it: no deferral, so a
+# journal without defer records replays identical and one with them is
+# divergent (a recording such a run cannot have made)
+unkey() { sed -i -E 's/"defer":[[:space:]]*[01],?//' "$1/manifest.json"; }
+for r in nd d; do rm -rf "$SCRATCH/o$r"; cp -r "$SCRATCH/$r" "$SCRATCH/o$r"; unkey "$SCRATCH/o$r"; done
+$K replay "$SCRATCH/ond" 2>&1 | grep -q "^identical" &&
+    ok "a manifest without 'defer' (an older run) replays identical" ||
+    fail "old-manifest replay"
+$K replay "$SCRATCH/od" >"$SCRATCH/out" 2>&1; rc=$?
+[ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "^divergent at record .*cannot do" "$SCRATCH/out" &&
+    ok "without the key a journal's defer records are a divergence that says why" ||
+    { fail "old manifest, journal with deferrals (rc $rc)"; cat "$SCRATCH/out"; }
+
+# an edited defer record (another genome) is a divergence, not a crash
+cp -r "$SCRATCH/d" "$SCRATCH/e"
+python3 - "$SCRATCH/e/journal.jsonl" <<'PY'
+import json, sys
+p = sys.argv[1]; rs = [json.loads(l) for l in open(p)]
+for r in rs:
+    if r["type"] == "defer":
+        r["hash"] = "%016x" % (int(r["hash"], 16) ^ 1); break
+open(p, "w").write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rs))
+PY
+$K replay "$SCRATCH/e" >"$SCRATCH/out" 2>&1; rc=$?
+[ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "divergent" "$SCRATCH/out" &&
+    ok "an edited defer record is reported as a divergence" ||
+    { fail "edited defer record (rc $rc)"; cat "$SCRATCH/out"; }
+finish
