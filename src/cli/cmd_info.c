@@ -66,6 +66,7 @@ struct run_summary {
     struct busy busy;         /* GPU idle / compile-bound (busy.h) */
     long fill;                /* evaluations of the fill (engine_fill.c):
                                  launch-only neighbours, no compile */
+    long deferred;            /* "defer" records (engine_defer.c) */
 };
 
 /* The journal's records, typed by the records codec; a record it
@@ -111,6 +112,8 @@ static void summarize(const struct run_records *rr, struct run_summary *s)
             s->gen = x->u.gen.gen;
         } else if (x->type == REC_CONFIRM) {
             s->confirms++;
+        } else if (x->type == REC_DEFER) {
+            s->deferred++;
         } else if (x->type == REC_PROFILE) {
             const struct rec_profile *p = &x->u.profile;
             s->profiles++;
@@ -191,6 +194,7 @@ static cJSON *status_json(const char *dir, const struct spec *sp,
                             s->last_t : 0);
     if (s->prof_note)
         cJSON_AddStringToObject(pf, "not_available", s->prof_note);
+    cJSON_AddNumberToObject(o, "deferred", (double)s->deferred);
     cJSON_AddNumberToObject(o, "llm_rewrites", s->rewrites);
     cJSON_AddNumberToObject(o, "llm_rewrite_templates", s->rewrite_tpls);
     double idle = busy_idle_pct(&s->busy, s->last_t);
@@ -310,6 +314,9 @@ static void print_status(const char *dir, const struct spec *sp,
         printf("fill:        %ld evaluations (%.0f %%) of launch-only "
                "neighbours, in the GPU's idle time: no compile\n", s->fill,
                100.0 * (double)s->fill / (double)s->evals);
+    if (s->deferred)
+        printf("deferred:    %ld times a candidate whose compile had not "
+               "ended went to the next generation\n", s->deferred);
     char busy[256];
     busy_fmt(&s->busy, s->last_t, busy, sizeof busy);
     if (busy[0])

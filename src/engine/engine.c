@@ -1128,7 +1128,9 @@ static cJSON *gen_record(struct engine *e)
                         .best_fitness = e->st.best_fitness,
                         .n_islands = e->n_isl, .archive_cells = e->arc.n,
                         .t = elapsed_s(e)};
-    if (evals_cap(e) > 0 && e->st.evals >= evals_cap(e))
+    /* the budget cut this generation's children (those it deferred,
+     * e->carry now, were children too) */
+    if (evals_cap(e) > 0 && e->st.evals + e->n_carry >= evals_cap(e))
         g.evals_budget = evals_cap(e);
     int total = 0;
     for (int i = 0; i < e->n_isl; i++)

@@ -48,9 +48,13 @@ PY
     { fail "deferrals in the journal"; cat "$SCRATCH/err"; }
 $K replay "$SCRATCH/d" >"$SCRATCH/out" 2>&1 && grep -q "^identical" "$SCRATCH/out" &&
     ok "a run with deferrals replays identical" || { fail "replay"; cat "$SCRATCH/out"; }
+nd=$(grep -c '"type":"defer"' "$J")
 $K status "$SCRATCH/d" >"$SCRATCH/st" 2>&1 &&
     grep -q "^evaluations: *$(grep -c '"type":"eval"' "$J") " "$SCRATCH/st" &&
-    ok "status counts measured candidates only" || { fail "status"; cat "$SCRATCH/st"; }
+    grep -q "^deferred: *$nd times" "$SCRATCH/st" &&
+    $K status --json "$SCRATCH/d" | grep -Eq "\"deferred\":[[:space:]]*$nd[,}]" &&
+    ok "status counts measured candidates only, and says how often one was deferred ($nd)" ||
+    { fail "status"; cat "$SCRATCH/st"; }
 
 # an evaluator that does not defer, and the pipeline, make no defer record
 env -u KEVO_TEST_DEFER $T run $ARGS --runs-dir "$SCRATCH" --name nd &&
@@ -62,6 +66,16 @@ env -u KEVO_TEST_DEFER $T run $ARGS --runs-dir "$SCRATCH" --name nd &&
 pts() { grep -o '"type":"eval","gen":[0-9]*,"idx":[0-9]*,"island":[0-9]*,"hash":"[0-9a-f]*"' "$1"; }
 pts "$J" >"$SCRATCH/d.pts"; pts "$SCRATCH/nd/journal.jsonl" >"$SCRATCH/nd.pts"
 cmp -s "$SCRATCH/d.pts" "$SCRATCH/nd.pts" && fail "deferrals changed no decision (the test proves nothing)"
+
+# stopped by --evals (a generation cut by the budget defers some of its
+# children: it was cut all the same), resumed with a larger budget: the
+# resume and its replay agree
+$T run $ARGS --generations 0 --evals 300 --runs-dir "$SCRATCH" --name e &&
+    $T resume "$SCRATCH/e" --evals 420 --quiet || fail "run --evals, resume --evals"
+$K replay "$SCRATCH/e" >"$SCRATCH/out" 2>&1 && grep -q "^identical: 420 evaluations" "$SCRATCH/out" &&
+    grep -q '"type":"defer"' "$SCRATCH/e/journal.jsonl" &&
+    ok "a run with deferrals stopped by --evals and resumed with a larger one replays identical" ||
+    { fail "--evals resume replay"; cat "$SCRATCH/out"; }
 
 # kill -9 inside generations and resume: the journal of the uninterrupted run
 $CANON "$J" >"$SCRATCH/d.canon"
