@@ -48,12 +48,17 @@ int engine_defer_max(const struct engine *e)
 int engine_defer_note(struct engine *e, int idx)
 {
     struct child *c = &e->kids[idx];
-    if (!engine_defer_on(e) && runlog_replaying(e->env.log))
-        return runlog_refuse(e->env.log, "the journal defers a candidate "
-                             "here, which this run cannot do (its spec has "
-                             "no \"defer\": 1, or it pipelines or mutates "
-                             "with an LLM)");
-    if (!engine_defer_on(e)) {
+    int before = 0;
+    for (int k = 0; k < e->n_kids; k++)
+        before += e->kids[k].deferred;
+    if (!engine_defer_on(e) || before >= engine_defer_max(e)) {
+        if (runlog_replaying(e->env.log))
+            return runlog_refuse(e->env.log, !engine_defer_on(e)
+                ? "the journal defers a candidate here, which this run "
+                  "cannot do (its spec has no \"defer\": 1, or it "
+                  "pipelines or mutates with an LLM)"
+                : "the journal defers more of this generation's "
+                  "candidates than an eighth of them");
         snprintf(e->errbuf, sizeof e->errbuf, "internal: the evaluator "
                  "deferred a candidate it was not allowed to");
         return KEVO_EINTERNAL;

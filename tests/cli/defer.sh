@@ -118,4 +118,22 @@ $K replay "$SCRATCH/e" >"$SCRATCH/out" 2>&1; rc=$?
 [ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "divergent" "$SCRATCH/out" &&
     ok "an edited defer record is reported as a divergence" ||
     { fail "edited defer record (rc $rc)"; cat "$SCRATCH/out"; }
+
+# a journal that defers more than an eighth of a generation is a
+# recording kevo cannot have made: a divergence that says so
+cp -r "$SCRATCH/d" "$SCRATCH/m"
+python3 - "$SCRATCH/m/journal.jsonl" <<'PY'
+import json, sys
+p = sys.argv[1]; rs = [json.loads(l) for l in open(p)]
+n = 0
+for i, r in enumerate(rs):
+    if r["type"] == "eval" and r["gen"] == 0 and n < 60:
+        rs[i] = {"type": "defer", "gen": 0, "idx": r["idx"], "hash": r["hash"], "t": r["t"]}
+        n += 1
+open(p, "w").write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rs))
+PY
+$K replay "$SCRATCH/m" >"$SCRATCH/out" 2>&1; rc=$?
+[ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "^divergent at record .*more of this generation's candidates than an eighth" "$SCRATCH/out" &&
+    ok "a journal deferring more than an eighth of a generation is refused, saying why" ||
+    { fail "too many deferrals (rc $rc)"; cat "$SCRATCH/out"; }
 finish
