@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record.h"
 #include "records.h"
 
 /* At most one candidate in DEFER_SHARE of a batch may be deferred. */
@@ -45,13 +46,29 @@ int engine_defer_max(const struct engine *e)
     return engine_defer_on(e) ? e->n_kids / DEFER_SHARE : 0;
 }
 
+/* 1 if the journal being replayed holds generation gen's end: the
+ * generation is replayed whole. (The replay of a journal that ends
+ * inside a generation makes that one only as large as what it recorded,
+ * so its allowance is smaller than the one the run had.) */
+static int gen_recorded(const struct engine *e, int gen)
+{
+    const cJSON *r;
+    for (long i = runlog_pos(e->env.log);
+         (r = runlog_recorded(e->env.log, i)); i++)
+        if (rec_type_of(r) == REC_GEN)
+            return (int)record_num(r, "gen", -1) == gen;
+    return 0;
+}
+
 int engine_defer_note(struct engine *e, int idx)
 {
     struct child *c = &e->kids[idx];
     int before = 0;
     for (int k = 0; k < e->n_kids; k++)
         before += e->kids[k].deferred;
-    if (!engine_defer_on(e) || before >= engine_defer_max(e)) {
+    int over = before >= engine_defer_max(e) &&
+               (!runlog_replaying(e->env.log) || gen_recorded(e, e->gen));
+    if (!engine_defer_on(e) || over) {
         if (runlog_replaying(e->env.log))
             return runlog_refuse(e->env.log, !engine_defer_on(e)
                 ? "the journal defers a candidate here, which this run "

@@ -39,6 +39,7 @@ enum slot_state { SL_PENDING, SL_RUNNING, SL_DONE };
 struct slot {
     enum slot_state st;
     int ready;              /* 1: opts.ready said so (it stays so) */
+    int asked;              /* 1: opts.ready was asked about it */
     int avoid;              /* sub that last failed on it, -1 = none */
     int tries;              /* failed attempts so far */
     struct eval_result r;   /* once SL_DONE; owned */
@@ -89,6 +90,7 @@ struct fanout {
     int fatal;              /* status that ends the batch, or 0 */
     int wait_broken;        /* 1: opts.wait_ready failed; not used again */
     int defer_max;          /* candidates a batch may defer (set_defer) */
+    long long last_end_ms;  /* when a sub last ended a call (mono_ms) */
 };
 
 static void emit(struct fanout *f, const char *line)
@@ -152,6 +154,7 @@ static void note_best(struct fanout *f, const struct eval_result *r)
 /* The slots a sub took for one call of its eval_batch, and their
  * results. */
 struct taken {
+    struct fanout *f;
     int n;
     int slot[FANOUT_TAKE];
     struct eval_result r[FANOUT_TAKE]; /* deep copies of the sub's */
@@ -166,7 +169,8 @@ static int take_result(void *ud, int index, const struct eval_result *r)
         return 1; /* not one it was given: a broken sub */
     t->nomem[index] = eval_result_copy(&t->r[index], r) != KEVO_OK;
     t->got[index] = 1;
-    return 0;
+    /* the batch was stopped (Ctrl-C, the time budget): measure no more */
+    return __atomic_load_n(&t->f->stop, __ATOMIC_RELAXED);
 }
 
 /* A free sub with nothing ready waits for a compile in steps of
@@ -182,6 +186,8 @@ static long long mono_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+#define ASK_AGAIN 32
+
 /* What sub k takes now (mutex held), into t: with opts.ready, its share
  * of the pending slots that are ready (their number over the live subs,
  * 1 to FANOUT_TAKE), the first ones in the batch's order; if none is
@@ -192,6 +198,7 @@ static long long mono_ms(void)
 static int next_slots(struct fanout *f, int k, struct taken *t, int may_wait)
 {
     int first = -1, n_ready = 0, enough = FANOUT_TAKE * f->alive;
+    int asked_again = 0;
     t->n = 0;
     for (int j = 0; j < f->n_cands && n_ready < enough; j++) {
         int i = f->ord[j];
@@ -204,8 +211,13 @@ static int next_slots(struct fanout *f, int k, struct taken *t, int may_wait)
         }
         if (first < 0)
             first = i;
-        if (!s->ready)
+        /* each pending slot is asked once; those that said no, at most
+         * ASK_AGAIN a look (asking costs a hash of the source) */
+        if (!s->ready && (!s->asked || asked_again < ASK_AGAIN)) {
+            asked_again += s->asked;
+            s->asked = 1;
             s->ready = f->o.ready(f->o.prefetch_ud, f->cands[i]) != 0;
+        }
         if (s->ready && t->n < FANOUT_TAKE)
             t->slot[t->n++] = i;
         n_ready += s->ready;
@@ -279,12 +291,15 @@ static void run_taken(struct fanout *f, int k, struct taken *t)
     pthread_mutex_unlock(&f->mu);
     if (u->s.ev.ops->set_best)
         u->s.ev.ops->set_best(u->s.ev.self, best);
+    t->f = f;
     int rc = u->s.ev.ops->eval_batch(u->s.ev.self, cs, t->n, take_result, t);
     for (int j = 0; j < t->n && f->o.learn; j++)
         if (t->got[j] && !t->nomem[j])
             f->o.learn(f->o.prefetch_ud, cs[j], &t->r[j]);
     pthread_mutex_lock(&f->mu);
-    int blamed = 0;
+    f->last_end_ms = mono_ms();
+    /* stopped by the batch, not failed: the rest is not measured */
+    int blamed = rc == KEVO_ESTOPPED && f->stop;
     for (int j = 0; j < t->n; j++) {
         struct slot *s = &f->sl[t->slot[j]];
         if (t->got[j] && !t->nomem[j]) {
@@ -312,7 +327,7 @@ static void run_taken(struct fanout *f, int k, struct taken *t)
 #define DEFER_WAIT_MS 100
 
 /* Defers every pending candidate (mutex held) when no sub is measuring
- * one, none is ready (the caller saw) and they are at most defer_max;
+ * one, none is ready and they are at most defer_max;
  * their compiles go on (the batch's prefetch started them). Returns 1 if
  * it did. */
 static int defer_rest(struct fanout *f)
@@ -325,6 +340,10 @@ static int defer_rest(struct fanout *f)
     }
     if (n == 0 || n > f->defer_max)
         return 0;
+    for (int i = 0; i < f->n_cands; i++) /* none ready since the last look */
+        if (f->sl[i].st == SL_PENDING &&
+            (f->sl[i].ready = f->o.ready(f->o.prefetch_ud, f->cands[i]) != 0))
+            return 0;
     for (int i = 0; i < f->n_cands; i++)
         if (f->sl[i].st == SL_PENDING) {
             eval_result_init(&f->sl[i].r);
@@ -359,10 +378,11 @@ static void sub_batch(struct fanout *f, struct worker_arg *a)
             continue;
         }
         if (got == 0) { /* none ready: wait for a compile to end */
+            long long now = mono_ms();
             if (wait_from < 0)
-                wait_from = mono_ms();
-            else if (mono_ms() - wait_from >= DEFER_WAIT_MS &&
-                     defer_rest(f))
+                wait_from = now;
+            else if (now - wait_from >= DEFER_WAIT_MS &&
+                     now - f->last_end_ms >= DEFER_WAIT_MS && defer_rest(f))
                 continue;
             pthread_mutex_unlock(&f->mu);
             int bad = f->o.wait_ready(f->o.prefetch_ud, WAIT_STEP_MS);
@@ -450,7 +470,7 @@ static int deliver(struct fanout *f, eval_cb cb, void *ud)
         }
         pthread_cond_wait(&f->cv, &f->mu);
     }
-    f->stop = 1;
+    __atomic_store_n(&f->stop, 1, __ATOMIC_RELAXED);
     pthread_cond_broadcast(&f->cv);
     pthread_mutex_unlock(&f->mu);
     return rc;

@@ -346,10 +346,13 @@ static void answer_twins(struct jit_pool *p, uint64_t key);
 
 /* A finished prefetch nobody adopted: its result is in the disk cache (the
  * child stored it), where a later submit finds it; the ticket stays as a
- * marker without the result (jit_pool_ready), freed by that submit. */
+ * marker without the result (jit_pool_ready), freed by that submit. A
+ * compile that timed out is not cached: its ticket keeps the result for
+ * the submit that adopts it (a deferred candidate's, jit_pool_release),
+ * rather than let that submit compile it again. */
 static void drop_if_prefetch(struct ticket *t)
 {
-    if (t->prefetch && t->state == TK_DONE) {
+    if (t->prefetch && t->state == TK_DONE && !t->out.timed_out) {
         t->marker_ms = t->out.cached ? 0 : t->out.compile_ms;
         jit_output_release(&t->out);
         memset(&t->out, 0, sizeof t->out);
@@ -806,7 +809,7 @@ static int submit_locked(struct jit_pool *p, const char *src,
     uint64_t key = jit_cache_key(src, p->arch);
     if (p->cache_dir) {
         struct ticket *pt = prefetched(p, key);
-        if (pt && (prefetch || pt->state != TK_DONE)) {
+        if (pt && (prefetch || pt->state != TK_DONE || pt->out.timed_out)) {
             pt->prefetch = prefetch; /* compiling: a submit adopts it */
             pt->later = pt->later && later; /* wanted sooner now? */
             return pt->id;

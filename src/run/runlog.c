@@ -24,6 +24,7 @@ struct runlog {
     long pos;
     int has_confirm;        /* the recording holds a confirmation */
     int ended;
+    int defer_max;          /* runlog_set_defer's: the batch's allowance */
     int (*give_up)(void *); /* ends a wait for a live LLM answer */
     void *give_up_ud;
     struct runlog_divergence div;
@@ -178,7 +179,7 @@ static int on_live(void *ud, int index, const struct eval_result *r)
 int runlog_evaluate(struct runlog *rl, const struct candidate *const *cands,
                     int n, eval_cb cb, void *ud)
 {
-    int i = 0;
+    int i = 0, deferred = 0;
     for (; i < n && rl->pos < rl->n_rec; i++) {
         const cJSON *rec = rl->rec[rl->pos];
         const char *h = record_str(rec, "hash");
@@ -196,6 +197,7 @@ int runlog_evaluate(struct runlog *rl, const struct candidate *const *cands,
         eval_result_init(&r);
         if (ty == REC_DEFER) {
             r.deferred = 1;
+            deferred++;
         } else if (record_get_result(rec, &r)) {
             eval_result_release(&r);
             return diverge(rl, "malformed evaluation record");
@@ -216,6 +218,11 @@ int runlog_evaluate(struct runlog *rl, const struct candidate *const *cands,
     int rc = live_needed(rl);
     if (rc)
         return rc;
+    /* a batch resumed inside: what it deferred before counts */
+    if (deferred && rl->c.ev.ops->set_defer)
+        rl->c.ev.ops->set_defer(rl->c.ev.self, rl->defer_max > deferred
+                                                   ? rl->defer_max - deferred
+                                                   : 0);
     struct live_ctx x = {rl, cb, ud, i, KEVO_OK};
     rc = rl->c.ev.ops->eval_batch(rl->c.ev.self, cands + i, n - i, on_live,
                                   &x);
@@ -224,8 +231,9 @@ int runlog_evaluate(struct runlog *rl, const struct candidate *const *cands,
 
 void runlog_set_defer(struct runlog *rl, int max_n)
 {
+    rl->defer_max = max_n > 0 ? max_n : 0;
     if (rl->c.live && rl->c.ev.ops && rl->c.ev.ops->set_defer)
-        rl->c.ev.ops->set_defer(rl->c.ev.self, max_n);
+        rl->c.ev.ops->set_defer(rl->c.ev.self, rl->defer_max);
 }
 
 void runlog_prefetch(struct runlog *rl, const struct candidate *const *cands,

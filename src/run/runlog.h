@@ -84,9 +84,11 @@ int runlog_evaluate(struct runlog *rl, const struct candidate *const *cands,
 /* The record at the log's position is one the engine cannot have made
  * (what says why): a divergence there. Returns KEVO_EDIVERGE. */
 int runlog_refuse(struct runlog *rl, const char *what);
-/* How many candidates of a batch the live evaluator may hand back
- * deferred (evaluator_ops.set_defer; nothing without one). Recorded
- * results come as they were recorded, deferrals included. */
+/* How many candidates of the next batch runlog_evaluate gets may come
+ * back deferred (evaluator_ops.set_defer of the live evaluator; nothing
+ * without one). Recorded results come as they were recorded, deferrals
+ * included; those count against the allowance of a batch that goes on
+ * live (a run resumed inside a generation). */
 void runlog_set_defer(struct runlog *rl, int max_n);
 /* Hands cands[0..n) (borrowed), the batch runlog_evaluate gets next, to
  * the live evaluator's prefetch (eval.h) when the log is live and holds

@@ -77,19 +77,39 @@ $K replay "$SCRATCH/e" >"$SCRATCH/out" 2>&1 && grep -q "^identical: 420 evaluati
     ok "a run with deferrals stopped by --evals and resumed with a larger one replays identical" ||
     { fail "--evals resume replay"; cat "$SCRATCH/out"; }
 
-# kill -9 inside generations and resume: the journal of the uninterrupted run
+# kill -9 inside generations (once the journal holds N records) and
+# resume: the journal of the uninterrupted run. The deferrals recorded
+# before the kill count against the resumed batch's allowance.
 $CANON "$J" >"$SCRATCH/d.canon"
-for i in 1 2 3; do
-    KEVO_TEST_EVAL_US=1500 $T run $ARGS --runs-dir "$SCRATCH" --name k$i &
+inside=0
+for n in 60 150 300 450; do
+    KEVO_TEST_EVAL_US=2000 $T run $ARGS --runs-dir "$SCRATCH" --name k$n &
     pid=$!
-    sleep "0.$((3 * i))"; kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
-    if [ -d "$SCRATCH/k$i" ]; then $T resume "$SCRATCH/k$i" --quiet
-    else $T run $ARGS --runs-dir "$SCRATCH" --name k$i; fi || fail "round $i: resume"
-    $CANON "$SCRATCH/k$i/journal.jsonl" >"$SCRATCH/k$i.canon"
-    cmp -s "$SCRATCH/d.canon" "$SCRATCH/k$i.canon" ||
-        { fail "round $i: the resumed journal differs"; diff "$SCRATCH/d.canon" "$SCRATCH/k$i.canon" | head -4; }
+    w=0
+    while [ $w -lt 400 ] && [ "$(cat "$SCRATCH/k$n/journal.jsonl" 2>/dev/null | wc -l)" -lt $n ]; do
+        sleep 0.02; w=$((w + 1))
+    done
+    kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+    tail -1 "$SCRATCH/k$n/journal.jsonl" 2>/dev/null | grep -q '"type":"gen"' ||
+        ! grep -q '"type":"defer"' "$SCRATCH/k$n/journal.jsonl" 2>/dev/null || inside=$((inside + 1))
+    if [ -d "$SCRATCH/k$n" ]; then $T resume "$SCRATCH/k$n" --quiet
+    else $T run $ARGS --runs-dir "$SCRATCH" --name k$n; fi || fail "kill at $n records: resume"
+    $CANON "$SCRATCH/k$n/journal.jsonl" >"$SCRATCH/k$n.canon"
+    cmp -s "$SCRATCH/d.canon" "$SCRATCH/k$n.canon" ||
+        { fail "kill at $n records: the resumed journal differs"; diff "$SCRATCH/d.canon" "$SCRATCH/k$n.canon" | head -4; }
 done
-[ $FAILED = 0 ] && ok "kill -9 and resume make the uninterrupted run's journal, deferrals included"
+[ -s "$SCRATCH/d.canon" ] && [ $inside -ge 2 ] ||
+    fail "the kills did not land inside generations that had deferred ($inside)"
+[ $FAILED = 0 ] && ok "kill -9 inside generations and resume make the uninterrupted run's journal, deferrals included ($inside kills after a deferral, inside a generation)"
+
+# stopped by --time inside a generation and resumed: no more deferrals
+# than the generation allows, and the replay is identical
+KEVO_TEST_EVAL_US=2000 $T run $ARGS --generations 0 --time 1s --runs-dir "$SCRATCH" --name t &&
+    KEVO_TEST_EVAL_US=2000 $T resume "$SCRATCH/t" --time 2s --quiet || fail "run --time, resume --time"
+$K replay "$SCRATCH/t" >"$SCRATCH/out" 2>&1 && grep -q "^identical" "$SCRATCH/out" &&
+    grep -q '"type":"defer"' "$SCRATCH/t/journal.jsonl" &&
+    ok "a run with deferrals stopped by --time and resumed replays identical" ||
+    { fail "--time resume"; cat "$SCRATCH/out"; }
 
 # a manifest without the key is a run made before it: no deferral, so a
 # journal without defer records replays identical and one with them is

@@ -205,17 +205,17 @@ static void te_prefetch(void *self, const struct candidate *const *c, int n)
 }
 
 /* Marks which of c[0..n) this batch defers (defer[i] = 1): those whose
- * source hash, mixed with the batch's genome hashes, is a multiple of
- * defer_mod, up to defer_max, first ones first. A function of the batch
- * alone, so a resumed run's batch defers what the interrupted one did;
- * a deferred candidate comes again in another batch (another mix). */
+ * source hash, mixed with the batch's last genome hash, is a multiple of
+ * defer_mod, up to defer_max, first ones first. The last candidate is the
+ * same in a batch a resumed run hands over from inside (its rest, with
+ * the allowance less what it deferred before), so the resumed run defers
+ * what the interrupted one did; a deferred candidate comes again in
+ * another batch (another mix). */
 static void pick_deferred(const struct testeval *te,
                           const struct candidate *const *c, int n,
                           char *defer)
 {
-    uint64_t mix = 0;
-    for (int i = 0; i < n; i++)
-        mix = mix * 1000003u + c[i]->genome_hash;
+    uint64_t mix = n > 0 ? c[n - 1]->genome_hash : 0;
     int left = te->defer_max;
     for (int i = 0; i < n; i++) {
         defer[i] = te->defer_mod > 0 && left > 0 &&

@@ -29,9 +29,9 @@
  * ("batch SRCHASH GENOMEHASH", before the first result).
  * KEVO_TEST_DEFER=M gives it set_defer (eval.h): about one candidate in M
  * of a batch comes back deferred (up to the batch's allowance, first ones
- * first), chosen by its source hash mixed with the batch's genome hashes:
- * a function of the batch, so a resumed run defers what the interrupted
- * one did, and a deferred candidate is measured in a later batch.
+ * first), chosen by its source hash mixed with the batch's last genome
+ * hash, so a run resumed inside a batch defers what the interrupted one
+ * did, and a deferred candidate is measured in a later batch.
  */
 #ifndef KEVO_TESTEVAL_H
 #define KEVO_TESTEVAL_H

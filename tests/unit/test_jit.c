@@ -675,6 +675,56 @@ static void test_pool_prefetch(void)
     jit_pool_free(p);
 }
 
+/* A released ticket (a deferred candidate, engine_defer.c) goes on as a
+ * prefetch: a later submit of the same source takes its compile over, or
+ * finds it in the cache with its compile time; one that timed out keeps
+ * its result for that submit (a timeout is not cached), so the submit
+ * does not compile it again. Without a cache there is nothing to keep. */
+static void test_pool_release(void)
+{
+    char dir[80];
+    snprintf(dir, sizeof dir, "%s/release", cache_dir);
+    struct jit_pool *p = pool_start(1, 1500, dir);
+    if (!p)
+        return;
+    const char *a = "extern \"C\" __global__ void kevo_ra(int *a)"
+                    " { a[threadIdx.x] = 9; }\n";
+    int ta = jit_pool_submit(p, a, "a.cu");
+    CHECK(ta >= 0 && jit_pool_release(p, ta) == 0);
+    CHECK(jit_pool_release(p, ta) == -1); /* nobody's ticket any more */
+    long long t0 = fs_now_ns();
+    while (jit_pool_ready(p, a) == 0 && ms_since(t0) < 20000)
+        CHECK(jit_pool_poll(p, 1) == KEVO_OK);
+    CHECK(jit_pool_ready(p, a) == 1);
+    struct jit_output o;
+    int tb = jit_pool_submit(p, a, "a.cu");
+    CHECK(tb >= 0 && jit_pool_wait(p, tb, &o) == KEVO_OK && o.ok &&
+          contains(&o, "kevo_ra") && !o.cached && o.compile_ms > 0);
+    jit_output_release(&o);
+    /* timed out while released: the submit gets the timeout at once */
+    int ts = jit_pool_submit(p, slow_src, "s.cu");
+    CHECK(ts >= 0 && jit_pool_release(p, ts) == 0);
+    t0 = fs_now_ns();
+    while (jit_pool_ready(p, slow_src) == 0 && ms_since(t0) < 20000)
+        CHECK(jit_pool_poll(p, 1) == KEVO_OK);
+    t0 = fs_now_ns();
+    int tt = jit_pool_submit(p, slow_src, "s.cu");
+    CHECK(tt >= 0 && jit_pool_wait(p, tt, &o) == KEVO_OK);
+    double ms = ms_since(t0);
+    CHECK_MSG(!o.ok && o.timed_out && ms < 500, "timed out %d after %.0f ms",
+              o.timed_out, ms);
+    jit_output_release(&o);
+    jit_pool_free(p);
+    p = pool_start(1, 20000, NULL);
+    if (!p)
+        return;
+    int tn = jit_pool_submit(p, a, "a.cu");
+    CHECK(tn >= 0 && jit_pool_release(p, tn) == -1); /* no cache: kept */
+    CHECK(jit_pool_wait(p, tn, &o) == KEVO_OK && o.ok);
+    jit_output_release(&o);
+    jit_pool_free(p);
+}
+
 /* A prefetch for later (the engine's next generation, issue 32) waits
  * behind every ticket queued after it: with one compiler busy on a, the
  * submit c queued after the later prefetch b compiles first (b then is
@@ -802,6 +852,9 @@ int main(void)
         "own three kernels");
     RUN(test_pool_prefetch, "a prefetched compile is taken over by the "
         "submit of the same source, or found in the cache once done");
+    RUN(test_pool_release, "a released ticket goes on as a prefetch: the "
+        "submit of its source takes it over or finds it cached; a timed-out "
+        "one keeps its result for that submit");
     RUN(test_pool_prefetch_later, "a prefetch for later waits behind the "
         "submits queued after it");
     RUN(test_pool_later_cap, "prefetches for later leave half the "
