@@ -80,20 +80,28 @@ static long count_type(const struct replay *r, enum rec_type type)
     return n;
 }
 
-/* The "defer" records of the last generation the journal reaches: its
- * children that were not measured (engine_defer.c). */
-static long last_gen_defers(const struct replay *r)
+/* Children the journal deferred and never measured after (a "defer"
+ * record with no later record of the same genome): the last generation's
+ * own, and those it carried and had not measured where the journal ends
+ * (engine_defer.c). They were children, not evaluations. */
+static long unmeasured_defers(const struct replay *r)
 {
-    int last = -1;
+    struct seen later; /* genomes of the records after i */
     long n = 0;
-    for (long i = 0; i < r->n_rec; i++) {
-        int g = rec_generation(&r->rv.recs[i]);
-        if (g > last) {
-            last = g;
-            n = 0;
+    if (seen_init(&later))
+        return -1;
+    for (long i = r->n_rec - 1; i >= 0; i--) {
+        const struct record *x = &r->rv.recs[i];
+        if (x->type != REC_DEFER && x->type != REC_EVAL)
+            continue;
+        uint64_t h = x->type == REC_DEFER ? x->u.defer.hash : x->u.eval.hash;
+        n += x->type == REC_DEFER && !seen_has(&later, h);
+        if (seen_add(&later, h)) {
+            n = -1;
+            break;
         }
-        n += g == last && r->rv.recs[i].type == REC_DEFER;
     }
+    seen_release(&later);
     return n;
 }
 
@@ -180,7 +188,7 @@ static int open_run(struct replay *r)
  * stagnation only say when to stop, so the end of the recording does that
  * here; the evaluation budget also shapes the last generation (fewer
  * children), so it is set to the number of recorded evaluations, plus
- * the last generation's deferred children (they were children of it, not
+ * the deferred children never measured after (children, not
  * evaluations), which reproduces a generation cut by the budget and
  * changes nothing else.
  */
@@ -191,7 +199,10 @@ static int replay_engine(struct replay *r, struct engine_stats *st,
     s.max_generations = 0;
     s.max_time_s = 0;
     s.stagnation = 0;
-    s.max_evals = count_type(r, REC_EVAL) + last_gen_defers(r);
+    long unmeasured = unmeasured_defers(r);
+    if (unmeasured < 0)
+        return KEVO_ENOMEM;
+    s.max_evals = count_type(r, REC_EVAL) + unmeasured;
     struct runlog_cfg lc = {.records = r->rv.records, .live = 0,
                             .llm_dir = r->dir};
     struct runlog *log = NULL;

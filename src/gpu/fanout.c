@@ -91,6 +91,7 @@ struct fanout {
     int wait_broken;        /* 1: opts.wait_ready failed; not used again */
     int defer_max;          /* candidates a batch may defer (set_defer) */
     long long last_end_ms;  /* when a sub last ended a call (mono_ms) */
+    int ask_from;           /* next_slots: the not-ready slots it asks again */
 };
 
 static void emit(struct fanout *f, const char *line)
@@ -198,9 +199,9 @@ static long long mono_ms(void)
 static int next_slots(struct fanout *f, int k, struct taken *t, int may_wait)
 {
     int first = -1, n_ready = 0, enough = FANOUT_TAKE * f->alive;
-    int asked_again = 0;
+    int q = 0, j = 0; /* slots met that said no before */
     t->n = 0;
-    for (int j = 0; j < f->n_cands && n_ready < enough; j++) {
+    for (; j < f->n_cands && n_ready < enough; j++) {
         int i = f->ord[j];
         struct slot *s = &f->sl[i];
         if (s->st != SL_PENDING || (s->avoid == k && f->alive > 1))
@@ -211,10 +212,15 @@ static int next_slots(struct fanout *f, int k, struct taken *t, int may_wait)
         }
         if (first < 0)
             first = i;
-        /* each pending slot is asked once; those that said no, at most
-         * ASK_AGAIN a look (asking costs a hash of the source) */
-        if (!s->ready && (!s->asked || asked_again < ASK_AGAIN)) {
-            asked_again += s->asked;
+        /* each pending slot is asked once; of those that said no, ASK_AGAIN
+         * a look, the next ones each look (asking costs a hash of the
+         * source; the first in the order may be the longest compiles) */
+        int ask = !s->ready && !s->asked;
+        if (!s->ready && s->asked) {
+            ask = q >= f->ask_from && q < f->ask_from + ASK_AGAIN;
+            q++;
+        }
+        if (ask) {
             s->asked = 1;
             s->ready = f->o.ready(f->o.prefetch_ud, f->cands[i]) != 0;
         }
@@ -222,6 +228,8 @@ static int next_slots(struct fanout *f, int k, struct taken *t, int may_wait)
             t->slot[t->n++] = i;
         n_ready += s->ready;
     }
+    if (j == f->n_cands) /* looked at all: the next look asks the next ones */
+        f->ask_from = f->ask_from + ASK_AGAIN < q ? f->ask_from + ASK_AGAIN : 0;
     if (first < 0)
         return -1;
     if (n_ready == 0) {
@@ -586,6 +594,7 @@ static int fo_eval_batch(void *self, const struct candidate *const *cands,
     f->sl = sl;
     f->n_cands = n;
     f->stop = f->fatal = 0;
+    f->ask_from = 0;
     f->running = 0;
     for (int k = 0; k < f->n; k++) {
         f->args[k].on = !f->subs[k].dropped && k < f->n_threads;

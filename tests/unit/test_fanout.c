@@ -282,7 +282,18 @@ static int wait_a_little(void *ud, int max_ms)
     return wait_fails ? KEVO_EIO : KEVO_OK;
 }
 
-static int use_wait; /* make_fanout passes ready_after_waits, wait_a_little */
+static int use_wait; /* make_fanout passes ready_after_waits (1) or
+                         ready_late_first (2), and wait_a_little */
+
+/* Candidates 0..32 become ready only after 100 waits, 33 and up after
+ * one: the slots first in the order compile longest. */
+static int ready_late_first(void *ud, const struct candidate *c)
+{
+    pthread_mutex_lock(&log_mu);
+    int r = waits >= ((c->genome_hash - 1000) / 7 >= 33 ? 1 : 100);
+    pthread_mutex_unlock(&log_mu);
+    return r;
+}
 
 /* The order hooks of test_dispatch_order: the batch backwards; what the
  * prefetch got, and how many results learn saw. */
@@ -325,7 +336,7 @@ static int make_fanout(struct fake *f, int n, struct lines *lines,
     struct fanout_opts o = {.report = collect, .report_ud = lines,
                             .ready = use_ready ? ready_from_3 : NULL};
     if (use_wait) {
-        o.ready = ready_after_waits;
+        o.ready = use_wait == 2 ? ready_late_first : ready_after_waits;
         o.wait_ready = wait_a_little;
     }
     if (use_order) {
@@ -609,6 +620,32 @@ static void test_wait_ready(void)
     }
 }
 
+/* A slot that said "not ready" is asked again in later looks even when
+ * more than 32 not-ready ones come before it: the short compiles behind
+ * the long ones are taken as they end. */
+static void test_ask_again(void)
+{
+    int log[N_CANDS], n_log = 0;
+    struct fake f[2] = {{.id = 0}, {.id = 1}};
+    for (int k = 0; k < 2; k++) {
+        f[k].log = log;
+        f[k].n_log = &n_log;
+    }
+    struct lines l = {"", 0};
+    struct evaluator ev;
+    waits = 0;
+    wait_fails = 0;
+    use_wait = 2;
+    CHECK(make_fanout(f, 2, &l, &ev) == KEVO_OK);
+    use_wait = 0;
+    struct rec r = rec_new();
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_result, &r) ==
+          KEVO_OK);
+    CHECK(r.n == N_CANDS && r.order_ok && r.values_ok && n_log == N_CANDS);
+    CHECK_MSG(log[0] >= 33, "the first one measured was %d", log[0]);
+    ev.ops->destroy(ev.self);
+}
+
 /* The defer test's callback: deferred results by index. */
 struct drec {
     int n, order_ok, values_ok;
@@ -851,6 +888,8 @@ int main(void)
     RUN(test_wait_ready, "with wait_ready a free sub waits for a candidate "
         "to become ready instead of taking one that is not; a failing "
         "wait_ready is dropped and the rest are taken as they are");
+    RUN(test_ask_again, "a slot not ready when first asked is asked again "
+        "in later looks, also behind more than 32 not-ready ones");
     RUN(test_defer, "with set_defer the candidates still not ready when "
         "nothing else is left come back deferred, unmeasured, at most the "
         "allowance; more than that are waited for");
