@@ -129,19 +129,10 @@ int engine_defer_take(struct engine *e)
 {
     int rc = KEVO_OK;
     for (int k = 0; k < e->n_carry; k++) {
-        if (!rc && e->n_kids == e->cap_kids) {
-            int cap = e->cap_kids ? e->cap_kids * 2 : 64;
-            void *p = realloc(e->kids, sizeof *e->kids * (size_t)cap);
-            if (p) {
-                e->kids = p;
-                e->cap_kids = cap;
-            } else {
-                rc = KEVO_ENOMEM;
-            }
-        }
+        int before = e->n_kids; /* (already seen: seen_add adds nothing) */
         if (!rc)
-            e->kids[e->n_kids++] = e->carry[k]; /* already seen */
-        else
+            rc = engine_add_child(e, &e->carry[k]);
+        if (e->n_kids == before) /* not taken: its source is ours */
             free(e->carry[k].source);
     }
     e->n_carry = 0;
