@@ -67,6 +67,7 @@ struct run_summary {
     long fill;                /* evaluations of the fill (engine_fill.c):
                                  launch-only neighbours, no compile */
     long deferred;            /* "defer" records (engine_defer.c) */
+    long deferred_end;        /* of which "end": at the time budget */
 };
 
 /* The journal's records, typed by the records codec; a record it
@@ -114,6 +115,7 @@ static void summarize(const struct run_records *rr, struct run_summary *s)
             s->confirms++;
         } else if (x->type == REC_DEFER) {
             s->deferred++;
+            s->deferred_end += x->u.defer.end;
         } else if (x->type == REC_PROFILE) {
             const struct rec_profile *p = &x->u.profile;
             s->profiles++;
@@ -195,6 +197,7 @@ static cJSON *status_json(const char *dir, const struct spec *sp,
     if (s->prof_note)
         cJSON_AddStringToObject(pf, "not_available", s->prof_note);
     cJSON_AddNumberToObject(o, "deferred", (double)s->deferred);
+    cJSON_AddNumberToObject(o, "deferred_at_end", (double)s->deferred_end);
     cJSON_AddNumberToObject(o, "llm_rewrites", s->rewrites);
     cJSON_AddNumberToObject(o, "llm_rewrite_templates", s->rewrite_tpls);
     double idle = busy_idle_pct(&s->busy, s->last_t);
@@ -314,9 +317,14 @@ static void print_status(const char *dir, const struct spec *sp,
         printf("fill:        %ld evaluations (%.0f %%) of launch-only "
                "neighbours, in the GPU's idle time: no compile\n", s->fill,
                100.0 * (double)s->fill / (double)s->evals);
-    if (s->deferred)
+    if (s->deferred > s->deferred_end)
         printf("deferred:    %ld times a candidate whose compile had not "
-               "ended went to the next generation\n", s->deferred);
+               "ended went to the next generation\n",
+               s->deferred - s->deferred_end);
+    if (s->deferred_end)
+        printf("unmeasured:  %ld candidates not measured by the time budget "
+               "(deferred: a resume measures them first)\n",
+               s->deferred_end);
     char busy[256];
     busy_fmt(&s->busy, s->last_t, busy, sizeof busy);
     if (busy[0])

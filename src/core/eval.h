@@ -74,10 +74,11 @@ struct eval_result {
     int gpu;                 /* which GPU measured it (the fan-out's id of
                                 the sub-evaluator, fanout.h); -1 = not
                                 recorded (one evaluator) */
-    int deferred;            /* 1: not evaluated (the rest of the
-                                members are unset): its compile had not
-                                ended when the rest of the batch was
-                                measured (evaluator_ops.set_defer) */
+    int deferred;            /* not evaluated (the rest of the members
+                                are unset): 1, its compile had not ended
+                                when the rest of the batch was measured
+                                (evaluator_ops.set_defer); 2, it was not
+                                measured by the deadline (set_deadline) */
     char detail[512];        /* one line of evidence: the reason for a bad
                                 outcome, or notes for an ok one */
     char *evidence_json;     /* (optional) JSON object text with details;
@@ -139,6 +140,14 @@ struct evaluator_ops {
      * the GPU waits. Their compiles go on (into the compile cache); the
      * engine hands them over again in its next batch. */
     void (*set_defer)(void *self, int max_n);
+    /* (optional) From the next batch on, once the monotonic clock
+     * (fs_now_ns) passes at_ns (0: never), no new candidate is measured:
+     * the jobs already on a GPU end, and every candidate not measured by
+     * then comes back with r->deferred = 2 (its compile, if any, goes on
+     * into the cache), whatever the set_defer allowance, so that a run
+     * ends at its time budget with all it measured and no compile to wait
+     * for. Only with set_defer above. */
+    void (*set_deadline)(void *self, long long at_ns);
     /* (optional) JSON object text describing the environment (GPU, driver,
      * versions) for the manifest; new string, caller frees. */
     char *(*environment)(void *self);

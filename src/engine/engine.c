@@ -868,6 +868,8 @@ static int take_result(struct engine *e, int idx)
 struct batch_ctx {
     struct engine *e;
     int rc;
+    int on_time; /* the evaluator ends the batch at the time budget
+                    (runlog_set_deadline): no stop before its end */
 };
 
 /* A result, recorded or live (the run log knows which): journaled, then
@@ -877,8 +879,10 @@ static int on_result(void *ud, int idx, const struct eval_result *r)
     struct batch_ctx *b = ud;
     struct engine *e = b->e;
     int live = !runlog_replaying(e->env.log);
+    if ((b->rc = engine_defer_check(e, r->deferred)))
+        return 1;
     if (r->deferred) { /* unmeasured: to the next generation */
-        if ((b->rc = engine_defer_note(e, idx)))
+        if ((b->rc = engine_defer_note(e, idx, r->deferred == 2)))
             return 1;
         if (!live)
             return 0;
@@ -901,11 +905,26 @@ static int on_result(void *ud, int idx, const struct eval_result *r)
         e->st.stop = STOP_SIGNAL;
         return 1;
     }
-    if (e->env.spec->max_time_s > 0 && elapsed_s(e) >= e->env.spec->max_time_s) {
+    if (!b->on_time && e->env.spec->max_time_s > 0 &&
+        elapsed_s(e) >= e->env.spec->max_time_s) {
         e->st.stop = STOP_TIME;
         return 1;
     }
     return 0;
+}
+
+/* Ends the batch at the time budget where the evaluator can (eval.h
+ * set_deadline): what is measured by then is recorded, what is not is
+ * deferred ("end"), and the generation is finished; 1 if so. */
+static int end_on_time(struct engine *e)
+{
+    double left = e->env.spec->max_time_s - e->env.elapsed_before_s;
+    if (e->env.spec->max_time_s <= 0 || !engine_defer_on(e) ||
+        !runlog_can_end_on_time(e->env.log))
+        return 0;
+    runlog_set_deadline(e->env.log,
+                        e->t0_ns + (long long)(left > 0 ? left * 1e9 : 1));
+    return 1;
 }
 
 int engine_candidates(const struct engine *e, const struct child *kids,
@@ -945,7 +964,8 @@ static int evaluate_children(struct engine *e)
         free(ptrs);
         return rc;
     }
-    struct batch_ctx b = {e, KEVO_OK};
+    struct batch_ctx b = {e, KEVO_OK, end_on_time(e)};
+    e->ended = 0;
     runlog_set_defer(e->env.log, engine_defer_max(e));
     rc = runlog_evaluate(e->env.log, ptrs, n, on_result, &b);
     free(cands);

@@ -20,9 +20,20 @@
  * the journal, in its place among the results; a replay or a resume
  * reads it there (runlog_evaluate gives a recorded "defer" as a deferred
  * result) and the engine does the same with it. The carried children
- * are part of the checkpoint. Runs with LLM mutation (their answers join
- * generations their own way) and pipelined runs (the next generation is
- * bred before this one ends) do not defer.
+ * are part of the checkpoint.
+ *
+ * At the time budget (eval.h set_deadline) the evaluator measures nothing
+ * more and hands back every candidate not measured by then deferred,
+ * beyond the allowance (records with "end": true, all after the last
+ * measured one of the batch): the run ends on time with everything it
+ * measured recorded and its generation finished, and a resume with a
+ * larger budget measures those first (before, the run stopped at the
+ * first result after its budget, waited for the compiles still running
+ * and dropped what the GPU had measured behind them).
+ *
+ * Runs with LLM mutation (their answers join generations their own way)
+ * and pipelined runs (the next generation is bred before this one ends)
+ * do not defer.
  */
 #include "engine_int.h"
 
@@ -60,13 +71,25 @@ static int gen_recorded(const struct engine *e, int gen)
     return 0;
 }
 
-int engine_defer_note(struct engine *e, int idx)
+int engine_defer_check(struct engine *e, int deferred)
+{
+    if (!e->ended || deferred == 2)
+        return KEVO_OK;
+    if (runlog_replaying(e->env.log))
+        return runlog_refuse(e->env.log, "the journal has a result after "
+                             "the time budget ended its generation");
+    snprintf(e->errbuf, sizeof e->errbuf, "internal: the evaluator "
+             "measured a candidate after the deadline");
+    return KEVO_EINTERNAL;
+}
+
+int engine_defer_note(struct engine *e, int idx, int end)
 {
     struct child *c = &e->kids[idx];
     int before = 0;
     for (int k = 0; k < e->n_kids; k++)
-        before += e->kids[k].deferred;
-    int over = before >= engine_defer_max(e) &&
+        before += e->kids[k].deferred == 1;
+    int over = !end && before >= engine_defer_max(e) &&
                (!runlog_replaying(e->env.log) || gen_recorded(e, e->gen));
     if (!engine_defer_on(e) || over) {
         if (runlog_replaying(e->env.log))
@@ -80,9 +103,10 @@ int engine_defer_note(struct engine *e, int idx)
                  "deferred a candidate it was not allowed to");
         return KEVO_EINTERNAL;
     }
-    c->deferred = 1;
+    c->deferred = end ? 2 : 1;
+    e->ended |= end;
     struct rec_defer d = {.gen = e->gen, .idx = idx, .hash = c->g.hash,
-                          .t = engine_elapsed_s(e)};
+                          .end = end, .t = engine_elapsed_s(e)};
     cJSON *rec = rec_defer_json(&d);
     int rc = rec ? runlog_put(e->env.log, rec, 0) : KEVO_ENOMEM;
     cJSON_Delete(rec);

@@ -40,7 +40,8 @@ struct child {
     struct archive_desc d;
     int depth;             /* repairs in this child's LLM lineage */
     double score;          /* the surrogate's rating (0 = none) */
-    int deferred;          /* 1: handed back unmeasured (engine_defer.c) */
+    int deferred;          /* handed back unmeasured (engine_defer.c): 1,
+                              2 at the time budget */
 };
 
 /* An operator the bandit chooses among: every cheap mutator of
@@ -164,6 +165,8 @@ struct engine {
      * last generation's batch, the first children of the next one */
     struct child *carry;
     int n_carry, cap_carry;
+    int ended;             /* this batch deferred one at the time budget:
+                              all after it are so (engine_defer_check) */
     long in_flight;        /* children being measured while the next
                               generation is bred (0 otherwise): spent, for
                               the budget */
@@ -218,10 +221,16 @@ int engine_defer_on(const struct engine *e);
 /* Before generation e->gen's batch: how many of its e->n_kids the
  * evaluator may defer (0 if engine_defer_on is not). */
 int engine_defer_max(const struct engine *e);
-/* Kid idx came back deferred: its "defer" record to the run log
+/* Kid idx came back deferred (end: not measured by the time budget,
+ * beyond the allowance): its "defer" record to the run log
  * (KEVO_EDIVERGE, the log's divergence set, for a recorded one in a run
  * that does not defer: a recording it cannot have made). */
-int engine_defer_note(struct engine *e, int idx);
+int engine_defer_note(struct engine *e, int idx, int end);
+/* Before a kid's result (deferred: its kind, 0 if measured): after a
+ * deferral at the time budget only such deferrals come; a recorded one
+ * that breaks this is refused (runlog_refuse), a live one is
+ * KEVO_EINTERNAL. */
+int engine_defer_check(struct engine *e, int deferred);
 /* After the batch: the deferred kids leave e->kids (the rest keep their
  * order) for e->carry. */
 int engine_defer_carry(struct engine *e);

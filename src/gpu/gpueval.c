@@ -47,6 +47,7 @@ struct gpueval {
     double best_ns;      /* for cascades (the engine's); 0 = none */
     double seen_best_ns; /* fastest ok time measured here; 0 = none */
     int defer_max;       /* candidates a batch may defer (set_defer) */
+    long long deadline_ns; /* set_deadline's (fs_now_ns; 0: none) */
     long long seq;       /* job sequence number (seeds derive from it) */
     long long free_since; /* the worker's last answer to any request, over
                              batches (fs_now_ns; 0 = none yet): a batch's
@@ -392,18 +393,39 @@ static int defer_rest(struct batch *b)
     return 1;
 }
 
+static int past_deadline(const struct gpueval *g)
+{
+    return g->deadline_ns > 0 && fs_now_ns() >= g->deadline_ns;
+}
+
+/* At the deadline (set_deadline), with no job out: every candidate not
+ * measured comes back deferred (2); compiles go on into the cache. */
+static void end_rest(struct batch *b)
+{
+    for (int i = b->deliver; i < b->n; i++) {
+        struct slot *s = &b->sl[i];
+        if (s->st != SL_COMPILING)
+            continue;
+        if (s->ticket >= 0 && !jit_pool_release(b->g->pool, s->ticket))
+            s->ticket = -1; /* (else the batch's end waits for it) */
+        s->r.deferred = 2;
+        s->st = SL_DONE;
+    }
+}
+
 /* feed with block; where the batch may defer, a wait of DEFER_WAIT_MS
- * with nothing to measure defers what still compiles (defer_rest). */
+ * with nothing to measure defers what still compiles (defer_rest); at
+ * the deadline it returns 0 (the caller ends the batch: end_rest). */
 static int feed_or_defer(struct batch *b, int *rc)
 {
     struct gpueval *g = b->g;
-    if (g->defer_max <= 0)
+    if (g->defer_max <= 0 && g->deadline_ns <= 0)
         return feed(b, 1, rc);
     long long t0 = fs_now_ns();
     for (;;) {
         if (feed(b, 0, rc))
             return 1;
-        if (*rc || compiling_left(b) <= 0)
+        if (*rc || compiling_left(b) <= 0 || past_deadline(g))
             return 0;
         if (fs_now_ns() - t0 >= DEFER_WAIT_MS * 1000000LL && defer_rest(b))
             return 0;
@@ -490,6 +512,10 @@ static int ge_eval_batch(void *self, const struct candidate *const *cands,
         }
         if (rc || (b.deliver == n && b.at_worker < 0))
             break;
+        if (b.at_worker < 0 && past_deadline(g)) {
+            end_rest(&b);
+            continue;
+        }
         if (b.at_worker < 0 && !feed_or_defer(&b, &rc)) {
             /* the next to deliver marked at the worker with no job out:
              * a bug (a compiling one just waits for the next round) */
@@ -505,7 +531,7 @@ static int ge_eval_batch(void *self, const struct candidate *const *cands,
         b.at_worker = -1;
         b.idle_since = g->free_since = fs_now_ns();
         /* next job out first, then this answer's bookkeeping */
-        if (rep.status == WCLIENT_ANSWER)
+        if (rep.status == WCLIENT_ANSWER && !past_deadline(g))
             feed(&b, 0, &rc);
         finish_job(&b, i, &rep);
         wclient_reply_release(&rep);
@@ -724,6 +750,11 @@ static void ge_set_defer(void *self, int max_n)
     ((struct gpueval *)self)->defer_max = max_n > 0 ? max_n : 0;
 }
 
+static void ge_set_deadline(void *self, long long at_ns)
+{
+    ((struct gpueval *)self)->deadline_ns = at_ns > 0 ? at_ns : 0;
+}
+
 static char *ge_environment(void *self)
 {
     struct gpueval *g = self;
@@ -813,6 +844,7 @@ static const struct evaluator_ops gpueval_ops = {
     .confirm = ge_confirm,
     .set_best = ge_set_best,
     .set_defer = ge_set_defer,
+    .set_deadline = ge_set_deadline,
     .profile = ge_profile,
     .prefetch = ge_prefetch,
     .environment = ge_environment,

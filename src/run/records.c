@@ -186,6 +186,8 @@ cJSON *rec_defer_json(const struct rec_defer *r)
     cJSON_AddNumberToObject(o, "gen", r->gen);
     cJSON_AddNumberToObject(o, "idx", r->idx);
     put_hash(o, "hash", r->hash);
+    if (r->end)
+        cJSON_AddBoolToObject(o, "end", 1);
     cJSON_AddNumberToObject(o, "t", r->t);
     return done(o);
 }
@@ -534,6 +536,10 @@ int rec_defer_parse(const cJSON *o, struct rec_defer *r, char *err,
         return bad(err, errcap, "defer", "idx");
     if (get_hash(o, "hash", &r->hash))
         return bad(err, errcap, "defer", "hash");
+    const cJSON *end = cJSON_GetObjectItemCaseSensitive(o, "end");
+    if (end && !cJSON_IsBool(end))
+        return bad(err, errcap, "defer", "end");
+    r->end = cJSON_IsTrue(end);
     r->t = opt_num(o, "t");
     return KEVO_OK;
 }
@@ -726,8 +732,10 @@ void rec_describe(const cJSON *o, char *out, size_t cap)
                  record_str(o, "op") ? record_str(o, "op") : "?");
         break;
     case REC_DEFER:
-        snprintf(out, cap, "the deferral of %s (its compile had not ended)",
-                 h ? h : "?");
+        snprintf(out, cap, "the deferral of %s (%s)", h ? h : "?",
+                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "end"))
+                     ? "not measured by the time budget"
+                     : "its compile had not ended");
         break;
     default: {
         const char *ty = record_str(o, "type");

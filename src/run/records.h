@@ -121,6 +121,9 @@ struct rec_defer {
     int gen;
     int idx;                   /* child index in its generation */
     uint64_t hash;             /* genome hash */
+    int end;                   /* 1: not measured by the run's time
+                                  budget ("end": true; eval.h
+                                  set_deadline), whatever the allowance */
     double t;
 };
 

@@ -163,7 +163,7 @@ static int on_live(void *ud, int index, const struct eval_result *r)
     if (r->deferred) { /* nothing measured: nothing to canonicalise */
         struct eval_result d;
         eval_result_init(&d);
-        d.deferred = 1;
+        d.deferred = r->deferred;
         return x->cb(x->ud, x->base + index, &d);
     }
     struct eval_result c;
@@ -196,8 +196,10 @@ int runlog_evaluate(struct runlog *rl, const struct candidate *const *cands,
         struct eval_result r;
         eval_result_init(&r);
         if (ty == REC_DEFER) {
-            r.deferred = 1;
-            deferred++;
+            int end = cJSON_IsTrue(
+                cJSON_GetObjectItemCaseSensitive(rec, "end"));
+            r.deferred = end ? 2 : 1;
+            deferred += !end;
         } else if (record_get_result(rec, &r)) {
             eval_result_release(&r);
             return diverge(rl, "malformed evaluation record");
@@ -234,6 +236,18 @@ void runlog_set_defer(struct runlog *rl, int max_n)
     rl->defer_max = max_n > 0 ? max_n : 0;
     if (rl->c.live && rl->c.ev.ops && rl->c.ev.ops->set_defer)
         rl->c.ev.ops->set_defer(rl->c.ev.self, rl->defer_max);
+}
+
+void runlog_set_deadline(struct runlog *rl, long long at_ns)
+{
+    if (rl->c.live && rl->c.ev.ops && rl->c.ev.ops->set_deadline)
+        rl->c.ev.ops->set_deadline(rl->c.ev.self, at_ns);
+}
+
+int runlog_can_end_on_time(const struct runlog *rl)
+{
+    return rl->c.live && rl->c.ev.ops && rl->c.ev.ops->set_deadline &&
+           rl->c.ev.ops->set_defer;
 }
 
 void runlog_prefetch(struct runlog *rl, const struct candidate *const *cands,

@@ -90,6 +90,13 @@ int runlog_refuse(struct runlog *rl, const char *what);
  * included; those count against the allowance of a batch that goes on
  * live (a run resumed inside a generation). */
 void runlog_set_defer(struct runlog *rl, int max_n);
+/* The live evaluator's deadline (evaluator_ops.set_deadline; fs_now_ns,
+ * 0: none): a candidate not measured by then comes back deferred (2),
+ * whatever runlog_set_defer allows. Nothing in a replay. */
+void runlog_set_deadline(struct runlog *rl, long long at_ns);
+/* 1 if the live evaluator ends its batches at a deadline
+ * (runlog_set_deadline). */
+int runlog_can_end_on_time(const struct runlog *rl);
 /* Hands cands[0..n) (borrowed), the batch runlog_evaluate gets next, to
  * the live evaluator's prefetch (eval.h) when the log is live and holds
  * no recorded result left to give (a replay, or a resume still re-deriving

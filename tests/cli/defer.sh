@@ -161,4 +161,67 @@ $K replay "$SCRATCH/m" >"$SCRATCH/out" 2>&1; rc=$?
 [ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "^divergent at record .*more of this generation's candidates than an eighth" "$SCRATCH/out" &&
     ok "a journal deferring more than an eighth of a generation is refused, saying why" ||
     { fail "too many deferrals (rc $rc)"; cat "$SCRATCH/out"; }
+# the time budget ends a generation on time: the evaluator measures
+# nothing after it and hands back deferred ("end") every candidate not
+# measured by then, beyond the allowance; the generation is finished (its
+# gen record ends the journal), replay is identical, and a resume with a
+# larger budget measures those first. Gen 0 (about 195 candidates at
+# 20 ms each) outlasts the 2 s budget, so the deadline falls inside it.
+KEVO_TEST_EVAL_US=20000 $T run $ARGS --generations 0 --time 2s --runs-dir "$SCRATCH" --name end ||
+    fail "run --time 2s"
+python3 - "$SCRATCH/end/journal.jsonl" >"$SCRATCH/cnt" 2>"$SCRATCH/err" <<'PY' &&
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+assert rs[-1]["type"] == "gen", "the journal does not end with a gen record"
+end = [r for r in rs if r["type"] == "defer" and r.get("end") is True]
+assert end, "no deferral at the time budget"
+g = end[0]["gen"]
+assert all(r["gen"] == g for r in end), "end deferrals in several generations"
+mine = [r for r in rs if r["type"] in ("eval", "defer") and r["gen"] == g]
+k = mine.index(end[0])
+assert all(r.get("end") is True for r in mine[k:]), "a result after an end deferral"
+print(len(end))
+PY
+    ok "stopped by --time: every candidate not measured by then is deferred at the end, after all that was measured, and the generation ends the journal ($(cat "$SCRATCH/cnt") deferred)" ||
+    { fail "end deferrals"; cat "$SCRATCH/err"; }
+$K status "$SCRATCH/end" >"$SCRATCH/out" 2>&1 &&
+    grep -q "^unmeasured: .*not measured by the time budget" "$SCRATCH/out" &&
+    grep -q "finished (time budget)" "$SCRATCH/out" &&
+    ok "status says how many candidates the time budget left unmeasured" ||
+    { fail "status after end deferrals"; cat "$SCRATCH/out"; }
+$K replay "$SCRATCH/end" 2>&1 | grep -q "^identical" &&
+    ok "a run ended on time replays identical" || fail "end replay"
+KEVO_TEST_EVAL_US=20000 $T resume "$SCRATCH/end" --time 6s --quiet ||
+    fail "resume --time 6s"
+python3 - "$SCRATCH/end/journal.jsonl" 2>"$SCRATCH/err" <<'PY' &&
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+end = [r for r in rs if r["type"] == "defer" and r.get("end") is True]
+g = end[0]["gen"]
+d = [r["hash"] for r in rs if r["type"] == "defer" and r["gen"] == g]
+e = {r["hash"] for r in end if r["gen"] == g}
+nxt = [r for r in rs if r["type"] in ("eval", "defer") and r["gen"] == g + 1]
+assert [r["hash"] for r in nxt[:len(d)]] == d, "the deferred are not the next generation's first children"
+assert any(r["type"] == "eval" and r["hash"] in e for r in nxt), "none left at the end was measured"
+PY
+    ok "resumed with a larger budget, the next generation measures the candidates left at the end first" ||
+    { fail "resume after end deferrals"; cat "$SCRATCH/err"; }
+$K replay "$SCRATCH/end" 2>&1 | grep -q "^identical" &&
+    ok "and the resumed run replays identical" || fail "end resume replay"
+
+# an "end" deferral followed by a measured candidate of its generation is
+# a recording kevo cannot have made
+cp -r "$SCRATCH/d" "$SCRATCH/x"
+python3 - "$SCRATCH/x/journal.jsonl" <<'PY'
+import json, sys
+p = sys.argv[1]; rs = [json.loads(l) for l in open(p)]
+for i, r in enumerate(rs):
+    if r["type"] == "defer" and rs[i + 1]["type"] == "eval" and rs[i + 1]["gen"] == r["gen"]:
+        r["end"] = True; break
+open(p, "w").write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rs))
+PY
+$K replay "$SCRATCH/x" >"$SCRATCH/out" 2>&1; rc=$?
+[ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "^divergent at record .*after the time budget ended its generation" "$SCRATCH/out" &&
+    ok "a result after an end deferral is refused, saying why" ||
+    { fail "result after end deferral (rc $rc)"; cat "$SCRATCH/out"; }
 finish

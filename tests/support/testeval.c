@@ -14,6 +14,7 @@
 #include <cJSON.h>
 
 #include "fanout.h"
+#include "fsutil.h"
 #include "hash.h"
 #include "prof.h"
 
@@ -34,6 +35,8 @@ struct testeval {
                         batch that may defer (set_defer) is deferred
                         (pick_deferred) */
     int defer_max;   /* from set_defer */
+    long long deadline_ns; /* from set_deadline (0: none): from then on a
+                              batch's candidates come back deferred (2) */
     FILE *compiles;  /* KEVO_TEST_COMPILE_LOG: one line per compile event
                         ("prefetch H", "batch H": H the source hash),
                         appended; NULL = none */
@@ -230,6 +233,11 @@ static void te_set_defer(void *self, int max_n)
     ((struct testeval *)self)->defer_max = max_n;
 }
 
+static void te_set_deadline(void *self, long long at_ns)
+{
+    ((struct testeval *)self)->deadline_ns = at_ns;
+}
+
 static int te_batch(void *self, const struct candidate *const *c, int n,
                     eval_cb cb, void *ud)
 {
@@ -247,8 +255,10 @@ static int te_batch(void *self, const struct candidate *const *c, int n,
         }
         struct eval_result r;
         eval_result_init(&r);
+        if (te->deadline_ns > 0 && fs_now_ns() >= te->deadline_ns)
+            defer[i] = 2; /* not measured by the deadline */
         if (defer[i]) {
-            r.deferred = 1;
+            r.deferred = defer[i];
             if (te->stats)
                 te->stats->deferred++;
             if (cb(ud, i, &r)) {
@@ -325,6 +335,7 @@ static const struct evaluator_ops te_ops = {
     .eval_batch = te_batch,
     .confirm = te_confirm,
     .set_defer = te_set_defer,
+    .set_deadline = te_set_deadline,
     .prefetch = te_prefetch,
     .environment = te_environment,
     .destroy = te_destroy,
@@ -336,6 +347,7 @@ static const struct evaluator_ops te_ops_prof = {
     .confirm = te_confirm,
     .profile = te_profile,
     .set_defer = te_set_defer,
+    .set_deadline = te_set_deadline,
     .prefetch = te_prefetch,
     .environment = te_environment,
     .destroy = te_destroy,
