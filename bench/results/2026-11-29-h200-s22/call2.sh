@@ -9,7 +9,7 @@
 # stamped with the seconds since its process started (*.events).
 set -u
 R=$PWD; W=/tmp/w2; D=/tmp/d2; rm -rf $W $D; mkdir -p $W $D
-N=$R/.dev-s22/new/bundle; P=$R/.dev-s22/bundle
+N=$R/.dev-s22/bundle; P=/tmp/prev; mkdir -p $P && cp -a $N/. $P/ && cp $R/.dev-s22/kevo-prev $P/kevo
 mkdir -p /tmp/base && tar xJf $R/.dev-s17/base-bundle.tar.xz -C /tmp/base; B=/tmp/base/bundle
 export LD_LIBRARY_PATH=$N
 ( sleep ${GUARD:-420}; tar czf $OUT/partial.tgz -C $W . ) & guard=$!
