@@ -879,8 +879,6 @@ static int on_result(void *ud, int idx, const struct eval_result *r)
     struct batch_ctx *b = ud;
     struct engine *e = b->e;
     int live = !runlog_replaying(e->env.log);
-    if ((b->rc = engine_defer_check(e, r->deferred)))
-        return 1;
     if (r->deferred) { /* unmeasured: to the next generation */
         if ((b->rc = engine_defer_note(e, idx, r->deferred == 2)))
             return 1;
@@ -965,7 +963,6 @@ static int evaluate_children(struct engine *e)
         return rc;
     }
     struct batch_ctx b = {e, KEVO_OK, end_on_time(e)};
-    e->ended = 0;
     runlog_set_defer(e->env.log, engine_defer_max(e));
     rc = runlog_evaluate(e->env.log, ptrs, n, on_result, &b);
     free(cands);

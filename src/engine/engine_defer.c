@@ -24,8 +24,9 @@
  *
  * At the time budget (eval.h set_deadline) the evaluator measures nothing
  * more and hands back every candidate not measured by then deferred,
- * beyond the allowance (records with "end": true, all after the last
- * measured one of the batch): the run ends on time with everything it
+ * beyond the allowance (records with "end": true; measured candidates
+ * after them in the batch's order are recorded as usual, in their place):
+ * the run ends on time with everything it
  * measured recorded and its generation finished, and a resume with a
  * larger budget measures those first (before, the run stopped at the
  * first result after its budget, waited for the compiles still running
@@ -71,18 +72,6 @@ static int gen_recorded(const struct engine *e, int gen)
     return 0;
 }
 
-int engine_defer_check(struct engine *e, int deferred)
-{
-    if (!e->ended || deferred == 2)
-        return KEVO_OK;
-    if (runlog_replaying(e->env.log))
-        return runlog_refuse(e->env.log, "the journal has a result after "
-                             "the time budget ended its generation");
-    snprintf(e->errbuf, sizeof e->errbuf, "internal: the evaluator "
-             "measured a candidate after the deadline");
-    return KEVO_EINTERNAL;
-}
-
 int engine_defer_note(struct engine *e, int idx, int end)
 {
     struct child *c = &e->kids[idx];
@@ -104,7 +93,6 @@ int engine_defer_note(struct engine *e, int idx, int end)
         return KEVO_EINTERNAL;
     }
     c->deferred = end ? 2 : 1;
-    e->ended |= end;
     struct rec_defer d = {.gen = e->gen, .idx = idx, .hash = c->g.hash,
                           .end = end, .t = engine_elapsed_s(e)};
     cJSON *rec = rec_defer_json(&d);

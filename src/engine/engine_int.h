@@ -165,8 +165,6 @@ struct engine {
      * last generation's batch, the first children of the next one */
     struct child *carry;
     int n_carry, cap_carry;
-    int ended;             /* this batch deferred one at the time budget:
-                              all after it are so (engine_defer_check) */
     long in_flight;        /* children being measured while the next
                               generation is bred (0 otherwise): spent, for
                               the budget */
@@ -226,11 +224,6 @@ int engine_defer_max(const struct engine *e);
  * (KEVO_EDIVERGE, the log's divergence set, for a recorded one in a run
  * that does not defer: a recording it cannot have made). */
 int engine_defer_note(struct engine *e, int idx, int end);
-/* Before a kid's result (deferred: its kind, 0 if measured): after a
- * deferral at the time budget only such deferrals come; a recorded one
- * that breaks this is refused (runlog_refuse), a live one is
- * KEVO_EINTERNAL. */
-int engine_defer_check(struct engine *e, int deferred);
 /* After the batch: the deferred kids leave e->kids (the rest keep their
  * order) for e->carry. */
 int engine_defer_carry(struct engine *e);

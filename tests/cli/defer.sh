@@ -179,10 +179,10 @@ g = end[0]["gen"]
 assert all(r["gen"] == g for r in end), "end deferrals in several generations"
 mine = [r for r in rs if r["type"] in ("eval", "defer") and r["gen"] == g]
 k = mine.index(end[0])
-assert all(r.get("end") is True for r in mine[k:]), "a result after an end deferral"
+assert any(r["type"] == "eval" for r in mine[k:]), "no result measured out of order after an end deferral"
 print(len(end))
 PY
-    ok "stopped by --time: every candidate not measured by then is deferred at the end, after all that was measured, and the generation ends the journal ($(cat "$SCRATCH/cnt") deferred)" ||
+    ok "stopped by --time: every candidate not measured by then is deferred at the end (those measured out of order behind it are recorded), and that generation's record ends the journal ($(cat "$SCRATCH/cnt") deferred)" ||
     { fail "end deferrals"; cat "$SCRATCH/err"; }
 $K status "$SCRATCH/end" >"$SCRATCH/out" 2>&1 &&
     grep -q "^unmeasured: .*not measured by the time budget" "$SCRATCH/out" &&
@@ -209,19 +209,4 @@ PY
 $K replay "$SCRATCH/end" 2>&1 | grep -q "^identical" &&
     ok "and the resumed run replays identical" || fail "end resume replay"
 
-# an "end" deferral followed by a measured candidate of its generation is
-# a recording kevo cannot have made
-cp -r "$SCRATCH/d" "$SCRATCH/x"
-python3 - "$SCRATCH/x/journal.jsonl" <<'PY'
-import json, sys
-p = sys.argv[1]; rs = [json.loads(l) for l in open(p)]
-for i, r in enumerate(rs):
-    if r["type"] == "defer" and rs[i + 1]["type"] == "eval" and rs[i + 1]["gen"] == r["gen"]:
-        r["end"] = True; break
-open(p, "w").write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rs))
-PY
-$K replay "$SCRATCH/x" >"$SCRATCH/out" 2>&1; rc=$?
-[ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "^divergent at record .*after the time budget ended its generation" "$SCRATCH/out" &&
-    ok "a result after an end deferral is refused, saying why" ||
-    { fail "result after end deferral (rc $rc)"; cat "$SCRATCH/out"; }
 finish
