@@ -66,8 +66,11 @@ struct run_summary {
     struct busy busy;         /* GPU idle / compile-bound (busy.h) */
     long fill;                /* evaluations of the fill (engine_fill.c):
                                  launch-only neighbours, no compile */
-    long deferred;            /* "defer" records (engine_defer.c) */
-    long deferred_end;        /* of which "end": at the time budget */
+    long deferred;            /* "defer" records but "end" ones */
+    long deferred_end;        /* "end" ones (the time budget's) of the
+                                 last generation that had any, if no
+                                 later generation has begun: unmeasured */
+    int end_gen;              /* that generation (-1: none) */
 };
 
 /* The journal's records, typed by the records codec; a record it
@@ -106,16 +109,24 @@ static void summarize(const struct run_records *rr, struct run_summary *s)
     memset(s, 0, sizeof *s);
     busy_init(&s->busy);
     s->gen = -1;
+    s->end_gen = -1;
     for (int i = 0; i < rr->n_recs; i++) {
         const struct record *x = &rr->recs[i];
         s->last_t = rec_time(x);
-        if (x->type == REC_GEN) {
+        if ((x->type == REC_EVAL || x->type == REC_DEFER) &&
+            rec_generation(x) > s->end_gen)
+            s->deferred_end = 0; /* the next generation took them */
+        if (x->type == REC_DEFER && x->u.defer.end) {
+            if (x->u.defer.gen != s->end_gen)
+                s->deferred_end = 0;
+            s->end_gen = x->u.defer.gen;
+            s->deferred_end++;
+        } else if (x->type == REC_GEN) {
             s->gen = x->u.gen.gen;
         } else if (x->type == REC_CONFIRM) {
             s->confirms++;
         } else if (x->type == REC_DEFER) {
             s->deferred++;
-            s->deferred_end += x->u.defer.end;
         } else if (x->type == REC_PROFILE) {
             const struct rec_profile *p = &x->u.profile;
             s->profiles++;
@@ -317,10 +328,9 @@ static void print_status(const char *dir, const struct spec *sp,
         printf("fill:        %ld evaluations (%.0f %%) of launch-only "
                "neighbours, in the GPU's idle time: no compile\n", s->fill,
                100.0 * (double)s->fill / (double)s->evals);
-    if (s->deferred > s->deferred_end)
+    if (s->deferred)
         printf("deferred:    %ld times a candidate whose compile had not "
-               "ended went to the next generation\n",
-               s->deferred - s->deferred_end);
+               "ended went to the next generation\n", s->deferred);
     if (s->deferred_end)
         printf("unmeasured:  %ld candidates not measured by the time budget "
                "(deferred: a resume measures them first)\n",

@@ -920,6 +920,8 @@ static int end_on_time(struct engine *e)
     if (e->env.spec->max_time_s <= 0 || !engine_defer_on(e) ||
         !runlog_can_end_on_time(e->env.log))
         return 0;
+    if (left > 1e9) /* (31 years: no deadline the clock could reach) */
+        left = 1e9;
     runlog_set_deadline(e->env.log,
                         e->t0_ns + (long long)(left > 0 ? left * 1e9 : 1));
     return 1;

@@ -423,9 +423,11 @@ static int feed_or_defer(struct batch *b, int *rc)
         return feed(b, 1, rc);
     long long t0 = fs_now_ns();
     for (;;) {
+        if (past_deadline(g))
+            return 0;
         if (feed(b, 0, rc))
             return 1;
-        if (*rc || compiling_left(b) <= 0 || past_deadline(g))
+        if (*rc || compiling_left(b) <= 0)
             return 0;
         if (fs_now_ns() - t0 >= DEFER_WAIT_MS * 1000000LL && defer_rest(b))
             return 0;

@@ -208,5 +208,16 @@ PY
     { fail "resume after end deferrals"; cat "$SCRATCH/err"; }
 $K replay "$SCRATCH/end" 2>&1 | grep -q "^identical" &&
     ok "and the resumed run replays identical" || fail "end resume replay"
+$K status "$SCRATCH/end" --json >"$SCRATCH/st.json" 2>&1
+python3 - "$SCRATCH/end/journal.jsonl" "$SCRATCH/st.json" 2>"$SCRATCH/err" <<'PY' &&
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+st = json.load(open(sys.argv[2]))
+g = max(r["gen"] for r in rs if r["type"] in ("eval", "defer"))
+want = sum(1 for r in rs if r["type"] == "defer" and r.get("end") is True and r["gen"] == g)
+assert st["deferred_at_end"] == want, (st["deferred_at_end"], want)
+PY
+    ok "after the resume, status counts as unmeasured only the last generation's end deferrals" ||
+    { fail "status unmeasured after resume"; cat "$SCRATCH/err"; }
 
 finish
