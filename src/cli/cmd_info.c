@@ -71,6 +71,7 @@ struct run_summary {
                                  last generation that had any, if no
                                  later generation has begun: unmeasured */
     int end_gen;              /* that generation (-1: none) */
+    long dropped;             /* "dropped" ones: optional, not measured */
 };
 
 /* The journal's records, typed by the records codec; a record it
@@ -125,6 +126,8 @@ static void summarize(const struct run_records *rr, struct run_summary *s)
             s->gen = x->u.gen.gen;
         } else if (x->type == REC_CONFIRM) {
             s->confirms++;
+        } else if (x->type == REC_DEFER && x->u.defer.dropped) {
+            s->dropped++;
         } else if (x->type == REC_DEFER) {
             s->deferred++;
         } else if (x->type == REC_PROFILE) {
@@ -209,6 +212,7 @@ static cJSON *status_json(const char *dir, const struct spec *sp,
         cJSON_AddStringToObject(pf, "not_available", s->prof_note);
     cJSON_AddNumberToObject(o, "deferred", (double)s->deferred);
     cJSON_AddNumberToObject(o, "deferred_at_end", (double)s->deferred_end);
+    cJSON_AddNumberToObject(o, "fill_dropped", (double)s->dropped);
     cJSON_AddNumberToObject(o, "llm_rewrites", s->rewrites);
     cJSON_AddNumberToObject(o, "llm_rewrite_templates", s->rewrite_tpls);
     double idle = busy_idle_pct(&s->busy, s->last_t);
@@ -328,6 +332,9 @@ static void print_status(const char *dir, const struct spec *sp,
         printf("fill:        %ld evaluations (%.0f %%) of launch-only "
                "neighbours, in the GPU's idle time: no compile\n", s->fill,
                100.0 * (double)s->fill / (double)s->evals);
+    if (s->dropped)
+        printf("             (and %ld of generation 0's not reached before "
+               "its compiles ended: dropped)\n", s->dropped);
     if (s->deferred)
         printf("deferred:    %ld times a candidate whose compile had not "
                "ended went to the next generation\n", s->deferred);

@@ -164,7 +164,7 @@ static int rebuild(struct verify *v, struct entry *x)
         return KEVO_EPARSE;
     }
     x->cand = (struct candidate){x->tpl, x->vals, genome_hash(x->tpl,
-                                 x->vals), x->source, src_hash};
+                                 x->vals), x->source, src_hash, 0};
     return KEVO_OK;
 }
 

@@ -46,6 +46,7 @@ struct candidate {
     uint64_t genome_hash;      /* identity (genome.h) */
     const char *source;        /* instantiated source, borrowed */
     uint64_t source_hash;      /* hash_final(hash_str(source)) */
+    int optional;              /* 1: may be dropped (set_drop) */
 };
 
 /* Resources as compiled (from the cubin / cuFuncGetAttribute). */
@@ -78,7 +79,8 @@ struct eval_result {
                                 are unset): 1, its compile had not ended
                                 when the rest of the batch was measured
                                 (evaluator_ops.set_defer); 2, it was not
-                                measured by the deadline (set_deadline) */
+                                measured by the deadline (set_deadline);
+                                3, optional and dropped (set_drop) */
     char detail[512];        /* one line of evidence: the reason for a bad
                                 outcome, or notes for an ok one */
     char *evidence_json;     /* (optional) JSON object text with details;
@@ -148,6 +150,11 @@ struct evaluator_ops {
      * ends at its time budget with all it measured and no compile to wait
      * for. Only with set_defer above. */
     void (*set_deadline)(void *self, long long at_ns);
+    /* (optional) From the next batch on, with on, a candidate flagged
+     * optional that is not measured when every other one of the batch is
+     * measured or deferred comes back dropped (r->deferred = 3): they fill
+     * the GPU's wait for compiles and never make the batch longer. */
+    void (*set_drop)(void *self, int on);
     /* (optional) JSON object text describing the environment (GPU, driver,
      * versions) for the manifest; new string, caller frees. */
     char *(*environment)(void *self);

@@ -717,7 +717,10 @@ int engine_make_children(struct engine *e)
 {
     if (!strcmp(e->env.spec->strategy, "sweep"))
         return make_sweep(e);
-    return e->gen == 0 ? make_initial(e) : make_offspring(e);
+    if (e->gen > 0)
+        return make_offspring(e);
+    int rc = make_initial(e);
+    return rc ? rc : engine_fill0_add(e);
 }
 
 static int make_offspring(struct engine *e)
@@ -880,7 +883,7 @@ static int on_result(void *ud, int idx, const struct eval_result *r)
     struct engine *e = b->e;
     int live = !runlog_replaying(e->env.log);
     if (r->deferred) { /* unmeasured: to the next generation */
-        if ((b->rc = engine_defer_note(e, idx, r->deferred == 2)))
+        if ((b->rc = engine_defer_note(e, idx, r->deferred)))
             return 1;
         if (!live)
             return 0;
@@ -941,7 +944,8 @@ int engine_candidates(const struct engine *e, const struct child *kids,
     for (int k = 0; k < n; k++) {
         const struct child *c = &kids[k];
         (*cands)[k] = (struct candidate){engine_tpl_of(e, &c->g), c->g.vals,
-                                         c->g.hash, c->source, c->src_hash};
+                                         c->g.hash, c->source, c->src_hash,
+                                         c->optional};
         (*ptrs)[k] = &(*cands)[k];
     }
     return KEVO_OK;
@@ -966,6 +970,7 @@ static int evaluate_children(struct engine *e)
     }
     struct batch_ctx b = {e, KEVO_OK, end_on_time(e)};
     runlog_set_defer(e->env.log, engine_defer_max(e));
+    runlog_set_drop(e->env.log, e->env.spec->fill0);
     rc = runlog_evaluate(e->env.log, ptrs, n, on_result, &b);
     free(cands);
     free(ptrs);
@@ -1018,9 +1023,9 @@ static int confirm(struct engine *e, const struct child *c, int *accept)
         return KEVO_ENOMEM;
     struct candidate ch = {engine_tpl_of(e, &c->g), c->g.vals, c->g.hash,
                            c->source,
-                           c->src_hash};
+                           c->src_hash, 0};
     struct candidate in = {engine_tpl_of(e, &inc), inc.vals, inc.hash, src,
-                           hash_final(hash_str(HASH_SEED, src))};
+                           hash_final(hash_str(HASH_SEED, src)), 0};
     int rc = runlog_confirm(e->env.log, e->gen, elapsed_s(e), &ch, &in,
                             accept);
     free(src);

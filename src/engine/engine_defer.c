@@ -72,9 +72,35 @@ static int gen_recorded(const struct engine *e, int gen)
     return 0;
 }
 
-int engine_defer_note(struct engine *e, int idx, int end)
+/* An optional kid (generation 0's fill) not measured when the rest was:
+ * its record, and it leaves the generation (engine_defer_carry). */
+static int note_dropped(struct engine *e, int idx)
 {
     struct child *c = &e->kids[idx];
+    c->deferred = 3;
+    struct rec_defer d = {.gen = e->gen, .idx = idx, .hash = c->g.hash,
+                          .dropped = 1, .t = engine_elapsed_s(e)};
+    cJSON *rec = rec_defer_json(&d);
+    int rc = rec ? runlog_put(e->env.log, rec, 0) : KEVO_ENOMEM;
+    cJSON_Delete(rec);
+    return rc;
+}
+
+int engine_defer_note(struct engine *e, int idx, int kind)
+{
+    struct child *c = &e->kids[idx];
+    if (kind == 3 || c->optional) { /* dropped: optional ones only */
+        if (kind == 3 && c->optional)
+            return note_dropped(e, idx);
+        if (runlog_replaying(e->env.log))
+            return runlog_refuse(e->env.log, kind == 3
+                ? "the journal drops a candidate that was not optional"
+                : "the journal defers an optional candidate");
+        snprintf(e->errbuf, sizeof e->errbuf, "internal: the evaluator "
+                 "dropped or deferred a candidate it was not allowed to");
+        return KEVO_EINTERNAL;
+    }
+    int end = kind == 2;
     int before = 0;
     for (int k = 0; k < e->n_kids; k++)
         before += e->kids[k].deferred == 1;
@@ -127,9 +153,9 @@ int engine_defer_carry(struct engine *e)
             e->kids[w++] = *c;
             continue;
         }
-        if (!rc)
+        if (!rc && c->deferred != 3) /* (a dropped one is not carried) */
             rc = carry_add(e, c); /* the source moves with it */
-        if (rc)
+        if (rc || c->deferred == 3)
             free(c->source);
         eval_result_release(&c->r);
     }

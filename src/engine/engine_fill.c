@@ -184,3 +184,59 @@ int engine_fill_add(struct engine *e)
     engine_pool_free(&p);
     return rc;
 }
+
+/* Generation 0's fill (spec fill0): nothing is measured before it, so the
+ * fill above has no idle time to size it by, and the GPU waited for
+ * generation 0's compiles (softmax fp32 4096^2 on the H200: 5 of its 9 s,
+ * bench/results/2026-11-29-h200-s22). Each of its points gets up to
+ * FILL0_PER_BRED launch-only neighbours (a pseudo-random pick: lowest
+ * genome hash first), taken in turn across the points; they are
+ * optional: the evaluator measures them while compiles run (they share
+ * their point's binary) and drops those not measured when the rest is
+ * (eval.h set_drop), so they never make generation 0 longer. Which were
+ * dropped is a journal record ("defer" with "dropped"), so replay stays
+ * exact. */
+#define FILL0_PER_BRED 4
+
+static int by_hash(const void *a, const void *b)
+{
+    const struct child *x = a, *y = b;
+    return (x->g.hash > y->g.hash) - (x->g.hash < y->g.hash);
+}
+
+int engine_fill0_add(struct engine *e)
+{
+    const struct spec *s = e->env.spec;
+    if (!s->fill || !s->fill0 || e->env.llm_on || e->gen != 0 ||
+        e->n_kids == 0)
+        return KEVO_OK;
+    long n = e->n_kids, f = FILL0_PER_BRED * n, cap = engine_evals_cap(e);
+    if (cap > 0 && f > cap - e->st.evals - e->in_flight - n)
+        f = cap - e->st.evals - e->in_flight - n;
+    if (f <= 0)
+        return KEVO_OK;
+    struct pool q = {0}, p = {0};
+    int left, rc = KEVO_OK;
+    for (long k = 0; k < n && !rc; k++) {
+        struct genome g = e->kids[k].g;
+        engine_pool_clear(&q);
+        if ((rc = neighbours(e, e->kids[k].island, &g, &q, &left)) || !q.n)
+            continue;
+        qsort(q.c, (size_t)q.n, sizeof *q.c, by_hash);
+        for (int r = 0; r < q.n && r < FILL0_PER_BRED && !rc; r++) {
+            if (engine_pool_has(&p, q.c[r].g.hash))
+                continue;
+            struct child c = q.c[r];
+            c.score = -((double)r * (double)n + (double)k); /* in turn */
+            c.optional = 1;
+            rc = engine_pool_add(&p, &c);
+        }
+    }
+    if (!rc && p.n)
+        qsort(p.c, (size_t)p.n, sizeof *p.c, engine_by_score);
+    for (int k = 0; k < p.n && k < f && !rc; k++)
+        rc = engine_add_child(e, &p.c[k]);
+    engine_pool_free(&q);
+    engine_pool_free(&p);
+    return rc;
+}

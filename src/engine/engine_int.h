@@ -41,7 +41,8 @@ struct child {
     int depth;             /* repairs in this child's LLM lineage */
     double score;          /* the surrogate's rating (0 = none) */
     int deferred;          /* handed back unmeasured (engine_defer.c): 1,
-                              2 at the time budget */
+                              2 at the time budget, 3 dropped */
+    int optional;          /* generation 0's fill: may be dropped */
 };
 
 /* An operator the bandit chooses among: every cheap mutator of
@@ -219,11 +220,15 @@ int engine_defer_on(const struct engine *e);
 /* Before generation e->gen's batch: how many of its e->n_kids the
  * evaluator may defer (0 if engine_defer_on is not). */
 int engine_defer_max(const struct engine *e);
-/* Kid idx came back deferred (end: not measured by the time budget,
- * beyond the allowance): its "defer" record to the run log
+/* Kid idx came back deferred (kind: eval_result.deferred; 2, not
+ * measured by the time budget, and 3, an optional one dropped, are beyond
+ * the allowance): its "defer" record to the run log
  * (KEVO_EDIVERGE, the log's divergence set, for a recorded one in a run
  * that does not defer: a recording it cannot have made). */
-int engine_defer_note(struct engine *e, int idx, int end);
+int engine_defer_note(struct engine *e, int idx, int kind);
+/* Generation 0's fill (spec fill0): up to FILL0_PER_BRED launch-only
+ * neighbours of each of its points, optional. */
+int engine_fill0_add(struct engine *e);
 /* After the batch: the deferred kids leave e->kids (the rest keep their
  * order) for e->carry. */
 int engine_defer_carry(struct engine *e);

@@ -137,7 +137,7 @@ int engine_prof_take(struct engine *e, int tpl, const int64_t *vals,
     if (!src)
         return KEVO_ENOMEM;
     struct candidate c = {t, vals, hash, src,
-                          hash_final(hash_str(HASH_SEED, src))};
+                          hash_final(hash_str(HASH_SEED, src)), 0};
     struct kprof p;
     int taken = 0;
     int rc = runlog_profile(e->env.log, e->gen, run_ms(e) / 1e3, &c, why, &p,

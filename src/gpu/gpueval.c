@@ -48,6 +48,7 @@ struct gpueval {
     double seen_best_ns; /* fastest ok time measured here; 0 = none */
     int defer_max;       /* candidates a batch may defer (set_defer) */
     long long deadline_ns; /* set_deadline's (fs_now_ns; 0: none) */
+    int drop;            /* set_drop's: optional candidates may drop */
     long long seq;       /* job sequence number (seeds derive from it) */
     long long free_since; /* the worker's last answer to any request, over
                              batches (fs_now_ns; 0 = none yet): a batch's
@@ -359,17 +360,59 @@ static int feed(struct batch *b, int block, int *rc)
  * about to end is not worth a generation's turn. */
 #define DEFER_WAIT_MS 100
 
-/* Candidates from the next to deliver on that still compile; -1 if one
- * is at the worker. */
+/* 1 if candidate i may be dropped (eval.h set_drop). */
+static int optional(const struct batch *b, int i)
+{
+    return b->g->drop && b->cands[i]->optional;
+}
+
+/* Candidates from the next to deliver on that still compile, optional
+ * ones aside; -1 if one is at the worker. */
 static int compiling_left(const struct batch *b)
 {
     int n = 0;
     for (int i = b->deliver; i < b->n; i++) {
         if (b->sl[i].st == SL_AT_WORKER)
             return -1;
-        n += b->sl[i].st == SL_COMPILING;
+        n += b->sl[i].st == SL_COMPILING && !optional(b, i);
     }
     return n;
+}
+
+/* 1 if a candidate that may not be dropped still compiles. */
+static int required_compiling(const struct batch *b)
+{
+    for (int i = b->deliver; i < b->n; i++)
+        if (b->sl[i].st == SL_COMPILING && !optional(b, i))
+            return 1;
+    return 0;
+}
+
+/* With every candidate but the optional ones measured or deferred, and
+ * no job out: the optional ones left are dropped (their compiles go on
+ * into the cache); returns 1 if it did. */
+static int drop_rest(struct batch *b)
+{
+    if (!b->g->drop || b->at_worker >= 0)
+        return 0;
+    int any = 0;
+    for (int i = b->deliver; i < b->n; i++) {
+        if (b->sl[i].st == SL_DONE)
+            continue;
+        if (!optional(b, i))
+            return 0;
+        any = 1;
+    }
+    for (int i = b->deliver; any && i < b->n; i++) {
+        struct slot *s = &b->sl[i];
+        if (s->st != SL_COMPILING)
+            continue;
+        if (s->ticket >= 0 && !jit_pool_release(b->g->pool, s->ticket))
+            s->ticket = -1; /* (else the batch's end waits for it) */
+        s->r.deferred = 3;
+        s->st = SL_DONE;
+    }
+    return any;
 }
 
 /* Defers every candidate still compiling (their compiles go on, for the
@@ -382,7 +425,7 @@ static int defer_rest(struct batch *b)
         return 0;
     for (int i = b->deliver; i < b->n; i++) {
         struct slot *s = &b->sl[i];
-        if (s->st != SL_COMPILING)
+        if (s->st != SL_COMPILING || optional(b, i))
             continue;
         if (jit_pool_release(b->g->pool, s->ticket))
             return 0; /* (none released yet: the first one fails alike) */
@@ -408,7 +451,7 @@ static void end_rest(struct batch *b)
             continue;
         if (s->ticket >= 0 && !jit_pool_release(b->g->pool, s->ticket))
             s->ticket = -1; /* (else the batch's end waits for it) */
-        s->r.deferred = 2;
+        s->r.deferred = optional(b, i) ? 3 : 2;
         s->st = SL_DONE;
     }
 }
@@ -419,7 +462,7 @@ static void end_rest(struct batch *b)
 static int feed_or_defer(struct batch *b, int *rc)
 {
     struct gpueval *g = b->g;
-    if (g->defer_max <= 0 && g->deadline_ns <= 0)
+    if (g->defer_max <= 0 && g->deadline_ns <= 0 && !g->drop)
         return feed(b, 1, rc);
     long long t0 = fs_now_ns();
     for (;;) {
@@ -518,6 +561,8 @@ static int ge_eval_batch(void *self, const struct candidate *const *cands,
             end_rest(&b);
             continue;
         }
+        if (drop_rest(&b))
+            continue;
         if (b.at_worker < 0 && !feed_or_defer(&b, &rc)) {
             /* the next to deliver marked at the worker with no job out:
              * a bug (a compiling one just waits for the next round) */
@@ -533,7 +578,8 @@ static int ge_eval_batch(void *self, const struct candidate *const *cands,
         b.at_worker = -1;
         b.idle_since = g->free_since = fs_now_ns();
         /* next job out first, then this answer's bookkeeping */
-        if (rep.status == WCLIENT_ANSWER && !past_deadline(g))
+        if (rep.status == WCLIENT_ANSWER && !past_deadline(g) &&
+            (!g->drop || required_compiling(&b)))
             feed(&b, 0, &rc);
         finish_job(&b, i, &rep);
         wclient_reply_release(&rep);
@@ -757,6 +803,11 @@ static void ge_set_deadline(void *self, long long at_ns)
     ((struct gpueval *)self)->deadline_ns = at_ns > 0 ? at_ns : 0;
 }
 
+static void ge_set_drop(void *self, int on)
+{
+    ((struct gpueval *)self)->drop = on != 0;
+}
+
 static char *ge_environment(void *self)
 {
     struct gpueval *g = self;
@@ -847,6 +898,7 @@ static const struct evaluator_ops gpueval_ops = {
     .set_best = ge_set_best,
     .set_defer = ge_set_defer,
     .set_deadline = ge_set_deadline,
+    .set_drop = ge_set_drop,
     .profile = ge_profile,
     .prefetch = ge_prefetch,
     .environment = ge_environment,

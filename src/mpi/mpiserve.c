@@ -249,7 +249,7 @@ static int get_cand(struct server *sv, const cJSON *c, struct candidate *out,
                  t->name);
         return KEVO_EPARSE;
     }
-    *out = (struct candidate){t, vals, gh, src, shh};
+    *out = (struct candidate){t, vals, gh, src, shh, 0};
     return KEVO_OK;
 }
 

@@ -188,6 +188,8 @@ cJSON *rec_defer_json(const struct rec_defer *r)
     put_hash(o, "hash", r->hash);
     if (r->end)
         cJSON_AddBoolToObject(o, "end", 1);
+    if (r->dropped)
+        cJSON_AddBoolToObject(o, "dropped", 1);
     cJSON_AddNumberToObject(o, "t", r->t);
     return done(o);
 }
@@ -540,6 +542,12 @@ int rec_defer_parse(const cJSON *o, struct rec_defer *r, char *err,
     if (end && !cJSON_IsBool(end))
         return bad(err, errcap, "defer", "end");
     r->end = cJSON_IsTrue(end);
+    const cJSON *dr = cJSON_GetObjectItemCaseSensitive(o, "dropped");
+    if (dr && !cJSON_IsBool(dr))
+        return bad(err, errcap, "defer", "dropped");
+    r->dropped = cJSON_IsTrue(dr);
+    if (r->end && r->dropped)
+        return bad(err, errcap, "defer", "end and dropped");
     r->t = opt_num(o, "t");
     return KEVO_OK;
 }
@@ -732,9 +740,13 @@ void rec_describe(const cJSON *o, char *out, size_t cap)
                  record_str(o, "op") ? record_str(o, "op") : "?");
         break;
     case REC_DEFER:
-        snprintf(out, cap, "the deferral of %s (%s)", h ? h : "?",
+        snprintf(out, cap, "the %s of %s (%s)",
+                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "dropped"))
+                     ? "drop" : "deferral", h ? h : "?",
                  cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "end"))
                      ? "not measured by the time budget"
+                 : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "dropped"))
+                     ? "optional, not measured when the rest was"
                      : "its compile had not ended");
         break;
     default: {

@@ -124,6 +124,9 @@ struct rec_defer {
     int end;                   /* 1: not measured by the run's time
                                   budget ("end": true; eval.h
                                   set_deadline), whatever the allowance */
+    int dropped;               /* 1: an optional candidate not measured
+                                  when the rest was ("dropped": true; eval.h
+                                  set_drop): it leaves the generation */
     double t;
 };
 

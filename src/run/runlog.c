@@ -198,8 +198,10 @@ int runlog_evaluate(struct runlog *rl, const struct candidate *const *cands,
         if (ty == REC_DEFER) {
             int end = cJSON_IsTrue(
                 cJSON_GetObjectItemCaseSensitive(rec, "end"));
-            r.deferred = end ? 2 : 1;
-            deferred += !end;
+            int drop = cJSON_IsTrue(
+                cJSON_GetObjectItemCaseSensitive(rec, "dropped"));
+            r.deferred = end ? 2 : drop ? 3 : 1;
+            deferred += r.deferred == 1;
         } else if (record_get_result(rec, &r)) {
             eval_result_release(&r);
             return diverge(rl, "malformed evaluation record");
@@ -242,6 +244,12 @@ void runlog_set_deadline(struct runlog *rl, long long at_ns)
 {
     if (rl->c.live && rl->c.ev.ops && rl->c.ev.ops->set_deadline)
         rl->c.ev.ops->set_deadline(rl->c.ev.self, at_ns);
+}
+
+void runlog_set_drop(struct runlog *rl, int on)
+{
+    if (rl->c.live && rl->c.ev.ops && rl->c.ev.ops->set_drop)
+        rl->c.ev.ops->set_drop(rl->c.ev.self, on);
 }
 
 int runlog_can_end_on_time(const struct runlog *rl)

@@ -94,6 +94,9 @@ void runlog_set_defer(struct runlog *rl, int max_n);
  * 0: none): a candidate not measured by then comes back deferred (2),
  * whatever runlog_set_defer allows. Nothing in a replay. */
 void runlog_set_deadline(struct runlog *rl, long long at_ns);
+/* The live evaluator's set_drop (eval.h): optional candidates may come
+ * back dropped (3). Nothing in a replay. */
+void runlog_set_drop(struct runlog *rl, int on);
 /* 1 if the live evaluator ends its batches at a deadline
  * (runlog_set_deadline). */
 int runlog_can_end_on_time(const struct runlog *rl);

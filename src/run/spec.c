@@ -37,6 +37,7 @@ void spec_legacy_search(struct spec *s)
     s->source_header = 0;
     s->pipeline = 0;
     s->fill = 0;
+    s->fill0 = 0;
     s->defer = 0;
 }
 

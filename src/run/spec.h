@@ -62,6 +62,12 @@ struct spec {
      * left idle (1, engine_fill.c); 0: what runs made before it did (a
      * manifest without it reads as 0) */
     int fill;
+    /* issue 32: with fill, generation 0 also holds launch-only neighbours
+     * of its own points, measured while their compiles end and dropped
+     * when the rest is measured (1, engine_fill.c); 0: what runs made
+     * before it did (a manifest without it reads as 0), and what runs on
+     * an evaluator that cannot drop them record */
+    int fill0;
     /* issue 32: the evaluator may hand back unmeasured the few candidates
      * whose compile has not ended when the rest of the generation is
      * measured; they join the next generation (1, engine_defer.c); 0:

@@ -158,4 +158,70 @@ canon "$SCRATCH/g/journal.jsonl" >"$SCRATCH/g.canon"
 cmp -s "$SCRATCH/f.canon" "$SCRATCH/g.canon" &&
     ok "two GPUs make one GPU's journal with the fill" ||
     { fail "fan-out fill"; diff "$SCRATCH/f.canon" "$SCRATCH/g.canon" | head -5; }
+# generation 0's fill (spec fill0): up to 4 launch-only neighbours of each
+# of its points, optional: measured while compiles run, dropped when the
+# rest is measured ("defer" records with "dropped"). KEVO_TEST_DROP makes
+# the test evaluator one that can drop: it drops those with an odd genome
+# hash; without it (an evaluator that cannot drop) a run records fill0 0.
+grep -Eq '"fill0":[[:space:]]*0' "$SCRATCH/f/manifest.json" &&
+    ! grep -q '"dropped"' "$J" &&
+    ok "an evaluator that cannot drop records fill0 0 and no drop" ||
+    fail "fill0 without set_drop"
+KEVO_TEST_DROP=1 $T run $ARGS --runs-dir "$SCRATCH" --name z0 || fail "fill0 run"
+grep -Eq '"fill0":[[:space:]]*1' "$SCRATCH/z0/manifest.json" || fail "manifest lacks \"fill0\":1"
+python3 - "$SCRATCH/z0/journal.jsonl" >"$SCRATCH/cnt" 2>"$SCRATCH/err" <<'PY' &&
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+g0 = [r for r in rs if r["type"] in ("eval", "defer") and r["gen"] == 0]
+init = [r for r in g0 if r["type"] == "eval" and r["mutator"] != "launch"]
+fill = [r for r in g0 if r["type"] == "eval" and r["mutator"] == "launch"]
+drop = [r for r in rs if r["type"] == "defer" and r.get("dropped")]
+assert fill and drop, "no fill or no drop in generation 0"
+assert all(r["gen"] == 0 for r in drop), "a drop after generation 0"
+hi = max(r["idx"] for r in init)
+assert all(r["idx"] > hi for r in fill + drop), "the fill is not after the points"
+par = {r["hash"] for r in init}
+assert all(r["parents"][0] in par for r in fill), "a fill child's parent is not a point of generation 0"
+assert all(int(r["hash"], 16) % 2 == 1 for r in drop), "dropped one the evaluator measured"
+assert all(int(r["hash"], 16) % 2 == 0 for r in fill), "measured one the evaluator dropped"
+assert len(fill) + len(drop) <= 4 * len(init)
+print(len(fill), len(drop))
+PY
+    ok "generation 0 holds launch-only neighbours of its points after them, the ones not reached dropped ($(cat "$SCRATCH/cnt") measured / dropped)" ||
+    { fail "fill0 journal"; cat "$SCRATCH/err"; }
+$K replay "$SCRATCH/z0" 2>&1 | grep -q "^identical" &&
+    $K status "$SCRATCH/z0" 2>&1 | grep -q "of generation 0's not reached .*dropped" &&
+    ok "a run with generation 0's fill replays identical, and status counts the dropped" ||
+    fail "fill0 replay or status"
+canon "$SCRATCH/z0/journal.jsonl" >"$SCRATCH/z0.canon"
+for n in 40 160; do
+    KEVO_TEST_DROP=1 KEVO_TEST_EVAL_US=3000 $T run $ARGS --runs-dir "$SCRATCH" --name zk$n &
+    pid=$!
+    w=0
+    while [ $w -lt 400 ] && [ "$(cat "$SCRATCH/zk$n/journal.jsonl" 2>/dev/null | wc -l)" -lt $n ]; do
+        sleep 0.02; w=$((w + 1))
+    done
+    kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+    if [ -d "$SCRATCH/zk$n" ]; then KEVO_TEST_DROP=1 $T resume "$SCRATCH/zk$n" --quiet
+    else KEVO_TEST_DROP=1 $T run $ARGS --runs-dir "$SCRATCH" --name zk$n; fi || fail "fill0 kill at $n: resume"
+    canon "$SCRATCH/zk$n/journal.jsonl" >"$SCRATCH/zk$n.canon"
+    cmp -s "$SCRATCH/z0.canon" "$SCRATCH/zk$n.canon" ||
+        { fail "fill0 kill at $n records: the resumed journal differs"; diff "$SCRATCH/z0.canon" "$SCRATCH/zk$n.canon" | head -4; }
+done
+[ $FAILED = 0 ] && ok "kill -9 inside generation 0 and resume: the uninterrupted run's journal, drops included"
+# a drop of a candidate that was not optional is a divergence that says so
+cp -r "$SCRATCH/z0" "$SCRATCH/zx"
+python3 - "$SCRATCH/zx/journal.jsonl" <<'PY'
+import json, sys
+p = sys.argv[1]; rs = [json.loads(l) for l in open(p)]
+for i, r in enumerate(rs):
+    if r["type"] == "eval" and r["gen"] == 0 and r["mutator"] != "launch":
+        rs[i] = {"type": "defer", "gen": 0, "idx": r["idx"], "hash": r["hash"], "dropped": True, "t": r["t"]}
+        break
+open(p, "w").write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rs))
+PY
+$K replay "$SCRATCH/zx" >"$SCRATCH/out" 2>&1; rc=$?
+[ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "^divergent at record .*drops a candidate that was not optional" "$SCRATCH/out" &&
+    ok "a journal dropping a bred candidate is refused, saying why" ||
+    { fail "drop of a bred candidate (rc $rc)"; cat "$SCRATCH/out"; }
 finish

@@ -35,6 +35,8 @@ struct testeval {
                         batch that may defer (set_defer) is deferred
                         (pick_deferred) */
     int defer_max;   /* from set_defer */
+    int drop;        /* from set_drop: optional candidates whose genome
+                        hash is odd come back dropped (3) */
     long long deadline_ns; /* from set_deadline (0: none): from then on
                               about half of a batch's candidates come
                               back deferred (2), the rest measured */
@@ -239,6 +241,11 @@ static void te_set_deadline(void *self, long long at_ns)
     ((struct testeval *)self)->deadline_ns = at_ns;
 }
 
+static void te_set_drop(void *self, int on)
+{
+    ((struct testeval *)self)->drop = on;
+}
+
 static int te_batch(void *self, const struct candidate *const *c, int n,
                     eval_cb cb, void *ud)
 {
@@ -262,6 +269,8 @@ static int te_batch(void *self, const struct candidate *const *c, int n,
         int late = te->deadline_ns > 0 && fs_now_ns() >= te->deadline_ns;
         if (late && !defer[i] && c[i]->genome_hash % 2)
             defer[i] = 2;
+        if (te->drop && c[i]->optional)
+            defer[i] = defer[i] || c[i]->genome_hash % 2 ? 3 : 0;
         if (defer[i]) {
             r.deferred = defer[i];
             if (te->stats)
@@ -346,6 +355,20 @@ static const struct evaluator_ops te_ops = {
     .destroy = te_destroy,
 };
 
+/* KEVO_TEST_DROP: one that drops optional candidates (generation 0's
+ * fill, spec fill0; without it a run records fill0 0) */
+static const struct evaluator_ops te_ops_drop = {
+    .name = "test",
+    .eval_batch = te_batch,
+    .confirm = te_confirm,
+    .set_defer = te_set_defer,
+    .set_deadline = te_set_deadline,
+    .set_drop = te_set_drop,
+    .prefetch = te_prefetch,
+    .environment = te_environment,
+    .destroy = te_destroy,
+};
+
 static const struct evaluator_ops te_ops_prof = {
     .name = "test",
     .eval_batch = te_batch,
@@ -383,7 +406,8 @@ int testeval_new(struct evaluator *out, struct testeval_stats *stats)
         free(te);
         return KEVO_EIO;
     }
-    out->ops = getenv("KEVO_TEST_PROFILE") ? &te_ops_prof : &te_ops;
+    out->ops = getenv("KEVO_TEST_PROFILE") ? &te_ops_prof
+               : getenv("KEVO_TEST_DROP") ? &te_ops_drop : &te_ops;
     out->self = te;
     return KEVO_OK;
 }

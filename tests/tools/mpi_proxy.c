@@ -60,7 +60,7 @@ static void make_cands(struct cands *cs, struct tpl *a, struct tpl *b,
         cs->c[k] = (struct candidate){t, cs->vals[k],
                                       genome_hash(t, cs->vals[k]), cs->src[k],
                                       hash_final(hash_str(HASH_SEED,
-                                                          cs->src[k]))};
+                                                          cs->src[k])), 0};
         cs->p[k] = &cs->c[k];
     }
 }

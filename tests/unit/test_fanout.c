@@ -785,7 +785,7 @@ static void test_testeval_subs(void)
         vals[i][0] = 16 << (i % 4);
         vals[i][1] = 1 << (i / 4);
         c[i] = (struct candidate){t, vals[i], 0x9e3779b97f4a7c15ULL * (i + 1),
-                                  "", 0};
+                                  "", 0, 0};
         cp[i] = &c[i];
     }
     struct evaluator one, many;
