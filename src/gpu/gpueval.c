@@ -263,6 +263,9 @@ struct batch {
     int at_worker;            /* index of the job out, -1 if none */
     struct wclient_reply rep;     /* its answer */
     long long idle_since;     /* the worker's last answer */
+    long long req_since;      /* with optional candidates: since when
+                                 every other one left has been compiling,
+                                 none ready (0: not so) */
 };
 
 static void pool_idle(void *ud)
@@ -367,12 +370,12 @@ static int optional(const struct batch *b, int i)
 }
 
 /* Candidates from the next to deliver on that still compile, optional
- * ones aside; -1 if one is at the worker. */
+ * ones aside; -1 if one (not optional) is at the worker. */
 static int compiling_left(const struct batch *b)
 {
     int n = 0;
     for (int i = b->deliver; i < b->n; i++) {
-        if (b->sl[i].st == SL_AT_WORKER)
+        if (b->sl[i].st == SL_AT_WORKER && !optional(b, i))
             return -1;
         n += b->sl[i].st == SL_COMPILING && !optional(b, i);
     }
@@ -388,12 +391,43 @@ static int required_compiling(const struct batch *b)
     return 0;
 }
 
-/* With every candidate but the optional ones measured or deferred, and
- * no job out: the optional ones left are dropped (their compiles go on
- * into the cache); returns 1 if it did. */
+static int defer_rest(struct batch *b);
+
+/* With optional candidates to measure the GPU never waits, so the wait
+ * that defers (feed_or_defer) is not seen: instead, once every candidate
+ * left but the optional ones has been compiling for DEFER_WAIT_MS with
+ * none ready, those are deferred (defer_rest). Returns 1 if it did. */
+static int defer_behind_optional(struct batch *b)
+{
+    if (!b->g->drop || b->g->defer_max <= 0)
+        return 0;
+    int waiting = 0;
+    for (int i = b->deliver; i < b->n; i++) {
+        const struct slot *s = &b->sl[i];
+        if (s->st == SL_DONE || optional(b, i))
+            continue;
+        if (s->st != SL_COMPILING || jit_pool_done(b->g->pool, s->ticket)) {
+            b->req_since = 0; /* one is ready (or out): no wait */
+            return 0;
+        }
+        waiting++;
+    }
+    if (!waiting) {
+        b->req_since = 0;
+        return 0;
+    }
+    long long now = fs_now_ns();
+    if (!b->req_since)
+        b->req_since = now;
+    return now - b->req_since >= DEFER_WAIT_MS * 1000000LL && defer_rest(b);
+}
+
+/* With every candidate but the optional ones measured or deferred: the
+ * optional ones left are dropped (their compiles go on into the cache;
+ * one at the worker ends as usual); returns 1 if it dropped any. */
 static int drop_rest(struct batch *b)
 {
-    if (!b->g->drop || b->at_worker >= 0)
+    if (!b->g->drop)
         return 0;
     int any = 0;
     for (int i = b->deliver; i < b->n; i++) {
@@ -403,6 +437,7 @@ static int drop_rest(struct batch *b)
             return 0;
         any = 1;
     }
+    int n = 0;
     for (int i = b->deliver; any && i < b->n; i++) {
         struct slot *s = &b->sl[i];
         if (s->st != SL_COMPILING)
@@ -411,8 +446,9 @@ static int drop_rest(struct batch *b)
             s->ticket = -1; /* (else the batch's end waits for it) */
         s->r.deferred = 3;
         s->st = SL_DONE;
+        n++;
     }
-    return any;
+    return n > 0;
 }
 
 /* Defers every candidate still compiling (their compiles go on, for the
@@ -516,7 +552,7 @@ static int ge_eval_batch(void *self, const struct candidate *const *cands,
 {
     struct gpueval *g = self;
     struct batch b = {g, cands, NULL, NULL, n, 0, -1, {0},
-                      g->free_since > 0 ? g->free_since : fs_now_ns()};
+                      g->free_since > 0 ? g->free_since : fs_now_ns(), 0};
     b.plan = calloc((size_t)(n > 0 ? n : 1), sizeof *b.plan);
     b.sl = calloc((size_t)(n > 0 ? n : 1), sizeof *b.sl);
     int *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
@@ -561,7 +597,7 @@ static int ge_eval_batch(void *self, const struct candidate *const *cands,
             end_rest(&b);
             continue;
         }
-        if (drop_rest(&b))
+        if (drop_rest(&b) || defer_behind_optional(&b))
             continue;
         if (b.at_worker < 0 && !feed_or_defer(&b, &rc)) {
             /* the next to deliver marked at the worker with no job out:
