@@ -274,7 +274,10 @@ int engine_add_child(struct engine *e, const struct child *c)
         e->cap_kids = cap;
     }
     e->kids[e->n_kids++] = *c;
-    return seen_add(&e->seen, c->g.hash);
+    /* an optional one is seen once measured (take_result): a dropped one
+     * may come again, as in a run resumed after it (the journal's
+     * evaluations make the seen set there) */
+    return c->optional ? KEVO_OK : seen_add(&e->seen, c->g.hash);
 }
 
 static void clear_children(struct engine *e)
@@ -854,6 +857,8 @@ static void progress_tick(struct engine *e, const struct child *c)
 static int take_result(struct engine *e, int idx)
 {
     struct child *c = &e->kids[idx];
+    if (c->optional && seen_add(&e->seen, c->g.hash))
+        return KEVO_ENOMEM;
     e->st.evals++;
     e->st.outcomes[c->r.outcome]++;
     engine_fill_note(&e->fill_cur, c->mutator, &c->r);

@@ -55,7 +55,10 @@ int engine_defer_on(const struct engine *e)
 
 int engine_defer_max(const struct engine *e)
 {
-    return engine_defer_on(e) ? e->n_kids / DEFER_SHARE : 0;
+    int n = 0; /* (optional ones are dropped, never deferred) */
+    for (int k = 0; k < e->n_kids; k++)
+        n += !e->kids[k].optional;
+    return engine_defer_on(e) ? n / DEFER_SHARE : 0;
 }
 
 /* 1 if the journal being replayed holds generation gen's end: the

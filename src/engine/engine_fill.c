@@ -195,7 +195,9 @@ int engine_fill_add(struct engine *e)
  * their point's binary) and drops those not measured when the rest is
  * (eval.h set_drop), so they never make generation 0 longer. Which were
  * dropped is a journal record ("defer" with "dropped"), so replay stays
- * exact. */
+ * exact; a dropped one is not seen (the fill may offer it again later).
+ * Not with the pipeline (the next generation is bred while this one is
+ * measured, its optional ones not yet seen). */
 #define FILL0_PER_BRED 4
 
 static int by_hash(const void *a, const void *b)
@@ -207,8 +209,8 @@ static int by_hash(const void *a, const void *b)
 int engine_fill0_add(struct engine *e)
 {
     const struct spec *s = e->env.spec;
-    if (!s->fill || !s->fill0 || e->env.llm_on || e->gen != 0 ||
-        e->n_kids == 0)
+    if (!s->fill || !s->fill0 || e->env.llm_on || s->pipeline ||
+        e->gen != 0 || e->n_kids == 0)
         return KEVO_OK;
     long n = e->n_kids, f = FILL0_PER_BRED * n, cap = engine_evals_cap(e);
     if (cap > 0 && f > cap - e->st.evals - e->in_flight - n)

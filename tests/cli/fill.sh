@@ -194,7 +194,7 @@ $K replay "$SCRATCH/z0" 2>&1 | grep -q "^identical" &&
     ok "a run with generation 0's fill replays identical, and status counts the dropped" ||
     fail "fill0 replay or status"
 canon "$SCRATCH/z0/journal.jsonl" >"$SCRATCH/z0.canon"
-for n in 40 160; do
+for n in 40 160 700; do
     KEVO_TEST_DROP=1 KEVO_TEST_EVAL_US=3000 $T run $ARGS --runs-dir "$SCRATCH" --name zk$n &
     pid=$!
     w=0
@@ -208,7 +208,7 @@ for n in 40 160; do
     cmp -s "$SCRATCH/z0.canon" "$SCRATCH/zk$n.canon" ||
         { fail "fill0 kill at $n records: the resumed journal differs"; diff "$SCRATCH/z0.canon" "$SCRATCH/zk$n.canon" | head -4; }
 done
-[ $FAILED = 0 ] && ok "kill -9 inside generation 0 and resume: the uninterrupted run's journal, drops included"
+[ $FAILED = 0 ] && ok "kill -9 inside generation 0 and after it, and resume: the uninterrupted run's journal, drops included"
 # a drop of a candidate that was not optional is a divergence that says so
 cp -r "$SCRATCH/z0" "$SCRATCH/zx"
 python3 - "$SCRATCH/zx/journal.jsonl" <<'PY'
