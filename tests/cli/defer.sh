@@ -191,8 +191,12 @@ $K status "$SCRATCH/end" >"$SCRATCH/out" 2>&1 &&
     { fail "status after end deferrals"; cat "$SCRATCH/out"; }
 $K replay "$SCRATCH/end" 2>&1 | grep -q "^identical" &&
     ok "a run ended on time replays identical" || fail "end replay"
-KEVO_TEST_EVAL_US=20000 $T resume "$SCRATCH/end" --time 6s --quiet ||
-    fail "resume --time 6s"
+# resumed with time to spare (a loaded machine may take seconds to
+# replay and breed): the generation after the one that ended is its last
+G0=$(python3 -c 'import json, sys
+print(max(json.loads(l)["gen"] for l in open(sys.argv[1]) if json.loads(l)["type"] == "gen"))' "$SCRATCH/end/journal.jsonl")
+KEVO_TEST_EVAL_US=20000 $T resume "$SCRATCH/end" --time 120s --generations $((G0 + 2)) --quiet ||
+    fail "resume --time 120s"
 python3 - "$SCRATCH/end/journal.jsonl" 2>"$SCRATCH/err" <<'PY' &&
 import json, sys
 rs = [json.loads(l) for l in open(sys.argv[1])]
