@@ -95,7 +95,9 @@ static long unmeasured_defers(const struct replay *r)
         if (x->type != REC_DEFER && x->type != REC_EVAL)
             continue;
         uint64_t h = x->type == REC_DEFER ? x->u.defer.hash : x->u.eval.hash;
-        n += x->type == REC_DEFER && !seen_has(&later, h);
+        n += x->type == REC_DEFER && !x->u.defer.dropped &&
+             !seen_has(&later, h); /* (a dropped one was never a child the
+                                       budget cut) */
         if (seen_add(&later, h)) {
             n = -1;
             break;

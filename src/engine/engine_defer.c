@@ -92,9 +92,11 @@ static int note_dropped(struct engine *e, int idx)
 int engine_defer_note(struct engine *e, int idx, int kind)
 {
     struct child *c = &e->kids[idx];
-    if (kind == 3 || c->optional) { /* dropped: optional ones only */
-        if (kind == 3 && c->optional)
-            return note_dropped(e, idx);
+    /* dropped: optional ones only; one an evaluator that cannot drop
+     * deferred (a run resumed on several GPUs) is dropped all the same */
+    if (c->optional && (kind == 3 || !runlog_replaying(e->env.log)))
+        return note_dropped(e, idx);
+    if (kind == 3 || c->optional) {
         if (runlog_replaying(e->env.log))
             return runlog_refuse(e->env.log, kind == 3
                 ? "the journal drops a candidate that was not optional"

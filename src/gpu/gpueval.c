@@ -286,6 +286,12 @@ static double race_best(const struct gpueval *g)
     return b;
 }
 
+/* 1 if candidate i may be dropped (eval.h set_drop). */
+static int optional(const struct batch *b, int i)
+{
+    return b->g->drop && b->cands[i]->optional;
+}
+
 /* Sends candidate i (compiled: sl[i].jo) to the worker. */
 static int send_job(struct batch *b, int i)
 {
@@ -308,6 +314,8 @@ static int send_job(struct batch *b, int i)
     }
     s->st = SL_AT_WORKER;
     b->at_worker = i;
+    if (!optional(b, i))
+        b->req_since = 0; /* defer_behind_optional's wait starts again */
     return KEVO_OK;
 }
 
@@ -362,12 +370,6 @@ static int feed(struct batch *b, int block, int *rc)
  * candidates still compiling are deferred (eval.h set_defer): a compile
  * about to end is not worth a generation's turn. */
 #define DEFER_WAIT_MS 100
-
-/* 1 if candidate i may be dropped (eval.h set_drop). */
-static int optional(const struct batch *b, int i)
-{
-    return b->g->drop && b->cands[i]->optional;
-}
 
 /* Candidates from the next to deliver on that still compile, optional
  * ones aside; -1 if one (not optional) is at the worker. */
@@ -619,6 +621,8 @@ static int ge_eval_batch(void *self, const struct candidate *const *cands,
             feed(&b, 0, &rc);
         finish_job(&b, i, &rep);
         wclient_reply_release(&rep);
+        if (!optional(&b, i))
+            b.req_since = 0; /* from this answer on */
     }
     /* a job still out (stopped or failed): wait for it, drop it */
     if (b.at_worker >= 0) {

@@ -209,6 +209,32 @@ for n in 40 160 700; do
         { fail "fill0 kill at $n records: the resumed journal differs"; diff "$SCRATCH/z0.canon" "$SCRATCH/zk$n.canon" | head -4; }
 done
 [ $FAILED = 0 ] && ok "kill -9 inside generation 0 and after it, and resume: the uninterrupted run's journal, drops included"
+# an --evals budget that cuts generation 0's fill: the replay budgets
+# what the run had (a drop is no child the budget cut)
+KEVO_TEST_DROP=1 KEVO_TEST_IDLE_MS=5 $T run $ARGS --generations 0 --evals 300 --runs-dir "$SCRATCH" --name zb ||
+    fail "fill0 --evals 300"
+$K replay "$SCRATCH/zb" >"$SCRATCH/out" 2>&1 && grep -q "^identical" "$SCRATCH/out" &&
+    grep -q '"dropped"' "$SCRATCH/zb/journal.jsonl" &&
+    ok "a run whose --evals cuts generation 0's fill replays identical" ||
+    { fail "fill0 --evals replay"; cat "$SCRATCH/out"; }
+# killed inside generation 0 and resumed through the fan-out (--gpus 0; it
+# cannot drop, and defers some of the optional ones: they are dropped)
+KEVO_TEST_DROP=1 KEVO_TEST_EVAL_US=3000 $T run $ARGS --runs-dir "$SCRATCH" --name zg &
+pid=$!
+w=0
+while [ $w -lt 400 ] && [ "$(cat "$SCRATCH/zg/journal.jsonl" 2>/dev/null | wc -l)" -lt 40 ]; do
+    sleep 0.02; w=$((w + 1))
+done
+kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+if [ -d "$SCRATCH/zg" ]; then
+    KEVO_TEST_DEFER=30 $T resume "$SCRATCH/zg" --gpus 0 --quiet >"$SCRATCH/out" 2>&1 &&
+        $K replay "$SCRATCH/zg" 2>&1 | grep -q "^identical" &&
+        ok "killed inside generation 0 and resumed through the fan-out (--gpus 0: it cannot drop, and defers optional ones, which are dropped): the run ends and replays identical" ||
+        { fail "fill0 resume on the fan-out"; cat "$SCRATCH/out"; }
+else
+    fail "fill0: the run to kill made no run directory"
+fi
+
 # a drop of a candidate that was not optional is a divergence that says so
 cp -r "$SCRATCH/z0" "$SCRATCH/zx"
 python3 - "$SCRATCH/zx/journal.jsonl" <<'PY'
