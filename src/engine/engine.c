@@ -975,7 +975,10 @@ static int evaluate_children(struct engine *e)
     }
     struct batch_ctx b = {e, KEVO_OK, end_on_time(e)};
     runlog_set_defer(e->env.log, engine_defer_max(e));
-    runlog_set_drop(e->env.log, e->env.spec->fill0);
+    int optional = 0; /* (generation 0's fill: engine_fill0_add) */
+    for (int k = 0; k < n && !optional; k++)
+        optional = e->kids[k].optional;
+    runlog_set_drop(e->env.log, optional);
     rc = runlog_evaluate(e->env.log, ptrs, n, on_result, &b);
     free(cands);
     free(ptrs);

@@ -75,14 +75,15 @@ static int gen_recorded(const struct engine *e, int gen)
     return 0;
 }
 
-/* An optional kid (generation 0's fill) not measured when the rest was:
- * its record, and it leaves the generation (engine_defer_carry). */
-static int note_dropped(struct engine *e, int idx)
+/* Kid idx's "defer" record (kind: eval_result.deferred; 3, an optional
+ * kid dropped, leaves the generation: engine_defer_carry). */
+static int put_defer(struct engine *e, int idx, int kind)
 {
     struct child *c = &e->kids[idx];
-    c->deferred = 3;
+    c->deferred = kind;
     struct rec_defer d = {.gen = e->gen, .idx = idx, .hash = c->g.hash,
-                          .dropped = 1, .t = engine_elapsed_s(e)};
+                          .end = kind == 2, .dropped = kind == 3,
+                          .t = engine_elapsed_s(e)};
     cJSON *rec = rec_defer_json(&d);
     int rc = rec ? runlog_put(e->env.log, rec, 0) : KEVO_ENOMEM;
     cJSON_Delete(rec);
@@ -95,7 +96,7 @@ int engine_defer_note(struct engine *e, int idx, int kind)
     /* dropped: optional ones only; one an evaluator that cannot drop
      * deferred (a run resumed on several GPUs) is dropped all the same */
     if (c->optional && (kind == 3 || !runlog_replaying(e->env.log)))
-        return note_dropped(e, idx);
+        return put_defer(e, idx, 3);
     if (kind == 3 || c->optional) {
         if (runlog_replaying(e->env.log))
             return runlog_refuse(e->env.log, kind == 3
@@ -123,13 +124,7 @@ int engine_defer_note(struct engine *e, int idx, int kind)
                  "deferred a candidate it was not allowed to");
         return KEVO_EINTERNAL;
     }
-    c->deferred = end ? 2 : 1;
-    struct rec_defer d = {.gen = e->gen, .idx = idx, .hash = c->g.hash,
-                          .end = end, .t = engine_elapsed_s(e)};
-    cJSON *rec = rec_defer_json(&d);
-    int rc = rec ? runlog_put(e->env.log, rec, 0) : KEVO_ENOMEM;
-    cJSON_Delete(rec);
-    return rc;
+    return put_defer(e, idx, end ? 2 : 1);
 }
 
 static int carry_add(struct engine *e, const struct child *c)

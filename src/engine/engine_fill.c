@@ -220,9 +220,9 @@ int engine_fill0_add(struct engine *e)
     struct pool q = {0}, p = {0};
     int left, rc = KEVO_OK;
     for (long k = 0; k < n && !rc; k++) {
-        struct genome g = e->kids[k].g;
         engine_pool_clear(&q);
-        if ((rc = neighbours(e, e->kids[k].island, &g, &q, &left)) || !q.n)
+        if ((rc = neighbours(e, e->kids[k].island, &e->kids[k].g, &q,
+                             &left)) || !q.n)
             continue;
         qsort(q.c, (size_t)q.n, sizeof *q.c, by_hash);
         for (int r = 0; r < q.n && r < FILL0_PER_BRED && !rc; r++) {

@@ -395,6 +395,17 @@ static int required_compiling(const struct batch *b)
 
 static int defer_rest(struct batch *b);
 
+/* Slot i, still compiling, comes back unmeasured (kind: eval_result
+ * .deferred); its compile goes on into the cache. */
+static void hand_back(struct batch *b, int i, int kind)
+{
+    struct slot *s = &b->sl[i];
+    if (s->ticket >= 0 && !jit_pool_release(b->g->pool, s->ticket))
+        s->ticket = -1; /* (else the batch's end waits for it) */
+    s->r.deferred = kind;
+    s->st = SL_DONE;
+}
+
 /* With optional candidates to measure the GPU never waits, so the wait
  * that defers (feed_or_defer) is not seen: instead, once every candidate
  * left but the optional ones has been compiling for DEFER_WAIT_MS with
@@ -440,16 +451,11 @@ static int drop_rest(struct batch *b)
         any = 1;
     }
     int n = 0;
-    for (int i = b->deliver; any && i < b->n; i++) {
-        struct slot *s = &b->sl[i];
-        if (s->st != SL_COMPILING)
-            continue;
-        if (s->ticket >= 0 && !jit_pool_release(b->g->pool, s->ticket))
-            s->ticket = -1; /* (else the batch's end waits for it) */
-        s->r.deferred = 3;
-        s->st = SL_DONE;
-        n++;
-    }
+    for (int i = b->deliver; any && i < b->n; i++)
+        if (b->sl[i].st == SL_COMPILING) {
+            hand_back(b, i, 3);
+            n++;
+        }
     return n > 0;
 }
 
@@ -483,15 +489,9 @@ static int past_deadline(const struct gpueval *g)
  * measured comes back deferred (2); compiles go on into the cache. */
 static void end_rest(struct batch *b)
 {
-    for (int i = b->deliver; i < b->n; i++) {
-        struct slot *s = &b->sl[i];
-        if (s->st != SL_COMPILING)
-            continue;
-        if (s->ticket >= 0 && !jit_pool_release(b->g->pool, s->ticket))
-            s->ticket = -1; /* (else the batch's end waits for it) */
-        s->r.deferred = optional(b, i) ? 3 : 2;
-        s->st = SL_DONE;
-    }
+    for (int i = b->deliver; i < b->n; i++)
+        if (b->sl[i].st == SL_COMPILING)
+            hand_back(b, i, optional(b, i) ? 3 : 2);
 }
 
 /* feed with block; where the batch may defer, a wait of DEFER_WAIT_MS

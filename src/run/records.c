@@ -526,6 +526,13 @@ int rec_profile_parse(const cJSON *o, struct rec_profile *r, char *err,
                       err, errcap);
 }
 
+int rec_defer_kind(const cJSON *o)
+{
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "end"))       ? 2
+           : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "dropped")) ? 3
+                                                                          : 1;
+}
+
 int rec_defer_parse(const cJSON *o, struct rec_defer *r, char *err,
                     size_t errcap)
 {
@@ -741,11 +748,9 @@ void rec_describe(const cJSON *o, char *out, size_t cap)
         break;
     case REC_DEFER:
         snprintf(out, cap, "the %s of %s (%s)",
-                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "dropped"))
-                     ? "drop" : "deferral", h ? h : "?",
-                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "end"))
-                     ? "not measured by the time budget"
-                 : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "dropped"))
+                 rec_defer_kind(o) == 3 ? "drop" : "deferral", h ? h : "?",
+                 rec_defer_kind(o) == 2 ? "not measured by the time budget"
+                 : rec_defer_kind(o) == 3
                      ? "optional, not measured when the rest was"
                      : "its compile had not ended");
         break;

@@ -179,6 +179,9 @@ int rec_llm_parse(const cJSON *o, struct rec_llm *r, char *err,
                   size_t errcap) KEVO_WUR;
 int rec_profile_parse(const cJSON *o, struct rec_profile *r, char *err,
                       size_t errcap) KEVO_WUR;
+/* A "defer" record's kind, as eval_result.deferred: 2 "end", 3
+ * "dropped", else 1. */
+int rec_defer_kind(const cJSON *o);
 int rec_defer_parse(const cJSON *o, struct rec_defer *r, char *err,
                     size_t errcap) KEVO_WUR;
 /* best.json: 'hash' and 'template' are required, 'params' (numbers)

@@ -196,11 +196,7 @@ int runlog_evaluate(struct runlog *rl, const struct candidate *const *cands,
         struct eval_result r;
         eval_result_init(&r);
         if (ty == REC_DEFER) {
-            int end = cJSON_IsTrue(
-                cJSON_GetObjectItemCaseSensitive(rec, "end"));
-            int drop = cJSON_IsTrue(
-                cJSON_GetObjectItemCaseSensitive(rec, "dropped"));
-            r.deferred = end ? 2 : drop ? 3 : 1;
+            r.deferred = rec_defer_kind(rec);
             deferred += r.deferred == 1;
         } else if (record_get_result(rec, &r)) {
             eval_result_release(&r);
