@@ -30,6 +30,8 @@
 
 #include <cJSON.h>
 
+#include "fsutil.h"
+
 #define DEFAULT_MAX_FAILURES 3
 #define REPORT_QUEUE 16  /* report lines waiting for the calling thread */
 #define REPORT_LINE 256
@@ -90,6 +92,10 @@ struct fanout {
     int fatal;              /* status that ends the batch, or 0 */
     int wait_broken;        /* 1: opts.wait_ready failed; not used again */
     int defer_max;          /* candidates a batch may defer (set_defer) */
+    long long deadline_ns;  /* set_deadline's (fs_now_ns; 0: none) */
+    int drop;               /* set_drop's: optional candidates may drop */
+    long long req_ms;       /* with optional candidates: when a required
+                               one was last taken or finished (mono_ms) */
     long long last_end_ms;  /* when a sub last ended a call (mono_ms) */
     int ask_from;           /* next_slots: the not-ready slots it asks again */
 };
@@ -148,6 +154,17 @@ static void note_best(struct fanout *f, const struct eval_result *r)
     if (r->outcome == EVAL_OK && r->median_ns > 0 && !r->cascaded &&
         (f->seen_best <= 0 || r->median_ns < f->seen_best))
         f->seen_best = r->median_ns;
+}
+
+/* 1 if slot i's candidate may be dropped (eval.h set_drop). */
+static int optional(const struct fanout *f, int i)
+{
+    return f->drop && f->cands[i]->optional;
+}
+
+static int past_deadline(const struct fanout *f)
+{
+    return f->deadline_ns > 0 && fs_now_ns() >= f->deadline_ns;
 }
 
 /* ---- one sub-evaluator's thread */
@@ -291,6 +308,8 @@ static void run_taken(struct fanout *f, int k, struct taken *t)
     const struct candidate *cs[FANOUT_TAKE];
     for (int j = 0; j < t->n; j++) {
         f->sl[t->slot[j]].st = SL_RUNNING;
+        if (!optional(f, t->slot[j]))
+            f->req_ms = mono_ms();
         cs[j] = f->cands[t->slot[j]];
         eval_result_init(&t->r[j]);
         t->got[j] = t->nomem[j] = 0;
@@ -302,7 +321,7 @@ static void run_taken(struct fanout *f, int k, struct taken *t)
     t->f = f;
     int rc = u->s.ev.ops->eval_batch(u->s.ev.self, cs, t->n, take_result, t);
     for (int j = 0; j < t->n && f->o.learn; j++)
-        if (t->got[j] && !t->nomem[j])
+        if (t->got[j] && !t->nomem[j] && !t->r[j].deferred)
             f->o.learn(f->o.prefetch_ud, cs[j], &t->r[j]);
     pthread_mutex_lock(&f->mu);
     f->last_end_ms = mono_ms();
@@ -311,6 +330,8 @@ static void run_taken(struct fanout *f, int k, struct taken *t)
     for (int j = 0; j < t->n; j++) {
         struct slot *s = &f->sl[t->slot[j]];
         if (t->got[j] && !t->nomem[j]) {
+            if (!optional(f, t->slot[j]))
+                f->req_ms = f->last_end_ms;
             u->fails = 0;
             t->r[j].gpu = u->s.gpu;
             note_best(f, &t->r[j]);
@@ -334,14 +355,25 @@ static void run_taken(struct fanout *f, int k, struct taken *t)
  * compiling are deferred (eval.h set_defer). */
 #define DEFER_WAIT_MS 100
 
-/* Defers every pending candidate (mutex held) when no sub is measuring
- * one, none is ready and they are at most defer_max;
- * their compiles go on (the batch's prefetch started them). Returns 1 if
- * it did. */
+/* Slot i, pending, comes back unmeasured (kind: eval_result.deferred);
+ * its compile, if any, goes on into the cache. */
+static void hand_back(struct fanout *f, int i, int kind)
+{
+    eval_result_init(&f->sl[i].r);
+    f->sl[i].r.deferred = kind;
+    f->sl[i].st = SL_DONE;
+}
+
+/* Defers every pending candidate, optional ones aside (mutex held), when
+ * no sub is measuring one of them, none is ready and they are at most
+ * defer_max; their compiles go on (the batch's prefetch started them).
+ * Returns 1 if it did. */
 static int defer_rest(struct fanout *f)
 {
     int n = 0;
     for (int i = 0; i < f->n_cands; i++) {
+        if (optional(f, i))
+            continue;
         if (f->sl[i].st == SL_RUNNING)
             return 0;
         n += f->sl[i].st == SL_PENDING;
@@ -349,17 +381,82 @@ static int defer_rest(struct fanout *f)
     if (n == 0 || n > f->defer_max)
         return 0;
     for (int i = 0; i < f->n_cands; i++) /* none ready since the last look */
-        if (f->sl[i].st == SL_PENDING &&
+        if (f->sl[i].st == SL_PENDING && !optional(f, i) &&
             (f->sl[i].ready = f->o.ready(f->o.prefetch_ud, f->cands[i]) != 0))
             return 0;
     for (int i = 0; i < f->n_cands; i++)
-        if (f->sl[i].st == SL_PENDING) {
-            eval_result_init(&f->sl[i].r);
-            f->sl[i].r.deferred = 1;
-            f->sl[i].st = SL_DONE;
-        }
+        if (f->sl[i].st == SL_PENDING && !optional(f, i))
+            hand_back(f, i, 1);
     pthread_cond_broadcast(&f->cv);
     return 1;
+}
+
+/* At the deadline (set_deadline): every pending candidate comes back
+ * unmeasured (2; an optional one, dropped: 3), whatever defer_max; the
+ * ones a sub has end as they do. Returns 1 if any did. */
+static int end_rest(struct fanout *f)
+{
+    int n = 0;
+    for (int i = 0; i < f->n_cands; i++)
+        if (f->sl[i].st == SL_PENDING) {
+            hand_back(f, i, optional(f, i) ? 3 : 2);
+            n++;
+        }
+    if (n)
+        pthread_cond_broadcast(&f->cv);
+    return n > 0;
+}
+
+/* With every candidate but the optional ones measured or deferred, the
+ * optional ones still pending are dropped (3): they fill the GPUs' wait
+ * for compiles and never make the batch longer. Returns 1 if any was. */
+static int drop_rest(struct fanout *f)
+{
+    if (!f->drop)
+        return 0;
+    int any = 0;
+    for (int i = 0; i < f->n_cands; i++) {
+        if (f->sl[i].st == SL_DONE)
+            continue;
+        if (!optional(f, i))
+            return 0;
+        any |= f->sl[i].st == SL_PENDING;
+    }
+    for (int i = 0; any && i < f->n_cands; i++)
+        if (f->sl[i].st == SL_PENDING)
+            hand_back(f, i, 3);
+    if (any)
+        pthread_cond_broadcast(&f->cv);
+    return any;
+}
+
+/* With optional candidates to measure the subs seldom wait for a compile,
+ * so the wait that defers (sub_batch) is not seen: once no required
+ * candidate has been taken or finished for DEFER_WAIT_MS, the required
+ * ones still pending are deferred if none of them is ready (defer_rest);
+ * if one is, the wait starts again. Returns 1 if it deferred. */
+static int defer_behind_optional(struct fanout *f)
+{
+    if (!f->drop || f->defer_max <= 0 || !f->o.ready)
+        return 0;
+    long long now = mono_ms();
+    if (now - f->req_ms < DEFER_WAIT_MS)
+        return 0;
+    if (defer_rest(f))
+        return 1;
+    f->req_ms = now;
+    return 0;
+}
+
+/* What the deadline and the optional candidates decide before a sub takes
+ * more (mutex held): 1 if slots were handed back. */
+static int settle(struct fanout *f)
+{
+    if (f->stop || f->fatal)
+        return 0;
+    if (past_deadline(f))
+        return end_rest(f);
+    return drop_rest(f) || defer_behind_optional(f);
 }
 
 /* One batch, from sub k's thread (mutex held): takes slots until none is
@@ -370,6 +467,8 @@ static void sub_batch(struct fanout *f, struct worker_arg *a)
     struct taken t;
     long long wait_from = -1; /* when it began to wait for a ready one */
     for (;;) {
+        if (settle(f))
+            continue;
         int may_wait = !f->wait_broken &&
                        (wait_from < 0 || mono_ms() - wait_from < WAIT_MAX_MS);
         int got = f->stop || f->fatal || u->dropped
@@ -527,6 +626,10 @@ static int run_single(struct fanout *f, const struct candidate *const *cands,
     f->single = 1;
     if (ev->ops->set_defer) /* its own batch: it decides */
         ev->ops->set_defer(ev->self, f->defer_max);
+    if (ev->ops->set_deadline)
+        ev->ops->set_deadline(ev->self, f->deadline_ns);
+    if (ev->ops->set_drop)
+        ev->ops->set_drop(ev->self, f->drop);
     for (;;) {
         if (ev->ops->set_best)
             ev->ops->set_best(ev->self, race_best(f));
@@ -551,6 +654,32 @@ static int run_single(struct fanout *f, const struct candidate *const *cands,
     }
 }
 
+/* 1 if the one sub in use can take the whole batch (run_single): it
+ * ends at the deadline and drops optional candidates itself where the
+ * batch asks for that; else the threads below do it for it. */
+static int whole_batch(const struct fanout *f)
+{
+    const struct evaluator_ops *o = f->subs[first_alive(f)].s.ev.ops;
+    return f->alive == 1 && (!f->deadline_ns || o->set_deadline) &&
+           (!f->drop || o->set_drop);
+}
+
+/* Puts the optional candidates of ord[0..n) last, each part in its order:
+ * a free sub takes a required one before them. */
+static void optional_last(const struct candidate *const *cands, int n,
+                          int *ord)
+{
+    int *tmp = malloc((size_t)n * sizeof *tmp), k = 0;
+    if (!tmp)
+        return; /* (only an order) */
+    for (int pass = 0; pass < 2; pass++)
+        for (int j = 0; j < n; j++)
+            if ((cands[ord[j]]->optional != 0) == pass)
+                tmp[k++] = ord[j];
+    memcpy(ord, tmp, (size_t)n * sizeof *ord);
+    free(tmp);
+}
+
 static int fo_eval_batch(void *self, const struct candidate *const *cands,
                          int n, eval_cb cb, void *ud)
 {
@@ -559,11 +688,21 @@ static int fo_eval_batch(void *self, const struct candidate *const *cands,
         return KEVO_OK;
     if (f->alive == 0)
         return KEVO_ENODEV;
-    if (f->alive == 1)
+    if (whole_batch(f))
         return run_single(f, cands, n, cb, ud);
-    for (int k = 0; k < f->n; k++) /* the fan-out decides (defer_rest) */
-        if (!f->subs[k].dropped && f->subs[k].s.ev.ops->set_defer)
-            f->subs[k].s.ev.ops->set_defer(f->subs[k].s.ev.self, 0);
+    /* the fan-out decides what is deferred and dropped (settle); a sub
+     * still starts no measurement past the deadline */
+    for (int k = 0; k < f->n; k++) {
+        const struct evaluator *e = &f->subs[k].s.ev;
+        if (f->subs[k].dropped)
+            continue;
+        if (e->ops->set_defer)
+            e->ops->set_defer(e->self, 0);
+        if (e->ops->set_deadline)
+            e->ops->set_deadline(e->self, f->deadline_ns);
+        if (e->ops->set_drop)
+            e->ops->set_drop(e->self, 0);
+    }
     struct slot *sl = calloc((size_t)n, sizeof *sl);
     int *ord = malloc((size_t)n * sizeof *ord);
     const struct candidate **inorder = malloc((size_t)n * sizeof *inorder);
@@ -575,6 +714,8 @@ static int fo_eval_batch(void *self, const struct candidate *const *cands,
     if (!rc && f->o.order && f->o.order(f->o.prefetch_ud, cands, n, ord))
         for (int i = 0; i < n; i++) /* no memory for it: index order */
             ord[i] = i;
+    if (!rc && f->drop)
+        optional_last(cands, n, ord);
     if (!rc && f->n_threads < f->n)
         rc = start_threads(f);
     if (rc) {
@@ -595,6 +736,7 @@ static int fo_eval_batch(void *self, const struct candidate *const *cands,
     f->n_cands = n;
     f->stop = f->fatal = 0;
     f->ask_from = 0;
+    f->req_ms = mono_ms();
     f->running = 0;
     for (int k = 0; k < f->n; k++) {
         f->args[k].on = !f->subs[k].dropped && k < f->n_threads;
@@ -714,6 +856,17 @@ static void fo_set_defer(void *self, int max_n)
     f->defer_max = max_n > 0 ? max_n : 0;
 }
 
+/* Between batches, as set_defer. */
+static void fo_set_deadline(void *self, long long at_ns)
+{
+    ((struct fanout *)self)->deadline_ns = at_ns > 0 ? at_ns : 0;
+}
+
+static void fo_set_drop(void *self, int on)
+{
+    ((struct fanout *)self)->drop = on != 0;
+}
+
 /* The engine's prefetch of its next batch (eval.h), called between
  * batches: to the first sub still in use (the GPU evaluators share one
  * compile pool, so one of them queues the compiles for all). */
@@ -797,6 +950,8 @@ static const struct evaluator_ops fanout_ops = {
     .confirm = fo_confirm,
     .set_best = fo_set_best,
     .set_defer = fo_set_defer,
+    .set_deadline = fo_set_deadline,
+    .set_drop = fo_set_drop,
     .admit = fo_admit,
     .profile = fo_profile,
     .prefetch = fo_prefetch,
@@ -847,6 +1002,9 @@ int fanout_new(const struct fanout_opts *o, struct fanout_sub *subs, int n,
         f->ops.profile = NULL;
     if (!s0->prefetch)
         f->ops.prefetch = NULL;
+    if (!f->o.ready) /* an optional candidate is worth taking only where
+                        a free sub sees it ready (it shares its compile) */
+        f->ops.set_drop = NULL;
     out->ops = &f->ops;
     out->self = f;
     return KEVO_OK;

@@ -150,6 +150,52 @@ n_gen=$(grep -c '"type":"gen"' "$SCRATCH/three/journal.jsonl")
     ok "kevo replay of the run whose GPU died is identical" ||
     { fail "replay of the run with a dead GPU"; cat "$SCRATCH/out"; }
 
+# the time budget ends a generation on time across GPUs too (the fan-out's
+# set_deadline): nothing starts after it, every candidate not measured by
+# then is deferred at the end, the generation is finished, the replay is
+# identical, and a resume with a larger budget measures those first.
+# Generation 0 (about 80 candidates at 20 ms on two GPUs) outlasts 0.6 s.
+END_ARGS="--evaluator test --problem gemm --shape 1000x1000x1000 --seed 11 \
+          --islands 2 --population 40 --offspring 40 --quiet"
+t0=$(date +%s%N)
+KEVO_TEST_EVAL_US=20000 $T run $END_ARGS --generations 0 --time 0.6s --gpus 0,1 \
+    --runs-dir "$SCRATCH" --name end || fail "--gpus 0,1 run --time 0.6s"
+t1=$(date +%s%N)
+python3 - "$SCRATCH/end/journal.jsonl" >"$SCRATCH/cnt" 2>"$SCRATCH/err" <<'PY' &&
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+assert rs[-1]["type"] == "gen", "the journal does not end with a gen record"
+end = [r for r in rs if r["type"] == "defer" and r.get("end") is True]
+assert end, "no deferral at the time budget"
+ev = [r for r in rs if r["type"] == "eval" and r["gen"] == end[0]["gen"]]
+assert ev and {r["gpu"] for r in ev} == {0, 1}, "not measured on both GPUs"
+print(len(end))
+PY
+    ok "--gpus 0,1 stopped by --time: the generation ends with the candidates not measured by then deferred at the end ($(cat "$SCRATCH/cnt"))" ||
+    { fail "end deferrals on two GPUs"; cat "$SCRATCH/err"; }
+# the budget is 0.6 s; start-up, breeding and the 20 ms under way come on
+# top (a loaded machine: generous)
+[ $(( (t1 - t0) / 1000000 )) -lt 5000 ] &&
+    ok "...and the run ended near its budget ($(( (t1 - t0) / 1000000 )) ms)" ||
+    fail "a 0.6 s run on two GPUs took $(( (t1 - t0) / 1000000 )) ms"
+"$KEVO" replay "$SCRATCH/end" 2>&1 | grep -q "^identical" &&
+    ok "...and replays identical" || fail "replay of a two-GPU run ended on time"
+G0=$(grep '"type":"gen"' "$SCRATCH/end/journal.jsonl" | tail -n 1 | sed -E 's/.*"gen":([0-9]+).*/\1/')
+KEVO_TEST_EVAL_US=2000 $T resume "$SCRATCH/end" --gpus 0,1 --time 120s \
+    --generations $((G0 + 2)) --quiet || fail "resume --gpus 0,1 --time 120s"
+python3 - "$SCRATCH/end/journal.jsonl" 2>"$SCRATCH/err" <<'PY' &&
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+end = [r for r in rs if r["type"] == "defer" and r.get("end") is True]
+g = end[0]["gen"]
+d = [r["hash"] for r in rs if r["type"] == "defer" and r["gen"] == g]
+nxt = [r for r in rs if r["type"] in ("eval", "defer") and r["gen"] == g + 1]
+assert [r["hash"] for r in nxt[:len(d)]] == d, "the deferred are not the next generation's first children"
+PY
+    "$KEVO" replay "$SCRATCH/end" 2>&1 | grep -q "^identical" &&
+    ok "resumed on two GPUs with time to spare, the next generation measures them first; replay identical" ||
+    { fail "resume after end deferrals on two GPUs"; cat "$SCRATCH/err"; }
+
 # bad lists: clear errors, nothing run
 expect_fail "--gpus with a GPU named twice is refused" "GPU 1 is named twice" \
     $T run $ARGS --gpus 1,1 --runs-dir "$SCRATCH" --name bad1

@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "fanout.h"
+#include "fsutil.h"
 #include "gpu.h"
 #include "gpuset.h"
 #include "testeval.h"
@@ -55,7 +56,16 @@ struct fake {
                           pthread_t: glibc reuses those of ended threads) */
     int moved;         /* 1: a later call came from another thread */
     int most;          /* most candidates in one call */
+    int delay_us;      /* each candidate takes this long (0: none) */
+    int opt_delay_us;  /* an optional one instead (0: delay_us) */
+    int late;          /* candidates started past late_after_ns */
+    long long deadline;/* set_deadline's, with fake_ops_end */
+    int drop;          /* set_drop's, with fake_ops_end */
 };
+
+/* The deadline cases: a candidate started after this (fs_now_ns) is
+ * late (0: no check). */
+static long long late_after_ns;
 
 /* (optional) Says whether a candidate may be evaluated now; each fake
  * counts the ones it evaluated when it said no. */
@@ -132,6 +142,12 @@ static int fake_batch(void *self, const struct candidate *const *c, int n,
             f->log[(*f->n_log)++] = (int)((c[i]->genome_hash - 1000) / 7);
             pthread_mutex_unlock(&log_mu);
         }
+        if (late_after_ns && fs_now_ns() > late_after_ns)
+            f->late++;
+        int us = c[i]->optional && f->opt_delay_us ? f->opt_delay_us
+                                                  : f->delay_us;
+        if (us)
+            usleep((useconds_t)us);
         struct eval_result r;
         eval_result_init(&r);
         r.outcome = EVAL_OK;
@@ -184,6 +200,27 @@ static const struct evaluator_ops fake_ops = {
     .confirm = fake_confirm,
     .set_best = fake_set_best,
     .environment = fake_env,
+    .destroy = fake_destroy,
+};
+
+static void fake_set_deadline(void *self, long long at_ns)
+{
+    ((struct fake *)self)->deadline = at_ns;
+}
+
+static void fake_set_drop(void *self, int on)
+{
+    ((struct fake *)self)->drop = on;
+}
+
+/* A fake that is told the deadline and the drop (it measures all the
+ * same: what it was told is checked). */
+static const struct evaluator_ops fake_ops_end = {
+    .name = "fake",
+    .eval_batch = fake_batch,
+    .set_best = fake_set_best,
+    .set_deadline = fake_set_deadline,
+    .set_drop = fake_set_drop,
     .destroy = fake_destroy,
 };
 
@@ -282,6 +319,10 @@ static int wait_a_little(void *ud, int max_ms)
     return wait_fails ? KEVO_EIO : KEVO_OK;
 }
 
+/* The drop cases: the optional candidates are never ready (use_wait 3),
+ * or all are (4), and candidate 0 never is. */
+static int ready_drop(void *ud, const struct candidate *c);
+
 static int use_wait; /* make_fanout passes ready_after_waits (1) or
                          ready_late_first (2), and wait_a_little */
 
@@ -336,7 +377,8 @@ static int make_fanout(struct fake *f, int n, struct lines *lines,
     struct fanout_opts o = {.report = collect, .report_ud = lines,
                             .ready = use_ready ? ready_from_3 : NULL};
     if (use_wait) {
-        o.ready = use_wait == 2 ? ready_late_first : ready_after_waits;
+        o.ready = use_wait == 2 ? ready_late_first
+                  : use_wait >= 3 ? ready_drop : ready_after_waits;
         o.wait_ready = wait_a_little;
     }
     if (use_order) {
@@ -650,6 +692,7 @@ static void test_ask_again(void)
 struct drec {
     int n, order_ok, values_ok;
     int deferred[N_CANDS];
+    int *kinds;        /* (optional) [4]: results by deferred kind */
 };
 
 static int on_drec(void *ud, int index, const struct eval_result *r)
@@ -657,8 +700,10 @@ static int on_drec(void *ud, int index, const struct eval_result *r)
     struct drec *d = ud;
     if (index != d->n)
         d->order_ok = 0;
+    if (d->kinds && r->deferred >= 0 && r->deferred < 4)
+        d->kinds[r->deferred]++;
     if (r->deferred)
-        d->deferred[index] = 1;
+        d->deferred[index] = r->deferred;
     else if (r->fitness != (double)cands[index].genome_hash)
         d->values_ok = 0;
     d->n++;
@@ -703,6 +748,153 @@ static void test_defer(void)
         }
         ev.ops->destroy(ev.self);
     }
+}
+
+static int use_wait_mode; /* ready_drop: 3 or 4, as use_wait */
+
+static int ready_drop(void *ud, const struct candidate *c)
+{
+    if (c->genome_hash == 1000)
+        return 0;
+    return c->optional ? use_wait_mode == 4 : 1;
+}
+
+static void make_optional(int from)
+{
+    for (int i = 0; i < N_CANDS; i++)
+        cands[i].optional = i >= from;
+}
+
+/* set_deadline: once it passes no sub starts a candidate, and every one
+ * not measured by then comes back deferred (2), an optional one dropped
+ * (3), in index order with the measured ones, whichever were measured. */
+static void test_deadline(void)
+{
+    struct fake f[2] = {{.id = 0, .delay_us = 4000},
+                        {.id = 1, .delay_us = 4000}};
+    struct lines l = {"", 0};
+    struct evaluator ev;
+    CHECK(make_fanout(f, 2, &l, &ev) == KEVO_OK);
+    CHECK(ev.ops->set_deadline != NULL);
+    CHECK(ev.ops->set_drop == NULL); /* no ready hook: nothing optional */
+    late_after_ns = fs_now_ns() + 40000000LL; /* 40 ms: about 20 of 40 */
+    ev.ops->set_deadline(ev.self, late_after_ns);
+    struct drec d = {.order_ok = 1, .values_ok = 1};
+    int kinds[4] = {0};
+    d.kinds = kinds;
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_drec, &d) ==
+          KEVO_OK);
+    late_after_ns = 0;
+    int measured = f[0].evaluated + f[1].evaluated;
+    CHECK(d.n == N_CANDS && d.order_ok && d.values_ok);
+    CHECK_MSG(measured > 0 && measured < N_CANDS && kinds[2] ==
+              N_CANDS - measured && kinds[1] == 0 && kinds[3] == 0,
+              "%d measured, %d end-deferred", measured, kinds[2]);
+    /* (a start races the deadline by the time of one look at the clock) */
+    CHECK_MSG(f[0].late + f[1].late <= 2, "%d started after the deadline",
+              f[0].late + f[1].late);
+    /* the next batch, deadline lifted: all measured */
+    ev.ops->set_deadline(ev.self, 0);
+    struct drec d2 = {.order_ok = 1, .values_ok = 1};
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_drec, &d2) ==
+          KEVO_OK);
+    int nd = 0;
+    for (int i = 0; i < N_CANDS; i++)
+        nd += d2.deferred[i];
+    CHECK(d2.n == N_CANDS && nd == 0);
+    ev.ops->destroy(ev.self);
+}
+
+/* One sub in use: it gets the whole batch when it ends at the deadline and
+ * drops optional ones itself (told both); one that cannot gets the batch
+ * from the fan-out's thread a candidate at a time, which ends on time. */
+static void test_single_deadline(void)
+{
+    struct fake f[1] = {{.id = 0}};
+    struct fanout_sub sub = {{&fake_ops_end, &f[0]}, 0, "gpu 0"};
+    struct evaluator ev;
+    char err[128];
+    struct fanout_opts o = {.ready = ready_drop};
+    CHECK(fanout_new(&o, &sub, 1, &ev, err, sizeof err) == KEVO_OK);
+    CHECK(ev.ops->set_drop != NULL);
+    long long at = fs_now_ns() + 60000000000LL;
+    ev.ops->set_deadline(ev.self, at);
+    ev.ops->set_drop(ev.self, 1);
+    struct drec d = {.order_ok = 1, .values_ok = 1};
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_drec, &d) ==
+          KEVO_OK);
+    CHECK(d.n == N_CANDS && f[0].calls == 1);
+    CHECK(f[0].deadline == at && f[0].drop == 1);
+    ev.ops->destroy(ev.self);
+
+    struct fake g[1] = {{.id = 0, .delay_us = 4000}};
+    struct lines l = {"", 0};
+    CHECK(make_fanout(g, 1, &l, &ev) == KEVO_OK);
+    late_after_ns = fs_now_ns() + 40000000LL;
+    ev.ops->set_deadline(ev.self, late_after_ns);
+    struct drec d2 = {.order_ok = 1, .values_ok = 1};
+    int kinds[4] = {0};
+    d2.kinds = kinds;
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_drec, &d2) ==
+          KEVO_OK);
+    late_after_ns = 0;
+    CHECK(d2.n == N_CANDS && d2.order_ok && d2.values_ok);
+    CHECK_MSG(g[0].evaluated > 0 && g[0].evaluated < N_CANDS &&
+              kinds[2] == N_CANDS - g[0].evaluated && g[0].late <= 1,
+              "%d measured, %d end-deferred, %d late", g[0].evaluated,
+              kinds[2], g[0].late);
+    CHECK(g[0].calls == g[0].evaluated); /* a candidate at a time */
+    ev.ops->destroy(ev.self);
+}
+
+/* set_drop: the optional candidates (the batch's last ten) are taken after
+ * every required one; those not ready when the rest is measured come
+ * back dropped (3), none of them waited for; with all of them ready and
+ * one required candidate that never is, the subs measure optional ones
+ * until no required one has moved for 100 ms: then it is deferred (1)
+ * and the optional ones left are dropped. */
+static void test_drop(void)
+{
+    for (int mode = 3; mode <= 4; mode++) {
+        struct fake f[2];
+        for (int k = 0; k < 2; k++)
+            f[k] = (struct fake){.id = k, .delay_us = mode == 3 ? 500 : 1000,
+                                 .opt_delay_us = mode == 3 ? 0 : 30000};
+        struct lines l = {"", 0};
+        struct evaluator ev;
+        make_optional(mode == 3 ? 30 : 5);
+        waits = 0;
+        wait_fails = 0;
+        use_wait = use_wait_mode = mode;
+        CHECK(make_fanout(f, 2, &l, &ev) == KEVO_OK);
+        use_wait = 0;
+        CHECK(ev.ops->set_drop != NULL);
+        ev.ops->set_defer(ev.self, 1);
+        ev.ops->set_drop(ev.self, 1);
+        struct drec d = {.order_ok = 1, .values_ok = 1};
+        int kinds[4] = {0};
+        d.kinds = kinds;
+        int rc = ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_drec, &d);
+        CHECK(rc == KEVO_OK && d.n == N_CANDS && d.order_ok && d.values_ok);
+        CHECK_MSG(d.deferred[0] == 1 && kinds[1] == 1 && kinds[2] == 0,
+                  "mode %d: %d deferred, candidate 0: %d", mode, kinds[1],
+                  d.deferred[0]);
+        for (int i = 1; i < N_CANDS; i++)
+            CHECK_MSG(!cands[i].optional ? d.deferred[i] == 0
+                                         : d.deferred[i] == 0 ||
+                                               d.deferred[i] == 3,
+                      "mode %d: candidate %d came back %d", mode, i,
+                      d.deferred[i]);
+        if (mode == 3)
+            CHECK_MSG(kinds[3] == 10 && f[0].evaluated + f[1].evaluated ==
+                      29, "%d dropped, %d measured", kinds[3],
+                      f[0].evaluated + f[1].evaluated);
+        else
+            CHECK_MSG(kinds[3] > 0 && kinds[3] < 35, "%d of 35 dropped",
+                      kinds[3]);
+        ev.ops->destroy(ev.self);
+    }
+    make_optional(N_CANDS);
 }
 
 static void test_dispatch_order(void)
@@ -893,6 +1085,15 @@ int main(void)
     RUN(test_defer, "with set_defer the candidates still not ready when "
         "nothing else is left come back deferred, unmeasured, at most the "
         "allowance; more than that are waited for");
+    RUN(test_deadline, "with set_deadline no sub starts a candidate after "
+        "it, and the ones not measured come back deferred at the end, in "
+        "order with the measured ones");
+    RUN(test_single_deadline, "one sub that ends at the deadline and drops "
+        "itself gets the whole batch and is told both; one that cannot is "
+        "fed a candidate at a time and the batch still ends on time");
+    RUN(test_drop, "with set_drop optional candidates come last, those not "
+        "measured when the rest is are dropped, and a required one stuck "
+        "compiling behind them is deferred after 100 ms");
     RUN(test_dispatch_order, "with an order hook the batch is prefetched "
         "and handed out in its order, results still reach the callback in "
         "index order, and learn sees each result");
