@@ -321,6 +321,11 @@ static long evals_left(const struct engine *e)
     return max > 0 ? max - e->st.evals - e->in_flight : 1L << 62;
 }
 
+long engine_evals_left(const struct engine *e)
+{
+    return evals_left(e);
+}
+
 long engine_recorded_cap(const struct engine *e, int gen)
 {
     const struct runlog *log = e->env.log;

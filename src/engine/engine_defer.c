@@ -165,16 +165,26 @@ int engine_defer_carry(struct engine *e)
 
 int engine_defer_take(struct engine *e)
 {
-    int rc = KEVO_OK;
-    for (int k = 0; k < e->n_carry; k++) {
+    int rc = KEVO_OK, k = 0;
+    /* as many as the evaluation budget leaves (a run that ended at its
+     * time budget with many deferred, resumed with --evals): the rest stay
+     * carried, first in line for a resume with a larger budget */
+    long left = engine_evals_left(e);
+    for (; k < e->n_carry && !rc && e->n_kids < left; k++) {
         int before = e->n_kids; /* (already seen: seen_add adds nothing) */
-        if (!rc)
-            rc = engine_add_child(e, &e->carry[k]);
+        rc = engine_add_child(e, &e->carry[k]);
         if (e->n_kids == before) /* not taken: its source is ours */
             free(e->carry[k].source);
     }
-    e->n_carry = 0;
-    return rc;
+    if (rc) { /* (what was not offered is freed) */
+        for (; k < e->n_carry; k++)
+            free(e->carry[k].source);
+        e->n_carry = 0;
+        return rc;
+    }
+    memmove(e->carry, e->carry + k, (size_t)(e->n_carry - k) * sizeof *e->carry);
+    e->n_carry -= k;
+    return KEVO_OK;
 }
 
 cJSON *engine_defer_to_json(const struct engine *e)

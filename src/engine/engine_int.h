@@ -189,6 +189,9 @@ int engine_candidates(const struct engine *e, const struct child *kids,
  * the evals_budget the journal's recorded gen record of generation gen
  * holds when the run log replays it (0 = none or not replaying). */
 long engine_evals_cap(const struct engine *e);
+/* What the evaluation budget leaves for the children being made (the
+ * evaluations in flight count as spent); 1 << 62 without one. */
+long engine_evals_left(const struct engine *e);
 long engine_recorded_cap(const struct engine *e, int gen);
 
 /* engine_pipe.c: the pipeline (spec pipeline, issue 32) */

@@ -191,6 +191,36 @@ $K status "$SCRATCH/end" >"$SCRATCH/out" 2>&1 &&
     { fail "status after end deferrals"; cat "$SCRATCH/out"; }
 $K replay "$SCRATCH/end" 2>&1 | grep -q "^identical" &&
     ok "a run ended on time replays identical" || fail "end replay"
+# resumed with an evaluation budget smaller than what the time budget left
+# unmeasured: exactly the budget is measured (the first of them), the rest
+# stay carried and a resume with a larger budget measures them first
+cp -r "$SCRATCH/end" "$SCRATCH/endev"
+n0=$(grep -c '"type":"eval"' "$SCRATCH/endev/journal.jsonl")
+nd=$(grep -c '"end":true' "$SCRATCH/endev/journal.jsonl")
+nall=$(grep '"type":"defer"' "$SCRATCH/endev/journal.jsonl" | grep -vc '"dropped":true')
+KEVO_TEST_EVAL_US=2000 $T resume "$SCRATCH/endev" --time 120s --evals $((n0 + 3)) --quiet ||
+    fail "resume --evals +3"
+n1=$(grep -c '"type":"eval"' "$SCRATCH/endev/journal.jsonl")
+$K status "$SCRATCH/endev" 2>&1 | grep -q "finished (evaluation budget)" &&
+    [ "$n1" = $((n0 + 3)) ] && [ "$nd" -gt 3 ] &&
+    $K replay "$SCRATCH/endev" 2>&1 | grep -q "^identical" &&
+    ok "resumed with --evals 3 more than measured, after $nd were left unmeasured at the time budget: exactly 3 measured, replay identical" ||
+    fail "resume --evals after end deferrals: $n0 -> $n1 evaluations ($nd left at the end)"
+KEVO_TEST_EVAL_US=2000 $T resume "$SCRATCH/endev" --time 120s --evals $((n0 + nall + 5)) --quiet ||
+    fail "resume --evals more"
+python3 - "$SCRATCH/endev/journal.jsonl" $((n0 + nall + 5)) 2>"$SCRATCH/err" <<'PY' &&
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+g = min(r["gen"] for r in rs if r["type"] == "defer" and r.get("end") is True)
+d = [r["hash"] for r in rs if r["type"] == "defer" and r["gen"] == g and not r.get("dropped")]
+later = [r["hash"] for r in rs if r["type"] in ("eval", "defer") and r["gen"] > g]
+assert later[:len(d)] == d, "the candidates deferred when the time ran out are not the first ones after it, in order"
+n = sum(r["type"] == "eval" for r in rs)
+assert n == int(sys.argv[2]), f"{n} evaluations, want the budget's {sys.argv[2]}"
+PY
+    $K replay "$SCRATCH/endev" 2>&1 | grep -q "^identical" &&
+    ok "...and a resume with a larger budget measures the rest of them first; replay identical" ||
+    { fail "the carried rest after --evals"; cat "$SCRATCH/err"; }
 # resumed with time to spare (a loaded machine may take seconds to
 # replay and breed): the generation after the one that ended is its last
 G0=$(python3 -c 'import json, sys
