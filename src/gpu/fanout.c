@@ -211,23 +211,34 @@ static long long mono_ms(void)
  * 1 to FANOUT_TAKE), the first ones in the batch's order; if none is
  * ready, the first pending one, or nothing when it may wait for one
  * (returns 0). Without opts.ready, the first pending one. A slot that
- * failed on k goes to another sub while one is alive. Returns how many
- * it took; -1 if none is pending for it. */
+ * failed on k goes to another sub while one is alive. With set_drop, an
+ * optional slot is taken alone, ready, and only while a required one is
+ * pending. Returns how many it took; -1 if none is pending for it. */
 static int next_slots(struct fanout *f, int k, struct taken *t, int may_wait)
 {
     int first = -1, n_ready = 0, enough = FANOUT_TAKE * f->alive;
     int q = 0, j = 0; /* slots met that said no before */
+    int req_pending = 0;
     t->n = 0;
     for (; j < f->n_cands && n_ready < enough; j++) {
         int i = f->ord[j];
         struct slot *s = &f->sl[i];
-        if (s->st != SL_PENDING || (s->avoid == k && f->alive > 1))
+        if (s->st != SL_PENDING)
+            continue;
+        int opt = optional(f, i);
+        /* optional ones come last (optional_last): one a call, never with
+         * a required one, and only while a required one waits for its
+         * compile, so that they never make the batch longer */
+        if (opt && (!req_pending || t->n > 0))
+            break;
+        req_pending |= !opt;
+        if (s->avoid == k && f->alive > 1)
             continue;
         if (!f->o.ready) {
             t->slot[t->n++] = i;
             return 1;
         }
-        if (first < 0)
+        if (first < 0 && !opt)
             first = i;
         /* each pending slot is asked once; of those that said no, ASK_AGAIN
          * a look, the next ones each look (asking costs a hash of the
@@ -332,6 +343,8 @@ static void run_taken(struct fanout *f, int k, struct taken *t)
         if (t->got[j] && !t->nomem[j]) {
             if (!optional(f, t->slot[j]))
                 f->req_ms = f->last_end_ms;
+            else if (t->r[j].deferred == 2) /* the sub's deadline */
+                t->r[j].deferred = 3;
             u->fails = 0;
             t->r[j].gpu = u->s.gpu;
             note_best(f, &t->r[j]);

@@ -320,7 +320,7 @@ static int wait_a_little(void *ud, int max_ms)
 }
 
 /* The drop cases: the optional candidates are never ready (use_wait 3),
- * or all are (4), and candidate 0 never is. */
+ * or all are (4), and candidate 0 never is; or all are ready (5). */
 static int ready_drop(void *ud, const struct candidate *c);
 
 static int use_wait; /* make_fanout passes ready_after_waits (1) or
@@ -754,6 +754,8 @@ static int use_wait_mode; /* ready_drop: 3 or 4, as use_wait */
 
 static int ready_drop(void *ud, const struct candidate *c)
 {
+    if (use_wait_mode == 5) /* all of them */
+        return 1;
     if (c->genome_hash == 1000)
         return 0;
     return c->optional ? use_wait_mode == 4 : 1;
@@ -770,14 +772,15 @@ static void make_optional(int from)
  * (3), in index order with the measured ones, whichever were measured. */
 static void test_deadline(void)
 {
-    struct fake f[2] = {{.id = 0, .delay_us = 4000},
-                        {.id = 1, .delay_us = 4000}};
+    /* 40 candidates of 40 ms on 2 subs outlast a deadline of 500 ms */
+    struct fake f[2] = {{.id = 0, .delay_us = 40000},
+                        {.id = 1, .delay_us = 40000}};
     struct lines l = {"", 0};
     struct evaluator ev;
     CHECK(make_fanout(f, 2, &l, &ev) == KEVO_OK);
     CHECK(ev.ops->set_deadline != NULL);
     CHECK(ev.ops->set_drop == NULL); /* no ready hook: nothing optional */
-    late_after_ns = fs_now_ns() + 40000000LL; /* 40 ms: about 20 of 40 */
+    late_after_ns = fs_now_ns() + 500000000LL;
     ev.ops->set_deadline(ev.self, late_after_ns);
     struct drec d = {.order_ok = 1, .values_ok = 1};
     int kinds[4] = {0};
@@ -803,6 +806,30 @@ static void test_deadline(void)
         nd += d2.deferred[i];
     CHECK(d2.n == N_CANDS && nd == 0);
     ev.ops->destroy(ev.self);
+
+    /* with drop: at the deadline a pending optional one is dropped (3),
+     * a required one deferred (2) */
+    struct fake g[2] = {{.id = 0, .delay_us = 30000},
+                        {.id = 1, .delay_us = 30000}};
+    make_optional(30);
+    use_wait = use_wait_mode = 5;
+    CHECK(make_fanout(g, 2, &l, &ev) == KEVO_OK);
+    use_wait = 0;
+    ev.ops->set_drop(ev.self, 1);
+    ev.ops->set_deadline(ev.self, fs_now_ns() + 300000000LL);
+    struct drec d3 = {.order_ok = 1, .values_ok = 1};
+    int k3[4] = {0};
+    d3.kinds = k3;
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_drec, &d3) ==
+          KEVO_OK);
+    CHECK(d3.n == N_CANDS && d3.order_ok && d3.values_ok);
+    for (int i = 0; i < N_CANDS; i++)
+        CHECK_MSG(d3.deferred[i] == (i < 30 ? d3.deferred[i] ? 2 : 0 : 3),
+                  "candidate %d came back %d", i, d3.deferred[i]);
+    CHECK_MSG(k3[2] > 0 && k3[3] == 10, "%d deferred, %d dropped", k3[2],
+              k3[3]);
+    make_optional(N_CANDS);
+    ev.ops->destroy(ev.self);
 }
 
 /* One sub in use: it gets the whole batch when it ends at the deadline and
@@ -827,10 +854,10 @@ static void test_single_deadline(void)
     CHECK(f[0].deadline == at && f[0].drop == 1);
     ev.ops->destroy(ev.self);
 
-    struct fake g[1] = {{.id = 0, .delay_us = 4000}};
+    struct fake g[1] = {{.id = 0, .delay_us = 20000}};
     struct lines l = {"", 0};
     CHECK(make_fanout(g, 1, &l, &ev) == KEVO_OK);
-    late_after_ns = fs_now_ns() + 40000000LL;
+    late_after_ns = fs_now_ns() + 400000000LL; /* of 40 x 20 ms */
     ev.ops->set_deadline(ev.self, late_after_ns);
     struct drec d2 = {.order_ok = 1, .values_ok = 1};
     int kinds[4] = {0};
@@ -855,7 +882,7 @@ static void test_single_deadline(void)
  * and the optional ones left are dropped. */
 static void test_drop(void)
 {
-    for (int mode = 3; mode <= 4; mode++) {
+    for (int mode = 3; mode <= 5; mode++) {
         struct fake f[2];
         for (int k = 0; k < 2; k++)
             f[k] = (struct fake){.id = k, .delay_us = mode == 3 ? 500 : 1000,
@@ -876,10 +903,12 @@ static void test_drop(void)
         d.kinds = kinds;
         int rc = ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_drec, &d);
         CHECK(rc == KEVO_OK && d.n == N_CANDS && d.order_ok && d.values_ok);
-        CHECK_MSG(d.deferred[0] == 1 && kinds[1] == 1 && kinds[2] == 0,
+        CHECK_MSG(mode == 5 ? kinds[1] == 0
+                            : d.deferred[0] == 1 && kinds[1] == 1,
                   "mode %d: %d deferred, candidate 0: %d", mode, kinds[1],
                   d.deferred[0]);
-        for (int i = 1; i < N_CANDS; i++)
+        CHECK(kinds[2] == 0);
+        for (int i = mode == 5 ? 0 : 1; i < N_CANDS; i++)
             CHECK_MSG(!cands[i].optional ? d.deferred[i] == 0
                                          : d.deferred[i] == 0 ||
                                                d.deferred[i] == 3,
@@ -889,6 +918,11 @@ static void test_drop(void)
             CHECK_MSG(kinds[3] == 10 && f[0].evaluated + f[1].evaluated ==
                       29, "%d dropped, %d measured", kinds[3],
                       f[0].evaluated + f[1].evaluated);
+        else if (mode == 5) /* one at most per sub, while required ones
+                               were pending; none with them */
+            CHECK_MSG(kinds[3] >= 33 && f[0].most <= 5 && f[1].most <= 5,
+                      "%d of 35 dropped, calls of %d and %d", kinds[3],
+                      f[0].most, f[1].most);
         else
             CHECK_MSG(kinds[3] > 0 && kinds[3] < 35, "%d of 35 dropped",
                       kinds[3]);
@@ -1091,9 +1125,10 @@ int main(void)
     RUN(test_single_deadline, "one sub that ends at the deadline and drops "
         "itself gets the whole batch and is told both; one that cannot is "
         "fed a candidate at a time and the batch still ends on time");
-    RUN(test_drop, "with set_drop optional candidates come last, those not "
-        "measured when the rest is are dropped, and a required one stuck "
-        "compiling behind them is deferred after 100 ms");
+    RUN(test_drop, "with set_drop optional candidates come last, one at a "
+        "time and only while a required one compiles; those not measured "
+        "when the rest is are dropped, and a required one stuck compiling "
+        "behind them is deferred after 100 ms");
     RUN(test_dispatch_order, "with an order hook the batch is prefetched "
         "and handed out in its order, results still reach the callback in "
         "index order, and learn sees each result");
