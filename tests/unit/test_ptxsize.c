@@ -7,6 +7,7 @@
  * Sizes, not times: a bound with margin cannot flake on a busy machine.
  * No GPU needed (NVRTC only).
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,9 +94,46 @@ static void test_points_stay_under_their_ptx_bound(void)
     CHECK(n >= 4);
 }
 
+/* Every shipped template (templates/PROBLEM/NAME.cu) has a line: a new
+ * one is held to its size from its first commit. */
+static void test_every_template_has_a_bound(void)
+{
+    FILE *f = fopen(POINTS_FILE, "r");
+    char text[16384] = "";
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = '\0';
+    if (f)
+        fclose(f);
+    DIR *top = opendir("templates");
+    CHECK(top != NULL);
+    int seen = 0;
+    for (struct dirent *p; top && (p = readdir(top));) {
+        char dir[512];
+        snprintf(dir, sizeof dir, "templates/%s", p->d_name);
+        DIR *d = p->d_name[0] == '.' ? NULL : opendir(dir);
+        for (struct dirent *e; d && (e = readdir(d));) {
+            size_t len = strlen(e->d_name);
+            if (len < 4 || strcmp(e->d_name + len - 3, ".cu"))
+                continue;
+            char want[600];
+            snprintf(want, sizeof want, "\n%s/%s ", dir, e->d_name);
+            CHECK_MSG(strstr(text, want) != NULL, "%s/%s has no line in %s",
+                      dir, e->d_name, POINTS_FILE);
+            seen++;
+        }
+        if (d)
+            closedir(d);
+    }
+    if (top)
+        closedir(top);
+    CHECK(seen >= 10);
+}
+
 int main(void)
 {
     RUN(test_points_stay_under_their_ptx_bound,
         "fixed template points emit no more PTX than their recorded bound");
+    RUN(test_every_template_has_a_bound,
+        "every shipped template has at least one such point");
     TEST_DONE();
 }
