@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "fsutil.h"
+
 /* How long the queue's thread waits between looks at the compiles when
  * none of its jobs is ready (a job that comes wakes it at once). */
 #define LQ_POLL_NS 1000000L
@@ -22,6 +24,7 @@ struct job {
     const struct candidate *const *cands; /* borrowed from the proxy */
     int n;
     double best_ns;            /* cascade reference it came with */
+    long long deadline_ns;     /* set_deadline's, it came with (0: none) */
     struct eval_result *res;   /* [n], filled by the queue thread */
     int got;                   /* results in res */
     int rc;                    /* the evaluator's status */
@@ -45,6 +48,7 @@ struct lq {
 struct lslot {
     struct lq *q;
     double best_ns;            /* set_best, for its next batch */
+    long long deadline_ns;     /* set_deadline, for its next batch */
 };
 
 /* Copies each result into the job (the queue thread's callback). */
@@ -72,6 +76,10 @@ static void prefetch_queued(struct lq *q)
  * compile (always, for an evaluator that does not compile). */
 static int job_ready(const struct lq *q, const struct job *j)
 {
+    /* past its deadline it is measured at once: its evaluator hands back
+     * what it cannot measure by then (eval.h set_deadline) */
+    if (j->deadline_ns > 0 && fs_now_ns() >= j->deadline_ns)
+        return 1;
     for (int i = 0; q->hk.ready && i < j->n; i++)
         if (!q->hk.ready(q->in.self, j->cands[i]))
             return 0;
@@ -151,6 +159,8 @@ static void *queue_thread(void *p)
         pthread_mutex_unlock(&q->mu);
         if (j->best_ns > 0 && q->in.ops->set_best)
             q->in.ops->set_best(q->in.self, j->best_ns);
+        if (q->in.ops->set_deadline)
+            q->in.ops->set_deadline(q->in.self, j->deadline_ns);
         int rc = q->in.ops->eval_batch(q->in.self, j->cands, j->n, keep, j);
         pthread_mutex_lock(&q->mu);
         j->rc = rc ? rc : j->got < j->n ? KEVO_ENOMEM : KEVO_OK;
@@ -168,8 +178,8 @@ static int lq_batch(void *self, const struct candidate *const *c, int n,
     struct lq *q = s->q;
     if (n <= 0)
         return KEVO_OK;
-    struct job j = {c, n, s->best_ns, calloc((size_t)n, sizeof *j.res), 0,
-                    KEVO_OK, 0, 0, NULL};
+    struct job j = {c, n, s->best_ns, s->deadline_ns,
+                    calloc((size_t)n, sizeof *j.res), 0, KEVO_OK, 0, 0, NULL};
     if (!j.res)
         return KEVO_ENOMEM;
     pthread_mutex_lock(&q->mu);
@@ -195,6 +205,12 @@ static int lq_batch(void *self, const struct candidate *const *c, int n,
 static void lq_set_best(void *self, double best_median_ns)
 {
     ((struct lslot *)self)->best_ns = best_median_ns;
+}
+
+/* (the evaluator is told before each job it measures) */
+static void lq_set_deadline(void *self, long long at_ns)
+{
+    ((struct lslot *)self)->deadline_ns = at_ns > 0 ? at_ns : 0;
 }
 
 static int lq_confirm(void *self, const struct candidate *ch,
@@ -266,6 +282,7 @@ static const struct evaluator_ops lq_ops = {
     .name = "localq",
     .eval_batch = lq_batch,
     .set_best = lq_set_best,
+    .set_deadline = lq_set_deadline,
     .destroy = lq_destroy,
 };
 

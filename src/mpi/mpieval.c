@@ -7,10 +7,12 @@
  * proxy thread waits first receives for all of them and files each
  * message in its slot's inbox (leader/followers), so one MPI stream
  * serves every slot. The messages are JSON (mpx.h tags):
- *   BATCH  {"id": slot, "best_ns": x, "c": [{"t": name, "th": hex,
+ *   BATCH  {"id": slot, "best_ns": x, "left_ns": y (with a deadline:
+ *          the ns left to it, at least 1), "c": [{"t": name, "th": hex,
  *          "text": (first time only), "v": [values], "g": hex, "sh": hex,
  *          "src": text}]}
- *   RESULT {"id": slot, "i": index, result members as in the journal}
+ *   RESULT {"id": slot, "i": index, result members as in the journal;
+ *          or "deferred": kind (eval_result.deferred), nothing else}
  *   END    {"id": slot, "rc": code, "err": reason, "n": results sent}
  *   CANCEL {"id": slot}
  */
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsutil.h"
 #include "hash.h"
 #include "mpx.h"
 #include "record.h"
@@ -58,6 +61,7 @@ struct slot {
     struct conn *c;
     int id;                /* its slot number */
     double best_ns;        /* for its next batch (set_best) */
+    long long deadline_ns; /* for its next batch (set_deadline; 0: none) */
 };
 
 void mpieval_quit(int rank)
@@ -255,6 +259,10 @@ static int send_batch(struct slot *s, const struct candidate *const *cd,
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "id", s->id);
     cJSON_AddNumberToObject(o, "best_ns", s->best_ns);
+    if (s->deadline_ns > 0) { /* as time left: the rank's clock is its own */
+        long long left = s->deadline_ns - fs_now_ns();
+        cJSON_AddNumberToObject(o, "left_ns", (double)(left > 0 ? left : 1));
+    }
     cJSON *arr = cJSON_AddArrayToObject(o, "c");
     for (int i = 0; i < n && !rc; i++) {
         int fresh = 0;
@@ -282,7 +290,12 @@ static int take_result(const cJSON *m, int want, eval_cb cb, void *ud)
     struct eval_result r;
     eval_result_init(&r);
     int i = (int)record_num(m, "i", -1);
-    if (i != want || record_get_result(m, &r)) {
+    double d = record_num(m, "deferred", 0);
+    if (d != 0) { /* (eval.h: 1 to 3) */
+        if (i != want || (d != 1 && d != 2 && d != 3))
+            return -1;
+        r.deferred = (int)d;
+    } else if (i != want || record_get_result(m, &r)) {
         eval_result_release(&r);
         return -1;
     }
@@ -367,6 +380,13 @@ static void me_set_best(void *self, double best_median_ns)
     ((struct slot *)self)->best_ns = best_median_ns;
 }
 
+/* Passed on with each batch: the rank's evaluator measures nothing after
+ * it and hands back the rest unmeasured (eval.h). */
+static void me_set_deadline(void *self, long long at_ns)
+{
+    ((struct slot *)self)->deadline_ns = at_ns > 0 ? at_ns : 0;
+}
+
 /* The first slot speaks for the rank; the others add no entry of their
  * own to the manifest's environment. */
 static char *me_environment(void *self)
@@ -412,6 +432,7 @@ static const struct evaluator_ops me_ops = {
     .name = "mpi",
     .eval_batch = me_batch,
     .set_best = me_set_best,
+    .set_deadline = me_set_deadline,
     .environment = me_environment,
     .destroy = me_destroy,
 };
@@ -539,7 +560,7 @@ int mpieval_new(int rank, int depth, const struct tpl_device *dev,
             rc = KEVO_ENOMEM;
             break;
         }
-        *s = (struct slot){c, k, 0};
+        *s = (struct slot){c, k, 0, 0};
         out[k] = (struct evaluator){&me_ops, s};
         c->refs++;
     }

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fsutil.h"
 #include "gpueval.h"
 #include "hash.h"
 #include "mpx.h"
@@ -39,6 +40,8 @@ struct req {
     int64_t *vals;             /* [n * TPL_MAX_PARAMS] */
     int n;
     double best_ns;            /* the cascade reference it came with */
+    long long deadline_ns;     /* this rank's clock (fs_now_ns) past which
+                                  nothing of it is measured (0: none) */
     int rc;                    /* it could not be read: why */
     char why[512];
     int cancelled;             /* 1: rank 0 sent CANCEL for it */
@@ -263,6 +266,9 @@ static struct req *read_batch(struct server *sv, const char *text)
     r->b = cJSON_Parse(text);
     r->id = (int)record_num(r->b, "id", -1);
     r->best_ns = record_num(r->b, "best_ns", 0);
+    double left = record_num(r->b, "left_ns", 0);
+    if (left > 0)
+        r->deadline_ns = fs_now_ns() + (long long)left;
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(r->b, "c"), *c;
     int n = cJSON_GetArraySize(arr), k = 0;
     r->cands = calloc((size_t)n + 1, sizeof *r->cands);
@@ -361,7 +367,10 @@ static int send_result(void *ud, int index, const struct eval_result *r)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "id", sv->cur->id);
     cJSON_AddNumberToObject(o, "i", index);
-    record_put_result(o, r);
+    if (r->deferred) /* not measured: nothing else to say */
+        cJSON_AddNumberToObject(o, "deferred", r->deferred);
+    else
+        record_put_result(o, r);
     if ((sv->send_rc = send_json(MPX_RESULT, o, sv->err, sizeof sv->err)))
         return 1;
     int t;
@@ -380,6 +389,9 @@ static int send_result(void *ud, int index, const struct eval_result *r)
 static int req_ready(const struct server *sv, const struct req *r)
 {
     if (r->cancelled)
+        return 1;
+    /* past its deadline: at once, its evaluator hands back the rest */
+    if (r->deadline_ns > 0 && fs_now_ns() >= r->deadline_ns)
         return 1;
     for (int i = 0; sv->prefetch && !r->rc && i < r->n; i++)
         if (!gpueval_ready(sv->ev.self, r->ptrs[i]))
@@ -424,6 +436,8 @@ static int serve_next(struct server *sv, const struct evaluator_factory *f,
     int rc = r->rc;
     if (!rc && r->best_ns > 0 && sv->ev.ops->set_best)
         sv->ev.ops->set_best(sv->ev.self, r->best_ns);
+    if (!rc && sv->ev.ops->set_deadline)
+        sv->ev.ops->set_deadline(sv->ev.self, r->deadline_ns);
     if (!rc && r->n > 0 && !r->cancelled)
         rc = sv->ev.ops->eval_batch(sv->ev.self, r->ptrs, r->n, send_result,
                                     &b);

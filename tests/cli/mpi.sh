@@ -157,4 +157,31 @@ if [ -n "${R:-}" ] && "$KEVO" replay "$R" >"$SCRATCH/replay.out" 2>&1 &&
 else
     fail "kevo replay of the MPI run"; cat "$SCRATCH/replay.out"
 fi
+
+# the time budget across ranks: each batch carries the time left, the
+# ranks (and rank 0's own queue) measure nothing after it and hand back
+# the rest unmeasured ("deferred" in the RESULT), so the generation ends
+# with end deferrals as on one GPU; replay is identical. Generation 0
+# (about 80 candidates at 20 ms on two ranks) outlasts 0.6 s.
+END_ARGS="--evaluator test --problem gemm --shape 1000x1000x1000 --seed 11 \
+          --islands 2 --population 40 --offspring 40 --quiet"
+t0=$(date +%s%N)
+KEVO_TEST_EVAL_US=20000 $MPIRUN -np 2 $T run $END_ARGS --generations 0 --time 0.6s \
+    --runs-dir "$SCRATCH" --name end >"$SCRATCH/end.out" 2>&1 ||
+    { fail "mpirun -np 2 kevo run --time 0.6s"; tail "$SCRATCH/end.out"; }
+t1=$(date +%s%N)
+python3 - "$SCRATCH/end/journal.jsonl" >"$SCRATCH/cnt" 2>"$SCRATCH/err" <<'PY' &&
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+assert rs[-1]["type"] == "gen", "the journal does not end with a gen record"
+end = [r for r in rs if r["type"] == "defer" and r.get("end") is True]
+assert end, "no deferral at the time budget"
+ev = [r for r in rs if r["type"] == "eval" and r["gen"] == end[0]["gen"]]
+assert ev and {r["gpu"] for r in ev} == {0, 1}, "not measured on both ranks"
+print(len(end))
+PY
+    ok "mpirun -np 2 stopped by --time: the generation ends with the candidates not measured by then deferred at the end ($(cat "$SCRATCH/cnt")), $(( (t1 - t0) / 1000000 )) ms in all" ||
+    { fail "end deferrals under MPI"; cat "$SCRATCH/err"; }
+"$KEVO" replay "$SCRATCH/end" 2>&1 | grep -q "^identical" &&
+    ok "...and replays identical (no MPI)" || fail "replay of an MPI run ended on time"
 finish

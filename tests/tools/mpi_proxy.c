@@ -6,7 +6,8 @@
  * mid-batch (CANCEL: exactly the results before the stop, and the next
  * batch of that slot still right); two slots of one rank in flight at
  * once from two threads; a rank that cannot make its evaluator, refused
- * with its reason. Rank 1 serves with the test evaluator, rank 2 is asked
+ * with its reason; a deadline that has passed reaches the rank's
+ * evaluator, whose unmeasured results come back deferred. Rank 1 serves with the test evaluator, rank 2 is asked
  * for an evaluator that does not exist. Used only by tests; without
  * KEVO_MPI it only says so.
  */
@@ -24,6 +25,7 @@ int main(void)
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsutil.h"
 #include "genome.h"
 #include "hash.h"
 #include "mpieval.h"
@@ -72,6 +74,9 @@ struct seen {
     int stop_at;               /* ask to stop at this index (-1: never) */
     int bad;                   /* a result out of order or not the test
                                   evaluator's */
+    int deferred;              /* results that came back deferred (2, the
+                                  test evaluator's odd hashes past the
+                                  deadline: any other is bad) */
 };
 
 static int on_result(void *ud, int i, const struct eval_result *r)
@@ -80,6 +85,12 @@ static int on_result(void *ud, int i, const struct eval_result *r)
     const struct candidate *c = &s->cs->c[s->base + i];
     enum eval_outcome o;
     double f = testeval_fitness(c->tpl, c->vals, c->genome_hash, &o);
+    if (r->deferred) {
+        s->bad |= i != s->n || r->deferred != 2 || !(c->genome_hash % 2);
+        s->deferred++;
+        s->n++;
+        return i == s->stop_at;
+    }
     s->bad |= i != s->n || r->outcome != o || r->fitness != f;
     s->n++;
     return i == s->stop_at;
@@ -150,21 +161,38 @@ static int coordinator(void)
         return 1;
     }
 
-    struct seen s1 = {&cs, 0, 0, -1, 0};
+    struct seen s1 = {&cs, 0, 0, -1, 0, 0};
     rc = px[0].ops->eval_batch(px[0].self, cs.p, N_CANDS, on_result, &s1);
     check(!rc && s1.n == N_CANDS && !s1.bad,
           "a batch of 12: every result, in order, the test evaluator's own");
-    struct seen s2 = {&cs, 0, 0, 3, 0};
+    struct seen s2 = {&cs, 0, 0, 3, 0, 0};
     rc = px[1].ops->eval_batch(px[1].self, cs.p, N_CANDS, on_result, &s2);
     check(rc == KEVO_ESTOPPED && s2.n == 4 && !s2.bad,
           "a callback that stops at the 4th result: stopped, 4 results");
-    struct seen s3 = {&cs, 0, 0, -1, 0};
+    struct seen s3 = {&cs, 0, 0, -1, 0, 0};
     rc = px[1].ops->eval_batch(px[1].self, cs.p, N_CANDS, on_result, &s3);
     check(!rc && s3.n == N_CANDS && !s3.bad,
           "the stopped slot's next batch: complete and right");
 
-    struct job j[2] = {{px[0], {&cs, 0, 0, -1, 0}, -1},
-                       {px[1], {&cs, 6, 0, -1, 0}, -1}};
+    /* a deadline passed: the rank's evaluator hands back what it cannot
+     * measure (the test evaluator: the odd hashes) as "deferred" */
+    int odd = 0;
+    for (int k = 0; k < N_CANDS; k++)
+        odd += (int)(cs.c[k].genome_hash % 2);
+    px[0].ops->set_deadline(px[0].self, fs_now_ns());
+    struct seen s4 = {&cs, 0, 0, -1, 0, 0};
+    rc = px[0].ops->eval_batch(px[0].self, cs.p, N_CANDS, on_result, &s4);
+    check(!rc && s4.n == N_CANDS && !s4.bad && odd > 0 && s4.deferred == odd,
+          "with set_deadline passed, the rank hands back unmeasured what it "
+          "cannot measure by then (deferred 2, in order with the rest)");
+    px[0].ops->set_deadline(px[0].self, 0);
+    struct seen s5 = {&cs, 0, 0, -1, 0, 0};
+    rc = px[0].ops->eval_batch(px[0].self, cs.p, N_CANDS, on_result, &s5);
+    check(!rc && s5.n == N_CANDS && !s5.bad && s5.deferred == 0,
+          "...and with the deadline lifted, the next batch is measured whole");
+
+    struct job j[2] = {{px[0], {&cs, 0, 0, -1, 0, 0}, -1},
+                       {px[1], {&cs, 6, 0, -1, 0, 0}, -1}};
     pthread_t th[2];
     for (int k = 0; k < 2; k++)
         pthread_create(&th[k], NULL, run_job, &j[k]);
