@@ -5,7 +5,7 @@
  * compiled the queue waits (polling) and prefetches batches that come
  * meanwhile instead of blocking on the oldest; arrival order without
  * hooks; every queued batch prefetched once, each result delivered to its
- * own proxy. The queue's state is observed through localq_waiting and the
+ * own proxy; a batch past its deadline measured at once. The queue's state is observed through localq_waiting and the
  * fake's counters, never through sleeps.
  */
 #include <pthread.h>
@@ -30,6 +30,7 @@ struct fake {
     uint64_t compiled;        /* bit h: ready() answers 1 for hash h */
     int polls;                /* poll() calls */
     int poll_compiles;        /* 1: a poll() compiles everything */
+    long long deadline;       /* the last set_deadline it was told */
 };
 
 static void wait_until(struct fake *f, const int *flag, int want)
@@ -69,6 +70,21 @@ static void fake_destroy(void *self) { (void)self; }
 static const struct evaluator_ops fake_ops = {
     .name = "fake",
     .eval_batch = fake_batch,
+    .destroy = fake_destroy,
+};
+
+static void fake_set_deadline(void *self, long long at_ns)
+{
+    struct fake *f = self;
+    pthread_mutex_lock(&f->mu);
+    f->deadline = at_ns;
+    pthread_mutex_unlock(&f->mu);
+}
+
+static const struct evaluator_ops fake_ops_dl = {
+    .name = "fake",
+    .eval_batch = fake_batch,
+    .set_deadline = fake_set_deadline,
     .destroy = fake_destroy,
 };
 
@@ -271,6 +287,43 @@ static void prefetch_while_waiting(void)
     pthread_mutex_destroy(&f.mu);
 }
 
+/* A batch past its deadline is measured at once, compiled or not (its
+ * evaluator, told the deadline first, hands back what it cannot measure);
+ * the next batch, deadline lifted, waits for its compile again. */
+static void deadline_at_once(void)
+{
+    const struct localq_hooks hooks = {fake_prefetch, fake_ready, fake_poll};
+    struct fake f;
+    fake_init(&f);
+    f.gate = 1;
+    struct evaluator px[1];
+    CHECK(localq_new((struct evaluator){&fake_ops_dl, &f}, 1, &hooks, px) ==
+          KEVO_OK);
+    CHECK(px[0].ops->set_deadline != NULL);
+    long long at = 12345; /* (fs_now_ns: long past) */
+    px[0].ops->set_deadline(px[0].self, at);
+    struct client c;
+    start(&c, px[0], 5); /* never compiled: poll does not compile */
+    pthread_join(c.th, NULL);
+    CHECK(c.rc == KEVO_OK && c.got == 5.0);
+    pthread_mutex_lock(&f.mu);
+    CHECK(f.deadline == at && f.n_order == 1);
+    pthread_mutex_unlock(&f.mu);
+    px[0].ops->set_deadline(px[0].self, 0);
+    start(&c, px[0], 6);
+    int polls = await_count(&f.polls,
+                            __atomic_load_n(&f.polls, __ATOMIC_SEQ_CST) + 3);
+    pthread_mutex_lock(&f.mu);
+    CHECK(f.n_order == 1 && polls >= 3); /* waits for 6's compile */
+    pthread_mutex_unlock(&f.mu);
+    compile_all(&f);
+    pthread_join(c.th, NULL);
+    CHECK(c.rc == KEVO_OK && c.got == 6.0 && f.deadline == 0);
+    px[0].ops->destroy(px[0].self);
+    pthread_cond_destroy(&f.cv);
+    pthread_mutex_destroy(&f.mu);
+}
+
 int main(void)
 {
     RUN(compiled_first, "a batch already compiled is measured before an "
@@ -283,5 +336,8 @@ int main(void)
     RUN(prefetch_while_waiting, "while no batch is compiled the queue "
                                 "waits, and a batch that comes meanwhile "
                                 "starts compiling at once");
+    RUN(deadline_at_once, "a batch past its deadline is measured at once, "
+                          "its evaluator told the deadline; lifted, the "
+                          "queue waits for compiles again");
     TEST_DONE();
 }
