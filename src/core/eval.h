@@ -155,6 +155,15 @@ struct evaluator_ops {
      * measured or deferred comes back dropped (r->deferred = 3): they fill
      * the GPU's wait for compiles and never make the batch longer. */
     void (*set_drop)(void *self, int on);
+    /* (optional) Called from another thread while eval_batch runs: every
+     * candidate of that batch not measured yet comes back as soon as it
+     * can with r->deferred = 1, unmeasured (its compile, if any, goes on
+     * into the cache), and that eval_batch returns KEVO_OK; one being
+     * measured ends as usual. Between batches, or after the batch's last
+     * result, it does nothing. The fan-out defers so with evaluators that
+     * cannot say which of their candidates are compiled (an MPI rank's
+     * queue): fanout.h. */
+    void (*give_back)(void *self);
     /* (optional) JSON object text describing the environment (GPU, driver,
      * versions) for the manifest; new string, caller frees. */
     char *(*environment)(void *self);

@@ -44,6 +44,7 @@ struct slot {
     int asked;              /* 1: opts.ready was asked about it */
     int avoid;              /* sub that last failed on it, -1 = none */
     int tries;              /* failed attempts so far */
+    int sub;                /* the sub it last went to */
     struct eval_result r;   /* once SL_DONE; owned */
 };
 
@@ -94,8 +95,9 @@ struct fanout {
     int defer_max;          /* candidates a batch may defer (set_defer) */
     long long deadline_ns;  /* set_deadline's (fs_now_ns; 0: none) */
     int drop;               /* set_drop's: optional candidates may drop */
-    long long req_ms;       /* with optional candidates: when a required
-                               one was last taken or finished (mono_ms) */
+    long long req_ms;       /* when a required candidate was last taken or
+                               finished (mono_ms) */
+    int gave_back;          /* 1: give_back_rest asked this batch's subs */
     long long last_end_ms;  /* when a sub last ended a call (mono_ms) */
     int ask_from;           /* next_slots: the not-ready slots it asks again */
 };
@@ -319,6 +321,7 @@ static void run_taken(struct fanout *f, int k, struct taken *t)
     const struct candidate *cs[FANOUT_TAKE];
     for (int j = 0; j < t->n; j++) {
         f->sl[t->slot[j]].st = SL_RUNNING;
+        f->sl[t->slot[j]].sub = k;
         if (!optional(f, t->slot[j]))
             f->req_ms = mono_ms();
         cs[j] = f->cands[t->slot[j]];
@@ -461,12 +464,68 @@ static int defer_behind_optional(struct fanout *f)
     return 0;
 }
 
+/* Subs that cannot say what is compiled (no opts.ready: MPI ranks, whose
+ * queues compile before they measure) hold the batch's last candidates
+ * while their compiles run. Once none is pending, at most defer_max are
+ * out and none has been taken or finished for DEFER_WAIT_MS, each sub
+ * holding one is asked once to give it back (eval.h give_back): it comes
+ * back deferred unless it is being measured. */
+static void give_back_rest(struct fanout *f)
+{
+    if (f->o.ready || f->defer_max <= 0 || f->gave_back)
+        return;
+    int n = 0;
+    for (int i = 0; i < f->n_cands; i++) {
+        const struct slot *s = &f->sl[i];
+        if (s->st == SL_PENDING)
+            return;
+        if (s->st == SL_RUNNING && !f->subs[s->sub].s.ev.ops->give_back)
+            return;
+        n += s->st == SL_RUNNING;
+    }
+    if (n == 0 || n > f->defer_max || mono_ms() - f->req_ms < DEFER_WAIT_MS)
+        return;
+    f->gave_back = 1;
+    for (int i = 0; i < f->n_cands; i++)
+        if (f->sl[i].st == SL_RUNNING) {
+            struct evaluator *e = &f->subs[f->sl[i].sub].s.ev;
+            e->ops->give_back(e->self);
+        }
+}
+
+/* 1 if a sub with nothing to take should look again soon (give_back_rest
+ * may be due) rather than wait for a slot to change. */
+static int may_give_back(const struct fanout *f)
+{
+    return !f->o.ready && f->defer_max > 0 && !f->gave_back;
+}
+
+/* Waits (mutex held) for a slot to change, or WAIT_STEP_MS where
+ * give_back_rest may come due meanwhile (then looks). */
+static void wait_slot(struct fanout *f)
+{
+    if (!may_give_back(f)) {
+        pthread_cond_wait(&f->cv, &f->mu);
+        return;
+    }
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_nsec += WAIT_STEP_MS * 1000000L;
+    if (dl.tv_nsec >= 1000000000L) {
+        dl.tv_sec++;
+        dl.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&f->cv, &f->mu, &dl);
+    give_back_rest(f);
+}
+
 /* What the deadline and the optional candidates decide before a sub takes
  * more (mutex held): 1 if slots were handed back. */
 static int settle(struct fanout *f)
 {
     if (f->stop || f->fatal)
         return 0;
+    give_back_rest(f);
     if (past_deadline(f))
         return end_rest(f);
     return drop_rest(f) || defer_behind_optional(f);
@@ -494,7 +553,7 @@ static void sub_batch(struct fanout *f, struct worker_arg *a)
                 more |= f->sl[j].st != SL_DONE;
             if (!more)
                 break;
-            pthread_cond_wait(&f->cv, &f->mu);
+            wait_slot(f);
             continue;
         }
         if (got == 0) { /* none ready: wait for a compile to end */
@@ -588,7 +647,7 @@ static int deliver(struct fanout *f, eval_cb cb, void *ud)
             rc = KEVO_ENODEV;
             break;
         }
-        pthread_cond_wait(&f->cv, &f->mu);
+        wait_slot(f); /* (every sub may be holding one: the caller looks) */
     }
     __atomic_store_n(&f->stop, 1, __ATOMIC_RELAXED);
     pthread_cond_broadcast(&f->cv);
@@ -750,6 +809,7 @@ static int fo_eval_batch(void *self, const struct candidate *const *cands,
     f->stop = f->fatal = 0;
     f->ask_from = 0;
     f->req_ms = mono_ms();
+    f->gave_back = 0;
     f->running = 0;
     for (int k = 0; k < f->n; k++) {
         f->args[k].on = !f->subs[k].dropped && k < f->n_threads;

@@ -88,7 +88,16 @@ struct fanout_opts {
  * reference (set_best). With one sub-evaluator in use, it gets the
  * whole batch in one eval_batch in the calling thread (its own pipeline
  * stays whole; what is delivered before a failure counts, the rest is
- * tried again). A sub-evaluator whose eval_batch fails (returns an error:
+ * tried again). The fan-out defers (set_defer) what is still compiling
+ * at a batch's end: with opts.ready, the pending candidates none of which
+ * is ready; without it (MPI ranks, which compile what they hold), by
+ * asking the subs that hold the last ones to give them back (give_back),
+ * once nothing is pending, at most the allowance is out and nothing moved
+ * for 100 ms. At set_deadline no sub starts a candidate and every pending
+ * one comes back deferred; subs with set_deadline are told it too. With
+ * set_drop (offered only with opts.ready), optional candidates are handed
+ * out one at a time while a required one compiles, and dropped once the
+ * rest is measured. A sub-evaluator whose eval_batch fails (returns an error:
  * its GPU worker cannot start, ...) is reported, its candidate goes to
  * another one, and after max_failures failures in a row
  * it is dropped for the rest of the run; eval_batch fails only when none

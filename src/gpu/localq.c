@@ -29,6 +29,8 @@ struct job {
     int got;                   /* results in res */
     int rc;                    /* the evaluator's status */
     int prefetched;            /* 1: its compile has been started */
+    int given_back;            /* 1: taken off the queue unmeasured
+                                  (give_back): its results are deferred */
     int done;
     struct job *next;
 };
@@ -49,6 +51,7 @@ struct lslot {
     struct lq *q;
     double best_ns;            /* set_best, for its next batch */
     long long deadline_ns;     /* set_deadline, for its next batch */
+    struct job *cur;           /* its job while queued (q->mu), or NULL */
 };
 
 /* Copies each result into the job (the queue thread's callback). */
@@ -179,7 +182,8 @@ static int lq_batch(void *self, const struct candidate *const *c, int n,
     if (n <= 0)
         return KEVO_OK;
     struct job j = {c, n, s->best_ns, s->deadline_ns,
-                    calloc((size_t)n, sizeof *j.res), 0, KEVO_OK, 0, 0, NULL};
+                    calloc((size_t)n, sizeof *j.res), 0, KEVO_OK, 0, 0, 0,
+                    NULL};
     if (!j.res)
         return KEVO_ENOMEM;
     pthread_mutex_lock(&q->mu);
@@ -188,10 +192,17 @@ static int lq_batch(void *self, const struct candidate *const *c, int n,
     else
         q->head = &j;
     q->tail = &j;
+    s->cur = &j;
     pthread_cond_broadcast(&q->cv);
     while (!j.done)
         pthread_cond_wait(&q->cv, &q->mu);
+    s->cur = NULL;
     pthread_mutex_unlock(&q->mu);
+    if (j.given_back) { /* nothing measured: all of it deferred */
+        for (int i = 0; i < n; i++)
+            j.res[i].deferred = 1;
+        j.got = n;
+    }
     int rc = KEVO_OK;
     for (int i = 0; i < j.got; i++) {
         if (!rc && cb(ud, i, &j.res[i]))
@@ -205,6 +216,33 @@ static int lq_batch(void *self, const struct candidate *const *c, int n,
 static void lq_set_best(void *self, double best_median_ns)
 {
     ((struct lslot *)self)->best_ns = best_median_ns;
+}
+
+/* Takes the slot's job off the queue if the queue's thread has not
+ * started it (eval.h give_back): it comes back deferred, unmeasured; one
+ * started ends as usual. */
+static void lq_give_back(void *self)
+{
+    struct lslot *s = self;
+    struct lq *q = s->q;
+    pthread_mutex_lock(&q->mu);
+    struct job *prev = NULL, *j = q->head;
+    while (j && j != s->cur) {
+        prev = j;
+        j = j->next;
+    }
+    if (j) { /* still queued */
+        if (prev)
+            prev->next = j->next;
+        else
+            q->head = j->next;
+        if (q->tail == j)
+            q->tail = prev;
+        j->next = NULL;
+        j->given_back = j->done = 1;
+        pthread_cond_broadcast(&q->cv);
+    }
+    pthread_mutex_unlock(&q->mu);
 }
 
 /* (the evaluator is told before each job it measures) */
@@ -283,6 +321,7 @@ static const struct evaluator_ops lq_ops = {
     .eval_batch = lq_batch,
     .set_best = lq_set_best,
     .set_deadline = lq_set_deadline,
+    .give_back = lq_give_back,
     .destroy = lq_destroy,
 };
 

@@ -62,6 +62,11 @@ struct slot {
     int id;                /* its slot number */
     double best_ns;        /* for its next batch (set_best) */
     long long deadline_ns; /* for its next batch (set_deadline; 0: none) */
+    pthread_mutex_t back_mu; /* the two below; held while give_back sends
+                                its CANCEL, so that it goes before the
+                                slot's next BATCH */
+    int in_flight;         /* 1: a BATCH sent, its END not yet read */
+    int gave_back;         /* 1: give_back cancelled the batch in flight */
 };
 
 void mpieval_quit(int rank)
@@ -323,6 +328,24 @@ static int take_end(struct slot *s, const cJSON *m, int got, int n,
     return KEVO_OK;
 }
 
+/* The END of a batch that give_back cancelled: the candidates without a
+ * result come back deferred (1), unmeasured. */
+static int take_given_back(struct slot *s, const cJSON *m, int got, int n,
+                           eval_cb cb, void *ud)
+{
+    int erc = (int)record_num(m, "rc", KEVO_EPARSE);
+    if (erc != KEVO_ESTOPPED) /* ended before the CANCEL, or failed */
+        return take_end(s, m, got, n, 0);
+    for (int i = got; i < n; i++) {
+        struct eval_result r;
+        eval_result_init(&r);
+        r.deferred = 1;
+        if (cb(ud, i, &r))
+            return KEVO_ESTOPPED;
+    }
+    return KEVO_OK;
+}
+
 /* Reads this slot's RESULTs up to its END. After cb asks to stop, sends
  * CANCEL and drops what still comes. */
 static int collect(struct slot *s, int n, eval_cb cb, void *ud)
@@ -334,7 +357,12 @@ static int collect(struct slot *s, int n, eval_cb cb, void *ud)
         if ((rc = next_msg(s, &m, &tag)))
             return rc;
         if (tag == MPX_END) {
-            rc = take_end(s, m, got, n, stopped);
+            pthread_mutex_lock(&s->back_mu);
+            int back = s->gave_back;
+            s->in_flight = s->gave_back = 0;
+            pthread_mutex_unlock(&s->back_mu);
+            rc = back && !stopped ? take_given_back(s, m, got, n, cb, ud)
+                                  : take_end(s, m, got, n, stopped);
             cJSON_Delete(m);
             return rc;
         }
@@ -372,12 +400,33 @@ static int me_batch(void *self, const struct candidate *const *cd, int n,
         return rc;
     if ((rc = send_batch(s, cd, n, why, sizeof why)))
         return fail(c, rc, why);
+    pthread_mutex_lock(&s->back_mu);
+    s->in_flight = 1;
+    pthread_mutex_unlock(&s->back_mu);
     return collect(s, n, cb, ud);
 }
 
 static void me_set_best(void *self, double best_median_ns)
 {
     ((struct slot *)self)->best_ns = best_median_ns;
+}
+
+/* Cancels the batch in flight (eval.h give_back): the rank answers at once
+ * if it has not started it, else after the candidate it is measuring;
+ * collect hands back the rest deferred. */
+static void me_give_back(void *self)
+{
+    struct slot *s = self;
+    pthread_mutex_lock(&s->back_mu);
+    if (s->in_flight && !s->gave_back) {
+        char cancel[32], why[256];
+        s->gave_back = 1;
+        snprintf(cancel, sizeof cancel, "{\"id\":%d}", s->id);
+        if (mpx_send(s->c->rank, MPX_CANCEL, cancel, strlen(cancel), why,
+                     sizeof why))
+            s->gave_back = 0; /* (its rank is failing: collect says so) */
+    }
+    pthread_mutex_unlock(&s->back_mu);
 }
 
 /* Passed on with each batch: the rank's evaluator measures nothing after
@@ -420,6 +469,7 @@ static void me_destroy(void *self)
     pthread_mutex_lock(&c->mu);
     int last = --c->refs == 0;
     pthread_mutex_unlock(&c->mu);
+    pthread_mutex_destroy(&s->back_mu);
     free(s);
     if (!last)
         return;
@@ -433,6 +483,7 @@ static const struct evaluator_ops me_ops = {
     .eval_batch = me_batch,
     .set_best = me_set_best,
     .set_deadline = me_set_deadline,
+    .give_back = me_give_back,
     .environment = me_environment,
     .destroy = me_destroy,
 };
@@ -560,7 +611,7 @@ int mpieval_new(int rank, int depth, const struct tpl_device *dev,
             rc = KEVO_ENOMEM;
             break;
         }
-        *s = (struct slot){c, k, 0, 0};
+        *s = (struct slot){c, k, 0, 0, PTHREAD_MUTEX_INITIALIZER, 0, 0};
         out[k] = (struct evaluator){&me_ops, s};
         c->refs++;
     }

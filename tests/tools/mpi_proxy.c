@@ -7,7 +7,8 @@
  * batch of that slot still right); two slots of one rank in flight at
  * once from two threads; a rank that cannot make its evaluator, refused
  * with its reason; a deadline that has passed reaches the rank's
- * evaluator, whose unmeasured results come back deferred. Rank 1 serves with the test evaluator, rank 2 is asked
+ * evaluator, whose unmeasured results come back deferred; give_back
+ * mid-batch hands back the rest deferred. Rank 1 serves with the test evaluator, rank 2 is asked
  * for an evaluator that does not exist. Used only by tests; without
  * KEVO_MPI it only says so.
  */
@@ -76,7 +77,11 @@ struct seen {
                                   evaluator's */
     int deferred;              /* results that came back deferred (2, the
                                   test evaluator's odd hashes past the
-                                  deadline: any other is bad) */
+                                  deadline; 1 after give_back: any other is
+                                  bad) */
+    int give_at;               /* calls give_back at this index (0: never) */
+    const struct evaluator *px;/* (with give_at) the proxy measuring */
+    int kind;                  /* the deferred kind expected: 2 or 1 */
 };
 
 static int on_result(void *ud, int i, const struct eval_result *r)
@@ -85,8 +90,11 @@ static int on_result(void *ud, int i, const struct eval_result *r)
     const struct candidate *c = &s->cs->c[s->base + i];
     enum eval_outcome o;
     double f = testeval_fitness(c->tpl, c->vals, c->genome_hash, &o);
+    if (s->give_at && i == s->give_at) /* (from the proxy's own thread) */
+        s->px->ops->give_back(s->px->self);
     if (r->deferred) {
-        s->bad |= i != s->n || r->deferred != 2 || !(c->genome_hash % 2);
+        s->bad |= i != s->n || r->deferred != s->kind ||
+                  (s->kind == 2 && !(c->genome_hash % 2));
         s->deferred++;
         s->n++;
         return i == s->stop_at;
@@ -161,15 +169,15 @@ static int coordinator(void)
         return 1;
     }
 
-    struct seen s1 = {&cs, 0, 0, -1, 0, 0};
+    struct seen s1 = {&cs, 0, 0, -1, 0, 0, 0, NULL, 2};
     rc = px[0].ops->eval_batch(px[0].self, cs.p, N_CANDS, on_result, &s1);
     check(!rc && s1.n == N_CANDS && !s1.bad,
           "a batch of 12: every result, in order, the test evaluator's own");
-    struct seen s2 = {&cs, 0, 0, 3, 0, 0};
+    struct seen s2 = {&cs, 0, 0, 3, 0, 0, 0, NULL, 2};
     rc = px[1].ops->eval_batch(px[1].self, cs.p, N_CANDS, on_result, &s2);
     check(rc == KEVO_ESTOPPED && s2.n == 4 && !s2.bad,
           "a callback that stops at the 4th result: stopped, 4 results");
-    struct seen s3 = {&cs, 0, 0, -1, 0, 0};
+    struct seen s3 = {&cs, 0, 0, -1, 0, 0, 0, NULL, 2};
     rc = px[1].ops->eval_batch(px[1].self, cs.p, N_CANDS, on_result, &s3);
     check(!rc && s3.n == N_CANDS && !s3.bad,
           "the stopped slot's next batch: complete and right");
@@ -180,19 +188,36 @@ static int coordinator(void)
     for (int k = 0; k < N_CANDS; k++)
         odd += (int)(cs.c[k].genome_hash % 2);
     px[0].ops->set_deadline(px[0].self, fs_now_ns());
-    struct seen s4 = {&cs, 0, 0, -1, 0, 0};
+    struct seen s4 = {&cs, 0, 0, -1, 0, 0, 0, NULL, 2};
     rc = px[0].ops->eval_batch(px[0].self, cs.p, N_CANDS, on_result, &s4);
     check(!rc && s4.n == N_CANDS && !s4.bad && odd > 0 && s4.deferred == odd,
           "with set_deadline passed, the rank hands back unmeasured what it "
           "cannot measure by then (deferred 2, in order with the rest)");
     px[0].ops->set_deadline(px[0].self, 0);
-    struct seen s5 = {&cs, 0, 0, -1, 0, 0};
+    struct seen s5 = {&cs, 0, 0, -1, 0, 0, 0, NULL, 2};
     rc = px[0].ops->eval_batch(px[0].self, cs.p, N_CANDS, on_result, &s5);
     check(!rc && s5.n == N_CANDS && !s5.bad && s5.deferred == 0,
           "...and with the deadline lifted, the next batch is measured whole");
 
-    struct job j[2] = {{px[0], {&cs, 0, 0, -1, 0, 0}, -1},
-                       {px[1], {&cs, 6, 0, -1, 0, 0}, -1}};
+    /* give_back mid-batch (rank 1 takes 20 ms a candidate): the results
+     * up to the one being measured, then the rest deferred (1); the
+     * slot's next batch whole */
+    struct seen s6 = {&cs, 0, 0, -1, 0, 0, 2, &px[1], 1};
+    rc = px[1].ops->eval_batch(px[1].self, cs.p, N_CANDS, on_result, &s6);
+    check(!rc && s6.n == N_CANDS && !s6.bad && s6.deferred >= 1 &&
+              s6.deferred <= N_CANDS - 3,
+          "give_back mid-batch: what was measured, then the rest deferred "
+          "(1), in order");
+    if (s6.bad || s6.deferred < 1 || s6.deferred > N_CANDS - 3)
+        printf("     (%d results, %d deferred, rc %d)\n", s6.n, s6.deferred,
+               rc);
+    struct seen s7 = {&cs, 0, 0, -1, 0, 0, 0, NULL, 1};
+    rc = px[1].ops->eval_batch(px[1].self, cs.p, N_CANDS, on_result, &s7);
+    check(!rc && s7.n == N_CANDS && !s7.bad && s7.deferred == 0,
+          "...and that slot's next batch is measured whole");
+
+    struct job j[2] = {{px[0], {&cs, 0, 0, -1, 0, 0, 0, NULL, 2}, -1},
+                       {px[1], {&cs, 6, 0, -1, 0, 0, 0, NULL, 2}, -1}};
     pthread_t th[2];
     for (int k = 0; k < 2; k++)
         pthread_create(&th[k], NULL, run_job, &j[k]);
@@ -221,10 +246,14 @@ int main(void)
         fprintf(stderr, "mpi_proxy: run me under mpirun -np 3\n");
         return 2;
     }
-    if (mpx_rank() == 0)
+    if (mpx_rank() == 0) {
         rc = coordinator();
-    else if ((rc = mpiserve_run(f, err, sizeof err)))
-        fprintf(stderr, "mpi_proxy: %s\n", err);
+    } else {
+        /* 20 ms a candidate: give_back comes while a batch is served */
+        setenv("KEVO_TEST_EVAL_US", "20000", 1);
+        if ((rc = mpiserve_run(f, err, sizeof err)))
+            fprintf(stderr, "mpi_proxy: %s\n", err);
+    }
     mpx_finalize();
     return rc ? 1 : 0;
 }

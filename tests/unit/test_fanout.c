@@ -61,6 +61,10 @@ struct fake {
     int late;          /* candidates started past late_after_ns */
     long long deadline;/* set_deadline's, with fake_ops_end */
     int drop;          /* set_drop's, with fake_ops_end */
+    int stuck_from;    /* candidates from this index on "compile" until
+                          given back, at most 1 s (0: none; fake_ops_back) */
+    int back;          /* give_back calls (atomic) */
+    int back_now;      /* 1: the batch in flight was given back (atomic) */
 };
 
 /* The deadline cases: a candidate started after this (fs_now_ns) is
@@ -144,6 +148,23 @@ static int fake_batch(void *self, const struct candidate *const *c, int n,
         }
         if (late_after_ns && fs_now_ns() > late_after_ns)
             f->late++;
+        int idx = (int)((c[i]->genome_hash - 1000) / 7);
+        if (f->stuck_from && idx >= f->stuck_from) {
+            for (int w = 0; w < 1000 &&
+                            !__atomic_load_n(&f->back_now, __ATOMIC_SEQ_CST);
+                 w++)
+                usleep(1000);
+            if (__atomic_exchange_n(&f->back_now, 0, __ATOMIC_SEQ_CST)) {
+                for (; i < n && !rc; i++) { /* the rest, unmeasured */
+                    struct eval_result d;
+                    eval_result_init(&d);
+                    d.deferred = 1;
+                    if (cb(ud, i, &d))
+                        rc = KEVO_ESTOPPED;
+                }
+                break;
+            }
+        }
         int us = c[i]->optional && f->opt_delay_us ? f->opt_delay_us
                                                   : f->delay_us;
         if (us)
@@ -212,6 +233,22 @@ static void fake_set_drop(void *self, int on)
 {
     ((struct fake *)self)->drop = on;
 }
+
+static void fake_give_back(void *self)
+{
+    struct fake *f = self;
+    __atomic_add_fetch(&f->back, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&f->back_now, 1, __ATOMIC_SEQ_CST);
+}
+
+/* A fake that can give back the batch it holds (an MPI rank's queue). */
+static const struct evaluator_ops fake_ops_back = {
+    .name = "fake",
+    .eval_batch = fake_batch,
+    .set_best = fake_set_best,
+    .give_back = fake_give_back,
+    .destroy = fake_destroy,
+};
 
 /* A fake that is told the deadline and the drop (it measures all the
  * same: what it was told is checked). */
@@ -931,6 +968,45 @@ static void test_drop(void)
     make_optional(N_CANDS);
 }
 
+/* Subs without a ready hook (MPI ranks) holding the batch's last
+ * candidates in their compiles: once nothing is pending, at most the
+ * allowance is out and nothing moved for 100 ms, each is given back and
+ * comes back deferred (1); more out than allowed are waited for. */
+static void test_give_back(void)
+{
+    for (int allow = 2; allow >= 1; allow--) {
+        struct fake f[2];
+        struct fanout_sub subs[2];
+        for (int k = 0; k < 2; k++) {
+            f[k] = (struct fake){.id = k, .stuck_from = N_CANDS - 2};
+            subs[k] = (struct fanout_sub){{&fake_ops_back, &f[k]}, k, "rank"};
+        }
+        struct evaluator ev;
+        char err[128];
+        CHECK(fanout_new(NULL, subs, 2, &ev, err, sizeof err) == KEVO_OK);
+        ev.ops->set_defer(ev.self, allow);
+        struct drec d = {.order_ok = 1, .values_ok = 1};
+        int kinds[4] = {0};
+        d.kinds = kinds;
+        long long t0 = fs_now_ns();
+        CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_drec, &d) ==
+              KEVO_OK);
+        double s = (fs_now_ns() - t0) / 1e9;
+        CHECK(d.n == N_CANDS && d.order_ok && d.values_ok);
+        int back = f[0].back + f[1].back;
+        if (allow == 2) {
+            CHECK_MSG(kinds[1] == 2 && d.deferred[N_CANDS - 1] == 1 &&
+                      d.deferred[N_CANDS - 2] == 1 && back == 2 && s < 0.9,
+                      "%d deferred, %d given back, %.2f s", kinds[1], back,
+                      s);
+        } else {
+            CHECK_MSG(kinds[1] == 0 && back == 0, "%d deferred beyond the "
+                      "allowance, %d given back", kinds[1], back);
+        }
+        ev.ops->destroy(ev.self);
+    }
+}
+
 static void test_dispatch_order(void)
 {
     struct shared sh = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
@@ -1129,6 +1205,9 @@ int main(void)
         "time and only while a required one compiles; those not measured "
         "when the rest is are dropped, and a required one stuck compiling "
         "behind them is deferred after 100 ms");
+    RUN(test_give_back, "subs that cannot say what is compiled give back "
+        "the batch's last candidates once nothing moved for 100 ms: "
+        "deferred, at most the allowance");
     RUN(test_dispatch_order, "with an order hook the batch is prefetched "
         "and handed out in its order, results still reach the callback in "
         "index order, and learn sees each result");

@@ -5,7 +5,8 @@
  * compiled the queue waits (polling) and prefetches batches that come
  * meanwhile instead of blocking on the oldest; arrival order without
  * hooks; every queued batch prefetched once, each result delivered to its
- * own proxy; a batch past its deadline measured at once. The queue's state is observed through localq_waiting and the
+ * own proxy; a batch past its deadline measured at once; a queued one
+ * given back. The queue's state is observed through localq_waiting and the
  * fake's counters, never through sleeps.
  */
 #include <pthread.h>
@@ -150,6 +151,7 @@ struct client {
     struct evaluator px;
     struct candidate cand;
     double got;               /* median_ns of the result it received */
+    int deferred;             /* its r->deferred */
     int rc;
     pthread_t th;
 };
@@ -158,6 +160,7 @@ static int keep(void *ud, int index, const struct eval_result *r)
 {
     (void)index;
     ((struct client *)ud)->got = r->median_ns;
+    ((struct client *)ud)->deferred = r->deferred;
     return 0;
 }
 
@@ -324,6 +327,41 @@ static void deadline_at_once(void)
     pthread_mutex_destroy(&f.mu);
 }
 
+/* give_back takes a queued job off the queue (it comes back deferred,
+ * unmeasured); one being measured, or none, is left alone. */
+static void give_back_queued(void)
+{
+    const struct localq_hooks hooks = {fake_prefetch, fake_ready, fake_poll};
+    struct fake f;
+    fake_init(&f);
+    f.compiled = 1u << 1;
+    struct evaluator px[2];
+    CHECK(localq_new((struct evaluator){&fake_ops, &f}, 2, &hooks, px) ==
+          KEVO_OK);
+    CHECK(px[0].ops->give_back != NULL && px[1].ops->give_back != NULL);
+    px[1].ops->give_back(px[1].self); /* nothing in flight: nothing */
+    struct client c[2];
+    start(&c[0], px[0], 1); /* compiled: on the GPU, held by the gate */
+    pthread_mutex_lock(&f.mu);
+    wait_until(&f, &f.started, 1);
+    pthread_mutex_unlock(&f.mu);
+    start(&c[1], px[1], 2); /* never compiled: waits in the queue */
+    await_waiting(&px[0], 1);
+    px[0].ops->give_back(px[0].self); /* being measured: left alone */
+    px[1].ops->give_back(px[1].self);
+    pthread_join(c[1].th, NULL);
+    CHECK(c[1].rc == KEVO_OK && c[1].deferred == 1 && c[1].got == 0);
+    CHECK(localq_waiting(&px[0]) == 0);
+    fake_release(&f);
+    pthread_join(c[0].th, NULL);
+    CHECK(c[0].rc == KEVO_OK && c[0].deferred == 0 && c[0].got == 1.0);
+    CHECK(f.n_order == 1);
+    for (int i = 0; i < 2; i++)
+        px[i].ops->destroy(px[i].self);
+    pthread_cond_destroy(&f.cv);
+    pthread_mutex_destroy(&f.mu);
+}
+
 int main(void)
 {
     RUN(compiled_first, "a batch already compiled is measured before an "
@@ -336,6 +374,9 @@ int main(void)
     RUN(prefetch_while_waiting, "while no batch is compiled the queue "
                                 "waits, and a batch that comes meanwhile "
                                 "starts compiling at once");
+    RUN(give_back_queued, "give_back takes a queued job off the queue, "
+                          "deferred and unmeasured; one being measured is "
+                          "left alone");
     RUN(deadline_at_once, "a batch past its deadline is measured at once, "
                           "its evaluator told the deadline; lifted, the "
                           "queue waits for compiles again");
