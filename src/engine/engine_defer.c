@@ -182,7 +182,9 @@ int engine_defer_take(struct engine *e)
         e->n_carry = 0;
         return rc;
     }
-    memmove(e->carry, e->carry + k, (size_t)(e->n_carry - k) * sizeof *e->carry);
+    if (k > 0 && k < e->n_carry) /* (the rest, first in line) */
+        memmove(e->carry, e->carry + k,
+                (size_t)(e->n_carry - k) * sizeof *e->carry);
     e->n_carry -= k;
     return KEVO_OK;
 }
