@@ -98,6 +98,7 @@ struct fanout {
     long long req_ms;       /* when a required candidate was last taken or
                                finished (mono_ms) */
     int gave_back;          /* 1: give_back_rest asked this batch's subs */
+    int ended;              /* 1: give_back_all did, at the deadline */
     long long last_end_ms;  /* when a sub last ended a call (mono_ms) */
     int ask_from;           /* next_slots: the not-ready slots it asks again */
 };
@@ -464,6 +465,16 @@ static int defer_behind_optional(struct fanout *f)
     return 0;
 }
 
+/* Asks each sub holding a candidate to give it back, if it can. */
+static void ask_back(struct fanout *f)
+{
+    for (int i = 0; i < f->n_cands; i++) {
+        struct evaluator *e = &f->subs[f->sl[i].sub].s.ev;
+        if (f->sl[i].st == SL_RUNNING && e->ops->give_back)
+            e->ops->give_back(e->self);
+    }
+}
+
 /* Subs that cannot say what is compiled (no opts.ready: MPI ranks, whose
  * queues compile before they measure) hold the batch's last candidates
  * while their compiles run. Once none is pending, at most defer_max are
@@ -486,25 +497,35 @@ static void give_back_rest(struct fanout *f)
     if (n == 0 || n > f->defer_max || mono_ms() - f->req_ms < DEFER_WAIT_MS)
         return;
     f->gave_back = 1;
-    for (int i = 0; i < f->n_cands; i++)
-        if (f->sl[i].st == SL_RUNNING) {
-            struct evaluator *e = &f->subs[f->sl[i].sub].s.ev;
-            e->ops->give_back(e->self);
-        }
+    ask_back(f);
+}
+
+/* At the deadline: the subs still holding candidates that can give them
+ * back are asked to, once (an MPI rank reads the time left only with a
+ * batch, so one sent while it measured starts a little late). */
+static void give_back_all(struct fanout *f)
+{
+    if (f->ended)
+        return;
+    f->ended = 1;
+    ask_back(f);
 }
 
 /* 1 if a sub with nothing to take should look again soon (give_back_rest
- * may be due) rather than wait for a slot to change. */
-static int may_give_back(const struct fanout *f)
+ * or the deadline may come due) rather than wait for a slot to change. */
+static int look_soon(const struct fanout *f)
 {
-    return !f->o.ready && f->defer_max > 0 && !f->gave_back;
+    return (!f->o.ready && f->defer_max > 0 && !f->gave_back) ||
+           (f->deadline_ns > 0 && !f->ended);
 }
 
+static int settle(struct fanout *f);
+
 /* Waits (mutex held) for a slot to change, or WAIT_STEP_MS where
- * give_back_rest may come due meanwhile (then looks). */
+ * look_soon says so (then settles). */
 static void wait_slot(struct fanout *f)
 {
-    if (!may_give_back(f)) {
+    if (!look_soon(f)) {
         pthread_cond_wait(&f->cv, &f->mu);
         return;
     }
@@ -516,18 +537,21 @@ static void wait_slot(struct fanout *f)
         dl.tv_nsec -= 1000000000L;
     }
     pthread_cond_timedwait(&f->cv, &f->mu, &dl);
-    give_back_rest(f);
+    settle(f);
 }
 
-/* What the deadline and the optional candidates decide before a sub takes
- * more (mutex held): 1 if slots were handed back. */
+/* What the deadline, the deferral and the optional candidates decide
+ * (mutex held) before a sub takes more: 1 if slots were handed back. */
 static int settle(struct fanout *f)
 {
     if (f->stop || f->fatal)
         return 0;
+    if (past_deadline(f)) {
+        int any = end_rest(f);
+        give_back_all(f);
+        return any;
+    }
     give_back_rest(f);
-    if (past_deadline(f))
-        return end_rest(f);
     return drop_rest(f) || defer_behind_optional(f);
 }
 
@@ -809,7 +833,7 @@ static int fo_eval_batch(void *self, const struct candidate *const *cands,
     f->stop = f->fatal = 0;
     f->ask_from = 0;
     f->req_ms = mono_ms();
-    f->gave_back = 0;
+    f->gave_back = f->ended = 0;
     f->running = 0;
     for (int k = 0; k < f->n; k++) {
         f->args[k].on = !f->subs[k].dropped && k < f->n_threads;

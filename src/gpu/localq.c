@@ -198,9 +198,11 @@ static int lq_batch(void *self, const struct candidate *const *c, int n,
         pthread_cond_wait(&q->cv, &q->mu);
     s->cur = NULL;
     pthread_mutex_unlock(&q->mu);
-    if (j.given_back) { /* nothing measured: all of it deferred */
+    if (j.given_back) { /* nothing measured: all of it deferred (past
+                           its deadline, as at the deadline) */
+        int kind = j.deadline_ns > 0 && fs_now_ns() >= j.deadline_ns ? 2 : 1;
         for (int i = 0; i < n; i++)
-            j.res[i].deferred = 1;
+            j.res[i].deferred = kind;
         j.got = n;
     }
     int rc = KEVO_OK;

@@ -329,17 +329,18 @@ static int take_end(struct slot *s, const cJSON *m, int got, int n,
 }
 
 /* The END of a batch that give_back cancelled: the candidates without a
- * result come back deferred (1), unmeasured. */
+ * result come back unmeasured, deferred (1; past the slot's deadline, 2). */
 static int take_given_back(struct slot *s, const cJSON *m, int got, int n,
                            eval_cb cb, void *ud)
 {
     int erc = (int)record_num(m, "rc", KEVO_EPARSE);
     if (erc != KEVO_ESTOPPED) /* ended before the CANCEL, or failed */
         return take_end(s, m, got, n, 0);
+    int kind = s->deadline_ns > 0 && fs_now_ns() >= s->deadline_ns ? 2 : 1;
     for (int i = got; i < n; i++) {
         struct eval_result r;
         eval_result_init(&r);
-        r.deferred = 1;
+        r.deferred = kind;
         if (cb(ud, i, &r))
             return KEVO_ESTOPPED;
     }
@@ -359,7 +360,6 @@ static int collect(struct slot *s, int n, eval_cb cb, void *ud)
         if (tag == MPX_END) {
             pthread_mutex_lock(&s->back_mu);
             int back = s->gave_back;
-            s->in_flight = s->gave_back = 0;
             pthread_mutex_unlock(&s->back_mu);
             rc = back && !stopped ? take_given_back(s, m, got, n, cb, ud)
                                   : take_end(s, m, got, n, stopped);
@@ -403,7 +403,12 @@ static int me_batch(void *self, const struct candidate *const *cd, int n,
     pthread_mutex_lock(&s->back_mu);
     s->in_flight = 1;
     pthread_mutex_unlock(&s->back_mu);
-    return collect(s, n, cb, ud);
+    rc = collect(s, n, cb, ud);
+    /* (on every path: a give_back from now on finds nothing in flight) */
+    pthread_mutex_lock(&s->back_mu);
+    s->in_flight = s->gave_back = 0;
+    pthread_mutex_unlock(&s->back_mu);
+    return rc;
 }
 
 static void me_set_best(void *self, double best_median_ns)

@@ -199,10 +199,10 @@ static int coordinator(void)
     check(!rc && s5.n == N_CANDS && !s5.bad && s5.deferred == 0,
           "...and with the deadline lifted, the next batch is measured whole");
 
-    /* give_back mid-batch (rank 1 takes 20 ms a candidate): the results
+    /* give_back mid-batch (rank 1 takes 30 ms a candidate): the results
      * up to the one being measured, then the rest deferred (1); the
      * slot's next batch whole */
-    struct seen s6 = {&cs, 0, 0, -1, 0, 0, 2, &px[1], 1};
+    struct seen s6 = {&cs, 0, 0, -1, 0, 0, 1, &px[1], 1};
     rc = px[1].ops->eval_batch(px[1].self, cs.p, N_CANDS, on_result, &s6);
     check(!rc && s6.n == N_CANDS && !s6.bad && s6.deferred >= 1 &&
               s6.deferred <= N_CANDS - 3,
@@ -249,8 +249,8 @@ int main(void)
     if (mpx_rank() == 0) {
         rc = coordinator();
     } else {
-        /* 20 ms a candidate: give_back comes while a batch is served */
-        setenv("KEVO_TEST_EVAL_US", "20000", 1);
+        /* 30 ms a candidate: give_back comes while a batch is served */
+        setenv("KEVO_TEST_EVAL_US", "30000", 1);
         if ((rc = mpiserve_run(f, err, sizeof err)))
             fprintf(stderr, "mpi_proxy: %s\n", err);
     }

@@ -62,7 +62,8 @@ struct fake {
     long long deadline;/* set_deadline's, with fake_ops_end */
     int drop;          /* set_drop's, with fake_ops_end */
     int stuck_from;    /* candidates from this index on "compile" until
-                          given back, at most 1 s (0: none; fake_ops_back) */
+                          given back or stuck_until_ns (0: none;
+                          fake_ops_back) */
     int back;          /* give_back calls (atomic) */
     int back_now;      /* 1: the batch in flight was given back (atomic) */
 };
@@ -70,6 +71,10 @@ struct fake {
 /* The deadline cases: a candidate started after this (fs_now_ns) is
  * late (0: no check). */
 static long long late_after_ns;
+
+/* When the stuck candidates of every fake end at once if not given back
+ * (fs_now_ns): the subs finish together, whatever the load. */
+static long long stuck_until_ns;
 
 /* (optional) Says whether a candidate may be evaluated now; each fake
  * counts the ones it evaluated when it said no. */
@@ -150,9 +155,8 @@ static int fake_batch(void *self, const struct candidate *const *c, int n,
             f->late++;
         int idx = (int)((c[i]->genome_hash - 1000) / 7);
         if (f->stuck_from && idx >= f->stuck_from) {
-            for (int w = 0; w < 1000 &&
-                            !__atomic_load_n(&f->back_now, __ATOMIC_SEQ_CST);
-                 w++)
+            while (fs_now_ns() < stuck_until_ns &&
+                   !__atomic_load_n(&f->back_now, __ATOMIC_SEQ_CST))
                 usleep(1000);
             if (__atomic_exchange_n(&f->back_now, 0, __ATOMIC_SEQ_CST)) {
                 for (; i < n && !rc; i++) { /* the rest, unmeasured */
@@ -974,7 +978,7 @@ static void test_drop(void)
  * comes back deferred (1); more out than allowed are waited for. */
 static void test_give_back(void)
 {
-    for (int allow = 2; allow >= 1; allow--) {
+    for (int allow = 2; allow >= 0; allow--) {
         struct fake f[2];
         struct fanout_sub subs[2];
         for (int k = 0; k < 2; k++) {
@@ -985,6 +989,11 @@ static void test_give_back(void)
         char err[128];
         CHECK(fanout_new(NULL, subs, 2, &ev, err, sizeof err) == KEVO_OK);
         ev.ops->set_defer(ev.self, allow);
+        stuck_until_ns = fs_now_ns() + 1000000000LL;
+        /* allow 0: no deferral, but a deadline at 300 ms, where what the
+         * subs hold is given back */
+        if (allow == 0)
+            ev.ops->set_deadline(ev.self, fs_now_ns() + 300000000LL);
         struct drec d = {.order_ok = 1, .values_ok = 1};
         int kinds[4] = {0};
         d.kinds = kinds;
@@ -999,9 +1008,13 @@ static void test_give_back(void)
                       d.deferred[N_CANDS - 2] == 1 && back == 2 && s < 0.9,
                       "%d deferred, %d given back, %.2f s", kinds[1], back,
                       s);
-        } else {
+        } else if (allow == 1) {
             CHECK_MSG(kinds[1] == 0 && back == 0, "%d deferred beyond the "
                       "allowance, %d given back", kinds[1], back);
+        } else { /* (the fake says 1 whatever the time) */
+            CHECK_MSG(back == 2 && kinds[1] == 2 && s < 0.9,
+                      "at the deadline: %d given back, %d deferred, %.2f s",
+                      back, kinds[1], s);
         }
         ev.ops->destroy(ev.self);
     }
@@ -1207,7 +1220,8 @@ int main(void)
         "behind them is deferred after 100 ms");
     RUN(test_give_back, "subs that cannot say what is compiled give back "
         "the batch's last candidates once nothing moved for 100 ms: "
-        "deferred, at most the allowance");
+        "deferred, at most the allowance; and all they hold at the "
+        "deadline");
     RUN(test_dispatch_order, "with an order hook the batch is prefetched "
         "and handed out in its order, results still reach the callback in "
         "index order, and learn sees each result");
