@@ -511,8 +511,9 @@ static void give_back_all(struct fanout *f)
     ask_back(f);
 }
 
-/* 1 if a sub with nothing to take should look again soon (give_back_rest
- * or the deadline may come due) rather than wait for a slot to change. */
+/* 1 if the calling thread, waiting for its next result, should look
+ * again soon (give_back_rest or the deadline may come due) rather than
+ * wait for a slot to change. */
 static int look_soon(const struct fanout *f)
 {
     return (!f->o.ready && f->defer_max > 0 && !f->gave_back) ||
@@ -577,7 +578,8 @@ static void sub_batch(struct fanout *f, struct worker_arg *a)
                 more |= f->sl[j].st != SL_DONE;
             if (!more)
                 break;
-            wait_slot(f);
+            /* (the calling thread looks at the clock: deliver) */
+            pthread_cond_wait(&f->cv, &f->mu);
             continue;
         }
         if (got == 0) { /* none ready: wait for a compile to end */
@@ -671,7 +673,8 @@ static int deliver(struct fanout *f, eval_cb cb, void *ud)
             rc = KEVO_ENODEV;
             break;
         }
-        wait_slot(f); /* (every sub may be holding one: the caller looks) */
+        wait_slot(f); /* the one thread that looks at the clock: every
+                         sub may be holding a candidate, idle ones wait */
     }
     __atomic_store_n(&f->stop, 1, __ATOMIC_RELAXED);
     pthread_cond_broadcast(&f->cv);
