@@ -530,13 +530,7 @@ static void wait_slot(struct fanout *f)
         pthread_cond_wait(&f->cv, &f->mu);
         return;
     }
-    struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    dl.tv_nsec += WAIT_STEP_MS * 1000000L;
-    if (dl.tv_nsec >= 1000000000L) {
-        dl.tv_sec++;
-        dl.tv_nsec -= 1000000000L;
-    }
+    struct timespec dl = fs_abstime_in(WAIT_STEP_MS * 1000000LL);
     pthread_cond_timedwait(&f->cv, &f->mu, &dl);
     settle(f);
 }

@@ -948,14 +948,7 @@ int jit_pool_poll_ms(struct jit_pool *p, int max_ms)
     else if (!rc && block && max_ms == INT_MAX) /* someone else serves: */
         pthread_cond_wait(&p->cv, &p->mu);      /* wait for their round */
     else if (!rc && block) {
-        struct timespec dl;
-        clock_gettime(CLOCK_REALTIME, &dl);
-        dl.tv_sec += max_ms / 1000;
-        dl.tv_nsec += (long)(max_ms % 1000) * 1000000L;
-        if (dl.tv_nsec >= 1000000000L) {
-            dl.tv_sec++;
-            dl.tv_nsec -= 1000000000L;
-        }
+        struct timespec dl = fs_abstime_in(max_ms * 1000000LL);
         pthread_cond_timedwait(&p->cv, &p->mu, &dl);
     }
     pthread_mutex_unlock(&p->mu);

@@ -89,6 +89,18 @@ static int job_ready(const struct lq *q, const struct job *j)
     return 1;
 }
 
+/* Takes j, which follows prev (NULL: the head), off the queue (mu). */
+static void unlink_job(struct lq *q, struct job *prev, struct job *j)
+{
+    if (prev)
+        prev->next = j->next;
+    else
+        q->head = j->next;
+    if (q->tail == j)
+        q->tail = prev;
+    j->next = NULL;
+}
+
 /* Unlinks and returns the first queued job that is ready, or with
  * any_job the head if none is (under mu); NULL if none is taken. */
 static struct job *take_job(struct lq *q, int any_job)
@@ -104,13 +116,7 @@ static struct job *take_job(struct lq *q, int any_job)
         prev = NULL;
         j = q->head;
     }
-    if (prev)
-        prev->next = j->next;
-    else
-        q->head = j->next;
-    if (q->tail == j)
-        q->tail = prev;
-    j->next = NULL;
+    unlink_job(q, prev, j);
     return j;
 }
 
@@ -125,13 +131,7 @@ static int wait_compiles(struct lq *q)
     pthread_mutex_lock(&q->mu);
     if (rc)
         return rc;
-    struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    dl.tv_nsec += LQ_POLL_NS;
-    if (dl.tv_nsec >= 1000000000L) {
-        dl.tv_sec++;
-        dl.tv_nsec -= 1000000000L;
-    }
+    struct timespec dl = fs_abstime_in(LQ_POLL_NS);
     pthread_cond_timedwait(&q->cv, &q->mu, &dl);
     return 0;
 }
@@ -234,13 +234,7 @@ static void lq_give_back(void *self)
         j = j->next;
     }
     if (j) { /* still queued */
-        if (prev)
-            prev->next = j->next;
-        else
-            q->head = j->next;
-        if (q->tail == j)
-            q->tail = prev;
-        j->next = NULL;
+        unlink_job(q, prev, j);
         j->given_back = j->done = 1;
         pthread_cond_broadcast(&q->cv);
     }

@@ -416,6 +416,16 @@ long long fs_now_ns(void)
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+struct timespec fs_abstime_in(long long ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ns += ts.tv_nsec;
+    ts.tv_sec += (time_t)(ns / 1000000000LL);
+    ts.tv_nsec = (long)(ns % 1000000000LL);
+    return ts;
+}
+
 double fs_wall_s(void)
 {
     struct timespec ts;

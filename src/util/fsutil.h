@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "status.h"
 
@@ -90,6 +91,8 @@ int fs_close_written(FILE *f) KEVO_WUR;
 int fs_join(char *out, size_t cap, const char *a, const char *b) KEVO_WUR;
 /* Monotonic clock in nanoseconds. */
 long long fs_now_ns(void);
+/* The wall clock ns from now, as pthread_cond_timedwait takes it. */
+struct timespec fs_abstime_in(long long ns);
 /* Wall clock, seconds since the epoch, as a double. */
 double fs_wall_s(void);
 

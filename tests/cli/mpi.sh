@@ -175,16 +175,7 @@ KEVO_TEST_EVAL_US=100000 $MPIRUN -np 2 $T run $END_ARGS --generations 0 --time 3
     --runs-dir "$SCRATCH" --name end >"$SCRATCH/end.out" 2>&1 ||
     { fail "mpirun -np 2 kevo run --time 3s"; tail "$SCRATCH/end.out"; }
 t1=$(date +%s%N)
-python3 - "$SCRATCH/end/journal.jsonl" >"$SCRATCH/cnt" 2>"$SCRATCH/err" <<'PY' &&
-import json, sys
-rs = [json.loads(l) for l in open(sys.argv[1])]
-assert rs[-1]["type"] == "gen", "the journal does not end with a gen record"
-end = [r for r in rs if r["type"] == "defer" and r.get("end") is True]
-assert end, "no deferral at the time budget"
-ev = [r for r in rs if r["type"] == "eval" and r["gen"] == end[0]["gen"]]
-assert ev and {r["gpu"] for r in ev} == {0, 1}, "not measured on both ranks"
-print(len(end))
-PY
+ended_on_two "$SCRATCH/end/journal.jsonl" >"$SCRATCH/cnt" 2>"$SCRATCH/err" &&
     ok "mpirun -np 2 stopped by --time: the generation ends with the candidates not measured by then deferred at the end ($(cat "$SCRATCH/cnt")), $(( (t1 - t0) / 1000000 )) ms in all" ||
     { fail "end deferrals under MPI"; cat "$SCRATCH/err"; }
 "$KEVO" replay "$SCRATCH/end" 2>&1 | grep -q "^identical" &&

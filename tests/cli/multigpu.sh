@@ -161,16 +161,7 @@ t0=$(date +%s%N)
 KEVO_TEST_EVAL_US=100000 $T run $END_ARGS --generations 0 --time 2s --gpus 0,1 \
     --runs-dir "$SCRATCH" --name end || fail "--gpus 0,1 run --time 2s"
 t1=$(date +%s%N)
-python3 - "$SCRATCH/end/journal.jsonl" >"$SCRATCH/cnt" 2>"$SCRATCH/err" <<'PY' &&
-import json, sys
-rs = [json.loads(l) for l in open(sys.argv[1])]
-assert rs[-1]["type"] == "gen", "the journal does not end with a gen record"
-end = [r for r in rs if r["type"] == "defer" and r.get("end") is True]
-assert end, "no deferral at the time budget"
-ev = [r for r in rs if r["type"] == "eval" and r["gen"] == end[0]["gen"]]
-assert ev and {r["gpu"] for r in ev} == {0, 1}, "not measured on both GPUs"
-print(len(end))
-PY
+ended_on_two "$SCRATCH/end/journal.jsonl" >"$SCRATCH/cnt" 2>"$SCRATCH/err" &&
     ok "--gpus 0,1 stopped by --time: the generation ends with the candidates not measured by then deferred at the end ($(cat "$SCRATCH/cnt"))" ||
     { fail "end deferrals on two GPUs"; cat "$SCRATCH/err"; }
 # the budget is 2 s; start-up, breeding and the 100 ms under way come on

@@ -266,12 +266,25 @@ static void untrusted_text_cannot_end_its_quotes(void)
                   "character") && line == 1);
 }
 
+/* fs_abstime_in: the wall clock that far ahead, nanoseconds carried. */
+static void abstime_carries_the_nanoseconds(void)
+{
+    struct timespec now, a = fs_abstime_in(1999999999LL);
+    clock_gettime(CLOCK_REALTIME, &now);
+    double d = (double)(a.tv_sec - now.tv_sec) +
+               (double)(a.tv_nsec - now.tv_nsec) * 1e-9;
+    CHECK(a.tv_nsec >= 0 && a.tv_nsec < 1000000000L);
+    CHECK_MSG(d > 1.5 && d <= 2.0, "%.3f s ahead", d);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/kevo-fsutil.XXXXXX");
     if (!mkdtemp(dir))
         return 1;
     RUN(reads_a_whole_regular_file, "reads a whole regular file");
+    RUN(abstime_carries_the_nanoseconds,
+        "an absolute time ns ahead carries into seconds");
     RUN(a_file_past_the_cap_is_too_large, "a file past the cap is too large");
     RUN(devices_fifos_and_links_to_them_are_refused,
         "devices, FIFOs and links to them are refused without blocking");
