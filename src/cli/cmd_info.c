@@ -333,8 +333,8 @@ static void print_status(const char *dir, const struct spec *sp,
                "neighbours, in the GPU's idle time: no compile\n", s->fill,
                100.0 * (double)s->fill / (double)s->evals);
     if (s->dropped)
-        printf("             (and %ld of generation 0's not reached before "
-               "its compiles ended: dropped)\n", s->dropped);
+        printf("             (and %ld optional ones not reached before the "
+               "compiles ended: dropped)\n", s->dropped);
     if (s->deferred)
         printf("deferred:    %ld times a candidate whose compile had not "
                "ended went to the next generation\n", s->deferred);

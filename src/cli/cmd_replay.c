@@ -107,6 +107,33 @@ static long unmeasured_defers(const struct replay *r)
     return n;
 }
 
+/* The most children any generation had, counted as the evaluations
+ * before it plus its own records (evaluations, deferrals and drops: each
+ * a child it bred or carried). A generation with optional children
+ * (engine_fill.c) bred some that the evaluator dropped: they were
+ * children the budget allowed, though never evaluations. */
+static long generation_need(const struct replay *r)
+{
+    long most = 0, before = 0, evals = 0, n = 0;
+    int gen = -1;
+    for (long i = 0; i < r->n_rec; i++) {
+        const struct record *x = &r->rv.recs[i];
+        if (x->type != REC_DEFER && x->type != REC_EVAL)
+            continue;
+        int g = x->type == REC_EVAL ? x->u.eval.gen : x->u.defer.gen;
+        if (g > gen) {
+            before += evals;
+            evals = n = 0;
+            gen = g;
+        }
+        n++;
+        evals += x->type == REC_EVAL;
+        if (before + n > most)
+            most = before + n;
+    }
+    return most;
+}
+
 static int diverge(struct replay *r, long index, const char *fmt, ...)
     KEVO_PRINTF(3, 4);
 static int diverge(struct replay *r, long index, const char *fmt, ...)
@@ -192,7 +219,9 @@ static int open_run(struct replay *r)
  * children), so it is set to the number of recorded evaluations, plus
  * the deferred children never measured after (children, not
  * evaluations), which reproduces a generation cut by the budget and
- * changes nothing else.
+ * changes nothing else; or, if more, the most children a generation had
+ * (generation_need: one whose optional children were dropped had more
+ * children than it recorded evaluations).
  */
 static int replay_engine(struct replay *r, struct engine_stats *st,
                          long *pos)
@@ -205,6 +234,8 @@ static int replay_engine(struct replay *r, struct engine_stats *st,
     if (unmeasured < 0)
         return KEVO_ENOMEM;
     s.max_evals = count_type(r, REC_EVAL) + unmeasured;
+    if (generation_need(r) > s.max_evals)
+        s.max_evals = generation_need(r);
     struct runlog_cfg lc = {.records = r->rv.records, .live = 0,
                             .llm_dir = r->dir};
     struct runlog *log = NULL;

@@ -849,8 +849,10 @@ static int start_run(struct session *ss, const struct run_flags *f,
     if ((rc = check_llm(&ss->spec, err, errcap)) ||
         (rc = make_evaluator(ss, factories, err, errcap)))
         return rc;
-    if (!ss->ev.ops->set_drop) /* generation 0's fill needs it */
+    if (!ss->ev.ops->set_drop) { /* the optional fill needs it */
         ss->spec.fill0 = 0;
+        ss->spec.fill_spare = 0;
+    }
     if (no_llm)
         progress_log(&ss->prog, "llm",
                      "no LLM: neither ANTHROPIC_API_KEY nor OPENAI_API_KEY is "

@@ -980,7 +980,7 @@ static int evaluate_children(struct engine *e)
     }
     struct batch_ctx b = {e, KEVO_OK, end_on_time(e)};
     runlog_set_defer(e->env.log, engine_defer_max(e));
-    int optional = 0; /* (generation 0's fill: engine_fill0_add) */
+    int optional = 0; /* (the optional fill: engine_fill0_add, spare) */
     for (int k = 0; k < n && !optional; k++)
         optional = e->kids[k].optional;
     runlog_set_drop(e->env.log, optional);

@@ -153,16 +153,53 @@ static int history_neighbours(struct engine *e, struct pool *p, long want)
     return rc;
 }
 
+/* The spare fill (spec fill_spare): past the planned fill, up to
+ * FILL_SPARE_DIV-th of it more (at least a FILL_SPARE_DIV-th of the bred
+ * children), the next best rated, optional: the evaluator measures them
+ * only while a compile keeps the GPU from every required candidate, and
+ * drops the rest when the generation's required candidates are measured
+ * (eval.h set_drop). The planned size follows the last generation's idle
+ * time, but the idle sits in the generation's last compiles, whose length
+ * changes from one generation to the next: on two H200s softmax fp32
+ * 4096^2 left each GPU 0.5 s of a 1.8 s generation idle with the planned
+ * fill measured (bench/results/2026-11-29-h200-s23). Measured spare ones
+ * count as fill in the next generation's size. Not with the pipeline or
+ * LLM mutation (as fill0). */
+#define FILL_SPARE_DIV 2
+
+static long spare_size(const struct engine *e, long f)
+{
+    const struct spec *s = e->env.spec;
+    if (!s->fill_spare || s->pipeline || e->env.llm_on)
+        return 0;
+    long n = f / FILL_SPARE_DIV, k = e->n_kids / FILL_SPARE_DIV;
+    return n > k ? n : k;
+}
+
 int engine_fill_add(struct engine *e)
 {
     if (!e->env.spec->fill || !e->sur || e->n_kids == 0)
         return KEVO_OK;
-    long f = fill_size(e), cap = engine_evals_cap(e);
-    if (f > (long)FILL_PER_BRED * e->n_kids)
-        f = (long)FILL_PER_BRED * e->n_kids;
-    if (cap > 0 && f > cap - e->st.evals - e->in_flight - e->n_kids)
-        f = cap - e->st.evals - e->in_flight - e->n_kids;
-    if (f <= 0)
+    long most = (long)FILL_PER_BRED * e->n_kids, cap = engine_evals_cap(e);
+    long f = fill_size(e);
+    if (f > most)
+        f = most;
+    long spare = spare_size(e, f);
+    if (spare > most - f)
+        spare = most - f;
+    if (cap > 0) {
+        long left = cap - e->st.evals - e->in_flight - e->n_kids;
+        if (f > left)
+            f = left;
+        if (spare > left - f)
+            spare = left - f;
+    }
+    if (f < 0)
+        f = 0;
+    if (spare < 0)
+        spare = 0;
+    long want = f + spare;
+    if (want <= 0)
         return KEVO_OK;
     struct pool p = {0};
     int left, rc = KEVO_OK;
@@ -173,14 +210,16 @@ int engine_fill_add(struct engine *e)
      * lost), as children of island 0 */
     for (int k = 0; k < e->arc.n && !rc; k++)
         rc = neighbours(e, 0, &e->arc.cells[k].g, &p, &left);
-    if (!rc && p.n < FILL_CHOICE * f)
-        rc = history_neighbours(e, &p, FILL_CHOICE * f);
+    if (!rc && p.n < FILL_CHOICE * want)
+        rc = history_neighbours(e, &p, FILL_CHOICE * want);
     for (int k = 0; k < p.n && !rc; k++)
         p.c[k].score = engine_sur_score(e, &p.c[k].g);
     if (!rc && p.n)
         qsort(p.c, (size_t)p.n, sizeof *p.c, engine_by_score);
-    for (int k = 0; k < p.n && k < f && !rc; k++)
+    for (int k = 0; k < p.n && k < want && !rc; k++) {
+        p.c[k].optional = k >= f;
         rc = engine_add_child(e, &p.c[k]);
+    }
     engine_pool_free(&p);
     return rc;
 }

@@ -274,8 +274,9 @@ void engine_fill_roll(struct engine *e);
 /* After the bred children of generation e->gen are in e->kids: adds the
  * fill's children (launch-only neighbours of island members and archive
  * elites, then of the run's other ok points; best rated first), as many
- * as the last finished generation's idle GPU time holds (at most
- * FILL_PER_BRED per bred child).
+ * as the last finished generation's idle GPU time holds, then the spare
+ * ones (spec fill_spare, optional; at most FILL_PER_BRED in all per bred
+ * child).
  * Deterministic in the results taken so far. KEVO_OK or KEVO_ENOMEM. */
 int engine_fill_add(struct engine *e);
 /* The mutator name the fill's children carry. */

@@ -38,6 +38,7 @@ void spec_legacy_search(struct spec *s)
     s->pipeline = 0;
     s->fill = 0;
     s->fill0 = 0;
+    s->fill_spare = 0;
     s->defer = 0;
 }
 

@@ -68,6 +68,13 @@ struct spec {
      * before it did (a manifest without it reads as 0), and what runs on
      * an evaluator that cannot drop them record */
     int fill0;
+    /* issue 32: with fill, every later generation also holds spare
+     * launch-only neighbours past its planned fill, optional: measured
+     * only while compiles keep the GPU from the rest, dropped when the
+     * rest is measured (1, engine_fill.c); 0: what runs made before it did
+     * (a manifest without it reads as 0), and what runs on an evaluator
+     * that cannot drop them record */
+    int fill_spare;
     /* issue 32: the evaluator may hand back unmeasured the few candidates
      * whose compile has not ended when the rest of the generation is
      * measured; they join the next generation (1, engine_defer.c); 0:
