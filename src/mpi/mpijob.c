@@ -13,6 +13,7 @@
 #include "ccost.h"
 #include "fanout.h"
 #include "gpueval.h"
+#include "holdorder.h"
 #include "localq.h"
 #include "mpieval.h"
 #include "mpiserve.h"
@@ -28,7 +29,7 @@ enum rank_state { RK_WAITING, RK_HELLOED, RK_PROXIED, RK_QUIT };
 static enum rank_state state[FANOUT_MAX_SUBS];
 static int in_job;             /* 1: MPI initialised, several ranks */
 static int rank_compilers;     /* compile processes a rank runs (hello) */
-static struct ccost *job_cost; /* rank 0: orders the batches (ccost.h) */
+static struct holdorder *job_order; /* rank 0: orders the batches */
 
 int mpijob_enter(const struct evaluator_factory *factories, int *served,
                  char *err, size_t errcap)
@@ -112,18 +113,6 @@ static int rank_depth(int n_ranks)
     return d < most ? d : most;
 }
 
-static int job_order(void *ud, const struct candidate *const *cands, int n,
-                     int *order)
-{
-    return ccost_order(ud, cands, n, order);
-}
-
-static void job_learn(void *ud, const struct candidate *c,
-                      const struct eval_result *r)
-{
-    ccost_observe(ud, c, r->compile_ms);
-}
-
 int mpijob_wrap(struct evaluator *ev, const struct tpl_device *dev, char *err,
                 size_t errcap)
 {
@@ -172,11 +161,13 @@ int mpijob_wrap(struct evaluator *ev, const struct tpl_device *dev, char *err,
                 state[r] = RK_QUIT;
         return rc;
     }
-    /* every rank's compile times teach rank 0's cost model, which orders
-     * the batch the ranks take their candidates from */
-    struct fanout_opts fo = {.order = job_order, .learn = job_learn};
-    if (ccost_wanted())
-        fo.prefetch_ud = job_cost = ccost_new();
+    /* every rank's results teach rank 0 which sources have a binary and
+     * how long compiles take; the batch goes out in that order (those
+     * with a binary spread among the others, holdorder.h) */
+    struct fanout_opts fo = {.order = holdorder_order,
+                             .learn = holdorder_learn};
+    fo.prefetch_ud = job_order =
+        holdorder_new(ccost_wanted() ? ccost_new() : NULL);
     return fanout_new(fo.prefetch_ud ? &fo : NULL, subs, k, ev, err,
                       errcap); /* owns subs */
 }
@@ -191,7 +182,7 @@ void mpijob_leave(void)
                 mpieval_quit(r);
                 state[r] = RK_QUIT;
             }
-    ccost_free(job_cost); /* the fan-out that used it is gone */
-    job_cost = NULL;
+    holdorder_free(job_order); /* the fan-out that used it is gone */
+    job_order = NULL;
     mpx_finalize();
 }
