@@ -226,6 +226,9 @@ static int next_slots(struct fanout *f, int k, struct taken *t, int may_wait)
     for (; j < f->n_cands && n_ready < enough; j++) {
         int i = f->ord[j];
         struct slot *s = &f->sl[i];
+        /* without opts.ready a sub compiles what it holds: a required one
+         * it holds (running) still waits for its compile */
+        req_pending |= !f->o.ready && s->st == SL_RUNNING && !optional(f, i);
         if (s->st != SL_PENDING)
             continue;
         int opt = optional(f, i);
@@ -238,6 +241,9 @@ static int next_slots(struct fanout *f, int k, struct taken *t, int may_wait)
         if (s->avoid == k && f->alive > 1)
             continue;
         if (!f->o.ready) {
+            /* an optional one only if it needs no compile (opts.built) */
+            if (opt && !f->o.built(f->o.prefetch_ud, f->cands[i]))
+                continue;
             t->slot[t->n++] = i;
             return 1;
         }
@@ -347,7 +353,8 @@ static void run_taken(struct fanout *f, int k, struct taken *t)
         if (t->got[j] && !t->nomem[j]) {
             if (!optional(f, t->slot[j]))
                 f->req_ms = f->last_end_ms;
-            else if (t->r[j].deferred == 2) /* the sub's deadline */
+            else if (t->r[j].deferred) /* the sub's deadline, or given
+                                          back: optional ones drop */
                 t->r[j].deferred = 3;
             u->fails = 0;
             t->r[j].gpu = u->s.gpu;
@@ -424,26 +431,36 @@ static int end_rest(struct fanout *f)
     return n > 0;
 }
 
+static void ask_back(struct fanout *f);
+
 /* With every candidate but the optional ones measured or deferred, the
  * optional ones still pending are dropped (3): they fill the GPUs' wait
- * for compiles and never make the batch longer. Returns 1 if any was. */
+ * for compiles and never make the batch longer; subs that hold some
+ * (without opts.ready: queues that compile what they hold) are asked
+ * once to give them back (they come back dropped). Returns 1 if any was
+ * dropped here. */
 static int drop_rest(struct fanout *f)
 {
     if (!f->drop)
         return 0;
-    int any = 0;
+    int any = 0, held = 0;
     for (int i = 0; i < f->n_cands; i++) {
         if (f->sl[i].st == SL_DONE)
             continue;
         if (!optional(f, i))
             return 0;
         any |= f->sl[i].st == SL_PENDING;
+        held |= f->sl[i].st == SL_RUNNING;
     }
     for (int i = 0; any && i < f->n_cands; i++)
         if (f->sl[i].st == SL_PENDING)
             hand_back(f, i, 3);
     if (any)
         pthread_cond_broadcast(&f->cv);
+    if (held && !f->o.ready && !f->gave_back) {
+        f->gave_back = 1;
+        ask_back(f);
+    }
     return any;
 }
 
@@ -488,6 +505,8 @@ static void give_back_rest(struct fanout *f)
     int n = 0;
     for (int i = 0; i < f->n_cands; i++) {
         const struct slot *s = &f->sl[i];
+        if (optional(f, i)) /* (drop_rest's) */
+            continue;
         if (s->st == SL_PENDING)
             return;
         if (s->st == SL_RUNNING && !f->subs[s->sub].s.ev.ops->give_back)
@@ -1096,8 +1115,9 @@ int fanout_new(const struct fanout_opts *o, struct fanout_sub *subs, int n,
         f->ops.profile = NULL;
     if (!s0->prefetch)
         f->ops.prefetch = NULL;
-    if (!f->o.ready) /* an optional candidate is worth taking only where
-                        a free sub sees it ready (it shares its compile) */
+    if (!f->o.ready && !f->o.built) /* an optional candidate is worth
+                                       taking only where it needs no
+                                       compile (it shares its point's) */
         f->ops.set_drop = NULL;
     out->ops = &f->ops;
     out->self = f;

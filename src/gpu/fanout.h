@@ -54,6 +54,15 @@ struct fanout_opts {
      * take one whose compile may be the longest; non-zero: it cannot (the
      * sub takes the first pending one, as without it). Same ud. */
     int (*wait_ready)(void *ud, int max_ms);
+    /* (optional, for subs that compile what they hold: no ready) 1 if c
+     * needs no compile where it goes (its source already has a binary,
+     * holdorder.h). With it set_drop is offered: an optional candidate
+     * goes out only when built, one at a time, while a required one is
+     * not yet measured (pending, or held by a sub while it compiles);
+     * once every required one is measured, the optional ones pending are
+     * dropped and the subs holding some are asked to give them back
+     * (give_back; they come back dropped). Same ud as prefetch. */
+    int (*built)(void *ud, const struct candidate *c);
     /* (optional) Fills order[0..n) with the indices of the batch in the
      * order its candidates should start (a compile-cost model's,
      * ccost_order); prefetch then gets the batch in that order and free
@@ -95,9 +104,9 @@ struct fanout_opts {
  * once nothing is pending, at most the allowance is out and nothing moved
  * for 100 ms. At set_deadline no sub starts a candidate and every pending
  * one comes back deferred; subs with set_deadline are told it too. With
- * set_drop (offered only with opts.ready), optional candidates are handed
- * out one at a time while a required one compiles, and dropped once the
- * rest is measured. A sub-evaluator whose eval_batch fails (returns an error:
+ * set_drop (offered only with opts.ready or opts.built), optional
+ * candidates are handed out one at a time while a required one compiles,
+ * and dropped once the rest is measured. A sub-evaluator whose eval_batch fails (returns an error:
  * its GPU worker cannot start, ...) is reported, its candidate goes to
  * another one, and after max_failures failures in a row
  * it is dropped for the rest of the run; eval_batch fails only when none

@@ -76,6 +76,15 @@ int holdorder_order(void *ud, const struct candidate *const *cands, int n,
     return KEVO_OK;
 }
 
+int holdorder_built(void *ud, const struct candidate *c)
+{
+    struct holdorder *h = ud;
+    pthread_mutex_lock(&h->mu);
+    int b = seen_has(&h->built, c->source_hash);
+    pthread_mutex_unlock(&h->mu);
+    return b;
+}
+
 void holdorder_learn(void *ud, const struct candidate *c,
                      const struct eval_result *r)
 {

@@ -40,6 +40,9 @@ void holdorder_free(struct holdorder *h);
  * KEVO_ENOMEM (order then the cost model's). */
 int holdorder_order(void *ud, const struct candidate *const *cands, int n,
                     int *order);
+/* fanout_opts.built (ud: the holdorder): 1 if c's source has a binary
+ * (learn saw a result of it). */
+int holdorder_built(void *ud, const struct candidate *c);
 /* fanout_opts.learn (ud: the holdorder): c's source has a binary now (any
  * result but a deferred one), and its compile time teaches the model. */
 void holdorder_learn(void *ud, const struct candidate *c,

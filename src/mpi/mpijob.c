@@ -165,7 +165,8 @@ int mpijob_wrap(struct evaluator *ev, const struct tpl_device *dev, char *err,
      * how long compiles take; the batch goes out in that order (those
      * with a binary spread among the others, holdorder.h) */
     struct fanout_opts fo = {.order = holdorder_order,
-                             .learn = holdorder_learn};
+                             .learn = holdorder_learn,
+                             .built = holdorder_built};
     fo.prefetch_ud = job_order =
         holdorder_new(ccost_wanted() ? ccost_new() : NULL);
     return fanout_new(fo.prefetch_ud ? &fo : NULL, subs, k, ev, err,

@@ -16,10 +16,12 @@ if ! command -v mpirun >/dev/null 2>&1 || ! ldd "$T" 2>/dev/null | grep -q libmp
 fi
 MPIRUN="mpirun --oversubscribe --bind-to none"
 [ "$(id -u)" = 0 ] && MPIRUN="$MPIRUN --allow-run-as-root"
-# deferral off where journals are compared: under MPI a batch's last
-# candidates are given back when nothing moved for 100 ms, which a loaded
-# machine can cause at any time (the deferral has its own case below)
-printf '{"defer": 0}\n' >"$SCRATCH/nodefer.json"
+# deferral and optional candidates off where journals are compared: under
+# MPI a batch's last candidates are given back when nothing moved for
+# 100 ms, which a loaded machine can cause at any time, and which optional
+# ones are measured before the rest is depends on timing (each has its own
+# case below)
+printf '{"defer": 0, "fill0": 0, "fill_spare": 0}\n' >"$SCRATCH/nodefer.json"
 ARGS="--evaluator test --problem gemm --shape 1000x1000x1000 --seed 11 \
       --generations 8 --islands 3 --population 8 --offspring 10 --quiet \
       --spec $SCRATCH/nodefer.json"
@@ -210,4 +212,38 @@ PY
     { fail "deferral under MPI"; cat "$SCRATCH/err"; }
 "$KEVO" replay "$SCRATCH/def" 2>&1 | grep -q "^identical" &&
     ok "...and replays identical (no MPI)" || fail "replay of an MPI run with deferrals"
+
+# optional candidates under MPI (fill0, fill_spare; src/gpu/holdorder.c):
+# rank 0 hands one out only once its source has a binary (a result of it
+# came back), one at a time, while a required one is still at a rank; the
+# ones not measured when the rest is are dropped (those a rank holds are
+# given back): generation 0 holds launch-only neighbours of its points,
+# some measured or dropped, no required candidate is dropped, and the
+# replay is identical
+OPT_ARGS="--evaluator test --problem gemm --shape 1000x1000x1000 --seed 11 \
+          --islands 2 --population 8 --offspring 16 --generations 3 --quiet"
+KEVO_TEST_IDLE_MS=5 KEVO_TEST_EVAL_US=20000 $MPIRUN -np 2 $T run $OPT_ARGS \
+    --runs-dir "$SCRATCH" --name opt >"$SCRATCH/opt.out" 2>&1 ||
+    { fail "mpirun -np 2 kevo run (optional candidates)"; tail "$SCRATCH/opt.out"; }
+grep -Eq '"fill0":[[:space:]]*1' "$SCRATCH/opt/manifest.json" &&
+    grep -Eq '"fill_spare":[[:space:]]*1' "$SCRATCH/opt/manifest.json" &&
+python3 - "$SCRATCH/opt/journal.jsonl" >"$SCRATCH/cnt" 2>"$SCRATCH/err" <<'PY' &&
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+ev = [r for r in rs if r["type"] == "eval"]
+dr = [r for r in rs if r["type"] == "defer" and r.get("dropped")]
+init = [r for r in ev if r["gen"] == 0 and r["mutator"] != "launch"]
+hi = max(r["idx"] for r in init)
+fill0 = [r for r in ev + dr if r["gen"] == 0 and r["idx"] > hi]
+assert fill0, "generation 0 has no optional candidate"
+byh = {r["hash"]: r for r in ev}
+assert all(r["mutator"] == "launch" for r in ev if r["gen"] == 0 and r["idx"] > hi)
+# a dropped one is an optional one: in generation 0 after its points
+assert all(r["gen"] > 0 or r["idx"] > hi for r in dr), "a point of generation 0 dropped"
+print(len([r for r in fill0 if r["type"] == "eval"]), len(dr))
+PY
+    ok "mpirun -np 2: optional candidates go out and the ones not reached are dropped ($(cat "$SCRATCH/cnt") measured in generation 0 / dropped)" ||
+    { fail "optional candidates under MPI"; cat "$SCRATCH/err"; }
+"$KEVO" replay "$SCRATCH/opt" 2>&1 | grep -q "^identical" &&
+    ok "...and replays identical (no MPI)" || fail "replay of an MPI run with optional candidates"
 finish

@@ -972,6 +972,78 @@ static void test_drop(void)
     make_optional(N_CANDS);
 }
 
+/* The built hook of test_drop_built: the optional candidates with an
+ * even index have a binary, the odd ones not; every required one may go. */
+static int built_even(void *ud, const struct candidate *c)
+{
+    (void)ud;
+    return !c->optional || ((c->genome_hash - 1000) / 7) % 2 == 0;
+}
+
+static int built_even_ready(const struct candidate *c)
+{
+    return built_even(NULL, c);
+}
+
+/* Subs that compile what they hold (no ready hook, MPI ranks) with a
+ * built hook: set_drop is offered; an optional candidate goes out only
+ * built, one at a time, while a required one is still held by a sub
+ * (sub 0 measures slowly); once the last required one is measured, the
+ * pending optional ones are dropped and the ones the subs hold (they
+ * "compile" until given back) are given back and come back dropped, at
+ * once. */
+static void test_drop_built(void)
+{
+    struct fake f[3];
+    struct fanout_sub subs[3];
+    for (int k = 0; k < 3; k++) {
+        f[k] = (struct fake){.id = k, .delay_us = k == 0 ? 40000 : 1000,
+                             .stuck_from = N_CANDS - 10};
+        subs[k] = (struct fanout_sub){{&fake_ops_back, &f[k]}, k, "rank"};
+    }
+    struct fanout_opts o = {.built = built_even};
+    struct evaluator ev;
+    char err[128];
+    make_optional(N_CANDS - 10);
+    unready_taken = 0;
+    must_be_ready = built_even_ready;
+    CHECK(fanout_new(&o, subs, 3, &ev, err, sizeof err) == KEVO_OK);
+    CHECK(ev.ops->set_drop != NULL);
+    ev.ops->set_drop(ev.self, 1);
+    stuck_until_ns = fs_now_ns() + 3000000000LL;
+    struct drec d = {.order_ok = 1, .values_ok = 1};
+    int kinds[4] = {0};
+    d.kinds = kinds;
+    long long t0 = fs_now_ns();
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_drec, &d) ==
+          KEVO_OK);
+    double sec = (fs_now_ns() - t0) / 1e9;
+    CHECK(d.n == N_CANDS && d.order_ok && d.values_ok);
+    int measured = f[0].evaluated + f[1].evaluated + f[2].evaluated;
+    int back = f[1].back + f[2].back;
+    CHECK_MSG(kinds[0] == N_CANDS - 10 && kinds[3] == 10 && kinds[1] == 0 &&
+              measured == N_CANDS - 10, "%d measured, %d dropped, %d "
+              "deferred", kinds[0], kinds[3], kinds[1]);
+    for (int i = 0; i < N_CANDS - 10; i++)
+        CHECK(d.deferred[i] == 0);
+    CHECK_MSG(unready_taken == 0, "%d optional ones without a binary went "
+              "out", unready_taken);
+    CHECK_MSG(back >= 1 && f[0].back == 0 && sec < 2.0, "given back %d "
+              "(sub 0: %d), %.2f s", back, f[0].back, sec);
+    for (int k = 0; k < 3; k++)
+        CHECK(f[k].most == 1);
+    must_be_ready = NULL;
+    make_optional(N_CANDS);
+    ev.ops->destroy(ev.self);
+    /* without the hook (and without ready): no set_drop */
+    for (int k = 0; k < 3; k++)
+        f[k] = (struct fake){.id = k};
+    subs[0] = (struct fanout_sub){{&fake_ops_back, &f[0]}, 0, "rank"};
+    CHECK(fanout_new(NULL, subs, 1, &ev, err, sizeof err) == KEVO_OK);
+    CHECK(ev.ops->set_drop == NULL);
+    ev.ops->destroy(ev.self);
+}
+
 /* Subs without a ready hook (MPI ranks) holding the batch's last
  * candidates in their compiles: once nothing is pending, at most the
  * allowance is out and nothing moved for 100 ms, each is given back and
@@ -1218,6 +1290,10 @@ int main(void)
         "time and only while a required one compiles; those not measured "
         "when the rest is are dropped, and a required one stuck compiling "
         "behind them is deferred after 100 ms");
+    RUN(test_drop_built, "subs that compile what they hold, with a built "
+        "hook: optional candidates go out built, one at a time, while a "
+        "required one is held; after the last required one the rest are "
+        "dropped, the held ones given back");
     RUN(test_give_back, "subs that cannot say what is compiled give back "
         "the batch's last candidates once nothing moved for 100 ms: "
         "deferred, at most the allowance; and all they hold at the "
