@@ -209,6 +209,38 @@ static long long mono_ms(void)
 
 #define ASK_AGAIN 32
 
+/* Without opts.ready, a required candidate that needs no compile
+ * (opts.built) goes out with its share (over the live subs) of the
+ * required ones after it in the order that need none either, up to
+ * FANOUT_TAKE in one call: a sub that compiles what it holds (an MPI
+ * rank) then measures them back to back, one message each way, instead
+ * of waiting a round trip between them (softmax fp32 4096^2 under
+ * mpirun -np 2 on two H200s: 1.8 ms of GPU idle an evaluation against
+ * 0.3 ms on the fan-out of two GPUs). The ones that need a compile stay
+ * first in line for the next free sub. t holds the one at ord[from]. */
+static void built_share(struct fanout *f, int k, int from, struct taken *t)
+{
+    int cand[FANOUT_TAKE - 1], n = 0, total = 1;
+    for (int j = from + 1; j < f->n_cands; j++) {
+        int i = f->ord[j];
+        const struct slot *s = &f->sl[i];
+        if (s->st != SL_PENDING || (s->avoid == k && f->alive > 1))
+            continue;
+        if (optional(f, i))
+            break; /* (last: never with a required one) */
+        if (!f->o.built(f->o.prefetch_ud, f->cands[i]))
+            continue;
+        total++;
+        if (n < FANOUT_TAKE - 1)
+            cand[n++] = i;
+    }
+    int share = total / f->alive;
+    if (share > FANOUT_TAKE)
+        share = FANOUT_TAKE;
+    for (int j = 0; j < n && t->n < share; j++)
+        t->slot[t->n++] = cand[j];
+}
+
 /* What sub k takes now (mutex held), into t: with opts.ready, its share
  * of the pending slots that are ready (their number over the live subs,
  * 1 to FANOUT_TAKE), the first ones in the batch's order; if none is
@@ -245,7 +277,10 @@ static int next_slots(struct fanout *f, int k, struct taken *t, int may_wait)
             if (opt && !f->o.built(f->o.prefetch_ud, f->cands[i]))
                 continue;
             t->slot[t->n++] = i;
-            return 1;
+            if (!opt && f->o.built && f->o.built(f->o.prefetch_ud,
+                                                  f->cands[i]))
+                built_share(f, k, j, t);
+            return t->n;
         }
         if (first < 0 && !opt)
             first = i;

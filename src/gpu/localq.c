@@ -17,8 +17,11 @@
 #include "fsutil.h"
 
 /* How long the queue's thread waits between looks at the compiles when
- * none of its jobs is ready (a job that comes wakes it at once). */
-#define LQ_POLL_NS 1000000L
+ * none of its jobs is ready (a job that comes wakes it at once): the GPU
+ * may wait that long for a compile that has ended (at 1 ms, softmax fp32
+ * 4096^2 under mpirun -np 2 on two H200s left the GPUs 1.8 ms idle an
+ * evaluation, bench/results/2026-11-29-h200-s24). */
+#define LQ_POLL_NS 200000L
 
 struct job {
     const struct candidate *const *cands; /* borrowed from the proxy */

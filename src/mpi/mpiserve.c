@@ -27,9 +27,10 @@
 #include "tpl.h"
 #include "version.h"
 
-/* How long the loop sleeps between looks at the compiles when none of
- * the queued batches is ready. */
-#define SERVE_POLL_NS 1000000L
+/* How long the loop sleeps between looks at the compiles and messages
+ * when none of the queued batches is ready: the GPU may wait that long
+ * (localq.c's LQ_POLL_NS says why it is short). */
+#define SERVE_POLL_NS 200000L
 
 /* A batch of one proxy slot, read and waiting for (or in) evaluation. */
 struct req {
