@@ -45,6 +45,8 @@ struct slot {
     int avoid;              /* sub that last failed on it, -1 = none */
     int tries;              /* failed attempts so far */
     int sub;                /* the sub it last went to */
+    int need;               /* 1: it needed a compile when it went out
+                               (opts.built said no; group_full) */
     struct eval_result r;   /* once SL_DONE; owned */
 };
 
@@ -241,6 +243,73 @@ static void built_share(struct fanout *f, int k, int from, struct taken *t)
         t->slot[t->n++] = cand[j];
 }
 
+static int is_built(const struct fanout *f, int i)
+{
+    return f->o.built && f->o.built(f->o.prefetch_ud, f->cands[i]);
+}
+
+/* 1 if sub k's group (the subs with its gpu id: one MPI rank's slots)
+ * holds opts.group_compiles candidates that needed a compile when they
+ * went out. */
+static int group_full(const struct fanout *f, int k)
+{
+    if (f->o.group_compiles <= 0)
+        return 0;
+    int n = 0;
+    for (int i = 0; i < f->n_cands; i++) {
+        const struct slot *s = &f->sl[i];
+        n += s->st == SL_RUNNING && s->need &&
+             f->subs[s->sub].s.gpu == f->subs[k].s.gpu;
+    }
+    return n >= f->o.group_compiles;
+}
+
+/* next_slots without opts.ready: subs that compile what they hold. Sub
+ * k takes the first pending required candidate in the order (with its
+ * share of the ones that need no compile, if it needs none:
+ * built_share); while its group holds as many compiles as it runs at
+ * once (opts.group_compiles), one that needs no compile first, else an
+ * optional one, else that first one all the same. An optional one goes
+ * out alone, built, and only while a required one is not yet measured
+ * (pending, or held by a sub while it compiles). Returns how many it
+ * took; -1 if none is for it. */
+static int next_held(struct fanout *f, int k, struct taken *t)
+{
+    int first = -1, built = -1, opt = -1, req_open = 0;
+    int full = group_full(f, k);
+    t->n = 0;
+    for (int j = 0; j < f->n_cands; j++) {
+        int i = f->ord[j];
+        const struct slot *s = &f->sl[i];
+        int o = optional(f, i);
+        req_open |= !o && s->st != SL_DONE;
+        if (s->st != SL_PENDING || (s->avoid == k && f->alive > 1))
+            continue;
+        if (o) { /* (last in the order) */
+            if (req_open && is_built(f, i)) {
+                opt = j;
+                break;
+            }
+            continue;
+        }
+        if (first < 0)
+            first = j;
+        if (built < 0 && is_built(f, i))
+            built = j;
+        if (built >= 0 || (first >= 0 && !full))
+            break;
+    }
+    int j = first >= 0 && !full ? first : built >= 0 ? built : opt >= 0
+                                                                ? opt
+                                                                : first;
+    if (j < 0)
+        return -1;
+    t->slot[t->n++] = f->ord[j];
+    if (j != opt && is_built(f, f->ord[j]))
+        built_share(f, k, j, t);
+    return t->n;
+}
+
 /* What sub k takes now (mutex held), into t: with opts.ready, its share
  * of the pending slots that are ready (their number over the live subs,
  * 1 to FANOUT_TAKE), the first ones in the batch's order; if none is
@@ -251,6 +320,8 @@ static void built_share(struct fanout *f, int k, int from, struct taken *t)
  * pending. Returns how many it took; -1 if none is pending for it. */
 static int next_slots(struct fanout *f, int k, struct taken *t, int may_wait)
 {
+    if (!f->o.ready)
+        return next_held(f, k, t);
     int first = -1, n_ready = 0, enough = FANOUT_TAKE * f->alive;
     int q = 0, j = 0; /* slots met that said no before */
     int req_pending = 0;
@@ -258,9 +329,6 @@ static int next_slots(struct fanout *f, int k, struct taken *t, int may_wait)
     for (; j < f->n_cands && n_ready < enough; j++) {
         int i = f->ord[j];
         struct slot *s = &f->sl[i];
-        /* without opts.ready a sub compiles what it holds: a required one
-         * it holds (running) still waits for its compile */
-        req_pending |= !f->o.ready && s->st == SL_RUNNING && !optional(f, i);
         if (s->st != SL_PENDING)
             continue;
         int opt = optional(f, i);
@@ -272,16 +340,6 @@ static int next_slots(struct fanout *f, int k, struct taken *t, int may_wait)
         req_pending |= !opt;
         if (s->avoid == k && f->alive > 1)
             continue;
-        if (!f->o.ready) {
-            /* an optional one only if it needs no compile (opts.built) */
-            if (opt && !f->o.built(f->o.prefetch_ud, f->cands[i]))
-                continue;
-            t->slot[t->n++] = i;
-            if (!opt && f->o.built && f->o.built(f->o.prefetch_ud,
-                                                  f->cands[i]))
-                built_share(f, k, j, t);
-            return t->n;
-        }
         if (first < 0 && !opt)
             first = i;
         /* each pending slot is asked once; of those that said no, ASK_AGAIN
@@ -364,6 +422,8 @@ static void run_taken(struct fanout *f, int k, struct taken *t)
     for (int j = 0; j < t->n; j++) {
         f->sl[t->slot[j]].st = SL_RUNNING;
         f->sl[t->slot[j]].sub = k;
+        f->sl[t->slot[j]].need = f->o.group_compiles > 0 &&
+                                 !is_built(f, t->slot[j]);
         if (!optional(f, t->slot[j]))
             f->req_ms = mono_ms();
         cs[j] = f->cands[t->slot[j]];

@@ -63,6 +63,13 @@ struct fanout_opts {
      * dropped and the subs holding some are asked to give them back
      * (give_back; they come back dropped). Same ud as prefetch. */
     int (*built)(void *ud, const struct candidate *c);
+    /* (optional, with built) How many candidates that need a compile a
+     * group of subs (those with one gpu id: an MPI rank's queue slots)
+     * compiles at once: while its group holds that many, a free sub
+     * takes one that needs no compile first (a required one, else an
+     * optional one), so that the GPU measures while the compilers work.
+     * 0: no limit. */
+    int group_compiles;
     /* (optional) Fills order[0..n) with the indices of the batch in the
      * order its candidates should start (a compile-cost model's,
      * ccost_order); prefetch then gets the batch in that order and free

@@ -96,16 +96,18 @@ static char *local_device(const struct evaluator *ev)
 }
 
 /* Proxies (queue slots) per rank, rank 0 included. A slot holds one
- * candidate, so the slots are all a rank's compile pool ever gets: one per
- * compile process and two more for its GPU (measured on 2 H200s, bench/
- * results/2026-11-24-h200x2-scaling: 8 slots for 16 compilers a rank gave
- * mpirun -np 2 half the evaluations of one GPU), at least MPIJOB_DEPTH,
- * within the fan-out's limit; KEVO_MPI_DEPTH overrides it (1 = one
- * candidate at a time). */
+ * candidate that needs a compile (or several that need none), so the
+ * slots are all a rank's compile pool ever gets: one per compile process
+ * (the fan-out keeps no more compiles than that at a rank while there is
+ * other work: group_compiles) and four more for its GPU (measured on 2
+ * H200s, bench/results/2026-11-24-h200x2-scaling: 8 slots for 16
+ * compilers a rank gave mpirun -np 2 half the evaluations of one GPU), at
+ * least MPIJOB_DEPTH, within the fan-out's limit; KEVO_MPI_DEPTH
+ * overrides it (1 = one candidate at a time). */
 static int rank_depth(int n_ranks)
 {
     const char *e = getenv("KEVO_MPI_DEPTH");
-    int d = rank_compilers + 2 > MPIJOB_DEPTH ? rank_compilers + 2
+    int d = rank_compilers + 4 > MPIJOB_DEPTH ? rank_compilers + 4
                                               : MPIJOB_DEPTH;
     if (e && atoi(e) > 0)
         d = atoi(e);
@@ -166,7 +168,8 @@ int mpijob_wrap(struct evaluator *ev, const struct tpl_device *dev, char *err,
      * with a binary spread among the others, holdorder.h) */
     struct fanout_opts fo = {.order = holdorder_order,
                              .learn = holdorder_learn,
-                             .built = holdorder_built};
+                             .built = holdorder_built,
+                             .group_compiles = rank_compilers};
     fo.prefetch_ud = job_order =
         holdorder_new(ccost_wanted() ? ccost_new() : NULL);
     return fanout_new(fo.prefetch_ud ? &fo : NULL, subs, k, ev, err,

@@ -193,7 +193,7 @@ $K replay "$SCRATCH/z0" 2>&1 | grep -q "^identical" &&
     ok "a run with generation 0's fill replays identical, and status counts the dropped" ||
     fail "fill0 replay or status"
 # the spare fill (spec fill_spare): every later generation also holds,
-# after its planned fill, up to half as many more (at least half its bred
+# after its planned fill, up to as many more (at least half its bred
 # children), the next best rated, optional: measured while compiles run,
 # the rest dropped. The planned fill's size keeps its rule, counting the
 # spare ones measured as fill.
@@ -218,7 +218,7 @@ for g in sorted({r["gen"] for r in ev}):
     if g > 0:
         n, nf = len(last), sum(r["mutator"] == "launch" for r in last)
         want = min(int(0.8 * (n * idle + nf * gpu) / gpu), 8 * len(bred))
-        most = min(max(want // 2, len(bred) // 2), 8 * len(bred) - want)
+        most = min(max(want, len(bred) // 2), 8 * len(bred) - want)
         req = [r for r in fill if r["idx"] < len(bred) + want]
         opt = [r for r in fill if r["idx"] >= len(bred) + want]
         assert len(req) <= want, (g, len(req), want)

@@ -1058,6 +1058,57 @@ static void test_drop_built(void)
     ev.ops->destroy(ev.self);
 }
 
+static int built_below_36(void *ud, const struct candidate *c)
+{
+    (void)ud;
+    return (c->genome_hash - 1000) / 7 < 36;
+}
+
+/* group_compiles: two groups of three subs (two MPI ranks' slots), each
+ * compiling one candidate at once; the batch handed out backwards, so
+ * the four that need a compile (36-39, which "compile" 300 ms) come
+ * first. While a group holds one of them its free subs take the ones
+ * that need none: at most two of the four are out before the last of
+ * those is taken (without the limit all four went first). */
+static void test_group_compiles(void)
+{
+    for (int cap = 1; cap >= 0; cap--) {
+        struct fake f[6];
+        struct fanout_sub subs[6];
+        int log[N_CANDS], n_log = 0;
+        for (int k = 0; k < 6; k++) {
+            f[k] = (struct fake){.id = k, .delay_us = 1000,
+                                 .stuck_from = N_CANDS - 4, .log = log,
+                                 .n_log = &n_log};
+            subs[k] = (struct fanout_sub){{&fake_ops_back, &f[k]}, k / 3,
+                                          "rank"};
+        }
+        struct fanout_opts o = {.order = backwards, .built = built_below_36,
+                                .group_compiles = cap};
+        struct evaluator ev;
+        char err[128];
+        CHECK(fanout_new(&o, subs, 6, &ev, err, sizeof err) == KEVO_OK);
+        stuck_until_ns = fs_now_ns() + 300000000LL;
+        struct drec d = {.order_ok = 1, .values_ok = 1};
+        CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_drec, &d) ==
+              KEVO_OK);
+        CHECK(d.n == N_CANDS && d.order_ok && d.values_ok);
+        int last_built = -1, early = 0;
+        for (int i = 0; i < n_log; i++)
+            if (log[i] < 36)
+                last_built = i;
+        for (int i = 0; i < last_built; i++)
+            early += log[i] >= 36;
+        if (cap)
+            CHECK_MSG(early <= 2, "%d of the 4 compiles out before the last "
+                      "candidate that needs none", early);
+        else
+            CHECK_MSG(early == 4, "without the limit %d of 4 went first",
+                      early);
+        ev.ops->destroy(ev.self);
+    }
+}
+
 /* Subs without a ready hook (MPI ranks) holding the batch's last
  * candidates in their compiles: once nothing is pending, at most the
  * allowance is out and nothing moved for 100 ms, each is given back and
@@ -1308,6 +1359,8 @@ int main(void)
         "hook: optional candidates go out built, one at a time, while a "
         "required one is held; after the last required one the rest are "
         "dropped, the held ones given back");
+    RUN(test_group_compiles, "a group of subs holding as many compiles as "
+        "it runs takes candidates that need none first");
     RUN(test_give_back, "subs that cannot say what is compiled give back "
         "the batch's last candidates once nothing moved for 100 ms: "
         "deferred, at most the allowance; and all they hold at the "
