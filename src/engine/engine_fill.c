@@ -153,9 +153,10 @@ static int history_neighbours(struct engine *e, struct pool *p, long want)
     return rc;
 }
 
-/* The spare fill (spec fill_spare): past the planned fill, up to as
- * many more (at least half as many as the bred children), the next best
- * rated, optional: the evaluator measures them
+/* The spare fill (spec fill_spare): past the planned fill, up to
+ * fill_spare halves of it more (2, the default: as many; at least half as
+ * many as the bred children), the next best rated, optional: the
+ * evaluator measures them
  * only while a compile keeps the GPU from every required candidate, and
  * drops the rest when the generation's required candidates are measured
  * (eval.h set_drop). The planned size follows the last generation's idle
@@ -163,8 +164,9 @@ static int history_neighbours(struct engine *e, struct pool *p, long want)
  * changes from one generation to the next: on two H200s softmax fp32
  * 4096^2 left each GPU 0.5 s of a 1.8 s generation idle with the planned
  * fill measured (bench/results/2026-11-29-h200-s23); with half the
- * planned fill as spare, two H200s (and two MPI ranks) still measured all
- * of it in most generations (bench/results/2026-11-29-h200-s24, call 2).
+ * planned fill as spare (fill_spare 1), two H200s (and two MPI ranks)
+ * still measured all of it in most generations (bench/results/
+ * 2026-11-29-h200-s24, call 2).
  * Measured spare ones count as fill in the next generation's size. Not
  * with the pipeline or LLM mutation (as fill0). */
 static long spare_size(const struct engine *e, long f)
@@ -172,8 +174,8 @@ static long spare_size(const struct engine *e, long f)
     const struct spec *s = e->env.spec;
     if (!s->fill_spare || s->pipeline || e->env.llm_on)
         return 0;
-    long k = e->n_kids / 2;
-    return f > k ? f : k;
+    long n = f * s->fill_spare / 2, k = e->n_kids / 2;
+    return n > k ? n : k;
 }
 
 int engine_fill_add(struct engine *e)

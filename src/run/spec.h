@@ -71,9 +71,11 @@ struct spec {
     /* issue 32: with fill, every later generation also holds spare
      * launch-only neighbours past its planned fill, optional: measured
      * only while compiles keep the GPU from the rest, dropped when the
-     * rest is measured (1, engine_fill.c); 0: what runs made before it did
-     * (a manifest without it reads as 0), and what runs on an evaluator
-     * that cannot drop them record */
+     * rest is measured (engine_fill.c): fill_spare halves of the planned
+     * fill's size (2, the default; 1: what runs made at 2c2de0f..3d0ac44
+     * recorded); 0: none, what runs made before it did (a manifest
+     * without it reads as 0), and what runs on an evaluator that cannot
+     * drop them record */
     int fill_spare;
     /* issue 32: the evaluator may hand back unmeasured the few candidates
      * whose compile has not ended when the rest of the generation is

@@ -192,19 +192,19 @@ $K replay "$SCRATCH/z0" 2>&1 | grep -q "^identical" &&
     $K status "$SCRATCH/z0" 2>&1 | grep -q "optional ones not reached .*dropped" &&
     ok "a run with generation 0's fill replays identical, and status counts the dropped" ||
     fail "fill0 replay or status"
-# the spare fill (spec fill_spare): every later generation also holds,
-# after its planned fill, up to as many more (at least half its bred
-# children), the next best rated, optional: measured while compiles run,
-# the rest dropped. The planned fill's size keeps its rule, counting the
-# spare ones measured as fill.
-grep -Eq '"fill_spare":[[:space:]]*1' "$SCRATCH/z0/manifest.json" &&
+# the spare fill (spec fill_spare, 2 by default): every later generation
+# also holds, after its planned fill, up to fill_spare halves of it more
+# (at least half its bred children), the next best rated, optional:
+# measured while compiles run, the rest dropped. The planned fill's size
+# keeps its rule, counting the spare ones measured as fill.
+grep -Eq '"fill_spare":[[:space:]]*2' "$SCRATCH/z0/manifest.json" &&
     grep -Eq '"fill_spare":[[:space:]]*0' "$SCRATCH/f/manifest.json" &&
     ok "fill_spare is on with an evaluator that can drop, recorded 0 with one that cannot" ||
     fail "fill_spare in the manifests"
-spare() { # $1 journal, $2 idle ms, $3 check+timing ms
-python3 - "$1" "$2" "$3" <<'PY'
+spare() { # $1 journal, $2 idle ms, $3 check+timing ms, $4 fill_spare
+python3 - "$1" "$2" "$3" "$4" <<'PY'
 import json, sys
-idle, gpu = float(sys.argv[2]), float(sys.argv[3])
+idle, gpu, halves = float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 rs = [json.loads(l) for l in open(sys.argv[1])]
 ev = [r for r in rs if r["type"] == "eval"]
 dr = [r for r in rs if r["type"] == "defer" and r.get("dropped")]
@@ -218,7 +218,7 @@ for g in sorted({r["gen"] for r in ev}):
     if g > 0:
         n, nf = len(last), sum(r["mutator"] == "launch" for r in last)
         want = min(int(0.8 * (n * idle + nf * gpu) / gpu), 8 * len(bred))
-        most = min(max(want, len(bred) // 2), 8 * len(bred) - want)
+        most = min(max(want * halves // 2, len(bred) // 2), 8 * len(bred) - want)
         req = [r for r in fill if r["idx"] < len(bred) + want]
         opt = [r for r in fill if r["idx"] >= len(bred) + want]
         assert len(req) <= want, (g, len(req), want)
@@ -238,14 +238,23 @@ print(spared, dropped)
 PY
 }
 KEVO_TEST_DROP=1 KEVO_TEST_IDLE_MS=1 $T run $ARGS --runs-dir "$SCRATCH" --name sp || fail "spare fill run"
-spare "$SCRATCH/sp/journal.jsonl" 1 10 >"$SCRATCH/cnt" 2>"$SCRATCH/err" &&
+spare "$SCRATCH/sp/journal.jsonl" 1 10 2 >"$SCRATCH/cnt" 2>"$SCRATCH/err" &&
     $K replay "$SCRATCH/sp" 2>&1 | grep -q "^identical" &&
     ok "later generations hold spare launch-only neighbours after the planned fill, optional, the ones not reached dropped ($(cat "$SCRATCH/cnt") measured / dropped); the run replays identical" ||
     { fail "spare fill"; cat "$SCRATCH/err"; }
+# fill_spare 1 (what runs made at 2c2de0f..3d0ac44 recorded): half as many
+printf '{"fill_spare": 1}\n' >"$SCRATCH/half.json"
+KEVO_TEST_DROP=1 KEVO_TEST_IDLE_MS=1 $T run $ARGS --spec "$SCRATCH/half.json" --runs-dir "$SCRATCH" --name sph ||
+    fail "spare fill 1 run"
+spare "$SCRATCH/sph/journal.jsonl" 1 10 1 >"$SCRATCH/cnt" 2>"$SCRATCH/err" &&
+    ! spare "$SCRATCH/sp/journal.jsonl" 1 10 1 >/dev/null 2>&1 &&
+    $K replay "$SCRATCH/sph" 2>&1 | grep -q "^identical" &&
+    ok "fill_spare 1: half as many spare ones ($(cat "$SCRATCH/cnt") measured / dropped), replays identical; the default's run has more" ||
+    { fail "spare fill 1"; cat "$SCRATCH/err"; }
 # without the key (a run made before it) the replay breeds no spare ones:
 # divergent for this journal
 rm -rf "$SCRATCH/osp"; cp -r "$SCRATCH/sp" "$SCRATCH/osp"
-sed -i -E 's/"fill_spare":[[:space:]]*[01],?//' "$SCRATCH/osp/manifest.json"
+sed -i -E 's/"fill_spare":[[:space:]]*[0-9],?//' "$SCRATCH/osp/manifest.json"
 $K replay "$SCRATCH/osp" >"$SCRATCH/out" 2>&1 &&
     fail "a journal with spare fill replays identical without fill_spare" ||
     ok "without the key the spare fill is off: a journal with it is divergent"
