@@ -100,7 +100,10 @@ struct fanout_opts {
  * the batch's order (opts.order, else index order) nobody has taken (or
  * ready ones, see opts.ready: up to FANOUT_TAKE at once, its share of the
  * ready ones, so that its evaluator sends the next job as the last one
- * ends) and evaluating them after passing on the current cascade
+ * ends; without it, with opts.built, its share of the ones that need no
+ * compile when the first one needs none, and those first while its group
+ * holds opts.group_compiles compiles) and evaluating them after passing
+ * on the current cascade
  * reference (set_best). With one sub-evaluator in use, it gets the
  * whole batch in one eval_batch in the calling thread (its own pipeline
  * stays whole; what is delivered before a failure counts, the rest is
@@ -113,7 +116,9 @@ struct fanout_opts {
  * one comes back deferred; subs with set_deadline are told it too. With
  * set_drop (offered only with opts.ready or opts.built), optional
  * candidates are handed out one at a time while a required one compiles,
- * and dropped once the rest is measured. A sub-evaluator whose eval_batch fails (returns an error:
+ * and dropped once the rest is measured (without opts.ready: those a sub
+ * holds are asked back). A sub-evaluator whose eval_batch fails (returns
+ * an error:
  * its GPU worker cannot start, ...) is reported, its candidate goes to
  * another one, and after max_failures failures in a row
  * it is dropped for the rest of the run; eval_batch fails only when none
