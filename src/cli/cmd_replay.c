@@ -134,6 +134,23 @@ static long generation_need(const struct replay *r)
     return most;
 }
 
+/* 1 if the journal ends inside a generation (the run was stopped there):
+ * a result or deferral of a generation whose gen record is not there. */
+static int ends_inside(const struct replay *r)
+{
+    int last = -1, last_gen = -1;
+    for (long i = 0; i < r->n_rec; i++) {
+        const struct record *x = &r->rv.recs[i];
+        if (x->type == REC_EVAL)
+            last = x->u.eval.gen;
+        else if (x->type == REC_DEFER)
+            last = x->u.defer.gen;
+        else if (x->type == REC_GEN)
+            last_gen = x->u.gen.gen;
+    }
+    return last > last_gen;
+}
+
 static int diverge(struct replay *r, long index, const char *fmt, ...)
     KEVO_PRINTF(3, 4);
 static int diverge(struct replay *r, long index, const char *fmt, ...)
@@ -221,7 +238,8 @@ static int open_run(struct replay *r)
  * evaluations), which reproduces a generation cut by the budget and
  * changes nothing else; or, if more, the most children a generation had
  * (generation_need: one whose optional children were dropped had more
- * children than it recorded evaluations).
+ * children than it recorded evaluations). A journal that ends inside a
+ * generation is replayed with the run's own budget.
  */
 static int replay_engine(struct replay *r, struct engine_stats *st,
                          long *pos)
@@ -236,6 +254,12 @@ static int replay_engine(struct replay *r, struct engine_stats *st,
     s.max_evals = count_type(r, REC_EVAL) + unmeasured;
     if (generation_need(r) > s.max_evals)
         s.max_evals = generation_need(r);
+    /* a journal that ends inside a generation: the run bred that one
+     * with its own budget, so the replay does too (capped at what was
+     * recorded, its fill came from a smaller pool of candidates: not the
+     * recorded ones); the journal's end stops the replay there */
+    if (ends_inside(r))
+        s.max_evals = r->rv.spec.max_evals;
     struct runlog_cfg lc = {.records = r->rv.records, .live = 0,
                             .llm_dir = r->dir};
     struct runlog *log = NULL;

@@ -284,6 +284,7 @@ static void clear_children(struct engine *e)
 {
     engine_clear_kids(e->kids, e->n_kids);
     e->n_kids = 0;
+    e->gen_dropped = 0;
 }
 
 void engine_clear_kids(struct child *kids, int n)
@@ -1166,8 +1167,12 @@ static cJSON *gen_record(struct engine *e)
                         .n_islands = e->n_isl, .archive_cells = e->arc.n,
                         .t = elapsed_s(e)};
     /* the budget cut this generation's children (those it deferred,
-     * e->carry now, were children too) */
-    if (evals_cap(e) > 0 && e->st.evals + e->n_carry >= evals_cap(e))
+     * e->carry now, were children too, and so were the optional ones it
+     * dropped: counted in runs with the spare fill, whose journals were
+     * made since; a resume with a larger budget replays them so) */
+    long kids = e->st.evals + e->n_carry +
+                (e->env.spec->fill_spare ? e->gen_dropped : 0);
+    if (evals_cap(e) > 0 && kids >= evals_cap(e))
         g.evals_budget = evals_cap(e);
     int total = 0;
     for (int i = 0; i < e->n_isl; i++)

@@ -155,6 +155,7 @@ int engine_defer_carry(struct engine *e)
         }
         if (!rc && c->deferred != 3) /* (a dropped one is not carried) */
             rc = carry_add(e, c); /* the source moves with it */
+        e->gen_dropped += c->deferred == 3;
         if (rc || c->deferred == 3)
             free(c->source);
         eval_result_release(&c->r);

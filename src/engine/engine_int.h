@@ -166,6 +166,8 @@ struct engine {
      * last generation's batch, the first children of the next one */
     struct child *carry;
     int n_carry, cap_carry;
+    int gen_dropped;        /* this generation's optional children dropped
+                               (engine_defer_carry) */
     long in_flight;        /* children being measured while the next
                               generation is bred (0 otherwise): spent, for
                               the budget */

@@ -101,6 +101,8 @@ struct fanout {
                                finished (mono_ms) */
     int gave_back;          /* 1: give_back_rest asked this batch's subs */
     int ended;              /* 1: give_back_all did, at the deadline */
+    long long opt_ask_ms;   /* when drop_rest last asked subs for the
+                               optional candidates they hold (mono_ms) */
     long long last_end_ms;  /* when a sub last ended a call (mono_ms) */
     int ask_from;           /* next_slots: the not-ready slots it asks again */
 };
@@ -271,7 +273,8 @@ static int group_full(const struct fanout *f, int k)
  * once (opts.group_compiles), one that needs no compile first, else an
  * optional one, else that first one all the same. An optional one goes
  * out alone, built, and only while a required one is not yet measured
- * (pending, or held by a sub while it compiles). Returns how many it
+ * (pending, or held by a sub: compiling or being measured). Returns how
+ * many it
  * took; -1 if none is for it. */
 static int next_held(struct fanout *f, int k, struct taken *t)
 {
@@ -531,9 +534,10 @@ static void ask_back(struct fanout *f);
 /* With every candidate but the optional ones measured or deferred, the
  * optional ones still pending are dropped (3): they fill the GPUs' wait
  * for compiles and never make the batch longer; subs that hold some
- * (without opts.ready: queues that compile what they hold) are asked
- * once to give them back (they come back dropped). Returns 1 if any was
- * dropped here. */
+ * (without opts.ready: queues that compile what they hold) are asked to
+ * give them back (they come back dropped), again every DEFER_WAIT_MS
+ * while they hold them (a give_back that comes before the sub has sent
+ * its batch does nothing). Returns 1 if any was dropped here. */
 static int drop_rest(struct fanout *f)
 {
     if (!f->drop)
@@ -552,8 +556,9 @@ static int drop_rest(struct fanout *f)
             hand_back(f, i, 3);
     if (any)
         pthread_cond_broadcast(&f->cv);
-    if (held && !f->o.ready && !f->gave_back) {
-        f->gave_back = 1;
+    long long now = mono_ms();
+    if (held && !f->o.ready && now - f->opt_ask_ms >= DEFER_WAIT_MS) {
+        f->opt_ask_ms = now;
         ask_back(f);
     }
     return any;
@@ -631,7 +636,7 @@ static void give_back_all(struct fanout *f)
 static int look_soon(const struct fanout *f)
 {
     return (!f->o.ready && f->defer_max > 0 && !f->gave_back) ||
-           (f->deadline_ns > 0 && !f->ended);
+           (!f->o.ready && f->drop) || (f->deadline_ns > 0 && !f->ended);
 }
 
 static int settle(struct fanout *f);
@@ -945,6 +950,7 @@ static int fo_eval_batch(void *self, const struct candidate *const *cands,
     f->ask_from = 0;
     f->req_ms = mono_ms();
     f->gave_back = f->ended = 0;
+    f->opt_ask_ms = 0;
     f->running = 0;
     for (int k = 0; k < f->n; k++) {
         f->args[k].on = !f->subs[k].dropped && k < f->n_threads;

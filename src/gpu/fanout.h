@@ -58,10 +58,11 @@ struct fanout_opts {
      * needs no compile where it goes (its source already has a binary,
      * holdorder.h). With it set_drop is offered: an optional candidate
      * goes out only when built, one at a time, while a required one is
-     * not yet measured (pending, or held by a sub while it compiles);
-     * once every required one is measured, the optional ones pending are
-     * dropped and the subs holding some are asked to give them back
-     * (give_back; they come back dropped). Same ud as prefetch. */
+     * not yet measured (pending, or held by a sub: compiling or being
+     * measured); once every required one is measured, the optional ones
+     * pending are dropped and the subs holding some are asked to give
+     * them back (give_back, every 100 ms while they hold them; they come
+     * back dropped). Same ud as prefetch. */
     int (*built)(void *ud, const struct candidate *c);
     /* (optional, with built) How many candidates that need a compile a
      * group of subs (those with one gpu id: an MPI rank's queue slots)

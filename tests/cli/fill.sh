@@ -267,6 +267,10 @@ for n in 40 160 700; do
         sleep 0.02; w=$((w + 1))
     done
     kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+    # the killed journal replays as it is (a generation it ends inside is
+    # bred with the run's own budget, as the run bred it)
+    [ -d "$SCRATCH/zk$n" ] && ! $K replay "$SCRATCH/zk$n" 2>&1 | grep -q "^identical" &&
+        fail "fill0 kill at $n records: the killed journal does not replay identical"
     if [ -d "$SCRATCH/zk$n" ]; then KEVO_TEST_DROP=1 $T resume "$SCRATCH/zk$n" --quiet
     else KEVO_TEST_DROP=1 $T run $ARGS --runs-dir "$SCRATCH" --name zk$n; fi || fail "fill0 kill at $n: resume"
     canon "$SCRATCH/zk$n/journal.jsonl" >"$SCRATCH/zk$n.canon"
@@ -282,6 +286,16 @@ $K replay "$SCRATCH/zb" >"$SCRATCH/out" 2>&1 && grep -q "^identical" "$SCRATCH/o
     grep -q '"dropped"' "$SCRATCH/zb/journal.jsonl" &&
     ok "a run whose --evals cuts generation 0's fill replays identical" ||
     { fail "fill0 --evals replay"; cat "$SCRATCH/out"; }
+# an --evals budget that cuts a later generation with drops (spare ones),
+# resumed with a larger one: the cut generation records its budget (its
+# dropped children were children), so the whole replays identical
+KEVO_TEST_DROP=1 KEVO_TEST_IDLE_MS=1 $T run $ARGS --generations 0 --evals 557 --runs-dir "$SCRATCH" --name zc &&
+    KEVO_TEST_DROP=1 KEVO_TEST_IDLE_MS=1 $T resume "$SCRATCH/zc" --evals 1000 --quiet ||
+    fail "spare --evals run and resume"
+$K replay "$SCRATCH/zc" >"$SCRATCH/out" 2>&1 && grep -q "^identical: 1000 evaluations" "$SCRATCH/out" &&
+    grep -q '"evals_budget":557' "$SCRATCH/zc/journal.jsonl" &&
+    ok "a generation cut by --evals with dropped spare ones records its budget; resumed with a larger one, the run replays identical" ||
+    { fail "spare --evals resume replay"; cat "$SCRATCH/out"; }
 # killed inside generation 0 and resumed through the fan-out (--gpus 0; it
 # cannot drop, and defers some of the optional ones: they are dropped)
 KEVO_TEST_DROP=1 KEVO_TEST_EVAL_US=3000 $T run $ARGS --runs-dir "$SCRATCH" --name zg &

@@ -1058,6 +1058,44 @@ static void test_drop_built(void)
     ev.ops->destroy(ev.self);
 }
 
+/* drop_rest asks back the optional candidates subs hold also after
+ * give_back_rest asked for the batch's last required one: one required
+ * candidate measured for 400 ms, the rest optional and built, each held
+ * ("compiling") until given back or 3 s pass. At 100 ms the required
+ * one is asked back (it is being measured: it stays); the subs whose
+ * optional ones came back take others; when the required one is
+ * measured they are asked back too, and the batch ends at once. */
+static void test_drop_after_give_back(void)
+{
+    struct fake f[3];
+    struct fanout_sub subs[3];
+    for (int k = 0; k < 3; k++) {
+        f[k] = (struct fake){.id = k, .delay_us = 400000, .stuck_from = 1};
+        subs[k] = (struct fanout_sub){{&fake_ops_back, &f[k]}, k, "rank"};
+    }
+    struct fanout_opts o = {.built = built_even};
+    struct evaluator ev;
+    char err[128];
+    make_optional(1);
+    CHECK(fanout_new(&o, subs, 3, &ev, err, sizeof err) == KEVO_OK);
+    ev.ops->set_defer(ev.self, 1);
+    ev.ops->set_drop(ev.self, 1);
+    stuck_until_ns = fs_now_ns() + 3000000000LL;
+    struct drec d = {.order_ok = 1, .values_ok = 1};
+    int kinds[4] = {0};
+    d.kinds = kinds;
+    long long t0 = fs_now_ns();
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_drec, &d) ==
+          KEVO_OK);
+    double sec = (fs_now_ns() - t0) / 1e9;
+    CHECK(d.n == N_CANDS && d.order_ok);
+    CHECK_MSG(d.deferred[0] == 0 && kinds[3] == N_CANDS - 1 && sec < 1.5,
+              "candidate 0 came back %d, %d dropped, %.2f s", d.deferred[0],
+              kinds[3], sec);
+    make_optional(N_CANDS);
+    ev.ops->destroy(ev.self);
+}
+
 static int built_below_36(void *ud, const struct candidate *c)
 {
     (void)ud;
@@ -1359,6 +1397,9 @@ int main(void)
         "hook: optional candidates go out built, one at a time, while a "
         "required one is held; after the last required one the rest are "
         "dropped, the held ones given back");
+    RUN(test_drop_after_give_back, "held optional candidates are asked "
+        "back once the last required one is measured, also after the "
+        "deferral asked for it");
     RUN(test_group_compiles, "a group of subs holding as many compiles as "
         "it runs takes candidates that need none first");
     RUN(test_give_back, "subs that cannot say what is compiled give back "
