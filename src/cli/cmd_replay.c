@@ -251,9 +251,10 @@ static int replay_engine(struct replay *r, struct engine_stats *st,
     long unmeasured = unmeasured_defers(r);
     if (unmeasured < 0)
         return KEVO_ENOMEM;
+    long need = generation_need(r);
     s.max_evals = count_type(r, REC_EVAL) + unmeasured;
-    if (generation_need(r) > s.max_evals)
-        s.max_evals = generation_need(r);
+    if (need > s.max_evals)
+        s.max_evals = need;
     /* a journal that ends inside a generation: the run bred that one
      * with its own budget, so the replay does too (capped at what was
      * recorded, its fill came from a smaller pool of candidates: not the

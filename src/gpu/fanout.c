@@ -45,8 +45,9 @@ struct slot {
     int avoid;              /* sub that last failed on it, -1 = none */
     int tries;              /* failed attempts so far */
     int sub;                /* the sub it last went to */
+    int built;              /* 1: opts.built said so (it stays so) */
     int need;               /* 1: it needed a compile when it went out
-                               (opts.built said no; group_full) */
+                               (not built; group_full) */
     struct eval_result r;   /* once SL_DONE; owned */
 };
 
@@ -222,17 +223,20 @@ static long long mono_ms(void)
  * mpirun -np 2 on two H200s: 1.8 ms of GPU idle an evaluation against
  * 0.3 ms on the fan-out of two GPUs). The ones that need a compile stay
  * first in line for the next free sub. t holds the one at ord[from]. */
+static int is_built(struct fanout *f, int i);
+
 static void built_share(struct fanout *f, int k, int from, struct taken *t)
 {
     int cand[FANOUT_TAKE - 1], n = 0, total = 1;
-    for (int j = from + 1; j < f->n_cands; j++) {
+    int enough = FANOUT_TAKE * f->alive; /* (share at its most) */
+    for (int j = from + 1; j < f->n_cands && total < enough; j++) {
         int i = f->ord[j];
         const struct slot *s = &f->sl[i];
         if (s->st != SL_PENDING || (s->avoid == k && f->alive > 1))
             continue;
         if (optional(f, i))
             break; /* (last: never with a required one) */
-        if (!f->o.built(f->o.prefetch_ud, f->cands[i]))
+        if (!is_built(f, i))
             continue;
         total++;
         if (n < FANOUT_TAKE - 1)
@@ -245,9 +249,14 @@ static void built_share(struct fanout *f, int k, int from, struct taken *t)
         t->slot[t->n++] = cand[j];
 }
 
-static int is_built(const struct fanout *f, int i)
+/* 1 if slot i's candidate needs no compile (opts.built; once it says
+ * so, the slot keeps it). */
+static int is_built(struct fanout *f, int i)
 {
-    return f->o.built && f->o.built(f->o.prefetch_ud, f->cands[i]);
+    struct slot *s = &f->sl[i];
+    if (!s->built && f->o.built)
+        s->built = f->o.built(f->o.prefetch_ud, f->cands[i]) != 0;
+    return s->built;
 }
 
 /* 1 if sub k's group (the subs with its gpu id: one MPI rank's slots)
@@ -302,9 +311,13 @@ static int next_held(struct fanout *f, int k, struct taken *t)
         if (built >= 0 || (first >= 0 && !full))
             break;
     }
-    int j = first >= 0 && !full ? first : built >= 0 ? built : opt >= 0
-                                                                ? opt
-                                                                : first;
+    int j = first;
+    if (full && built >= 0)
+        j = built;
+    else if (full && opt >= 0)
+        j = opt;
+    else if (first < 0)
+        j = opt;
     if (j < 0)
         return -1;
     t->slot[t->n++] = f->ord[j];

@@ -56,7 +56,8 @@ struct fanout_opts {
     int (*wait_ready)(void *ud, int max_ms);
     /* (optional, for subs that compile what they hold: no ready) 1 if c
      * needs no compile where it goes (its source already has a binary,
-     * holdorder.h). With it set_drop is offered: an optional candidate
+     * holdorder.h; once 1, taken to stay so for the batch). With it
+     * set_drop is offered: an optional candidate
      * goes out only when built, one at a time, while a required one is
      * not yet measured (pending, or held by a sub: compiling or being
      * measured); once every required one is measured, the optional ones

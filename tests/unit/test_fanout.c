@@ -759,6 +759,18 @@ static int on_drec(void *ud, int index, const struct eval_result *r)
     return 0;
 }
 
+/* Runs the whole batch on ev into d, counting results by deferred kind
+ * into kinds[4]; the seconds it took. */
+static double timed_batch(struct evaluator *ev, struct drec *d, int *kinds)
+{
+    *d = (struct drec){.order_ok = 1, .values_ok = 1, .kinds = kinds};
+    memset(kinds, 0, 4 * sizeof *kinds);
+    long long t0 = fs_now_ns();
+    CHECK(ev->ops->eval_batch(ev->self, cand_ptrs, N_CANDS, on_drec, d) ==
+          KEVO_OK);
+    return (fs_now_ns() - t0) / 1e9;
+}
+
 /* set_defer: once no sub measures and nothing pending is ready, the
  * pending candidates (at most the allowance) come back deferred and
  * unmeasured; more of them than allowed wait until they are ready. */
@@ -1020,13 +1032,9 @@ static void test_drop_built(void)
     CHECK(ev.ops->set_drop != NULL);
     ev.ops->set_drop(ev.self, 1);
     stuck_until_ns = fs_now_ns() + 3000000000LL;
-    struct drec d = {.order_ok = 1, .values_ok = 1};
-    int kinds[4] = {0};
-    d.kinds = kinds;
-    long long t0 = fs_now_ns();
-    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_drec, &d) ==
-          KEVO_OK);
-    double sec = (fs_now_ns() - t0) / 1e9;
+    struct drec d;
+    int kinds[4];
+    double sec = timed_batch(&ev, &d, kinds);
     CHECK(d.n == N_CANDS && d.order_ok && d.values_ok);
     int measured = f[0].evaluated + f[1].evaluated + f[2].evaluated;
     int back = f[1].back + f[2].back;
@@ -1081,13 +1089,9 @@ static void test_drop_after_give_back(void)
     ev.ops->set_defer(ev.self, 1);
     ev.ops->set_drop(ev.self, 1);
     stuck_until_ns = fs_now_ns() + 3000000000LL;
-    struct drec d = {.order_ok = 1, .values_ok = 1};
-    int kinds[4] = {0};
-    d.kinds = kinds;
-    long long t0 = fs_now_ns();
-    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_drec, &d) ==
-          KEVO_OK);
-    double sec = (fs_now_ns() - t0) / 1e9;
+    struct drec d;
+    int kinds[4];
+    double sec = timed_batch(&ev, &d, kinds);
     CHECK(d.n == N_CANDS && d.order_ok);
     CHECK_MSG(d.deferred[0] == 0 && kinds[3] == N_CANDS - 1 && sec < 1.5,
               "candidate 0 came back %d, %d dropped, %.2f s", d.deferred[0],
@@ -1169,13 +1173,9 @@ static void test_give_back(void)
          * subs hold is given back */
         if (allow == 0)
             ev.ops->set_deadline(ev.self, fs_now_ns() + 300000000LL);
-        struct drec d = {.order_ok = 1, .values_ok = 1};
-        int kinds[4] = {0};
-        d.kinds = kinds;
-        long long t0 = fs_now_ns();
-        CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_drec, &d) ==
-              KEVO_OK);
-        double s = (fs_now_ns() - t0) / 1e9;
+        struct drec d;
+        int kinds[4];
+        double s = timed_batch(&ev, &d, kinds);
         CHECK(d.n == N_CANDS && d.order_ok && d.values_ok);
         int back = f[0].back + f[1].back;
         if (allow == 2) {
