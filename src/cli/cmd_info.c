@@ -72,6 +72,8 @@ struct run_summary {
                                  later generation has begun: unmeasured */
     int end_gen;              /* that generation (-1: none) */
     long dropped;             /* "dropped" ones: optional, not measured */
+    struct busy_span span[2]; /* GPU phases of the run's first and last
+                                 fifth of results (busy.h) */
 };
 
 /* The journal's records, typed by the records codec; a record it
@@ -154,6 +156,18 @@ static void summarize(const struct run_records *rr, struct run_summary *s)
             s->outcomes[r->outcome]++;
         }
     }
+    /* the first and the last fifth of the run's results */
+    long k = 0, fifth = s->evals / 5;
+    for (int i = 0; i < rr->n_recs && fifth > 0; i++) {
+        const struct record *x = &rr->recs[i];
+        if (x->type != REC_EVAL)
+            continue;
+        if (k < fifth)
+            busy_span_add(&s->span[0], &x->u.eval.r);
+        else if (k >= s->evals - fifth)
+            busy_span_add(&s->span[1], &x->u.eval.r);
+        k++;
+    }
 }
 
 /* The best so far: best.json if the run wrote one, else its fittest ok
@@ -230,6 +244,21 @@ static cJSON *status_json(const char *dir, const struct spec *sp,
         cJSON_AddNumberToObject(jb, "round_trip_ms", s->busy.trip_ms / n);
         cJSON_AddNumberToObject(jb, "worker_ms", s->busy.job_ms / n);
         cJSON_AddNumberToObject(jb, "results", n);
+    }
+    if (s->span[0].n >= BUSY_SPAN_MIN && s->span[1].n >= BUSY_SPAN_MIN) {
+        cJSON *dr = cJSON_AddObjectToObject(o, "drift");
+        static const char *const part[2] = {"first_fifth", "last_fifth"};
+        for (int k = 0; k < 2; k++) {
+            const struct busy_span *bs = &s->span[k];
+            cJSON *p = cJSON_AddObjectToObject(dr, part[k]);
+            cJSON_AddNumberToObject(p, "results", (double)bs->n);
+            cJSON_AddNumberToObject(p, "gpu_ms", bs->gpu_ms / (double)bs->n);
+            cJSON_AddNumberToObject(p, "reps", (double)bs->reps /
+                                                   (double)bs->n);
+            if (bs->collects > 0)
+                cJSON_AddNumberToObject(p, "collect_ms", bs->collect_ms /
+                                                     (double)bs->collects);
+        }
     }
     if (best->has)
         cJSON_AddItemToObject(o, "best", best_json(best));
@@ -349,6 +378,9 @@ static void print_status(const char *dir, const struct spec *sp,
     busy_jobs_fmt(&s->busy, busy, sizeof busy);
     if (busy[0])
         printf("jobs:        %s\n", busy);
+    busy_drift_fmt(&s->span[0], &s->span[1], busy, sizeof busy);
+    if (busy[0])
+        printf("drift:       %s\n", busy);
     print_budget(sp, s);
     if (s->prof_note)
         printf("profiles:    %s\n", s->prof_note);

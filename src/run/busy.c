@@ -58,6 +58,58 @@ static void add_wait(struct busy *b, double ms)
     }
 }
 
+void busy_span_add(struct busy_span *sp, const struct eval_result *r)
+{
+    double gpu = (r->check_ms > 0 ? r->check_ms : 0) +
+                 (r->time_ms > 0 ? r->time_ms : 0);
+    if (gpu <= 0 || gpu > 1e9) /* none, or an edited journal's */
+        return;
+    sp->n++;
+    sp->gpu_ms += gpu;
+    sp->reps += r->reps > 0 && r->reps < 1000000 ? r->reps : 0;
+    if (!r->evidence_json || !strstr(r->evidence_json, "collects"))
+        return;
+    cJSON *e = cJSON_Parse(r->evidence_json);
+    double ms = pos_num(cJSON_GetObjectItemCaseSensitive(e, "phase_ms"),
+                        "collect"),
+           calls = pos_num(e, "collects");
+    if (ms > 0 && ms < 1e9 && calls >= 1 && calls < 1e6) {
+        sp->collect_ms += ms;
+        sp->collects += (long)calls;
+    }
+    cJSON_Delete(e);
+}
+
+/* "3.4 ms a candidate (11.2 reps, 0.42 ms a collect)" of one stretch. */
+static int span_fmt(const struct busy_span *sp, int first, char *out,
+                    size_t cap)
+{
+    double n = (double)sp->n;
+    int len = snprintf(out, cap, "%.1f ms%s (%.1f reps", sp->gpu_ms / n,
+                       first ? " a candidate" : "", (double)sp->reps / n);
+    if (len >= 0 && (size_t)len < cap && sp->collects > 0)
+        len += snprintf(out + len, cap - (size_t)len, ", %.2f ms a collect",
+                        sp->collect_ms / (double)sp->collects);
+    if (len >= 0 && (size_t)len < cap)
+        len += snprintf(out + len, cap - (size_t)len, ")");
+    return len;
+}
+
+void busy_drift_fmt(const struct busy_span *first,
+                    const struct busy_span *last, char *out, size_t cap)
+{
+    if (!cap)
+        return;
+    out[0] = '\0';
+    if (first->n < BUSY_SPAN_MIN || last->n < BUSY_SPAN_MIN)
+        return;
+    char a[128], b[128];
+    span_fmt(first, 1, a, sizeof a);
+    span_fmt(last, 0, b, sizeof b);
+    snprintf(out, cap, "check + timing %s in the first fifth of the "
+             "results, %s in the last", a, b);
+}
+
 void busy_add_rec(struct busy *b, const struct eval_result *r)
 {
     struct busy_rec x;
