@@ -154,8 +154,8 @@ static int history_neighbours(struct engine *e, struct pool *p, long want)
 }
 
 /* The spare fill (spec fill_spare): past the planned fill, up to
- * fill_spare halves of it more (2, the default: as many; at least half as
- * many as the bred children), the next best rated, optional: the
+ * fill_spare halves of it more (0 to 4; 2, the default: as many; at least
+ * half as many as the bred children), the next best rated, optional: the
  * evaluator measures them
  * only while a compile keeps the GPU from every required candidate, and
  * drops the rest when the generation's required candidates are measured

@@ -251,6 +251,23 @@ spare "$SCRATCH/sph/journal.jsonl" 1 10 1 >"$SCRATCH/cnt" 2>"$SCRATCH/err" &&
     $K replay "$SCRATCH/sph" 2>&1 | grep -q "^identical" &&
     ok "fill_spare 1: half as many spare ones ($(cat "$SCRATCH/cnt") measured / dropped), replays identical; the default's run has more" ||
     { fail "spare fill 1"; cat "$SCRATCH/err"; }
+# fill_spare 4: twice as many (a run's spare ones within twice the
+# planned fill, and more of them than the rule for 2 allows; 64 bred
+# children a generation, so that 8 per bred child does not cap them)
+printf '{"fill_spare": 4}\n' >"$SCRATCH/twice.json"
+KEVO_TEST_DROP=1 KEVO_TEST_IDLE_MS=1 $T run $ARGS --offspring 64 --generations 4 \
+    --spec "$SCRATCH/twice.json" --runs-dir "$SCRATCH" --name sp4 ||
+    fail "spare fill 4 run"
+spare "$SCRATCH/sp4/journal.jsonl" 1 10 4 >"$SCRATCH/cnt" 2>"$SCRATCH/err" &&
+    ! spare "$SCRATCH/sp4/journal.jsonl" 1 10 2 >/dev/null 2>&1 &&
+    $K replay "$SCRATCH/sp4" 2>&1 | grep -q "^identical" &&
+    ok "fill_spare 4: twice as many spare ones ($(cat "$SCRATCH/cnt") measured / dropped), more than 2 allows; replays identical" ||
+    { fail "spare fill 4"; cat "$SCRATCH/err"; }
+printf '{"fill_spare": 5}\n' >"$SCRATCH/five.json"
+$T run $ARGS --spec "$SCRATCH/five.json" --runs-dir "$SCRATCH" --name sp5 >"$SCRATCH/out" 2>&1 &&
+    fail "fill_spare 5 accepted" ||
+    { grep -q "fill_spare" "$SCRATCH/out" && ok "fill_spare 5 is refused, naming the key" ||
+      { fail "fill_spare 5's error"; cat "$SCRATCH/out"; }; }
 # without the key (a run made before it) the replay breeds no spare ones:
 # divergent for this journal
 rm -rf "$SCRATCH/osp"; cp -r "$SCRATCH/sp" "$SCRATCH/osp"
