@@ -4,7 +4,10 @@ Raw bests: each ok evaluation that beat every earlier one (t, ratio to the
 run's own baseline, fitness, hash); accepted bests: the confirm records
 that made a challenger the run's best; evals: results by time; and a
 compact copy of the journal (type, gen, t, hash, outcome, fitness, ratio,
-compile ms, accept) written next to the run as journal.min.jsonl."""
+accept; compile, check and timing ms, reps, the timer's collects and their
+ms, the job's ms and the worker's wait, the NVML sample; after the calls
+of session 25, which kept only the compile ms) written next to the run as
+journal.min.jsonl."""
 import json, sys
 run = sys.argv[1]
 raw, acc, evals, t_last = [], [], [], 0.0
@@ -20,6 +23,17 @@ with open(run + "/journal.jsonl") as f, open(run + "/journal.min.jsonl", "w") as
         m = {k: r[k] for k in keep if k in r}
         if isinstance(r.get("ms"), dict):
             m["compile_ms"] = r["ms"].get("compile", 0)
+            m["check_ms"] = r["ms"].get("check", 0)
+            m["time_ms"] = r["ms"].get("time", 0)
+        m["reps"] = r.get("reps")
+        ev = r.get("evidence") if isinstance(r.get("evidence"), dict) else {}
+        m["collects"] = ev.get("collects")
+        ph = ev.get("phase_ms") if isinstance(ev.get("phase_ms"), dict) else {}
+        for k in ("collect", "job", "worker_idle"):
+            if k in ph:
+                m[k + "_ms"] = ph[k]
+        if isinstance(ev.get("nvml"), dict):
+            m["nvml"] = ev["nvml"]
         o.write(json.dumps(m) + "\n")
         t = r.get("t")
         if isinstance(t, (int, float)):
