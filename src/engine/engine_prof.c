@@ -127,7 +127,7 @@ int engine_prof_take(struct engine *e, int tpl, const int64_t *vals,
     if (!ep || tpl < 0 || engine_prof_find(e, hash))
         return KEVO_OK;
     if (!runlog_replaying(e->env.log) &&
-        (ep->off || !runlog_profiles(e->env.log) ||
+        (ep->off || !e->env.spec->profile || !runlog_profiles(e->env.log) ||
          (ep->n > 0 && ep->spent_ms >= PROF_SHARE * run_ms(e))))
         return KEVO_OK;
     const struct tpl *t = e->tpls[tpl];

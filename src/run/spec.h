@@ -57,6 +57,10 @@ struct spec {
      * made before it did; a manifest without it reads as 0). Only runs
      * without LLM mutation pipeline (engine_pipe.c). */
     int pipeline;
+    /* 1: the engine takes hardware profiles of new bests and LLM parents
+     * (engine_prof.c; a manifest without the key reads as 1, what runs
+     * did before it); 0: none live (a replay still takes the journal's) */
+    int profile;
     /* issue 32: each generation also measures launch-only neighbours of
      * measured points (no compile) in the GPU time the last generation
      * left idle (1, engine_fill.c); 0: what runs made before it did (a

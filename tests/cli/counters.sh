@@ -25,6 +25,20 @@ walk(d)' "$f" "$2" 2>/dev/null
     done
 }
 
+# 0. --profile 0: no profile records, the same decisions (the journal
+# without its profile records), recorded in the manifest
+$T run $ARGS --generations 6 --runs-dir "$SCRATCH" --name p1 || fail "run for --profile"
+$T run $ARGS --generations 6 --profile 0 --runs-dir "$SCRATCH" --name p0 || fail "run with --profile 0"
+n1=$(grep -c '"type":"profile"' "$SCRATCH/p1/journal.jsonl")
+n0=$(grep -c '"type":"profile"' "$SCRATCH/p0/journal.jsonl")
+"$CANON" "$SCRATCH/p1/journal.jsonl" | grep -v '"type":"profile"' >"$SCRATCH/p1.canon"
+"$CANON" "$SCRATCH/p0/journal.jsonl" >"$SCRATCH/p0.canon"
+[ "$n1" -gt 0 ] && [ "$n0" = 0 ] && cmp -s "$SCRATCH/p1.canon" "$SCRATCH/p0.canon" &&
+    grep -Eq '"profile":[[:space:]]*0' "$SCRATCH/p0/manifest.json" &&
+    "$KEVO" replay "$SCRATCH/p0" 2>&1 | grep -q "^identical" &&
+    ok "--profile 0: no profile ($n1 with the default), the same decisions, recorded; replays identical" ||
+    fail "--profile 0 (profiles $n1 / $n0)"
+
 # 1. a run with profiles
 start_server tests/data/llm-answers/softmax
 $T run $ARGS --generations 6 --template softmax_block \
