@@ -41,11 +41,11 @@ struct busy {
     long trips;        /* results that recorded both */
 };
 
-/* The GPU phases of the results in one stretch of a run (kevo status
- * compares the first fifth of a run's results with the last fifth: a measurement that grows
- * slower over a long run shows there; softmax fp32 4096^2 on an H200,
- * 10 minutes: check + timing 3.4 ms a candidate in 35 s runs, 20.5 ms on
- * average over 10 minutes, bench/results/2026-11-29-h200-s25). */
+/* The GPU phases of the results in one stretch of a run. kevo status
+ * compares the first fifth of a run's results with the last fifth: a
+ * measurement that grows slower over a long run shows there (softmax fp32
+ * 4096^2 on an H200: check + timing 3.4 ms a candidate in 35 s runs, 20.5
+ * ms on average over 10 minutes, bench/results/2026-11-29-h200-s25). */
 struct busy_span {
     long n;            /* results with a check or timing phase */
     double gpu_ms;     /* their summed check + timing */
@@ -62,8 +62,8 @@ struct busy_span {
 void busy_span_add(struct busy_span *sp, const struct eval_result *r);
 /* One line for kevo status, e.g. "check + timing 3.4 ms a candidate
  * (11.2 reps, 0.42 ms a collect) in the first fifth of the results, 35.1
- * ms (28.0 reps, 4.20 ms a collect) in the last"; "" when either stretch has fewer
- * than BUSY_SPAN_MIN results. */
+ * ms (28.0 reps, 4.20 ms a collect) in the last"; "" when either stretch
+ * has fewer than BUSY_SPAN_MIN results. */
 void busy_drift_fmt(const struct busy_span *first,
                     const struct busy_span *last, char *out, size_t cap);
 

@@ -78,9 +78,9 @@ struct spec {
      * rest is measured (engine_fill.c): fill_spare halves of the planned
      * fill's size, 0 to 4 (2, the default: as many; 1: what runs made at
      * 2c2de0f..3d0ac44 recorded; 4: twice as many, for GPUs that measured
-     * every spare one, as two MPI ranks did in session 24); 0: none, what runs made before it did (a manifest
-     * without it reads as 0), and what runs on an evaluator that cannot
-     * drop them record */
+     * every spare one, as two MPI ranks did in session 24); 0: none, what
+     * runs made before it did (a manifest without it reads as 0), and
+     * what runs on an evaluator that cannot drop them record */
     int fill_spare;
     /* issue 32: the evaluator may hand back unmeasured the few candidates
      * whose compile has not ended when the rest of the generation is
