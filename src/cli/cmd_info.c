@@ -256,8 +256,8 @@ static cJSON *status_json(const char *dir, const struct spec *sp,
             cJSON_AddNumberToObject(p, "reps", (double)bs->reps /
                                                    (double)bs->n);
             if (bs->collects > 0)
-                cJSON_AddNumberToObject(p, "collect_ms", bs->collect_ms /
-                                                     (double)bs->collects);
+                cJSON_AddNumberToObject(p, "collect_ms",
+                                        bs->collect_ms / bs->collects);
         }
     }
     if (best->has)

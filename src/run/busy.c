@@ -60,9 +60,12 @@ static void add_wait(struct busy *b, double ms)
 
 void busy_span_add(struct busy_span *sp, const struct eval_result *r)
 {
-    double gpu = (r->check_ms > 0 ? r->check_ms : 0) +
-                 (r->time_ms > 0 ? r->time_ms : 0);
-    if (gpu <= 0 || gpu > 1e9) /* none, or an edited journal's */
+    /* timed results only: a failed one has a check and no timing, and
+     * the share of failures changes over a run */
+    if (!(r->time_ms > 0))
+        return;
+    double gpu = (r->check_ms > 0 ? r->check_ms : 0) + r->time_ms;
+    if (gpu > 1e9) /* an edited journal's */
         return;
     sp->n++;
     sp->gpu_ms += gpu;
@@ -75,21 +78,23 @@ void busy_span_add(struct busy_span *sp, const struct eval_result *r)
            calls = pos_num(e, "collects");
     if (ms > 0 && ms < 1e9 && calls >= 1 && calls < 1e6) {
         sp->collect_ms += ms;
-        sp->collects += (long)calls;
+        sp->collects += calls;
     }
     cJSON_Delete(e);
 }
 
-/* "3.4 ms a candidate (11.2 reps, 0.42 ms a collect)" of one stretch. */
+/* "3.4 ms a timed candidate (11.2 reps, 0.42 ms a collect)" of one
+ * stretch. */
 static int span_fmt(const struct busy_span *sp, int first, char *out,
                     size_t cap)
 {
     double n = (double)sp->n;
     int len = snprintf(out, cap, "%.1f ms%s (%.1f reps", sp->gpu_ms / n,
-                       first ? " a candidate" : "", (double)sp->reps / n);
+                       first ? " a timed candidate" : "",
+                       (double)sp->reps / n);
     if (len >= 0 && (size_t)len < cap && sp->collects > 0)
         len += snprintf(out + len, cap - (size_t)len, ", %.2f ms a collect",
-                        sp->collect_ms / (double)sp->collects);
+                        sp->collect_ms / sp->collects);
     if (len >= 0 && (size_t)len < cap)
         len += snprintf(out + len, cap - (size_t)len, ")");
     return len;

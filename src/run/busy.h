@@ -47,23 +47,26 @@ struct busy {
  * 4096^2 on an H200: check + timing 3.4 ms a candidate in 35 s runs, 20.5
  * ms on average over 10 minutes, bench/results/2026-11-29-h200-s25). */
 struct busy_span {
-    long n;            /* results with a check or timing phase */
+    long n;            /* timed results (a timing phase; a failed one has
+                          a check and no timing) */
     double gpu_ms;     /* their summed check + timing */
     long reps;         /* their summed timed repetitions */
     double collect_ms; /* summed evidence phase_ms.collect (the timer's
-                          CUPTI record collection) */
-    long collects;     /* summed evidence collects (its calls) */
+                          collection of its records: CUPTI's, or the
+                          event timer's syncs) */
+    double collects;   /* summed evidence collects (its calls) */
 };
 
-/* Fewer results than this in either stretch: no comparison. */
+/* Fewer timed results than this in either stretch: no comparison. */
 #define BUSY_SPAN_MIN 20
 
-/* Adds r's check, timing, repetitions and timer collects to sp. */
+/* Adds r's check, timing, repetitions and timer collects to sp, if r was
+ * timed. */
 void busy_span_add(struct busy_span *sp, const struct eval_result *r);
-/* One line for kevo status, e.g. "check + timing 3.4 ms a candidate
- * (11.2 reps, 0.42 ms a collect) in the first fifth of the results, 35.1
- * ms (28.0 reps, 4.20 ms a collect) in the last"; "" when either stretch
- * has fewer than BUSY_SPAN_MIN results. */
+/* One line for kevo status, e.g. "check + timing 3.4 ms a timed
+ * candidate (11.2 reps, 0.42 ms a collect) in the first fifth of the
+ * results, 35.1 ms (28.0 reps, 4.20 ms a collect) in the last"; "" when
+ * either stretch has fewer than BUSY_SPAN_MIN timed results. */
 void busy_drift_fmt(const struct busy_span *first,
                     const struct busy_span *last, char *out, size_t cap);
 

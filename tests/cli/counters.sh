@@ -38,6 +38,14 @@ n0=$(grep -c '"type":"profile"' "$SCRATCH/p0/journal.jsonl")
     "$KEVO" replay "$SCRATCH/p0" 2>&1 | grep -q "^identical" &&
     ok "--profile 0: no profile ($n1 with the default), the same decisions, recorded; replays identical" ||
     fail "--profile 0 (profiles $n1 / $n0)"
+# a manifest without the key (a run made before it) reads as 1: resumed,
+# the run takes profiles again
+sed -i -E 's/"profile":[[:space:]]*0,?//' "$SCRATCH/p0/manifest.json"
+$T resume "$SCRATCH/p0" --generations 10 --quiet >/dev/null 2>&1 &&
+    ! grep -q '"profile"' "$SCRATCH/p0/manifest.json" &&
+    [ "$(grep -c '"type":"profile"' "$SCRATCH/p0/journal.jsonl")" -gt 0 ] &&
+    ok "a manifest without 'profile' reads as 1: the resumed run takes profiles" ||
+    fail "a manifest without 'profile' (profiles: $(grep -c '"type":"profile"' "$SCRATCH/p0/journal.jsonl"))"
 
 # 1. a run with profiles
 start_server tests/data/llm-answers/softmax
