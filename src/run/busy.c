@@ -26,6 +26,8 @@ struct busy_rec {
     double wait;       /* worker_idle: the worker's wait for this job */
     double job;        /* job: the worker's time on it */
     double trip;       /* round_trip: sent to answer read */
+    double collect;    /* collect: the timer's record collection */
+    double collects;   /* (evidence collects) its calls, a count */
 };
 
 static void busy_read(const struct eval_result *r, struct busy_rec *out)
@@ -38,6 +40,8 @@ static void busy_read(const struct eval_result *r, struct busy_rec *out)
     out->wait = pos_num(ph, "worker_idle");
     out->job = pos_num(ph, "job");
     out->trip = pos_num(ph, "round_trip");
+    out->collect = pos_num(ph, "collect");
+    out->collects = pos_num(e, "collects");
     cJSON_Delete(e);
 }
 
@@ -70,17 +74,13 @@ void busy_span_add(struct busy_span *sp, const struct eval_result *r)
     sp->n++;
     sp->gpu_ms += gpu;
     sp->reps += r->reps > 0 && r->reps < 1000000 ? r->reps : 0;
-    if (!r->evidence_json || !strstr(r->evidence_json, "collects"))
-        return;
-    cJSON *e = cJSON_Parse(r->evidence_json);
-    double ms = pos_num(cJSON_GetObjectItemCaseSensitive(e, "phase_ms"),
-                        "collect"),
-           calls = pos_num(e, "collects");
-    if (ms > 0 && ms < 1e9 && calls >= 1 && calls < 1e6) {
-        sp->collect_ms += ms;
-        sp->collects += calls;
+    struct busy_rec x;
+    busy_read(r, &x);
+    if (x.collect > 0 && x.collect < 1e9 && x.collects >= 1 &&
+        x.collects < 1e6) {
+        sp->collect_ms += x.collect;
+        sp->collects += x.collects;
     }
-    cJSON_Delete(e);
 }
 
 /* "3.4 ms a timed candidate (11.2 reps, 0.42 ms a collect)" of one
