@@ -134,4 +134,15 @@ assert abs(d["last_fifth"]["collect_ms"] - 4.2) < 1e-9 and d["first_fifth"]["rep
     ! grep -q "^drift:" "$SCRATCH/s" &&
     ok "status: the GPU phases of the first fifth of the timed results against the last (5.0 against 32.0 ms a candidate, collect 0.42 against 4.20 ms), failed ones left out; none for a run of 40 results" ||
     { fail "status drift line"; cat "$SCRATCH/s9" "$SCRATCH/j9"; }
+# a journal someone edited to absurd phases (hostile run directory):
+# status does not fail and prints no inf or nan
+sed -E -e 's/"time": ?30([,}])/"time": 1e300\1/' -e 's/"collects": ?8([,}])/"collects": 1e300\1/' \
+    -e 's/"reps": ?28([,}])/"reps": -5\1/' "$SCRATCH/drift/journal.jsonl" >"$SCRATCH/j.edit" &&
+    [ "$(grep -c '"collects": 1e300' "$SCRATCH/j.edit")" -ge 20 ] &&
+    cp "$SCRATCH/j.edit" "$SCRATCH/drift/journal.jsonl" || fail "editing the drift journal to absurd values"
+$T status "$SCRATCH/drift" >"$SCRATCH/s10" 2>&1 &&
+    $T status "$SCRATCH/drift" --json >"$SCRATCH/j10" 2>&1 &&
+    ! grep -Eiwq "inf|nan" "$SCRATCH/s10" && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$SCRATCH/j10" &&
+    ok "status of a journal edited to absurd timings, collects and reps: no failure, no inf or nan" ||
+    { fail "status of an edited drift journal"; cat "$SCRATCH/s10"; }
 finish
