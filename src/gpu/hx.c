@@ -864,6 +864,7 @@ void hx_time_opts_default(struct hx_time_opts *o)
     o->cap_first = 30;
     o->best_ns = 0;
     o->cascade = 1.5;
+    o->race_margin = 0;
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -930,6 +931,39 @@ static int collect(struct hx *h, double *v, int *n, int *kpr)
     return KEVO_OK;
 }
 
+enum hx_stop hx_time_stop(const struct hx_time_opts *o, const double *v,
+                          int n, double total, struct hx_time_stats *st)
+{
+    int max = o->max_reps < 500 ? o->max_reps : 500;
+    double best = o->best_ns > 0 ? o->best_ns : 0;
+    /* racing: clearly slower than the best known after 1 rep, or after 3
+     * by the median; it keeps its (short) measurement */
+    if (best > 0 && (n == 1 || n == 3) && st->median_ns > o->cascade * best) {
+        st->cascaded = 1;
+        return HX_STOP_CASCADE;
+    }
+    if (n == 3 && o->quick_spread > 0 && st->median_ns > 0) {
+        double lo = fmin(v[0], fmin(v[1], v[2])),
+               hi = fmax(v[0], fmax(v[1], v[2]));
+        if (hi - lo < o->quick_spread * st->median_ns) {
+            st->quick = 1;
+            return HX_STOP_QUICK;
+        }
+    }
+    if (n >= o->min_reps && st->spread < o->spread_stop)
+        return HX_STOP_SPREAD;
+    /* no rep came near the best: more reps would refine the time of a
+     * candidate no decision needs to the last percent */
+    if (best > 0 && o->race_margin > 0 && n >= o->min_reps &&
+        st->min_ns > (1 + o->race_margin) * best) {
+        st->raced = 1;
+        return HX_STOP_RACED;
+    }
+    if (total > o->cap_ns || (n >= o->min_reps && total > o->cap_first * v[0]))
+        return HX_STOP_CAP;
+    return n >= max ? HX_STOP_MAX : HX_GO;
+}
+
 int hx_time_loop(struct hx *h, const struct hx_time_opts *o, hx_call_fn fn,
                  hx_rep_fn hook, void *ud, struct hx_time_stats *st)
 {
@@ -971,24 +1005,7 @@ int hx_time_loop(struct hx *h, const struct hx_time_opts *o, hx_call_fn fn,
             total += v[i];
         summarize(v, n, st);
         st->first_ns = v[0];
-        /* racing: clearly slower than the best known after 1 rep, or
-         * after 3 by the median; it keeps its (short) measurement */
-        if (limit > 0 && (n == 1 || n == 3) && st->median_ns > limit) {
-            st->cascaded = 1;
-            break;
-        }
-        if (n == 3 && o->quick_spread > 0 && st->median_ns > 0) {
-            double lo = fmin(v[0], fmin(v[1], v[2])),
-                   hi = fmax(v[0], fmax(v[1], v[2]));
-            if (hi - lo < o->quick_spread * st->median_ns) {
-                st->quick = 1;
-                break;
-            }
-        }
-        if (n >= o->min_reps && st->spread < o->spread_stop)
-            break;
-        if (total > o->cap_ns || (n >= o->min_reps &&
-                                  total > o->cap_first * v[0]))
+        if (hx_time_stop(o, v, n, total, st) != HX_GO)
             break;
     }
     return r;

@@ -180,6 +180,10 @@ struct hx_time_opts {
     double best_ns;       /* > 0: racing against this time: stop after 1
                              rep, or after 3 by the median, when above */
     double cascade;       /* ... cascade * best_ns */
+    double race_margin;   /* > 0 with best_ns: stop at min_reps when even
+                             the fastest rep is above (1 + race_margin) *
+                             best_ns: clearly no new best, and its median
+                             of min_reps ranks it well enough (0: off) */
 };
 void hx_time_opts_default(struct hx_time_opts *o);
 
@@ -189,6 +193,7 @@ struct hx_time_stats {
     int reps;
     int cascaded;           /* stopped early: clearly slower than best */
     int quick;              /* stopped after 3 reps of tiny spread */
+    int raced;              /* stopped at min_reps: above race_margin */
     int kernels_per_rep;    /* timed kernels seen per rep (0: events) */
     int collects;           /* syncs + record collections */
     double collect_ms;      /* host time in them (incl. waiting for the
@@ -203,6 +208,22 @@ typedef int (*hx_rep_fn)(struct hx *h, void *ud, int rep, int pre);
  * end, hook post], collected every 5 (first after 3 for the cascade). */
 int hx_time_loop(struct hx *h, const struct hx_time_opts *o, hx_call_fn fn,
                  hx_rep_fn hook, void *ud, struct hx_time_stats *st) KEVO_WUR;
+
+/* hx_time_loop's stopping rule, after each collect: v[0..n) are the rep
+ * times so far (ns, in order), total their sum, st their summary (median,
+ * min, spread). Returns HX_GO to take more reps, else why it stops, and
+ * sets st->cascaded / quick / raced for the rules that say so. */
+enum hx_stop {
+    HX_GO,
+    HX_STOP_CASCADE, /* above cascade * best_ns after 1 or 3 reps */
+    HX_STOP_QUICK,   /* 3 reps within quick_spread */
+    HX_STOP_SPREAD,  /* min_reps reached and spread below spread_stop */
+    HX_STOP_RACED,   /* min_reps reached, fastest rep above race_margin */
+    HX_STOP_CAP,     /* timed GPU time above cap_ns or cap_first */
+    HX_STOP_MAX      /* max_reps */
+};
+enum hx_stop hx_time_stop(const struct hx_time_opts *o, const double *v,
+                          int n, double total, struct hx_time_stats *st);
 
 /* Interleaved A/B: n_pairs of (flush, a, flush, b), the order alternating
  * pair by pair (ABBA) so position effects cancel; per-pair times. */

@@ -45,6 +45,8 @@
 #define CHECK_SLOT (HX_HASH_SLOTS - 1) /* hash slot for checks */
 #define TIMING_CASCADE 1.5        /* racing: stop above this x best */
 #define TIMING_QUICK_SPREAD 0.005 /* stop after 3 reps within 0.5 % */
+#define TIMING_RACE_MARGIN 0.03   /* racing: stop at 5 reps all above
+                                     this much slower than best */
 #define MAX_ARGS \
     (PROB_MAX_BUFS + PROB_MAX_DIMS + 1 + TPL_MAX_TMAPS + TPL_MAX_ARGS)
 
@@ -1038,6 +1040,7 @@ static int run_timing(struct worker *w, struct job *jb, uint64_t s2,
     o.quick_spread = TIMING_QUICK_SPREAD;
     o.best_ns = best_ns;
     o.cascade = TIMING_CASCADE;
+    o.race_margin = TIMING_RACE_MARGIN;
     progress(w, "timing");
     int r = hx_hash_reset(w->h);
     if (!r)
@@ -1171,6 +1174,7 @@ static int send_result(struct worker *w, struct job *jb, struct outcome *oc)
     cJSON_AddNumberToObject(e, "collects", oc->st.collects);
     cJSON_AddNumberToObject(e, "first_rep_ns", oc->st.first_ns);
     cJSON_AddBoolToObject(e, "quick_stop", oc->st.quick);
+    cJSON_AddBoolToObject(e, "race_stop", oc->st.raced);
     if (w->bl.n) {
         cJSON_AddStringToObject(e, "baseline", w->bl.name[0]);
         cJSON_AddNumberToObject(e, "baseline_ns", w->bl.median_ns[0]);
@@ -1250,7 +1254,9 @@ static void ok_detail(struct worker *w, struct job *jb, struct outcome *oc,
                 tmr_kind(w->t), oc->st.spread * 100, oc->st.kernels_per_rep,
                 oc->st.kernels_per_rep == 1 ? "" : "s",
                 oc->st.cascaded ? "; cascaded (slower than 1.5x best)"
-                : oc->st.quick ? "; 3 reps within 0.5%" : "",
+                : oc->st.quick ? "; 3 reps within 0.5%"
+                : oc->st.raced ? "; raced (every rep over 3% slower than best)"
+                : "",
                 oc->rechecked ? "; re-checked: beat the roofline once" : "",
                 l2);
 }

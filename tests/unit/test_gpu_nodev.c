@@ -328,6 +328,82 @@ static void quantiles_interpolate(void)
     CHECK(hx_seed(1, 0) != hx_seed(1, 1) && hx_seed(1, 0) != hx_seed(2, 0));
 }
 
+/* Feeds rep times to hx_time_stop in hx_time_loop's batches (racing: 1,
+ * 2, 2, then 5 at a time) until it stops; returns why, *n the reps used. */
+static enum hx_stop drive(const struct hx_time_opts *o, const double *seq,
+                          int len, int *n, struct hx_time_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    double total = 0;
+    *n = 0;
+    while (*n < len) {
+        int batch = *n == 0 ? (o->best_ns > 0 ? 1 : 3) : *n < 3 ? 3 - *n
+                    : *n == 3 ? 2 : 5;
+        for (int i = 0; i < batch && *n < len; i++)
+            total += seq[(*n)++];
+        double s[64];
+        memcpy(s, seq, (size_t)*n * sizeof *s);
+        for (int i = 1; i < *n; i++) /* insertion sort */
+            for (int j = i; j > 0 && s[j - 1] > s[j]; j--) {
+                double t = s[j];
+                s[j] = s[j - 1];
+                s[j - 1] = t;
+            }
+        st->reps = *n;
+        st->median_ns = hx_quantile(s, *n, 0.5);
+        st->min_ns = s[0];
+        st->spread = (hx_quantile(s, *n, 0.9) - hx_quantile(s, *n, 0.1)) /
+                     st->median_ns;
+        enum hx_stop why = hx_time_stop(o, seq, *n, total, st);
+        if (why != HX_GO)
+            return why;
+    }
+    return HX_GO;
+}
+
+static void timing_stops_when_no_rep_comes_near_the_best(void)
+{
+    struct hx_time_opts o;
+    struct hx_time_stats st;
+    int n;
+    hx_time_opts_default(&o);
+    o.warmup = 0;
+    o.quick_spread = 0.005;
+    o.best_ns = 100;
+    o.race_margin = 0.03;
+    /* 4-8 % slower, too noisy for the spread stop: raced at 5 reps */
+    double slow[40] = {104, 108, 104.5, 107, 105.5};
+    for (int i = 5; i < 40; i++)
+        slow[i] = i % 2 ? 104 : 108;
+    CHECK(drive(&o, slow, 40, &n, &st) == HX_STOP_RACED);
+    CHECK(n == 5 && st.raced && !st.cascaded && !st.quick);
+    /* off without a margin or without a best: the cap ends it (30x the
+     * first rep of timed GPU time) */
+    o.race_margin = 0;
+    CHECK(drive(&o, slow, 40, &n, &st) == HX_STOP_CAP);
+    CHECK(n == 30 && !st.raced);
+    o.race_margin = 0.03;
+    o.best_ns = 0;
+    CHECK(drive(&o, slow, 40, &n, &st) == HX_STOP_CAP && !st.raced);
+    o.best_ns = 100;
+    /* one rep within the margin (median still 5 % over): more reps */
+    double near[40];
+    memcpy(near, slow, sizeof near);
+    near[3] = 102.9;
+    CHECK(drive(&o, near, 40, &n, &st) == HX_STOP_CAP && !st.raced);
+    /* 1.5x the best after one rep: the cascade, before any race */
+    double far[40];
+    for (int i = 0; i < 40; i++)
+        far[i] = 160 + i % 3;
+    CHECK(drive(&o, far, 40, &n, &st) == HX_STOP_CASCADE);
+    CHECK(n == 1 && st.cascaded && !st.raced);
+    /* three reps within 0.5 %: the quick stop */
+    double flat[40];
+    for (int i = 0; i < 40; i++)
+        flat[i] = 110 + 0.1 * (i % 3);
+    CHECK(drive(&o, flat, 40, &n, &st) == HX_STOP_QUICK && n == 3);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -358,5 +434,9 @@ int main(void)
     RUN(problems_fill_every_gpu_slot,
         "every problem fills harness, inputs, reference and baseline");
     RUN(quantiles_interpolate, "quantiles interpolate and seeds differ");
+    RUN(timing_stops_when_no_rep_comes_near_the_best,
+        "timing stops at 5 reps when every rep is over 3 % slower than the "
+        "best (racing), not without a best or a margin, nor when one rep "
+        "comes near");
     TEST_DONE();
 }
