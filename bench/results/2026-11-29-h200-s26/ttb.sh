@@ -22,7 +22,7 @@ case_args() {
 launch() { # name bundle gpu cores case
   local n=$1 b=$B/$2 g=$3 c=$4 k=$5
   ( cd $W; KEVO_CACHE_DIR=$D/c-$n setsid nohup taskset -c $c \
-      $b/kevo run $(case_args $k) --seed 11 --time 10m --compilers 16 --gpus $g \
+      $b/kevo run $(case_args $k) --seed 11 --time ${TT:-10m} --compilers 16 --gpus $g \
       --templates-dir $b/templates --runs-dir $D --name $n --quiet \
       > $W/$n.log 2>&1 < /dev/null & echo $! > $W/$n.pid )
 }
@@ -47,7 +47,7 @@ wait)
     python3 $R/bench/results/2026-11-29-h200-s26/ttb.py $D/$n > $W/$n.ttb.json 2>&1
     rm -rf $D/c-$n
   done
-  cat $W/$2.status; tail -2 $W/*.log
+  cat $W/$2.status; tail -n 2 $W/*.log
   for n in $(runs $2); do python3 -c "
 import json,sys; d=json.load(open('$W/$n.ttb.json')); print('$n', d['evals'], d['best']['ratio'], d['accepted'][-1:] )
 for m in d['minutes']: print(' ', m)"; done ;;
