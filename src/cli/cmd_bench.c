@@ -162,7 +162,7 @@ static int parse_case(struct bench *b, const cJSON *o, int i,
         return case_error(b, i, "time '%s' is not a duration", t);
     snprintf(c->shape, sizeof c->shape, "%s", s);
     snprintf(c->time, sizeof c->time, "%s", t ? t : dflt_time);
-    c->seed = (long long)record_num(o, "seed", (double)dflt_seed);
+    c->seed = (long long)record_i64(o, "seed", dflt_seed);
     snprintf(c->name, sizeof c->name, "%s-%s-%s", p, d, s);
     for (int k = 0; k < b->n_filters; k++)
         if (strstr(c->name, b->filters[k]))
@@ -194,7 +194,7 @@ static int load_suite(struct bench *b)
     snprintf(b->suite_name, sizeof b->suite_name, "%s", nm ? nm : "suite");
     if (!t || spec_parse_duration(t) <= 0)
         t = "3m";
-    long long seed = (long long)record_num(j, "seed", 1);
+    long long seed = (long long)record_i64(j, "seed", 1);
     int i = 0;
     rc = KEVO_OK;
     cJSON_ArrayForEach(o, cases)

@@ -277,7 +277,7 @@ static void section_searched(struct report *r)
     const cJSON *t;
     cJSON_ArrayForEach(t, cJSON_GetObjectItem(v->manifest, "templates"))
         doc_kv(&r->d, "template", "%s (%d params, hash %s)",
-               S(record_str(t, "name")), (int)record_num(t, "params", 0),
+               S(record_str(t, "name")), record_int(t, "params", 0),
                S(record_str(t, "hash")));
     doc_kv(&r->d, "kevo", "%s (commit %s)",
            S(record_str(v->manifest, "kevo_version")),
@@ -286,8 +286,8 @@ static void section_searched(struct report *r)
     if (dev)
         doc_kv(&r->d, "GPU", "%s (%s, uuid %s, %d SMs, driver %d)",
                S(record_str(dev, "name")), S(record_str(dev, "arch")),
-               S(record_str(dev, "uuid")), (int)record_num(dev, "sms", 0),
-               (int)record_num(dev, "driver_version", 0));
+               S(record_str(dev, "uuid")), record_int(dev, "sms", 0),
+               record_int(dev, "driver_version", 0));
     else
         doc_kv(&r->d, "GPU", "none recorded (evaluator '%s')",
                v->spec.evaluator);
@@ -299,7 +299,7 @@ static void section_searched(struct report *r)
     const cJSON *host = cJSON_GetObjectItem(v->manifest, "host");
     doc_kv(&r->d, "host", "%s (%s %s, %d CPUs)", S(record_str(host, "hostname")),
            S(record_str(host, "os")), S(record_str(host, "kernel")),
-           (int)record_num(host, "cpus", 0));
+           record_int(host, "cpus", 0));
     doc_table_end(&r->d);
     char *spec = cJSON_Print(cJSON_GetObjectItem(v->manifest, "spec"));
     char *env = cJSON_Print(cJSON_GetObjectItem(v->manifest, "environment"));

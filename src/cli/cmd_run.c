@@ -1114,7 +1114,7 @@ static int do_resume(struct session *ss, const char *dir,
     snprintf(line, sizeof line, "resuming %s: %d records in the journal, "
              "checkpoint at generation %d", dir,
              cJSON_GetArraySize(ss->existing),
-             ss->checkpoint ? (int)record_num(ss->checkpoint, "gen", -1) : -1);
+             ss->checkpoint ? record_int(ss->checkpoint, "gen", -1) : -1);
     progress_log(&ss->prog, "resume", line);
     return run_engine(ss, err, errcap);
 }

@@ -140,7 +140,7 @@ int prof_parse(const cJSON *o, struct kprof *p, char *err, size_t errcap)
     copy_str(p->note, sizeof p->note, record_str(o, "note"));
     if (!p->available)
         return KEVO_OK;
-    p->passes = (int)record_num(o, "passes", 0);
+    p->passes = record_int(o, "passes", 0);
     p->cost_ms = record_num(o, "cost_ms", 0);
     const cJSON *ls = cJSON_GetObjectItemCaseSensitive(o, "launches");
     int n = cJSON_IsArray(ls) ? cJSON_GetArraySize(ls) : -1;
@@ -160,10 +160,10 @@ int prof_parse(const cJSON *o, struct kprof *p, char *err, size_t errcap)
             return KEVO_EPARSE;
         }
         copy_str(l->kernel, sizeof l->kernel, record_str(j, "kernel"));
-        l->regs = (int)record_num(j, "regs", 0);
-        l->smem_bytes = (int)record_num(j, "smem_bytes", 0);
-        l->threads = (int)record_num(j, "threads", 0);
-        l->blocks_per_sm = (int)record_num(j, "blocks_per_sm", 0);
+        l->regs = record_int(j, "regs", 0);
+        l->smem_bytes = record_int(j, "smem_bytes", 0);
+        l->threads = record_int(j, "threads", 0);
+        l->blocks_per_sm = record_int(j, "blocks_per_sm", 0);
         l->theo_occ_pct = record_num(j, "theoretical_occupancy_pct", 0);
         copy_str(l->limiter, sizeof l->limiter,
                  record_str(j, "occupancy_limiter"));

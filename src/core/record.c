@@ -3,6 +3,8 @@
  */
 #include "record.h"
 
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,33 @@ double record_num(const cJSON *o, const char *k, double dflt)
 {
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsNumber(it) ? it->valuedouble : dflt;
+}
+
+int record_int(const cJSON *o, const char *k, int dflt)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!cJSON_IsNumber(it) || isnan(it->valuedouble))
+        return dflt;
+    double v = it->valuedouble;
+    return v >= (double)INT_MAX ? INT_MAX : v <= (double)INT_MIN ? INT_MIN
+                                                                 : (int)v;
+}
+
+int64_t record_i64(const cJSON *o, const char *k, int64_t dflt)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!cJSON_IsNumber(it) || isnan(it->valuedouble))
+        return dflt;
+    double v = it->valuedouble;
+    /* 2^63 is exact as a double; INT64_MAX is not */
+    return v >= 9223372036854775808.0 ? INT64_MAX
+           : v <= -9223372036854775808.0 ? INT64_MIN : (int64_t)v;
+}
+
+double record_ms(const cJSON *o, const char *k)
+{
+    double v = record_num(o, k, 0);
+    return v > 0 && v <= 1e9 ? v : 0;
 }
 
 const char *record_str(const cJSON *o, const char *k)
@@ -67,21 +96,21 @@ int record_get_result(const cJSON *o, struct eval_result *r)
     r->median_ns = record_num(o, "median_ns", 0);
     r->min_ns = record_num(o, "min_ns", 0);
     r->spread = record_num(o, "spread", 0);
-    r->reps = (int)record_num(o, "reps", 0);
+    r->reps = record_int(o, "reps", 0);
     r->cascaded = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "cascaded"));
     r->ratio = record_num(o, "ratio", 0);
     r->roofline = record_num(o, "roofline", 0);
     const cJSON *res = cJSON_GetObjectItemCaseSensitive(o, "resources");
-    r->res.regs = (int)record_num(res, "regs", 0);
-    r->res.smem_static = (int)record_num(res, "smem_static", 0);
-    r->res.local_bytes = (int)record_num(res, "local_bytes", 0);
-    r->res.spill_bytes = (int)record_num(res, "spill_bytes", 0);
-    r->res.occupancy = (int)record_num(res, "occupancy", 0);
+    r->res.regs = record_int(res, "regs", 0);
+    r->res.smem_static = record_int(res, "smem_static", 0);
+    r->res.local_bytes = record_int(res, "local_bytes", 0);
+    r->res.spill_bytes = record_int(res, "spill_bytes", 0);
+    r->res.occupancy = record_int(res, "occupancy", 0);
     const cJSON *ms = cJSON_GetObjectItemCaseSensitive(o, "ms");
-    r->compile_ms = record_num(ms, "compile", 0);
-    r->check_ms = record_num(ms, "check", 0);
-    r->time_ms = record_num(ms, "time", 0);
-    r->gpu = (int)record_num(o, "gpu", -1);
+    r->compile_ms = record_ms(ms, "compile");
+    r->check_ms = record_ms(ms, "check");
+    r->time_ms = record_ms(ms, "time");
+    r->gpu = record_int(o, "gpu", -1);
     const char *d = record_str(o, "detail");
     snprintf(r->detail, sizeof r->detail, "%s", d ? d : "");
     const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "evidence");

@@ -7,6 +7,8 @@
 #ifndef KEVO_RECORD_H
 #define KEVO_RECORD_H
 
+#include <stdint.h>
+
 #include <cJSON.h>
 
 #include "eval.h"
@@ -34,6 +36,14 @@ void record_put_baseline(cJSON *o, const struct record_baseline *b);
 void record_get_baseline(const cJSON *o, struct record_baseline *b);
 /* Number member k of o, or dflt. */
 double record_num(const cJSON *o, const char *k, double dflt);
+/* The same as an integer: truncated toward zero, clamped to the type's
+ * range (a journal or message is foreign: 1e300 must not reach a cast);
+ * dflt when absent or not a number (NaN). */
+int record_int(const cJSON *o, const char *k, int dflt);
+int64_t record_i64(const cJSON *o, const char *k, int64_t dflt);
+/* A duration in ms: 0 when absent, negative, not finite or above 1e9 ms
+ * (11.6 days, no phase of one evaluation). */
+double record_ms(const cJSON *o, const char *k);
 /* String member k of o, or NULL. */
 const char *record_str(const cJSON *o, const char *k);
 /* Member k1 of o, or member k2 of that when k2 is not NULL; NULL if absent. */

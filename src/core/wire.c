@@ -103,7 +103,7 @@ int wire_init_parse(const cJSON *o, struct wire_init *m)
             return KEVO_EPARSE;
         m->shape.d[i] = (int64_t)d->valuedouble;
     }
-    m->device = (int)record_num(o, "device", 0);
+    m->device = record_int(o, "device", 0);
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "cupti");
     m->cupti = c ? cJSON_IsTrue(c) : 1;
     return KEVO_OK;
@@ -192,10 +192,10 @@ int wire_job_parse(const cJSON *o, struct wire_job *j)
             get_dims(l, "cluster", d->cluster, 0))
             return KEVO_EPARSE;
         memcpy(d->kernel, k, strlen(k) + 1);
-        d->smem_bytes = (uint32_t)record_num(l, "smem", 0);
+        d->smem_bytes = (uint32_t)record_i64(l, "smem", 0);
         d->pdl = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "pdl"));
     }
-    pl->workspace_bytes = (uint64_t)record_num(o, "workspace", 0);
+    pl->workspace_bytes = (uint64_t)record_i64(o, "workspace", 0);
     const cJSON *tms = cJSON_GetObjectItemCaseSensitive(o, "tensormaps");
     pl->n_tmaps = cJSON_IsArray(tms) ? cJSON_GetArraySize(tms) : 0;
     if (pl->n_tmaps > TPL_MAX_TMAPS)
@@ -212,7 +212,7 @@ int wire_job_parse(const cJSON *o, struct wire_job *j)
             return KEVO_EPARSE;
         pl->tm[i] = (struct tmap_plan){
             b->valueint, {(uint32_t)b0->valuedouble, (uint32_t)b1->valuedouble},
-            sw->valueint, (int)record_num(m, "l2", 256)};
+            sw->valueint, record_int(m, "l2", 256)};
     }
     const cJSON *as = cJSON_GetObjectItemCaseSensitive(o, "args");
     pl->n_args = cJSON_IsArray(as) ? cJSON_GetArraySize(as) : 0;
@@ -228,7 +228,7 @@ int wire_job_parse(const cJSON *o, struct wire_job *j)
     }
     j->nondet = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "nondet"));
     j->best_ns = record_num(o, "best_ns", 0);
-    j->seq = (long long)record_num(o, "seq", 0);
+    j->seq = (long long)record_i64(o, "seq", 0);
     return KEVO_OK;
 }
 
@@ -260,7 +260,7 @@ int wire_confirm_parse(const cJSON *o, struct wire_confirm *m)
                 *b = cJSON_GetObjectItemCaseSensitive(o, "b");
     m->vs_baseline =
         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "vs_baseline"));
-    m->pairs = (int)record_num(o, "pairs", 0);
+    m->pairs = record_int(o, "pairs", 0);
     double len = record_num(a, "cubin_len", -1);
     if (!cJSON_IsObject(a) || wire_job_parse(a, &m->a) || !(len >= 0))
         return KEVO_EPARSE;
@@ -296,7 +296,7 @@ int wire_confirmed_parse(const cJSON *o, struct wire_confirmed *m)
     m->b_median_ns = record_num(o, "b_median_ns", 0);
     m->ratio = record_num(o, "ratio", 0);
     m->noise = record_num(o, "noise", 0);
-    m->pairs = (int)record_num(o, "pairs", 0);
+    m->pairs = record_int(o, "pairs", 0);
     return KEVO_OK;
 }
 
@@ -330,15 +330,15 @@ static void device_parse(const cJSON *o, struct wire_device *d)
     get_str(o, "name", d->name, sizeof d->name);
     get_str(o, "uuid", d->uuid, sizeof d->uuid);
     get_str(o, "arch", d->arch, sizeof d->arch);
-    d->ordinal = (int)record_num(o, "ordinal", 0);
-    d->sms = (int)record_num(o, "sms", 0);
-    d->total_mem = (int64_t)record_num(o, "total_mem", 0);
-    d->l2_bytes = (int64_t)record_num(o, "l2_bytes", 0);
-    d->clock_khz = (int)record_num(o, "clock_khz", 0);
-    d->mem_clock_khz = (int)record_num(o, "mem_clock_khz", 0);
-    d->bus_width_bits = (int)record_num(o, "bus_width_bits", 0);
-    d->smem_optin = (int64_t)record_num(o, "smem_optin", 0);
-    d->driver_version = (int)record_num(o, "driver_version", 0);
+    d->ordinal = record_int(o, "ordinal", 0);
+    d->sms = record_int(o, "sms", 0);
+    d->total_mem = record_i64(o, "total_mem", 0);
+    d->l2_bytes = record_i64(o, "l2_bytes", 0);
+    d->clock_khz = record_int(o, "clock_khz", 0);
+    d->mem_clock_khz = record_int(o, "mem_clock_khz", 0);
+    d->bus_width_bits = record_int(o, "bus_width_bits", 0);
+    d->smem_optin = record_i64(o, "smem_optin", 0);
+    d->driver_version = record_int(o, "driver_version", 0);
     d->peak_bw = record_num(o, "peak_bw", 0);
     d->peak_fp32 = record_num(o, "peak_fp32", 0);
     d->peak_tensor16 = record_num(o, "peak_tensor16", 0);
@@ -357,13 +357,13 @@ static void nvml_put(cJSON *o, const struct wire_nvml *n)
 
 static void nvml_parse(const cJSON *o, struct wire_nvml *n)
 {
-    n->temp_c = (int)record_num(o, "temp_c", -1);
-    n->power_limit_mw = (int)record_num(o, "power_limit_mw", -1);
-    n->power_mw = (int)record_num(o, "power_mw", -1);
-    n->sm_clock_mhz = (int)record_num(o, "sm_clock_mhz", -1);
-    n->mem_clock_mhz = (int)record_num(o, "mem_clock_mhz", -1);
-    n->app_sm_clock_mhz = (int)record_num(o, "app_sm_clock_mhz", -1);
-    n->throttle = (long long)record_num(o, "throttle", -1);
+    n->temp_c = record_int(o, "temp_c", -1);
+    n->power_limit_mw = record_int(o, "power_limit_mw", -1);
+    n->power_mw = record_int(o, "power_mw", -1);
+    n->sm_clock_mhz = record_int(o, "sm_clock_mhz", -1);
+    n->mem_clock_mhz = record_int(o, "mem_clock_mhz", -1);
+    n->app_sm_clock_mhz = record_int(o, "app_sm_clock_mhz", -1);
+    n->throttle = (long long)record_i64(o, "throttle", -1);
 }
 
 cJSON *wire_ready_json(const struct wire_ready *m)
@@ -415,11 +415,11 @@ int wire_ready_parse(const cJSON *o, struct wire_ready *m)
     if (!cJSON_IsObject(d))
         return KEVO_EPARSE;
     device_parse(d, &m->device);
-    m->device_count = (int)record_num(o, "device_count", -1);
+    m->device_count = record_int(o, "device_count", -1);
     get_str(o, "timer", m->timer, sizeof m->timer);
     get_str(o, "timer_note", m->timer_note, sizeof m->timer_note);
-    m->cupti_version = (int)record_num(o, "cupti_version", 0);
-    m->cublas_version = (int)record_num(o, "cublas_version", 0);
+    m->cupti_version = record_int(o, "cupti_version", 0);
+    m->cublas_version = record_int(o, "cublas_version", 0);
     get_str(o, "cublas_note", m->cublas_note, sizeof m->cublas_note);
     get_str(o, "nvrtc_version", m->nvrtc_version, sizeof m->nvrtc_version);
     for (x = cJSON_IsArray(b) ? b->child : NULL;

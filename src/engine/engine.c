@@ -336,9 +336,9 @@ long engine_recorded_cap(const struct engine *e, int gen)
     for (long i = runlog_pos(log); (r = runlog_recorded(log, i)); i++) {
         if (rec_type_of(r) != REC_GEN)
             continue;
-        int g = (int)record_num(r, "gen", -1);
+        int g = record_int(r, "gen", -1);
         if (g == gen)
-            return (long)record_num(r, "evals_budget", 0);
+            return (long)record_i64(r, "evals_budget", 0);
         if (g > gen)
             return 0;
     }
@@ -1150,7 +1150,7 @@ static int genome_from_json(const cJSON *o, struct genome *g, double *f,
     if (cJSON_GetArraySize(v) != TPL_MAX_PARAMS || !h)
         return KEVO_EPARSE;
     memset(g, 0, sizeof *g);
-    g->tpl = (int)record_num(o, "t", -1);
+    g->tpl = record_int(o, "t", -1);
     for (int k = 0; k < TPL_MAX_PARAMS; k++)
         g->vals[k] = (int64_t)cJSON_GetArrayItem(v, k)->valuedouble;
     *f = record_num(o, "f", 0);
@@ -1402,7 +1402,7 @@ static int restore_best(struct engine *e, const cJSON *b)
     e->st.best_fitness = f;
     e->st.best_median_ns = ns;
     e->st.best_ratio = record_num(b, "ratio", 0);
-    e->st.best_gen = (int)record_num(b, "gen", 0);
+    e->st.best_gen = record_int(b, "gen", 0);
     describe(e, &g, e->best_what, sizeof e->best_what);
     runlog_set_best(e->env.log, ns);
     return KEVO_OK;
@@ -1418,10 +1418,10 @@ static int restore(struct engine *e, const cJSON *ck)
         if (!cJSON_IsString(s) || hash_parse(s->valuestring, &e->rng.s[i]))
             return KEVO_EPARSE;
     }
-    e->st.gen = (int)record_num(ck, "gen", -2);
+    e->st.gen = record_int(ck, "gen", -2);
     e->env.elapsed_before_s = record_num(ck, "elapsed_s", 0);
     if (e->st.gen < 0 ||
-        runlog_seek(e->env.log, (long)record_num(ck, "journal_records", -1)))
+        runlog_seek(e->env.log, (long)record_i64(ck, "journal_records", -1)))
         return KEVO_EPARSE;
     int rc = engine_llm_restore(e, ck);
     if (!rc)

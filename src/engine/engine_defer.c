@@ -71,7 +71,7 @@ static int gen_recorded(const struct engine *e, int gen)
     for (long i = runlog_pos(e->env.log);
          (r = runlog_recorded(e->env.log, i)); i++)
         if (rec_type_of(r) == REC_GEN)
-            return (int)record_num(r, "gen", -1) == gen;
+            return record_int(r, "gen", -1) == gen;
     return 0;
 }
 

@@ -876,7 +876,7 @@ static int restore_tpls(struct engine *e, const cJSON *ts)
             tpl_free(tp);
             return KEVO_EPARSE;
         }
-        int idx, rc = add_tpl(e, tp, key, (int)record_num(t, "depth", 0),
+        int idx, rc = add_tpl(e, tp, key, record_int(t, "depth", 0),
                               &idx);
         if (rc)
             return rc;
@@ -897,9 +897,9 @@ static int restore_pending(struct engine *e, const cJSON *ps)
         if (!op || !sys || !user || cJSON_GetArraySize(par) > 2)
             return KEVO_EPARSE;
         struct llm_pending p = {.op = op, .ticket = -1,
-                                .island = (int)record_num(j, "island", 0),
-                                .depth = (int)record_num(j, "depth", 0),
-                                .variant = (int)record_num(j, "variant", 0)};
+                                .island = record_int(j, "island", 0),
+                                .depth = record_int(j, "depth", 0),
+                                .variant = record_int(j, "variant", 0)};
         const cJSON *h;
         cJSON_ArrayForEach(h, par)
         {
@@ -929,7 +929,7 @@ int engine_llm_restore(struct engine *e, const cJSON *ck)
         return o ? KEVO_EPARSE : KEVO_OK;
     if (!o)
         return KEVO_EPARSE;
-    e->llm_seq = (long)record_num(o, "seq", 0);
+    e->llm_seq = (long)record_i64(o, "seq", 0);
     e->llm_off = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "off"));
     int rc = bandit_from_json(&e->bandit,
                               cJSON_GetObjectItemCaseSensitive(o, "bandit"));

@@ -180,8 +180,8 @@ int engine_child_from_json(const struct engine *e, const cJSON *o,
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, "parents");
     const char *h = record_str(o, "h"), *m = record_str(o, "mutator");
     memset(c, 0, sizeof *c);
-    c->g.tpl = (int)record_num(o, "t", -1);
-    c->island = (int)record_num(o, "island", -1);
+    c->g.tpl = record_int(o, "t", -1);
+    c->island = record_int(o, "island", -1);
     c->n_par = cJSON_GetArraySize(p);
     if (cJSON_GetArraySize(v) != TPL_MAX_PARAMS || !h || !m ||
         !(c->mutator = mutator_name(m)) || c->g.tpl < 0 ||
@@ -212,7 +212,7 @@ int engine_pipe_restore(struct engine *e, const cJSON *ck)
         return KEVO_OK;
     if (!cJSON_IsArray(a))
         return KEVO_EPARSE;
-    e->next_cap = (long)record_num(ck, "next_cap", 0);
+    e->next_cap = (long)record_i64(ck, "next_cap", 0);
     if (e->next_cap < 0)
         return KEVO_EPARSE;
     int rc = KEVO_OK;

@@ -151,7 +151,7 @@ static int receive_one(struct conn *c)
         return fail(c, rc, why);
     cJSON *m = cJSON_Parse(text);
     free(text);
-    int id = (int)record_num(m, "id", -1);
+    int id = record_int(m, "id", -1);
     pthread_mutex_lock(&c->mu);
     if (!m || id < 0 || id >= c->depth ||
         (tag != MPX_RESULT && tag != MPX_END)) {
@@ -294,7 +294,7 @@ static int take_result(const cJSON *m, int want, eval_cb cb, void *ud)
 {
     struct eval_result r;
     eval_result_init(&r);
-    int i = (int)record_num(m, "i", -1);
+    int i = record_int(m, "i", -1);
     double d = record_num(m, "deferred", 0);
     if (d != 0) { /* (eval.h: 1 to 3) */
         if (i != want || (d != 1 && d != 2 && d != 3))
@@ -314,7 +314,7 @@ static int take_end(struct slot *s, const cJSON *m, int got, int n,
                     int stopped)
 {
     char why[512];
-    int erc = (int)record_num(m, "rc", KEVO_EPARSE);
+    int erc = record_int(m, "rc", KEVO_EPARSE);
     const char *e = record_str(m, "err");
     snprintf(why, sizeof why, "%s", e && *e ? e : kevo_strerror(erc));
     if (stopped)
@@ -333,7 +333,7 @@ static int take_end(struct slot *s, const cJSON *m, int got, int n,
 static int take_given_back(struct slot *s, const cJSON *m, int got, int n,
                            eval_cb cb, void *ud)
 {
-    int erc = (int)record_num(m, "rc", KEVO_EPARSE);
+    int erc = record_int(m, "rc", KEVO_EPARSE);
     if (erc != KEVO_ESTOPPED) /* ended before the CANCEL, or failed */
         return take_end(s, m, got, n, 0);
     int kind = s->deadline_ns > 0 && fs_now_ns() >= s->deadline_ns ? 2 : 1;
@@ -527,9 +527,9 @@ static int same_gpu(const cJSON *ready, int rank, const char *host,
                     char *err, size_t errcap)
 {
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(ready, "dev");
-    struct tpl_device r = {(int64_t)record_num(d, "sms", 0),
-                           (int64_t)record_num(d, "smem_optin", 0),
-                           (int64_t)record_num(d, "l2_bytes", 0)};
+    struct tpl_device r = {record_i64(d, "sms", 0),
+                           record_i64(d, "smem_optin", 0),
+                           record_i64(d, "l2_bytes", 0)};
     const char *env = record_str(ready, "env");
     cJSON *e = env ? cJSON_Parse(env) : NULL;
     const char *name =
@@ -564,7 +564,7 @@ static int read_ready(int rank, cJSON **o, const char **host,
     free(text);
     const char *e = record_str(*o, "err");
     *host = record_str(*o, "host");
-    rc = (int)record_num(*o, "rc", KEVO_EPARSE);
+    rc = record_int(*o, "rc", KEVO_EPARSE);
     if (tag != MPX_READY || !*host) {
         snprintf(err, errcap, "rank %d: unexpected answer to hello", rank);
         return KEVO_EPARSE;

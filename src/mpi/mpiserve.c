@@ -265,7 +265,7 @@ static struct req *read_batch(struct server *sv, const char *text)
     if (!r)
         return NULL;
     r->b = cJSON_Parse(text);
-    r->id = (int)record_num(r->b, "id", -1);
+    r->id = record_int(r->b, "id", -1);
     r->best_ns = record_num(r->b, "best_ns", 0);
     double left = record_num(r->b, "left_ns", 0);
     if (left > 0)
@@ -301,7 +301,7 @@ static struct req *read_batch(struct server *sv, const char *text)
 static void cancel(struct server *sv, const char *text)
 {
     cJSON *o = cJSON_Parse(text);
-    int id = (int)record_num(o, "id", -1);
+    int id = record_int(o, "id", -1);
     cJSON_Delete(o);
     if (sv->cur && sv->cur->id == id)
         sv->cur->cancelled = 1;

@@ -345,8 +345,8 @@ int rec_eval_parse(const cJSON *o, struct rec_eval *r, char *err,
     if (record_get_result(o, &r->r))
         return bad(err, errcap, "eval", "outcome");
     /* members that runs before them lack */
-    r->idx = (int)record_num(o, "idx", -1);
-    r->island = (int)record_num(o, "island", 0);
+    r->idx = record_int(o, "idx", -1);
+    r->island = record_int(o, "island", 0);
     const char *m = record_str(o, "mutator");
     snprintf(r->mutator, sizeof r->mutator, "%s", m ? m : "");
     if (cJSON_GetObjectItemCaseSensitive(o, "parents") &&
@@ -375,7 +375,7 @@ int rec_best_parse(const cJSON *o, struct rec_best *b, char *err,
     b->fitness = opt_num(o, "fitness");
     b->median_ns = opt_num(o, "median_ns");
     b->ratio = opt_num(o, "ratio");
-    b->gen = (int)record_num(o, "generation", 0);
+    b->gen = record_int(o, "generation", 0);
     return KEVO_OK;
 }
 
@@ -425,7 +425,7 @@ int rec_gen_parse(const cJSON *o, struct rec_gen *r, char *err,
         return bad(err, errcap, "gen", "gen");
     if (get_long(o, "evals", &r->evals))
         return bad(err, errcap, "gen", "evals");
-    r->children = (int)record_num(o, "children", 0);
+    r->children = record_int(o, "children", 0);
     if (cJSON_GetObjectItemCaseSensitive(o, "best")) {
         if (get_hash(o, "best", &r->best))
             return bad(err, errcap, "gen", "best");
@@ -464,8 +464,8 @@ int rec_gen_parse(const cJSON *o, struct rec_gen *r, char *err,
         }
         r->n_islands++;
     }
-    r->archive_cells = (int)record_num(o, "archive_cells", 0);
-    r->evals_budget = (long)record_num(o, "evals_budget", 0);
+    r->archive_cells = record_int(o, "archive_cells", 0);
+    r->evals_budget = (long)record_i64(o, "evals_budget", 0);
     r->t = opt_num(o, "t");
     return KEVO_OK;
 }
@@ -486,8 +486,8 @@ int rec_llm_parse(const cJSON *o, struct rec_llm *r, char *err,
         return bad(err, errcap, "llm", "status");
     if (get_str(o, "op", r->op, sizeof r->op))
         return bad(err, errcap, "llm", "op");
-    r->seq = (long)record_num(o, "seq", -1);
-    r->island = (int)record_num(o, "island", 0);
+    r->seq = (long)record_i64(o, "seq", -1);
+    r->island = record_int(o, "island", 0);
     if (cJSON_GetObjectItemCaseSensitive(o, "parents") &&
         get_parents(o, &r->n_par, r->par))
         return bad(err, errcap, "llm", "parents");

@@ -176,11 +176,11 @@ static void device_facts(struct run_view *v)
     const cJSON *d = run_view_env(v, "device");
     v->dev = tpl_device_default;
     if (record_num(d, "sms", 0) > 0)
-        v->dev.sms = (int64_t)record_num(d, "sms", 0);
+        v->dev.sms = record_i64(d, "sms", 0);
     if (record_num(d, "smem_optin", 0) > 0)
-        v->dev.smem_optin = (int64_t)record_num(d, "smem_optin", 0);
+        v->dev.smem_optin = record_i64(d, "smem_optin", 0);
     if (record_num(d, "l2_bytes", 0) > 0)
-        v->dev.l2_bytes = (int64_t)record_num(d, "l2_bytes", 0);
+        v->dev.l2_bytes = record_i64(d, "l2_bytes", 0);
 }
 
 /* ---------------------------------------------------- LLM templates */

@@ -260,7 +260,7 @@ static void entry_parse(const cJSON *o, struct vdoc_entry *x)
     x->vs_baseline_paired = record_num(o, "vs_baseline_paired", 0);
     x->vs_baseline_paired_noise =
         record_num(o, "vs_baseline_paired_noise", 0);
-    x->vs_baseline_pairs = (int)record_num(o, "vs_baseline_pairs", 0);
+    x->vs_baseline_pairs = record_int(o, "vs_baseline_pairs", 0);
     get_str(o, "unit", x->unit, sizeof x->unit);
     int n = get_numbers(o, "rounds_ns", x->rounds_ns, VDOC_MAX_ROUNDS);
     x->n_rounds = n > 0 ? n : 0;
@@ -314,7 +314,7 @@ int vdoc_parse(const cJSON *o, const char *path, struct vdoc **out,
     sw_parse(cJSON_GetObjectItemCaseSensitive(rec, "software"),
              &d->recorded_software);
     get_str(o, "harness_seed", d->harness_seed, sizeof d->harness_seed);
-    d->reps = (int)record_num(o, "reps", 0);
+    d->reps = record_int(o, "reps", 0);
     get_str(o, "kevo_version", d->kevo_version, sizeof d->kevo_version);
     get_str(o, "kevo_commit", d->kevo_commit, sizeof d->kevo_commit);
     baselines_parse(cJSON_GetObjectItemCaseSensitive(o, "baselines"), d);

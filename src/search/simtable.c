@@ -132,11 +132,9 @@ static void read_device(struct simtable *t, const cJSON *d)
     t->dev = tpl_device_default;
     if (!d)
         return;
-    t->dev.sms = (int64_t)record_num(d, "sms", (double)t->dev.sms);
-    t->dev.smem_optin = (int64_t)record_num(d, "smem_optin",
-                                            (double)t->dev.smem_optin);
-    t->dev.l2_bytes = (int64_t)record_num(d, "l2_bytes",
-                                          (double)t->dev.l2_bytes);
+    t->dev.sms = record_i64(d, "sms", t->dev.sms);
+    t->dev.smem_optin = record_i64(d, "smem_optin", t->dev.smem_optin);
+    t->dev.l2_bytes = record_i64(d, "l2_bytes", t->dev.l2_bytes);
     const char *name = record_str(d, "name");
     snprintf(t->gpu, sizeof t->gpu, "%s", name ? name : "");
 }
@@ -265,7 +263,7 @@ static int compact_template(struct simtable *t, const cJSON *o, char *why,
 static int compact_point(struct simtable *t, const cJSON *o, long *cap,
                          char *why, size_t wcap)
 {
-    int ti = (int)record_num(o, "t", -1);
+    int ti = record_int(o, "t", -1);
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "v");
     const char *oc = record_str(o, "o");
     enum eval_outcome out;

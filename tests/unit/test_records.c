@@ -7,6 +7,8 @@
  * the first divergence with both values; a recording-only log ends where
  * the recording ends.
  */
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -348,9 +350,44 @@ static void parse_all(void)
     rec_eval_release(&e);
 }
 
+/* A foreign journal's numbers never reach a cast out of range: integers
+ * clamp, absurd durations read as not recorded. */
+static void hostile_numbers(void)
+{
+    cJSON *o = cJSON_Parse("{\"big\": 1e300, \"neg\": -1e300, \"n\": 42.9,"
+                           " \"m\": -7.9, \"s\": \"x\", \"two63\": "
+                           "9223372036854775808, \"huge\": 1e400}");
+    CHECK(o != NULL);
+    CHECK(record_int(o, "big", 3) == INT_MAX);
+    CHECK(record_int(o, "neg", 3) == INT_MIN);
+    CHECK(record_int(o, "n", 3) == 42 && record_int(o, "m", 3) == -7);
+    CHECK(record_int(o, "s", 3) == 3 && record_int(o, "none", -1) == -1);
+    CHECK(record_i64(o, "big", 0) == INT64_MAX);
+    CHECK(record_i64(o, "neg", 0) == INT64_MIN);
+    CHECK(record_i64(o, "two63", 0) == INT64_MAX);
+    CHECK(record_i64(o, "n", 0) == 42 && record_i64(o, "s", 5) == 5);
+    CHECK(record_ms(o, "n") == 42.9);
+    CHECK(record_ms(o, "big") == 0 && record_ms(o, "huge") == 0);
+    CHECK(record_ms(o, "m") == 0 && record_ms(o, "s") == 0);
+    cJSON_Delete(o);
+    /* an eval record edited to absurd values reads without them */
+    cJSON *e = cJSON_Parse("{\"outcome\": \"ok\", \"fitness\": 1, "
+                           "\"reps\": 1e300, \"ms\": {\"compile\": "
+                           "1e300, \"check\": 2.5, \"time\": -4}}");
+    struct eval_result r;
+    memset(&r, 0, sizeof r);
+    CHECK(e && record_get_result(e, &r) == KEVO_OK);
+    CHECK(r.reps == INT_MAX && r.compile_ms == 0 && r.check_ms == 2.5 &&
+          r.time_ms == 0);
+    free(r.evidence_json);
+    cJSON_Delete(e);
+}
+
 int main(void)
 {
     RUN(eval_round_trip, "an eval record survives its text with every member");
+    RUN(hostile_numbers, "a journal's out-of-range numbers clamp as integers "
+        "and read as not recorded as durations");
     RUN(other_round_trips,
         "confirm, gen and llm records survive their text with every member");
     RUN(unknown_missing_truncated,
