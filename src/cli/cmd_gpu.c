@@ -461,6 +461,7 @@ static int run_group(const struct eval_args *a, struct group *g,
     struct gpueval_opts o = {.problem = g->p, .arch = a->arch,
                              .kernel_timeout_ms = a->timeout_ms,
                              .harness_seed = seed, .verbose = a->verbose,
+                             .no_race = 1, /* files are not raced */
                              /* a few files need few compiler processes */
                              .n_compilers = g->n < 8 ? g->n : 0};
     char err[512];

@@ -282,7 +282,8 @@ static int start_gpu(struct verify *v)
         .n_compilers = v->n < 8 ? v->n : 8,
         .compile_timeout_ms = s->compile_timeout_ms,
         .kernel_timeout_ms = s->kernel_timeout_ms,
-        .harness_seed = v->seed = cli_fresh_seed()};
+        .harness_seed = v->seed = cli_fresh_seed(),
+        .no_race = 1 /* full measurements: rounds must not race */};
     int rc = gpueval_new(&o, &v->ev, NULL, v->err, sizeof v->err);
     if (rc)
         return rc;

@@ -280,6 +280,8 @@ static void pool_idle(void *ud)
  * evaluator measured itself (so the first generation races too). */
 static double race_best(const struct gpueval *g)
 {
+    if (g->o.no_race)
+        return 0;
     double b = g->best_ns;
     if (g->seen_best_ns > 0 && (b <= 0 || g->seen_best_ns < b))
         b = g->seen_best_ns;

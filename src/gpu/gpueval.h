@@ -43,6 +43,10 @@ struct gpueval_opts {
                                   borrowed; without pool: ignored, each
                                   makes its own (env KEVO_COMPILE_ORDER=
                                   index: none, compiles in index order) */
+    int no_race;               /* 1: no cascade reference at all (neither
+                                  set_best's nor its own fastest time):
+                                  every candidate is timed to the full
+                                  stopping rule (kevo verify, kevo eval) */
 };
 
 /*

@@ -935,10 +935,12 @@ enum hx_stop hx_time_stop(const struct hx_time_opts *o, const double *v,
                           int n, double total, struct hx_time_stats *st)
 {
     int max = o->max_reps < 500 ? o->max_reps : 500;
-    double best = o->best_ns > 0 ? o->best_ns : 0;
+    double best = o->best_ns > 0 ? o->best_ns : 0,
+           limit = best > 0 ? o->cascade * best : 0;
     /* racing: clearly slower than the best known after 1 rep, or after 3
-     * by the median; it keeps its (short) measurement */
-    if (best > 0 && (n == 1 || n == 3) && st->median_ns > o->cascade * best) {
+     * by the median; it keeps its (short) measurement (cascade <= 0: off,
+     * as the loop's first batch assumes) */
+    if (limit > 0 && (n == 1 || n == 3) && st->median_ns > limit) {
         st->cascaded = 1;
         return HX_STOP_CASCADE;
     }

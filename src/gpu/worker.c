@@ -1234,7 +1234,16 @@ static void ok_detail(struct worker *w, struct job *jb, struct outcome *oc,
     /* Faster than moving every byte through DRAM at peak: legal, because
      * outputs written into L2 reach DRAM after the timed window; this is
      * also where a ratio above the copy baseline comes from. */
-    char l2[256] = "", cp[64] = "";
+    char l2[256] = "", cp[64] = "", stop[64] = "";
+    if (oc->st.cascaded)
+        snprintf(stop, sizeof stop, "; cascaded (slower than %.1fx best)",
+                 TIMING_CASCADE);
+    else if (oc->st.quick)
+        snprintf(stop, sizeof stop, "; 3 reps within %.1f%%",
+                 TIMING_QUICK_SPREAD * 100);
+    else if (oc->st.raced)
+        snprintf(stop, sizeof stop, "; raced (every rep over %.0f%% slower "
+                 "than best)", TIMING_RACE_MARGIN * 100);
     double med = oc->st.median_ns;
     int over_copy = w->bl.n && !strcmp(w->bl.name[0], "copy") &&
                     med < w->bl.median_ns[0];
@@ -1252,11 +1261,7 @@ static void ok_detail(struct worker *w, struct job *jb, struct outcome *oc,
                 "kernel%s/rep%s%s%s", oc->cmp.max_tol, jb->nondet ?
                 "nondeterministic" : "bitwise reproducible", oc->st.reps,
                 tmr_kind(w->t), oc->st.spread * 100, oc->st.kernels_per_rep,
-                oc->st.kernels_per_rep == 1 ? "" : "s",
-                oc->st.cascaded ? "; cascaded (slower than 1.5x best)"
-                : oc->st.quick ? "; 3 reps within 0.5%"
-                : oc->st.raced ? "; raced (every rep over 3% slower than best)"
-                : "",
+                oc->st.kernels_per_rep == 1 ? "" : "s", stop,
                 oc->rechecked ? "; re-checked: beat the roofline once" : "",
                 l2);
 }

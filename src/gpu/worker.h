@@ -99,7 +99,9 @@
  *     (the engine's best, or the fastest ok, non-cascaded median this
  *     evaluator measured itself, whichever is faster); timing stops when
  *     the first repetition, or the median of 3, is > 1.5x it (cascaded =
- *     1; its fitness is that short measurement). A kernel can only lose
+ *     1; its fitness is that short measurement), and at 5 repetitions when
+ *     even the fastest is > 1.03x it (race_stop; "raced" in the detail:
+ *     a 5-rep median, spread unconverged). A kernel can only lose
  *     by this: it is slower than a time already measured, and a kernel
  *     that behaves differently in later repetitions needs state across
  *     launches (guarantee 1). Check C still runs.

@@ -402,6 +402,17 @@ static void timing_stops_when_no_rep_comes_near_the_best(void)
     for (int i = 0; i < 40; i++)
         flat[i] = 110 + 0.1 * (i % 3);
     CHECK(drive(&o, flat, 40, &n, &st) == HX_STOP_QUICK && n == 3);
+    /* converged at 5 reps (spread < 2 %): the spread stop, not raced */
+    double tight[40];
+    for (int i = 0; i < 40; i++)
+        tight[i] = 110 + 0.3 * ((i * 2) % 5);
+    CHECK(drive(&o, tight, 40, &n, &st) == HX_STOP_SPREAD);
+    CHECK(n == 5 && !st.raced && !st.quick);
+    /* under 1.5x after one rep, over it by the median of 3: cascaded */
+    double late[40] = {140, 170, 165};
+    for (int i = 3; i < 40; i++)
+        late[i] = 160;
+    CHECK(drive(&o, late, 40, &n, &st) == HX_STOP_CASCADE && n == 3);
 }
 
 int main(void)
