@@ -190,11 +190,18 @@ void busy_fmt(const struct busy *b, double elapsed_s, char *out, size_t cap)
                         " (the worker waited for a job %.0f %%)", wait);
     if (len < 0 || (size_t)len >= cap || !busy_compile_bound(b, elapsed_s))
         return;
-    snprintf(out + len, cap - (size_t)len,
-             "; compile-bound: %.0f ms of compile a candidate against %.0f "
-             "ms on the GPU, %.1f compiles in flight on average",
-             b->compile_ms / (double)b->evals, b->gpu_ms / (double)b->evals,
-             b->compile_ms / (elapsed_s * 1e3));
+    double busy = b->compile_ms / (elapsed_s * 1e3);
+    len += snprintf(out + len, cap - (size_t)len,
+                    "; compile-bound: %.0f ms of compile a candidate against "
+                    "%.0f ms on the GPU, %.1f compiles in flight on average",
+                    b->compile_ms / (double)b->evals,
+                    b->gpu_ms / (double)b->evals, busy);
+    /* how much of the pool the run kept busy: what a generation's last
+     * compiles leave idle, in the whole run */
+    if (b->compilers > 0 && len >= 0 && (size_t)len < cap)
+        snprintf(out + len, cap - (size_t)len,
+                 " of %d compile processes (%.0f %% busy)", b->compilers,
+                 100.0 * busy / b->compilers);
 }
 
 void busy_jobs_fmt(const struct busy *b, char *out, size_t cap)

@@ -39,6 +39,8 @@ struct busy {
     double trip_ms;    /* summed job sent to answer read (round_trip) */
     double trip_gpu_ms; /* check + timing of the results with a trip */
     long trips;        /* results that recorded both */
+    int compilers;     /* the run's compile processes (0: not known, e.g.
+                          MPI, where each rank has its own) */
 };
 
 /* The GPU phases of the results in one stretch of a run. kevo status
@@ -98,7 +100,8 @@ int busy_compile_bound(const struct busy *b, double elapsed_s);
 /* One line for kevo status, e.g. "idle 73 % of 35 s on 1 GPU (the
  * worker waited for a job 60 %); compile-bound: 1766 ms of compile a
  * candidate against 33 ms on the GPU, 4.9 compiles in flight on
- * average". "" when nothing is known. */
+ * average of 16 compile processes (31 % busy)": the last part where
+ * b->compilers is known. "" when nothing is known. */
 void busy_fmt(const struct busy *b, double elapsed_s, char *out, size_t cap);
 /* Where a job's round trip went, for kevo status, e.g. "6.4 ms from a
  * job's send to its answer: 6.1 in the worker (checks and timing 5.9),

@@ -19,6 +19,30 @@ $T status "$SCRATCH/cb" --json >"$SCRATCH/j"
 grep -q '"compile_bound":[[:space:]]*true' "$SCRATCH/j" && grep -q '"gpu_idle_pct":[[:space:]]*[0-9]' "$SCRATCH/j" &&
     ok "status --json has gpu_idle_pct and compile_bound" ||
     { fail "status --json idle fields"; cat "$SCRATCH/j"; }
+# how busy the run kept its compile processes: 40 compiles of 200 ms in
+# the run's time, over the 16 of --compilers 16; none for MPI ranks (each
+# has its own pool), here a manifest edited to say so
+KEVO_TEST_EVAL_US=20000 KEVO_TEST_PHASE_MS=200,2,3 $T run $ARGS --compilers 16 \
+    --runs-dir "$SCRATCH" --name cb16 || fail "compile-bound run, 16 compilers"
+$T status "$SCRATCH/cb16" >"$SCRATCH/s16"
+$T status "$SCRATCH/cb16" --json >"$SCRATCH/j16"
+want=$(python3 -c 'import json,sys
+j=json.load(open(sys.argv[1])); f=j["evaluations"] * 0.200 / j["elapsed_s"]
+assert j["compilers"] == 16 and abs(j["compile_busy_pct"] - 100 * f / 16) < 1e-6, j
+print("%.1f compiles in flight on average of 16 compile processes (%.0f %% busy)" % (f, 100 * f / 16))' "$SCRATCH/j16")
+[ -n "$want" ] && grep -qF "$want" "$SCRATCH/s16" &&
+    ok "status: $want" || { fail "compile processes busy (want: $want)"; cat "$SCRATCH/s16"; }
+python3 - "$SCRATCH/cb16/manifest.json" <<'PY' || fail "editing the manifest to MPI ranks"
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["environment"].setdefault("gpus", [{}])[0]["mpi_rank"] = 0
+json.dump(m, open(sys.argv[1], "w"))
+PY
+$T status "$SCRATCH/cb16" >"$SCRATCH/s16m" 2>&1
+grep -q "compiles in flight on average$" "$SCRATCH/s16m" &&
+    ! grep -q "compile processes" "$SCRATCH/s16m" &&
+    ok "status: no share of the compile processes for MPI ranks (a pool each)" ||
+    { fail "status of an MPI manifest"; cat "$SCRATCH/s16m"; }
 # 10 ms of GPU phases in 10 ms of wall time, 1 ms compile: not compile-bound
 KEVO_TEST_EVAL_US=10000 KEVO_TEST_PHASE_MS=1,4,6 $T run $ARGS \
     --runs-dir "$SCRATCH" --name gb || fail "GPU-bound run"
