@@ -29,6 +29,7 @@
 #include "gpu.h"
 #include "hash.h"
 #include "jnl.h"
+#include "options.h"
 #include "progress.h"
 #include "record.h"
 #include "records.h"
@@ -94,7 +95,7 @@ struct bcase {
     enum dtype dt;
     char shape[64];              /* as given */
     char time[32];               /* budget text */
-    long long seed;
+    uint64_t seed;               /* the spec's seed rule (options.h) */
     int supported;               /* some template supports the dtype */
     char status[64];             /* "" = from the run directory */
     char vstatus[64];            /* verify's outcome when it did not
@@ -133,8 +134,23 @@ static int case_error(struct bench *b, int i, const char *fmt, const char *x)
     return KEVO_EPARSE;
 }
 
+/* Member "seed" of o as a run's spec reads it (options.c json_integer):
+ * any 64-bit unsigned value, a string of digits past 2^53; *v kept when
+ * absent; -1 (why filled) when it is not one. */
+static int suite_seed(const cJSON *o, uint64_t *v, char *why, size_t cap)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, "seed");
+    struct spec s;
+    if (!it)
+        return 0;
+    if (opt_parse_json(opt_by_key("seed"), it, &s, why, cap))
+        return -1;
+    *v = s.seed;
+    return 0;
+}
+
 static int parse_case(struct bench *b, const cJSON *o, int i,
-                      const char *dflt_time, long long dflt_seed)
+                      const char *dflt_time, uint64_t dflt_seed)
 {
     struct bcase *c = &b->c[b->n];
     const char *p = record_str(o, "problem"), *d = record_str(o, "dtype"),
@@ -162,7 +178,9 @@ static int parse_case(struct bench *b, const cJSON *o, int i,
         return case_error(b, i, "time '%s' is not a duration", t);
     snprintf(c->shape, sizeof c->shape, "%s", s);
     snprintf(c->time, sizeof c->time, "%s", t ? t : dflt_time);
-    c->seed = (long long)record_i64(o, "seed", dflt_seed);
+    c->seed = dflt_seed;
+    if (suite_seed(o, &c->seed, err, sizeof err))
+        return case_error(b, i, "%s", err);
     snprintf(c->name, sizeof c->name, "%s-%s-%s", p, d, s);
     for (int k = 0; k < b->n_filters; k++)
         if (strstr(c->name, b->filters[k]))
@@ -194,7 +212,13 @@ static int load_suite(struct bench *b)
     snprintf(b->suite_name, sizeof b->suite_name, "%s", nm ? nm : "suite");
     if (!t || spec_parse_duration(t) <= 0)
         t = "3m";
-    long long seed = (long long)record_i64(j, "seed", 1);
+    uint64_t seed = 1;
+    char why[512];
+    if (suite_seed(j, &seed, why, sizeof why)) {
+        snprintf(b->err, sizeof b->err, "%s: %s", b->suite_path, why);
+        cJSON_Delete(j);
+        return KEVO_EPARSE;
+    }
     int i = 0;
     rc = KEVO_OK;
     cJSON_ArrayForEach(o, cases)
@@ -301,7 +325,7 @@ static int run_case(const struct bench *b, const struct bcase *c)
     int k = 0;
     if (self_exe(exe, sizeof exe))
         return EXIT_ERROR;
-    snprintf(seed, sizeof seed, "%lld", c->seed);
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)c->seed);
     const char *argv[40];
     char spec[4200];
     snprintf(spec, sizeof spec, "%s/quick-spec.json", b->runs);

@@ -107,16 +107,17 @@ static int first_rewrite_of_tpl(const struct run_records *rr, int k)
     return t != NULL;
 }
 
-/* The run's compile processes, from its manifest: spec compilers, else
- * the CPUs it could use (the pool's default); 0 for MPI ranks (each has
- * its own pool) and where neither is recorded. */
-static int run_compilers(const cJSON *man)
+/* The run's compile processes: spec compilers (validated by
+ * rundir_load_manifest), else the CPUs the run could use when it was
+ * created (the pool's default; a resume elsewhere may have had others);
+ * 0 for MPI ranks (each has its own pool) and where neither is known. */
+static int run_compilers(const cJSON *man, const struct spec *sp)
 {
     const cJSON *g;
     cJSON_ArrayForEach(g, record_at(man, "environment", "gpus"))
         if (cJSON_GetObjectItemCaseSensitive(g, "mpi_rank"))
             return 0;
-    int c = record_int(record_at(man, "spec", NULL), "compilers", 0);
+    int c = sp->compilers;
     if (c <= 0)
         c = record_int(record_at(man, "host", NULL), "cpus", 0);
     return c > 0 && c <= 1024 ? c : 0;
@@ -249,12 +250,10 @@ static cJSON *status_json(const char *dir, const struct spec *sp,
         cJSON_AddNumberToObject(o, "gpu_idle_pct", idle);
         cJSON_AddBoolToObject(o, "compile_bound",
                               busy_compile_bound(&s->busy, s->last_t));
-        if (s->busy.compilers > 0 && s->last_t > 0) {
+        double pct = busy_pool_pct(&s->busy, s->last_t);
+        if (pct >= 0) {
             cJSON_AddNumberToObject(o, "compilers", s->busy.compilers);
-            cJSON_AddNumberToObject(o, "compile_busy_pct",
-                                    100.0 * s->busy.compile_ms /
-                                        (s->last_t * 1e3) /
-                                        s->busy.compilers);
+            cJSON_AddNumberToObject(o, "compile_busy_pct", pct);
         }
     }
     double wait = busy_wait_pct(&s->busy, s->last_t);
@@ -526,7 +525,7 @@ int cmd_status_main(int argc, char **argv)
     }
     struct run_summary s;
     summarize(&rr, &s);
-    s.busy.compilers = run_compilers(man);
+    s.busy.compilers = run_compilers(man, &sp);
     struct status_best best;
     load_best(dir, &rr, &best);
     const char *state = damage[0] ? "damaged, cannot be resumed"

@@ -192,10 +192,16 @@ int wire_job_parse(const cJSON *o, struct wire_job *j)
             get_dims(l, "cluster", d->cluster, 0))
             return KEVO_EPARSE;
         memcpy(d->kernel, k, strlen(k) + 1);
-        d->smem_bytes = (uint32_t)record_i64(l, "smem", 0);
+        int64_t smem = record_i64(l, "smem", 0);
+        if (smem < 0 || smem > (int64_t)UINT32_MAX) /* no wrap-around */
+            return KEVO_EPARSE;
+        d->smem_bytes = (uint32_t)smem;
         d->pdl = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "pdl"));
     }
-    pl->workspace_bytes = (uint64_t)record_i64(o, "workspace", 0);
+    int64_t ws = record_i64(o, "workspace", 0);
+    if (ws < 0) /* -1 must not become 2^64 - 1 bytes */
+        return KEVO_EPARSE;
+    pl->workspace_bytes = (uint64_t)ws;
     const cJSON *tms = cJSON_GetObjectItemCaseSensitive(o, "tensormaps");
     pl->n_tmaps = cJSON_IsArray(tms) ? cJSON_GetArraySize(tms) : 0;
     if (pl->n_tmaps > TPL_MAX_TMAPS)
@@ -262,7 +268,8 @@ int wire_confirm_parse(const cJSON *o, struct wire_confirm *m)
         cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "vs_baseline"));
     m->pairs = record_int(o, "pairs", 0);
     double len = record_num(a, "cubin_len", -1);
-    if (!cJSON_IsObject(a) || wire_job_parse(a, &m->a) || !(len >= 0))
+    if (!cJSON_IsObject(a) || wire_job_parse(a, &m->a) || !(len >= 0) ||
+        len >= 18446744073709551616.0)
         return KEVO_EPARSE;
     m->a_cubin_len = (uint64_t)len;
     if (m->vs_baseline)

@@ -173,6 +173,16 @@ int busy_compile_bound(const struct busy *b, double elapsed_s)
     return idle >= BUSY_BOUND_IDLE_PCT && b->compile_ms > b->gpu_ms;
 }
 
+double busy_pool_pct(const struct busy *b, double elapsed_s)
+{
+    if (b->compilers <= 0 || !(elapsed_s > 0))
+        return -1;
+    double pct = 100.0 * b->compile_ms / (elapsed_s * 1e3) / b->compilers;
+    /* more than the pool can do: the count is not this run's (a resume
+     * on other CPUs, an edited manifest), so none rather than a wrong one */
+    return pct <= 100.0 + 1e-9 ? pct : -1;
+}
+
 void busy_fmt(const struct busy *b, double elapsed_s, char *out, size_t cap)
 {
     double idle = busy_idle_pct(b, elapsed_s);
@@ -198,10 +208,11 @@ void busy_fmt(const struct busy *b, double elapsed_s, char *out, size_t cap)
                     b->gpu_ms / (double)b->evals, busy);
     /* how much of the pool the run kept busy: what a generation's last
      * compiles leave idle, in the whole run */
-    if (b->compilers > 0 && len >= 0 && (size_t)len < cap)
+    double pct = busy_pool_pct(b, elapsed_s);
+    if (pct >= 0 && len >= 0 && (size_t)len < cap)
         snprintf(out + len, cap - (size_t)len,
                  " of %d compile processes (%.0f %% busy)", b->compilers,
-                 100.0 * busy / b->compilers);
+                 pct);
 }
 
 void busy_jobs_fmt(const struct busy *b, char *out, size_t cap)

@@ -103,6 +103,10 @@ int busy_compile_bound(const struct busy *b, double elapsed_s);
  * average of 16 compile processes (31 % busy)": the last part where
  * b->compilers is known. "" when nothing is known. */
 void busy_fmt(const struct busy *b, double elapsed_s, char *out, size_t cap);
+/* The share (%) of b->compilers the summed compiles kept busy over
+ * elapsed_s; -1 when the count is unknown or the share is above 100 % (the
+ * count cannot be the run's). */
+double busy_pool_pct(const struct busy *b, double elapsed_s);
 /* Where a job's round trip went, for kevo status, e.g. "6.4 ms from a
  * job's send to its answer: 6.1 in the worker (checks and timing 5.9),
  * 0.3 in messages"; "" when no result recorded a round trip. */

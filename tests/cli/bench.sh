@@ -112,6 +112,17 @@ expect_fail "a bad shape names the suite file and the case" "bad1.json: case 1: 
 echo '{"cases": [{"problem": "gemm", "dtype": "fp32", "shape": "64x64x64"}, {"problem": "conv", "dtype": "fp32", "shape": "1x1"}]}' >"$SCRATCH/bad2.json"
 expect_fail "an unknown problem names the case" "case 2: unknown problem 'conv'" \
     $K bench --suite "$SCRATCH/bad2.json" --from-runs "$R"
+echo '{"seed": -1, "cases": [{"problem": "gemm", "dtype": "fp32", "shape": "64x64x64"}]}' >"$SCRATCH/bad4.json"
+expect_fail "a negative suite seed is refused by the spec's rule" "bad4.json: 'seed' must be an integer in [0, 18446744073709551615]" \
+    $K bench --suite "$SCRATCH/bad4.json" --from-runs "$R"
+echo '{"cases": [{"problem": "gemm", "dtype": "fp32", "shape": "64x64x64", "seed": 2.5}]}' >"$SCRATCH/bad5.json"
+expect_fail "a fractional case seed names the case" "bad5.json: case 1: 'seed' must be an integer" \
+    $K bench --suite "$SCRATCH/bad5.json" --from-runs "$R"
+# a seed past 2^63 (as a string, the spec's form past 2^53) is taken whole
+echo '{"seed": "18446744073709551615", "cases": [{"problem": "gemm", "dtype": "fp32", "shape": "64x64x64"}]}' >"$SCRATCH/big.json"
+$K bench --suite "$SCRATCH/big.json" --from-runs "$R" >/dev/null 2>"$SCRATCH/errbig"
+grep -q "no run in .* matches a case" "$SCRATCH/errbig" && ! grep -q "seed" "$SCRATCH/errbig" &&
+    ok "a suite seed of 2^64-1 (a string) is accepted" || { fail "suite seed 2^64-1"; cat "$SCRATCH/errbig"; }
 echo '{"cases": [' >"$SCRATCH/bad3.json"
 expect_fail "a suite that is not JSON is refused" "bad3.json: not valid JSON" \
     $K bench --suite "$SCRATCH/bad3.json" --from-runs "$R"
