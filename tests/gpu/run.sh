@@ -161,6 +161,10 @@ if [ -f "$t" ]; then
                n, b - a, n * 60 / (b - a) }' | tee -a "$TABLE"
     n_ok=$(grep -c ": ok " "$LOG/perf.log")
     row "perf: all $PERF_N ok" "$PERF_N" "$n_ok"
+    # kevo eval times every file in full: no cascade, no race against the
+    # fastest of the others (gpueval_opts.no_race)
+    n_race=$(grep -Ec "cascaded|raced" "$LOG/perf.log")
+    row "perf: none cascaded or raced (eval never races)" 0 "$n_race"
 fi
 
 echo "== user-defined problems (tests/gpu/userprob.sh)"
