@@ -15,16 +15,6 @@ double record_num(const cJSON *o, const char *k, double dflt)
     return cJSON_IsNumber(it) ? it->valuedouble : dflt;
 }
 
-int record_int(const cJSON *o, const char *k, int dflt)
-{
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-    if (!cJSON_IsNumber(it) || isnan(it->valuedouble))
-        return dflt;
-    double v = it->valuedouble;
-    return v >= (double)INT_MAX ? INT_MAX : v <= (double)INT_MIN ? INT_MIN
-                                                                 : (int)v;
-}
-
 int64_t record_i64(const cJSON *o, const char *k, int64_t dflt)
 {
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -34,6 +24,12 @@ int64_t record_i64(const cJSON *o, const char *k, int64_t dflt)
     /* 2^63 is exact as a double; INT64_MAX is not */
     return v >= 9223372036854775808.0 ? INT64_MAX
            : v <= -9223372036854775808.0 ? INT64_MIN : (int64_t)v;
+}
+
+int record_int(const cJSON *o, const char *k, int dflt)
+{
+    int64_t v = record_i64(o, k, dflt);
+    return v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : (int)v;
 }
 
 double record_ms(const cJSON *o, const char *k)
