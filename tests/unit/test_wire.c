@@ -70,6 +70,10 @@ static void bad_jobs(void)
         "{\"launches\":[{\"kernel\":\"k\"}],\"args\":[1.5]}", /* not int */
         "{\"launches\":[{\"kernel\":\"k\"}],\"args\":[2147483648]}",
         "{\"launches\":[{\"kernel\":\"k\"}],\"args\":[1,2,3,4,5]}",
+        /* sizes that would wrap around */
+        "{\"launches\":[{\"kernel\":\"k\",\"smem\":4294967296}]}",
+        "{\"launches\":[{\"kernel\":\"k\",\"smem\":-1}]}",
+        "{\"launches\":[{\"kernel\":\"k\"}],\"workspace\":-1}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         cJSON *o = cJSON_Parse(bad[i]);
@@ -240,6 +244,8 @@ static void confirm_round_trip(void)
         "{\"a\":{\"launches\":[{\"kernel\":\"k\"}],\"cubin_len\":4}}", /* b */
         "{\"a\":{\"launches\":[{\"kernel\":\"k\"}]},\"vs_baseline\":true}",
         "{\"a\":{\"launches\":[],\"cubin_len\":4},\"vs_baseline\":true}",
+        "{\"a\":{\"launches\":[{\"kernel\":\"k\"}],\"cubin_len\":1e300},"
+        "\"vs_baseline\":true}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         o = cJSON_Parse(bad[i]);
