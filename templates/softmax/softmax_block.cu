@@ -8,6 +8,8 @@
  * both caches, a second read of x (any COLS works, e.g. 65536 fp32 rows:
  * 2 reads of the uncached part + 1 write). VEC-wide accesses only when x, y
  * and COLS keep row starts aligned (checked at run time), scalar otherwise.
+ * With GRID > 0 the grid is persistent: GRID blocks an SM, each looping
+ * over rows gridDim.x apart.
  */
 // kevo: problem softmax
 // kevo: dtypes fp32 fp16 bf16
@@ -21,6 +23,9 @@
 // dynamic shared memory: launch-only, one compile serves every value.
 // kevo: param OCC 0 2 3 4 6 8 12 default=0
 // kevo: constraint OCC * THREADS < 2048
+// GRID: blocks per SM of a persistent grid that loops over the rows (0: a
+// block per row). Launch-only as well.
+// kevo: param GRID 0 1 2 3 4 8 default=0
 // MINB = blocks per SM that __launch_bounds__ asks registers for. The live
 // values ((REG + UNROLL) * VEC) + 16 must fit that register cap (ptxas
 // allocates in 8s); fitted on every point of the space:
@@ -33,7 +38,7 @@
 // and its build leaves it out (less PTX, less NVRTC time; issue 32).
 // kevo: fact VCOLS COLS % VEC == 0
 // kevo: launch softmax_block
-// kevo: grid ROWS
+// kevo: grid GRID ? min(ROWS, GRID * SMS) : ROWS
 // kevo: block THREADS
 // The shared cache: chunk rows past the registers, capped at 49152 floats
 // (CAP_FLOATS below; the two must agree):
@@ -52,6 +57,16 @@ template <int N> struct alignas(sizeof(elem_t) * N) evec {
 template <int N> struct alignas(4 * N) fvec {
     float v[N];
 };
+
+/* v, hidden from the optimizer: values computed from it inside the row
+ * loop stay there, instead of being hoisted and holding registers. */
+__device__ __forceinline__ int opaque(int v)
+{
+#ifdef __CUDA_ARCH__
+    asm volatile("mov.b32 %0, %0;" : "+r"(v));
+#endif
+    return v;
+}
 
 /* e^d for d <= 0; error ~|d|*2^-24, far below the fp32 tolerance. */
 __device__ __forceinline__ float fexp(float d) { return exp2f(d * L2E); }
@@ -175,8 +190,6 @@ softmax_block(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
     __shared__ float fin_m, fin_s;
 
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-    const elem_t *xr = x + (long long)blockIdx.x * COLS;
-    elem_t *yr = y + (long long)blockIdx.x * COLS;
     const bool vec = VEC > 1 && VCOLS && COLS % VEC == 0 &&
                      (unsigned long long)x % (VEC * sizeof(elem_t)) == 0 &&
                      (unsigned long long)y % (VEC * sizeof(elem_t)) == 0;
@@ -184,80 +197,88 @@ softmax_block(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
     /* chunk rows REG .. REG+ncache-1 live in shared memory (= smem) */
     const int ncache = CACHE ? max(0, min(nch - REG, CAP_FLOATS / TV)) : 0;
 
-    /* pass 1: registers, then the rest with the online update */
-    float v[REG > 0 ? REG : 1][VEC];
+    /* Each thread reuses only its own cache slots and the barriers below
+     * order the reduction's shared words, so rows need no extra barrier. */
+    for (int row = blockIdx.x; row < ROWS; row += gridDim.x) {
+        const int tx = opaque(tid); /* chunk offsets and bounds: per row */
+        const elem_t *xr = x + (long long)row * COLS;
+        elem_t *yr = y + (long long)row * COLS;
+
+        /* pass 1: registers, then the rest with the online update */
+        float v[REG > 0 ? REG : 1][VEC];
 #pragma unroll
-    for (int j = 0; j < REG; ++j)
-        load_chunk(v[j], xr, j * TV + tid * VEC, COLS, vec);
-    float m = NEG_INF, s = 0.f;
-#pragma unroll
-    for (int j = 0; j < REG; ++j)
-#pragma unroll
-        for (int i = 0; i < VEC; ++i)
-            m = fmaxf(m, v[j][i]);
-    if (m != NEG_INF)
+        for (int j = 0; j < REG; ++j)
+            load_chunk(v[j], xr, j * TV + tx * VEC, COLS, vec);
+        float m = NEG_INF, s = 0.f;
 #pragma unroll
         for (int j = 0; j < REG; ++j)
 #pragma unroll
             for (int i = 0; i < VEC; ++i)
-                s += fexp(v[j][i] - m);
-    for (int j = REG; j < nch; j += UNROLL) {
-        float f[UNROLL][VEC];
+                m = fmaxf(m, v[j][i]);
+        if (m != NEG_INF)
 #pragma unroll
-        for (int u = 0; u < UNROLL; ++u)
-            load_chunk(f[u], xr, (j + u) * TV + tid * VEC, COLS, vec);
+            for (int j = 0; j < REG; ++j)
 #pragma unroll
-        for (int u = 0; u < UNROLL; ++u) {
-            if (CACHE && j + u - REG < ncache)
-                cache_put(cache, j + u - REG, tid, f[u]);
-            online(m, s, f[u]);
+                for (int i = 0; i < VEC; ++i)
+                    s += fexp(v[j][i] - m);
+        for (int j = REG; j < nch; j += UNROLL) {
+            float f[UNROLL][VEC];
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u)
+                load_chunk(f[u], xr, (j + u) * TV + tx * VEC, COLS, vec);
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) {
+                if (CACHE && j + u - REG < ncache)
+                    cache_put(cache, j + u - REG, tx, f[u]);
+                online(m, s, f[u]);
+            }
         }
-    }
 
-    /* one block reduction of the (m, s) pairs */
-    warp_reduce(m, s);
-    if (lane == 0) {
-        red_m[warp] = m;
-        red_s[warp] = s;
-    }
-    __syncthreads();
-    if (warp == 0) {
-        m = lane < NWARPS ? red_m[lane] : NEG_INF;
-        s = lane < NWARPS ? red_s[lane] : 0.f;
+        /* one block reduction of the (m, s) pairs */
         warp_reduce(m, s);
         if (lane == 0) {
-            fin_m = m;
-            fin_s = s;
+            red_m[warp] = m;
+            red_s[warp] = s;
         }
-    }
-    __syncthreads();
-    m = fin_m;
-    const float inv = 1.f / fin_s;
+        __syncthreads();
+        if (warp == 0) {
+            m = lane < NWARPS ? red_m[lane] : NEG_INF;
+            s = lane < NWARPS ? red_s[lane] : 0.f;
+            warp_reduce(m, s);
+            if (lane == 0) {
+                fin_m = m;
+                fin_s = s;
+            }
+        }
+        __syncthreads();
+        m = fin_m;
+        const float inv = 1.f / fin_s;
 
-    /* pass 2: write */
+        /* pass 2: write */
 #pragma unroll
-    for (int j = 0; j < REG; ++j) {
-        float o[VEC];
-#pragma unroll
-        for (int i = 0; i < VEC; ++i)
-            o[i] = fexp(v[j][i] - m) * inv;
-        store_chunk(yr, j * TV + tid * VEC, COLS, o, vec);
-    }
-    for (int j = REG; j < nch; j += UNROLL) {
-        float f[UNROLL][VEC];
-#pragma unroll
-        for (int u = 0; u < UNROLL; ++u) {
-            if (CACHE && j + u - REG < ncache)
-                cache_get(f[u], cache, j + u - REG, tid);
-            else
-                load_chunk(f[u], xr, (j + u) * TV + tid * VEC, COLS, vec);
-        }
-#pragma unroll
-        for (int u = 0; u < UNROLL; ++u) {
+        for (int j = 0; j < REG; ++j) {
+            float o[VEC];
 #pragma unroll
             for (int i = 0; i < VEC; ++i)
-                f[u][i] = fexp(f[u][i] - m) * inv;
-            store_chunk(yr, (j + u) * TV + tid * VEC, COLS, f[u], vec);
+                o[i] = fexp(v[j][i] - m) * inv;
+            store_chunk(yr, j * TV + tx * VEC, COLS, o, vec);
+        }
+        for (int j = REG; j < nch; j += UNROLL) {
+            float f[UNROLL][VEC];
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) {
+                if (CACHE && j + u - REG < ncache)
+                    cache_get(f[u], cache, j + u - REG, tx);
+                else
+                    load_chunk(f[u], xr, (j + u) * TV + tx * VEC, COLS, vec);
+            }
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+                for (int i = 0; i < VEC; ++i)
+                    f[u][i] = fexp(f[u][i] - m) * inv;
+                store_chunk(yr, (j + u) * TV + tx * VEC, COLS, f[u], vec);
+            }
         }
     }
 }

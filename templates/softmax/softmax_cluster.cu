@@ -20,6 +20,8 @@
  * LDH=1 STH=2 ran 0.885x copy on the H100, softmax_bulk's best point
  * 0.850x in the same worker (bench/results/2026-11-24-h100-perf-s4/
  * c3-fp32-256x400000.log).
+ * With GRID > 0 the grid is persistent: GRID blocks an SM, each cluster
+ * looping over rows gridDim.x / CL apart.
  */
 // kevo: problem softmax
 // kevo: dtypes fp32 fp16 bf16
@@ -37,6 +39,9 @@
 // dynamic shared memory: launch-only, one compile serves every value.
 // kevo: param OCC 0 2 3 4 6 8 12 default=0
 // kevo: constraint OCC * THREADS < 2048
+// GRID: blocks per SM of a persistent grid whose clusters loop over the
+// rows (0: a cluster per row). Launch-only as well.
+// kevo: param GRID 0 1 2 3 4 8 default=0
 // The register-cached chunks + one streaming group (raw, fp32 at worst)
 // + ~24 registers must fit the cap that __launch_bounds__ implies:
 // kevo: constraint MINB * THREADS <= 2048
@@ -49,7 +54,7 @@
 // and its build leaves it out (less PTX, less NVRTC time; issue 32).
 // kevo: fact VCOLS COLS % VEC == 0
 // kevo: launch softmax_cluster
-// kevo: grid CL * ROWS
+// kevo: grid CL * (GRID ? min(ROWS, max(1, GRID * SMS / CL)) : ROWS)
 // kevo: block THREADS
 // kevo: cluster CL, 1, 1
 // kevo: smem max(max(0, cdiv(align(cdiv(COLS, CL), VEC), THREADS * VEC) - REG) * THREADS * VEC * 4, OCC ? (SMEM_OPTIN + 1024) / OCC - 2048 : 0)
@@ -104,6 +109,16 @@ template <int H, class T> __device__ __forceinline__ void sth(T *p, T v)
     }
 #endif
     *p = v;
+}
+
+/* v, hidden from the optimizer: values computed from it inside the row
+ * loop stay there, instead of being hoisted and holding registers. */
+__device__ __forceinline__ int opaque(int v)
+{
+#ifdef __CUDA_ARCH__
+    asm volatile("mov.b32 %0, %0;" : "+r"(v));
+#endif
+    return v;
 }
 
 /* Cluster barrier halves and a distributed-shared-memory read of rank r's
@@ -268,95 +283,100 @@ softmax_cluster(const elem_t *__restrict__ x, elem_t *__restrict__ y,
     __shared__ float2 part;
 
     const int t = threadIdx.x, rank = blockIdx.x % CL;
-    const long long row = blockIdx.x / CL;
-    const elem_t *xr = x + row * COLS;
-    elem_t *yr = y + row * COLS;
     const bool vec = VEC > 1 && VCOLS && COLS % VEC == 0 &&
                      (unsigned long long)x % RB == 0 &&
                      (unsigned long long)y % RB == 0;
     /* the slice, as in the smem directive */
     const int slc = ((COLS + CL - 1) / CL + VEC - 1) / VEC * VEC;
-    const int lo = rank * slc, end = min(COLS, lo + slc);
     const int nc = (slc + TV - 1) / TV; /* chunk rows; REG.. in smem */
 
-    /* pass 1: the register rows' loads first (bytes in flight), then the
-     * shared-memory rows stream through the online fold */
-    chunk_t v[REG > 0 ? REG : 1];
-#pragma unroll
-    for (int j = 0; j < REG; ++j)
-        load(v[j], xr, lo + j * TV, t, end, vec);
-    float m = NEG_INF, s = 0.f;
-    for (int j = REG; j < nc; j += UNROLL) {
-        chunk_t c[UNROLL];
-#pragma unroll
-        for (int u = 0; u < UNROLL; ++u)
-            load(c[u], xr, lo + (j + u) * TV, t, end, vec);
-#pragma unroll
-        for (int u = 0; u < UNROLL; ++u)
-            if (j + u < nc)
-                cache_put(cache, j + u - REG, t, c[u]);
-        fold<UNROLL>(m, s, c);
-    }
-    if (REG > 0)
-        fold<REG>(m, s, v);
+    for (int row = blockIdx.x / CL; row < ROWS; row += gridDim.x / CL) {
+        /* chunk offsets and bounds: per row (opaque) */
+        const int lo = opaque(rank) * slc, end = min(COLS, lo + slc);
+        const elem_t *xr = x + (long long)row * COLS;
+        elem_t *yr = y + (long long)row * COLS;
 
-    /* the block's pair, in a fixed order */
+        /* pass 1: the register rows' loads first (bytes in flight), then the
+         * shared-memory rows stream through the online fold */
+        chunk_t v[REG > 0 ? REG : 1];
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-        float m2 = __shfl_xor_sync(0xffffffffu, m, o);
-        float s2 = __shfl_xor_sync(0xffffffffu, s, o);
-        combine(m, s, m2, s2);
-    }
-    if (t % 32 == 0) {
-        red_m[t / 32] = m;
-        red_s[t / 32] = s;
-    }
-    __syncthreads();
-    m = red_m[0];
-    s = red_s[0];
+        for (int j = 0; j < REG; ++j)
+            load(v[j], xr, lo + j * TV, t, end, vec);
+        float m = NEG_INF, s = 0.f;
+        for (int j = REG; j < nc; j += UNROLL) {
+            chunk_t c[UNROLL];
 #pragma unroll
-    for (int w = 1; w < NW; ++w)
-        combine(m, s, red_m[w], red_s[w]);
-
-    /* the cluster's pair: every block combines ranks 0..CL-1 in order */
-    if (CL > 1) {
-        if (t == 0) {
-            float2 p;
-            p.x = m;
-            p.y = s;
-            part = p;
+            for (int u = 0; u < UNROLL; ++u)
+                load(c[u], xr, lo + (j + u) * TV, t, end, vec);
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u)
+                if (j + u < nc)
+                    cache_put(cache, j + u - REG, t, c[u]);
+            fold<UNROLL>(m, s, c);
         }
-        cl_arrive();
-        cl_wait();
-        m = NEG_INF;
-        s = 0.f;
-#pragma unroll
-        for (int r = 0; r < CL; ++r) {
-            float2 p = cl_read(&part, r);
-            combine(m, s, p.x, p.y);
-        }
-        cl_arrive(); /* done reading the partners' pairs */
-    }
-    const float nm = -m * L2E, inv = 1.f / s;
+        if (REG > 0)
+            fold<REG>(m, s, v);
 
-    /* pass 2: write from registers, then from shared memory */
+        /* the block's pair, in a fixed order */
 #pragma unroll
-    for (int j = 0; j < REG; ++j) {
-        chunk_t o;
+        for (int o = 16; o > 0; o >>= 1) {
+            float m2 = __shfl_xor_sync(0xffffffffu, m, o);
+            float s2 = __shfl_xor_sync(0xffffffffu, s, o);
+            combine(m, s, m2, s2);
+        }
+        if (t % 32 == 0) {
+            red_m[t / 32] = m;
+            red_s[t / 32] = s;
+        }
+        __syncthreads();
+        m = red_m[0];
+        s = red_s[0];
 #pragma unroll
-        for (int i = 0; i < VEC; ++i)
-            el(o, i) = FROM_F32(exp2f(fmaf(fv(v[j], i), L2E, nm)) * inv);
-        store(yr, lo + j * TV, t, end, vec, o);
+        for (int w = 1; w < NW; ++w)
+            combine(m, s, red_m[w], red_s[w]);
+
+        /* the cluster's pair: every block combines ranks 0..CL-1 in order */
+        if (CL > 1) {
+            if (t == 0) {
+                float2 p;
+                p.x = m;
+                p.y = s;
+                part = p;
+            }
+            cl_arrive();
+            cl_wait();
+            m = NEG_INF;
+            s = 0.f;
+#pragma unroll
+            for (int r = 0; r < CL; ++r) {
+                float2 p = cl_read(&part, r);
+                combine(m, s, p.x, p.y);
+            }
+            cl_arrive(); /* done reading the partners' pairs */
+        }
+        const float nm = -m * L2E, inv = 1.f / s;
+
+        /* pass 2: write from registers, then from shared memory */
+#pragma unroll
+        for (int j = 0; j < REG; ++j) {
+            chunk_t o;
+#pragma unroll
+            for (int i = 0; i < VEC; ++i)
+                el(o, i) = FROM_F32(exp2f(fmaf(fv(v[j], i), L2E, nm)) * inv);
+            store(yr, lo + j * TV, t, end, vec, o);
+        }
+        for (int j = REG; j < nc; ++j) {
+            float f[VEC];
+            cache_get(f, cache, j - REG, t);
+            chunk_t o;
+#pragma unroll
+            for (int i = 0; i < VEC; ++i)
+                el(o, i) = FROM_F32(exp2f(fmaf(f[i], L2E, nm)) * inv);
+            store(yr, lo + j * TV, t, end, vec, o);
+        }
+        if (CL > 1)
+            cl_wait(); /* partners are done with this block's pair */
+        if (row + gridDim.x / CL < ROWS)
+            __syncthreads(); /* every thread has read red_m, red_s */
     }
-    for (int j = REG; j < nc; ++j) {
-        float f[VEC];
-        cache_get(f, cache, j - REG, t);
-        chunk_t o;
-#pragma unroll
-        for (int i = 0; i < VEC; ++i)
-            el(o, i) = FROM_F32(exp2f(fmaf(f[i], L2E, nm)) * inv);
-        store(yr, lo + j * TV, t, end, vec, o);
-    }
-    if (CL > 1)
-        cl_wait(); /* partners are done with this block's pair */
 }
