@@ -230,7 +230,7 @@ int engine_fill_add(struct engine *e)
  * fill above has no idle time to size it by, and the GPU waited for
  * generation 0's compiles (softmax fp32 4096^2 on the H200: 5 of its 9 s,
  * bench/results/2026-11-29-h200-s22). Each of its points gets up to
- * FILL0_PER_BRED launch-only neighbours (a pseudo-random pick: lowest
+ * FILL0_UNIT x fill0 launch-only neighbours (a pseudo-random pick: lowest
  * genome hash first), taken in turn across the points; they are
  * optional: the evaluator measures them while compiles run (they share
  * their point's binary) and drops those not measured when the rest is
@@ -238,8 +238,12 @@ int engine_fill_add(struct engine *e)
  * dropped is a journal record ("defer" with "dropped"), so replay stays
  * exact; a dropped one is not seen (the fill may offer it again later).
  * Not with the pipeline (the next generation is bred while this one is
- * measured, its optional ones not yet seen). */
-#define FILL0_PER_BRED 4
+ * measured, its optional ones not yet seen). 8 a point (fill0 2, the
+ * default) rather than 4: once softmax_block and softmax_cluster had GRID
+ * as well as OCC, two H200s measured all but 10 of the 4 a point while
+ * generation 0's compiles ran, and still waited 2.8 s for them (bench/
+ * results/2026-11-30-h200x2-s27). */
+#define FILL0_UNIT 4
 
 static int by_hash(const void *a, const void *b)
 {
@@ -253,7 +257,8 @@ int engine_fill0_add(struct engine *e)
     if (!s->fill || !s->fill0 || e->env.llm_on || s->pipeline ||
         e->gen != 0 || e->n_kids == 0)
         return KEVO_OK;
-    long n = e->n_kids, f = FILL0_PER_BRED * n, cap = engine_evals_cap(e);
+    const int per = FILL0_UNIT * s->fill0;
+    long n = e->n_kids, f = per * n, cap = engine_evals_cap(e);
     if (cap > 0 && f > cap - e->st.evals - e->in_flight - n)
         f = cap - e->st.evals - e->in_flight - n;
     if (f <= 0)
@@ -266,7 +271,7 @@ int engine_fill0_add(struct engine *e)
                              &left)) || !q.n)
             continue;
         qsort(q.c, (size_t)q.n, sizeof *q.c, by_hash);
-        for (int r = 0; r < q.n && r < FILL0_PER_BRED && !rc; r++) {
+        for (int r = 0; r < q.n && r < per && !rc; r++) {
             if (engine_pool_has(&p, q.c[r].g.hash))
                 continue;
             struct child c = q.c[r];

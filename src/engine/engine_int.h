@@ -231,7 +231,7 @@ int engine_defer_max(const struct engine *e);
  * (KEVO_EDIVERGE, the log's divergence set, for a recorded one in a run
  * that does not defer: a recording it cannot have made). */
 int engine_defer_note(struct engine *e, int idx, int kind);
-/* Generation 0's fill (spec fill0): up to FILL0_PER_BRED launch-only
+/* Generation 0's fill (spec fill0): up to 4 x fill0 launch-only
  * neighbours of each of its points, optional. */
 int engine_fill0_add(struct engine *e);
 /* After the batch: the deferred kids leave e->kids (the rest keep their

@@ -90,7 +90,7 @@ const struct kopt kevo_options[] = {
       "1 (default): profile each new best and LLM\nparent with the hardware "
       "counters (within 3 %\nof the run's time); 0: none (a run's "
       "timings\nwithout the profiler ever set up)"),
-    I(NULL, "fill0", OPTT_INT, fill0, 0, 1, 1, 0, NULL, NULL),
+    I(NULL, "fill0", OPTT_INT, fill0, 0, 4, 2, 0, NULL, NULL),
     I(NULL, "fill_spare", OPTT_INT, fill_spare, 0, 4, 2, 0, NULL, NULL),
     T(NULL, "init", 0, NULL, NULL),
     T("simulate", NULL, OPTC_RUN, "TABLE",

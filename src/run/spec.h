@@ -66,11 +66,13 @@ struct spec {
      * left idle (1, engine_fill.c); 0: what runs made before it did (a
      * manifest without it reads as 0) */
     int fill;
-    /* issue 32: with fill, generation 0 also holds launch-only neighbours
-     * of its own points, measured while their compiles end and dropped
-     * when the rest is measured (1, engine_fill.c); 0: what runs made
-     * before it did (a manifest without it reads as 0), and what runs on
-     * an evaluator that cannot drop them record */
+    /* issue 32: with fill, generation 0 also holds up to 4 x fill0
+     * launch-only neighbours of each of its own points, measured while
+     * their compiles end and dropped when the rest is measured
+     * (engine_fill.c): 0 to 4 (2, the default: 8 a point; 1: 4, what runs
+     * made at b060d89..4d3595c recorded); 0: none, what runs made before
+     * it did (a manifest without it reads as 0), and what runs on an
+     * evaluator that cannot drop them record */
     int fill0;
     /* issue 32: with fill, every later generation also holds spare
      * launch-only neighbours past its planned fill, optional: measured

@@ -158,7 +158,7 @@ canon "$SCRATCH/g/journal.jsonl" >"$SCRATCH/g.canon"
 cmp -s "$SCRATCH/f.canon" "$SCRATCH/g.canon" &&
     ok "two GPUs make one GPU's journal with the fill" ||
     { fail "fan-out fill"; diff "$SCRATCH/f.canon" "$SCRATCH/g.canon" | head -5; }
-# generation 0's fill (spec fill0): up to 4 launch-only neighbours of each
+# generation 0's fill (spec fill0, 2 by default): up to 8 launch-only neighbours of each
 # of its points, optional: measured while compiles run, dropped when the
 # rest is measured ("defer" records with "dropped"). KEVO_TEST_DROP makes
 # the test evaluator one that can drop: it drops those with an odd genome
@@ -168,7 +168,7 @@ grep -Eq '"fill0":[[:space:]]*0' "$SCRATCH/f/manifest.json" &&
     ok "an evaluator that cannot drop records fill0 0 and no drop" ||
     fail "fill0 without set_drop"
 KEVO_TEST_DROP=1 $T run $ARGS --runs-dir "$SCRATCH" --name z0 || fail "fill0 run"
-grep -Eq '"fill0":[[:space:]]*1' "$SCRATCH/z0/manifest.json" || fail "manifest lacks \"fill0\":1"
+grep -Eq '"fill0":[[:space:]]*2' "$SCRATCH/z0/manifest.json" || fail "manifest lacks \"fill0\":2"
 python3 - "$SCRATCH/z0/journal.jsonl" >"$SCRATCH/cnt" 2>"$SCRATCH/err" <<'PY' &&
 import json, sys
 rs = [json.loads(l) for l in open(sys.argv[1])]
@@ -183,8 +183,11 @@ par = {r["hash"] for r in init}
 assert all(r["parents"][0] in par for r in fill), "a fill child's parent is not a point of generation 0"
 assert all(int(r["hash"], 16) % 2 == 1 for r in drop), "dropped one the evaluator measured"
 assert all(int(r["hash"], 16) % 2 == 0 for r in fill), "measured one the evaluator dropped"
-assert len(fill) + len(drop) <= 4 * len(init)
-print(len(fill), len(drop))
+assert len(fill) + len(drop) <= 8 * len(init)
+per = {}
+for r in fill:
+    per[r["parents"][0]] = per.get(r["parents"][0], 0) + 1
+print(len(fill), len(drop), max(per.values()))
 PY
     ok "generation 0 holds launch-only neighbours of its points after them, the ones not reached dropped ($(cat "$SCRATCH/cnt") measured / dropped)" ||
     { fail "fill0 journal"; cat "$SCRATCH/err"; }
@@ -192,6 +195,26 @@ $K replay "$SCRATCH/z0" 2>&1 | grep -q "^identical" &&
     $K status "$SCRATCH/z0" 2>&1 | grep -q "optional ones not reached .*dropped" &&
     ok "a run with generation 0's fill replays identical, and status counts the dropped" ||
     fail "fill0 replay or status"
+# fill0 1 (what runs made at b060d89..4d3595c recorded): at most 4 a point,
+# where the default's run gave some point more
+most0() {
+python3 - "$1" <<'PY'
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+per = {}
+for r in rs:
+    if r["type"] == "eval" and r["gen"] == 0 and r["mutator"] == "launch":
+        per[r["parents"][0]] = per.get(r["parents"][0], 0) + 1
+print(max(per.values()))
+PY
+}
+printf '{"fill0": 1}\n' >"$SCRATCH/f01.json"
+KEVO_TEST_DROP=1 $T run $ARGS --spec "$SCRATCH/f01.json" --runs-dir "$SCRATCH" --name z01 || fail "fill0 1 run"
+m1=$(most0 "$SCRATCH/z01/journal.jsonl") m2=$(most0 "$SCRATCH/z0/journal.jsonl")
+[ -n "$m1" ] && [ "$m1" -le 4 ] && [ "$m2" -gt 4 ] &&
+    $K replay "$SCRATCH/z01" 2>&1 | grep -q "^identical" &&
+    ok "fill0 1: at most 4 launch-only neighbours a point in generation 0 ($m1; the default's run $m2), replays identical" ||
+    fail "fill0 1: $m1 a point (default $m2)"
 # the spare fill (spec fill_spare, 2 by default): every later generation
 # also holds, after its planned fill, up to fill_spare halves of it more
 # (at least half its bred children), the next best rated, optional:
@@ -242,13 +265,15 @@ assert full, "no generation held as many spare ones as the rule allows"
 print(spared, dropped)
 PY
 }
-KEVO_TEST_DROP=1 KEVO_TEST_IDLE_MS=1 $T run $ARGS --runs-dir "$SCRATCH" --name sp || fail "spare fill run"
+# (generation 0's fill at 4 a point, fill0 1, as when these sizes were set)
+printf '{"fill0": 1}\n' >"$SCRATCH/f01.json"
+KEVO_TEST_DROP=1 KEVO_TEST_IDLE_MS=1 $T run $ARGS --spec "$SCRATCH/f01.json" --runs-dir "$SCRATCH" --name sp || fail "spare fill run"
 spare "$SCRATCH/sp/journal.jsonl" 1 10 2 >"$SCRATCH/cnt" 2>"$SCRATCH/err" &&
     $K replay "$SCRATCH/sp" 2>&1 | grep -q "^identical" &&
     ok "later generations hold spare launch-only neighbours after the planned fill, optional, the ones not reached dropped ($(cat "$SCRATCH/cnt") measured / dropped); the run replays identical" ||
     { fail "spare fill"; cat "$SCRATCH/err"; }
 # fill_spare 1 (what runs made at 2c2de0f..3d0ac44 recorded): half as many
-printf '{"fill_spare": 1}\n' >"$SCRATCH/half.json"
+printf '{"fill_spare": 1, "fill0": 1}\n' >"$SCRATCH/half.json"
 KEVO_TEST_DROP=1 KEVO_TEST_IDLE_MS=1 $T run $ARGS --spec "$SCRATCH/half.json" --runs-dir "$SCRATCH" --name sph ||
     fail "spare fill 1 run"
 spare "$SCRATCH/sph/journal.jsonl" 1 10 1 >"$SCRATCH/cnt" 2>"$SCRATCH/err" &&
@@ -259,7 +284,7 @@ spare "$SCRATCH/sph/journal.jsonl" 1 10 1 >"$SCRATCH/cnt" 2>"$SCRATCH/err" &&
 # fill_spare 4: twice as many (a run's spare ones within twice the
 # planned fill, and more of them than the rule for 2 allows; 64 bred
 # children a generation, so that 8 per bred child does not cap them)
-printf '{"fill_spare": 4}\n' >"$SCRATCH/twice.json"
+printf '{"fill_spare": 4, "fill0": 1}\n' >"$SCRATCH/twice.json"
 KEVO_TEST_DROP=1 KEVO_TEST_IDLE_MS=1 $T run $ARGS --offspring 64 --generations 4 \
     --spec "$SCRATCH/twice.json" --runs-dir "$SCRATCH" --name sp4 ||
     fail "spare fill 4 run"

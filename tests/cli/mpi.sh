@@ -227,7 +227,7 @@ OPT_ARGS="--evaluator test --problem gemm --shape 1000x1000x1000 --seed 11 \
 KEVO_TEST_IDLE_MS=5 KEVO_TEST_EVAL_US=20000 $MPIRUN -np 2 $T run $OPT_ARGS \
     --runs-dir "$SCRATCH" --name opt >"$SCRATCH/opt.out" 2>&1 ||
     { fail "mpirun -np 2 kevo run (optional candidates)"; tail "$SCRATCH/opt.out"; }
-grep -Eq '"fill0":[[:space:]]*1' "$SCRATCH/opt/manifest.json" &&
+grep -Eq '"fill0":[[:space:]]*2' "$SCRATCH/opt/manifest.json" &&
     grep -Eq '"fill_spare":[[:space:]]*2' "$SCRATCH/opt/manifest.json" &&
 python3 - "$SCRATCH/opt/journal.jsonl" >"$SCRATCH/cnt" 2>"$SCRATCH/err" <<'PY' &&
 import json, sys
