@@ -107,20 +107,52 @@ static int first_rewrite_of_tpl(const struct run_records *rr, int k)
     return t != NULL;
 }
 
-/* The run's compile processes: spec compilers (validated by
- * rundir_load_manifest), else the CPUs the run could use when it was
- * created (the pool's default; a resume elsewhere may have had others);
- * 0 for MPI ranks (each has its own pool) and where neither is known. */
-static int run_compilers(const cJSON *man, const struct spec *sp)
+/* The compile processes of the run's first session: spec compilers
+ * (validated by rundir_load_manifest), else the CPUs the run could use
+ * when it was created (the pool's default); 0 where neither is known. */
+static int first_compilers(const cJSON *man, const struct spec *sp)
+{
+    int c = sp->compilers;
+    if (c <= 0)
+        c = record_int(record_at(man, "host", NULL), "cpus", 0);
+    return c > 0 && c <= 1024 ? c : 0;
+}
+
+/* The run's compile processes, weighted by run time: each "gen" record's
+ * (its session's pool) over the time since the one before, the last
+ * one's after it (a generation in progress or cut); where a record says
+ * none (a session before kevo recorded them), the first session's
+ * (first_compilers). A resume on other CPUs sizes its pool anew, so the
+ * result is a mean where the sessions' pools differ. 0 for MPI ranks
+ * (each has its own pool) and where a stretch's count is not known. */
+static double run_compilers(const struct run_records *rr, double last_t,
+                            const cJSON *man, const struct spec *sp)
 {
     const cJSON *g;
     cJSON_ArrayForEach(g, record_at(man, "environment", "gpus"))
         if (cJSON_GetObjectItemCaseSensitive(g, "mpi_rank"))
             return 0;
-    int c = sp->compilers;
-    if (c <= 0)
-        c = record_int(record_at(man, "host", NULL), "cpus", 0);
-    return c > 0 && c <= 1024 ? c : 0;
+    int first = first_compilers(man, sp), c = first;
+    double t0 = 0, span = 0, sum = 0;
+    for (int i = 0; i <= rr->n_recs; i++) { /* i == n_recs: after the last */
+        const struct record *x = i < rr->n_recs ? &rr->recs[i] : NULL;
+        if (x && x->type != REC_GEN)
+            continue;
+        if (x)
+            c = x->u.gen.compilers > 0 ? x->u.gen.compilers : first;
+        double t = x ? x->u.gen.t : last_t;
+        /* a resume goes on from its checkpoint's time: the records a
+         * killed session wrote after it can be later */
+        if (!(t > t0))
+            continue;
+        if (!c)
+            return 0;
+        sum += c * (t - t0);
+        span += t - t0;
+        t0 = t;
+    }
+    double mean = span > 0 ? sum / span : first;
+    return mean >= 1 && mean <= 1024 ? mean : 0; /* NaN too */
 }
 
 static void summarize(const struct run_records *rr, struct run_summary *s)
@@ -525,7 +557,7 @@ int cmd_status_main(int argc, char **argv)
     }
     struct run_summary s;
     summarize(&rr, &s);
-    s.busy.compilers = run_compilers(man, &sp);
+    s.busy.compilers = run_compilers(&rr, s.last_t, man, &sp);
     struct status_best best;
     load_best(dir, &rr, &best);
     const char *state = damage[0] ? "damaged, cannot be resumed"

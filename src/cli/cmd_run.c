@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpus.h"
 #include "engine.h"
 #include "fanout.h"
 #include "fsutil.h"
@@ -149,6 +150,8 @@ struct session {
     char prompts[4096];
     char *gpu_facts;
     int no_journal;      /* resume: the run never wrote its journal */
+    int compilers;       /* this session's compile processes (0 = not
+                            one pool: MPI ranks) */
 };
 
 static void session_release(struct session *ss)
@@ -199,6 +202,12 @@ static int make_evaluator(struct session *ss,
         rc = f->create(&local, ss->problem, &ss->ev, &ss->dev, err, errcap);
     if (!rc)
         rc = mpijob_wrap(&ss->ev, &ss->dev, err, errcap);
+    /* the pool as jit_pool_new sizes it (spec compilers, 0 = the CPUs this
+     * process may use): a resume on other CPUs has another than the
+     * manifest's; under MPI every rank runs its own */
+    ss->compilers = mpijob_ranks() > 1 ? 0
+                    : local.compilers > 0 ? local.compilers
+                                          : cpus_usable();
     ss->have_ev = rc == KEVO_OK;
     if (!rc) /* several GPUs (or ranks): failures reach the progress */
         fanout_set_report(&ss->ev, gpu_report, &ss->prog);
@@ -297,6 +306,7 @@ static int run_engine(struct session *ss, char *err, size_t errcap)
         .spec = &ss->spec, .problem = ss->problem, .tpls = ss->tpls,
         .n_tpls = ss->n_tpls, .dev = ss->dev, .log = log,
         .run_dir = ss->dir, .stop = &stop_requested, .prog = &ss->prog,
+        .compilers = ss->compilers,
         .llm_on = spec_llm_on(&ss->spec), .prompts_dir = ss->prompts,
         .gpu_facts = ss->gpu_facts};
     struct engine *e;

@@ -1165,7 +1165,7 @@ static cJSON *gen_record(struct engine *e)
                         .best = e->st.best_hash,
                         .best_fitness = e->st.best_fitness,
                         .n_islands = e->n_isl, .archive_cells = e->arc.n,
-                        .t = elapsed_s(e)};
+                        .compilers = e->env.compilers, .t = elapsed_s(e)};
     /* the budget cut this generation's children (those it deferred,
      * e->carry now, were children too, and so were the optional ones it
      * dropped: counted in runs with the spare fill, whose journals were

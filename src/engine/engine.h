@@ -42,6 +42,9 @@ struct engine_env {
     volatile sig_atomic_t *stop;      /* 1 = stop after this evaluation */
     struct progress *prog;            /* may be NULL */
     double elapsed_before_s;          /* run time of earlier sessions */
+    int compilers;                    /* this session's compile processes,
+                                         said in its "gen" records for kevo
+                                         status (0 = not known: none said) */
     /* LLM mutation (engine_llm.c). llm_on says the run uses it (from the
      * spec): then the engine asks for proposals, rewrites, crossovers and
      * repairs, chooses operators with a bandit, and journals one "llm"

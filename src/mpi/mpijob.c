@@ -176,6 +176,11 @@ int mpijob_wrap(struct evaluator *ev, const struct tpl_device *dev, char *err,
                       errcap); /* owns subs */
 }
 
+int mpijob_ranks(void)
+{
+    return in_job ? mpx_size() : 1;
+}
+
 void mpijob_leave(void)
 {
     if (mpx_rank() != 0)

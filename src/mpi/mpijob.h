@@ -45,6 +45,9 @@ int mpijob_wrap(struct evaluator *ev, const struct tpl_device *dev,
 /* Rank 0, last: tells the ranks that no proxy releases to quit, and ends
  * MPI. Call after the evaluator is destroyed. */
 void mpijob_leave(void);
+/* The ranks of this MPI job after mpijob_enter: 1 outside one (each rank
+ * runs a compile pool of its own). */
+int mpijob_ranks(void);
 
 #else
 
@@ -72,6 +75,11 @@ static inline int mpijob_wrap(struct evaluator *ev,
 
 static inline void mpijob_leave(void)
 {
+}
+
+static inline int mpijob_ranks(void)
+{
+    return 1;
 }
 
 #endif

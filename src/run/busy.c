@@ -4,6 +4,7 @@
  */
 #include "busy.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -178,8 +179,9 @@ double busy_pool_pct(const struct busy *b, double elapsed_s)
     if (b->compilers <= 0 || !(elapsed_s > 0))
         return -1;
     double pct = 100.0 * b->compile_ms / (elapsed_s * 1e3) / b->compilers;
-    /* more than the pool can do: the count is not this run's (a resume
-     * on other CPUs, an edited manifest), so none rather than a wrong one */
+    /* more than the pool can do: the count is not this run's (an old
+     * session resumed on other CPUs, an edited run), so none rather than
+     * a wrong one */
     return pct <= 100.0 + 1e-9 ? pct : -1;
 }
 
@@ -209,10 +211,11 @@ void busy_fmt(const struct busy *b, double elapsed_s, char *out, size_t cap)
     /* how much of the pool the run kept busy: what a generation's last
      * compiles leave idle, in the whole run */
     double pct = busy_pool_pct(b, elapsed_s);
+    int whole = fabs(b->compilers - round(b->compilers)) < 1e-6;
     if (pct >= 0 && len >= 0 && (size_t)len < cap)
         snprintf(out + len, cap - (size_t)len,
-                 " of %d compile processes (%.0f %% busy)", b->compilers,
-                 pct);
+                 " of %.*f compile processes (%s%.0f %% busy)", whole ? 0 : 1,
+                 b->compilers, whole ? "" : "the sessions' mean, ", pct);
 }
 
 void busy_jobs_fmt(const struct busy *b, char *out, size_t cap)

@@ -39,8 +39,10 @@ struct busy {
     double trip_ms;    /* summed job sent to answer read (round_trip) */
     double trip_gpu_ms; /* check + timing of the results with a trip */
     long trips;        /* results that recorded both */
-    int compilers;     /* the run's compile processes (0: not known, e.g.
-                          MPI, where each rank has its own) */
+    double compilers;  /* the run's compile processes, the mean over its
+                          time where its sessions had different pools (0:
+                          not known, e.g. MPI, where each rank has its
+                          own) */
 };
 
 /* The GPU phases of the results in one stretch of a run. kevo status
@@ -101,11 +103,14 @@ int busy_compile_bound(const struct busy *b, double elapsed_s);
  * worker waited for a job 60 %); compile-bound: 1766 ms of compile a
  * candidate against 33 ms on the GPU, 4.9 compiles in flight on
  * average of 16 compile processes (31 % busy)": the last part where
- * b->compilers is known. "" when nothing is known. */
+ * b->compilers is known ("of 1.5 compile processes (the sessions' mean,
+ * 62 % busy)" where it is not a whole number). "" when nothing is
+ * known. */
 void busy_fmt(const struct busy *b, double elapsed_s, char *out, size_t cap);
 /* The share (%) of b->compilers the summed compiles kept busy over
  * elapsed_s; -1 when the count is unknown or the share is above 100 % (the
- * count cannot be the run's). */
+ * count cannot be the run's: an edited run, or sessions before kevo
+ * recorded their pools, resumed on other CPUs). */
 double busy_pool_pct(const struct busy *b, double elapsed_s);
 /* Where a job's round trip went, for kevo status, e.g. "6.4 ms from a
  * job's send to its answer: 6.1 in the worker (checks and timing 5.9),

@@ -17,7 +17,7 @@ static const char *const type_names[] = {"eval", "confirm", "gen", "llm",
 /* members that are accounting, not decisions */
 static const char *const accounting[] = {
     "t", "latency_ms", "cached", "tokens_in", "tokens_out", "cost_usd",
-    "key", "gpu", "rank", "evals_budget", "cost_ms"};
+    "key", "gpu", "rank", "evals_budget", "cost_ms", "compilers"};
 
 const char *rec_type_name(enum rec_type t)
 {
@@ -127,6 +127,8 @@ cJSON *rec_gen_json(const struct rec_gen *r)
     cJSON_AddNumberToObject(o, "archive_cells", r->archive_cells);
     if (r->evals_budget > 0)
         cJSON_AddNumberToObject(o, "evals_budget", (double)r->evals_budget);
+    if (r->compilers > 0)
+        cJSON_AddNumberToObject(o, "compilers", r->compilers);
     cJSON_AddNumberToObject(o, "t", r->t);
     return done(o);
 }
@@ -466,6 +468,10 @@ int rec_gen_parse(const cJSON *o, struct rec_gen *r, char *err,
     }
     r->archive_cells = record_int(o, "archive_cells", 0);
     r->evals_budget = (long)record_i64(o, "evals_budget", 0);
+    /* a count no pool has (an edited journal's) reads as not recorded */
+    r->compilers = record_int(o, "compilers", 0);
+    if (r->compilers < 0 || r->compilers > 1024)
+        r->compilers = 0;
     r->t = opt_num(o, "t");
     return KEVO_OK;
 }

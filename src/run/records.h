@@ -81,6 +81,11 @@ struct rec_gen {
                                   reached (0 = none): a resume with a
                                   larger one, and its replay, make this
                                   generation as cut as it was */
+    int compilers;             /* the compile processes of the session
+                                  that made it (accounting: a resume on
+                                  other CPUs has others; 0 = not
+                                  recorded: MPI ranks, which have a pool
+                                  each, and runs before kevo said) */
     double t;
 };
 

@@ -43,6 +43,50 @@ grep -q "compiles in flight on average$" "$SCRATCH/s16m" &&
     ! grep -q "compile processes" "$SCRATCH/s16m" &&
     ok "status: no share of the compile processes for MPI ranks (a pool each)" ||
     { fail "status of an MPI manifest"; cat "$SCRATCH/s16m"; }
+# a resume on other CPUs sizes its compile pool anew: each session's "gen"
+# records say its pool (here 2 CPUs, then 1), and the share is of the
+# pools weighted by each session's run time, a mean between the two (the
+# manifest's 2 alone made it too low); a journal without them (kevo
+# before) gives the first session's count, and both replay identical
+if command -v taskset >/dev/null 2>&1 && taskset -c 0,1 true 2>/dev/null; then
+    KEVO_TEST_EVAL_US=20000 KEVO_TEST_PHASE_MS=15,2,3 taskset -c 0,1 $T run $ARGS \
+        --runs-dir "$SCRATCH" --name pool || fail "compile-bound run on 2 CPUs"
+    KEVO_TEST_EVAL_US=20000 KEVO_TEST_PHASE_MS=15,2,3 taskset -c 0 $T resume \
+        "$SCRATCH/pool" --evals 80 --quiet || fail "its resume on 1 CPU"
+    $T status "$SCRATCH/pool" >"$SCRATCH/sp"
+    $T status "$SCRATCH/pool" --json >"$SCRATCH/jp"
+    want=$(python3 - "$SCRATCH/pool/journal.jsonl" "$SCRATCH/jp" <<'PY'
+import json, sys
+gens = [r for r in map(json.loads, open(sys.argv[1])) if r["type"] == "gen"]
+c = [g.get("compilers") for g in gens]
+assert c[0] == 2 and c[-1] == 1 and c == sorted(c, reverse=True), c
+j = json.load(open(sys.argv[2]))
+t0 = pool = 0
+for g in gens:
+    pool += g["compilers"] * (g["t"] - t0)
+    t0 = g["t"]
+pool += c[-1] * (j["elapsed_s"] - t0)
+mean = pool / j["elapsed_s"]
+f = j["evaluations"] * 0.015 / j["elapsed_s"]
+assert 1.05 < mean < 1.95 and abs(j["compilers"] - mean) < 1e-6, (mean, j["compilers"])
+assert abs(j["compile_busy_pct"] - 100 * f / mean) < 1e-6, j
+print("%.1f compiles in flight on average of %.1f compile processes "
+      "(the sessions' mean, %.0f %% busy)" % (f, mean, 100 * f / mean))
+PY
+)
+    [ -n "$want" ] && grep -qF "$want" "$SCRATCH/sp" &&
+        "$KEVO" replay "$SCRATCH/pool" | grep -q "^identical: 80 evaluations" &&
+        ok "status of a run resumed on 1 CPU of 2: $want" ||
+        { fail "compile processes of a run resumed on other CPUs (want: $want)"; cat "$SCRATCH/sp"; }
+    sed -i -E 's/,"compilers":[0-9]+//' "$SCRATCH/pool/journal.jsonl"
+    $T status "$SCRATCH/pool" >"$SCRATCH/sp2"
+    grep -q "compiles in flight on average of 2 compile processes ([0-9]* % busy)$" "$SCRATCH/sp2" &&
+        "$KEVO" replay "$SCRATCH/pool" | grep -q "^identical: 80 evaluations" &&
+        ok "status of a journal whose sessions did not say their pools: the manifest's 2 CPUs; it replays identical" ||
+        { fail "compile processes of a journal without them"; cat "$SCRATCH/sp2"; }
+else
+    echo "skip a resume on other CPUs (no taskset, or fewer than 2 CPUs)"
+fi
 # 10 ms of GPU phases in 10 ms of wall time, 1 ms compile: not compile-bound
 KEVO_TEST_EVAL_US=10000 KEVO_TEST_PHASE_MS=1,4,6 $T run $ARGS \
     --runs-dir "$SCRATCH" --name gb || fail "GPU-bound run"

@@ -91,7 +91,7 @@ static void other_round_trips(void)
     struct rec_gen g = {.gen = 4, .evals = 99, .children = 12, .has_best = 1,
                         .best = 7, .best_fitness = 2.5, .n_islands = 2,
                         .island_n = isl_n, .members = mem,
-                        .archive_cells = 11, .t = 4};
+                        .archive_cells = 11, .compilers = 3, .t = 4};
     struct rec_llm l = {.gen = 2, .seq = 5, .island = 1, .n_par = 1,
                         .par = {42}, .prompt = 0x99, .has_tpl = 1,
                         .tpl_hash = 0x77, .tokens_in = 100, .tokens_out = 50,
@@ -116,7 +116,7 @@ static void other_round_trips(void)
         CHECK_MSG(t2 && !strcmp(t1, t2), "%s\n  vs %s", t1, t2 ? t2 : "-");
         if (i == 1)
             CHECK(r.u.gen.n_islands == 2 && r.u.gen.island_n[0] == 2 &&
-                  r.u.gen.members[2] == 9);
+                  r.u.gen.members[2] == 9 && r.u.gen.compilers == 3);
         if (i == 2)
             CHECK(r.u.llm.seq == 5 && r.u.llm.has_tpl &&
                   r.u.llm.tpl_hash == 0x77 && r.u.llm.par[0] == 42);
@@ -188,6 +188,36 @@ static void difference(void)
     cJSON_Delete(x);
     cJSON_Delete(y);
     cJSON_Delete(z);
+}
+
+/* A "gen" record's compile processes are the session's (kevo status): a
+ * journal written before they were recorded, or by a session on other
+ * CPUs, resumes and replays as the same decisions. */
+static void gen_compilers(void)
+{
+    struct rec_gen g = {.gen = 1, .evals = 8, .compilers = 16, .t = 2};
+    cJSON *a = rec_gen_json(&g);
+    g.compilers = 0; /* not recorded: no member */
+    cJSON *b = rec_gen_json(&g);
+    CHECK(a && b && cJSON_GetObjectItemCaseSensitive(a, "compilers") &&
+          !cJSON_GetObjectItemCaseSensitive(b, "compilers"));
+    CHECK(rec_first_difference(a, b) == NULL &&
+          rec_first_difference(b, a) == NULL);
+    CHECK(rec_is_accounting("compilers"));
+    static const char *const edited[] = {"-3", "1e300", "2000", "\"x\""};
+    for (size_t i = 0; i < sizeof edited / sizeof *edited; i++) {
+        char line[256], err[128];
+        struct record r;
+        snprintf(line, sizeof line, "{\"type\":\"gen\",\"gen\":1,"
+                 "\"evals\":8,\"islands\":[],\"compilers\":%s}",
+                 edited[i]);
+        CHECK(rec_parse_text(line, &r, err, sizeof err) == KEVO_OK);
+        CHECK_MSG(r.u.gen.compilers == 0, "compilers %s read as %d",
+                  edited[i], r.u.gen.compilers);
+        rec_release(&r);
+    }
+    cJSON_Delete(a);
+    cJSON_Delete(b);
 }
 
 /* A two-record recording: the log answers the first eval from it, reports
@@ -399,6 +429,8 @@ int main(void)
     RUN(parse_all, "a journal parses at once: strictly (the first bad record "
         "named by index) or leaving bad records out");
     RUN(difference, "records are compared on decisions, not accounting");
+    RUN(gen_compilers, "a gen record's compile processes are accounting; "
+        "absent, negative or beyond 1024 they read as not recorded");
     RUN(log_scrubs_keys, "a key in a live result's compile log (whole or "
                          "cut) reaches neither the engine nor the journal");
     RUN(log_takes_records,
