@@ -7,7 +7,9 @@
  * one write: one read, one write. Chunks past COLS are predicated off (any
  * COLS up to the register capacity). VEC-wide accesses only when x, y and
  * COLS keep every row start aligned (checked at run time); otherwise
- * scalar accesses, still coalesced across the group. fp32 math.
+ * scalar accesses, still coalesced across the group. fp32 math. With
+ * GRID > 0 the grid is persistent: GRID blocks an SM, each looping over
+ * its rows gridDim.x blocks' worth apart.
  */
 // kevo: problem softmax
 // kevo: dtypes fp32 fp16 bf16
@@ -25,6 +27,9 @@
 // dynamic shared memory: launch-only, one compile serves every value.
 // kevo: param OCC 0 2 3 4 6 8 12 default=0
 // kevo: constraint OCC * WARPS * 32 < 2048
+// GRID: blocks per SM of a persistent grid that loops over the rows (0:
+// every row group its own block). Launch-only as well.
+// kevo: param GRID 0 1 2 3 4 8 default=0
 // The cached rows (raw, fp32 at worst) + ~24 registers must fit the cap
 // that __launch_bounds__ implies (ptxas allocates in 8s):
 // kevo: constraint RPG * NCH * VEC <= 128
@@ -35,7 +40,7 @@
 // and its build leaves it out (less PTX, less NVRTC time; issue 32).
 // kevo: fact VCOLS COLS % VEC == 0
 // kevo: launch softmax_multirow
-// kevo: grid cdiv(ROWS, WARPS * (32 / G) * RPG)
+// kevo: grid GRID ? min(cdiv(ROWS, WARPS * (32 / G) * RPG), GRID * SMS) : cdiv(ROWS, WARPS * (32 / G) * RPG)
 // kevo: block WARPS * 32
 // kevo: smem OCC ? (SMEM_OPTIN + 1024) / OCC - 2048 : 0
 
@@ -96,6 +101,16 @@ __device__ __forceinline__ float fv(const chunk_t &c, int i)
     return TO_F32(reinterpret_cast<const elem_t *>(&c)[i]);
 }
 
+/* v, hidden from the optimizer: values computed from it inside the row
+ * loop stay there, instead of being hoisted and holding registers. */
+__device__ __forceinline__ int opaque(int v)
+{
+#ifdef __CUDA_ARCH__
+    asm volatile("mov.b32 %0, %0;" : "+r"(v));
+#endif
+    return v;
+}
+
 /* Chunk j of lane l: VEC adjacent columns at j*SPAN + l*VEC (vec) or VEC
  * columns G apart at j*SPAN + i*G + l (scalar). Missing columns: -inf. */
 __device__ __forceinline__ void load(chunk_t &c, const elem_t *row, int j,
@@ -152,61 +167,68 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32, MINB)
 softmax_multirow(const elem_t *__restrict__ x, elem_t *__restrict__ y,
                  int ROWS, int COLS, void *ws)
 {
-    const int l = threadIdx.x % G;
-    const long long row0 =
-        ((long long)blockIdx.x * GPB + threadIdx.x / G) * RPG;
     const bool vec = VEC > 1 && VCOLS && COLS % VEC == 0 &&
                      (unsigned long long)x % RB == 0 &&
                      (unsigned long long)y % RB == 0;
 
-    /* every load of every row first: the most bytes in flight */
-    chunk_t v[RPG][NCH];
-#pragma unroll
-    for (int r = 0; r < RPG; ++r) {
-        const long long row = row0 + r;
-        const elem_t *xr = x + (row < ROWS ? row : 0) * COLS;
-#pragma unroll
-        for (int j = 0; j < NCH; ++j)
-            load(v[r][j], xr, j, l, row < ROWS ? COLS : 0, vec);
-    }
+    /* the block's rows, gridDim.x blocks' worth apart (one pass unless
+     * GRID made the grid persistent); the condition is the block's, so
+     * all 32 lanes reach the shuffles */
+    for (int b = blockIdx.x; (long long)b * (GPB * RPG) < ROWS;
+         b += gridDim.x) {
+        const int t = opaque(threadIdx.x); /* chunk offsets: per row */
+        const int l = t % G;
+        const long long row0 = ((long long)b * GPB + t / G) * RPG;
 
-    /* All 32 lanes reach the shuffles (rows past ROWS compute garbage
-     * that is never stored). */
+        /* every load of every row first: the most bytes in flight */
+        chunk_t v[RPG][NCH];
 #pragma unroll
-    for (int r = 0; r < RPG; ++r) {
-        float m = NEG_INF;
+        for (int r = 0; r < RPG; ++r) {
+            const long long row = row0 + r;
+            const elem_t *xr = x + (row < ROWS ? row : 0) * COLS;
 #pragma unroll
-        for (int j = 0; j < NCH; ++j)
-#pragma unroll
-            for (int i = 0; i < VEC; ++i)
-                m = fmaxf(m, fv(v[r][j], i));
-#pragma unroll
-        for (int o = G / 2; o > 0; o >>= 1)
-            m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
-        const float nm = m == NEG_INF ? 0.f : -m * L2E;
-        float s = 0.f;
-#pragma unroll
-        for (int j = 0; j < NCH; ++j)
-#pragma unroll
-            for (int i = 0; i < VEC; ++i)
-                s += exp2f(fmaf(fv(v[r][j], i), L2E, nm));
-#pragma unroll
-        for (int o = G / 2; o > 0; o >>= 1)
-            s += __shfl_xor_sync(0xffffffffu, s, o);
-        const float inv = 1.f / s;
+            for (int j = 0; j < NCH; ++j)
+                load(v[r][j], xr, j, l, row < ROWS ? COLS : 0, vec);
+        }
 
-        const long long row = row0 + r;
-        if (row >= ROWS)
-            continue;
-        elem_t *yr = y + row * COLS;
+        /* All 32 lanes reach the shuffles (rows past ROWS compute garbage
+         * that is never stored). */
 #pragma unroll
-        for (int j = 0; j < NCH; ++j) {
-            chunk_t o;
+        for (int r = 0; r < RPG; ++r) {
+            float m = NEG_INF;
 #pragma unroll
-            for (int i = 0; i < VEC; ++i)
-                el(o, i) = FROM_F32(exp2f(fmaf(fv(v[r][j], i), L2E, nm)) *
-                                    inv);
-            store(yr, j, l, COLS, vec, o);
+            for (int j = 0; j < NCH; ++j)
+#pragma unroll
+                for (int i = 0; i < VEC; ++i)
+                    m = fmaxf(m, fv(v[r][j], i));
+#pragma unroll
+            for (int o = G / 2; o > 0; o >>= 1)
+                m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+            const float nm = m == NEG_INF ? 0.f : -m * L2E;
+            float s = 0.f;
+#pragma unroll
+            for (int j = 0; j < NCH; ++j)
+#pragma unroll
+                for (int i = 0; i < VEC; ++i)
+                    s += exp2f(fmaf(fv(v[r][j], i), L2E, nm));
+#pragma unroll
+            for (int o = G / 2; o > 0; o >>= 1)
+                s += __shfl_xor_sync(0xffffffffu, s, o);
+            const float inv = 1.f / s;
+
+            const long long row = row0 + r;
+            if (row >= ROWS)
+                continue;
+            elem_t *yr = y + row * COLS;
+#pragma unroll
+            for (int j = 0; j < NCH; ++j) {
+                chunk_t o;
+#pragma unroll
+                for (int i = 0; i < VEC; ++i)
+                    el(o, i) = FROM_F32(exp2f(fmaf(fv(v[r][j], i), L2E, nm)) *
+                                        inv);
+                store(yr, j, l, COLS, vec, o);
+            }
         }
     }
 }
