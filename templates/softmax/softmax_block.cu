@@ -198,8 +198,9 @@ softmax_block(const elem_t *__restrict__ x, elem_t *__restrict__ y, int ROWS,
     const int ncache = CACHE ? max(0, min(nch - REG, CAP_FLOATS / TV)) : 0;
 
     /* Each thread reuses only its own cache slots and the barriers below
-     * order the reduction's shared words, so rows need no extra barrier. */
-    for (int row = blockIdx.x; row < ROWS; row += gridDim.x) {
+     * order the reduction's shared words, so rows need no extra barrier.
+     * Unsigned: a grid of ROWS blocks steps past 2^31 for ROWS > 2^30. */
+    for (unsigned row = blockIdx.x; row < (unsigned)ROWS; row += gridDim.x) {
         const int tx = opaque(tid); /* chunk offsets and bounds: per row */
         const elem_t *xr = x + (long long)row * COLS;
         elem_t *yr = y + (long long)row * COLS;

@@ -290,7 +290,9 @@ softmax_cluster(const elem_t *__restrict__ x, elem_t *__restrict__ y,
     const int slc = ((COLS + CL - 1) / CL + VEC - 1) / VEC * VEC;
     const int nc = (slc + TV - 1) / TV; /* chunk rows; REG.. in smem */
 
-    for (int row = blockIdx.x / CL; row < ROWS; row += gridDim.x / CL) {
+    /* unsigned: a grid of ROWS clusters steps past 2^31 for ROWS > 2^30 */
+    for (unsigned row = blockIdx.x / CL; row < (unsigned)ROWS;
+         row += gridDim.x / CL) {
         /* chunk offsets and bounds: per row (opaque) */
         const int lo = opaque(rank) * slc, end = min(COLS, lo + slc);
         const elem_t *xr = x + (long long)row * COLS;
@@ -376,7 +378,7 @@ softmax_cluster(const elem_t *__restrict__ x, elem_t *__restrict__ y,
         }
         if (CL > 1)
             cl_wait(); /* partners are done with this block's pair */
-        if (row + gridDim.x / CL < ROWS)
+        if (row + gridDim.x / CL < (unsigned)ROWS)
             __syncthreads(); /* every thread has read red_m, red_s */
     }
 }

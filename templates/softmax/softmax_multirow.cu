@@ -173,8 +173,9 @@ softmax_multirow(const elem_t *__restrict__ x, elem_t *__restrict__ y,
 
     /* the block's rows, gridDim.x blocks' worth apart (one pass unless
      * GRID made the grid persistent); the condition is the block's, so
-     * all 32 lanes reach the shuffles */
-    for (int b = blockIdx.x; (long long)b * (GPB * RPG) < ROWS;
+     * all 32 lanes reach the shuffles. Unsigned: a grid of ROWS blocks
+     * (one row a block) steps past 2^31 for ROWS > 2^30. */
+    for (unsigned b = blockIdx.x; (long long)b * (GPB * RPG) < ROWS;
          b += gridDim.x) {
         const int t = opaque(threadIdx.x); /* chunk offsets: per row */
         const int l = t % G;
