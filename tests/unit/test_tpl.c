@@ -684,6 +684,48 @@ static void test_args(void)
     tpl_free(t);
 }
 
+/* grid.x of template path at shape ROWSxCOLS with the "NAME=VALUE"
+ * assignments (others at their defaults), on tpl_device_default (132
+ * SMs); -1 if it does not plan. */
+static long grid_of(const char *path, int rows, int cols, const char *a1,
+                    const char *a2)
+{
+    struct tpl *t = load(path);
+    if (!t)
+        return -1;
+    int64_t v[TPL_MAX_PARAMS];
+    tpl_default_point(t, v);
+    struct shape s = {.n_dims = 2, .d = {rows, cols}};
+    struct launch_plan p;
+    long g = -1;
+    if ((!a1 || tpl_set_param(t, v, a1) >= 0) &&
+        (!a2 || tpl_set_param(t, v, a2) >= 0) &&
+        tpl_plan(t, v, &s, NULL, &p, err, sizeof err) == KEVO_OK)
+        g = (long)p.l[0].grid[0];
+    tpl_free(t);
+    return g;
+}
+
+/* Softmax's launch-only GRID (issue 32): kevo's own plan of the
+ * persistent grids (scripts/tplcc.sh has its own evaluator). */
+static void test_softmax_grid(void)
+{
+    const char *b = "templates/softmax/softmax_block.cu",
+               *c = "templates/softmax/softmax_cluster.cu",
+               *m = "templates/softmax/softmax_multirow.cu";
+    CHECK(grid_of(b, 1000, 4096, "GRID=0", NULL) == 1000);
+    CHECK(grid_of(b, 1000, 4096, "GRID=2", NULL) == 264);
+    CHECK(grid_of(b, 1000, 4096, "GRID=8", NULL) == 1000);
+    /* a whole number of clusters, at least one */
+    CHECK(grid_of(c, 1000, 4096, "CL=4", "GRID=0") == 4000);
+    CHECK(grid_of(c, 1000, 4096, "CL=4", "GRID=2") == 264);
+    CHECK(grid_of(c, 1000, 4096, "CL=16", "GRID=1") == 128);
+    CHECK(grid_of(c, 3, 4096, "CL=16", "GRID=1") == 48);
+    /* 4 rows a block at the default point (G = 32, WARPS = 4, RPG = 1) */
+    CHECK(grid_of(m, 1000, 1024, "GRID=0", NULL) == 250);
+    CHECK(grid_of(m, 1000, 1024, "GRID=1", NULL) == 132);
+}
+
 static void test_real_templates(void)
 {
     struct tpl **arr;
@@ -723,6 +765,7 @@ int main(void)
     RUN(test_bad_templates, "each malformed template fails as it expects");
     RUN(test_parse_errors, "names, missing files and missing dtypes fail");
     RUN(test_load_dir, "a templates root loads sorted, folders checked");
+    RUN(test_softmax_grid, "softmax's GRID plans persistent grids, whole clusters");
     RUN(test_real_templates, "the templates in templates/ all load");
     TEST_DONE();
 }
