@@ -20,7 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cpus.h"
 #include "engine.h"
 #include "fanout.h"
 #include "fsutil.h"
@@ -202,12 +201,9 @@ static int make_evaluator(struct session *ss,
         rc = f->create(&local, ss->problem, &ss->ev, &ss->dev, err, errcap);
     if (!rc)
         rc = mpijob_wrap(&ss->ev, &ss->dev, err, errcap);
-    /* the pool as jit_pool_new sizes it (spec compilers, 0 = the CPUs this
-     * process may use): a resume on other CPUs has another than the
-     * manifest's; under MPI every rank runs its own */
-    ss->compilers = mpijob_ranks() > 1 ? 0
-                    : local.compilers > 0 ? local.compilers
-                                          : cpus_usable();
+    /* the pool as jit_pool_new sizes it: a resume on other CPUs has
+     * another than the manifest's; under MPI every rank runs its own */
+    ss->compilers = mpijob_ranks() > 1 ? 0 : jit_pool_procs(local.compilers);
     ss->have_ev = rc == KEVO_OK;
     if (!rc) /* several GPUs (or ranks): failures reach the progress */
         fanout_set_report(&ss->ev, gpu_report, &ss->prog);

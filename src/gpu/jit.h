@@ -137,6 +137,10 @@ struct jit_pool_opts {
     const char *cache_dir; /* NULL = no disk cache */
 };
 
+/* The compiler processes a pool of opts.n_procs n runs: n, or with n <= 0
+ * the CPUs this process may use (cpus_usable: its affinity mask). */
+int jit_pool_procs(int n);
+
 /* A pool may be used from several threads at once (each call takes its
  * mutex; a thread waiting in poll() lets the others queue work). */
 

@@ -990,16 +990,18 @@ int jit_pool_done(struct jit_pool *p, int ticket)
     return r;
 }
 
+int jit_pool_procs(int n)
+{
+    return n > 0 ? n : cpus_usable(); /* the CPUs we may use, not all */
+}
+
 static int pool_alloc(const struct jit_pool_opts *o, struct jit_pool **out)
 {
     struct jit_pool *p = calloc(1, sizeof *p);
     if (!p)
         return KEVO_ENOMEM;
     *out = p;
-    p->n_procs = o->n_procs;
-    if (p->n_procs <= 0) {
-        p->n_procs = cpus_usable(); /* the CPUs we may use, not all */
-    }
+    p->n_procs = jit_pool_procs(o->n_procs);
     p->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : JIT_DEFAULT_TIMEOUT_MS;
     p->arch = strdup(o->arch);
     p->cache_dir = o->cache_dir ? strdup(o->cache_dir) : NULL;

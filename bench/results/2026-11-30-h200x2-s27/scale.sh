@@ -7,8 +7,8 @@
 # GRID), interleaved; call B: .dev-s27/bundle against .dev-s27/b2
 # (fdf79b5: generation 0's fill at 8 a point), and b2 under MPI with the
 # spec {"fill_spare": 4} (mode mpi-fs4). Then kevo replay of the newer
-# build's runs, ttb.py on every run; the compact journals are packed into
-# $OUT by the call.
+# build's runs, session 26's ttb.py on every run; the compact journals are
+# packed into $OUT by the call.
 # usage: scale.sh [build:mode ...] (call A: the default list; call B:
 #   bundle:1g b2:1g bundle:2g b2:2g bundle:mpi b2:mpi b2:mpi-fs4)
 set -u
@@ -31,7 +31,7 @@ one() { # build mode
     esac
     echo "exit $? wall $(python3 -c "import time;print(round(time.time()-$t0,3))")" >> $W/$n.log
     rm -rf $D/c-$n; { echo "== $n"; $B/bundle/kevo status $D/$n; } >> $W/scale.status 2>&1
-    python3 $R/bench/results/2026-11-30-h200x2-s27/ttb.py $D/$n > $W/$n.ttb.json 2>&1
+    python3 $R/bench/results/2026-11-29-h200-s26/ttb.py $D/$n > $W/$n.ttb.json 2>&1
     cp $D/$n/journal.min.jsonl $W/$n.min.jsonl
     [ $b = ${NEWEST:-bundle} ] && { echo "== replay $n"; $B/bundle/kevo replay $D/$n 2>&1 | tail -2; } >> $W/replay.txt )
 }

@@ -29,7 +29,7 @@ wait)
     while kill -0 $(cat $W/$n.pid) 2>/dev/null; do sleep 1; done
     echo "== $n (exit seen $(date -u +%T))" >> $W/ttb.status
     $B/b2/kevo status $D/$n >> $W/ttb.status 2>&1
-    python3 $R/bench/results/2026-11-30-h200x2-s27/ttb.py $D/$n > $W/$n.ttb.json 2>&1
+    python3 $R/bench/results/2026-11-29-h200-s26/ttb.py $D/$n > $W/$n.ttb.json 2>&1
     cp $D/$n/journal.min.jsonl $W/$n.min.jsonl
     rm -rf $D/c-$n
   done
