@@ -77,6 +77,8 @@ cJSON *wire_init_json(const struct wire_init *m)
     hash_hex(m->seed, seed);
     cJSON_AddStringToObject(o, "seed", seed);
     cJSON_AddNumberToObject(o, "device", m->device);
+    if (m->profiler)
+        cJSON_AddBoolToObject(o, "profiler", 1);
     return done(o, cJSON_AddBoolToObject(o, "cupti", m->cupti));
 }
 
@@ -106,6 +108,7 @@ int wire_init_parse(const cJSON *o, struct wire_init *m)
     m->device = record_int(o, "device", 0);
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "cupti");
     m->cupti = c ? cJSON_IsTrue(c) : 1;
+    m->profiler = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "profiler"));
     return KEVO_OK;
 }
 

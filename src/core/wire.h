@@ -77,12 +77,15 @@ struct wire_init {
     uint64_t seed;            /* harness seed (sent as 16 hex digits) */
     int device;               /* CUDA ordinal */
     int cupti;                /* 0: time with events (KEVO_NO_CUPTI) */
+    int profiler;             /* 1: the profiler's worker (worker.h 11):
+                                 profiles only, no baselines */
 };
 
 /* New object (NULL without memory). */
 cJSON *wire_init_json(const struct wire_init *m);
 /* KEVO_EPARSE when a member is missing or malformed (a shape of 1 to
- * PROB_MAX_DIMS positive sizes); device 0 and cupti 1 when absent. Whether
+ * PROB_MAX_DIMS positive sizes); device 0, cupti 1 and profiler 0 when
+ * absent. Whether
  * the problem exists and the shape fits it is the worker's to check. */
 int wire_init_parse(const cJSON *o, struct wire_init *m) KEVO_WUR;
 

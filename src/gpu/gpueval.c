@@ -43,6 +43,9 @@ struct gpueval {
     struct ccost *cost;  /* orders the compiles; NULL = index order */
     int own_cost;        /* 1: made here, freed here */
     struct wclient *worker;
+    struct wclient *profiler; /* the profiler's worker (worker.h 11),
+                                 from the first profile; NULL before */
+    char profiler_err[256];   /* why it did not start; then none is */
     struct tpl_device dev;
     double best_ns;      /* for cascades (the engine's); 0 = none */
     double seen_best_ns; /* fastest ok time measured here; 0 = none */
@@ -787,7 +790,55 @@ static int ge_confirm(void *self, const struct candidate *ch,
     return KEVO_OK;
 }
 
-/* The worker's range-profiler profile of c (WM_PROFILE, prof.h). */
+/* The WM_INIT body of the timing worker (profiler 0) or of the
+ * profiler's (1). */
+static char *init_json(const struct gpueval_opts *o, int profiler)
+{
+    struct wire_init m = {
+        .problem = o->problem->name,
+        /* a file problem: the worker parses its text again */
+        .problem_file = o->problem->file_text ? o->problem->file_path : NULL,
+        .problem_text = o->problem->file_text,
+        .dtype = o->dtype,
+        .shape = o->shape,
+        .seed = o->harness_seed,
+        .device = o->device,
+        .cupti = getenv("KEVO_NO_CUPTI") == NULL,
+        .profiler = profiler,
+    };
+    cJSON *j = wire_init_json(&m);
+    char *txt = j ? cJSON_PrintUnformatted(j) : NULL;
+    cJSON_Delete(j);
+    return txt;
+}
+
+/* The profiler's worker (worker.h 11), started at the first profile.
+ * One that cannot start (say, no GPU memory left for a second copy of the
+ * problem's buffers) is not tried again: every profile is then
+ * unavailable, with the reason, and the run goes on. */
+static struct wclient *profiler_worker(struct gpueval *g)
+{
+    if (g->profiler || g->profiler_err[0])
+        return g->profiler;
+    char *ij = init_json(&g->o, 1), err[256] = "";
+    struct wclient_opts wo = {
+        .init_json = ij,
+        .kernel_timeout_ms = g->o.kernel_timeout_ms,
+        .verbose = g->o.verbose,
+    };
+    int rc = ij ? wclient_new(&wo, &g->profiler, err, sizeof err)
+                : KEVO_ENOMEM;
+    free(ij);
+    if (rc) {
+        g->profiler = NULL;
+        snprintf(g->profiler_err, sizeof g->profiler_err, "%s",
+                 err[0] ? err : kevo_strerror(rc));
+    }
+    return g->profiler;
+}
+
+/* A range-profiler profile of c (WM_PROFILE, prof.h), by the profiler's
+ * worker while the timing worker waits. */
 static int ge_profile(void *self, const struct candidate *c, struct kprof *out)
 {
     struct gpueval *g = self;
@@ -814,12 +865,22 @@ static int ge_profile(void *self, const struct candidate *c, struct kprof *out)
     cJSON_Delete(j);
     struct wclient_reply rep;
     memset(&rep, 0, sizeof rep);
-    rc = txt ? worker_call(g, WM_PROFILE, txt, cubin, len, &rep)
-             : KEVO_ENOMEM;
+    struct wclient *pw = txt ? profiler_worker(g) : NULL;
+    rc = !txt ? KEVO_ENOMEM
+         : pw ? wclient_call(pw, WM_PROFILE, txt, cubin, len, &rep)
+              : KEVO_OK;
+    g->free_since = fs_now_ns(); /* the GPU was the profiler's till now */
     free(txt);
     free(cubin);
-    if (rc)
+    if (rc == KEVO_ENOMEM)
         return rc;
+    if (!pw || rc) { /* no profiler's worker, or it crashed and did not
+                        start again: the timing worker is not touched */
+        prof_set_unavailable(out, "the profiler's worker did not start: %s",
+                             !pw ? g->profiler_err : rep.reason);
+        wclient_reply_release(&rep);
+        return KEVO_OK;
+    }
     cJSON *o = rep.status == WCLIENT_ANSWER && rep.type == WM_PROFILED
                    ? cJSON_Parse(rep.json) : NULL;
     if (!o || wire_profile_parse(o, out))
@@ -877,6 +938,7 @@ static void ge_destroy(void *self)
     struct gpueval *g = self;
     if (!g)
         return;
+    wclient_free(g->profiler);
     wclient_free(g->worker);
     if (g->own_pool)
         jit_pool_free(g->pool);
@@ -949,25 +1011,6 @@ static const struct evaluator_ops gpueval_ops = {
 
 /* ---- construction */
 
-static char *init_json(const struct gpueval_opts *o)
-{
-    struct wire_init m = {
-        .problem = o->problem->name,
-        /* a file problem: the worker parses its text again */
-        .problem_file = o->problem->file_text ? o->problem->file_path : NULL,
-        .problem_text = o->problem->file_text,
-        .dtype = o->dtype,
-        .shape = o->shape,
-        .seed = o->harness_seed,
-        .device = o->device,
-        .cupti = getenv("KEVO_NO_CUPTI") == NULL,
-    };
-    cJSON *j = wire_init_json(&m);
-    char *txt = j ? cJSON_PrintUnformatted(j) : NULL;
-    cJSON_Delete(j);
-    return txt;
-}
-
 /* Device facts from the worker's READY answer. */
 static void read_device(struct gpueval *g)
 {
@@ -1018,7 +1061,7 @@ int gpueval_new(const struct gpueval_opts *o, struct evaluator *out,
         return KEVO_EINVAL;
     }
     struct gpueval *g = calloc(1, sizeof *g);
-    char *ij = init_json(o);
+    char *ij = init_json(o, 0);
     if (!g || !ij) {
         free(g);
         free(ij);

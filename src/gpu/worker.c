@@ -56,8 +56,9 @@ struct worker {
     struct gpu g;
     CUstream s;
     struct tmr *t;
-    struct prof *prof;       /* range profiler, set up at the first
-                                profile request */
+    int profiler;            /* 1: the profiler's worker (worker.h 11) */
+    struct prof *prof;       /* range profiler (the profiler's worker
+                                only), set up for each profile */
     struct blas *blas;
     char blas_note[256];
     struct hx *h;
@@ -378,8 +379,9 @@ static int parse_init(struct worker *w, const cJSON *j, int *device,
     w->dt = m.dtype;
     w->shape = m.shape;
     w->seed = m.seed;
+    w->profiler = m.profiler;
     *device = m.device;
-    *cupti = m.cupti;
+    *cupti = m.cupti && !m.profiler; /* the profiler times nothing */
     return KEVO_OK;
 }
 
@@ -415,7 +417,7 @@ static int handle_init(struct worker *w, const cJSON *j)
         return fatal(w, r == KEVO_ENODEV, "%s", err);
     if ((r = start_harness(w, err, sizeof err)))
         return fatal(w, 0, "%s", err);
-    if (measure_baselines(w))
+    if (!w->profiler && measure_baselines(w))
         return harness_fatal(w);
     w->ready = 1;
     return send_ready(w) ? WORKER_EXIT_FATAL : 0;
@@ -1584,13 +1586,10 @@ static int handle_profile(struct worker *w, const struct wmsg *m)
         prof_set_unavailable(&kp, "the candidate did not run: %s", v.detail);
     job_unload(w, &jb);
     hx_scratch_release(w->h);
-    /* The profiler is torn down after each profile (cuptiProfiler-
-     * DeInitialize) and set up again at the next: while it stayed
-     * initialized, every later job's CUPTI kernel-record collect took
-     * longer (softmax fp32 4096^2 on the H200: 0.4 ms a collect before
-     * the first profile, 4.6 ms 12000 jobs later, 3/4 of the timing;
-     * bench/results/2026-11-28-h200-s19). One that refused stays, so
-     * its note holds and it is not tried again. */
+    /* Torn down after each profile (cuptiProfilerDeInitialize) and set up
+     * again at the next. One that refused stays, so its note holds and
+     * it is not tried again. (Why profiles have a process of their own,
+     * the drift they left in the timing worker: worker.h 11.) */
     if (prof_available(w->prof)) {
         prof_free(w->prof);
         w->prof = NULL;
@@ -1615,6 +1614,20 @@ static int serve(struct worker *w)
         }
         cJSON *j = NULL;
         int rc = 0;
+        /* worker.h 11: the profiler's worker only profiles, the timing
+         * worker never does */
+        int prof_only = w->ready && w->profiler;
+        if (w->ready && (m.type == WM_PROFILE) != prof_only &&
+            m.type != WM_QUIT) {
+            rc = fatal(w, 0, prof_only ? "the profiler's worker takes only "
+                                         "profiles, not %s"
+                                       : "the timing worker takes no %s: "
+                                         "profiles go to the profiler's "
+                                         "worker",
+                       wire_kind_name(m.type));
+            wmsg_release(&m);
+            return rc;
+        }
         switch (m.type) {
         case WM_INIT:
             j = cJSON_Parse(m.json);

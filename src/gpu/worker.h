@@ -2,7 +2,8 @@
  * worker.h - the GPU worker process, and THE EVALUATOR'S CONTRACT.
  *
  * One worker process per GPU owns the CUDA context, the CUPTI
- * subscription, the cuBLAS handle, the problem's buffers and baselines.
+ * subscription, the cuBLAS handle, the problem's buffers and baselines
+ * (and, from the first profile, a second one the profiler: 11).
  * The coordinator (worker_client.c) starts it as `kevo __worker <fd>` (fork + exec
  * of /proc/self/exe) and talks to it with framed messages (wmsg.h) over a
  * socket pair. A candidate that faults or hangs kills only the worker; the
@@ -140,6 +141,18 @@
  *     cuMemGetInfo's free bytes: "needs N bytes of GPU memory (inputs ...,
  *     reference ...), only F free". Shapes have no other size cap than
  *     int sizes (< 2^31 each) and 2^48 elements per buffer.
+ * 11. Profiles in a process of their own. The CUPTI range profiler runs
+ *     only in a second worker on the same GPU (init "profiler": true),
+ *     which the coordinator starts at the first profile and keeps for the
+ *     rest of the evaluator's life, and which answers WM_PROFILE and
+ *     nothing else: no baselines, no CUPTI activity records. The timing
+ *     worker refuses WM_PROFILE. Once the profiler had run in a process,
+ *     that process's kernel-record collects grew with every later job,
+ *     even with the profiler torn down after each profile (softmax fp32
+ *     4096^2 on an H200: 0.5 ms a collect before the first profile, 3.2
+ *     ms 140 s later, half the run's evaluations lost; none without
+ *     profiles; bench/results/2026-11-30-h200x2-s28). The timing worker
+ *     waits while the profiler's runs, so the two never share the GPU.
  */
 #ifndef KEVO_WORKER_H
 #define KEVO_WORKER_H

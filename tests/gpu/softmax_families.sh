@@ -5,7 +5,8 @@
 # defaults, written to $LOG/variants) on the large shapes of the H100 bars
 # (8192x8192 and 4096x65536 and 1024x32768 fp32, 8192x8192 fp16 and bf16,
 # 32768x1024 for short rows) and on awkward ones (1000x1003, 7x100003,
-# 999x5).
+# 999x5), with persistent grids (GRID > 0: blocks or clusters looping over
+# the rows) among the points.
 # One kevo process (one worker) per shape and dtype. Prints verdict, GB/s
 # and ratio to the copy baseline per kernel, and per shape the best ratio
 # against its bar (0.95 for >= 64 MB of traffic, 0.85 for 4096x65536).
@@ -121,13 +122,22 @@ spl_t=$(variant split_t512_cpt4 "$SPL" THREADS=512 CPT=4 UNROLL=4 MINB=2)
 mr_s=$(variant multirow_g32_nch8 "$MR" G=32 VEC=4 NCH=8 WARPS=4 MINB=4)
 mr_g16=$(variant multirow_g16_nch16 "$MR" G=16 VEC=4 NCH=16 WARPS=4 MINB=4)
 mr_h=$(variant multirow_g32_vec8 "$MR" G=32 VEC=8 NCH=4 WARPS=4 MINB=4)
+# persistent grids: GRID blocks (clusters) an SM loop over the rows
+mr_p1=$(variant multirow_g32_grid1 "$MR" G=32 VEC=4 NCH=8 WARPS=4 MINB=4 \
+    GRID=1)
+mr_p4=$(variant multirow_g16_grid4 "$MR" G=16 VEC=4 NCH=16 WARPS=4 MINB=4 \
+    GRID=4)
+blk_p2=$(variant block_grid2 "$BLK" GRID=2)
+clu_p1=$(variant cluster_cl4_grid1 "$CLU" CL=4 THREADS=512 VEC=4 REG=8 \
+    MINB=1 GRID=1)
 for v in "$onl_blk" "$onl_w8" "$onl_h" "$clu_1" "$clu_2" "$clu_4" "$clu_8" \
-    "$clu_h" "$clu_r16" "$spl_t" "$mr_s" "$mr_g16" "$mr_h"; do
+    "$clu_h" "$clu_r16" "$spl_t" "$mr_s" "$mr_g16" "$mr_h" "$mr_p1" \
+    "$mr_p4" "$blk_p2" "$clu_p1"; do
     [ -n "$v" ] || exit 2 # variant() said why
 done
 
 shape fp32 8192x8192 0.95 "$ONL" "$onl_blk" "$onl_w8" "$CLU" "$clu_1" \
-    "$clu_2" "$SPL" "$BLK" "$WRP"
+    "$clu_2" "$SPL" "$BLK" "$WRP" "$blk_p2" "$clu_p1"
 shape fp32 4096x65536 0.85 "$CLU" "$clu_4" "$clu_8" "$clu_r16" "$ONL" \
     "$onl_blk" "$SPL" "$BLK"
 shape fp32 1024x32768 0.95 "$CLU" "$clu_4" "$clu_8" "$clu_r16" "$ONL" \
@@ -136,15 +146,18 @@ shape fp16 8192x8192 0.95 "$ONL" "$onl_h" "$CLU" "$clu_h" "$SPL" "$BLK" \
     "$WRP"
 shape bf16 8192x8192 0.95 "$ONL" "$onl_h" "$CLU" "$clu_h" "$SPL" "$BLK" \
     "$WRP"
-shape fp32 32768x1024 0.95 "$MR" "$mr_s" "$mr_g16" "$ONL" "$WRP"
+shape fp32 32768x1024 0.95 "$MR" "$mr_s" "$mr_g16" "$ONL" "$WRP" "$mr_p1" \
+    "$mr_p4"
 shape fp16 32768x1024 0.95 "$mr_h" "$mr_s" "$ONL" "$WRP"
 # awkward shapes: correctness first (odd COLS, no vector path); bar 0
 shape fp32 1000x1003 0 "$ONL" "$MR" "$mr_s" "$SPL" "$CLU" "$clu_1" "$BLK" \
-    "$WRP"
+    "$WRP" "$mr_p1" "$mr_p4" "$blk_p2" "$clu_p1"
 shape bf16 1000x1003 0 "$ONL" "$MR" "$SPL" "$CLU" "$clu_h"
-shape fp32 7x100003 0 "$ONL" "$SPL" "$spl_t" "$CLU" "$clu_4" "$BLK" "$WRP"
+shape fp32 7x100003 0 "$ONL" "$SPL" "$spl_t" "$CLU" "$clu_4" "$BLK" "$WRP" \
+    "$clu_p1" "$blk_p2"
 # rows shorter than a cluster's ranks: late ranks own no columns
-shape fp32 999x5 0 "$CLU" "$clu_8" "$MR" "$ONL" "$SPL" "$BLK" "$WRP"
+shape fp32 999x5 0 "$CLU" "$clu_8" "$MR" "$ONL" "$SPL" "$BLK" "$WRP" \
+    "$mr_p1" "$mr_p4" "$clu_p1"
 
 echo
 echo "== summary: $n_bad non-ok verdicts, $n_below shapes below their bar" |

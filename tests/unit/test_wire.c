@@ -180,8 +180,15 @@ static void init_round_trip(void)
           !strcmp(b.problem_text, a.problem_text));
     CHECK(b.dtype == DTYPE_BF16 && b.shape.n_dims == 3 &&
           !memcmp(b.shape.d, a.shape.d, 3 * sizeof *a.shape.d));
-    CHECK(b.seed == a.seed && b.device == 3 && b.cupti == 0);
+    CHECK(b.seed == a.seed && b.device == 3 && b.cupti == 0 &&
+          b.profiler == 0);
+    CHECK(!cJSON_GetObjectItem(o, "profiler")); /* a timing worker's */
     cJSON_Delete(o);
+    a.profiler = 1; /* the profiler's worker (worker.h 11) */
+    o = trip(wire_init_json(&a));
+    CHECK(wire_init_parse(o, &b) == KEVO_OK && b.profiler == 1);
+    cJSON_Delete(o);
+    a.profiler = 0;
     /* a built-in problem: no file members; defaults for device, cupti */
     a.problem_file = a.problem_text = NULL;
     a.cupti = 1;
