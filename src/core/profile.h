@@ -77,7 +77,9 @@ struct kprof {
     int available;                /* 0: not taken, note says why */
     char note[PROF_NOTE_MAX];     /* why not, or how (passes, replay) */
     int passes;                   /* replays per launch the set needed */
-    double cost_ms;               /* host wall time of the profile */
+    double cost_ms;               /* host wall time of the profile (the
+                                     first also pays the start of the
+                                     profiler's worker: worker.h 11) */
     int n;                        /* launches */
     struct prof_launch l[TPL_MAX_LAUNCHES];
 };
