@@ -46,6 +46,8 @@ struct gpueval {
     struct wclient *profiler; /* the profiler's worker (worker.h 11),
                                  from the first profile; NULL before */
     char profiler_err[256];   /* why it did not start; then none is */
+    int in_batch;             /* 1: inside ge_eval_batch (a job may be out
+                                 at the timing worker: no profile then) */
     struct tpl_device dev;
     double best_ns;      /* for cascades (the engine's); 0 = none */
     double seen_best_ns; /* fastest ok time measured here; 0 = none */
@@ -554,10 +556,24 @@ static int worker_call(struct gpueval *g, int type, const char *json,
 
 /* ---- evaluator_ops */
 
+static int eval_batch(struct gpueval *g, const struct candidate *const *cands,
+                      int n, eval_cb cb, void *ud);
+
+/* worker.h 11: the profiler's worker runs only while the timing worker
+ * has no job, so a profile asked from a batch's callback is refused. */
 static int ge_eval_batch(void *self, const struct candidate *const *cands,
                          int n, eval_cb cb, void *ud)
 {
     struct gpueval *g = self;
+    g->in_batch = 1;
+    int rc = eval_batch(g, cands, n, cb, ud);
+    g->in_batch = 0;
+    return rc;
+}
+
+static int eval_batch(struct gpueval *g, const struct candidate *const *cands,
+                      int n, eval_cb cb, void *ud)
+{
     struct batch b = {g, cands, NULL, NULL, n, 0, -1, {0},
                       g->free_since > 0 ? g->free_since : fs_now_ns(), 0};
     b.plan = calloc((size_t)(n > 0 ? n : 1), sizeof *b.plan);
@@ -846,6 +862,14 @@ static int ge_profile(void *self, const struct candidate *c, struct kprof *out)
     char why[256], *cubin = NULL;
     size_t len = 0;
     prof_init(out);
+    if (g->in_batch)
+        return KEVO_EINTERNAL; /* (a job may be out: eval.h "between
+                                  batches") */
+    if (g->profiler_err[0]) { /* not tried again: no compile for it */
+        prof_set_unavailable(out, "the profiler's worker did not start: %s",
+                             g->profiler_err);
+        return KEVO_OK;
+    }
     if (tpl_plan(c->tpl, c->vals, &g->o.shape, &g->dev, &pl, why,
                  sizeof why)) {
         prof_set_unavailable(out, "no launch plan: %s", why);
@@ -879,10 +903,19 @@ static int ge_profile(void *self, const struct candidate *c, struct kprof *out)
     free(cubin);
     if (rc == KEVO_ENOMEM)
         return rc;
-    if (!pw || rc) { /* no profiler's worker, or it crashed and did not
-                        start again: the timing worker is not touched */
+    if (pw && rc) { /* it crashed or timed out earlier and did not start
+                       again: like a first start that failed, not tried
+                       again (each try is a process start, up to the init
+                       timeout, while the timing worker waits) */
+        snprintf(g->profiler_err, sizeof g->profiler_err, "%s",
+                 rep.reason[0] ? rep.reason : kevo_strerror(rc));
+        wclient_free(g->profiler);
+        g->profiler = NULL;
+        pw = NULL;
+    }
+    if (!pw) { /* no profiler's worker: the timing worker is not touched */
         prof_set_unavailable(out, "the profiler's worker did not start: %s",
-                             !pw ? g->profiler_err : rep.reason);
+                             g->profiler_err);
         wclient_reply_release(&rep);
         return KEVO_OK;
     }

@@ -1,9 +1,10 @@
 /*
  * worker.h - the GPU worker process, and THE EVALUATOR'S CONTRACT.
  *
- * One worker process per GPU owns the CUDA context, the CUPTI
- * subscription, the cuBLAS handle, the problem's buffers and baselines
- * (and, from the first profile, a second one the profiler: 11).
+ * One worker process per GPU (the timing worker) owns the CUDA context,
+ * the CUPTI subscription, the cuBLAS handle, the problem's buffers and
+ * baselines; from the first profile on, a second worker on the same GPU
+ * runs the range profiler (guarantee 11).
  * The coordinator (worker_client.c) starts it as `kevo __worker <fd>` (fork + exec
  * of /proc/self/exe) and talks to it with framed messages (wmsg.h) over a
  * socket pair. A candidate that faults or hangs kills only the worker; the
@@ -152,7 +153,14 @@
  *     4096^2 on an H200: 0.5 ms a collect before the first profile, 3.2
  *     ms 140 s later, half the run's evaluations lost; none without
  *     profiles; bench/results/2026-11-30-h200x2-s28). The timing worker
- *     waits while the profiler's runs, so the two never share the GPU.
+ *     waits while the profiler's runs, so the two never share the GPU
+ *     (profiles are asked between batches only; gpueval refuses one
+ *     inside a batch). The profiler's worker counts the same memory need
+ *     as the timing worker at init (10) though it uses less, which keeps
+ *     room for a timing worker's restart. One that cannot start (memory,
+ *     an EXCLUSIVE_PROCESS GPU, ...) or that crashed and cannot start
+ *     again is not tried again: every later profile is not available,
+ *     "the profiler's worker did not start: <why>", and the run goes on.
  */
 #ifndef KEVO_WORKER_H
 #define KEVO_WORKER_H
