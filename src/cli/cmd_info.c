@@ -186,8 +186,7 @@ static void summarize(const struct run_records *rr, struct run_summary *s)
             s->prof_best += !strcmp(p->why, "best");
             s->prof_parent += !strcmp(p->why, "parent");
             s->prof_ms += p->p.available ? p->p.cost_ms : 0;
-            if (!p->p.available && !s->prof_note &&
-                !strncmp(p->p.note, "counters not available", 22))
+            if (!s->prof_note && prof_unavailable_everywhere(&p->p))
                 s->prof_note = p->p.note;
         } else if (x->type == REC_LLM && !strcmp(x->u.llm.op, "llm_rewrite")) {
             s->rewrites++;

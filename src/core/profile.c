@@ -87,6 +87,13 @@ void prof_set_unavailable(struct kprof *p, const char *fmt, ...)
     va_end(ap);
 }
 
+int prof_unavailable_everywhere(const struct kprof *p)
+{
+    return !p->available &&
+           (!strncmp(p->note, PROF_NO_COUNTERS, strlen(PROF_NO_COUNTERS)) ||
+            !strncmp(p->note, PROF_NO_WORKER, strlen(PROF_NO_WORKER)));
+}
+
 /* ---- JSON */
 
 cJSON *prof_json(const struct kprof *p)

@@ -95,6 +95,14 @@ void prof_init(struct kprof *p);
 void prof_set_unavailable(struct kprof *p, const char *fmt, ...)
     KEVO_PRINTF(2, 3);
 
+/* How the notes of the two reasons that stop every later profile of a
+ * run begin: the counters cannot be read (prof.c), or the profiler's own
+ * worker process cannot run (gpu/gpueval.c, gpu/worker.h 11). */
+#define PROF_NO_COUNTERS "counters not available"
+#define PROF_NO_WORKER "the profiler's worker did not start"
+/* 1 if p is not available for one of those reasons. */
+int prof_unavailable_everywhere(const struct kprof *p);
+
 /* New JSON object of p (NULL without memory); metrics that were not
  * collected are left out. */
 cJSON *prof_json(const struct kprof *p);

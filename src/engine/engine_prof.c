@@ -8,8 +8,9 @@
  * asked): a few % of GPU time. A replay or resume does not decide: the
  * journal's "profile" records say where profiles were taken, and they are
  * taken from it (runlog_profile), so resume and replay never re-profile.
- * Counters found unavailable (restricted, another profiler) stop live
- * profiling at the record that says so, with one note.
+ * Counters found unavailable (restricted, another profiler), or no
+ * process for the profiler (gpu/worker.h 11), stop live profiling at the
+ * record that says so, with one note (prof_unavailable_everywhere).
  */
 #include <math.h>
 #include <stdio.h>
@@ -67,13 +68,6 @@ const struct kprof *engine_prof_off(const struct engine *e)
     return ep && ep->off ? &ep->v[ep->off_at].p : NULL;
 }
 
-/* 1 if note says the counters themselves cannot be read (prof.c). */
-static int unavailable_everywhere(const struct kprof *p)
-{
-    return !p->available &&
-           !strncmp(p->note, "counters not available", 22);
-}
-
 static int keep(struct engine *e, uint64_t hash, const struct kprof *p)
 {
     struct engine_prof *ep = e->prof;
@@ -87,7 +81,7 @@ static int keep(struct engine *e, uint64_t hash, const struct kprof *p)
     }
     ep->v[ep->n++] = (struct prof_entry){hash, *p};
     ep->spent_ms += p->available ? p->cost_ms : 0;
-    if (unavailable_everywhere(p) && !ep->off) {
+    if (prof_unavailable_everywhere(p) && !ep->off) {
         ep->off = 1;
         ep->off_at = ep->n - 1;
     }
@@ -111,7 +105,7 @@ static double run_ms(const struct engine *e)
 
 static void note_once(struct engine *e, const struct kprof *p)
 {
-    if (e->prof->noted || !unavailable_everywhere(p) || !e->env.prog)
+    if (e->prof->noted || !prof_unavailable_everywhere(p) || !e->env.prog)
         return;
     char line[PROF_NOTE_MAX + 64];
     snprintf(line, sizeof line, "%s; the run goes on without profiles",

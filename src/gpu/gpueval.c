@@ -866,7 +866,7 @@ static int ge_profile(void *self, const struct candidate *c, struct kprof *out)
         return KEVO_EINTERNAL; /* (a job may be out: eval.h "between
                                   batches") */
     if (g->profiler_err[0]) { /* not tried again: no compile for it */
-        prof_set_unavailable(out, "the profiler's worker did not start: %s",
+        prof_set_unavailable(out, PROF_NO_WORKER ": %s",
                              g->profiler_err);
         return KEVO_OK;
     }
@@ -914,7 +914,7 @@ static int ge_profile(void *self, const struct candidate *c, struct kprof *out)
         pw = NULL;
     }
     if (!pw) { /* no profiler's worker: the timing worker is not touched */
-        prof_set_unavailable(out, "the profiler's worker did not start: %s",
+        prof_set_unavailable(out, PROF_NO_WORKER ": %s",
                              g->profiler_err);
         wclient_reply_release(&rep);
         return KEVO_OK;

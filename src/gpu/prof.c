@@ -169,7 +169,7 @@ static int fail(struct prof *p, CUptiResult rc, const char *call)
 {
     char buf[PROF_NOTE_MAX];
     prof_error_note((int)rc, call, buf, sizeof buf);
-    snprintf(p->note, sizeof p->note, "counters not available: %s", buf);
+    snprintf(p->note, sizeof p->note, PROF_NO_COUNTERS ": %s", buf);
     return 0;
 }
 
@@ -177,13 +177,13 @@ static int load_api(struct prof *p)
 {
     void *h = tmr_cupti_open();
     if (!h) {
-        snprintf(p->note, sizeof p->note, "counters not available: "
+        snprintf(p->note, sizeof p->note, PROF_NO_COUNTERS ": "
                  "libcupti.so.13 not found");
         return 0;
     }
 #define X(f)                                                                \
     if (!(p->api.f = (__typeof__(p->api.f))dlsym(h, #f))) {                 \
-        snprintf(p->note, sizeof p->note, "counters not available: "        \
+        snprintf(p->note, sizeof p->note, PROF_NO_COUNTERS ": "        \
                  "libcupti.so.13 lacks %s (the range profiler API needs "   \
                  "CUDA 12.6 or later)", #f);                                \
         return 0;                                                           \
@@ -264,7 +264,7 @@ static int config_image(struct prof *p)
     if (rc)
         return fail(p, rc, "cuptiProfilerHostGetConfigImageSize");
     if (!(p->config = malloc(cs.configImageSize))) {
-        snprintf(p->note, sizeof p->note, "counters not available: out of "
+        snprintf(p->note, sizeof p->note, PROF_NO_COUNTERS ": out of "
                  "memory");
         return 0;
     }

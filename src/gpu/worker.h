@@ -160,7 +160,9 @@
  *     room for a timing worker's restart. One that cannot start (memory,
  *     an EXCLUSIVE_PROCESS GPU, ...) or that crashed and cannot start
  *     again is not tried again: every later profile is not available,
- *     "the profiler's worker did not start: <why>", and the run goes on.
+ *     "the profiler's worker did not start: <why>", and the run goes on
+ *     (the engine notes it once and asks no more, as for counters that
+ *     cannot be read: prof_unavailable_everywhere).
  */
 #ifndef KEVO_WORKER_H
 #define KEVO_WORKER_H

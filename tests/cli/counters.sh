@@ -157,6 +157,22 @@ prompts_with "$SCRATCH/r" "Write a faster one" | grep -q 'not available: counter
 $T status "$SCRATCH/r" | grep -q '^profiles: *counters not available' &&
     ok "kevo status says why there are no profiles" || fail "status of restricted run"
 
+# 3b. no process for the profiler (worker.h 11: a GPU in exclusive-process
+# mode refuses the profiler's worker a context): as restricted counters,
+# one note, one record, the run finishes, replay identical
+KEVO_TEST_PROFILE=noworker $T run $(echo $ARGS | sed 's/--quiet//') --generations 6 \
+    --runs-dir "$SCRATCH" --name nw >"$SCRATCH/nw.out" 2>"$SCRATCH/nw.err" ||
+    { fail "run without a profiler's worker"; cat "$SCRATCH/nw.err"; }
+[ "$(grep -c "the profiler's worker did not start.*DEVICE_UNAVAILABLE.*the run goes on without profiles" "$SCRATCH/nw.out" "$SCRATCH/nw.err" | awk -F: '{s+=$2} END {print s}')" = 1 ] &&
+    [ "$(grep -c '"type":"profile"' "$SCRATCH/nw/journal.jsonl")" = 1 ] &&
+    grep -q '"type":"gen","gen":5' "$SCRATCH/nw/journal.jsonl" &&
+    ok "no profiler's worker: one note at the first profile, one record, the run finishes" ||
+    { fail "no profiler's worker"; cat "$SCRATCH/nw.out" "$SCRATCH/nw.err"; }
+$T status "$SCRATCH/nw" | grep -q "^profiles: *the profiler's worker did not start" &&
+    "$KEVO" replay "$SCRATCH/nw" 2>&1 | grep -q "^identical" &&
+    ok "kevo status says the profiler's worker did not start; replay identical" ||
+    fail "status or replay of a run without a profiler's worker"
+
 # 4. the repair prompt of a compile error holds the compiler log (the
 # evidence the GPU evaluator records; it was dropped before the prompt)
 start_server tests/data/llm-answers/broken

@@ -140,7 +140,8 @@ static void add_idle(struct eval_result *r, double idle_ms,
 
 /* KEVO_TEST_PROFILE=1: a synthetic profile from the genome hash (two
  * launches); =restricted: counters restricted to admins, as prof.c says
- * it. */
+ * it; =noworker: no process for the profiler, as gpueval.c says it (a
+ * GPU in exclusive-process mode refuses a second context). */
 static int te_profile(void *self, const struct candidate *c,
                       struct kprof *out)
 {
@@ -152,7 +153,13 @@ static int te_profile(void *self, const struct candidate *c,
         char why[PROF_NOTE_MAX - 32];
         prof_error_note(35, "cuptiProfilerGetCounterAvailability", why,
                         sizeof why);
-        prof_set_unavailable(out, "counters not available: %s", why);
+        prof_set_unavailable(out, PROF_NO_COUNTERS ": %s", why);
+        return KEVO_OK;
+    }
+    if (mode && !strcmp(mode, "noworker")) {
+        prof_set_unavailable(out, PROF_NO_WORKER ": GPU worker failed to "
+                             "start: cannot create a context on device 0: "
+                             "CUDA_ERROR_DEVICE_UNAVAILABLE");
         return KEVO_OK;
     }
     uint64_t h = c->genome_hash;
