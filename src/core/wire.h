@@ -85,8 +85,8 @@ struct wire_init {
 cJSON *wire_init_json(const struct wire_init *m);
 /* KEVO_EPARSE when a member is missing or malformed (a shape of 1 to
  * PROB_MAX_DIMS positive sizes); device 0, cupti 1 and profiler 0 when
- * absent. Whether
- * the problem exists and the shape fits it is the worker's to check. */
+ * absent. Whether the problem exists and the shape fits it is the
+ * worker's to check. */
 int wire_init_parse(const cJSON *o, struct wire_init *m) KEVO_WUR;
 
 struct wire_job {

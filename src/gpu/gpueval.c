@@ -557,21 +557,6 @@ static int worker_call(struct gpueval *g, int type, const char *json,
 /* ---- evaluator_ops */
 
 static int eval_batch(struct gpueval *g, const struct candidate *const *cands,
-                      int n, eval_cb cb, void *ud);
-
-/* worker.h 11: the profiler's worker runs only while the timing worker
- * has no job, so a profile asked from a batch's callback is refused. */
-static int ge_eval_batch(void *self, const struct candidate *const *cands,
-                         int n, eval_cb cb, void *ud)
-{
-    struct gpueval *g = self;
-    g->in_batch = 1;
-    int rc = eval_batch(g, cands, n, cb, ud);
-    g->in_batch = 0;
-    return rc;
-}
-
-static int eval_batch(struct gpueval *g, const struct candidate *const *cands,
                       int n, eval_cb cb, void *ud)
 {
     struct batch b = {g, cands, NULL, NULL, n, 0, -1, {0},
@@ -664,6 +649,18 @@ static int eval_batch(struct gpueval *g, const struct candidate *const *cands,
     free(order);
     free(b.plan);
     free(b.sl);
+    return rc;
+}
+
+/* worker.h 11: the profiler's worker runs only while the timing worker
+ * has no job, so a profile asked from a batch's callback is refused. */
+static int ge_eval_batch(void *self, const struct candidate *const *cands,
+                         int n, eval_cb cb, void *ud)
+{
+    struct gpueval *g = self;
+    g->in_batch = 1;
+    int rc = eval_batch(g, cands, n, cb, ud);
+    g->in_batch = 0;
     return rc;
 }
 
@@ -892,7 +889,7 @@ static int ge_profile(void *self, const struct candidate *c, struct kprof *out)
     /* the profile that starts the profiler's worker pays for the start
      * (the engine's profile budget counts cost_ms) */
     long long t0 = fs_now_ns();
-    int starts = !g->profiler && !g->profiler_err[0];
+    int starts = !g->profiler; /* (profiler_err returned above) */
     struct wclient *pw = txt ? profiler_worker(g) : NULL;
     double start_ms = starts && pw ? (double)(fs_now_ns() - t0) / 1e6 : 0;
     rc = !txt ? KEVO_ENOMEM

@@ -183,7 +183,7 @@ static int load_api(struct prof *p)
     }
 #define X(f)                                                                \
     if (!(p->api.f = (__typeof__(p->api.f))dlsym(h, #f))) {                 \
-        snprintf(p->note, sizeof p->note, PROF_NO_COUNTERS ": "        \
+        snprintf(p->note, sizeof p->note, PROF_NO_COUNTERS ": "             \
                  "libcupti.so.13 lacks %s (the range profiler API needs "   \
                  "CUDA 12.6 or later)", #f);                                \
         return 0;                                                           \

@@ -2,9 +2,9 @@
  * worker.c - the GPU worker process (contract in worker.h): the timing
  * worker serves init, job, confirm and baseline requests on one socket,
  * the profiler's worker init and profile requests (worker.h 11); each
- * owns its context, CUPTI, cuBLAS and the harness. It decides the verdict of a candidate;
- * the coordinator only adds what needs the process boundary (timeouts,
- * crashes by signal).
+ * owns its context, CUPTI, cuBLAS and the harness. It decides the verdict
+ * of a candidate; the coordinator only adds what needs the process
+ * boundary (timeouts, crashes by signal).
  *
  * Any CUDA error the harness cannot explain as a rejected launch ends the
  * process after a WM_FATAL message: the context may be unusable (sticky
