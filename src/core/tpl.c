@@ -1320,18 +1320,17 @@ int tpl_prepare(const struct tpl *t, const int64_t *vals, enum dtype dt,
         return KEVO_EINVAL;
     }
     int64_t v[TPL_MAX_VARS], r;
-    char shape[128];
     fill_vars(t, vals, s, dev, v);
-    problem_format_shape(s, shape, sizeof shape);
     for (int i = 0; i < t->n_requires; i++) {
         const struct expr *e = t->requires_[i].e;
-        if (expr_eval(e, v, &r)) {
-            snprintf(why, whycap, "requires '%s' cannot be evaluated for %s",
-                     expr_text(e), shape);
-            return KEVO_EINVAL;
-        }
-        if (!r) {
-            snprintf(why, whycap, "requires '%s' fails for %s", expr_text(e),
+        int bad = expr_eval(e, v, &r);
+        if ((bad || !r) && !whycap)
+            return KEVO_EINVAL; /* no message wanted */
+        if (bad || !r) {
+            char shape[128]; /* (formatted only here: per point) */
+            problem_format_shape(s, shape, sizeof shape);
+            snprintf(why, whycap, bad ? "requires '%s' cannot be evaluated "
+                     "for %s" : "requires '%s' fails for %s", expr_text(e),
                      shape);
             return KEVO_EINVAL;
         }
@@ -1423,28 +1422,46 @@ struct plan_ctx {
     size_t errcap;
 };
 
-/* Evaluates e (NULL = def) and checks it lies in [lo, hi]. */
-static int plan_value(const struct plan_ctx *pc, const char *what,
+/* Evaluates e (NULL = def) and checks it lies in [lo, hi]. what names it
+ * in a message, with axis ("grid" 'x' reads "grid.x"; 0: what alone); the
+ * messages are formatted only on a failure (a search checks millions of
+ * points that pass). */
+static int plan_value(const struct plan_ctx *pc, const char *what, char axis,
                       const struct expr *e, int64_t def, int64_t lo, int64_t hi,
                       int64_t *out)
 {
-    char in[TPL_NAME_MAX + 16] = ""; /* which launch, if any */
+    *out = def;
+    int bad_eval = e && expr_eval(e, pc->v, out);
+    if (!bad_eval && *out >= lo && *out <= hi)
+        return KEVO_OK;
+    if (!pc->errcap)
+        return KEVO_EINVAL; /* no message wanted */
+    char in[TPL_NAME_MAX + 16] = "", name[96]; /* which launch, if any */
     if (pc->kernel)
         snprintf(in, sizeof in, "launch '%s': ", pc->kernel);
-    *out = def;
-    if (e && expr_eval(e, pc->v, out)) {
+    if (axis)
+        snprintf(name, sizeof name, "%s.%c", what, axis);
+    else
+        snprintf(name, sizeof name, "%s", what);
+    if (bad_eval)
         snprintf(pc->err, pc->errcap,
                  "%s%s '%s' cannot be evaluated (division by zero or "
                  "overflow)",
-                 in, what, expr_text(e));
-        return KEVO_EINVAL;
-    }
-    if (*out < lo || *out > hi) {
-        snprintf(pc->err, pc->errcap, "%s%s = %lld is outside [%lld, %lld]", in,
-                 what, (long long)*out, (long long)lo, (long long)hi);
-        return KEVO_EINVAL;
-    }
-    return KEVO_OK;
+                 in, name, expr_text(e));
+    else
+        snprintf(pc->err, pc->errcap, "%s%s = %lld is outside [%lld, %lld]",
+                 in, name, (long long)*out, (long long)lo, (long long)hi);
+    return KEVO_EINVAL;
+}
+
+/* 1 if e (NULL = def) evaluates within [lo, hi], into *out; for values
+ * whose name costs a printf, which plan_value then formats only for the
+ * message of a failure. */
+static int value_ok(const struct plan_ctx *pc, const struct expr *e,
+                    int64_t def, int64_t lo, int64_t hi, int64_t *out)
+{
+    *out = def;
+    return !(e && expr_eval(e, pc->v, out)) && *out >= lo && *out <= hi;
 }
 
 /* Evaluates three dims named kind.x/y/z, each within [1, max[i]]. */
@@ -1453,10 +1470,8 @@ static int plan_dims(const struct plan_ctx *pc, const char *kind,
 {
     static const char xyz[] = "xyz";
     for (int i = 0; i < 3; i++) {
-        char what[32];
         int64_t r;
-        snprintf(what, sizeof what, "%s.%c", kind, xyz[i]);
-        int rc = plan_value(pc, what, e[i], 1, 1, max[i], &r);
+        int rc = plan_value(pc, kind, xyz[i], e[i], 1, 1, max[i], &r);
         if (rc)
             return rc;
         out[i] = (uint32_t)r;
@@ -1501,7 +1516,9 @@ static int plan_launch(const struct plan_ctx *pc, const struct tpl_launch *l,
     static const int64_t block_max[3] = {1024, 1024, 64};
     int64_t smem;
     memset(d, 0, sizeof *d);
-    snprintf(d->kernel, sizeof d->kernel, "%s", l->kernel);
+    size_t kn = strnlen(l->kernel, sizeof d->kernel - 1); /* (no printf:
+                                                             per point) */
+    memcpy(d->kernel, l->kernel, kn);
     int rc = plan_dims(pc, "grid", l->grid, grid_max, d->grid);
     if (!rc)
         rc = plan_dims(pc, "block", l->block, block_max, d->block);
@@ -1514,7 +1531,7 @@ static int plan_launch(const struct plan_ctx *pc, const struct tpl_launch *l,
                  threads);
         return KEVO_EINVAL;
     }
-    rc = plan_value(pc, "smem", l->smem, 0, 0, smem_optin, &smem);
+    rc = plan_value(pc, "smem", 0, l->smem, 0, 0, smem_optin, &smem);
     if (rc)
         return rc;
     d->smem_bytes = (uint32_t)smem;
@@ -1538,7 +1555,8 @@ int tpl_plan(const struct tpl *t, const int64_t *vals, const struct shape *s,
     }
     out->n = t->n_launches;
     struct plan_ctx pc = {NULL, v, err, errcap};
-    int rc = plan_value(&pc, "workspace", t->workspace, 0, 0, INT64_MAX, &ws);
+    int rc = plan_value(&pc, "workspace", 0, t->workspace, 0, 0, INT64_MAX,
+                        &ws);
     if (rc)
         return rc;
     out->workspace_bytes = (uint64_t)ws;
@@ -1548,11 +1566,11 @@ int tpl_plan(const struct tpl *t, const int64_t *vals, const struct shape *s,
         for (int d = 0; d < 2; d++) {
             char what[64];
             int64_t box;
-            snprintf(what, sizeof what, "tensormap '%s' box %s", m->name,
-                     d ? "outer" : "inner");
-            rc = plan_value(&pc, what, m->box[d], 1, 1, 256, &box);
-            if (rc)
-                return rc;
+            if (!value_ok(&pc, m->box[d], 1, 1, 256, &box)) {
+                snprintf(what, sizeof what, "tensormap '%s' box %s", m->name,
+                         d ? "outer" : "inner");
+                return plan_value(&pc, what, 0, m->box[d], 1, 1, 256, &box);
+            }
             p->box[d] = (uint32_t)box;
         }
         p->buf = m->buf;
@@ -1561,10 +1579,10 @@ int tpl_plan(const struct tpl *t, const int64_t *vals, const struct shape *s,
         if (m->l2) {
             char what[64];
             int64_t l2;
-            snprintf(what, sizeof what, "tensormap '%s' l2", m->name);
-            rc = plan_value(&pc, what, m->l2, 0, 0, 256, &l2);
-            if (rc)
-                return rc;
+            if (!value_ok(&pc, m->l2, 0, 0, 256, &l2)) {
+                snprintf(what, sizeof what, "tensormap '%s' l2", m->name);
+                return plan_value(&pc, what, 0, m->l2, 0, 0, 256, &l2);
+            }
             if (l2 != 0 && l2 != 64 && l2 != 128 && l2 != 256) {
                 snprintf(err, errcap, "tensormap '%s' l2 is %lld (expected "
                          "0, 64, 128 or 256)", m->name, (long long)l2);
@@ -1577,10 +1595,11 @@ int tpl_plan(const struct tpl *t, const int64_t *vals, const struct shape *s,
     for (int i = 0; i < t->n_args; i++) {
         char what[64];
         int64_t a;
-        snprintf(what, sizeof what, "arg '%s'", t->args[i].name);
-        rc = plan_value(&pc, what, t->args[i].e, 0, INT32_MIN, INT32_MAX, &a);
-        if (rc)
-            return rc;
+        if (!value_ok(&pc, t->args[i].e, 0, INT32_MIN, INT32_MAX, &a)) {
+            snprintf(what, sizeof what, "arg '%s'", t->args[i].name);
+            return plan_value(&pc, what, 0, t->args[i].e, 0, INT32_MIN,
+                              INT32_MAX, &a);
+        }
         out->args[i] = (int32_t)a;
     }
     out->n_args = t->n_args;

@@ -249,7 +249,8 @@ int tpl_point_valid(const struct tpl *t, const int64_t *vals,
  * (16-byte row strides, 16-byte box rows within the swizzle span), every
  * fact evaluates - with
  * the launch plan in *plan (may be NULL); else KEVO_EINVAL with the reason
- * in why[whycap]. The one check every user of a candidate makes. */
+ * in why[whycap] (whycap 0: no reason formatted; the search's checks of
+ * many points). The one check every user of a candidate makes. */
 int tpl_prepare(const struct tpl *t, const int64_t *vals, enum dtype dt,
                 const struct shape *s, const struct tpl_device *dev,
                 struct launch_plan *plan, char *why, size_t whycap) KEVO_WUR;

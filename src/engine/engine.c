@@ -74,13 +74,12 @@ const struct tpl *engine_tpl_of(const struct engine *e,
 
 int engine_supports(const struct engine *e, const struct genome *g)
 {
-    char why[8];
     if (e->has_members &&
         !seen_has(&e->members, genome_hash(engine_tpl_of(e, g), g->vals)))
         return 0;
     return tpl_prepare(engine_tpl_of(e, g), g->vals, e->env.spec->dtype,
-                       &e->env.spec->shape, &e->env.dev, NULL, why,
-                       sizeof why) == KEVO_OK &&
+                       &e->env.spec->shape, &e->env.dev, NULL, NULL,
+                       0) == KEVO_OK &&
            runlog_admit(e->env.log, engine_tpl_of(e, g), g->vals);
 }
 

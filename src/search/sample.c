@@ -92,14 +92,15 @@ int pointset_sample(struct pointset *ps, const struct tpl *t,
     uint8_t at[TPL_MAX_PARAMS];
     int64_t vals[TPL_MAX_PARAMS] = {0};
     for (long tries = 0; !rc && ps->n < n && tries < 50 * n; tries++) {
-        uint64_t h = HASH_SEED;
         for (int i = 0; i < t->n_params; i++) {
             const struct tpl_param *p = &t->params[i];
             at[i] = (uint8_t)rng_below(r, (uint64_t)p->n_values);
             vals[i] = p->values[at[i]];
-            h = hash_u64(h, at[i]);
         }
-        h = hash_final(h) | 1; /* never 0 (the empty key) */
+        /* the value indices' bytes, 8 at a time (a key, not a stored hash:
+         * millions of tries) */
+        uint64_t h = hash_final(hash_bytes(HASH_SEED, at,
+                                           (size_t)t->n_params)) | 1;
         if (seen_has(&got, h) || !tpl_point_valid(t, vals, dev) ||
             (ok && !ok(ud, vals)))
             continue;
@@ -136,36 +137,58 @@ static int bins_of(const struct tpl *t, int p, long k)
     return nv < k ? nv : (int)k;
 }
 
+/* Per parameter and value index, for one hypercube of k points: the
+ * stratum (bin) a value falls in, and its weight in the distance. */
+struct lhs_tab {
+    uint8_t bin[TPL_MAX_PARAMS][TPL_MAX_VALUES];
+    double w[TPL_MAX_PARAMS];
+    /* pick's, per target: a value's distance term and whether it covers
+     * a new stratum */
+    double dterm[TPL_MAX_PARAMS][TPL_MAX_VALUES];
+    uint8_t fresh[TPL_MAX_PARAMS][TPL_MAX_VALUES];
+};
+
+static void lhs_tab_init(struct lhs_tab *tb, const struct tpl *t, long k)
+{
+    for (int j = 0; j < t->n_params; j++) {
+        int nv = t->params[j].n_values, nb = bins_of(t, j, k);
+        tb->w[j] = nv > 1 ? 1.0 / ((double)(nv - 1) * (nv - 1)) : 0;
+        for (int v = 0; v < nv; v++)
+            tb->bin[j][v] = (uint8_t)(v * nb / nv);
+    }
+}
+
 /* The point of ps (not taken) that covers the most strata no chosen point
  * covers yet (covered[p][bin]; launch-only params do not count), nearest
  * to target (value indices, normalized by each parameter's value count)
  * among those, the first from index start on (wrapping) among equals; -1
- * if none. */
-static long pick(const struct pointset *ps, const struct tpl *t, long k,
-                 const double *target, const uint8_t *taken,
-                 uint8_t (*covered)[TPL_MAX_VALUES], long start)
+ * if none. A point's terms come from tables made once per pick (the
+ * same arithmetic, in the same order, as per point). */
+static long pick(const struct pointset *ps, const struct tpl *t,
+                 struct lhs_tab *tb, const double *target,
+                 const uint8_t *taken, uint8_t (*covered)[TPL_MAX_VALUES],
+                 long start)
 {
-    double best = DBL_MAX, w[TPL_MAX_PARAMS];
+    double best = DBL_MAX;
     long at = -1;
     const int np = ps->n_params;
-    int nb[TPL_MAX_PARAMS], nv[TPL_MAX_PARAMS];
-    for (int j = 0; j < np; j++) {
-        nv[j] = t->params[j].n_values;
-        nb[j] = bins_of(t, j, k);
-        w[j] = nv[j] > 1 ? 1.0 / ((double)(nv[j] - 1) * (nv[j] - 1)) : 0;
-    }
+    for (int j = 0; j < np; j++)
+        for (int v = 0; v < t->params[j].n_values; v++) {
+            double x = v - target[j];
+            tb->dterm[j][v] = x * x * tb->w[j];
+            tb->fresh[j][v] = !t->params[j].launch_only && /* (at default) */
+                          !covered[j][tb->bin[j][v]];
+        }
     for (long ii = 0; ii < ps->n; ii++) {
-        long i = (ii + start) % ps->n;
+        long i = ii + start < ps->n ? ii + start : ii + start - ps->n;
         if (taken[i])
             continue;
         const uint8_t *row = ps->idx + (size_t)i * (size_t)np;
         int gain = 0;
         double d = 0;
         for (int j = 0; j < np; j++) {
-            double x = row[j] - target[j];
-            if (!t->params[j].launch_only) /* (held at its default) */
-                gain += !covered[j][row[j] * nb[j] / nv[j]];
-            d += x * x * w[j];
+            gain += tb->fresh[j][row[j]];
+            d += tb->dterm[j][row[j]];
         }
         d -= gain * 1e6; /* a new stratum outweighs any distance */
         if (d < best) {
@@ -200,6 +223,8 @@ long sample_lhs(const struct pointset *ps, const struct tpl *t, long k,
             p[s] = s;
         sample_shuffle(p, k, r);
     }
+    struct lhs_tab tb;
+    lhs_tab_init(&tb, t, k);
     long got = 0;
     for (long s = 0; s < k; s++) {
         double target[TPL_MAX_PARAMS];
@@ -213,7 +238,7 @@ long sample_lhs(const struct pointset *ps, const struct tpl *t, long k,
                                              (double)k);
         }
         /* a random start: equals are not always the list's first */
-        long at = pick(ps, t, k, target, taken, covered,
+        long at = pick(ps, t, &tb, target, taken, covered,
                        (long)rng_below(r, (uint64_t)ps->n));
         if (at < 0)
             break;
@@ -221,7 +246,7 @@ long sample_lhs(const struct pointset *ps, const struct tpl *t, long k,
         out[got++] = at;
         const uint8_t *row = ps->idx + (size_t)at * (size_t)np;
         for (int j = 0; j < np; j++)
-            covered[j][row[j] * bins_of(t, j, k) / t->params[j].n_values] = 1;
+            covered[j][tb.bin[j][row[j]]] = 1;
     }
     free(perm);
     free(taken);
