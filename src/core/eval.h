@@ -124,6 +124,13 @@ struct evaluator_ops {
      * run) is KEVO_OK with out->available = 0 and a note; an error makes
      * further evaluation impossible. */
     int (*profile)(void *self, const struct candidate *c, struct kprof *out);
+    /* (optional) Profiles will be asked in this run (a new best is
+     * profiled once found): start now what the first one needs, without
+     * waiting for it, so that it does not wait then (the GPU evaluator
+     * starts its profiler's worker, gpu/worker.h 11, which measures
+     * nothing while it starts). Between batches; evaluates nothing, and
+     * nothing the engine decides depends on it. */
+    void (*profile_soon)(void *self);
     /* (optional) Starts compiling cands[0..n), the batch the engine will
      * hand to eval_batch next (issue 32: the pipeline), behind every
      * compile a batch needs now; the binaries go to the compile cache,

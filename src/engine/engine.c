@@ -1292,6 +1292,7 @@ static int one_generation(struct engine *e)
     clear_children(e);
     e->gen = e->st.gen + 1;
     e->gen_cap = engine_recorded_cap(e, e->gen);
+    engine_prof_soon(e);
     if (e->env.llm_on) {
         /* gen 0 asks for proposals; with no template of the run's dtype
          * they are the initial population, else they join generation 1 */

@@ -310,6 +310,9 @@ const struct kprof *engine_prof_find(const struct engine *e, uint64_t hash);
 const struct kprof *engine_prof_off(const struct engine *e);
 /* A "profile" record of the history (before the checkpoint). */
 int engine_prof_note_record(struct engine *e, const cJSON *o);
+/* Live, before the run's first profile: the evaluator starts what that
+ * one needs now (eval.h profile_soon); nothing otherwise. */
+void engine_prof_soon(struct engine *e);
 
 /* engine_llm.c */
 const struct tpl *engine_tpl_of(const struct engine *e,

@@ -11,6 +11,10 @@
  * Counters found unavailable (restricted, another profiler), or no
  * process for the profiler (gpu/worker.h 11), stop live profiling at the
  * record that says so, with one note (prof_unavailable_everywhere).
+ * Live, before the run's first profile, the evaluator is told profiles
+ * will come (profile_soon: the GPU's profiler's worker starts while
+ * generation 0 compiles), so the first, at the first new best, does not
+ * wait for that start.
  */
 #include <math.h>
 #include <stdio.h>
@@ -112,6 +116,14 @@ static void note_once(struct engine *e, const struct kprof *p)
              p->note);
     progress_log(e->env.prog, "note", line);
     e->prof->noted = 1;
+}
+
+void engine_prof_soon(struct engine *e)
+{
+    const struct engine_prof *ep = e->prof;
+    if (ep && !ep->off && ep->n == 0 && e->env.spec->profile &&
+        !runlog_replaying(e->env.log))
+        runlog_profile_soon(e->env.log);
 }
 
 int engine_prof_take(struct engine *e, int tpl, const int64_t *vals,

@@ -1057,6 +1057,15 @@ static int fo_profile(void *self, const struct candidate *c, struct kprof *out)
     }
 }
 
+/* To the sub fo_profile would ask first. */
+static void fo_profile_soon(void *self)
+{
+    struct fanout *f = self;
+    int k = first_alive(f);
+    if (k >= 0 && f->subs[k].s.ev.ops->profile_soon)
+        f->subs[k].s.ev.ops->profile_soon(f->subs[k].s.ev.self);
+}
+
 /* The engine may call it from its callback, mid-batch: each thread reads
  * the value under the mutex when it starts a candidate. */
 static void fo_set_best(void *self, double best_median_ns)
@@ -1181,6 +1190,7 @@ static const struct evaluator_ops fanout_ops = {
     .set_drop = fo_set_drop,
     .admit = fo_admit,
     .profile = fo_profile,
+    .profile_soon = fo_profile_soon,
     .prefetch = fo_prefetch,
     .environment = fo_environment,
     .destroy = fo_destroy,
@@ -1227,6 +1237,8 @@ int fanout_new(const struct fanout_opts *o, struct fanout_sub *subs, int n,
         f->ops.admit = NULL;
     if (!s0->profile)
         f->ops.profile = NULL;
+    if (!s0->profile_soon)
+        f->ops.profile_soon = NULL;
     if (!s0->prefetch)
         f->ops.prefetch = NULL;
     if (!f->o.ready && !f->o.built) /* an optional candidate is worth

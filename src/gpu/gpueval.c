@@ -299,11 +299,14 @@ static int optional(const struct batch *b, int i)
     return b->g->drop && b->cands[i]->optional;
 }
 
+static void profiler_settle(struct gpueval *g);
+
 /* Sends candidate i (compiled: sl[i].jo) to the worker. */
 static int send_job(struct batch *b, int i)
 {
     struct gpueval *g = b->g;
     struct slot *s = &b->sl[i];
+    profiler_settle(g); /* (its start has the GPU to itself) */
     cJSON *j = plan_json(&b->plan[i], b->cands[i]->tpl->nondeterministic,
                          race_best(g), g->seq++);
     char *txt = cJSON_PrintUnformatted(j);
@@ -549,6 +552,7 @@ static void finish_job(struct batch *b, int i, struct wclient_reply *rep)
 static int worker_call(struct gpueval *g, int type, const char *json,
                        const void *blob, size_t len, struct wclient_reply *rep)
 {
+    profiler_settle(g);
     int rc = wclient_call(g->worker, type, json, blob, len, rep);
     g->free_since = fs_now_ns();
     return rc;
@@ -825,21 +829,22 @@ static char *init_json(const struct gpueval_opts *o, int profiler)
     return txt;
 }
 
-/* The profiler's worker (worker.h 11), started at the first profile.
- * One that cannot start (say, no GPU memory left for a second copy of the
- * problem's buffers) is not tried again: every profile is then
- * unavailable, with the reason, and the run goes on. */
-static struct wclient *profiler_worker(struct gpueval *g)
+/* Starts the profiler's worker (worker.h 11) without waiting for it
+ * (ge_profile_soon), else at the first profile. One that cannot start
+ * (say, no GPU memory left for a second copy of the problem's buffers) is
+ * not tried again: every profile is then unavailable, with the reason,
+ * and the run goes on. */
+static void profiler_begin(struct gpueval *g)
 {
     if (g->profiler || g->profiler_err[0])
-        return g->profiler;
+        return;
     char *ij = init_json(&g->o, 1), err[256] = "";
     struct wclient_opts wo = {
         .init_json = ij,
         .kernel_timeout_ms = g->o.kernel_timeout_ms,
         .verbose = g->o.verbose,
     };
-    int rc = ij ? wclient_new(&wo, &g->profiler, err, sizeof err)
+    int rc = ij ? wclient_start(&wo, &g->profiler, err, sizeof err)
                 : KEVO_ENOMEM;
     free(ij);
     if (rc) {
@@ -847,7 +852,36 @@ static struct wclient *profiler_worker(struct gpueval *g)
         snprintf(g->profiler_err, sizeof g->profiler_err, "%s",
                  err[0] ? err : kevo_strerror(rc));
     }
+}
+
+/* Waits for a profiler's worker still starting: before the timing
+ * worker's next request (its start's GPU work, inputs and references,
+ * never overlaps a measurement) and before a profile. */
+static void profiler_settle(struct gpueval *g)
+{
+    char err[256] = "";
+    if (!g->profiler || !wclient_starting(g->profiler))
+        return;
+    int rc = wclient_wait_ready(g->profiler, err, sizeof err);
+    if (rc) {
+        snprintf(g->profiler_err, sizeof g->profiler_err, "%s",
+                 err[0] ? err : kevo_strerror(rc));
+        wclient_free(g->profiler);
+        g->profiler = NULL;
+    }
+}
+
+/* The profiler's worker, ready; NULL (profiler_err says why) if none. */
+static struct wclient *profiler_worker(struct gpueval *g)
+{
+    profiler_begin(g);
+    profiler_settle(g);
     return g->profiler;
+}
+
+static void ge_profile_soon(void *self)
+{
+    profiler_begin(self);
 }
 
 /* A range-profiler profile of c (WM_PROFILE, prof.h), by the profiler's
@@ -886,10 +920,10 @@ static int ge_profile(void *self, const struct candidate *c, struct kprof *out)
     cJSON_Delete(j);
     struct wclient_reply rep;
     memset(&rep, 0, sizeof rep);
-    /* the profile that starts the profiler's worker pays for the start
-     * (the engine's profile budget counts cost_ms) */
+    /* the profile that starts the profiler's worker, or waits for its
+     * start, pays for it (the engine's profile budget counts cost_ms) */
     long long t0 = fs_now_ns();
-    int starts = !g->profiler; /* (profiler_err returned above) */
+    int starts = !g->profiler || wclient_starting(g->profiler);
     struct wclient *pw = txt ? profiler_worker(g) : NULL;
     double start_ms = starts && pw ? (double)(fs_now_ns() - t0) / 1e6 : 0;
     rc = !txt ? KEVO_ENOMEM
@@ -1041,6 +1075,7 @@ static const struct evaluator_ops gpueval_ops = {
     .set_deadline = ge_set_deadline,
     .set_drop = ge_set_drop,
     .profile = ge_profile,
+    .profile_soon = ge_profile_soon,
     .prefetch = ge_prefetch,
     .environment = ge_environment,
     .destroy = ge_destroy,

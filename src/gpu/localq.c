@@ -265,6 +265,12 @@ static int lq_profile(void *self, const struct candidate *c, struct kprof *out)
     return q->in.ops->profile(q->in.self, c, out);
 }
 
+static void lq_profile_soon(void *self)
+{
+    struct lq *q = ((struct lslot *)self)->q;
+    q->in.ops->profile_soon(q->in.self);
+}
+
 static int lq_admit(void *self, const struct tpl *t, const int64_t *vals)
 {
     struct lq *q = ((struct lslot *)self)->q;
@@ -339,6 +345,7 @@ int localq_new(struct evaluator inner, int depth,
     q->ops0.confirm = inner.ops->confirm ? lq_confirm : NULL;
     q->ops0.admit = inner.ops->admit ? lq_admit : NULL;
     q->ops0.profile = inner.ops->profile ? lq_profile : NULL;
+    q->ops0.profile_soon = inner.ops->profile_soon ? lq_profile_soon : NULL;
     q->ops0.environment = lq_environment;
     pthread_mutex_init(&q->mu, NULL);
     pthread_cond_init(&q->cv, NULL);

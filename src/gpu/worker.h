@@ -144,8 +144,11 @@
  *     int sizes (< 2^31 each) and 2^48 elements per buffer.
  * 11. Profiles in a process of their own. The CUPTI range profiler runs
  *     only in a second worker on the same GPU (init "profiler": true),
- *     which the coordinator starts at the first profile and keeps for the
- *     rest of the evaluator's life, and which answers WM_PROFILE and
+ *     which the coordinator starts when the engine says profiles will
+ *     come (evaluator profile_soon, at the run's start: its 1-1.5 s start
+ *     overlaps generation 0's compiles), else at the first profile, and
+ *     keeps for the rest of the evaluator's life, and which answers
+ *     WM_PROFILE and
  *     nothing else: no baselines, no CUPTI activity records. The timing
  *     worker refuses WM_PROFILE. Once the profiler had run in a process,
  *     that process's kernel-record collects grew with every later job,
@@ -155,7 +158,9 @@
  *     profiles; bench/results/2026-11-30-h200x2-s28). The timing worker
  *     waits while the profiler's runs, so the two never share the GPU
  *     (profiles are asked between batches only; gpueval refuses one
- *     inside a batch). The profiler's worker counts the same memory need
+ *     inside a batch); a profiler's worker still starting is waited for
+ *     before the timing worker's next request, so its start's GPU work
+ *     (inputs, references) never overlaps a measurement either. The profiler's worker counts the same memory need
  *     as the timing worker at init (10) though it uses less, which keeps
  *     room for a timing worker's restart. One that cannot start (memory,
  *     an EXCLUSIVE_PROCESS GPU, ...) or that crashed and cannot start

@@ -33,6 +33,8 @@ struct wclient {
     int starts;
     int sent;          /* a request is out, its answer not read yet */
     long long sent_ns; /* when it went out */
+    int starting;      /* init sent, READY not read yet (wclient_start) */
+    long long start_ns; /* when the init went out */
 };
 
 void wclient_reply_release(struct wclient_reply *r)
@@ -212,20 +214,32 @@ static int enodev_reply(const struct wclient_reply *rep)
     return e;
 }
 
-/* Starts and initializes a worker; keeps its READY body. */
-static int start(struct wclient *w, char *err, size_t errcap)
+/* Starts a worker and sends it the init message; its READY is read by
+ * finish_start. */
+static int begin_start(struct wclient *w, char *err, size_t errcap)
 {
     int r = spawn(w, err, errcap);
     if (r)
         return r;
-    struct wclient_reply rep;
-    memset(&rep, 0, sizeof rep);
     if (wmsg_send(w->fd, WM_INIT, w->init_json, NULL, 0)) {
-        reap(w, 2000, rep.reason, sizeof rep.reason);
-        snprintf(err, errcap, "GPU worker did not start: %s", rep.reason);
+        char how[128];
+        reap(w, 2000, how, sizeof how);
+        snprintf(err, errcap, "GPU worker did not start: %s", how);
         return KEVO_EIO;
     }
-    await(w, "init", fs_now_ns(), NULL, NULL, &rep);
+    w->starting = 1;
+    w->start_ns = fs_now_ns();
+    return KEVO_OK;
+}
+
+/* Reads the READY of the worker begin_start started (the init deadline
+ * counts from the init's send); keeps its body. */
+static int finish_start(struct wclient *w, char *err, size_t errcap)
+{
+    struct wclient_reply rep;
+    memset(&rep, 0, sizeof rep);
+    w->starting = 0;
+    await(w, "init", w->start_ns, NULL, NULL, &rep);
     if (rep.status == WCLIENT_ANSWER && rep.type == WM_READY) {
         free(w->ready_json);
         w->ready_json = rep.json;
@@ -233,9 +247,9 @@ static int start(struct wclient *w, char *err, size_t errcap)
         wclient_reply_release(&rep);
         return KEVO_OK;
     }
-    r = rep.status == WCLIENT_TIMEOUT ? KEVO_ETIMEOUT
-        : enodev_reply(&rep)     ? KEVO_ENODEV
-                                 : KEVO_ECUDA;
+    int r = rep.status == WCLIENT_TIMEOUT ? KEVO_ETIMEOUT
+            : enodev_reply(&rep)         ? KEVO_ENODEV
+                                         : KEVO_ECUDA;
     if (r == KEVO_ENODEV)
         snprintf(err, errcap, "%s", rep.reason);
     else
@@ -246,8 +260,15 @@ static int start(struct wclient *w, char *err, size_t errcap)
     return r;
 }
 
-int wclient_new(const struct wclient_opts *o, struct wclient **out, char *err,
-            size_t errcap)
+/* Starts and initializes a worker; keeps its READY body. */
+static int start(struct wclient *w, char *err, size_t errcap)
+{
+    int r = begin_start(w, err, errcap);
+    return r ? r : finish_start(w, err, errcap);
+}
+
+/* A wclient for o, its worker not started yet. */
+static int make(const struct wclient_opts *o, struct wclient **out)
 {
     struct wclient *w = calloc(1, sizeof *w);
     if (!w)
@@ -268,8 +289,22 @@ int wclient_new(const struct wclient_opts *o, struct wclient **out, char *err,
     }
     w->init_json = strdup(o->init_json ? o->init_json : "{}");
     w->o.init_json = w->init_json;
-    int r = w->init_json ? start(w, err, errcap) : KEVO_ENOMEM;
-    if (r) {
+    if (!w->init_json) {
+        free(w);
+        return KEVO_ENOMEM;
+    }
+    *out = w;
+    return KEVO_OK;
+}
+
+int wclient_new(const struct wclient_opts *o, struct wclient **out, char *err,
+            size_t errcap)
+{
+    struct wclient *w;
+    int r = make(o, &w);
+    if (r)
+        return r;
+    if ((r = start(w, err, errcap))) {
         wclient_free(w);
         return r;
     }
@@ -277,11 +312,39 @@ int wclient_new(const struct wclient_opts *o, struct wclient **out, char *err,
     return KEVO_OK;
 }
 
+int wclient_start(const struct wclient_opts *o, struct wclient **out,
+                  char *err, size_t errcap)
+{
+    struct wclient *w;
+    int r = make(o, &w);
+    if (r)
+        return r;
+    if ((r = begin_start(w, err, errcap))) {
+        wclient_free(w);
+        return r;
+    }
+    *out = w;
+    return KEVO_OK;
+}
+
+int wclient_starting(const struct wclient *w)
+{
+    return w->starting;
+}
+
+int wclient_wait_ready(struct wclient *w, char *err, size_t errcap)
+{
+    return w->starting ? finish_start(w, err, errcap) : KEVO_OK;
+}
+
 void wclient_free(struct wclient *w)
 {
     if (!w)
         return;
-    if (w->pid && w->fd >= 0 && wmsg_send(w->fd, WM_QUIT, NULL, NULL, 0))
+    if (w->pid && w->starting) /* mid-init: no quit read before its end */
+        kill(w->pid, SIGKILL);
+    else if (w->pid && w->fd >= 0 &&
+             wmsg_send(w->fd, WM_QUIT, NULL, NULL, 0))
         kill(w->pid, SIGKILL); /* already gone: reap below */
     reap(w, 3000, NULL, 0);
     free(w->init_json);
@@ -295,6 +358,11 @@ int wclient_send(struct wclient *w, int type, const char *json, const void *blob
     memset(rep, 0, sizeof *rep);
     if (w->sent)
         return KEVO_EINTERNAL; /* one request at a time */
+    if (w->starting) { /* wclient_start's */
+        int r = finish_start(w, rep->reason, sizeof rep->reason);
+        if (r)
+            return r;
+    }
     if (!w->pid) {
         if (w->o.verbose)
             fprintf(stderr, "kevo: restarting the GPU worker\n");

@@ -51,6 +51,19 @@ struct wclient;
  */
 int wclient_new(const struct wclient_opts *o, struct wclient **out, char *err,
             size_t errcap) KEVO_WUR;
+/*
+ * wclient_new in two halves: wclient_start starts the worker and sends it
+ * the init, without waiting (the worker's start, seconds of CUDA context
+ * and harness compiles, overlaps the caller's work); wclient_wait_ready
+ * reads its READY, within the init deadline from the start, with
+ * wclient_new's errors (on one the worker is reaped: the next request
+ * starts a fresh one). wclient_send waits for it first if nobody did.
+ */
+int wclient_start(const struct wclient_opts *o, struct wclient **out,
+                  char *err, size_t errcap) KEVO_WUR;
+int wclient_wait_ready(struct wclient *w, char *err, size_t errcap) KEVO_WUR;
+/* 1 between wclient_start and the READY's reading. */
+int wclient_starting(const struct wclient *w);
 /* Asks the worker to quit, then kills and reaps it. w may be NULL. */
 void wclient_free(struct wclient *w);
 

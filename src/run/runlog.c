@@ -357,6 +357,12 @@ int runlog_profiles(const struct runlog *rl)
     return rl->c.live && rl->c.ev.ops && rl->c.ev.ops->profile;
 }
 
+void runlog_profile_soon(struct runlog *rl)
+{
+    if (runlog_profiles(rl) && rl->c.ev.ops->profile_soon)
+        rl->c.ev.ops->profile_soon(rl->c.ev.self);
+}
+
 int runlog_profile(struct runlog *rl, int gen, double t,
                    const struct candidate *c, const char *why,
                    struct kprof *out, int *taken)

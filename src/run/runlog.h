@@ -131,6 +131,8 @@ int runlog_profile(struct runlog *rl, int gen, double t,
                    struct kprof *out, int *taken) KEVO_WUR;
 /* 1 if live profiles can be asked for (the evaluator profiles). */
 int runlog_profiles(const struct runlog *rl);
+/* The live evaluator's profile_soon (eval.h); nothing when not live. */
+void runlog_profile_soon(struct runlog *rl);
 
 /* Forwards the evaluator's optional hooks (no-ops without one). */
 void runlog_set_best(struct runlog *rl, double best_median_ns);

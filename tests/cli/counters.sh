@@ -173,6 +173,44 @@ $T status "$SCRATCH/nw" | grep -q "^profiles: *the profiler's worker did not sta
     ok "kevo status says the profiler's worker did not start; replay identical" ||
     fail "status or replay of a run without a profiler's worker"
 
+# 3c. profile_soon (eval.h): live, before the run's first profile, the
+# evaluator is told once a generation that profiles will come (the GPU's
+# profiler's worker then starts while generation 0 compiles), before the
+# first batch; never with --profile 0, once a profile is taken, or in a
+# replay; with several GPUs only the one that profiles is told
+ps_log() { # NAME: the compile log's profile lines, their first positions
+    awk '$1=="profile-soon"{s++; if(!fs)fs=NR} $1=="batch"&&!fb{fb=NR}
+         $1=="profile"{p++; if(!fp)fp=NR}
+         END{print s+0, p+0, (fs&&fs<fb&&(!fp||fs<fp))?"first":"late"}' "$1"
+}
+KEVO_TEST_COMPILE_LOG="$SCRATCH/ps1.log" $T run $ARGS --generations 6 \
+    --runs-dir "$SCRATCH" --name ps1 || fail "run for profile_soon"
+KEVO_TEST_COMPILE_LOG="$SCRATCH/ps0.log" $T run $ARGS --generations 6 \
+    --profile 0 --runs-dir "$SCRATCH" --name ps0 || fail "run --profile 0 for profile_soon"
+KEVO_TEST_GPUS=2 KEVO_TEST_COMPILE_LOG="$SCRATCH/ps2.log" $T run $ARGS \
+    --gpus all --generations 6 --runs-dir "$SCRATCH" --name ps2 ||
+    fail "two-GPU run for profile_soon"
+set -- $(ps_log "$SCRATCH/ps1.log"); a1="$*"
+set -- $(ps_log "$SCRATCH/ps2.log"); a2="$*"
+n0=$(grep -c "^profile" "$SCRATCH/ps0.log")
+# once before gen 0 (no profile yet) and before each generation until the
+# first profile: as many as the generations that began without one
+g1=$(python3 -c 'import json,sys
+rs=[json.loads(l) for l in open(sys.argv[1])]
+p=min([r["gen"] for r in rs if r.get("type")=="profile"] or [99])
+print(p+1)' "$SCRATCH/ps1/journal.jsonl")
+[ "${a1%% *}" = "$g1" ] && [ "${a1##* }" = first ] && [ "$n0" = 0 ] &&
+    [ "${a2%% *}" = "$g1" ] && [ "${a2##* }" = first ] &&
+    ok "profile_soon: before the first batch, until the first profile ($a1; two GPUs $a2; --profile 0: none)" ||
+    fail "profile_soon: '$a1' (expected $g1 ... first), two GPUs '$a2', --profile 0 $n0"
+: >"$SCRATCH/ps1r.log"
+KEVO_TEST_COMPILE_LOG="$SCRATCH/ps1r.log" "$KEVO" replay "$SCRATCH/ps1" >/dev/null 2>&1
+KEVO_TEST_COMPILE_LOG="$SCRATCH/ps1r.log" $T resume "$SCRATCH/ps1" --generations 9 \
+    --quiet >/dev/null 2>&1 || fail "resume for profile_soon"
+[ "$(grep -c '^profile-soon' "$SCRATCH/ps1r.log")" = 0 ] &&
+    ok "profile_soon: not in a replay, nor in a resume with a profile taken" ||
+    fail "profile_soon after a profile: $(grep -c '^profile-soon' "$SCRATCH/ps1r.log")"
+
 # 4. the repair prompt of a compile error holds the compiler log (the
 # evidence the GPU evaluator records; it was dropped before the prompt)
 start_server tests/data/llm-answers/broken

@@ -42,7 +42,8 @@ struct testeval {
                               back deferred (2), the rest measured */
     FILE *compiles;  /* KEVO_TEST_COMPILE_LOG: one line per compile event
                         ("prefetch H", "batch H": H the source hash),
-                        appended; NULL = none */
+                        profile ("profile H") and profile_soon
+                        ("profile-soon"), appended; NULL = none */
 };
 
 double testeval_fitness(const struct tpl *t, const int64_t *vals,
@@ -138,6 +139,9 @@ static void add_idle(struct eval_result *r, double idle_ms,
     }
 }
 
+static void log_compile(struct testeval *te, const char *what,
+                        const struct candidate *c);
+
 /* KEVO_TEST_PROFILE=1: a synthetic profile from the genome hash (two
  * launches); =restricted: counters restricted to admins, as prof.c says
  * it; =noworker: no process for the profiler, as gpueval.c says it (a
@@ -149,6 +153,7 @@ static int te_profile(void *self, const struct candidate *c,
     const char *mode = getenv("KEVO_TEST_PROFILE");
     prof_init(out);
     te->profiles++;
+    log_compile(te, "profile", c);
     if (mode && !strcmp(mode, "restricted")) {
         char why[PROF_NOTE_MAX - 32];
         prof_error_note(35, "cuptiProfilerGetCounterAvailability", why,
@@ -205,6 +210,16 @@ static void log_compile(struct testeval *te, const char *what,
     hash_hex(c->genome_hash, g);
     fprintf(te->compiles, "%s %s %s\n", what, s, g);
     fflush(te->compiles);
+}
+
+/* profile_soon (eval.h): nothing to start; says when it was asked. */
+static void te_profile_soon(void *self)
+{
+    struct testeval *te = self;
+    if (te->compiles) {
+        fprintf(te->compiles, "profile-soon\n");
+        fflush(te->compiles);
+    }
 }
 
 /* The pipeline's prefetch (eval.h): compiles nothing (the synthetic
@@ -381,6 +396,7 @@ static const struct evaluator_ops te_ops_prof = {
     .eval_batch = te_batch,
     .confirm = te_confirm,
     .profile = te_profile,
+    .profile_soon = te_profile_soon,
     .set_defer = te_set_defer,
     .set_deadline = te_set_deadline,
     .prefetch = te_prefetch,

@@ -237,6 +237,96 @@ static void send_then_await_calls_idle_while_waiting(void)
     unlink(path);
 }
 
+/* wclient_start (the profiler's worker, started while the run compiles):
+ * it returns before the worker is ready; wclient_wait_ready reads the
+ * READY, a send waits for it first, a failed start is an error then, and
+ * freeing one still starting does not wait for its init. */
+static void a_worker_started_ahead_is_waited_for_once(void)
+{
+    static const char slow[] =
+        "fd=$2\n"
+        "sleep 0.4\n"
+        "printf 'KVWM\\x10\\0\\0\\0\\x0b\\0\\0\\0\\0\\0\\0\\0"
+        "{\"ready\":1}' >&$fd\n"
+        "printf 'KVWM\\x12\\0\\0\\0\\x10\\0\\0\\0\\0\\0\\0\\0"
+        "{\"outcome\":\"ok\"}' >&$fd\n"
+        "sleep 0.5";
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/kevo-test-%ld-ahead", (long)getpid());
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fprintf(f, "#!/bin/bash\n%s\n", slow);
+    fclose(f);
+    chmod(path, 0700);
+    struct wclient_opts o = {.exe = path, .init_json = init_json,
+                             .kernel_timeout_ms = 5000};
+    struct wclient *w = NULL;
+    char err[512] = "";
+    long long t0 = fs_now_ns();
+    int rc = wclient_start(&o, &w, err, sizeof err);
+    double start_ms = (fs_now_ns() - t0) / 1e6;
+    CHECK_MSG(rc == KEVO_OK && w, "wclient_start: %d %s", rc, err);
+    if (rc) {
+        unlink(path);
+        return;
+    }
+    CHECK_MSG(start_ms < 300, "wclient_start took %.0f ms", start_ms);
+    CHECK(wclient_starting(w) && wclient_pid(w) > 0);
+    CHECK(!strcmp(wclient_ready_json(w), "{}")); /* (none yet) */
+    CHECK(wclient_wait_ready(w, err, sizeof err) == KEVO_OK);
+    double ready_ms = (fs_now_ns() - t0) / 1e6;
+    CHECK_MSG(ready_ms >= 350, "ready after %.0f ms", ready_ms);
+    CHECK(!wclient_starting(w));
+    CHECK(wclient_ready_json(w) && strstr(wclient_ready_json(w), "ready"));
+    CHECK(wclient_wait_ready(w, err, sizeof err) == KEVO_OK); /* once */
+    wclient_free(w);
+    /* a send to one still starting waits for its READY, then goes out */
+    w = NULL;
+    CHECK(wclient_start(&o, &w, err, sizeof err) == KEVO_OK && w);
+    struct wclient_reply rep;
+    if (w && wclient_send(w, WM_JOB, "{}", NULL, 0, &rep) == KEVO_OK) {
+        CHECK(!wclient_starting(w) && strstr(wclient_ready_json(w), "ready"));
+        wclient_await(w, &rep, NULL, NULL);
+        CHECK_MSG(rep.status == WCLIENT_ANSWER && rep.type == WM_RESULT,
+                  "status %d type %d '%s'", rep.status, rep.type,
+                  rep.reason);
+        wclient_reply_release(&rep);
+    } else {
+        CHECK_MSG(0, "send to a starting worker failed: %s", rep.reason);
+    }
+    wclient_free(w);
+    unlink(path);
+    /* one that dies while starting: the wait says how */
+    const char *dies = fake_worker("ahead-dies", "sleep 0.2; exit 7");
+    struct wclient_opts od = o;
+    od.exe = dies;
+    w = NULL;
+    rc = dies ? wclient_start(&od, &w, err, sizeof err) : KEVO_EIO;
+    CHECK(rc == KEVO_OK); /* (it reads no init: the send cannot fail) */
+    if (!rc) {
+        err[0] = '\0';
+        CHECK(wclient_wait_ready(w, err, sizeof err) != KEVO_OK);
+        CHECK_MSG(strstr(err, "exited with status 7"), "err = '%s'", err);
+        CHECK(!wclient_starting(w) && wclient_pid(w) == 0);
+        wclient_free(w);
+    }
+    if (dies)
+        unlink(dies);
+    /* freed while its init runs: killed, not waited for */
+    const char *hangs = fake_worker("ahead-hangs", "exec sleep 30");
+    struct wclient_opts oh = o;
+    oh.exe = hangs;
+    w = NULL;
+    CHECK(hangs && wclient_start(&oh, &w, err, sizeof err) == KEVO_OK);
+    t0 = fs_now_ns();
+    wclient_free(w);
+    double free_ms = (fs_now_ns() - t0) / 1e6;
+    CHECK_MSG(free_ms < 1000, "free took %.0f ms", free_ms);
+    if (hangs)
+        unlink(hangs);
+}
+
 static int run_quiet(const char *cmd, char *out, size_t cap)
 {
     FILE *p = popen(cmd, "r");
@@ -438,6 +528,10 @@ int main(void)
     RUN(send_then_await_calls_idle_while_waiting,
         "wclient_send/wclient_await: one request at a time, idle hook while "
         "waiting, its time and the answer's arrival recorded");
+    RUN(a_worker_started_ahead_is_waited_for_once,
+        "wclient_start returns before the worker is ready; the wait, or a "
+        "send, reads its READY once; a failed start is reported then; one "
+        "freed mid-init is killed at once");
     RUN(cli_eval_and_doctor_exit_3_without_a_gpu,
         "kevo doctor and kevo eval exit 3 with the needs-a-GPU message");
     RUN(harness_kernels_compile_for_sm_90a,
