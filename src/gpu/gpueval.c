@@ -1119,8 +1119,8 @@ static void fingerprint_of(struct gpueval *g)
     free(env);
 }
 
-int gpueval_new(const struct gpueval_opts *o, struct evaluator *out,
-                struct tpl_device *dev, char *err, size_t errcap)
+int gpueval_start(const struct gpueval_opts *o, struct gpueval **out,
+                  char *err, size_t errcap)
 {
     if (!gpu_driver_present()) {
         snprintf(err, errcap, "no NVIDIA driver (libcuda.so.1 not found): "
@@ -1145,17 +1145,37 @@ int gpueval_new(const struct gpueval_opts *o, struct evaluator *out,
         .kernel_timeout_ms = o->kernel_timeout_ms,
         .verbose = o->verbose,
     };
-    int rc = wclient_new(&wo, &g->worker, err, errcap);
+    int rc = wclient_start(&wo, &g->worker, err, errcap);
     free(ij);
     if (rc) {
         free(g);
         return rc;
     }
+    *out = g;
+    return KEVO_OK;
+}
+
+void gpueval_abandon(struct gpueval *g)
+{
+    ge_destroy(g);
+}
+
+int gpueval_finish(struct gpueval *g, struct jit_pool *pool,
+                   struct ccost *cost, struct evaluator *out,
+                   struct tpl_device *dev, char *err, size_t errcap)
+{
+    int rc = wclient_wait_ready(g->worker, err, errcap);
+    if (rc) {
+        ge_destroy(g);
+        return rc;
+    }
     read_device(g);
     fingerprint_of(g);
-    if (o->pool) {
-        g->pool = o->pool;
-        g->cost = o->ccost;
+    g->o.pool = pool;
+    g->o.ccost = pool ? cost : NULL;
+    if (pool) {
+        g->pool = pool;
+        g->cost = cost;
         goto made;
     }
     if (ccost_wanted()) {
@@ -1166,13 +1186,13 @@ int gpueval_new(const struct gpueval_opts *o, struct evaluator *out,
         g->own_cost = 1;
     }
     char cache[4096];
-    if (!o->cache_dir)
+    if (!g->o.cache_dir)
         jit_cache_dir(cache, sizeof cache);
     struct jit_pool_opts po = {
-        .n_procs = o->n_compilers,
-        .timeout_ms = o->compile_timeout_ms,
+        .n_procs = g->o.n_compilers,
+        .timeout_ms = g->o.compile_timeout_ms,
         .arch = g->arch,
-        .cache_dir = o->cache_dir ? o->cache_dir : cache,
+        .cache_dir = g->o.cache_dir ? g->o.cache_dir : cache,
     };
     rc = jit_pool_new(&po, &g->pool);
     if (rc) {
@@ -1188,6 +1208,15 @@ made:
     out->ops = &gpueval_ops;
     out->self = g;
     return KEVO_OK;
+}
+
+int gpueval_new(const struct gpueval_opts *o, struct evaluator *out,
+                struct tpl_device *dev, char *err, size_t errcap)
+{
+    struct gpueval *g;
+    int rc = gpueval_start(o, &g, err, errcap);
+    return rc ? rc
+              : gpueval_finish(g, o->pool, o->ccost, out, dev, err, errcap);
 }
 
 struct jit_pool *gpueval_pool(const struct evaluator *e)

@@ -57,6 +57,24 @@ struct gpueval_opts {
 int gpueval_new(const struct gpueval_opts *o, struct evaluator *out,
                 struct tpl_device *dev, char *err, size_t errcap) KEVO_WUR;
 
+/*
+ * gpueval_new in two halves, so that several GPUs' workers start at once
+ * (gpuset.c): gpueval_start checks the driver and the dtype and starts the
+ * worker without waiting for it (worker_client.h wclient_start; its start
+ * measures the baselines on its own GPU); gpueval_finish waits for it and
+ * makes the evaluator with compile pool pool (borrowed, with its cost
+ * model cost) or, pool NULL, its own, with gpueval_new's errors, and
+ * consumes g either way. gpueval_abandon kills a started worker and frees
+ * g.
+ */
+struct gpueval;
+int gpueval_start(const struct gpueval_opts *o, struct gpueval **g, char *err,
+                  size_t errcap) KEVO_WUR;
+int gpueval_finish(struct gpueval *g, struct jit_pool *pool,
+                   struct ccost *cost, struct evaluator *out,
+                   struct tpl_device *dev, char *err, size_t errcap) KEVO_WUR;
+void gpueval_abandon(struct gpueval *g);
+
 /* The compile pool of GPU evaluator e (borrowed; e made by gpueval_new),
  * to share with the next ones through gpueval_opts.pool. */
 struct jit_pool *gpueval_pool(const struct evaluator *e);

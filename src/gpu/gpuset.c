@@ -4,9 +4,13 @@
  * The first GPU's evaluator is made first: it reads the arch and starts
  * the compile pool, and its worker says how many devices there are; the
  * others borrow that pool. The fan-out destroys its subs last to first, so
- * the pool's owner goes last. Workers start one after the other (each
- * measures its baselines at start); a parallel start would save seconds
- * per GPU at run start, nothing after.
+ * the pool's owner goes last. The listed GPUs' workers start at once
+ * (gpueval_start; each measures its baselines on its own GPU, 1-2 s), and
+ * the first one's answer decides whether the list is valid (a worker
+ * started for a GPU the driver does not show is killed, and the error
+ * names the list); with --gpus all the others start once the first says
+ * how many there are. More workers on one GPU (KEVO_WORKERS_PER_GPU)
+ * start one after the other: their baselines would share it.
  */
 #include "gpuset.h"
 
@@ -97,14 +101,33 @@ static void destroy_subs(struct fanout_sub *subs, int n)
         subs[n].ev.ops->destroy(subs[n].ev.self);
 }
 
-/* Makes the evaluator of GPU gpu into subs[k]; checks it against sub 0. */
-static int add_gpu(struct gpueval_opts *go, int gpu, int copy,
-                   struct fanout_sub *subs, int k, struct tpl_device *dev,
-                   char *err, size_t errcap)
+/* Starts the worker of GPU gpu (gpueval_start) into *pend. */
+static int start_gpu(struct gpueval_opts *go, int gpu, struct gpueval **pend,
+                     char *err, size_t errcap)
 {
     char why[512];
     go->device = gpu;
-    int rc = gpueval_new(go, &subs[k].ev, dev, why, sizeof why);
+    int rc = gpueval_start(go, pend, why, sizeof why);
+    if (rc) {
+        *pend = NULL;
+        snprintf(err, errcap, "GPU %d: %s", gpu, why);
+    }
+    return rc;
+}
+
+/* Makes the evaluator of GPU gpu into subs[k] from its started worker
+ * pend (NULL: starts it now), with sub 0's pool (none for sub 0: its
+ * own); checks it against sub 0. */
+static int add_gpu(struct gpueval_opts *go, int gpu, int copy,
+                   struct gpueval *pend, struct fanout_sub *subs, int k,
+                   struct tpl_device *dev, char *err, size_t errcap)
+{
+    char why[512];
+    int rc = pend ? KEVO_OK : start_gpu(go, gpu, &pend, err, errcap);
+    if (rc)
+        return rc;
+    rc = gpueval_finish(pend, go->pool, go->ccost, &subs[k].ev, dev, why,
+                        sizeof why);
     if (rc) {
         snprintf(err, errcap, "GPU %d: %s", gpu, why);
         return rc;
@@ -130,22 +153,54 @@ static int add_gpu(struct gpueval_opts *go, int gpu, int copy,
     return KEVO_OK;
 }
 
+static void abandon(struct gpueval **pend, int n)
+{
+    for (int i = 0; i < n && i < FANOUT_MAX_SUBS; i++)
+        if (pend[i])
+            gpueval_abandon(pend[i]);
+}
+
+/* 1 if GPU list[i] is listed before i. */
+static int listed_before(const int *list, int i)
+{
+    for (int j = 0; j < i; j++)
+        if (list[j] == list[i])
+            return 1;
+    return 0;
+}
+
 int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
                struct evaluator *out, struct tpl_device *dev, char *err,
                size_t errcap)
 {
     struct fanout_sub subs[FANOUT_MAX_SUBS];
+    struct gpueval *pend[FANOUT_MAX_SUBS] = {0}, *first = NULL;
     int list[FANOUT_MAX_SUBS], per = workers_per_gpu(), k = 0;
     struct gpueval_opts go = *o;
     go.pool = NULL;
+    go.ccost = NULL;
     if (!all && (n < 1 || n > FANOUT_MAX_SUBS)) {
         snprintf(err, errcap, "--gpus: 1 to %d GPUs, not %d",
                  FANOUT_MAX_SUBS, n);
         return KEVO_EINVAL;
     }
-    int rc = add_gpu(&go, all ? 0 : ids[0], 0, subs, k++, dev, err, errcap);
-    if (rc)
+    /* the listed GPUs' first workers start at once (each measures its
+     * baselines on its own GPU); more workers on one GPU start one after
+     * the other, as their baselines would share it */
+    int rc = start_gpu(&go, all ? 0 : ids[0], &first, err, errcap);
+    for (int i = 1; !all && i < n && !rc; i++)
+        if (ids[i] != ids[0] && !listed_before(ids, i))
+            rc = start_gpu(&go, ids[i], &pend[i], err, errcap);
+    if (!rc)
+        rc = add_gpu(&go, all ? 0 : ids[0], 0, first, subs, k, dev, err,
+                     errcap);
+    else if (first)
+        gpueval_abandon(first);
+    if (rc) {
+        abandon(pend, n);
         return rc;
+    }
+    k++;
     int count = gpueval_device_count(&subs[0].ev);
     if (all)
         n = count > 0 ? count : 1;
@@ -154,6 +209,7 @@ int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
         if (count > 0 && list[i] >= count) {
             snprintf(err, errcap, "--gpus: there is no GPU %d (the driver "
                      "shows %d: 0 to %d)", list[i], count, count - 1);
+            abandon(pend, n);
             destroy_subs(subs, k);
             return KEVO_EINVAL;
         }
@@ -161,16 +217,24 @@ int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
     if (n * per > FANOUT_MAX_SUBS) {
         snprintf(err, errcap, "--gpus: %d workers, at most %d", n * per,
                  FANOUT_MAX_SUBS);
+        abandon(pend, n);
         destroy_subs(subs, k);
         return KEVO_EINVAL;
     }
     go.pool = gpueval_pool(&subs[0].ev);
     go.ccost = gpueval_ccost(&subs[0].ev);
+    for (int i = all ? 1 : 0; all && i < n && !rc; i++)
+        rc = start_gpu(&go, list[i], &pend[i], err, errcap);
     for (int i = 0; i < n && !rc; i++)
-        for (int c = i == 0 ? 1 : 0; c < per && !rc; c++)
-            if (!(rc = add_gpu(&go, list[i], c, subs, k, NULL, err, errcap)))
+        for (int c = i == 0 ? 1 : 0; c < per && !rc; c++) {
+            struct gpueval *p = c == 0 ? pend[i] : NULL;
+            pend[i] = c == 0 ? NULL : pend[i];
+            if (!(rc = add_gpu(&go, list[i], c, p, subs, k, NULL, err,
+                               errcap)))
                 k++;
+        }
     if (rc) {
+        abandon(pend, n);
         destroy_subs(subs, k);
         return rc;
     }
