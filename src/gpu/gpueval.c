@@ -46,6 +46,8 @@ struct gpueval {
     struct wclient *profiler; /* the profiler's worker (worker.h 11),
                                  from the first profile; NULL before */
     char profiler_err[256];   /* why it did not start; then none is */
+    double profiler_wait_ms;  /* waited for its start before a timing
+                                 request, not charged to a profile yet */
     int in_batch;             /* 1: inside ge_eval_batch (a job may be out
                                  at the timing worker: no profile then) */
     struct tpl_device dev;
@@ -299,14 +301,20 @@ static int optional(const struct batch *b, int i)
     return b->g->drop && b->cands[i]->optional;
 }
 
-static void profiler_settle(struct gpueval *g);
+static double profiler_settle(struct gpueval *g);
 
 /* Sends candidate i (compiled: sl[i].jo) to the worker. */
 static int send_job(struct batch *b, int i)
 {
     struct gpueval *g = b->g;
     struct slot *s = &b->sl[i];
-    profiler_settle(g); /* (its start has the GPU to itself) */
+    /* its start has the GPU to itself: the profiler's time (charged to
+     * the first profile), not the timing worker's idle time */
+    double waited = profiler_settle(g);
+    if (waited > 0) {
+        g->profiler_wait_ms += waited;
+        b->idle_since = fs_now_ns();
+    }
     cJSON *j = plan_json(&b->plan[i], b->cands[i]->tpl->nondeterministic,
                          race_best(g), g->seq++);
     char *txt = cJSON_PrintUnformatted(j);
@@ -552,7 +560,7 @@ static void finish_job(struct batch *b, int i, struct wclient_reply *rep)
 static int worker_call(struct gpueval *g, int type, const char *json,
                        const void *blob, size_t len, struct wclient_reply *rep)
 {
-    profiler_settle(g);
+    g->profiler_wait_ms += profiler_settle(g);
     int rc = wclient_call(g->worker, type, json, blob, len, rep);
     g->free_since = fs_now_ns();
     return rc;
@@ -854,21 +862,24 @@ static void profiler_begin(struct gpueval *g)
     }
 }
 
-/* Waits for a profiler's worker still starting: before the timing
- * worker's next request (its start's GPU work, inputs and references,
- * never overlaps a measurement) and before a profile. */
-static void profiler_settle(struct gpueval *g)
+/* Waits for a profiler's worker still starting, serving the compile pool
+ * meanwhile: before the timing worker's next request (its start's GPU
+ * work, inputs and references, never overlaps a measurement) and before
+ * a profile. Returns the ms it waited (0: none was starting). */
+static double profiler_settle(struct gpueval *g)
 {
     char err[256] = "";
     if (!g->profiler || !wclient_starting(g->profiler))
-        return;
-    int rc = wclient_wait_ready(g->profiler, err, sizeof err);
+        return 0;
+    long long t0 = fs_now_ns();
+    int rc = wclient_wait_ready(g->profiler, pool_idle, g, err, sizeof err);
     if (rc) {
         snprintf(g->profiler_err, sizeof g->profiler_err, "%s",
                  err[0] ? err : kevo_strerror(rc));
         wclient_free(g->profiler);
         g->profiler = NULL;
     }
+    return (double)(fs_now_ns() - t0) / 1e6;
 }
 
 /* The profiler's worker, ready; NULL (profiler_err says why) if none. */
@@ -921,7 +932,9 @@ static int ge_profile(void *self, const struct candidate *c, struct kprof *out)
     struct wclient_reply rep;
     memset(&rep, 0, sizeof rep);
     /* the profile that starts the profiler's worker, or waits for its
-     * start, pays for it (the engine's profile budget counts cost_ms) */
+     * start, pays for it, and the first profile for a wait of the timing
+     * worker's requests for it (the engine's profile budget counts
+     * cost_ms) */
     long long t0 = fs_now_ns();
     int starts = !g->profiler || wclient_starting(g->profiler);
     struct wclient *pw = txt ? profiler_worker(g) : NULL;
@@ -955,8 +968,10 @@ static int ge_profile(void *self, const struct candidate *c, struct kprof *out)
     if (!o || wire_profile_parse(o, out))
         prof_set_unavailable(out, "the worker did not answer (%s)",
                              rep.reason[0] ? rep.reason : "no profile");
-    else
-        out->cost_ms += start_ms;
+    else {
+        out->cost_ms += start_ms + g->profiler_wait_ms;
+        g->profiler_wait_ms = 0;
+    }
     cJSON_Delete(o);
     wclient_reply_release(&rep);
     return KEVO_OK;
@@ -1164,7 +1179,7 @@ int gpueval_finish(struct gpueval *g, struct jit_pool *pool,
                    struct ccost *cost, struct evaluator *out,
                    struct tpl_device *dev, char *err, size_t errcap)
 {
-    int rc = wclient_wait_ready(g->worker, err, errcap);
+    int rc = wclient_wait_ready(g->worker, NULL, NULL, err, errcap);
     if (rc) {
         ge_destroy(g);
         return rc;

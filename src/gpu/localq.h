@@ -38,8 +38,9 @@ struct localq_hooks {
  * Batches are evaluated one at a time: the first queued one whose
  * candidates are all ready (waiting for one with hooks.poll; without it,
  * or once poll fails, the first queued). Proxy 0 offers inner's
- * confirm, admit and environment (the fan-out reads sub 0's); call them
- * only while no batch is in flight. hooks may be NULL.
+ * confirm, admit, profile, profile_soon and environment (the fan-out
+ * reads sub 0's); call them only while no batch is in flight. hooks may
+ * be NULL.
  */
 int localq_new(struct evaluator inner, int depth,
                const struct localq_hooks *hooks, struct evaluator *out)

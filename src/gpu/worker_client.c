@@ -233,13 +233,15 @@ static int begin_start(struct wclient *w, char *err, size_t errcap)
 }
 
 /* Reads the READY of the worker begin_start started (the init deadline
- * counts from the init's send); keeps its body. */
-static int finish_start(struct wclient *w, char *err, size_t errcap)
+ * counts from the init's send), calling idle(ud) while it waits (NULL:
+ * none); keeps its body. */
+static int finish_start(struct wclient *w, wclient_idle_fn idle, void *ud,
+                        char *err, size_t errcap)
 {
     struct wclient_reply rep;
     memset(&rep, 0, sizeof rep);
     w->starting = 0;
-    await(w, "init", w->start_ns, NULL, NULL, &rep);
+    await(w, "init", w->start_ns, idle, ud, &rep);
     if (rep.status == WCLIENT_ANSWER && rep.type == WM_READY) {
         free(w->ready_json);
         w->ready_json = rep.json;
@@ -264,7 +266,7 @@ static int finish_start(struct wclient *w, char *err, size_t errcap)
 static int start(struct wclient *w, char *err, size_t errcap)
 {
     int r = begin_start(w, err, errcap);
-    return r ? r : finish_start(w, err, errcap);
+    return r ? r : finish_start(w, NULL, NULL, err, errcap);
 }
 
 /* A wclient for o, its worker not started yet. */
@@ -332,9 +334,10 @@ int wclient_starting(const struct wclient *w)
     return w->starting;
 }
 
-int wclient_wait_ready(struct wclient *w, char *err, size_t errcap)
+int wclient_wait_ready(struct wclient *w, wclient_idle_fn idle, void *ud,
+                       char *err, size_t errcap)
 {
-    return w->starting ? finish_start(w, err, errcap) : KEVO_OK;
+    return w->starting ? finish_start(w, idle, ud, err, errcap) : KEVO_OK;
 }
 
 void wclient_free(struct wclient *w)
@@ -359,7 +362,7 @@ int wclient_send(struct wclient *w, int type, const char *json, const void *blob
     if (w->sent)
         return KEVO_EINTERNAL; /* one request at a time */
     if (w->starting) { /* wclient_start's */
-        int r = finish_start(w, rep->reason, sizeof rep->reason);
+        int r = finish_start(w, NULL, NULL, rep->reason, sizeof rep->reason);
         if (r)
             return r;
     }

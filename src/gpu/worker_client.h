@@ -55,13 +55,17 @@ int wclient_new(const struct wclient_opts *o, struct wclient **out, char *err,
  * wclient_new in two halves: wclient_start starts the worker and sends it
  * the init, without waiting (the worker's start, seconds of CUDA context
  * and harness compiles, overlaps the caller's work); wclient_wait_ready
- * reads its READY, within the init deadline from the start, with
- * wclient_new's errors (on one the worker is reaped: the next request
- * starts a fresh one). wclient_send waits for it first if nobody did.
+ * reads its READY, within the init deadline from the start (a READY
+ * already there when it looks counts, however late it looks), calling idle(ud) every few ms
+ * while it waits (NULL: none), with wclient_new's errors (on one the
+ * worker is reaped: the next request starts a fresh one). wclient_send
+ * waits for it first if nobody did.
  */
+typedef void (*wclient_idle_fn)(void *ud);
 int wclient_start(const struct wclient_opts *o, struct wclient **out,
                   char *err, size_t errcap) KEVO_WUR;
-int wclient_wait_ready(struct wclient *w, char *err, size_t errcap) KEVO_WUR;
+int wclient_wait_ready(struct wclient *w, wclient_idle_fn idle, void *ud,
+                       char *err, size_t errcap) KEVO_WUR;
 /* 1 between wclient_start and the READY's reading. */
 int wclient_starting(const struct wclient *w);
 /* Asks the worker to quit, then kills and reaps it. w may be NULL. */
@@ -83,7 +87,6 @@ int wclient_call(struct wclient *w, int type, const char *json, const void *blob
  * leaves rep as a crash, which wclient_await (on the same rep) keeps.
  * wclient_await calls idle(ud) every few ms while it waits (NULL: none); the
  * watchdog's first deadline counts from the send. */
-typedef void (*wclient_idle_fn)(void *ud);
 int wclient_send(struct wclient *w, int type, const char *json, const void *blob,
              size_t blob_len, struct wclient_reply *rep) KEVO_WUR;
 void wclient_await(struct wclient *w, struct wclient_reply *rep, wclient_idle_fn idle,

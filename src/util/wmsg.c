@@ -77,17 +77,18 @@ int wmsg_send(int fd, int type, const char *json, const void *blob,
     return rc;
 }
 
-/* Reads exactly n bytes before deadline_ns (0 = none). */
+/* Reads exactly n bytes before deadline_ns (0 = none); past it, what has
+ * already come is still read (a reader late to look, say a worker's
+ * READY read after the caller's own work, is not a silent peer). */
 static int read_all(int fd, void *p, size_t n, long long deadline_ns)
 {
     char *c = p;
     while (n) {
         if (deadline_ns) {
             long long left = deadline_ns - fs_now_ns();
-            if (left <= 0)
-                return KEVO_ETIMEOUT;
             struct pollfd pf = {.fd = fd, .events = POLLIN};
-            int pr = poll(&pf, 1, (int)((left + 999999) / 1000000));
+            int pr = poll(&pf, 1,
+                          left > 0 ? (int)((left + 999999) / 1000000) : 0);
             if (pr < 0 && errno == EINTR)
                 continue;
             if (pr < 0)

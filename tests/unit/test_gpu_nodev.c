@@ -274,12 +274,16 @@ static void a_worker_started_ahead_is_waited_for_once(void)
     CHECK_MSG(start_ms < 300, "wclient_start took %.0f ms", start_ms);
     CHECK(wclient_starting(w) && wclient_pid(w) > 0);
     CHECK(!strcmp(wclient_ready_json(w), "{}")); /* (none yet) */
-    CHECK(wclient_wait_ready(w, err, sizeof err) == KEVO_OK);
+    idle_calls = 0; /* the idle hook serves the caller's pool meanwhile */
+    CHECK(wclient_wait_ready(w, count_idle, NULL, err, sizeof err) ==
+          KEVO_OK);
+    CHECK_MSG(idle_calls >= 2, "idle called %d times", idle_calls);
     double ready_ms = (fs_now_ns() - t0) / 1e6;
     CHECK_MSG(ready_ms >= 350, "ready after %.0f ms", ready_ms);
     CHECK(!wclient_starting(w));
     CHECK(wclient_ready_json(w) && strstr(wclient_ready_json(w), "ready"));
-    CHECK(wclient_wait_ready(w, err, sizeof err) == KEVO_OK); /* once */
+    CHECK(wclient_wait_ready(w, NULL, NULL, err, sizeof err) ==
+          KEVO_OK); /* once */
     wclient_free(w);
     /* a send to one still starting waits for its READY, then goes out */
     w = NULL;
@@ -297,6 +301,25 @@ static void a_worker_started_ahead_is_waited_for_once(void)
     }
     wclient_free(w);
     unlink(path);
+    /* a READY that came in time, read after the init deadline (the
+     * caller busy meanwhile): ready, not a timeout */
+    const char *quick = fake_worker(
+        "ahead-quick", "printf 'KVWM\\020\\0\\0\\0\\002\\0\\0\\0"
+                       "\\0\\0\\0\\0{}' >&$2; exec sleep 5");
+    struct wclient_opts oq = o;
+    oq.exe = quick;
+    oq.init_timeout_ms = 300;
+    w = NULL;
+    CHECK(quick && wclient_start(&oq, &w, err, sizeof err) == KEVO_OK);
+    struct timespec late = {0, 600 * 1000000L};
+    nanosleep(&late, NULL);
+    if (w) {
+        rc = wclient_wait_ready(w, NULL, NULL, err, sizeof err);
+        CHECK_MSG(rc == KEVO_OK, "late read: %d '%s'", rc, err);
+        wclient_free(w);
+    }
+    if (quick)
+        unlink(quick);
     /* one that dies while starting: the wait says how */
     const char *dies = fake_worker("ahead-dies", "sleep 0.2; exit 7");
     struct wclient_opts od = o;
@@ -306,7 +329,8 @@ static void a_worker_started_ahead_is_waited_for_once(void)
     CHECK(rc == KEVO_OK); /* (it reads no init: the send cannot fail) */
     if (!rc) {
         err[0] = '\0';
-        CHECK(wclient_wait_ready(w, err, sizeof err) != KEVO_OK);
+        CHECK(wclient_wait_ready(w, NULL, NULL, err, sizeof err) !=
+              KEVO_OK);
         CHECK_MSG(strstr(err, "exited with status 7"), "err = '%s'", err);
         CHECK(!wclient_starting(w) && wclient_pid(w) == 0);
         wclient_free(w);
@@ -529,8 +553,9 @@ int main(void)
         "wclient_send/wclient_await: one request at a time, idle hook while "
         "waiting, its time and the answer's arrival recorded");
     RUN(a_worker_started_ahead_is_waited_for_once,
-        "wclient_start returns before the worker is ready; the wait, or a "
-        "send, reads its READY once; a failed start is reported then; one "
+        "wclient_start returns before the worker is ready; the wait (its "
+        "idle hook called), or a send, reads its READY once, also one read "
+        "after the init deadline; a failed start is reported then; one "
         "freed mid-init is killed at once");
     RUN(cli_eval_and_doctor_exit_3_without_a_gpu,
         "kevo doctor and kevo eval exit 3 with the needs-a-GPU message");
