@@ -313,7 +313,7 @@ static int send_job(struct batch *b, int i)
     double waited = profiler_settle(g);
     if (waited > 0) {
         g->profiler_wait_ms += waited;
-        b->idle_since = fs_now_ns();
+        b->idle_since += (long long)(waited * 1e6);
     }
     cJSON *j = plan_json(&b->plan[i], b->cands[i]->tpl->nondeterministic,
                          race_best(g), g->seq++);
@@ -969,8 +969,11 @@ static int ge_profile(void *self, const struct candidate *c, struct kprof *out)
         prof_set_unavailable(out, "the worker did not answer (%s)",
                              rep.reason[0] ? rep.reason : "no profile");
     else {
-        out->cost_ms += start_ms + g->profiler_wait_ms;
-        g->profiler_wait_ms = 0;
+        out->cost_ms += start_ms;
+        if (out->available) { /* (the budget counts available ones) */
+            out->cost_ms += g->profiler_wait_ms;
+            g->profiler_wait_ms = 0;
+        }
     }
     cJSON_Delete(o);
     wclient_reply_release(&rep);

@@ -188,7 +188,8 @@ int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
      * baselines on its own GPU); more workers on one GPU start one after
      * the other, as their baselines would share it */
     int rc = start_gpu(&go, all ? 0 : ids[0], &first, err, errcap);
-    for (int i = 1; !all && i < n && !rc; i++)
+    for (int i = 1; !all && n * per <= FANOUT_MAX_SUBS && i < n && !rc;
+         i++)
         if (ids[i] != ids[0] && !listed_before(ids, i))
             rc = start_gpu(&go, ids[i], &pend[i], err, errcap);
     if (!rc)
@@ -204,7 +205,7 @@ int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
     int count = gpueval_device_count(&subs[0].ev);
     if (all)
         n = count > 0 ? count : 1;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && i < FANOUT_MAX_SUBS; i++) {
         list[i] = all ? i : ids[i];
         if (count > 0 && list[i] >= count) {
             snprintf(err, errcap, "--gpus: there is no GPU %d (the driver "

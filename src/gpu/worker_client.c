@@ -171,6 +171,10 @@ static void await(struct wclient *w, const char *first_phase, long long since_ns
             break;
         }
         cJSON *j = cJSON_Parse(m.json);
+        /* (a reader late to look, wclient_wait_ready's, may find an old
+         * progress message here: the phase's deadline restarts from now,
+         * so a worker that hung after it is caught up to one budget
+         * later) */
         if (m.type == WM_PROGRESS) {
             struct wire_progress p;
             if (!wire_progress_parse(j, &p))

@@ -56,10 +56,10 @@ int wclient_new(const struct wclient_opts *o, struct wclient **out, char *err,
  * the init, without waiting (the worker's start, seconds of CUDA context
  * and harness compiles, overlaps the caller's work); wclient_wait_ready
  * reads its READY, within the init deadline from the start (a READY
- * already there when it looks counts, however late it looks), calling idle(ud) every few ms
- * while it waits (NULL: none), with wclient_new's errors (on one the
- * worker is reaped: the next request starts a fresh one). wclient_send
- * waits for it first if nobody did.
+ * already there when it looks counts, however late it looks), calling
+ * idle(ud) every few ms while it waits (NULL: none), with wclient_new's
+ * errors (on one the worker is reaped: the next request starts a fresh
+ * one). wclient_send waits for it first if nobody did.
  */
 typedef void (*wclient_idle_fn)(void *ud);
 int wclient_start(const struct wclient_opts *o, struct wclient **out,
