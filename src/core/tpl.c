@@ -1324,16 +1324,16 @@ int tpl_prepare(const struct tpl *t, const int64_t *vals, enum dtype dt,
     for (int i = 0; i < t->n_requires; i++) {
         const struct expr *e = t->requires_[i].e;
         int bad = expr_eval(e, v, &r);
-        if ((bad || !r) && !whycap)
-            return KEVO_EINVAL; /* no message wanted */
-        if (bad || !r) {
+        if (!bad && r)
+            continue;
+        if (whycap) { /* (0: no message wanted) */
             char shape[128]; /* (formatted only here: per point) */
             problem_format_shape(s, shape, sizeof shape);
             snprintf(why, whycap, bad ? "requires '%s' cannot be evaluated "
                      "for %s" : "requires '%s' fails for %s", expr_text(e),
                      shape);
-            return KEVO_EINVAL;
         }
+        return KEVO_EINVAL;
     }
     int64_t facts[TPL_MAX_FACTS];
     if (tpl_facts(t, vals, s, facts, why, whycap))
@@ -1422,20 +1422,29 @@ struct plan_ctx {
     size_t errcap;
 };
 
-/* Evaluates e (NULL = def) and checks it lies in [lo, hi]. what names it
- * in a message, with axis ("grid" 'x' reads "grid.x"; 0: what alone); the
- * messages are formatted only on a failure (a search checks millions of
- * points that pass). */
+/* 1 if e (NULL = def) evaluates within [lo, hi], into *out. */
+static int value_ok(const struct plan_ctx *pc, const struct expr *e,
+                    int64_t def, int64_t lo, int64_t hi, int64_t *out)
+{
+    *out = def;
+    return !(e && expr_eval(e, pc->v, out)) && *out >= lo && *out <= hi;
+}
+
+/* value_ok, with a message on a failure: what names the value, with axis
+ * ("grid" 'x' reads "grid.x"; 0: what alone). Messages are formatted only
+ * then (a search checks millions of points that pass); a caller whose
+ * name costs a printf asks value_ok first and formats it only on a
+ * failure. */
 static int plan_value(const struct plan_ctx *pc, const char *what, char axis,
                       const struct expr *e, int64_t def, int64_t lo, int64_t hi,
                       int64_t *out)
 {
-    *out = def;
-    int bad_eval = e && expr_eval(e, pc->v, out);
-    if (!bad_eval && *out >= lo && *out <= hi)
+    if (value_ok(pc, e, def, lo, hi, out))
         return KEVO_OK;
     if (!pc->errcap)
         return KEVO_EINVAL; /* no message wanted */
+    *out = def;
+    int bad_eval = e && expr_eval(e, pc->v, out);
     char in[TPL_NAME_MAX + 16] = "", name[96]; /* which launch, if any */
     if (pc->kernel)
         snprintf(in, sizeof in, "launch '%s': ", pc->kernel);
@@ -1452,16 +1461,6 @@ static int plan_value(const struct plan_ctx *pc, const char *what, char axis,
         snprintf(pc->err, pc->errcap, "%s%s = %lld is outside [%lld, %lld]",
                  in, name, (long long)*out, (long long)lo, (long long)hi);
     return KEVO_EINVAL;
-}
-
-/* 1 if e (NULL = def) evaluates within [lo, hi], into *out; for values
- * whose name costs a printf, which plan_value then formats only for the
- * message of a failure. */
-static int value_ok(const struct plan_ctx *pc, const struct expr *e,
-                    int64_t def, int64_t lo, int64_t hi, int64_t *out)
-{
-    *out = def;
-    return !(e && expr_eval(e, pc->v, out)) && *out >= lo && *out <= hi;
 }
 
 /* Evaluates three dims named kind.x/y/z, each within [1, max[i]]. */

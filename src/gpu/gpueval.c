@@ -1189,8 +1189,6 @@ int gpueval_finish(struct gpueval *g, struct jit_pool *pool,
     }
     read_device(g);
     fingerprint_of(g);
-    g->o.pool = pool;
-    g->o.ccost = pool ? cost : NULL;
     if (pool) {
         g->pool = pool;
         g->cost = cost;

@@ -153,9 +153,10 @@ static int add_gpu(struct gpueval_opts *go, int gpu, int copy,
     return KEVO_OK;
 }
 
-static void abandon(struct gpueval **pend, int n)
+/* Kills the workers started and not made into evaluators. */
+static void abandon(struct gpueval **pend)
 {
-    for (int i = 0; i < n && i < FANOUT_MAX_SUBS; i++)
+    for (int i = 0; i < FANOUT_MAX_SUBS; i++)
         if (pend[i])
             gpueval_abandon(pend[i]);
 }
@@ -174,7 +175,7 @@ int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
                size_t errcap)
 {
     struct fanout_sub subs[FANOUT_MAX_SUBS];
-    struct gpueval *pend[FANOUT_MAX_SUBS] = {0}, *first = NULL;
+    struct gpueval *pend[FANOUT_MAX_SUBS] = {0}; /* started, by list index */
     int list[FANOUT_MAX_SUBS], per = workers_per_gpu(), k = 0;
     struct gpueval_opts go = *o;
     go.pool = NULL;
@@ -187,18 +188,19 @@ int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
     /* the listed GPUs' first workers start at once (each measures its
      * baselines on its own GPU); more workers on one GPU start one after
      * the other, as their baselines would share it */
-    int rc = start_gpu(&go, all ? 0 : ids[0], &first, err, errcap);
+    int rc = start_gpu(&go, all ? 0 : ids[0], &pend[0], err, errcap);
     for (int i = 1; !all && n * per <= FANOUT_MAX_SUBS && i < n && !rc;
          i++)
-        if (ids[i] != ids[0] && !listed_before(ids, i))
+        if (!listed_before(ids, i))
             rc = start_gpu(&go, ids[i], &pend[i], err, errcap);
-    if (!rc)
+    if (!rc) {
+        struct gpueval *first = pend[0];
+        pend[0] = NULL; /* (add_gpu takes it) */
         rc = add_gpu(&go, all ? 0 : ids[0], 0, first, subs, k, dev, err,
                      errcap);
-    else if (first)
-        gpueval_abandon(first);
+    }
     if (rc) {
-        abandon(pend, n);
+        abandon(pend);
         return rc;
     }
     k++;
@@ -210,7 +212,7 @@ int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
         if (count > 0 && list[i] >= count) {
             snprintf(err, errcap, "--gpus: there is no GPU %d (the driver "
                      "shows %d: 0 to %d)", list[i], count, count - 1);
-            abandon(pend, n);
+            abandon(pend);
             destroy_subs(subs, k);
             return KEVO_EINVAL;
         }
@@ -218,7 +220,7 @@ int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
     if (n * per > FANOUT_MAX_SUBS) {
         snprintf(err, errcap, "--gpus: %d workers, at most %d", n * per,
                  FANOUT_MAX_SUBS);
-        abandon(pend, n);
+        abandon(pend);
         destroy_subs(subs, k);
         return KEVO_EINVAL;
     }
@@ -235,7 +237,7 @@ int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
                 k++;
         }
     if (rc) {
-        abandon(pend, n);
+        abandon(pend);
         destroy_subs(subs, k);
         return rc;
     }

@@ -303,21 +303,6 @@ static int make(const struct wclient_opts *o, struct wclient **out)
     return KEVO_OK;
 }
 
-int wclient_new(const struct wclient_opts *o, struct wclient **out, char *err,
-            size_t errcap)
-{
-    struct wclient *w;
-    int r = make(o, &w);
-    if (r)
-        return r;
-    if ((r = start(w, err, errcap))) {
-        wclient_free(w);
-        return r;
-    }
-    *out = w;
-    return KEVO_OK;
-}
-
 int wclient_start(const struct wclient_opts *o, struct wclient **out,
                   char *err, size_t errcap)
 {
@@ -342,6 +327,18 @@ int wclient_wait_ready(struct wclient *w, wclient_idle_fn idle, void *ud,
                        char *err, size_t errcap)
 {
     return w->starting ? finish_start(w, idle, ud, err, errcap) : KEVO_OK;
+}
+
+int wclient_new(const struct wclient_opts *o, struct wclient **out, char *err,
+            size_t errcap)
+{
+    struct wclient *w;
+    int r = wclient_start(o, &w, err, errcap);
+    if (!r && (r = wclient_wait_ready(w, NULL, NULL, err, errcap)))
+        wclient_free(w);
+    if (!r)
+        *out = w;
+    return r;
 }
 
 void wclient_free(struct wclient *w)

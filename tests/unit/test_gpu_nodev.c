@@ -123,8 +123,10 @@ static void gpueval_without_a_driver_is_enodev(void)
     CHECK_MSG(strstr(err, "needs a GPU"), "err = '%s'", err);
 }
 
-/* A fake worker script in /tmp; returns its path. */
-static const char *fake_worker(const char *name, const char *body)
+/* A fake worker script for shell in /tmp; returns its path (the next
+ * call's overwrites it), NULL if it cannot be written. */
+static const char *fake_script(const char *shell, const char *name,
+                               const char *body)
 {
     static char path[256];
     snprintf(path, sizeof path, "/tmp/kevo-test-%ld-%s", (long)getpid(),
@@ -132,10 +134,15 @@ static const char *fake_worker(const char *name, const char *body)
     FILE *f = fopen(path, "w");
     if (!f)
         return NULL;
-    fprintf(f, "#!/bin/sh\n%s\n", body);
+    fprintf(f, "#!%s\n%s\n", shell, body);
     fclose(f);
     chmod(path, 0700);
     return path;
+}
+
+static const char *fake_worker(const char *name, const char *body)
+{
+    return fake_script("/bin/sh", name, body);
 }
 
 static void a_worker_that_dies_at_start_is_reported(void)
@@ -192,14 +199,9 @@ static void send_then_await_calls_idle_while_waiting(void)
         "printf 'KVWM\\x12\\0\\0\\0\\x10\\0\\0\\0\\0\\0\\0\\0"
         "{\"outcome\":\"ok\"}' >&$fd\n"
         "sleep 0.5";
-    char path[256];
-    snprintf(path, sizeof path, "/tmp/kevo-test-%ld-pipe", (long)getpid());
-    FILE *f = fopen(path, "w");
-    if (!f)
+    const char *path = fake_script("/bin/bash", "pipe", body);
+    if (!path)
         return;
-    fprintf(f, "#!/bin/bash\n%s\n", body);
-    fclose(f);
-    chmod(path, 0700);
     struct wclient_opts o = {.exe = path, .init_json = init_json,
                          .kernel_timeout_ms = 5000};
     struct wclient *w = NULL;
@@ -251,14 +253,9 @@ static void a_worker_started_ahead_is_waited_for_once(void)
         "printf 'KVWM\\x12\\0\\0\\0\\x10\\0\\0\\0\\0\\0\\0\\0"
         "{\"outcome\":\"ok\"}' >&$fd\n"
         "sleep 0.5";
-    char path[256];
-    snprintf(path, sizeof path, "/tmp/kevo-test-%ld-ahead", (long)getpid());
-    FILE *f = fopen(path, "w");
-    if (!f)
+    const char *path = fake_script("/bin/bash", "ahead", slow);
+    if (!path)
         return;
-    fprintf(f, "#!/bin/bash\n%s\n", slow);
-    fclose(f);
-    chmod(path, 0700);
     struct wclient_opts o = {.exe = path, .init_json = init_json,
                              .kernel_timeout_ms = 5000};
     struct wclient *w = NULL;
