@@ -858,6 +858,7 @@ static int start_run(struct session *ss, const struct run_flags *f,
     if (!ss->ev.ops->set_drop) { /* the optional fill needs it */
         ss->spec.fill0 = 0;
         ss->spec.fill_spare = 0;
+        ss->spec.fill_compile = 0;
     }
     if (no_llm)
         progress_log(&ss->prog, "llm",

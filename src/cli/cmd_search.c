@@ -197,6 +197,7 @@ static int bench_run(const struct bench_cfg *c, const struct strategy *st,
     snprintf(s.llm, sizeof s.llm, "off");
     s.fill0 = 0; /* as kevo run --simulate: a table cannot drop (set_drop) */
     s.fill_spare = 0;
+    s.fill_compile = 0;
     struct bench_ev b = {.t = c->t, .at1 = 0.99 * c->best,
                          .at2 = 0.98 * c->best};
     struct runlog_cfg lc = {.live = 1, .ev = {&bench_ops, &b}};

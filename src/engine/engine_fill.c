@@ -59,6 +59,18 @@ void engine_fill_note(struct fill_stats *s, const char *m,
     s->n++;
 }
 
+void engine_fill_note_compile(struct engine *e, const struct eval_result *r)
+{
+    struct fill_compiles *c = &e->fill_comp;
+    if (r->compile_ms > 0 && r->compile_ms < 1e9) {
+        c->ms += r->compile_ms;
+        c->n++;
+    }
+    double procs = busy_compilers(r);
+    if (procs > 0)
+        c->procs = procs;
+}
+
 void engine_fill_roll(struct engine *e)
 {
     e->fill_last = e->fill_cur;
@@ -168,14 +180,59 @@ static int history_neighbours(struct engine *e, struct pool *p, long want)
  * still measured all of it in most generations (bench/results/
  * 2026-11-29-h200-s24, call 2).
  * Measured spare ones count as fill in the next generation's size. Not
- * with the pipeline or LLM mutation (as fill0). */
-static long spare_size(const struct engine *e, long f)
+ * with the pipeline or LLM mutation (as fill0).
+ *
+ * The compile rule (spec fill_compile): the last generation's idle time
+ * does not see this one's compiles, and their number changes from one
+ * generation to the next (softmax fp32 4096^2, one H200 and 16 CPUs: 24
+ * to 119 a generation; the worker waited 2.2-3.4 s for the generation
+ * with the most, bench/results/2026-11-30-h200x2-s29). So the spare is at
+ * least what the GPU can measure while this generation's compiles run,
+ * less what needs no compile: the distinct binaries its children need
+ * that the run has not measured, times the run's mean compile time,
+ * over the compile processes a GPU has (recorded with each result,
+ * evidence "compilers"), in the last generation's GPU time an
+ * evaluation, less the planned fill, the children whose binary the run
+ * has and the compiled children themselves. Every number is one the
+ * results record, so a replay or a resume sizes it alike; 0 until a
+ * result records compile processes (the test and table evaluators). */
+static long compile_spare(struct engine *e, long f, int *rc)
+{
+    const struct fill_compiles *c = &e->fill_comp;
+    const struct fill_stats *s = &e->fill_last;
+    if (!e->env.spec->fill_compile || c->n <= 0 || c->procs <= 0 ||
+        s->n <= 0 || s->gpu_ms <= 0)
+        return 0;
+    struct seen keys;
+    if ((*rc = seen_init(&keys)))
+        return 0;
+    long compiles = 0, ready = 0;
+    for (int k = 0; k < e->n_kids && !*rc; k++) {
+        int have;
+        uint64_t key = engine_sur_binary(e, &e->kids[k].g, &have);
+        if (have)
+            ready++;
+        else if (!seen_has(&keys, key)) {
+            *rc = seen_add(&keys, key);
+            compiles++;
+        }
+    }
+    seen_release(&keys);
+    double wall_ms = (double)compiles * (c->ms / (double)c->n) / c->procs;
+    double n = wall_ms / (s->gpu_ms / (double)s->n) -
+               (double)(f + ready + compiles);
+    return n < 1 ? 0 : n > 1e9 ? 1000000000L : (long)n;
+}
+
+static long spare_size(struct engine *e, long f, int *rc)
 {
     const struct spec *s = e->env.spec;
     if (!s->fill_spare || s->pipeline || e->env.llm_on)
         return 0;
     long n = f * s->fill_spare / 2, k = e->n_kids / 2;
-    return n > k ? n : k;
+    long c = compile_spare(e, f, rc);
+    n = n > k ? n : k;
+    return n > c ? n : c;
 }
 
 int engine_fill_add(struct engine *e)
@@ -186,7 +243,10 @@ int engine_fill_add(struct engine *e)
     long f = fill_size(e);
     if (f > most)
         f = most;
-    long spare = spare_size(e, f);
+    int rc = KEVO_OK;
+    long spare = spare_size(e, f, &rc);
+    if (rc)
+        return rc;
     if (spare > most - f)
         spare = most - f;
     if (cap > 0) {
@@ -204,7 +264,7 @@ int engine_fill_add(struct engine *e)
     if (want <= 0)
         return KEVO_OK;
     struct pool p = {0};
-    int left, rc = KEVO_OK;
+    int left;
     for (int i = 0; i < e->n_isl && !rc; i++)
         for (int k = 0; k < e->isl[i].n && !rc; k++)
             rc = neighbours(e, i, &e->isl[i].m[k].g, &p, &left);

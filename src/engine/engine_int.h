@@ -65,6 +65,16 @@ struct fill_stats {
     long n;             /* evaluations */
 };
 
+/* The compiles of the results taken so far (a resume counts the
+ * journal's), for the spare fill's compile rule (engine_fill.c). */
+struct fill_compiles {
+    double ms;    /* summed compile_ms of the results compiled for the run
+                     (compile_ms > 0; a cache hit has 0) */
+    long n;       /* their count */
+    double procs; /* compile processes of the last result that recorded
+                     them (evidence "compilers"); 0: none yet */
+};
+
 struct llm_pending;
 struct recmap;
 struct engine_prof;
@@ -158,6 +168,7 @@ struct engine {
     /* the fill (engine_fill.c): this generation's results so far, and
      * the last finished generation's (what the next fill is sized by) */
     struct fill_stats fill_cur, fill_last;
+    struct fill_compiles fill_comp;
     unsigned char *fill_done; /* per history row: 1 once all its launch-only
                                  neighbours are measured or invalid (so the
                                  fill no longer looks at it) */
@@ -271,6 +282,9 @@ int engine_by_score(const void *a, const void *b);
 /* Adds a result (its child's mutator m) to s. */
 void engine_fill_note(struct fill_stats *s, const char *m,
                       const struct eval_result *r);
+/* Adds a result's compile (and its GPU's compile processes) to
+ * e->fill_comp; every result, live, replayed or counted at a resume. */
+void engine_fill_note_compile(struct engine *e, const struct eval_result *r);
 /* At a generation's end: its stats become the last finished ones. */
 void engine_fill_roll(struct engine *e);
 /* After the bred children of generation e->gen are in e->kids: adds the
@@ -377,6 +391,10 @@ double engine_sur_score(const struct engine *e, const struct genome *g);
 /* Counts the binary of (tpl, vals), a candidate being measured, as one
  * the run has (its launch-only neighbours cost no compile). */
 int engine_sur_note_compiling(struct engine *e, int tpl, const int64_t *vals);
+/* The key of g's binary (its template and compiled params); *have: 1 if
+ * the run measured a point of that binary (or one is being measured). */
+uint64_t engine_sur_binary(const struct engine *e, const struct genome *g,
+                           int *have);
 void engine_sur_release(struct engine *e);
 /* qsort_r order of history indices (ud: e->hist): fastest first, then
  * earlier first. */

@@ -62,6 +62,14 @@ int engine_sur_note_compiling(struct engine *e, int tpl, const int64_t *vals)
     return seen_add(&e->compiled, compile_key(e->tpls[tpl], vals));
 }
 
+uint64_t engine_sur_binary(const struct engine *e, const struct genome *g,
+                           int *have)
+{
+    uint64_t k = compile_key(e->tpls[g->tpl], g->vals);
+    *have = e->has_compiled && seen_has(&e->compiled, k);
+    return k;
+}
+
 int engine_sur_note(struct engine *e, int tpl, const int64_t *vals,
               enum eval_outcome o, double fitness)
 {

@@ -224,6 +224,9 @@ static void stamp(struct gpueval *g, struct eval_result *r, double idle_ms,
     cJSON_DeleteItemFromObject(e, "t0_ns");
     cJSON_DeleteItemFromObject(e, "t1_ns");
     cJSON_AddStringToObject(e, "fp", g->fp_hash);
+    /* the compile processes this GPU had (its share of a shared pool):
+     * the engine sizes the spare fill by them (engine_fill.c) */
+    cJSON_AddNumberToObject(e, "compilers", jit_pool_share(g->pool));
     cJSON *s = fingerprint_sample(g->uuid);
     if (s)
         cJSON_AddItemToObject(e, "nvml", s);
@@ -1192,6 +1195,7 @@ int gpueval_finish(struct gpueval *g, struct jit_pool *pool,
     if (pool) {
         g->pool = pool;
         g->cost = cost;
+        jit_pool_add_user(pool);
         goto made;
     }
     if (ccost_wanted()) {

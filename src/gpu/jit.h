@@ -206,6 +206,11 @@ int jit_pool_ready(struct jit_pool *p, const char *src);
 /* Kills and reaps every compiler process; frees p and the results that
  * were never waited for. p may be NULL. */
 void jit_pool_free(struct jit_pool *p);
+/* Another GPU evaluator compiles with p (fanout.h): counted, so that
+ * jit_pool_share says each one's share. */
+void jit_pool_add_user(struct jit_pool *p);
+/* The compile processes per evaluator that uses p: n_procs / users. */
+double jit_pool_share(struct jit_pool *p);
 /* One-line reason for the last failure of a jit_pool_* call on p. */
 const char *jit_pool_errmsg(const struct jit_pool *p);
 

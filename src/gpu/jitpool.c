@@ -113,6 +113,7 @@ struct jit_pool {
     int timeout_ms;     /* per compile, > 0 */
     struct proc *procs; /* n_procs of them */
     int n_procs;
+    int users;          /* evaluators compiling with it (add_user + 1) */
     struct ticket *tk; /* slots, TK_FREE ones reused */
     int n_tk, cap_tk;
     int next_id;        /* next ticket id */
@@ -990,6 +991,21 @@ int jit_pool_done(struct jit_pool *p, int ticket)
     return r;
 }
 
+void jit_pool_add_user(struct jit_pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->users++;
+    pthread_mutex_unlock(&p->mu);
+}
+
+double jit_pool_share(struct jit_pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    double s = (double)p->n_procs / (p->users > 0 ? p->users : 1);
+    pthread_mutex_unlock(&p->mu);
+    return s;
+}
+
 int jit_pool_procs(int n)
 {
     return n > 0 ? n : cpus_usable(); /* the CPUs we may use, not all */
@@ -1002,6 +1018,7 @@ static int pool_alloc(const struct jit_pool_opts *o, struct jit_pool **out)
         return KEVO_ENOMEM;
     *out = p;
     p->n_procs = jit_pool_procs(o->n_procs);
+    p->users = 1;
     p->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : JIT_DEFAULT_TIMEOUT_MS;
     p->arch = strdup(o->arch);
     p->cache_dir = o->cache_dir ? strdup(o->cache_dir) : NULL;

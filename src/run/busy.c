@@ -55,6 +55,16 @@ double busy_worker_idle_ms(const struct eval_result *r)
     return x.wait;
 }
 
+double busy_compilers(const struct eval_result *r)
+{
+    if (!r->evidence_json || !strstr(r->evidence_json, "\"compilers\""))
+        return 0;
+    cJSON *e = cJSON_Parse(r->evidence_json);
+    double n = pos_num(e, "compilers");
+    cJSON_Delete(e);
+    return n < 1e6 ? n : 0;
+}
+
 static void add_wait(struct busy *b, double ms)
 {
     if (ms > 0) {

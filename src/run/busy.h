@@ -78,6 +78,10 @@ void busy_drift_fmt(const struct busy_span *first,
  * phase_ms.worker_idle), ms; 0 when none or not positive. The fill
  * (engine_fill.c) sizes itself on it. */
 double busy_worker_idle_ms(const struct eval_result *r);
+/* The compile processes the result's GPU had (evidence "compilers": its
+ * share of a pool that several GPUs use); 0 when none is recorded. The
+ * spare fill (engine_fill.c) sizes itself on it. */
+double busy_compilers(const struct eval_result *r);
 
 void busy_init(struct busy *b);
 /* Adds one evaluation's phase times (r is borrowed). */

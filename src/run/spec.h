@@ -84,6 +84,12 @@ struct spec {
      * runs made before it did (a manifest without it reads as 0), and
      * what runs on an evaluator that cannot drop them record */
     int fill_spare;
+    /* issue 32: with the spare fill, a generation whose bred children
+     * need more compile time than the GPU time its required candidates
+     * fill gets that many more spare ones (engine_fill.c compile_spare):
+     * 1, the default; 0: the spare by fill_spare alone, what runs made
+     * before it did (a manifest without it reads as 0) */
+    int fill_compile;
     /* issue 32: the evaluator may hand back unmeasured the few candidates
      * whose compile has not ended when the rest of the generation is
      * measured; they join the next generation (1, engine_defer.c); 0:

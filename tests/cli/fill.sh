@@ -376,4 +376,79 @@ $K replay "$SCRATCH/zx" >"$SCRATCH/out" 2>&1; rc=$?
 [ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "^divergent at record .*drops a candidate that was not optional" "$SCRATCH/out" &&
     ok "a journal dropping a bred candidate is refused, saying why" ||
     { fail "drop of a bred candidate (rc $rc)"; cat "$SCRATCH/out"; }
+# the spare's compile rule (spec fill_compile, 1 by default): a generation
+# also gets as many spare ones as the GPU measures while its compiles run
+# (the distinct binaries its bred children need that the run has not
+# measured x the run's mean compile ms / the compile processes each
+# result records, over the last generation's check+timing ms an
+# evaluation), less the planned fill, the bred children whose binary the
+# run has and those compiles. KEVO_TEST_COMPILERS=N records N compile
+# processes and the compile time only for a source's first result.
+cspare() { # $1 journal, $2 idle ms, $3 check+timing ms, $4 compile ms,
+           # $5 compilers, $6 fill_spare
+python3 - "$@" <<'PY'
+import json, sys
+idle, gpu, cms, procs = (float(x) for x in sys.argv[2:6])
+halves = int(sys.argv[6])
+rs = [json.loads(l) for l in open(sys.argv[1])]
+ev = [r for r in rs if r["type"] == "eval"]
+dr = [r for r in rs if r["type"] == "defer" and r.get("dropped")]
+assert not [r for r in rs if r["type"] == "defer" and not r.get("dropped")]
+seen, last, by_rule = set(), None, 0
+for g in sorted({r["gen"] for r in ev}):
+    e = [r for r in ev if r["gen"] == g]
+    d = [r for r in dr if r["gen"] == g]
+    bred = [r for r in e if r["mutator"] != "launch"]
+    if g > 0:
+        n, nf = len(last), sum(r["mutator"] == "launch" for r in last)
+        want = min(int(0.8 * (n * idle + nf * gpu) / gpu), 8 * len(bred))
+        old = max(want * halves // 2, len(bred) // 2)
+        need = {r["source"] for r in bred if r["source"] not in seen}
+        ready = sum(r["source"] in seen for r in bred)
+        comp = len(need) * cms / procs / gpu - (want + ready + len(need))
+        comp = 0 if comp < 1 else int(comp)
+        most = min(max(old, comp), 8 * len(bred) - want)
+        got = sum(r["mutator"] == "launch" and r["idx"] >= len(bred) + want
+                  for r in e) + len(d)
+        assert got == most, (g, got, most, old, comp)
+        by_rule += old < comp == most
+    seen |= {r["source"] for r in e}
+    last = e
+assert by_rule > 0, "the compile rule sized no generation"
+print(by_rule)
+PY
+}
+CR="--evaluator test --problem softmax --shape 4096x4096 --seed 5 --islands 2 --population 8 --offspring 64 --quiet"
+printf '{"fill_spare": 1}\n' >"$SCRATCH/cr.json"
+printf '{"fill_spare": 1, "fill_compile": 0}\n' >"$SCRATCH/cr0.json"
+export KEVO_TEST_DROP=1 KEVO_TEST_IDLE_MS=0.1 KEVO_TEST_PHASE_MS=300,1,1 KEVO_TEST_COMPILERS=12
+$T run $CR --generations 6 --spec "$SCRATCH/cr.json" --runs-dir "$SCRATCH" --name cr || fail "compile rule run"
+$T run $CR --generations 6 --spec "$SCRATCH/cr0.json" --runs-dir "$SCRATCH" --name cr0 || fail "fill_compile 0 run"
+$T run $CR --generations 3 --spec "$SCRATCH/cr.json" --runs-dir "$SCRATCH" --name crr &&
+    $T resume "$SCRATCH/crr" --generations 6 --quiet || fail "compile rule run, resumed"
+cspare "$SCRATCH/cr/journal.jsonl" 0.1 2 300 12 1 >"$SCRATCH/cnt" 2>"$SCRATCH/err" &&
+    grep -Eq '"fill_compile":[[:space:]]*1' "$SCRATCH/cr/manifest.json" &&
+    $K replay "$SCRATCH/cr" 2>&1 | grep -q "^identical" &&
+    $CANON "$SCRATCH/cr/journal.jsonl" >"$SCRATCH/cr.canon" &&
+    $CANON "$SCRATCH/crr/journal.jsonl" >"$SCRATCH/crr.canon" &&
+    cmp -s "$SCRATCH/cr.canon" "$SCRATCH/crr.canon" &&
+    ok "a generation whose compiles outlast its required candidates gets spare ones for them ($(cat "$SCRATCH/cnt") of 5 sized by the compile rule); replays identical, a resume makes the same journal" ||
+    { fail "spare compile rule"; cat "$SCRATCH/err"; }
+spare "$SCRATCH/cr0/journal.jsonl" 0.1 2 1 >/dev/null 2>&1 &&
+    ! spare "$SCRATCH/cr/journal.jsonl" 0.1 2 1 >/dev/null 2>&1 &&
+    grep -Eq '"fill_compile":[[:space:]]*0' "$SCRATCH/cr0/manifest.json" &&
+    $K replay "$SCRATCH/cr0" 2>&1 | grep -q "^identical" &&
+    ok "fill_compile 0: the spare by fill_spare alone (the compile rule's run has more than it allows)" ||
+    fail "fill_compile 0"
+# a manifest without the key (a run made before it) reads as 0
+python3 - "$SCRATCH/cr0/manifest.json" <<'PY'
+import json, sys
+p = sys.argv[1]; m = json.load(open(p)); del m["spec"]["fill_compile"]
+open(p, "w").write(json.dumps(m, indent=2))
+PY
+$K replay "$SCRATCH/cr0" 2>&1 | grep -q "^identical" &&
+    ok "a manifest without fill_compile replays with the spare by fill_spare alone" ||
+    fail "fill_compile legacy manifest"
+unset KEVO_TEST_DROP KEVO_TEST_IDLE_MS KEVO_TEST_COMPILERS
+export KEVO_TEST_PHASE_MS=500,4,6
 finish

@@ -17,6 +17,7 @@
 #include "fsutil.h"
 #include "hash.h"
 #include "prof.h"
+#include "seen.h"
 
 struct testeval {
     struct testeval_stats *stats;
@@ -28,6 +29,11 @@ struct testeval {
     int evidence;    /* KEVO_TEST_EVIDENCE: GPU-like evidence JSON */
     double idle_ms;  /* KEVO_TEST_IDLE_MS: the worker idle each result
                         records (evidence phase_ms.worker_idle; 0: none) */
+    double compilers; /* KEVO_TEST_COMPILERS=N: each result records N
+                         compile processes (evidence "compilers"), and
+                         only a source's first result the compile phase
+                         (later ones are cache hits, as on a GPU) */
+    struct seen sources; /* with compilers: the source hashes compiled */
     double trip_ms[2]; /* KEVO_TEST_TRIP_MS=J,T: the worker's job and its
                           round trip each result records (0: none) */
     long profiles;   /* profiles taken */
@@ -119,11 +125,13 @@ static char *gpu_like_evidence(const struct candidate *c,
 /* Records idle ms of worker wait in r's evidence, as the GPU evaluator
  * does (phase_ms.worker_idle). */
 static void add_idle(struct eval_result *r, double idle_ms,
-                     const double *trip)
+                     const double *trip, double compilers)
 {
     cJSON *e = r->evidence_json ? cJSON_Parse(r->evidence_json)
                                 : cJSON_CreateObject();
     cJSON *ph = e ? cJSON_AddObjectToObject(e, "phase_ms") : NULL;
+    if (ph && compilers > 0)
+        cJSON_AddNumberToObject(e, "compilers", compilers);
     if (ph && trip[0] > 0) { /* the worker's job and its round trip */
         cJSON_AddNumberToObject(ph, "job", trip[0]);
         cJSON_AddNumberToObject(ph, "round_trip", trip[1]);
@@ -316,12 +324,18 @@ static int te_batch(void *self, const struct candidate *const *c, int n,
                      eval_outcome_name(r.outcome));
         }
         r.compile_ms = te->phase_ms[0];
+        if (te->compilers > 0) { /* a source's later results: cache hits */
+            if (seen_has(&te->sources, c[i]->source_hash))
+                r.compile_ms = 0;
+            else if (seen_add(&te->sources, c[i]->source_hash))
+                return KEVO_ENOMEM;
+        }
         r.check_ms = te->phase_ms[1];
         r.time_ms = te->phase_ms[2];
         if (te->evidence)
             r.evidence_json = gpu_like_evidence(c[i], &r);
-        if (te->idle_ms > 0 || te->trip_ms[0] > 0)
-            add_idle(&r, te->idle_ms, te->trip_ms);
+        if (te->idle_ms > 0 || te->trip_ms[0] > 0 || te->compilers > 0)
+            add_idle(&r, te->idle_ms, te->trip_ms, te->compilers);
         if (te->delay_us && !late)
             sleep_us(te->delay_us);
         if (te->stats)
@@ -363,6 +377,8 @@ static void te_destroy(void *self)
     struct testeval *te = self;
     if (te->compiles)
         fclose(te->compiles);
+    if (te->compilers > 0)
+        seen_release(&te->sources);
     free(self);
 }
 
@@ -415,6 +431,12 @@ int testeval_new(struct evaluator *out, struct testeval_stats *stats)
     te->evidence = getenv("KEVO_TEST_EVIDENCE") != NULL;
     const char *idle = getenv("KEVO_TEST_IDLE_MS");
     te->idle_ms = idle ? atof(idle) : 0;
+    const char *nc = getenv("KEVO_TEST_COMPILERS");
+    te->compilers = nc ? atof(nc) : 0;
+    if (te->compilers > 0 && seen_init(&te->sources)) {
+        free(te);
+        return KEVO_ENOMEM;
+    }
     const char *trip = getenv("KEVO_TEST_TRIP_MS");
     if (trip && sscanf(trip, "%lf,%lf", &te->trip_ms[0], &te->trip_ms[1]) != 2)
         te->trip_ms[0] = te->trip_ms[1] = 0;
@@ -426,6 +448,8 @@ int testeval_new(struct evaluator *out, struct testeval_stats *stats)
     te->defer_mod = df ? atol(df) : 0;
     const char *cl = getenv("KEVO_TEST_COMPILE_LOG");
     if (cl && !(te->compiles = fopen(cl, "a"))) {
+        if (te->compilers > 0)
+            seen_release(&te->sources);
         free(te);
         return KEVO_EIO;
     }

@@ -832,6 +832,21 @@ static void test_pool_twins(void)
     jit_pool_free(p);
 }
 
+/* jit_pool_share: the compile processes per evaluator using the pool */
+static void test_pool_share(void)
+{
+    struct jit_pool *p = pool_start(2, 20000, NULL);
+    if (!p)
+        return;
+    CHECK(jit_pool_share(p) == 2.0);
+    jit_pool_add_user(p);
+    CHECK(jit_pool_share(p) == 1.0);
+    jit_pool_add_user(p);
+    jit_pool_add_user(p);
+    CHECK(jit_pool_share(p) == 0.5);
+    jit_pool_free(p);
+}
+
 int main(void)
 {
     snprintf(cache_dir, sizeof cache_dir, "/tmp/kevo-test-jit-XXXXXX");
@@ -861,6 +876,8 @@ int main(void)
         "compilers to the current batch");
     RUN(test_pool_twins, "a source submitted twice at once compiles once; "
         "the twin is a cache hit");
+    RUN(test_pool_share, "each evaluator sharing a pool has its share of "
+        "the compile processes");
     RUN(test_compile_small, "a small kernel gives an ELF cubin and registers");
     RUN(test_compile_error, "a broken source gives the error and its line");
     RUN(test_compile_local, "a local array shows as stack bytes, smem counted");
