@@ -962,9 +962,15 @@ int engine_candidates(const struct engine *e, const struct child *kids,
     return KEVO_OK;
 }
 
+static double ms_since(long long t0)
+{
+    return (double)(fs_now_ns() - t0) / 1e6;
+}
+
 static int evaluate_children(struct engine *e)
 {
     int rc, n = e->n_kids;
+    long long t0 = fs_now_ns();
     for (int k = 0; k < n; k++)
         if ((rc = write_source(e, &e->kids[k])))
             return rc;
@@ -985,6 +991,7 @@ static int evaluate_children(struct engine *e)
     for (int k = 0; k < n && !optional; k++)
         optional = e->kids[k].optional;
     runlog_set_drop(e->env.log, optional);
+    e->ms_sources = ms_since(t0);
     rc = runlog_evaluate(e->env.log, ptrs, n, on_result, &b);
     free(cands);
     free(ptrs);
@@ -1189,6 +1196,15 @@ static cJSON *gen_record(struct engine *e)
         o = rec_gen_json(&g);
     }
     rec_gen_release(&g);
+    cJSON *ms = o ? cJSON_AddObjectToObject(o, "engine_ms") : NULL;
+    if (ms) {
+        cJSON_AddNumberToObject(ms, "breed", round(e->ms_breed * 10) / 10);
+        cJSON_AddNumberToObject(ms, "sources",
+                                round(e->ms_sources * 10) / 10);
+        cJSON_AddNumberToObject(ms, "after", round(e->ms_after * 10) / 10);
+        cJSON_AddNumberToObject(ms, "finish_last",
+                                round(e->ms_finish_last * 10) / 10);
+    }
     return o;
 }
 
@@ -1257,6 +1273,7 @@ static int write_checkpoint(struct engine *e)
 
 static int finish_generation(struct engine *e)
 {
+    long long t0 = fs_now_ns();
     cJSON *rec = gen_record(e);
     int rc = rec ? runlog_put(e->env.log, rec, 1) : KEVO_ENOMEM;
     cJSON_Delete(rec);
@@ -1265,7 +1282,9 @@ static int finish_generation(struct engine *e)
     e->st.gen = e->gen;
     engine_fill_roll(e);
     engine_report_gen(e);
-    return write_checkpoint(e);
+    rc = write_checkpoint(e);
+    e->ms_finish_last = ms_since(t0);
+    return rc;
 }
 
 /* ----------------------------------------------------------- the loop */
@@ -1290,6 +1309,8 @@ static enum engine_stop budget_reached(struct engine *e)
 static int one_generation(struct engine *e)
 {
     int rc;
+    long long t0 = fs_now_ns();
+    e->ms_breed = e->ms_sources = e->ms_after = 0;
     clear_children(e);
     e->gen = e->st.gen + 1;
     e->gen_cap = engine_recorded_cap(e, e->gen);
@@ -1311,18 +1332,21 @@ static int one_generation(struct engine *e)
         return rc;
     if (!engine_pipe_take(e) && (rc = engine_make_children(e)))
         return rc;
+    e->ms_breed = ms_since(t0);
     if (e->n_kids == 0 && e->n_pend == 0) {
         e->st.stop = STOP_EXHAUSTED;
         return KEVO_OK;
     }
     if ((rc = evaluate_children(e)))
         return rc;
+    long long t1 = fs_now_ns();
     if ((rc = engine_llm_after_eval(e)))
         return rc;
     if ((rc = update_best(e)))
         return rc;
     select_survivors(e);
     migrate(e);
+    e->ms_after = ms_since(t1);
     return finish_generation(e);
 }
 

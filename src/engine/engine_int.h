@@ -179,6 +179,12 @@ struct engine {
     int n_carry, cap_carry;
     int gen_dropped;        /* this generation's optional children dropped
                                (engine_defer_carry) */
+    /* the engine's own time around this generation's batch, ms, while the
+     * GPU waits (the gen record's "engine_ms", accounting): its children
+     * made, their sources written and handed on, the results taken to
+     * survivors (confirmations and profiles inside), and the last
+     * generation's record and checkpoint */
+    double ms_breed, ms_sources, ms_after, ms_finish_last;
     long in_flight;        /* children being measured while the next
                               generation is bred (0 otherwise): spent, for
                               the budget */

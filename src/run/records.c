@@ -17,7 +17,8 @@ static const char *const type_names[] = {"eval", "confirm", "gen", "llm",
 /* members that are accounting, not decisions */
 static const char *const accounting[] = {
     "t", "latency_ms", "cached", "tokens_in", "tokens_out", "cost_usd",
-    "key", "gpu", "rank", "evals_budget", "cost_ms", "compilers"};
+    "key", "gpu", "rank", "evals_budget", "cost_ms", "compilers",
+    "engine_ms"};
 
 const char *rec_type_name(enum rec_type t)
 {
