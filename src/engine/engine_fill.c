@@ -88,38 +88,79 @@ static long fill_size(const struct engine *e)
     return f < 1 ? 0 : f > 1e9 ? 1000000000L : (long)f;
 }
 
+/* Point m with the launch-only values of vals, as a child of island i,
+ * into out unless it is measured, in out already (then *left = 1),
+ * invalid or not supported; else *left = 1. */
+static int offer(struct engine *e, int i, const struct genome *m,
+                 const int64_t *vals, struct pool *out, int *left)
+{
+    const struct tpl *t = engine_tpl_of(e, m);
+    struct child c = {.g = *m, .island = i, .mutator = engine_fill_mutator,
+                      .n_par = 1, .par = {m->hash, 0}};
+    memcpy(c.g.vals, vals, sizeof c.g.vals);
+    genome_rehash(&c.g, t);
+    if (c.g.hash == m->hash || seen_has(&e->seen, c.g.hash))
+        return KEVO_OK;
+    if (engine_pool_has(out, c.g.hash)) {
+        *left = 1;
+        return KEVO_OK;
+    }
+    if (!tpl_point_valid(t, c.g.vals, &e->env.dev) ||
+        !engine_supports(e, &c.g))
+        return KEVO_OK;
+    *left = 1;
+    return engine_pool_add(out, &c);
+}
+
+/* At most this many points of one binary's launch-only grid are looked
+ * at (spec fill_grid): softmax's have 42 (OCC x GRID). */
+#define FILL_GRID_MAX 512
+
 /* The unmeasured launch-only neighbours of measured point m, as
- * children of island i, into out. *left: 1 if m has a neighbour neither
- * measured nor invalid (added, or in out already). */
+ * children of island i, into out: with spec fill_grid, every other point
+ * of its binary (each combination of its launch-only values, the last
+ * param's fastest, at most FILL_GRID_MAX); else those that differ in one
+ * launch-only param (what runs made before fill_grid did: a binary's
+ * other combinations only through its measured neighbours, so on
+ * softmax, with 42 points a binary, generations ran short of fill while
+ * the GPU waited for compiles, bench/results/2026-11-30-h200x2-s30).
+ * *left: 1 if m has a neighbour neither measured nor invalid (added, or
+ * in out already). */
 static int neighbours(struct engine *e, int i, const struct genome *m,
                       struct pool *out, int *left)
 {
     const struct tpl *t = engine_tpl_of(e, m);
-    int rc = KEVO_OK;
+    int rc = KEVO_OK, lp[TPL_MAX_PARAMS], n = 0;
+    int64_t vals[TPL_MAX_PARAMS];
     *left = 0;
-    for (int p = 0; p < t->n_params && !rc; p++) {
-        if (!t->params[p].launch_only)
-            continue;
-        for (int v = 0; v < t->params[p].n_values && !rc; v++) {
-            if (t->params[p].values[v] == m->vals[p])
-                continue;
-            struct child c = {.g = *m, .island = i,
-                              .mutator = engine_fill_mutator, .n_par = 1,
-                              .par = {m->hash, 0}};
-            c.g.vals[p] = t->params[p].values[v];
-            genome_rehash(&c.g, t);
-            if (seen_has(&e->seen, c.g.hash))
-                continue;
-            if (engine_pool_has(out, c.g.hash)) {
-                *left = 1;
-                continue;
+    for (int p = 0; p < t->n_params; p++)
+        if (t->params[p].launch_only && t->params[p].n_values > 0)
+            lp[n++] = p;
+    memcpy(vals, m->vals, sizeof vals);
+    if (!e->env.spec->fill_grid) {
+        for (int k = 0; k < n && !rc; k++) {
+            int p = lp[k];
+            for (int v = 0; v < t->params[p].n_values && !rc; v++) {
+                if (t->params[p].values[v] == m->vals[p])
+                    continue;
+                vals[p] = t->params[p].values[v];
+                rc = offer(e, i, m, vals, out, left);
             }
-            if (!tpl_point_valid(t, c.g.vals, &e->env.dev) ||
-                !engine_supports(e, &c.g))
-                continue;
-            *left = 1;
-            rc = engine_pool_add(out, &c);
+            vals[p] = m->vals[p];
         }
+        return rc;
+    }
+    int at[TPL_MAX_PARAMS] = {0};
+    for (int looked = 0; n > 0 && looked < FILL_GRID_MAX && !rc;
+         looked++) {
+        for (int k = 0; k < n; k++)
+            vals[lp[k]] = t->params[lp[k]].values[at[k]];
+        rc = offer(e, i, m, vals, out, left);
+        int k = n - 1; /* the next combination */
+        while (k >= 0 && ++at[k] == t->params[lp[k]].n_values)
+            at[k--] = 0;
+        if (k < 0)
+            break;
     }
     return rc;
 }

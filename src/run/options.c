@@ -93,6 +93,7 @@ const struct kopt kevo_options[] = {
     I(NULL, "fill0", OPTT_INT, fill0, 0, 4, 2, 0, NULL, NULL),
     I(NULL, "fill_spare", OPTT_INT, fill_spare, 0, 4, 2, 0, NULL, NULL),
     I(NULL, "fill_compile", OPTT_INT, fill_compile, 0, 1, 1, 0, NULL, NULL),
+    I(NULL, "fill_grid", OPTT_INT, fill_grid, 0, 1, 1, 0, NULL, NULL),
     T(NULL, "init", 0, NULL, NULL),
     T("simulate", NULL, OPTC_RUN, "TABLE",
       "no GPU: answer from a recorded table (a run\ndirectory, its "

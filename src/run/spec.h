@@ -90,6 +90,11 @@ struct spec {
      * 1, the default; 0: the spare by fill_spare alone, what runs made
      * before it did (a manifest without it reads as 0) */
     int fill_compile;
+    /* issue 32: the fill draws on every point of a measured binary (each
+     * combination of its launch-only values, engine_fill.c): 1, the
+     * default; 0: points one launch-only param away, what runs made
+     * before it did (a manifest without it reads as 0) */
+    int fill_grid;
     /* issue 32: the evaluator may hand back unmeasured the few candidates
      * whose compile has not ended when the rest of the generation is
      * measured; they join the next generation (1, engine_defer.c); 0:

@@ -20,11 +20,15 @@ grep -Eq '"fill":[[:space:]]*1' "$SCRATCH/f/manifest.json" &&
 
 # every generation's fill against the rule, from the journal alone: as
 # many as the rule gives (in at least one generation) or fewer when the
-# members' launch-only neighbours run out
-check() { # $1 journal, $2 idle ms, $3 check+timing ms
-python3 - "$1" "$2" "$3" "$BUILD/kevo" <<'PY'
+# members' launch-only neighbours run out; each another point of a
+# measured point's binary (spec fill_grid 1, the default: any other
+# combination of its launch-only values; 0: one of them changed)
+check() { # $1 journal, $2 idle ms, $3 check+timing ms, $4 fill_grid (1)
+python3 - "$1" "$2" "$3" "$BUILD/kevo" "${4:-1}" <<'PY'
 import json, subprocess, sys
 idle, gpu = float(sys.argv[2]), float(sys.argv[3])
+grid = sys.argv[5] == "1"
+multi = 0
 ev = [json.loads(l) for l in open(sys.argv[1])]
 ev = [r for r in ev if r["type"] == "eval"]
 lo = json.loads(subprocess.check_output([sys.argv[4], "list", "--json"]))
@@ -52,16 +56,38 @@ for g in gens:
         assert p is not None and p["gen"] < g, "parent not measured before"
         assert p["template"] == r["template"]
         diff = {k for k in r["params"] if r["params"][k] != p["params"][k]}
-        assert len(diff) == 1 and diff <= lo[r["template"]], (diff, r["template"])
+        assert diff and diff <= lo[r["template"]], (diff, r["template"])
+        assert grid or len(diff) == 1, (diff, r["template"])
+        multi += len(diff) > 1
     total += len(fill)
     last = rs
 assert total > 0 and full > 0, (total, full)
+assert not grid or multi > 0, "no fill child changed two launch-only params"
 print(total, "of", len(ev))
 PY
 }
 check "$J" 5 10 >"$SCRATCH/n" 2>"$SCRATCH/err" &&
     ok "each generation's fill has the size the last one's idle time gives and holds launch-only neighbours of measured points ($(cat "$SCRATCH/n") evaluations)" ||
     { fail "the fill's size or its children"; cat "$SCRATCH/err"; }
+# fill_grid 0 (what runs made before it recorded; a manifest without the
+# key reads so): a fill child changes one launch-only param of its parent
+printf '{"fill_grid": 0}\n' >"$SCRATCH/g0.json"
+KEVO_TEST_IDLE_MS=5 $T run $ARGS --spec "$SCRATCH/g0.json" --runs-dir "$SCRATCH" --name g0 || fail "fill_grid 0 run"
+check "$SCRATCH/g0/journal.jsonl" 5 10 0 >/dev/null 2>"$SCRATCH/err" &&
+    ! check "$SCRATCH/g0/journal.jsonl" 5 10 1 >/dev/null 2>&1 &&
+    ! check "$J" 5 10 0 >/dev/null 2>&1 &&
+    grep -Eq '"fill_grid":[[:space:]]*0' "$SCRATCH/g0/manifest.json" &&
+    grep -Eq '"fill_grid":[[:space:]]*1' "$SCRATCH/f/manifest.json" &&
+    ok "fill_grid 0: each fill child one launch-only param away from its parent; the default's run has children two or more away" ||
+    { fail "fill_grid 0"; cat "$SCRATCH/err"; }
+rm -rf "$SCRATCH/g0k"; cp -r "$SCRATCH/g0" "$SCRATCH/g0k"
+sed -i -E 's/"fill_grid":[[:space:]]*0,?//' "$SCRATCH/g0k/manifest.json"
+rm -rf "$SCRATCH/fk"; cp -r "$SCRATCH/f" "$SCRATCH/fk"
+sed -i -E 's/"fill_grid":[[:space:]]*1,?//' "$SCRATCH/fk/manifest.json"
+$K replay "$SCRATCH/g0k" 2>&1 | grep -q "^identical" &&
+    ! $K replay "$SCRATCH/fk" >/dev/null 2>&1 &&
+    ok "a manifest without fill_grid replays with the fill one param away" ||
+    fail "fill_grid legacy manifest"
 $K status "$SCRATCH/f" | grep -q "^fill: *$(cut -d' ' -f1 "$SCRATCH/n") evaluations" &&
     ok "status counts the fill's evaluations" || fail "status fill line"
 $K replay "$SCRATCH/f" >"$SCRATCH/out" 2>&1 && grep -q "^identical" "$SCRATCH/out" &&
@@ -265,15 +291,16 @@ assert full, "no generation held as many spare ones as the rule allows"
 print(spared, dropped)
 PY
 }
-# (generation 0's fill at 4 a point, fill0 1, as when these sizes were set)
-printf '{"fill0": 1}\n' >"$SCRATCH/f01.json"
-KEVO_TEST_DROP=1 KEVO_TEST_IDLE_MS=1 $T run $ARGS --spec "$SCRATCH/f01.json" --runs-dir "$SCRATCH" --name sp || fail "spare fill run"
+# (generation 0's fill at 4 a point, fill0 1, and the fill one launch-only
+# param away, fill_grid 0, as when these sizes were set)
+printf '{"fill0": 1, "fill_grid": 0}\n' >"$SCRATCH/f01s.json"
+KEVO_TEST_DROP=1 KEVO_TEST_IDLE_MS=1 $T run $ARGS --spec "$SCRATCH/f01s.json" --runs-dir "$SCRATCH" --name sp || fail "spare fill run"
 spare "$SCRATCH/sp/journal.jsonl" 1 10 2 >"$SCRATCH/cnt" 2>"$SCRATCH/err" &&
     $K replay "$SCRATCH/sp" 2>&1 | grep -q "^identical" &&
     ok "later generations hold spare launch-only neighbours after the planned fill, optional, the ones not reached dropped ($(cat "$SCRATCH/cnt") measured / dropped); the run replays identical" ||
     { fail "spare fill"; cat "$SCRATCH/err"; }
 # fill_spare 1 (what runs made at 2c2de0f..3d0ac44 recorded): half as many
-printf '{"fill_spare": 1, "fill0": 1}\n' >"$SCRATCH/half.json"
+printf '{"fill_spare": 1, "fill0": 1, "fill_grid": 0}\n' >"$SCRATCH/half.json"
 KEVO_TEST_DROP=1 KEVO_TEST_IDLE_MS=1 $T run $ARGS --spec "$SCRATCH/half.json" --runs-dir "$SCRATCH" --name sph ||
     fail "spare fill 1 run"
 spare "$SCRATCH/sph/journal.jsonl" 1 10 1 >"$SCRATCH/cnt" 2>"$SCRATCH/err" &&
@@ -284,7 +311,7 @@ spare "$SCRATCH/sph/journal.jsonl" 1 10 1 >"$SCRATCH/cnt" 2>"$SCRATCH/err" &&
 # fill_spare 4: twice as many (a run's spare ones within twice the
 # planned fill, and more of them than the rule for 2 allows; 64 bred
 # children a generation, so that 8 per bred child does not cap them)
-printf '{"fill_spare": 4, "fill0": 1}\n' >"$SCRATCH/twice.json"
+printf '{"fill_spare": 4, "fill0": 1, "fill_grid": 0}\n' >"$SCRATCH/twice.json"
 KEVO_TEST_DROP=1 KEVO_TEST_IDLE_MS=1 $T run $ARGS --offspring 64 --generations 4 \
     --spec "$SCRATCH/twice.json" --runs-dir "$SCRATCH" --name sp4 ||
     fail "spare fill 4 run"
