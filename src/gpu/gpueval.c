@@ -252,7 +252,9 @@ static void stamp(struct gpueval *g, struct eval_result *r, double idle_ms,
  * worker waiting (0.6 s at each batch start, up to 1.5 s behind a slow
  * compile). */
 
-enum slot_state { SL_COMPILING, SL_AT_WORKER, SL_DONE };
+/* SL_READY: compiled, its cubin in jo, not sent (a queue that did not
+ * take it, or a job lost with a worker that crashed on the one before) */
+enum slot_state { SL_COMPILING, SL_READY, SL_AT_WORKER, SL_DONE };
 
 struct slot {
     int ticket;               /* pool ticket while SL_COMPILING */
@@ -270,8 +272,10 @@ struct batch {
     struct slot *sl;
     int n;
     int deliver;              /* next index for the callback */
-    int at_worker;            /* index of the job out, -1 if none */
-    struct wclient_reply rep;     /* its answer */
+    int out[2];               /* the jobs out, oldest first (the second
+                                 queued behind it: worker.h 12) */
+    int n_out;
+    struct wclient_reply rep[2]; /* their answers (a failed send's) */
     long long idle_since;     /* the worker's last answer */
     long long req_since;      /* with optional candidates: since when
                                  every other one left has been compiling,
@@ -306,8 +310,18 @@ static int optional(const struct batch *b, int i)
 
 static double profiler_settle(struct gpueval *g);
 
-/* Sends candidate i (compiled: sl[i].jo) to the worker. */
-static int send_job(struct batch *b, int i)
+/* Jobs queued behind the one the worker runs (worker.h 12): on, unless
+ * KEVO_WORKER_QUEUE=0 (to measure without). */
+static int queue_on(void)
+{
+    const char *v = getenv("KEVO_WORKER_QUEUE");
+    return !v || strcmp(v, "0");
+}
+
+/* Sends candidate i (compiled: sl[i].jo) to the worker; with queue, as
+ * the job behind the one out (wclient_queue): if it does not go, i is
+ * left SL_READY. */
+static int send_job(struct batch *b, int i, int queue)
 {
     struct gpueval *g = b->g;
     struct slot *s = &b->sl[i];
@@ -324,17 +338,35 @@ static int send_job(struct batch *b, int i)
     cJSON_Delete(j);
     if (!txt)
         return KEVO_ENOMEM;
+    if (queue) {
+        /* the worker waits for none: no idle time, and no trip of its
+         * own (it starts when the one before ends) */
+        int went = wclient_queue(g->worker, WM_JOB, txt, s->jo.cubin,
+                                 s->jo.cubin_len);
+        free(txt);
+        s->st = went ? SL_AT_WORKER : SL_READY;
+        if (!went)
+            return KEVO_OK;
+        s->sent_ns = 0;
+        s->idle_ms = 0;
+        memset(&b->rep[b->n_out], 0, sizeof b->rep[b->n_out]);
+        b->out[b->n_out++] = i;
+        if (!optional(b, i))
+            b->req_since = 0;
+        return KEVO_OK;
+    }
     s->sent_ns = fs_now_ns();
     s->idle_ms = (s->sent_ns - b->idle_since) / 1e6;
     int rc = wclient_send(g->worker, WM_JOB, txt, s->jo.cubin, s->jo.cubin_len,
-                      &b->rep);
+                      &b->rep[0]);
     free(txt);
     if (rc) {
-        snprintf(s->r.detail, sizeof s->r.detail, "%s", b->rep.reason);
+        snprintf(s->r.detail, sizeof s->r.detail, "%s", b->rep[0].reason);
         return rc;
     }
     s->st = SL_AT_WORKER;
-    b->at_worker = i;
+    b->out[0] = i;
+    b->n_out = 1;
     if (!optional(b, i))
         b->req_since = 0; /* defer_behind_optional's wait starts again */
     return KEVO_OK;
@@ -359,26 +391,28 @@ static int take_compile(struct batch *b, int i, int *rc)
     return 0;
 }
 
-/* The lowest candidate whose cubin is ready, sent to the worker; with
- * block, waits for one. Returns 1 if a job went out, 0 if none could
- * (nothing compiled yet without block, or nothing left to send). */
-static int feed(struct batch *b, int block, int *rc)
+/* The lowest candidate whose cubin is ready, sent to the worker (with
+ * queue: behind the job out); with block, waits for one. Returns 1 if a
+ * job went out, 0 if none could (nothing compiled yet without block,
+ * nothing left to send, or the queue did not take it). */
+static int feed(struct batch *b, int block, int queue, int *rc)
 {
     for (;;) {
         int pending = 0;
         for (int i = b->deliver; i < b->n && !*rc; i++) {
             struct slot *s = &b->sl[i];
-            if (s->st != SL_COMPILING)
-                continue;
-            int d = jit_pool_done(b->g->pool, s->ticket);
-            if (d == 0) {
-                pending = 1;
+            if (s->st == SL_COMPILING) {
+                if (jit_pool_done(b->g->pool, s->ticket) == 0) {
+                    pending = 1;
+                    continue;
+                }
+                if (!take_compile(b, i, rc))
+                    continue;
+            } else if (s->st != SL_READY) {
                 continue;
             }
-            if (take_compile(b, i, rc)) {
-                *rc = send_job(b, i);
-                return !*rc;
-            }
+            *rc = send_job(b, i, queue);
+            return !*rc && s->st == SL_AT_WORKER;
         }
         if (*rc || !pending || !block)
             return 0;
@@ -405,11 +439,13 @@ static int compiling_left(const struct batch *b)
     return n;
 }
 
-/* 1 if a candidate that may not be dropped still compiles. */
-static int required_compiling(const struct batch *b)
+/* 1 if a candidate that may not be dropped is still to be sent (it
+ * compiles, or is compiled and waits). */
+static int required_left(const struct batch *b)
 {
     for (int i = b->deliver; i < b->n; i++)
-        if (b->sl[i].st == SL_COMPILING && !optional(b, i))
+        if ((b->sl[i].st == SL_COMPILING || b->sl[i].st == SL_READY) &&
+            !optional(b, i))
             return 1;
     return 0;
 }
@@ -423,6 +459,7 @@ static void hand_back(struct batch *b, int i, int kind)
     struct slot *s = &b->sl[i];
     if (s->ticket >= 0 && !jit_pool_release(b->g->pool, s->ticket))
         s->ticket = -1; /* (else the batch's end waits for it) */
+    jit_output_release(&s->jo); /* (SL_READY's cubin) */
     s->r.deferred = kind;
     s->st = SL_DONE;
 }
@@ -473,7 +510,7 @@ static int drop_rest(struct batch *b)
     }
     int n = 0;
     for (int i = b->deliver; any && i < b->n; i++)
-        if (b->sl[i].st == SL_COMPILING) {
+        if (b->sl[i].st == SL_COMPILING || b->sl[i].st == SL_READY) {
             hand_back(b, i, 3);
             n++;
         }
@@ -511,7 +548,7 @@ static int past_deadline(const struct gpueval *g)
 static void end_rest(struct batch *b)
 {
     for (int i = b->deliver; i < b->n; i++)
-        if (b->sl[i].st == SL_COMPILING)
+        if (b->sl[i].st == SL_COMPILING || b->sl[i].st == SL_READY)
             hand_back(b, i, optional(b, i) ? 3 : 2);
 }
 
@@ -522,12 +559,12 @@ static int feed_or_defer(struct batch *b, int *rc)
 {
     struct gpueval *g = b->g;
     if (g->defer_max <= 0 && g->deadline_ns <= 0 && !g->drop)
-        return feed(b, 1, rc);
+        return feed(b, 1, 0, rc);
     long long t0 = fs_now_ns();
     for (;;) {
         if (past_deadline(g))
             return 0;
-        if (feed(b, 0, rc))
+        if (feed(b, 0, 0, rc))
             return 1;
         if (*rc || compiling_left(b) <= 0)
             return 0;
@@ -574,8 +611,10 @@ static int worker_call(struct gpueval *g, int type, const char *json,
 static int eval_batch(struct gpueval *g, const struct candidate *const *cands,
                       int n, eval_cb cb, void *ud)
 {
-    struct batch b = {g, cands, NULL, NULL, n, 0, -1, {0},
-                      g->free_since > 0 ? g->free_since : fs_now_ns(), 0};
+    struct batch b = {.g = g, .cands = cands, .n = n,
+                      .idle_since = g->free_since > 0 ? g->free_since
+                                                      : fs_now_ns()};
+    int queue = queue_on();
     b.plan = calloc((size_t)(n > 0 ? n : 1), sizeof *b.plan);
     b.sl = calloc((size_t)(n > 0 ? n : 1), sizeof *b.sl);
     int *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
@@ -614,41 +653,52 @@ static int eval_batch(struct gpueval *g, const struct candidate *const *cands,
                 break;
             }
         }
-        if (rc || (b.deliver == n && b.at_worker < 0))
+        if (rc || (b.deliver == n && b.n_out == 0))
             break;
-        if (b.at_worker < 0 && past_deadline(g)) {
+        if (b.n_out == 0 && past_deadline(g)) {
             end_rest(&b);
             continue;
         }
         if (drop_rest(&b) || defer_behind_optional(&b))
             continue;
-        if (b.at_worker < 0 && !feed_or_defer(&b, &rc)) {
+        if (b.n_out == 0 && !feed_or_defer(&b, &rc)) {
             /* the next to deliver marked at the worker with no job out:
              * a bug (a compiling one just waits for the next round) */
             if (!rc && b.deliver < n && b.sl[b.deliver].st == SL_AT_WORKER)
                 rc = KEVO_EINTERNAL;
             continue;
         }
-        int i = b.at_worker;
-        struct wclient_reply rep;
-        wclient_await(g->worker, &b.rep, pool_idle, g);
-        rep = b.rep;
-        memset(&b.rep, 0, sizeof b.rep);
-        b.at_worker = -1;
+        /* the next job behind it, if one is ready (worker.h 12) */
+        if (b.n_out == 1 && queue && !past_deadline(g) &&
+            (!g->drop || required_left(&b)))
+            feed(&b, 0, 1, &rc);
+        int i = b.out[0];
+        wclient_await(g->worker, &b.rep[0], pool_idle, g);
+        struct wclient_reply rep = b.rep[0];
+        b.rep[0] = b.rep[1];
+        memset(&b.rep[1], 0, sizeof b.rep[1]);
+        b.out[0] = b.out[1];
+        b.n_out--;
+        if (b.n_out && !wclient_outstanding(g->worker)) {
+            /* queued behind a job that crashed or hung the worker: it
+             * never ran; the next worker gets it */
+            b.sl[b.out[0]].st = SL_READY;
+            b.n_out = 0;
+        }
         b.idle_since = g->free_since = fs_now_ns();
         /* next job out first, then this answer's bookkeeping */
         if (rep.status == WCLIENT_ANSWER && !past_deadline(g) &&
-            (!g->drop || required_compiling(&b)))
-            feed(&b, 0, &rc);
+            (!g->drop || required_left(&b)))
+            feed(&b, 0, b.n_out > 0, &rc);
         finish_job(&b, i, &rep);
         wclient_reply_release(&rep);
         if (!optional(&b, i))
             b.req_since = 0; /* from this answer on */
     }
-    /* a job still out (stopped or failed): wait for it, drop it */
-    if (b.at_worker >= 0) {
-        wclient_await(g->worker, &b.rep, NULL, NULL);
-        wclient_reply_release(&b.rep);
+    /* jobs still out (stopped or failed): wait for them, drop them */
+    for (int k = 0; k < b.n_out; k++) {
+        wclient_await(g->worker, &b.rep[k], NULL, NULL);
+        wclient_reply_release(&b.rep[k]);
     }
     for (int k = 0; b.sl && k < n; k++) {
         struct slot *s = &b.sl[k];

@@ -31,8 +31,11 @@ struct wclient {
     int fd;            /* our end of the socket pair, -1 if none */
     char *ready_json;  /* latest WM_READY body */
     int starts;
-    int sent;          /* a request is out, its answer not read yet */
-    long long sent_ns; /* when it went out */
+    int n_out;         /* requests out, their answers not read yet (at
+                          most 2: wclient_queue's behind the first) */
+    long long out_ns[2]; /* when each went out, oldest first */
+    long long turn_ns; /* when the last answer was read: a queued
+                          request's turn came then */
     int starting;      /* init sent, READY not read yet (wclient_start) */
     long long start_ns; /* when the init went out */
 };
@@ -62,7 +65,7 @@ static void reap(struct wclient *w, int grace_ms, char *how, size_t cap)
     if (w->fd >= 0)
         close(w->fd);
     w->fd = -1;
-    w->sent = 0;
+    w->n_out = 0; /* a queued request is lost with the worker */
     if (!w->pid)
         return;
     long long dl = fs_now_ns() + (long long)grace_ms * 1000000;
@@ -360,8 +363,8 @@ int wclient_send(struct wclient *w, int type, const char *json, const void *blob
              size_t blob_len, struct wclient_reply *rep)
 {
     memset(rep, 0, sizeof *rep);
-    if (w->sent)
-        return KEVO_EINTERNAL; /* one request at a time */
+    if (w->n_out)
+        return KEVO_EINTERNAL; /* one request at a time (or wclient_queue) */
     if (w->starting) { /* wclient_start's */
         int r = finish_start(w, NULL, NULL, rep->reason, sizeof rep->reason);
         if (r)
@@ -382,18 +385,44 @@ int wclient_send(struct wclient *w, int type, const char *json, const void *blob
                  "request)", how);
         return KEVO_OK;
     }
-    w->sent = 1;
-    w->sent_ns = fs_now_ns();
+    w->n_out = 1;
+    w->out_ns[0] = fs_now_ns();
     return KEVO_OK;
+}
+
+int wclient_queue(struct wclient *w, int type, const char *json,
+                  const void *blob, size_t blob_len)
+{
+    if (w->n_out != 1 || w->starting || !w->pid || w->fd < 0)
+        return 0;
+    /* a failed write leaves the worker to the first request's await,
+     * which sees it die */
+    if (wmsg_send(w->fd, type, json, blob, blob_len))
+        return 0;
+    w->out_ns[w->n_out++] = fs_now_ns();
+    return 1;
+}
+
+int wclient_outstanding(const struct wclient *w)
+{
+    return w->n_out;
 }
 
 void wclient_await(struct wclient *w, struct wclient_reply *rep, wclient_idle_fn idle,
                void *ud)
 {
-    if (!w->sent)
+    if (!w->n_out)
         return; /* the send failed: rep says how */
-    w->sent = 0;
-    await(w, "request", w->sent_ns, idle, ud, rep);
+    /* a queued request's deadline counts from its turn: the answer
+     * before it */
+    long long since = w->out_ns[0] > w->turn_ns ? w->out_ns[0] : w->turn_ns;
+    await(w, "request", since, idle, ud, rep);
+    if (w->n_out > 0) { /* (none left when the worker was reaped) */
+        w->out_ns[0] = w->out_ns[1];
+        w->n_out--;
+    }
+    if (rep->status == WCLIENT_ANSWER)
+        w->turn_ns = rep->read_ns;
     if (w->o.verbose && rep->status != WCLIENT_ANSWER)
         fprintf(stderr, "kevo: GPU worker %s: %s\n",
                 rep->status == WCLIENT_TIMEOUT ? "timed out" : "crashed",

@@ -92,6 +92,19 @@ int wclient_send(struct wclient *w, int type, const char *json, const void *blob
 void wclient_await(struct wclient *w, struct wclient_reply *rep, wclient_idle_fn idle,
                void *ud);
 
+/* Sends one more request while one is out (wclient_send's), so the
+ * worker finds it the moment it answers that one (worker.h 12): 1 if it
+ * went out, 0 if not (none out, one queued already, the worker starting,
+ * or the write failed: then the worker is gone and the first request's
+ * await says how). Its answer comes after the first's, read by the next
+ * wclient_await; its deadline counts from the first's answer. A crash or
+ * a timeout of the first loses it: wclient_outstanding is 0 after that
+ * await, and the caller sends it again. */
+int wclient_queue(struct wclient *w, int type, const char *json,
+                  const void *blob, size_t blob_len) KEVO_WUR;
+/* Requests out whose answers were not read yet (0 to 2). */
+int wclient_outstanding(const struct wclient *w);
+
 /* Body of the worker's latest WM_READY answer (borrowed). */
 const char *wclient_ready_json(const struct wclient *w);
 /* Workers started after the first. */

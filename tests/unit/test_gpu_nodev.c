@@ -239,6 +239,79 @@ static void send_then_await_calls_idle_while_waiting(void)
     unlink(path);
 }
 
+/* wclient_queue (worker.h 12): a second request behind the first; the
+ * answers come in order, the second's deadline counts from the first's
+ * answer (the fake answers at 0.3 s and 0.6 s; a deadline of 450 ms from
+ * the second's send would have killed it), at most one is queued, and a
+ * worker that dies on the first loses the second (none outstanding). */
+static void a_queued_request_waits_its_turn(void)
+{
+    static const char two[] =
+        "fd=$2\n"
+        "printf 'KVWM\\x10\\0\\0\\0\\x02\\0\\0\\0\\0\\0\\0\\0{}' >&$fd\n"
+        "sleep 0.3\n"
+        "printf 'KVWM\\x12\\0\\0\\0\\x07\\0\\0\\0\\0\\0\\0\\0{\"n\":1}' >&$fd\n"
+        "sleep 0.3\n"
+        "printf 'KVWM\\x12\\0\\0\\0\\x07\\0\\0\\0\\0\\0\\0\\0{\"n\":2}' >&$fd\n"
+        "sleep 2";
+    const char *path = fake_script("/bin/bash", "queue", two);
+    if (!path)
+        return;
+    struct wclient_opts o = {.exe = path, .init_json = init_json,
+                             .kernel_timeout_ms = 450};
+    struct wclient *w = NULL;
+    char err[512] = "";
+    int rc = wclient_new(&o, &w, err, sizeof err);
+    CHECK_MSG(rc == KEVO_OK, "wclient_new: %d %s", rc, err);
+    if (rc) {
+        unlink(path);
+        return;
+    }
+    struct wclient_reply a, b;
+    CHECK(!wclient_queue(w, WM_JOB, "{}", NULL, 0)); /* none out */
+    CHECK(wclient_send(w, WM_JOB, "{}", "cubin", 5, &a) == KEVO_OK);
+    CHECK(wclient_queue(w, WM_JOB, "{}", "cubin", 5));
+    CHECK(!wclient_queue(w, WM_JOB, "{}", NULL, 0)); /* one queued */
+    CHECK(wclient_outstanding(w) == 2);
+    wclient_await(w, &a, NULL, NULL);
+    CHECK_MSG(a.status == WCLIENT_ANSWER && a.json && strstr(a.json, "1"),
+              "first: status %d '%s' '%s'", a.status, a.json ? a.json : "",
+              a.reason);
+    CHECK(wclient_outstanding(w) == 1);
+    memset(&b, 0, sizeof b);
+    wclient_await(w, &b, NULL, NULL);
+    CHECK_MSG(b.status == WCLIENT_ANSWER && b.json && strstr(b.json, "2"),
+              "second: status %d '%s' '%s'", b.status, b.json ? b.json : "",
+              b.reason);
+    CHECK(wclient_outstanding(w) == 0 && wclient_restarts(w) == 0);
+    wclient_reply_release(&a);
+    wclient_reply_release(&b);
+    wclient_free(w);
+    unlink(path);
+    /* one that dies on the first: the second is lost with it */
+    const char *dies = fake_script(
+        "/bin/bash", "queue-dies",
+        "printf 'KVWM\\x10\\0\\0\\0\\x02\\0\\0\\0\\0\\0\\0\\0{}' >&$2\n"
+        "sleep 0.2; exit 9");
+    o.exe = dies;
+    o.kernel_timeout_ms = 5000;
+    w = NULL;
+    rc = dies ? wclient_new(&o, &w, err, sizeof err) : KEVO_EIO;
+    CHECK_MSG(rc == KEVO_OK, "wclient_new: %d %s", rc, err);
+    if (!rc) {
+        CHECK(wclient_send(w, WM_JOB, "{}", NULL, 0, &a) == KEVO_OK);
+        CHECK(wclient_queue(w, WM_JOB, "{}", NULL, 0));
+        wclient_await(w, &a, NULL, NULL);
+        CHECK_MSG(a.status == WCLIENT_CRASHED && strstr(a.reason, "9"),
+                  "status %d '%s'", a.status, a.reason);
+        CHECK(wclient_outstanding(w) == 0);
+        wclient_reply_release(&a);
+        wclient_free(w);
+    }
+    if (dies)
+        unlink(dies);
+}
+
 /* wclient_start (the profiler's worker, started while the run compiles):
  * it returns before the worker is ready; wclient_wait_ready reads the
  * READY, a send waits for it first, a failed start is an error then, and
@@ -549,6 +622,9 @@ int main(void)
     RUN(send_then_await_calls_idle_while_waiting,
         "wclient_send/wclient_await: one request at a time, idle hook while "
         "waiting, its time and the answer's arrival recorded");
+    RUN(a_queued_request_waits_its_turn,
+        "a request queued behind another is answered after it, its "
+        "deadline from that answer; one that dies on the first loses it");
     RUN(a_worker_started_ahead_is_waited_for_once,
         "wclient_start returns before the worker is ready; the wait (its "
         "idle hook called), or a send, reads its READY once, also one read "
