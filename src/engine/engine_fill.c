@@ -119,7 +119,9 @@ static int offer(struct engine *e, int i, const struct genome *m,
 /* The unmeasured launch-only neighbours of measured point m, as
  * children of island i, into out: with spec fill_grid, every other point
  * of its binary (each combination of its launch-only values, the last
- * param's fastest, at most FILL_GRID_MAX); else those that differ in one
+ * param's fastest, from m's own on: in a grid of more than FILL_GRID_MAX
+ * points each measured point offers the FILL_GRID_MAX after it, so the
+ * points of one binary together reach all of it); else those that differ in one
  * launch-only param (what runs made before fill_grid did: a binary's
  * other combinations only through its measured neighbours, so on
  * softmax, with 42 points a binary, generations ran short of fill while
@@ -151,16 +153,20 @@ static int neighbours(struct engine *e, int i, const struct genome *m,
         return rc;
     }
     int at[TPL_MAX_PARAMS] = {0};
+    for (int k = 0; k < n; k++) /* m's own combination (else the first) */
+        for (int v = 0; v < t->params[lp[k]].n_values; v++)
+            if (t->params[lp[k]].values[v] == m->vals[lp[k]])
+                at[k] = v;
     for (int looked = 0; n > 0 && looked < FILL_GRID_MAX && !rc;
          looked++) {
-        for (int k = 0; k < n; k++)
-            vals[lp[k]] = t->params[lp[k]].values[at[k]];
-        rc = offer(e, i, m, vals, out, left);
-        int k = n - 1; /* the next combination */
+        int k = n - 1; /* the next combination, round the grid */
         while (k >= 0 && ++at[k] == t->params[lp[k]].n_values)
             at[k--] = 0;
-        if (k < 0)
-            break;
+        for (k = 0; k < n; k++)
+            vals[lp[k]] = t->params[lp[k]].values[at[k]];
+        rc = offer(e, i, m, vals, out, left);
+        if (!memcmp(vals, m->vals, sizeof vals))
+            break; /* round to m: every point looked at */
     }
     return rc;
 }

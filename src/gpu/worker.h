@@ -179,7 +179,13 @@
  *     s20). Each job still gets a fresh module (1) and its own deadlines
  *     (9, counted from the answer before it); a job queued behind one
  *     that crashed or hung the worker never ran and is sent again to the
- *     next worker.
+ *     next worker. A job is queued only when its frame fits in the
+ *     socket's free send buffer, so the coordinator never waits on that
+ *     write (behind a hung job it would wait for ever, its watchdog
+ *     stopped): a large cubin (fp32 GEMM's sgemm_warptile: 0.4-1.5 MB)
+ *     waits for the answer as before. One queued before a batch's time
+ *     deadline (eval.h set_deadline) runs after it: such a batch ends one
+ *     job late.
  */
 #ifndef KEVO_WORKER_H
 #define KEVO_WORKER_H

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -108,6 +110,11 @@ static int spawn(struct wclient *w, char *err, size_t errcap)
         _exit(127);
     }
     close(sv[1]);
+    /* room for a queued job (wclient_queue) with its cubin: asked big,
+     * the kernel caps it (at twice net.core.wmem_max: 416 KB where that
+     * is Linux's default) */
+    int want = 8 << 20;
+    (void)setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &want, sizeof want);
     w->pid = pid;
     w->fd = sv[0];
     w->starts++;
@@ -390,10 +397,28 @@ int wclient_send(struct wclient *w, int type, const char *json, const void *blob
     return KEVO_OK;
 }
 
+/* 1 if a frame of n bytes fits in what fd's send buffer has free, so
+ * that writing it cannot block: the worker reads the next request only
+ * after it answered the one it runs (a kernel that hangs: never, until
+ * the watchdog that a blocked write would keep from running). The kernel
+ * counts each piece of a write with its overhead (a few hundred bytes a
+ * piece of up to half the buffer): an eighth of the frame and 16 KB are
+ * kept aside for it. */
+static int frame_fits(int fd, size_t n)
+{
+    int sndbuf = 0, outq = 0;
+    socklen_t len = sizeof sndbuf;
+    if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) || sndbuf <= 0 ||
+        ioctl(fd, SIOCOUTQ, &outq) || outq < 0)
+        return 0;
+    return (size_t)outq + n + n / 8 + 16384 <= (size_t)sndbuf;
+}
+
 int wclient_queue(struct wclient *w, int type, const char *json,
                   const void *blob, size_t blob_len)
 {
-    if (w->n_out != 1 || w->starting || !w->pid || w->fd < 0)
+    if (w->n_out != 1 || w->starting || !w->pid || w->fd < 0 ||
+        !frame_fits(w->fd, 16 + (json ? strlen(json) : 0) + blob_len))
         return 0;
     /* a failed write leaves the worker to the first request's await,
      * which sees it die */

@@ -403,6 +403,33 @@ $K replay "$SCRATCH/zx" >"$SCRATCH/out" 2>&1; rc=$?
 [ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "^divergent at record .*drops a candidate that was not optional" "$SCRATCH/out" &&
     ok "a journal dropping a bred candidate is refused, saying why" ||
     { fail "drop of a bred candidate (rc $rc)"; cat "$SCRATCH/out"; }
+# a binary with more launch-only points than FILL_GRID_MAX (512): each
+# measured point offers the 512 after its own, so the points of one
+# binary together reach all of it (softmax_block with GRID 0..31 and a
+# launch-only PAD 0..31: 7 x 32 x 32 = 7168 points a binary; from the
+# first point on only, no fill child would lie past the 512th)
+mkdir -p "$SCRATCH/tgrid/softmax"
+cp -r templates/include "$SCRATCH/tgrid/"
+sed -e "s|^// kevo: param GRID 0 1 2 3 4 8 default=0|// kevo: param GRID $(seq -s ' ' 0 31) default=0\n// kevo: param PAD $(seq -s ' ' 0 31) default=0|" \
+    -e 's|^// kevo: grid GRID ? min(ROWS, GRID \* SMS) : ROWS$|// kevo: grid GRID ? min(ROWS, GRID * SMS) : ROWS + 0 * PAD|' \
+    templates/softmax/softmax_block.cu >"$SCRATCH/tgrid/softmax/softmax_block.cu"
+KEVO_TEST_DROP=1 KEVO_TEST_IDLE_MS=5 $T run --evaluator test --problem softmax --shape 4096x4096 --seed 5 \
+    --generations 4 --templates-dir "$SCRATCH/tgrid" --runs-dir "$SCRATCH" --name tg --quiet &&
+python3 - "$SCRATCH/tg/journal.jsonl" <<'PY' >"$SCRATCH/cnt" 2>"$SCRATCH/err" &&
+import json, sys
+occ = [0, 2, 3, 4, 6, 8, 12]
+rs = [json.loads(l) for l in open(sys.argv[1])]
+fl = [r for r in rs if r["type"] == "eval" and r["mutator"] == "launch"]
+assert all("PAD" in r["params"] for r in fl) and fl
+pos = [(occ.index(r["params"]["OCC"]) * 32 + r["params"]["GRID"]) * 32 + r["params"]["PAD"] for r in fl]
+far = sum(p >= 1024 for p in pos)
+assert far > 0, (len(fl), max(pos))
+print(far, len(fl))
+PY
+    $K replay "$SCRATCH/tg" 2>&1 | grep -q "^identical" &&
+    ok "a binary of 7168 launch-only points: its measured points offer the 512 after each, reaching past the first 512 ($(cat "$SCRATCH/cnt") fill children past the 1024th point); replays identical" ||
+    { fail "fill over a grid past FILL_GRID_MAX"; cat "$SCRATCH/err"; }
+
 # the spare's compile rule (spec fill_compile, 1 by default): a generation
 # also gets as many spare ones as the GPU measures while its compiles run
 # (the distinct binaries its bred children need that the run has not

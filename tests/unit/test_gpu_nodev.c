@@ -310,6 +310,36 @@ static void a_queued_request_waits_its_turn(void)
     }
     if (dies)
         unlink(dies);
+    /* a frame the socket cannot take whole is not queued (its write would
+     * wait for the worker to read it: behind a hung job, never, and the
+     * watchdog would not run); the hung job still times out */
+    const char *hangs = fake_script(
+        "/bin/bash", "queue-hangs",
+        "printf 'KVWM\\x10\\0\\0\\0\\x02\\0\\0\\0\\0\\0\\0\\0{}' >&$2\n"
+        "exec sleep 30");
+    o.exe = hangs;
+    o.kernel_timeout_ms = 500;
+    w = NULL;
+    size_t big = 64u << 20;
+    char *blob = calloc(1, big);
+    rc = hangs && blob ? wclient_new(&o, &w, err, sizeof err) : KEVO_EIO;
+    CHECK_MSG(rc == KEVO_OK, "wclient_new: %d %s", rc, err);
+    if (!rc) {
+        CHECK(wclient_send(w, WM_JOB, "{}", NULL, 0, &a) == KEVO_OK);
+        long long t0 = fs_now_ns();
+        CHECK(!wclient_queue(w, WM_JOB, "{}", blob, big));
+        double ms = (fs_now_ns() - t0) / 1e6;
+        CHECK_MSG(ms < 1000, "the refused queue took %.0f ms", ms);
+        CHECK(wclient_outstanding(w) == 1);
+        wclient_await(w, &a, NULL, NULL);
+        CHECK_MSG(a.status == WCLIENT_TIMEOUT, "status %d '%s'", a.status,
+                  a.reason);
+        wclient_reply_release(&a);
+        wclient_free(w);
+    }
+    free(blob);
+    if (hangs)
+        unlink(hangs);
 }
 
 /* wclient_start (the profiler's worker, started while the run compiles):
@@ -624,7 +654,8 @@ int main(void)
         "waiting, its time and the answer's arrival recorded");
     RUN(a_queued_request_waits_its_turn,
         "a request queued behind another is answered after it, its "
-        "deadline from that answer; one that dies on the first loses it");
+        "deadline from that answer; one that dies on the first loses it; "
+        "one the socket cannot take whole is not queued");
     RUN(a_worker_started_ahead_is_waited_for_once,
         "wclient_start returns before the worker is ready; the wait (its "
         "idle hook called), or a send, reads its READY once, also one read "
