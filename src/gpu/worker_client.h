@@ -95,8 +95,9 @@ void wclient_await(struct wclient *w, struct wclient_reply *rep, wclient_idle_fn
 /* Sends one more request while one is out (wclient_send's), so the
  * worker finds it the moment it answers that one (worker.h 12): 1 if it
  * went out, 0 if not (none out, one queued already, the worker starting,
- * or the write failed: then the worker is gone and the first request's
- * await says how). Its answer comes after the first's, read by the next
+ * a frame larger than the socket's free send space, whose write could
+ * wait for the running request to end, or the write failed: then the
+ * worker is gone and the first request's await says how). Its answer comes after the first's, read by the next
  * wclient_await; its deadline counts from the first's answer. A crash or
  * a timeout of the first loses it: wclient_outstanding is 0 after that
  * await, and the caller sends it again. */
