@@ -29,7 +29,10 @@ for sig in INT TERM; do
         || fail "journal after SIG$sig differs"
 done
 
-KEVO_TEST_EVAL_US=400000 $T run $ARGS --runs-dir "$SCRATCH" --name twice 2>"$SCRATCH/err2" &
+# (each evaluation 2 s, so both signals land in one evaluation however
+# soon generation 0 starts: with 0.4 s the first one's end fell between
+# them on a faster machine, and the first SIGINT ended the run)
+KEVO_TEST_EVAL_US=2000000 $T run $ARGS --runs-dir "$SCRATCH" --name twice 2>"$SCRATCH/err2" &
 pid=$!
 sleep 0.5
 kill -INT $pid; sleep 0.1; kill -INT $pid
