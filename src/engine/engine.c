@@ -866,8 +866,7 @@ static int take_result(struct engine *e, int idx)
         return KEVO_ENOMEM;
     e->st.evals++;
     e->st.outcomes[c->r.outcome]++;
-    engine_fill_note(&e->fill_cur, c->mutator, &c->r);
-    engine_fill_note_compile(e, &c->r);
+    engine_fill_note(e, &e->fill_cur, c->mutator, &c->r);
     child_desc(e, c);
     if (engine_llm_note(e, c) ||
         engine_sur_note(e, c->g.tpl, c->g.vals, c->r.outcome, c->r.fitness))
@@ -1485,9 +1484,9 @@ static int count_history(struct engine *e)
         if (!rc) {
             e->st.evals++;
             e->st.outcomes[r.r.outcome]++;
-            engine_fill_note_compile(e, &r.r);
-            if (r.gen == e->st.gen) /* the last finished generation */
-                engine_fill_note(&e->fill_last, r.mutator, &r.r);
+            /* (the last finished generation's sizes the next fill) */
+            engine_fill_note(e, r.gen == e->st.gen ? &e->fill_last : NULL,
+                             r.mutator, &r.r);
         }
         rec_eval_release(&r);
         if (rc)

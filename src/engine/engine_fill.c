@@ -47,28 +47,27 @@
 
 const char engine_fill_mutator[] = "launch";
 
-void engine_fill_note(struct fill_stats *s, const char *m,
+void engine_fill_note(struct engine *e, struct fill_stats *s, const char *m,
                       const struct eval_result *r)
 {
-    double gpu = (r->check_ms > 0 ? r->check_ms : 0) +
-                 (r->time_ms > 0 ? r->time_ms : 0);
-    s->idle_ms += busy_worker_idle_ms(r);
-    s->gpu_ms += gpu;
-    if (m && !strcmp(m, engine_fill_mutator))
-        s->fill_gpu_ms += gpu;
-    s->n++;
-}
-
-void engine_fill_note_compile(struct engine *e, const struct eval_result *r)
-{
+    double wait, procs;
+    busy_fill_facts(r, &wait, &procs);
     struct fill_compiles *c = &e->fill_comp;
     if (r->compile_ms > 0 && r->compile_ms < 1e9) {
         c->ms += r->compile_ms;
         c->n++;
     }
-    double procs = busy_compilers(r);
     if (procs > 0)
         c->procs = procs;
+    if (!s)
+        return;
+    double gpu = (r->check_ms > 0 ? r->check_ms : 0) +
+                 (r->time_ms > 0 ? r->time_ms : 0);
+    s->idle_ms += wait;
+    s->gpu_ms += gpu;
+    if (m && !strcmp(m, engine_fill_mutator))
+        s->fill_gpu_ms += gpu;
+    s->n++;
 }
 
 void engine_fill_roll(struct engine *e)

@@ -285,12 +285,11 @@ int engine_by_score(const void *a, const void *b);
  * and the GPU idled 55 % of the run (bench/results/2026-11-28-h200-s18,
  * call 2; issue 32's target: under 25 %). */
 #define FILL_PER_BRED 8
-/* Adds a result (its child's mutator m) to s. */
-void engine_fill_note(struct fill_stats *s, const char *m,
+/* Adds a result (its child's mutator m) to s (NULL: none) and its
+ * compile (and its GPU's compile processes) to e->fill_comp: every
+ * result, live, replayed or counted at a resume. */
+void engine_fill_note(struct engine *e, struct fill_stats *s, const char *m,
                       const struct eval_result *r);
-/* Adds a result's compile (and its GPU's compile processes) to
- * e->fill_comp; every result, live, replayed or counted at a resume. */
-void engine_fill_note_compile(struct engine *e, const struct eval_result *r);
 /* At a generation's end: its stats become the last finished ones. */
 void engine_fill_roll(struct engine *e);
 /* After the bred children of generation e->gen are in e->kids: adds the

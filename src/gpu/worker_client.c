@@ -418,7 +418,7 @@ int wclient_queue(struct wclient *w, int type, const char *json,
                   const void *blob, size_t blob_len)
 {
     if (w->n_out != 1 || w->starting || !w->pid || w->fd < 0 ||
-        !frame_fits(w->fd, 16 + (json ? strlen(json) : 0) + blob_len))
+        !frame_fits(w->fd, WMSG_HEADER + (json ? strlen(json) : 0) + blob_len))
         return 0;
     /* a failed write leaves the worker to the first request's await,
      * which sees it die */

@@ -29,6 +29,8 @@ struct busy_rec {
     double trip;       /* round_trip: sent to answer read */
     double collect;    /* collect: the timer's record collection */
     double collects;   /* (evidence collects) its calls, a count */
+    double compilers;  /* (evidence compilers) its GPU's compile
+                          processes */
 };
 
 static void busy_read(const struct eval_result *r, struct busy_rec *out)
@@ -43,26 +45,19 @@ static void busy_read(const struct eval_result *r, struct busy_rec *out)
     out->trip = pos_num(ph, "round_trip");
     out->collect = pos_num(ph, "collect");
     out->collects = pos_num(e, "collects");
+    out->compilers = pos_num(e, "compilers");
+    if (out->compilers >= 1e6) /* an edited journal's */
+        out->compilers = 0;
     cJSON_Delete(e);
 }
 
-double busy_worker_idle_ms(const struct eval_result *r)
+void busy_fill_facts(const struct eval_result *r, double *wait_ms,
+                     double *compilers)
 {
-    if (!r->evidence_json || !strstr(r->evidence_json, "worker_idle"))
-        return 0;
     struct busy_rec x;
     busy_read(r, &x);
-    return x.wait;
-}
-
-double busy_compilers(const struct eval_result *r)
-{
-    if (!r->evidence_json || !strstr(r->evidence_json, "\"compilers\""))
-        return 0;
-    cJSON *e = cJSON_Parse(r->evidence_json);
-    double n = pos_num(e, "compilers");
-    cJSON_Delete(e);
-    return n < 1e6 ? n : 0;
+    *wait_ms = x.wait;
+    *compilers = x.compilers;
 }
 
 static void add_wait(struct busy *b, double ms)

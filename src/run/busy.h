@@ -74,14 +74,13 @@ void busy_span_add(struct busy_span *sp, const struct eval_result *r);
 void busy_drift_fmt(const struct busy_span *first,
                     const struct busy_span *last, char *out, size_t cap);
 
-/* The worker's recorded wait for this job (evidence
- * phase_ms.worker_idle), ms; 0 when none or not positive. The fill
- * (engine_fill.c) sizes itself on it. */
-double busy_worker_idle_ms(const struct eval_result *r);
-/* The compile processes the result's GPU had (evidence "compilers": its
- * share of a pool that several GPUs use); 0 when none is recorded. The
- * spare fill (engine_fill.c) sizes itself on it. */
-double busy_compilers(const struct eval_result *r);
+/* What the fill (engine_fill.c) sizes itself on, from one reading of r's
+ * evidence: the worker's recorded wait for this job (phase_ms.worker_idle,
+ * ms) and the compile processes its GPU had ("compilers": its share of a
+ * pool that several GPUs use); 0 each where none is recorded or it is not
+ * positive. */
+void busy_fill_facts(const struct eval_result *r, double *wait_ms,
+                     double *compilers);
 
 void busy_init(struct busy *b);
 /* Adds one evaluation's phase times (r is borrowed). */

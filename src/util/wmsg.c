@@ -64,7 +64,7 @@ int wmsg_send(int fd, int type, const char *json, const void *blob,
     size_t jl = json ? strlen(json) : 0;
     if (jl > WMSG_JSON_CAP || blob_len > WMSG_BLOB_CAP)
         return KEVO_EINVAL;
-    unsigned char h[16];
+    unsigned char h[WMSG_HEADER];
     put32(h, WMSG_MAGIC);
     put32(h + 4, (uint32_t)type);
     put32(h + 8, (uint32_t)jl);
@@ -114,7 +114,7 @@ int wmsg_recv(int fd, int timeout_ms, struct wmsg *out)
                                   : fs_now_ns() + (long long)timeout_ms * 1000000LL;
     if (timeout_ms == 0)
         dl = fs_now_ns() + 1;
-    unsigned char h[16];
+    unsigned char h[WMSG_HEADER];
     int rc = read_all(fd, h, sizeof h, dl);
     if (rc)
         return rc;

@@ -12,6 +12,7 @@
 
 #include "status.h"
 
+#define WMSG_HEADER 16            /* bytes of a frame's header */
 #define WMSG_JSON_CAP (4u << 20)  /* larger frames are refused */
 #define WMSG_BLOB_CAP (256u << 20)
 

@@ -145,6 +145,23 @@ static const char *fake_worker(const char *name, const char *body)
     return fake_script("/bin/sh", name, body);
 }
 
+/* A bash fake worker's first frame: its READY (fd in $2). */
+#define FAKE_READY "printf 'KVWM\\x10\\0\\0\\0\\x02\\0\\0\\0\\0\\0\\0\\0{}' >&$2\n"
+
+/* A client of the fake worker at path (NULL: none), started and ready,
+ * each phase's deadline kernel_ms; NULL (a failed check) if it does not
+ * start. */
+static struct wclient *fake_client(const char *path, int kernel_ms)
+{
+    struct wclient_opts o = {.exe = path, .init_json = init_json,
+                             .kernel_timeout_ms = kernel_ms};
+    struct wclient *w = NULL;
+    char err[512] = "";
+    int rc = path ? wclient_new(&o, &w, err, sizeof err) : KEVO_EIO;
+    CHECK_MSG(rc == KEVO_OK, "wclient_new: %d %s", rc, err);
+    return rc ? NULL : w;
+}
+
 static void a_worker_that_dies_at_start_is_reported(void)
 {
     const char *exe = fake_worker("dies", "exit 7");
@@ -200,16 +217,10 @@ static void send_then_await_calls_idle_while_waiting(void)
         "{\"outcome\":\"ok\"}' >&$fd\n"
         "sleep 0.5";
     const char *path = fake_script("/bin/bash", "pipe", body);
-    if (!path)
-        return;
-    struct wclient_opts o = {.exe = path, .init_json = init_json,
-                         .kernel_timeout_ms = 5000};
-    struct wclient *w = NULL;
-    char err[512] = "";
-    int rc = wclient_new(&o, &w, err, sizeof err);
-    CHECK_MSG(rc == KEVO_OK, "wclient_new: %d %s", rc, err);
-    if (rc) {
-        unlink(path);
+    struct wclient *w = fake_client(path, 5000);
+    if (!w) {
+        if (path)
+            unlink(path);
         return;
     }
     struct wclient_reply rep, rep2;
@@ -247,24 +258,18 @@ static void send_then_await_calls_idle_while_waiting(void)
 static void a_queued_request_waits_its_turn(void)
 {
     static const char two[] =
+        FAKE_READY
         "fd=$2\n"
-        "printf 'KVWM\\x10\\0\\0\\0\\x02\\0\\0\\0\\0\\0\\0\\0{}' >&$fd\n"
         "sleep 0.3\n"
         "printf 'KVWM\\x12\\0\\0\\0\\x07\\0\\0\\0\\0\\0\\0\\0{\"n\":1}' >&$fd\n"
         "sleep 0.3\n"
         "printf 'KVWM\\x12\\0\\0\\0\\x07\\0\\0\\0\\0\\0\\0\\0{\"n\":2}' >&$fd\n"
         "sleep 2";
     const char *path = fake_script("/bin/bash", "queue", two);
-    if (!path)
-        return;
-    struct wclient_opts o = {.exe = path, .init_json = init_json,
-                             .kernel_timeout_ms = 450};
-    struct wclient *w = NULL;
-    char err[512] = "";
-    int rc = wclient_new(&o, &w, err, sizeof err);
-    CHECK_MSG(rc == KEVO_OK, "wclient_new: %d %s", rc, err);
-    if (rc) {
-        unlink(path);
+    struct wclient *w = fake_client(path, 450);
+    if (!w) {
+        if (path)
+            unlink(path);
         return;
     }
     struct wclient_reply a, b;
@@ -289,16 +294,9 @@ static void a_queued_request_waits_its_turn(void)
     wclient_free(w);
     unlink(path);
     /* one that dies on the first: the second is lost with it */
-    const char *dies = fake_script(
-        "/bin/bash", "queue-dies",
-        "printf 'KVWM\\x10\\0\\0\\0\\x02\\0\\0\\0\\0\\0\\0\\0{}' >&$2\n"
-        "sleep 0.2; exit 9");
-    o.exe = dies;
-    o.kernel_timeout_ms = 5000;
-    w = NULL;
-    rc = dies ? wclient_new(&o, &w, err, sizeof err) : KEVO_EIO;
-    CHECK_MSG(rc == KEVO_OK, "wclient_new: %d %s", rc, err);
-    if (!rc) {
+    const char *dies = fake_script("/bin/bash", "queue-dies",
+                                   FAKE_READY "sleep 0.2; exit 9");
+    if ((w = fake_client(dies, 5000))) {
         CHECK(wclient_send(w, WM_JOB, "{}", NULL, 0, &a) == KEVO_OK);
         CHECK(wclient_queue(w, WM_JOB, "{}", NULL, 0));
         wclient_await(w, &a, NULL, NULL);
@@ -313,18 +311,12 @@ static void a_queued_request_waits_its_turn(void)
     /* a frame the socket cannot take whole is not queued (its write would
      * wait for the worker to read it: behind a hung job, never, and the
      * watchdog would not run); the hung job still times out */
-    const char *hangs = fake_script(
-        "/bin/bash", "queue-hangs",
-        "printf 'KVWM\\x10\\0\\0\\0\\x02\\0\\0\\0\\0\\0\\0\\0{}' >&$2\n"
-        "exec sleep 30");
-    o.exe = hangs;
-    o.kernel_timeout_ms = 500;
-    w = NULL;
+    const char *hangs = fake_script("/bin/bash", "queue-hangs",
+                                    FAKE_READY "exec sleep 30");
     size_t big = 64u << 20;
     char *blob = calloc(1, big);
-    rc = hangs && blob ? wclient_new(&o, &w, err, sizeof err) : KEVO_EIO;
-    CHECK_MSG(rc == KEVO_OK, "wclient_new: %d %s", rc, err);
-    if (!rc) {
+    CHECK(blob);
+    if (blob && (w = fake_client(hangs, 500))) {
         CHECK(wclient_send(w, WM_JOB, "{}", NULL, 0, &a) == KEVO_OK);
         long long t0 = fs_now_ns();
         CHECK(!wclient_queue(w, WM_JOB, "{}", blob, big));
