@@ -135,6 +135,10 @@ struct jit_pool_opts {
                               is SIGKILLed 250 ms later */
     const char *arch;      /* "sm_90a" */
     const char *cache_dir; /* NULL = no disk cache */
+    long long memo_bytes;  /* the disk cache's recent answers kept in
+                              memory, bytes of cubins and logs (0 = 128
+                              MB; < 0 = none): a cache hit on one of them
+                              reads no file */
 };
 
 /* The compiler processes a pool of opts.n_procs n runs: n, or with n <= 0

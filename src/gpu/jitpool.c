@@ -54,6 +54,14 @@
 #define MAX_TICKETS (1 << 20)   /* unwaited tickets one pool holds */
 #define KILL_GRACE_MS 250      /* the child's own cancel gets this long first */
 #define START_TIMEOUT_MS 30000 /* warm-up, and the rest of a reply */
+/* The disk cache's recent answers, kept in memory (struct memo_ent): a
+ * generation's fill submits its binaries' sources hundreds of times, and
+ * each disk hit cost 0.2-0.4 ms (two files read, JSON parsed, the cubin
+ * copied into fresh memory) on the coordinator's thread before a batch's
+ * first job could go out. A hit now only pins its entry; the cubin is
+ * copied at the wait, one job at a time. */
+#define MEMO_N 1024
+#define MEMO_BYTES (128ll << 20) /* jit_pool_opts.memo_bytes = 0 */
 
 static const char warmup_src[] =
     "extern \"C\" __global__ void kevo_warmup(int *p) { *p = 1; }\n";
@@ -102,9 +110,19 @@ struct ticket {
                      sooner since: dispatched after every other ticket */
     double marker_ms; /* a marker's compile time, for its submit */
     uint64_t key; /* cache key (0 without a cache) */
+    struct memo_ent *memo; /* DONE from the memo, pinned: out holds all
+                              but its cubin and log, the wait copies them */
     char *src;    /* owned copies while QUEUED */
     char *name;
     struct jit_output out; /* the result once DONE */
+};
+
+/* An answer of the disk cache, as jit_cache_load gave it. */
+struct memo_ent {
+    uint64_t key; /* 0: empty */
+    int pins;     /* tickets answered from it, not yet waited for: it
+                     stays until they are */
+    struct jit_output out;
 };
 
 struct jit_pool {
@@ -127,6 +145,11 @@ struct jit_pool {
     int servicing;      /* 1: a thread is in poll() without the mutex */
     int wake[2];        /* pipe: a new ticket interrupts that poll() */
     struct seen passed; /* cache keys of sources the rules let through */
+    struct memo_ent *memo; /* MEMO_N, a ring (oldest replaced first);
+                              NULL without a cache */
+    int memo_next;
+    size_t memo_bytes;     /* cubins and logs held */
+    size_t memo_cap;       /* at most (opts.memo_bytes) */
 };
 
 static void KEVO_PRINTF(2, 3) set_err(struct jit_pool *p, const char *fmt, ...)
@@ -343,6 +366,7 @@ static void proc_reap(struct proc *c, char *why, size_t cap)
 }
 
 static void ticket_release(struct ticket *t);
+static void unpin(struct ticket *t);
 static void answer_twins(struct jit_pool *p, uint64_t key);
 
 /* A finished prefetch nobody adopted: its result is in the disk cache (the
@@ -357,6 +381,7 @@ static void drop_if_prefetch(struct ticket *t)
         t->marker_ms = t->out.cached ? 0 : t->out.compile_ms;
         jit_output_release(&t->out);
         memset(&t->out, 0, sizeof t->out);
+        unpin(t);
     }
 }
 
@@ -563,12 +588,15 @@ static int ticket_oldest(struct jit_pool *p)
 /* A compile of key ended (its child stored the result in the disk cache,
  * unless it timed out or died): the queued twins are answered from there
  * as cache hits; any left (no cache entry) compile as usual. */
+static int cache_load(struct jit_pool *p, uint64_t key,
+                      struct jit_output *out);
+
 static void answer_twins(struct jit_pool *p, uint64_t key)
 {
     for (int i = 0; key && p->cache_dir && i < p->n_tk; i++) {
         struct ticket *t = &p->tk[i];
         if (t->state != TK_QUEUED || t->key != key ||
-            jit_cache_load(p->cache_dir, key, &t->out) != KEVO_OK)
+            cache_load(p, key, &t->out) != KEVO_OK)
             continue;
         free(t->src);
         free(t->name);
@@ -603,6 +631,7 @@ static struct ticket *ticket_new(struct jit_pool *p)
 
 static void ticket_release(struct ticket *t)
 {
+    unpin(t);
     free(t->src);
     free(t->name);
     jit_output_release(&t->out);
@@ -757,6 +786,145 @@ static void service_now(struct jit_pool *p)
     }
 }
 
+/* ---- the memo: the disk cache's answers, in memory */
+
+static size_t out_bytes(const struct jit_output *o)
+{
+    return o->cubin_len + (o->log ? strlen(o->log) : 0);
+}
+
+static void unpin(struct ticket *t)
+{
+    if (t->memo)
+        t->memo->pins--;
+    t->memo = NULL;
+}
+
+/* dst: src's fields, with copies of its cubin and log. */
+static int out_copy(struct jit_output *dst, const struct jit_output *src)
+{
+    *dst = *src;
+    dst->cubin = NULL;
+    dst->log = NULL;
+    if (src->cubin && !(dst->cubin = malloc(src->cubin_len ? src->cubin_len
+                                                           : 1)))
+        goto oom;
+    if (src->cubin)
+        memcpy(dst->cubin, src->cubin, src->cubin_len);
+    if (src->log && !(dst->log = strdup(src->log)))
+        goto oom;
+    return KEVO_OK;
+oom:
+    jit_output_release(dst);
+    return KEVO_ENOMEM;
+}
+
+static struct memo_ent *memo_find(struct jit_pool *p, uint64_t key)
+{
+    for (int i = 0; p->memo && key && i < MEMO_N; i++)
+        if (p->memo[i].key == key)
+            return &p->memo[i];
+    return NULL;
+}
+
+static void memo_drop(struct jit_pool *p, struct memo_ent *m)
+{
+    p->memo_bytes -= out_bytes(&m->out);
+    jit_output_release(&m->out);
+    m->key = 0;
+}
+
+/* Moves *o (a disk cache answer for key) into the memo, the oldest
+ * unpinned entries leaving as needed; NULL (o untouched) if it does not
+ * fit. */
+static struct memo_ent *memo_take(struct jit_pool *p, uint64_t key,
+                                  struct jit_output *o)
+{
+    size_t b = out_bytes(o);
+    if (!p->memo || !key || b > p->memo_cap)
+        return NULL;
+    /* its slot: the oldest unpinned one (the ring's order is age) */
+    struct memo_ent *m = NULL;
+    for (int k = 0; k < MEMO_N && !m; k++) {
+        struct memo_ent *e = &p->memo[(p->memo_next + k) % MEMO_N];
+        if (!e->pins)
+            m = e;
+    }
+    if (!m)
+        return NULL;
+    if (m->key)
+        memo_drop(p, m);
+    /* then the next oldest unpinned ones until it fits */
+    for (int k = 0; k < MEMO_N && p->memo_bytes + b > p->memo_cap; k++) {
+        struct memo_ent *e = &p->memo[(p->memo_next + k) % MEMO_N];
+        if (e->key && !e->pins)
+            memo_drop(p, e);
+    }
+    if (p->memo_bytes + b > p->memo_cap)
+        return NULL; /* the rest is pinned */
+    p->memo_next = (int)(m - p->memo + 1) % MEMO_N;
+    m->key = key;
+    m->pins = 0;
+    m->out = *o;
+    memset(o, 0, sizeof *o);
+    p->memo_bytes += b;
+    return m;
+}
+
+/* jit_cache_load, from the memo when it holds key (a copy), else from the
+ * disk (and kept). */
+static int cache_load(struct jit_pool *p, uint64_t key, struct jit_output *out)
+{
+    struct memo_ent *m = memo_find(p, key);
+    if (m)
+        return out_copy(out, &m->out);
+    int rc = jit_cache_load(p->cache_dir, key, out);
+    if (rc == KEVO_OK && (m = memo_take(p, key, out)))
+        rc = out_copy(out, &m->out);
+    return rc;
+}
+
+/* t, a cache hit: from the memo (pinned, the wait copies the cubin), else
+ * from the disk (into the memo, or into t itself when it does not fit).
+ * KEVO_ENOENT if the cache does not have it. */
+static int answer_cached(struct jit_pool *p, struct ticket *t)
+{
+    struct memo_ent *m = memo_find(p, t->key);
+    if (!m) {
+        int rc = jit_cache_load(p->cache_dir, t->key, &t->out);
+        if (rc != KEVO_OK)
+            return rc;
+        if (!(m = memo_take(p, t->key, &t->out)))
+            return KEVO_OK; /* t keeps its own */
+    }
+    t->out = m->out;
+    t->out.cubin = NULL;
+    t->out.log = NULL;
+    t->memo = m;
+    m->pins++;
+    return KEVO_OK;
+}
+
+/* A done ticket's result, into *out (t keeps none). */
+static int take_result(struct ticket *t, struct jit_output *out)
+{
+    if (t->memo) {
+        struct jit_output o = t->out; /* its own fields (submit's marker
+                                         adjustments), the memo's bytes */
+        int rc = out_copy(out, &t->memo->out);
+        if (rc)
+            return rc;
+        o.cubin = out->cubin;
+        o.log = out->log;
+        *out = o;
+        unpin(t);
+    } else {
+        *out = t->out;
+    }
+    memset(&t->out, 0, sizeof t->out);
+    return KEVO_OK;
+}
+
 /* ---- public */
 
 /* Answers t at once when it need not be compiled: a rejected source or a
@@ -782,7 +950,7 @@ static int answer_now(struct jit_pool *p, struct ticket *t, const char *src,
     if (!p->cache_dir)
         return 0;
     t->key = key;
-    int rc = jit_cache_load(p->cache_dir, t->key, &t->out);
+    int rc = answer_cached(p, t);
     if (rc == KEVO_OK)
         t->state = TK_DONE;
     return rc == KEVO_OK ? 1 : rc == KEVO_ENOENT ? 0 : -rc;
@@ -898,10 +1066,9 @@ static int wait_locked(struct jit_pool *p, int ticket, struct jit_output *out)
             return KEVO_EINVAL;
         }
         if (t->state == TK_DONE) {
-            *out = t->out;
-            memset(&t->out, 0, sizeof t->out);
+            int rc = take_result(t, out);
             ticket_release(t);
-            return KEVO_OK;
+            return rc;
         }
         if (p->broken)
             return p->broken;
@@ -1022,6 +1189,9 @@ static int pool_alloc(const struct jit_pool_opts *o, struct jit_pool **out)
     p->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : JIT_DEFAULT_TIMEOUT_MS;
     p->arch = strdup(o->arch);
     p->cache_dir = o->cache_dir ? strdup(o->cache_dir) : NULL;
+    p->memo_cap = (size_t)(o->memo_bytes ? o->memo_bytes : MEMO_BYTES);
+    int memo = o->cache_dir && o->memo_bytes >= 0;
+    p->memo = memo ? calloc(MEMO_N, sizeof *p->memo) : NULL;
     p->wake[0] = p->wake[1] = -1;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
@@ -1032,7 +1202,8 @@ static int pool_alloc(const struct jit_pool_opts *o, struct jit_pool **out)
     p->procs = calloc((size_t)p->n_procs, sizeof *p->procs);
     p->pfd = calloc((size_t)p->n_procs + 1, sizeof *p->pfd);
     p->pfd_proc = calloc((size_t)p->n_procs, sizeof *p->pfd_proc);
-    if (!p->arch || (o->cache_dir && !p->cache_dir) || !p->procs || !p->pfd ||
+    if (!p->arch || (o->cache_dir && !p->cache_dir) || (memo && !p->memo) ||
+        !p->procs || !p->pfd ||
         !p->pfd_proc)
         return KEVO_ENOMEM;
     for (int i = 0; i < p->n_procs; i++)
@@ -1078,6 +1249,9 @@ void jit_pool_free(struct jit_pool *p)
     free(p->cache_dir);
     free(p->arch);
     seen_release(&p->passed);
+    for (int i = 0; p->memo && i < MEMO_N; i++)
+        jit_output_release(&p->memo[i].out);
+    free(p->memo);
     for (int i = 0; i < 2; i++)
         if (p->wake[i] >= 0)
             close(p->wake[i]);

@@ -832,6 +832,86 @@ static void test_pool_twins(void)
     jit_pool_free(p);
 }
 
+static struct jit_pool *pool_memo(const char *dir, long long memo_bytes)
+{
+    struct jit_pool_opts po = {.n_procs = 1, .timeout_ms = 20000,
+                               .arch = ARCH, .cache_dir = dir,
+                               .memo_bytes = memo_bytes};
+    struct jit_pool *p = NULL;
+    int rc = jit_pool_new(&po, &p);
+    CHECK_MSG(rc == KEVO_OK, "%s", kevo_strerror(rc));
+    return p;
+}
+
+static int same_output(const struct jit_output *a, const struct jit_output *b)
+{
+    return a->ok == b->ok && a->cubin_len == b->cubin_len && a->cubin &&
+           b->cubin && !memcmp(a->cubin, b->cubin, a->cubin_len) &&
+           a->regs == b->regs && a->spill_stores == b->spill_stores &&
+           a->smem_static == b->smem_static && a->log && b->log &&
+           !strcmp(a->log, b->log);
+}
+
+/* The disk cache's answers kept in memory (jit_pool_opts.memo_bytes): a
+ * repeat hit reads no file and gives what the disk gave; an answer not
+ * yet waited for keeps its entry against newer ones. */
+static void test_pool_memo(void)
+{
+    char dir[80];
+    snprintf(dir, sizeof dir, "%s/memo", cache_dir);
+    const char *a = "extern \"C\" __global__ void kevo_ma(int *a)"
+                    " { a[threadIdx.x] = 5; }\n",
+               *b = "extern \"C\" __global__ void kevo_mb(int *a)"
+                    " { a[threadIdx.x] = a[threadIdx.x + 1] * 7; }\n";
+    struct jit_output oa, ob, x, y;
+    memset(&x, 0, sizeof x);
+    memset(&y, 0, sizeof y);
+    struct jit_pool *p = pool_memo(dir, 0);
+    if (!p)
+        return;
+    CHECK(pool_compile(p, a, &oa) == KEVO_OK && oa.ok && !oa.cached);
+    CHECK(pool_compile(p, b, &ob) == KEVO_OK && ob.ok && !ob.cached);
+    /* from the disk once, then from memory: with the files gone too */
+    CHECK(pool_compile(p, a, &x) == KEVO_OK && x.cached && same_output(&x, &oa));
+    jit_output_release(&x);
+    remove_dir(dir);
+    CHECK(pool_compile(p, a, &x) == KEVO_OK);
+    CHECK_MSG(x.cached && x.compile_ms == 0 && same_output(&x, &oa),
+              "after the files went: cached %d, %.1f ms", x.cached,
+              x.compile_ms);
+    jit_output_release(&x);
+    jit_pool_free(p);
+
+    /* room for one of the two: a's answer, not waited for yet, keeps its
+     * entry while b is answered from the disk */
+    size_t ba = oa.cubin_len + strlen(oa.log), bb = ob.cubin_len + strlen(ob.log);
+    p = pool_memo(dir, (long long)(ba > bb ? ba : bb) + (ba < bb ? ba : bb) - 1);
+    if (!p)
+        return;
+    jit_output_release(&oa);
+    jit_output_release(&ob);
+    /* (a compile's cubin differs from the last one's in a few bytes) */
+    CHECK(pool_compile(p, a, &oa) == KEVO_OK && !oa.cached); /* to the disk */
+    CHECK(pool_compile(p, b, &ob) == KEVO_OK && !ob.cached);
+    int ta = jit_pool_submit(p, a, "a.cu"), tb = jit_pool_submit(p, b, "b.cu");
+    CHECK(ta >= 0 && tb >= 0);
+    CHECK(jit_pool_wait(p, tb, &y) == KEVO_OK && y.cached && same_output(&y, &ob));
+    CHECK(jit_pool_wait(p, ta, &x) == KEVO_OK && x.cached);
+    CHECK_MSG(same_output(&x, &oa) && contains(&x, "kevo_ma"),
+              "a's answer (%zu bytes) is not a's cubin (%zu bytes)",
+              x.cubin_len, oa.cubin_len);
+    jit_output_release(&x);
+    jit_output_release(&y);
+    /* unpinned now: b takes the place, and a comes from the disk again */
+    CHECK(pool_compile(p, b, &y) == KEVO_OK && same_output(&y, &ob));
+    CHECK(pool_compile(p, a, &x) == KEVO_OK && same_output(&x, &oa));
+    jit_output_release(&x);
+    jit_output_release(&y);
+    jit_pool_free(p);
+    jit_output_release(&oa);
+    jit_output_release(&ob);
+}
+
 /* jit_pool_share: the compile processes per evaluator using the pool */
 static void test_pool_share(void)
 {
@@ -876,6 +956,8 @@ int main(void)
         "compilers to the current batch");
     RUN(test_pool_twins, "a source submitted twice at once compiles once; "
         "the twin is a cache hit");
+    RUN(test_pool_memo, "the disk cache's answers kept in memory: a "
+        "repeat hit reads no file; one not waited for keeps its entry");
     RUN(test_pool_share, "each evaluator sharing a pool has its share of "
         "the compile processes");
     RUN(test_compile_small, "a small kernel gives an ELF cubin and registers");
