@@ -280,6 +280,9 @@ struct batch {
     long long req_since;      /* with optional candidates: since when
                                  every other one left has been compiling,
                                  none ready (0: not so) */
+    long long hand_ns;        /* results are handed on for this long per
+                                 answer while a job is out (hand_on) */
+    long long gap_ns;         /* between the last two answers */
 };
 
 static void pool_idle(void *ud)
@@ -606,6 +609,50 @@ static int worker_call(struct gpueval *g, int type, const char *json,
     return rc;
 }
 
+/* 1 if results wait to be handed on: the next in order is decided. */
+static int backlog(const struct batch *b)
+{
+    return b->deliver < b->n && b->sl[b->deliver].st == SL_DONE;
+}
+
+/* 1 if jobs should still go to the worker: without the drop, or while a
+ * candidate that may not be dropped is left, or while results wait to be
+ * handed on (the optional ones fill that time, rather than the GPU wait
+ * for the engine). */
+static int more_to_send(const struct batch *b)
+{
+    return !b->g->drop || required_left(b) || backlog(b);
+}
+
+/*
+ * Hands on what is decided, in order. With a job out, for about half the
+ * time between the worker's answers only, then back to the worker: the
+ * engine takes ~0.25 ms a result (on the H200 hosts, journal and all), and
+ * the results held behind one slow compile come in runs of hundreds (up to
+ * a whole generation's fill at its end), which handed on at once left the
+ * GPU waiting 0.1-0.3 s each time (bench/results/2026-11-30-h200x2-s31).
+ * Without a job out, all of them. Returns 1 when the callback stops the
+ * batch (*rc KEVO_ESTOPPED).
+ */
+#define HAND_MAX_MS 20
+
+static int hand_on(struct batch *b, eval_cb cb, void *ud, int *rc)
+{
+    long long until = b->n_out > 0 ? fs_now_ns() + b->hand_ns : 0;
+    while (backlog(b)) {
+        int stop = cb(ud, b->deliver, &b->sl[b->deliver].r);
+        eval_result_release(&b->sl[b->deliver].r);
+        b->deliver++;
+        if (stop) {
+            *rc = KEVO_ESTOPPED;
+            return 1;
+        }
+        if (until && fs_now_ns() >= until)
+            break;
+    }
+    return 0;
+}
+
 /* ---- evaluator_ops */
 
 static int eval_batch(struct gpueval *g, const struct candidate *const *cands,
@@ -643,23 +690,13 @@ static int eval_batch(struct gpueval *g, const struct candidate *const *cands,
         }
     }
     while (!rc) {
-        /* hand on what is decided, in order */
-        while (b.deliver < n && b.sl[b.deliver].st == SL_DONE) {
-            int stop = cb(ud, b.deliver, &b.sl[b.deliver].r);
-            eval_result_release(&b.sl[b.deliver].r);
-            b.deliver++;
-            if (stop) {
-                rc = KEVO_ESTOPPED;
-                break;
-            }
-        }
-        if (rc || (b.deliver == n && b.n_out == 0))
+        if (hand_on(&b, cb, ud, &rc) || (b.deliver == n && b.n_out == 0))
             break;
         if (b.n_out == 0 && past_deadline(g)) {
             end_rest(&b);
             continue;
         }
-        if (drop_rest(&b) || defer_behind_optional(&b))
+        if ((!backlog(&b) && drop_rest(&b)) || defer_behind_optional(&b))
             continue;
         if (b.n_out == 0 && !feed_or_defer(&b, &rc)) {
             /* the next to deliver marked at the worker with no job out:
@@ -669,8 +706,7 @@ static int eval_batch(struct gpueval *g, const struct candidate *const *cands,
             continue;
         }
         /* the next job behind it, if one is ready (worker.h 12) */
-        if (b.n_out == 1 && queue && !past_deadline(g) &&
-            (!g->drop || required_left(&b)))
+        if (b.n_out == 1 && queue && !past_deadline(g) && more_to_send(&b))
             feed(&b, 0, 1, &rc);
         int i = b.out[0];
         wclient_await(g->worker, &b.rep[0], pool_idle, g);
@@ -685,10 +721,17 @@ static int eval_batch(struct gpueval *g, const struct candidate *const *cands,
             b.sl[b.out[0]].st = SL_READY;
             b.n_out = 0;
         }
-        b.idle_since = g->free_since = fs_now_ns();
+        long long now = fs_now_ns(), gap = now - b.idle_since;
+        /* half a job: the shorter of the last two gaps (one may hold a
+         * wait for a compile), at most HAND_MAX_MS */
+        b.hand_ns = (b.gap_ns > 0 && b.gap_ns < gap ? b.gap_ns : gap) / 2;
+        if (b.hand_ns > HAND_MAX_MS * 1000000LL)
+            b.hand_ns = HAND_MAX_MS * 1000000LL;
+        b.gap_ns = gap;
+        b.idle_since = g->free_since = now;
         /* next job out first, then this answer's bookkeeping */
         if (rep.status == WCLIENT_ANSWER && !past_deadline(g) &&
-            (!g->drop || required_left(&b)))
+            more_to_send(&b))
             feed(&b, 0, b.n_out > 0, &rc);
         finish_job(&b, i, &rep);
         wclient_reply_release(&rep);
