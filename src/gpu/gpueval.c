@@ -729,9 +729,10 @@ static int eval_batch(struct gpueval *g, const struct candidate *const *cands,
             b.hand_ns = HAND_MAX_MS * 1000000LL;
         b.gap_ns = gap;
         b.idle_since = g->free_since = now;
-        /* next job out first, then this answer's bookkeeping */
+        /* next job out first, then this answer's bookkeeping (an answer
+         * to the next in order ends a wait on it: results to hand on) */
         if (rep.status == WCLIENT_ANSWER && !past_deadline(g) &&
-            more_to_send(&b))
+            (more_to_send(&b) || b.deliver == i))
             feed(&b, 0, b.n_out > 0, &rc);
         finish_job(&b, i, &rep);
         wclient_reply_release(&rep);
