@@ -16,6 +16,14 @@
 /* Adds the result's members (outcome, fitness, times, resources, detail,
  * evidence) to object o. */
 void record_put_result(cJSON *o, const struct eval_result *r);
+/* The same with the evidence as its text, unparsed (a raw item: printed
+ * as it is, compared by rec_first_difference as what it parses to): for
+ * a result whose evidence_json is known to be one JSON object
+ * (record_evidence_ok), so that the journal does not print its numbers
+ * again (~45 of them, most of a record's cost). */
+void record_put_result_text(cJSON *o, const struct eval_result *r);
+/* 1 if s is one JSON object and nothing after it. */
+int record_evidence_ok(const char *s);
 /* Reads them back into *r (initialised by the caller; evidence_json is
  * set when present). KEVO_EPARSE if a required member is missing. */
 int record_get_result(const cJSON *o, struct eval_result *r) KEVO_WUR;

@@ -81,7 +81,9 @@ cJSON *rec_eval_json(const struct rec_eval *r)
     cJSON_AddStringToObject(o, "mutator", r->mutator);
     put_parents(o, r->n_par, r->par);
     put_hash(o, "source", r->source);
-    record_put_result(o, &r->r);
+    /* its evidence is one JSON object: read from a journal, or checked
+     * when the result came (runlog.c canonical) */
+    record_put_result_text(o, &r->r);
     cJSON_AddNumberToObject(o, "t", r->t);
     return done(o);
 }
@@ -712,6 +714,21 @@ int rec_is_accounting(const char *k)
     return 0;
 }
 
+/* x and y alike; a raw item (record_put_result_text) as what it parses
+ * to. */
+static int same_item(const cJSON *x, const cJSON *y)
+{
+    if (!cJSON_IsRaw(x) && !cJSON_IsRaw(y))
+        return cJSON_Compare(x, y, 1);
+    cJSON *px = cJSON_IsRaw(x) ? cJSON_Parse(x->valuestring) : NULL,
+          *py = cJSON_IsRaw(y) ? cJSON_Parse(y->valuestring) : NULL;
+    int same = (!cJSON_IsRaw(x) || px) && (!cJSON_IsRaw(y) || py) &&
+               cJSON_Compare(px ? px : x, py ? py : y, 1);
+    cJSON_Delete(px);
+    cJSON_Delete(py);
+    return same;
+}
+
 const char *rec_first_difference(const cJSON *a, const cJSON *b)
 {
     const cJSON *x;
@@ -720,7 +737,7 @@ const char *rec_first_difference(const cJSON *a, const cJSON *b)
         if (rec_is_accounting(x->string))
             continue;
         const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, x->string);
-        if (!y || !cJSON_Compare(x, y, 1))
+        if (!y || !same_item(x, y))
             return x->string;
     }
     cJSON_ArrayForEach(x, b)

@@ -137,13 +137,18 @@ struct live_ctx {
     int rc;
 };
 
-/* The result as the journal will hold it: one trip through its text. */
+/* The result as the journal will hold it: one trip through its text.
+ * The evidence keeps its text (the journal copies it, record_put_result_
+ * text), scrubbed; evidence that is not one JSON object is dropped, as
+ * the trip through its text would drop it. */
 static int canonical(const struct eval_result *r, struct eval_result *out)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return KEVO_ENOMEM;
-    record_put_result(o, r);
+    struct eval_result bare = *r;
+    bare.evidence_json = NULL;
+    record_put_result(o, &bare);
     char *text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     secret_scrub(text); /* a compile log may carry a key (secret.h) */
@@ -154,6 +159,16 @@ static int canonical(const struct eval_result *r, struct eval_result *out)
                 : record_get_result(o, out) ? KEVO_EINTERNAL : KEVO_OK;
     secret_scrub(out->detail); /* and a key cut short at its end */
     cJSON_Delete(o);
+    if (!rc && r->evidence_json) {
+        char *ev = strdup(r->evidence_json);
+        if (!ev)
+            return KEVO_ENOMEM;
+        secret_scrub(ev);
+        if (record_evidence_ok(ev))
+            out->evidence_json = ev;
+        else
+            free(ev);
+    }
     return rc;
 }
 

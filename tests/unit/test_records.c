@@ -190,6 +190,38 @@ static void difference(void)
     cJSON_Delete(z);
 }
 
+/* An eval record carries its evidence as text (the journal copies it,
+ * no number printed again) and compares as the object it parses to. */
+static void evidence_text(void)
+{
+    struct rec_eval a = sample_eval();
+    /* (a space no print of cJSON's would make: the text is copied) */
+    const char *ev = "{\"phase_ms\": {\"load\":0.105622,\"job\":4.22},"
+                     "\"floor_ns\":14810.690808058653,\"log\":\"a\\nb\"}";
+    a.r.evidence_json = (char *)ev;
+    cJSON *x = rec_eval_json(&a);
+    char *t = text_of(x);
+    CHECK_MSG(t && strstr(t, ev), "%s", t ? t : "(none)");
+    cJSON *y = t ? cJSON_Parse(t) : NULL; /* as a replay reads it */
+    CHECK(y && cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(y, "evidence")));
+    CHECK(rec_first_difference(x, y) == NULL &&
+          rec_first_difference(y, x) == NULL);
+    a.r.evidence_json = "{\"phase_ms\":{\"load\":0.105623,\"job\":4.22},"
+                        "\"floor_ns\":14810.690808058653,\"log\":\"a\\nb\"}";
+    cJSON *z = rec_eval_json(&a);
+    const char *k = rec_first_difference(z, y);
+    CHECK(k && !strcmp(k, "evidence"));
+    k = rec_first_difference(y, z);
+    CHECK(k && !strcmp(k, "evidence"));
+    CHECK(record_evidence_ok(ev) && !record_evidence_ok("{\"a\":1} x") &&
+          !record_evidence_ok("[1,2]") && !record_evidence_ok("{\"a\":") &&
+          !record_evidence_ok(NULL));
+    free(t);
+    cJSON_Delete(x);
+    cJSON_Delete(y);
+    cJSON_Delete(z);
+}
+
 /* A "gen" record's compile processes are the session's (kevo status): a
  * journal written before they were recorded, or by a session on other
  * CPUs, resumes and replays as the same decisions. */
@@ -323,6 +355,58 @@ static void log_scrubs_keys(void)
     rmdir(dir);
 }
 
+/* A live result's evidence reaches the engine as its text when it is one
+ * JSON object, and not at all when it is not (as the journal, which could
+ * not hold it, will say in a replay). */
+static const char *ev_given;
+
+static int ev_batch(void *self, const struct candidate *const *cands, int n,
+                    eval_cb cb, void *ud)
+{
+    (void)self;
+    (void)cands;
+    struct eval_result r;
+    eval_result_init(&r);
+    r.outcome = EVAL_OK;
+    r.evidence_json = strdup(ev_given);
+    int stop = n > 0 && cb(ud, 0, &r);
+    eval_result_release(&r);
+    return stop ? KEVO_ESTOPPED : KEVO_OK;
+}
+
+static int ev_cb(void *ud, int idx, const struct eval_result *r)
+{
+    (void)idx;
+    char **got = ud;
+    *got = r->evidence_json ? strdup(r->evidence_json) : NULL;
+    return 0;
+}
+
+static void live_evidence(void)
+{
+    static const struct evaluator_ops ops = {.name = "ev",
+                                             .eval_batch = ev_batch};
+    static const char *const given[] = {
+        "{\"phase_ms\":{\"job\":4.220697},\"fp\":\"cb4f\"}",
+        "{\"a\":1} trailing", "[1,2]", "{\"a\":"};
+    for (size_t i = 0; i < sizeof given / sizeof *given; i++) {
+        struct runlog_cfg c = {.live = 1, .ev = {&ops, NULL}};
+        struct runlog *rl;
+        struct candidate cand = {0};
+        const struct candidate *cp = &cand;
+        char *got = NULL;
+        ev_given = given[i];
+        CHECK(runlog_new(&c, &rl) == KEVO_OK);
+        CHECK(runlog_evaluate(rl, &cp, 1, ev_cb, &got) == KEVO_OK);
+        if (i == 0)
+            CHECK_MSG(got && !strcmp(got, given[0]), "%s", got ? got : "-");
+        else
+            CHECK_MSG(!got, "'%s' reached the engine as '%s'", given[i], got);
+        free(got);
+        runlog_free(rl);
+    }
+}
+
 /* best.json and a manifest baseline: the readers' typed views */
 static void best_and_baseline(void)
 {
@@ -429,6 +513,10 @@ int main(void)
     RUN(parse_all, "a journal parses at once: strictly (the first bad record "
         "named by index) or leaving bad records out");
     RUN(difference, "records are compared on decisions, not accounting");
+    RUN(live_evidence, "a live result's evidence reaches the engine as its "
+        "text when it is one JSON object, else not at all");
+    RUN(evidence_text, "an eval record's evidence goes to the journal as its "
+        "text and compares as the object it parses to");
     RUN(gen_compilers, "a gen record's compile processes are accounting; "
         "absent, negative or beyond 1024 they read as not recorded");
     RUN(log_scrubs_keys, "a key in a live result's compile log (whole or "
