@@ -71,7 +71,8 @@ void record_put_result_text(cJSON *o, const struct eval_result *r)
 
 int record_evidence_ok(const char *s)
 {
-    cJSON *ev = s ? cJSON_ParseWithOpts(s, NULL, 1) : NULL;
+    cJSON *ev = s && !strpbrk(s, "\r\n") ? cJSON_ParseWithOpts(s, NULL, 1)
+                                         : NULL;
     int ok = cJSON_IsObject(ev);
     cJSON_Delete(ev);
     return ok;

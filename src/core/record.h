@@ -22,7 +22,7 @@ void record_put_result(cJSON *o, const struct eval_result *r);
  * (record_evidence_ok), so that the journal does not print its numbers
  * again (~45 of them, most of a record's cost). */
 void record_put_result_text(cJSON *o, const struct eval_result *r);
-/* 1 if s is one JSON object and nothing after it. */
+/* 1 if s is one JSON object, nothing after it, on one line. */
 int record_evidence_ok(const char *s);
 /* Reads them back into *r (initialised by the caller; evidence_json is
  * set when present). KEVO_EPARSE if a required member is missing. */

@@ -427,8 +427,11 @@ static int lists_at_once(struct engine *e)
         return KEVO_OK;
     struct list_job job[64];
     pthread_t th[64];
-    int n = 0, rc = KEVO_OK;
-    for (int t = 0; t < e->n_base && t < e->n_tpls && n < 64; t++)
+    int n = 0, rc = KEVO_OK, cap = cpus_usable();
+    if (cap > 64)
+        cap = 64;
+    /* (more templates than CPUs: the rest one by one, as before) */
+    for (int t = 0; t < e->n_base && t < e->n_tpls && n < cap; t++)
         if (engine_tpl_usable(e, t) && e->pts_state[t] == 0)
             job[n++] = (struct list_job){e, t, KEVO_OK};
     if (n < 2)

@@ -137,6 +137,22 @@ struct live_ctx {
     int rc;
 };
 
+/* A copy of evidence text e to keep: as it is, or printed again by cJSON
+ * where it holds a line break (the journal is a record a line) or an
+ * escape cJSON would not write for a printable character (\u, \/: a key
+ * written so would pass secret_scrub). Text that is not one JSON object
+ * comes back as it is, for the caller to drop; NULL only out of
+ * memory. */
+static char *evidence_text(const char *e)
+{
+    if (!strpbrk(e, "\r\n") && !strstr(e, "\\u") && !strstr(e, "\\/"))
+        return strdup(e);
+    cJSON *o = cJSON_ParseWithOpts(e, NULL, 1);
+    char *t = cJSON_IsObject(o) ? cJSON_PrintUnformatted(o) : strdup(e);
+    cJSON_Delete(o);
+    return t;
+}
+
 /* The result as the journal will hold it: one trip through its text.
  * The evidence keeps its text (the journal copies it, record_put_result_
  * text), scrubbed; evidence that is not one JSON object is dropped, as
@@ -160,7 +176,7 @@ static int canonical(const struct eval_result *r, struct eval_result *out)
     secret_scrub(out->detail); /* and a key cut short at its end */
     cJSON_Delete(o);
     if (!rc && r->evidence_json) {
-        char *ev = strdup(r->evidence_json);
+        char *ev = evidence_text(r->evidence_json);
         if (!ev)
             return KEVO_ENOMEM;
         secret_scrub(ev);

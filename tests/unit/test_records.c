@@ -215,6 +215,7 @@ static void evidence_text(void)
     CHECK(k && !strcmp(k, "evidence"));
     CHECK(record_evidence_ok(ev) && !record_evidence_ok("{\"a\":1} x") &&
           !record_evidence_ok("[1,2]") && !record_evidence_ok("{\"a\":") &&
+          !record_evidence_ok("{\"a\":\n1}") &&
           !record_evidence_ok(NULL));
     free(t);
     cJSON_Delete(x);
@@ -386,9 +387,18 @@ static void live_evidence(void)
 {
     static const struct evaluator_ops ops = {.name = "ev",
                                              .eval_batch = ev_batch};
+    /* kept as they are; printed again by cJSON (a line break, an escaped
+     * printable character: a key so written is scrubbed all the same);
+     * dropped */
     static const char *const given[] = {
         "{\"phase_ms\":{\"job\":4.220697},\"fp\":\"cb4f\"}",
-        "{\"a\":1} trailing", "[1,2]", "{\"a\":"};
+        "{\"a\":\n1,\r\n\"b\":\"x\"}",
+        "{\"log\":\"KEY=\\u0073k-ant-api03-Leak9xQ2mB7vT4zR \\/ ok\"}",
+        "{\"a\":1} trailing", "[1,2]", "{\"a\":", "{\"a\":1}\n{\"b\":2}"};
+    static const char *const want[] = {
+        "{\"phase_ms\":{\"job\":4.220697},\"fp\":\"cb4f\"}",
+        "{\"a\":1,\"b\":\"x\"}", NULL};
+    CHECK(secret_add(leak_key) == KEVO_OK);
     for (size_t i = 0; i < sizeof given / sizeof *given; i++) {
         struct runlog_cfg c = {.live = 1, .ev = {&ops, NULL}};
         struct runlog *rl;
@@ -398,8 +408,11 @@ static void live_evidence(void)
         ev_given = given[i];
         CHECK(runlog_new(&c, &rl) == KEVO_OK);
         CHECK(runlog_evaluate(rl, &cp, 1, ev_cb, &got) == KEVO_OK);
-        if (i == 0)
-            CHECK_MSG(got && !strcmp(got, given[0]), "%s", got ? got : "-");
+        if (i < 2)
+            CHECK_MSG(got && !strcmp(got, want[i]), "%s", got ? got : "-");
+        else if (i == 2)
+            CHECK_MSG(got && !strstr(got, "Leak9x") && !strchr(got, '\n') &&
+                          strstr(got, "/ ok"), "%s", got ? got : "-");
         else
             CHECK_MSG(!got, "'%s' reached the engine as '%s'", given[i], got);
         free(got);
