@@ -50,34 +50,6 @@ const cJSON *record_at(const cJSON *o, const char *k1, const char *k2)
     return k2 ? cJSON_GetObjectItemCaseSensitive(x, k2) : x;
 }
 
-static void put_members(cJSON *o, const struct eval_result *r);
-
-void record_put_result(cJSON *o, const struct eval_result *r)
-{
-    put_members(o, r);
-    if (r->evidence_json) {
-        cJSON *ev = cJSON_Parse(r->evidence_json);
-        if (ev)
-            cJSON_AddItemToObject(o, "evidence", ev);
-    }
-}
-
-void record_put_result_text(cJSON *o, const struct eval_result *r)
-{
-    put_members(o, r);
-    if (r->evidence_json)
-        cJSON_AddRawToObject(o, "evidence", r->evidence_json);
-}
-
-int record_evidence_ok(const char *s)
-{
-    cJSON *ev = s && !strpbrk(s, "\r\n") ? cJSON_ParseWithOpts(s, NULL, 1)
-                                         : NULL;
-    int ok = cJSON_IsObject(ev);
-    cJSON_Delete(ev);
-    return ok;
-}
-
 static void put_members(cJSON *o, const struct eval_result *r)
 {
     cJSON_AddStringToObject(o, "outcome", eval_outcome_name(r->outcome));
@@ -104,6 +76,32 @@ static void put_members(cJSON *o, const struct eval_result *r)
     cJSON_AddStringToObject(o, "detail", r->detail);
     if (r->gpu >= 0) /* a multi-GPU run: which one measured it */
         cJSON_AddNumberToObject(o, "gpu", r->gpu);
+}
+
+void record_put_result(cJSON *o, const struct eval_result *r)
+{
+    put_members(o, r);
+    if (r->evidence_json) {
+        cJSON *ev = cJSON_Parse(r->evidence_json);
+        if (ev)
+            cJSON_AddItemToObject(o, "evidence", ev);
+    }
+}
+
+void record_put_result_text(cJSON *o, const struct eval_result *r)
+{
+    put_members(o, r);
+    if (r->evidence_json)
+        cJSON_AddRawToObject(o, "evidence", r->evidence_json);
+}
+
+int record_evidence_ok(const char *s)
+{
+    cJSON *ev = s && !strpbrk(s, "\r\n") ? cJSON_ParseWithOpts(s, NULL, 1)
+                                         : NULL;
+    int ok = cJSON_IsObject(ev);
+    cJSON_Delete(ev);
+    return ok;
 }
 
 int record_get_result(const cJSON *o, struct eval_result *r)

@@ -422,12 +422,12 @@ static void *list_thread(void *arg)
  * of points. */
 static int lists_at_once(struct engine *e)
 {
+    int n = 0, rc = KEVO_OK, cap = cpus_usable();
     if (e->env.points || runlog_has_admit(e->env.log) || !use_lists(e) ||
-        cpus_usable() < 2)
+        cap < 2)
         return KEVO_OK;
     struct list_job job[64];
     pthread_t th[64];
-    int n = 0, rc = KEVO_OK, cap = cpus_usable();
     if (cap > 64)
         cap = 64;
     /* (more templates than CPUs: the rest one by one, as before) */

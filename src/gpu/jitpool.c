@@ -588,15 +588,14 @@ static int ticket_oldest(struct jit_pool *p)
 /* A compile of key ended (its child stored the result in the disk cache,
  * unless it timed out or died): the queued twins are answered from there
  * as cache hits; any left (no cache entry) compile as usual. */
-static int cache_load(struct jit_pool *p, uint64_t key,
-                      struct jit_output *out);
+static int answer_cached(struct jit_pool *p, struct ticket *t);
 
 static void answer_twins(struct jit_pool *p, uint64_t key)
 {
     for (int i = 0; key && p->cache_dir && i < p->n_tk; i++) {
         struct ticket *t = &p->tk[i];
         if (t->state != TK_QUEUED || t->key != key ||
-            cache_load(p, key, &t->out) != KEVO_OK)
+            answer_cached(p, t) != KEVO_OK)
             continue;
         free(t->src);
         free(t->name);
@@ -869,19 +868,6 @@ static struct memo_ent *memo_take(struct jit_pool *p, uint64_t key,
     memset(o, 0, sizeof *o);
     p->memo_bytes += b;
     return m;
-}
-
-/* jit_cache_load, from the memo when it holds key (a copy), else from the
- * disk (and kept). */
-static int cache_load(struct jit_pool *p, uint64_t key, struct jit_output *out)
-{
-    struct memo_ent *m = memo_find(p, key);
-    if (m)
-        return out_copy(out, &m->out);
-    int rc = jit_cache_load(p->cache_dir, key, out);
-    if (rc == KEVO_OK && (m = memo_take(p, key, out)))
-        rc = out_copy(out, &m->out);
-    return rc;
 }
 
 /* t, a cache hit: from the memo (pinned, the wait copies the cubin), else
