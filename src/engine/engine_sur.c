@@ -10,7 +10,10 @@
  * they lie. Features: per template an indicator and its parameters' value
  * indices (SUR_MISSING for another template's parameters). The forest's
  * seed is derived from the run's seed and the generation, and the data is
- * the journal's, so a resumed or replayed run fits the same forest.
+ * the journal's, so a resumed or replayed run fits the same forest. With
+ * spec forest_apart each tree has a PRNG of its own and the trees grow on
+ * the engine's CPUs at once: the fit is most of the engine's time
+ * between two generations, while every GPU waits (issue 32).
  */
 #include "engine_int.h"
 
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpus.h"
 #include "hash.h"
 #include "record.h"
 #include "surrogate.h"
@@ -205,7 +209,9 @@ int engine_sur_fit(struct engine *e)
         y[i] = h->ok ? log(h->fitness) : lo - 1.0;
     }
     if (!rc && isfinite(lo)) {
-        struct sur_opts o = {.trees = 32, .max_depth = 12, .min_leaf = 2};
+        struct sur_opts o = {.trees = 32, .max_depth = 12, .min_leaf = 2,
+                             .apart = e->env.spec->forest_apart,
+                             .threads = cpus_usable()};
         uint64_t seed = hash_final(hash_u64(
             hash_u64(HASH_SEED ^ 0x7375726fULL, e->env.spec->seed),
             (uint64_t)e->gen));

@@ -41,6 +41,7 @@ void spec_legacy_search(struct spec *s)
     s->fill_spare = 0;
     s->fill_compile = 0;
     s->fill_grid = 0;
+    s->forest_apart = 0;
     s->defer = 0;
 }
 

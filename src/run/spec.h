@@ -95,6 +95,11 @@ struct spec {
      * default; 0: points one launch-only param away, what runs made
      * before it did (a manifest without it reads as 0) */
     int fill_grid;
+    /* issue 32: the surrogate's trees each draw from a PRNG of their own
+     * and grow on several threads (surrogate.h apart): 1, the default;
+     * 0: one PRNG for all, what runs made before it did (a manifest
+     * without it reads as 0) */
+    int forest_apart;
     /* issue 32: the evaluator may hand back unmeasured the few candidates
      * whose compile has not ended when the rest of the generation is
      * measured; they join the next generation (1, engine_defer.c); 0:

@@ -5,9 +5,11 @@
 #include "surrogate.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "rng.h"
 
 struct node {
@@ -171,6 +173,98 @@ void surrogate_free(struct surrogate *s)
     free(s);
 }
 
+/* One grower's scratch: its own PRNG, sample and buffers. */
+struct grower {
+    struct fit F;
+    struct rng r;
+    int *idx;
+    struct surrogate *s;
+    uint64_t seed;
+    int first, step; /* trees first, first + step, ... (apart) */
+    int rc;
+};
+
+static int grower_init(struct grower *g, const struct fit *F, int n, int d)
+{
+    g->F = *F;
+    g->F.r = &g->r;
+    g->idx = malloc(sizeof *g->idx * (size_t)n);
+    g->F.feats = malloc(sizeof *g->F.feats * (size_t)d);
+    g->F.yv = malloc(sizeof *g->F.yv * (size_t)n);
+    return g->idx && g->F.feats && g->F.yv ? KEVO_OK : KEVO_ENOMEM;
+}
+
+static void grower_free(struct grower *g)
+{
+    free(g->idx);
+    free(g->F.feats);
+    free(g->F.yv);
+}
+
+/* Tree k from g's PRNG as it stands. */
+static int grow_tree(struct grower *g, int k)
+{
+    int n = g->F.n;
+    for (int i = 0; i < n; i++) /* bootstrap sample */
+        g->idx[i] = (int)rng_below(&g->r, (uint64_t)n);
+    int root = new_node(&g->s->t[k]);
+    return root < 0 || grow(&g->F, &g->s->t[k], root, g->idx, n, 0)
+               ? KEVO_ENOMEM
+               : KEVO_OK;
+}
+
+/* apart: trees first, first + step, ..., each from its own PRNG */
+static void *grow_apart(void *arg)
+{
+    struct grower *g = arg;
+    for (int k = g->first; !g->rc && k < g->s->n_trees; k += g->step) {
+        rng_seed(&g->r, hash_final(hash_u64(g->seed, (uint64_t)k)));
+        g->rc = grow_tree(g, k);
+    }
+    return NULL;
+}
+
+#define SUR_MAX_THREADS 64
+
+static int grow_forest(const struct fit *F, const struct sur_opts *o,
+                       uint64_t seed, struct surrogate *s)
+{
+    struct grower g[SUR_MAX_THREADS];
+    pthread_t th[SUR_MAX_THREADS];
+    int nt = o->apart && o->threads > 1 ? o->threads : 1, rc = KEVO_OK;
+    if (nt > SUR_MAX_THREADS)
+        nt = SUR_MAX_THREADS;
+    if (nt > o->trees)
+        nt = o->trees;
+    memset(g, 0, sizeof g);
+    s->n_trees = o->trees;
+    for (int t = 0; t < nt && !rc; t++) {
+        g[t] = (struct grower){.s = s, .seed = seed, .first = t, .step = nt};
+        rc = grower_init(&g[t], F, F->n, F->d);
+    }
+    if (!rc && !o->apart) { /* one PRNG, the trees in turn */
+        rng_seed(&g[0].r, seed);
+        for (int k = 0; k < o->trees && !rc; k++)
+            rc = grow_tree(&g[0], k);
+    } else if (!rc) {
+        int started = 1;
+        for (int t = 1; t < nt; t++, started++)
+            if (pthread_create(&th[t], NULL, grow_apart, &g[t]))
+                break;
+        grow_apart(&g[0]);
+        for (int t = 1; t < started; t++)
+            pthread_join(th[t], NULL);
+        /* trees no thread took (a thread did not start) grow here */
+        for (int t = started; t < nt; t++)
+            grow_apart(&g[t]);
+        for (int t = 0; t < nt && !rc; t++)
+            rc = g[t].rc;
+    }
+    for (int t = 0; t < nt; t++)
+        grower_free(&g[t]);
+    return rc;
+}
+
 int surrogate_fit(const uint8_t *x, const double *y, int n, int d,
                   const struct sur_opts *o, uint64_t seed,
                   struct surrogate **out)
@@ -178,15 +272,10 @@ int surrogate_fit(const uint8_t *x, const double *y, int n, int d,
     if (n < 2 || d < 1 || o->trees < 1)
         return KEVO_EINVAL;
     struct surrogate *s = calloc(1, sizeof *s);
-    int *idx = malloc(sizeof *idx * (size_t)n);
-    int *feats = malloc(sizeof *feats * (size_t)d);
     int *hi = calloc((size_t)d, sizeof *hi), *top = calloc((size_t)d,
                                                              sizeof *top);
     uint8_t *xt = malloc((size_t)n * (size_t)d);
-    double *yv = malloc(sizeof *yv * (size_t)n);
-    struct rng r;
-    int rc = s && idx && feats && hi && top && xt && yv ? KEVO_OK
-                                                         : KEVO_ENOMEM;
+    int rc = s && hi && top && xt ? KEVO_OK : KEVO_ENOMEM;
     for (size_t i = 0; !rc && i < (size_t)n; i++)
         for (size_t f = 0; f < (size_t)d; f++) {
             uint8_t c = x[i * (size_t)d + f];
@@ -198,22 +287,12 @@ int surrogate_fit(const uint8_t *x, const double *y, int n, int d,
         }
     if (!rc && !(s->t = calloc((size_t)o->trees, sizeof *s->t)))
         rc = KEVO_ENOMEM;
-    rng_seed(&r, seed);
-    struct fit F = {x, y, d, o, &r, feats, hi, top, xt, n, yv};
-    for (int k = 0; !rc && k < o->trees; k++) {
-        s->n_trees++;
-        for (int i = 0; i < n; i++) /* bootstrap sample */
-            idx[i] = (int)rng_below(&r, (uint64_t)n);
-        int root = new_node(&s->t[k]);
-        if (root < 0 || grow(&F, &s->t[k], root, idx, n, 0))
-            rc = KEVO_ENOMEM;
-    }
-    free(idx);
-    free(feats);
+    struct fit F = {x, y, d, o, NULL, NULL, hi, top, xt, n, NULL};
+    if (!rc)
+        rc = grow_forest(&F, o, seed, s);
     free(hi);
     free(top);
     free(xt);
-    free(yv);
     if (rc) {
         surrogate_free(s);
         return rc;

@@ -8,6 +8,10 @@
  * is "code <= c" and a node finds its best split from a histogram. Every
  * random choice (bootstrap samples, features tried) comes from the seed
  * given to surrogate_fit: the same data and seed give the same forest.
+ * With apart set, each tree draws from a PRNG of its own (the seed and
+ * the tree's index), so the trees grow on up to threads threads and the
+ * forest does not depend on how many; without it the trees draw from one
+ * PRNG in turn (the forest of runs recorded before apart).
  */
 #ifndef KEVO_SURROGATE_H
 #define KEVO_SURROGATE_H
@@ -25,6 +29,9 @@ struct sur_opts {
     int max_depth;  /* e.g. 12 */
     int min_leaf;   /* fewest samples in a leaf (e.g. 2) */
     int mtry;       /* features tried per split; 0 = d / 3 (at least 1) */
+    int apart;      /* 1: a PRNG per tree (see the top); 0: one for all */
+    int threads;    /* with apart: at most this many threads (<= 1: this
+                       one) */
 };
 
 /*

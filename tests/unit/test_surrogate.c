@@ -1,7 +1,9 @@
 /*
  * test_surrogate.c - the random forest (surrogate.h): it learns a
  * landscape well enough to rank unseen points, a failure class pulls its
- * region down, and the same data and seed give the same forest.
+ * region down, the same data and seed give the same forest, and a forest
+ * whose trees have PRNGs of their own (apart) is the same on any number
+ * of threads.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -130,6 +132,73 @@ static void test_same_seed_same_forest(void)
     surrogate_free(c);
 }
 
+/* 1 if forests a and b predict the same, bitwise, at the m rows of q */
+static int same_forest(const struct surrogate *a, const struct surrogate *b,
+                       const uint8_t *q, int m)
+{
+    for (int i = 0; i < m; i++) {
+        double sa, sb;
+        double pa = surrogate_predict(a, q + 4 * i, &sa);
+        double pb = surrogate_predict(b, q + 4 * i, &sb);
+        if (pa != pb || sa != sb)
+            return 0;
+    }
+    return 1;
+}
+
+static void test_apart_any_threads(void)
+{
+    enum { N = 400, M = 200 };
+    uint8_t x[N * 4], q[M * 4];
+    double y[N];
+    struct rng r;
+    rng_seed(&r, 5);
+    for (int i = 0; i < N; i++) {
+        sample(&r, x + 4 * i);
+        y[i] = land(x + 4 * i);
+    }
+    for (int i = 0; i < M; i++)
+        sample(&r, q + 4 * i);
+    /* apart: 1, 3 (32 trees do not divide), 8 and 64 (more than trees)
+     * threads; one PRNG: threads change nothing */
+    const int threads[] = {1, 3, 8, 64};
+    struct surrogate *ap[4] = {0}, *one = NULL, *one8 = NULL;
+    for (int k = 0; k < 4; k++) {
+        struct sur_opts o = opts;
+        o.apart = 1;
+        o.threads = threads[k];
+        CHECK(surrogate_fit(x, y, N, 4, &o, 21, &ap[k]) == KEVO_OK);
+    }
+    struct sur_opts o = opts;
+    CHECK(surrogate_fit(x, y, N, 4, &o, 21, &one) == KEVO_OK);
+    o.threads = 8;
+    CHECK(surrogate_fit(x, y, N, 4, &o, 21, &one8) == KEVO_OK);
+    if (!ap[0] || !ap[1] || !ap[2] || !ap[3] || !one || !one8)
+        return;
+    for (int k = 1; k < 4; k++)
+        CHECK_MSG(same_forest(ap[0], ap[k], q, M),
+                  "apart on %d threads differs from one", threads[k]);
+    CHECK(same_forest(one, one8, q, M));
+    /* the trees' own PRNGs make another forest than the one PRNG */
+    CHECK(!same_forest(one, ap[0], q, M));
+    /* and it learns as well: pairs of unseen points in order */
+    long conc = 0, pairs = 0;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < i; j++) {
+            double ti = land(q + 4 * i), tj = land(q + 4 * j);
+            if (ti == tj)
+                continue;
+            pairs++;
+            conc += (ti > tj) == (surrogate_predict(ap[2], q + 4 * i, NULL) >
+                                  surrogate_predict(ap[2], q + 4 * j, NULL));
+        }
+    CHECK_MSG(conc > 0.8 * pairs, "%ld of %ld pairs in order", conc, pairs);
+    for (int k = 0; k < 4; k++)
+        surrogate_free(ap[k]);
+    surrogate_free(one);
+    surrogate_free(one8);
+}
+
 int main(void)
 {
     RUN(test_learns_a_ranking,
@@ -138,5 +207,7 @@ int main(void)
         "a failing region is rated far below a correct one");
     RUN(test_same_seed_same_forest,
         "the same data and seed give the same forest; another seed another");
+    RUN(test_apart_any_threads,
+        "a forest with a PRNG a tree is the same on 1, 3, 8 or 64 threads");
     TEST_DONE();
 }
