@@ -180,7 +180,8 @@ struct grower {
     int *idx;
     struct surrogate *s;
     uint64_t seed;
-    int first, step; /* trees first, first + step, ... (apart) */
+    int first, end;  /* apart: trees first .. end - 1 (a run of them: the
+                        trees one thread writes sit together) */
     int rc;
 };
 
@@ -213,11 +214,11 @@ static int grow_tree(struct grower *g, int k)
                : KEVO_OK;
 }
 
-/* apart: trees first, first + step, ..., each from its own PRNG */
+/* apart: trees first .. end - 1, each from its own PRNG */
 static void *grow_apart(void *arg)
 {
     struct grower *g = arg;
-    for (int k = g->first; !g->rc && k < g->s->n_trees; k += g->step) {
+    for (int k = g->first; !g->rc && k < g->end; k++) {
         rng_seed(&g->r, hash_final(hash_u64(g->seed, (uint64_t)k)));
         g->rc = grow_tree(g, k);
     }
@@ -239,7 +240,9 @@ static int grow_forest(const struct fit *F, const struct sur_opts *o,
     memset(g, 0, sizeof g);
     s->n_trees = o->trees;
     for (int t = 0; t < nt && !rc; t++) {
-        g[t] = (struct grower){.s = s, .seed = seed, .first = t, .step = nt};
+        g[t] = (struct grower){.s = s, .seed = seed,
+                               .first = o->trees * t / nt,
+                               .end = o->trees * (t + 1) / nt};
         rc = grower_init(&g[t], F, F->n, F->d);
     }
     if (!rc && !o->apart) { /* one PRNG, the trees in turn */
