@@ -17,7 +17,6 @@
 #include "engine_int.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -426,25 +425,18 @@ static int lists_at_once(struct engine *e)
     if (e->env.points || runlog_has_admit(e->env.log) || !use_lists(e) ||
         cap < 2)
         return KEVO_OK;
-    struct list_job job[64];
-    pthread_t th[64];
-    if (cap > 64)
-        cap = 64;
+    struct list_job job[CPUS_MAX_JOBS];
+    if (cap > CPUS_MAX_JOBS)
+        cap = CPUS_MAX_JOBS;
     /* (more templates than CPUs: the rest one by one, as before) */
     for (int t = 0; t < e->n_base && t < e->n_tpls && n < cap; t++)
         if (engine_tpl_usable(e, t) && e->pts_state[t] == 0)
             job[n++] = (struct list_job){e, t, KEVO_OK};
     if (n < 2)
         return KEVO_OK;
-    int started = 0;
-    for (; started < n; started++)
-        if (pthread_create(&th[started], NULL, list_thread, &job[started]))
-            break; /* the rest are made as before, one by one */
-    for (int i = 0; i < started; i++) {
-        pthread_join(th[i], NULL);
-        if (!rc)
-            rc = job[i].rc;
-    }
+    cpus_run(n, list_thread, job, sizeof *job);
+    for (int i = 0; i < n && !rc; i++)
+        rc = job[i].rc;
     return rc;
 }
 

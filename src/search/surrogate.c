@@ -5,10 +5,10 @@
 #include "surrogate.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpus.h"
 #include "hash.h"
 #include "rng.h"
 
@@ -225,16 +225,13 @@ static void *grow_apart(void *arg)
     return NULL;
 }
 
-#define SUR_MAX_THREADS 64
-
 static int grow_forest(const struct fit *F, const struct sur_opts *o,
                        uint64_t seed, struct surrogate *s)
 {
-    struct grower g[SUR_MAX_THREADS];
-    pthread_t th[SUR_MAX_THREADS];
+    struct grower g[CPUS_MAX_JOBS];
     int nt = o->apart && o->threads > 1 ? o->threads : 1, rc = KEVO_OK;
-    if (nt > SUR_MAX_THREADS)
-        nt = SUR_MAX_THREADS;
+    if (nt > CPUS_MAX_JOBS)
+        nt = CPUS_MAX_JOBS;
     if (nt > o->trees)
         nt = o->trees;
     memset(g, 0, sizeof g);
@@ -250,16 +247,7 @@ static int grow_forest(const struct fit *F, const struct sur_opts *o,
         for (int k = 0; k < o->trees && !rc; k++)
             rc = grow_tree(&g[0], k);
     } else if (!rc) {
-        int started = 1;
-        for (int t = 1; t < nt; t++, started++)
-            if (pthread_create(&th[t], NULL, grow_apart, &g[t]))
-                break;
-        grow_apart(&g[0]);
-        for (int t = 1; t < started; t++)
-            pthread_join(th[t], NULL);
-        /* trees no thread took (a thread did not start) grow here */
-        for (int t = started; t < nt; t++)
-            grow_apart(&g[t]);
+        cpus_run(nt, grow_apart, g, sizeof *g);
         for (int t = 0; t < nt && !rc; t++)
             rc = g[t].rc;
     }

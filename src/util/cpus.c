@@ -3,6 +3,7 @@
  */
 #include "cpus.h"
 
+#include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -17,4 +18,22 @@ int cpus_usable(void)
     }
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+void cpus_run(int n, void *(*fn)(void *), void *job, size_t size)
+{
+    pthread_t th[CPUS_MAX_JOBS];
+    int started = 1;
+    if (n > CPUS_MAX_JOBS)
+        n = CPUS_MAX_JOBS;
+    for (; started < n; started++)
+        if (pthread_create(&th[started], NULL, fn,
+                           (char *)job + (size_t)started * size))
+            break;
+    if (n > 0)
+        fn(job);
+    for (int i = 1; i < started; i++)
+        pthread_join(th[i], NULL);
+    for (int i = started; i < n; i++) /* (their threads did not start) */
+        fn((char *)job + (size_t)i * size);
 }
