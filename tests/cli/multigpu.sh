@@ -113,10 +113,13 @@ done
 [ $FAILED = 0 ] && ok "kill -9 / resume of a three-GPU run equals one GPU, $ROUNDS rounds"
 
 # Ctrl-C reaches the coordinator, not the GPU threads: it stops after the
-# evaluations under way (exit 130) and the run resumes to the same journal
-$T run $ARGS --gpus 0,1,2 --runs-dir "$SCRATCH" --name sigint 2>"$SCRATCH/err" &
+# evaluations under way (exit 130) and the run resumes to the same journal.
+# (20 ms an evaluation, about 2 s for the run, and the signal sent once
+# the journal holds an evaluation: after a fixed 0.4 s a faster build
+# had already finished)
+KEVO_TEST_EVAL_US=20000 $T run $ARGS --gpus 0,1,2 --runs-dir "$SCRATCH" --name sigint 2>"$SCRATCH/err" &
 pid=$!
-sleep 0.4
+await_evals "$SCRATCH/sigint/journal.jsonl" 1
 kill -INT $pid
 wait $pid; rc=$?
 if [ $rc = 130 ] && grep -q "stopping after the current evaluation" "$SCRATCH/err"; then

@@ -9,9 +9,11 @@ $T run $ARGS --runs-dir "$SCRATCH" --name ref || { fail "reference run"; finish;
 $CANON "$SCRATCH/ref/journal.jsonl" >"$SCRATCH/ref.canon"
 
 for sig in INT TERM; do
-    $T run $ARGS --runs-dir "$SCRATCH" --name s$sig 2>"$SCRATCH/err$sig" &
+    # (20 ms an evaluation and the signal sent once one is journalled, so
+    # it lands inside the run however fast the machine)
+    KEVO_TEST_EVAL_US=20000 $T run $ARGS --runs-dir "$SCRATCH" --name s$sig 2>"$SCRATCH/err$sig" &
     pid=$!
-    sleep 0.3
+    await_evals "$SCRATCH/s$sig/journal.jsonl" 1
     kill -$sig $pid
     wait $pid; rc=$?
     if [ $rc = 130 ] && grep -q "stopping after the current evaluation" "$SCRATCH/err$sig"; then
