@@ -5,6 +5,7 @@
 #   make gpu-test   GPU tests, run on a machine with an NVIDIA GPU
 #   make bundle     build/bundle/: kevo + the non-system .so files it needs
 #   make bench-engine   engine overhead per evaluation (population 1000)
+#   make bench-pool     the compile pool's bookkeeping per generation (no GPU)
 #   make bench-search   kevo vs random search on the recorded tables
 #                       (bench/tables/: run dirs or .jsonl; TABLES=...; no GPU)
 #   make MPI=1      build/mpi/kevo: kevo run/resume as one MPI job (mpirun,
@@ -89,7 +90,7 @@ EMBED   := $(BUILD)/tools/embed
 CFLAGS  += -I$(BUILD)/gen
 
 .PHONY: all deps run test unit-test cli-test mpi-test gpu-test bundle \
-        bench-engine bench-search clean format
+        bench-engine bench-pool bench-search clean format
 
 all: $(KEVO)
 
@@ -181,6 +182,16 @@ gpu-test: $(KEVO)
 
 bench-engine: $(BUILD)/tests/bench_engine
 	$(Q)$(BUILD)/tests/bench_engine
+
+# the compile pool's bookkeeping per generation (tests/tools/bench_pool.c),
+# on the batches of a 14-generation softmax run of the test evaluator
+bench-pool: $(BUILD)/tests/bench_pool $(BUILD)/tests/kevo_test
+	$(Q)d=$$(mktemp -d) && KEVO_TEST_EVIDENCE=1 KEVO_TEST_DROP=1 \
+	    KEVO_TEST_IDLE_MS=100 KEVO_TEST_PHASE_MS=40,2.5,1.3 \
+	    KEVO_TEST_COMPILERS=16 $(BUILD)/tests/kevo_test run --evaluator test \
+	    --problem softmax --dtype fp32 --shape 4096x4096 --seed 11 \
+	    --generations 14 --runs-dir $$d --name a --quiet && \
+	    $(BUILD)/tests/bench_pool $$d/a; rc=$$?; rm -rf $$d; exit $$rc
 
 TABLES ?= $(wildcard bench/tables/*.jsonl) \
           $(patsubst %/journal.jsonl,%,$(wildcard bench/tables/*/journal.jsonl))

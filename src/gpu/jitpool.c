@@ -135,6 +135,10 @@ struct jit_pool {
     struct ticket *tk; /* slots, TK_FREE ones reused */
     int n_tk, cap_tk;
     int next_id;        /* next ticket id */
+    int queued_maybe;   /* 0: no ticket was TK_QUEUED when ticket_oldest
+                           last looked, and none was queued since (it
+                           skips its scan then: submits of cache hits
+                           with a compiler idle, a thousand a batch) */
     int n_start_fails;  /* children that died in a row before ready */
     int broken;         /* status that every wait now returns, or 0 */
     struct pollfd *pfd; /* n_procs + 1 (the wake pipe), rebuilt each round */
@@ -569,12 +573,15 @@ static int key_running(const struct jit_pool *p, uint64_t key)
  * result from the cache. */
 static int ticket_oldest(struct jit_pool *p)
 {
-    int best = -1, later_running = 0;
+    if (!p->queued_maybe)
+        return -1;
+    int best = -1, later_running = 0, queued = 0;
     for (int i = 0; i < p->n_tk; i++)
         later_running += p->tk[i].state == TK_RUNNING && p->tk[i].later;
     int later_ok = later_running < (p->n_procs / 2 > 1 ? p->n_procs / 2 : 1);
     for (int i = 0; i < p->n_tk; i++) {
         const struct ticket *t = &p->tk[i];
+        queued += t->state == TK_QUEUED;
         if (t->state != TK_QUEUED || key_running(p, t->key) ||
             (t->later && !later_ok))
             continue;
@@ -582,6 +589,7 @@ static int ticket_oldest(struct jit_pool *p)
             (t->later == p->tk[best].later && t->id < p->tk[best].id))
             best = i;
     }
+    p->queued_maybe = queued > 0;
     return best;
 }
 
@@ -985,6 +993,7 @@ static int submit_locked(struct jit_pool *p, const char *src,
         t->src = strdup(src);
         t->name = strdup(name);
         t->state = TK_QUEUED;
+        p->queued_maybe = 1;
         t->prefetch = prefetch;
         t->later = later;
         r = t->src && t->name ? 0 : -KEVO_ENOMEM;

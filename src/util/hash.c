@@ -25,6 +25,24 @@ uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
     return h;
 }
 
+uint64_t hash_bytes_wide(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t l[4] = {h, h ^ 0x9e3779b97f4a7c15ULL, h ^ 0xbf58476d1ce4e5b9ULL,
+                     h ^ 0x94d049bb133111ebULL};
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        for (int k = 0; k < 4; k++) {
+            uint64_t w;
+            memcpy(&w, b + i + 8 * k, 8);
+            l[k] = (l[k] ^ w) * 0x100000001b3ULL;
+            l[k] ^= l[k] >> 29;
+        }
+    for (int k = 0; k < 4; k++)
+        h = hash_u64(h, hash_final(l[k]));
+    return hash_bytes(h, b + i, n - i);
+}
+
 uint64_t hash_str(uint64_t h, const char *s)
 {
     return hash_bytes(h, s, strlen(s));

@@ -15,6 +15,10 @@
 
 /* Continues hash h over n bytes of p. Start with HASH_SEED. */
 uint64_t hash_bytes(uint64_t h, const void *p, size_t n);
+/* Another hash of n bytes of p from h, over four 8-byte lanes at once:
+ * about 4x hash_bytes's speed on long inputs, for what nothing written
+ * before it depends on (the compile cache's keys, jit.c). */
+uint64_t hash_bytes_wide(uint64_t h, const void *p, size_t n);
 /* Continues hash h over a NUL-terminated string (without the NUL). */
 uint64_t hash_str(uint64_t h, const char *s);
 /* Continues hash h over one 64-bit integer (little-endian bytes). */

@@ -21,6 +21,7 @@
 #include "check.h"
 #include "fsutil.h"
 #include "jit.h"
+#include "kvhdr.h"
 
 #define ARCH "sm_90a"
 
@@ -416,6 +417,10 @@ static void test_reject_launch(void)
     CHECK(jit_check_source("void *b = cudaGetParameterBufferV2(0);", why,
                            sizeof why) == 1);
     CHECK(strstr(why, "cudaGetParameterBuffer") != NULL);
+    CHECK(jit_check_source("int c = 0; void f(void *p) { c++; "
+                           "cudaLaunchDevice(p, 0); }", why,
+                           sizeof why) == 1 &&
+          strstr(why, "cudaLaunchDevice") != NULL);
     CHECK(jit_check_source("int x = 1'000; /* k<<<1,1>>> */ // <<<\n"
                            "const char *s = \"<<<\"; char c = '<';",
                            why, sizeof why) == 0);
@@ -552,6 +557,30 @@ static void test_cache_key_and_dir(void)
           jit_cache_key("// kevo: t A=1 B=2\nint y;\n", ARCH));
     CHECK(jit_cache_key("// other A\nint x;\n", ARCH) !=
           jit_cache_key("// other B\nint x;\n", ARCH));
+    /* every byte of a long source counts (the key hashes four 8-byte
+     * lanes at once, then the tail): one changed byte anywhere in 100,
+     * each of the four lanes and the tail, changes the key */
+    char text[101], *names[] = {"kevo/x.cuh"}, *texts[] = {"int h;"};
+    memset(text, 'a', 100);
+    text[100] = '\0';
+    uint64_t base = jit_cache_key(text, ARCH);
+    int all = 1;
+    for (int i = 0; i < 100; i++) {
+        text[i] = 'b';
+        all &= jit_cache_key(text, ARCH) != base;
+        text[i] = 'a';
+    }
+    CHECK(all);
+    /* kevo's headers (hashed once a process) are those of the key */
+    CHECK(base == jit_cache_key_with(text, ARCH, kvhdr_count(),
+                                     kvhdr_names(), kvhdr_texts()));
+    CHECK(base != jit_cache_key_with(text, ARCH, 1,
+                                     (const char *const *)names,
+                                     (const char *const *)texts));
+    texts[0] = "int g;";
+    CHECK(jit_cache_key_with(text, ARCH, 1, (const char *const *)names,
+                             (const char *const *)texts) !=
+          jit_cache_key_with(text, ARCH, 0, NULL, NULL));
     CHECK(jit_default_options("compute_90a", opts, 16) < 0);
     int n = jit_default_options("sm_90a", opts, 16);
     CHECK(n > 0);
