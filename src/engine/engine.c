@@ -849,7 +849,7 @@ static int write_source(struct engine *e, struct child *c)
     int rc = engine_instantiate(e, c);
     if (rc)
         return rc;
-    if (!runlog_writes(e->env.log))
+    if (!runlog_writes(e->env.log) || seen_has(&e->written, c->src_hash))
         return KEVO_OK;
     char hex[17], rel[64], path[4096];
     hash_hex(c->src_hash, hex);
@@ -862,7 +862,9 @@ static int write_source(struct engine *e, struct child *c)
     if (rc && rc != KEVO_EEXIST) /* a full disk, a planted link: say where */
         snprintf(e->errbuf, sizeof e->errbuf, "cannot write '%.200s': %s",
                  path, kevo_strerror(rc));
-    return rc == KEVO_EEXIST ? KEVO_OK : rc;
+    if (rc == KEVO_OK || rc == KEVO_EEXIST)
+        rc = seen_add(&e->written, c->src_hash);
+    return rc;
 }
 
 static cJSON *eval_record(struct engine *e, int idx)
@@ -1562,6 +1564,8 @@ static int alloc_engine(const struct engine_env *env, struct engine **out)
     e->pts_state = calloc((size_t)env->n_tpls + 1, 1);
     int rc = e->isl && e->pts && e->pts_state ? seen_init(&e->seen)
                                               : KEVO_ENOMEM;
+    if (!rc)
+        rc = seen_init(&e->written);
     for (int i = 0; !rc && i < e->n_isl; i++)
         if (!(e->isl[i].m = calloc((size_t)e->cap_members, sizeof(struct member))))
             rc = KEVO_ENOMEM;
@@ -1633,6 +1637,7 @@ void engine_free(struct engine *e)
     free(e->isl);
     archive_release(&e->arc);
     seen_release(&e->seen);
+    seen_release(&e->written);
     engine_llm_free(e);
     engine_prof_free(e);
     for (int t = 0; e->pts && t < e->n_base; t++)

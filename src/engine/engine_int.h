@@ -158,6 +158,10 @@ struct engine {
                               launch-only): a point whose key is here
                               costs no compile (engine_sur.c) */
     int has_compiled;      /* 1 once compiled is initialised */
+    struct seen written;   /* source hashes this process wrote to (or
+                              found in) the run's sources/: not written
+                              again (a generation's children, a thousand
+                              on softmax, share a few hundred sources) */
     /* the pipeline (engine_pipe.c): the next generation's children, bred
      * while this one is measured (n_next 0: none; it is bred when due) */
     struct child *next;
