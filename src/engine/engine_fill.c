@@ -36,6 +36,8 @@
  */
 #include "engine_int.h"
 
+#include "hash.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,16 +129,40 @@ static int offer(struct engine *e, int i, const struct genome *m,
  * the GPU waited for compiles, bench/results/2026-11-30-h200x2-s30).
  * *left: 1 if m has a neighbour neither measured nor invalid (added, or
  * in out already). */
+/* The binaries whose whole launch-only grid one engine_fill_add looked
+ * at already, and of those the ones with a point left: the same grid is
+ * every measured point's of one binary (softmax: up to 45 points a
+ * binary, each looking at all 42), and what a look adds and says is the
+ * same for all of them, the measured set and the validity being fixed
+ * during the fill (with fill_grid, a grid of at most FILL_GRID_MAX). */
+struct grids {
+    struct seen done, left;
+};
+
 static int neighbours(struct engine *e, int i, const struct genome *m,
-                      struct pool *out, int *left)
+                      struct pool *out, int *left, struct grids *gr)
 {
     const struct tpl *t = engine_tpl_of(e, m);
     int rc = KEVO_OK, lp[TPL_MAX_PARAMS], n = 0;
     int64_t vals[TPL_MAX_PARAMS];
+    long size = 1;
     *left = 0;
     for (int p = 0; p < t->n_params; p++)
-        if (t->params[p].launch_only && t->params[p].n_values > 0)
+        if (t->params[p].launch_only && t->params[p].n_values > 0) {
             lp[n++] = p;
+            size = size * t->params[p].n_values > FILL_GRID_MAX
+                       ? FILL_GRID_MAX + 1
+                       : size * t->params[p].n_values;
+        }
+    uint64_t key = 0;
+    if (gr && n > 0 && e->env.spec->fill_grid && size <= FILL_GRID_MAX) {
+        int have;
+        key = hash_u64(engine_sur_binary(e, m, &have), (uint64_t)m->tpl);
+        if (seen_has(&gr->done, key)) {
+            *left = seen_has(&gr->left, key);
+            return KEVO_OK;
+        }
+    }
     memcpy(vals, m->vals, sizeof vals);
     if (!e->env.spec->fill_grid) {
         for (int k = 0; k < n && !rc; k++) {
@@ -167,6 +193,8 @@ static int neighbours(struct engine *e, int i, const struct genome *m,
         if (!memcmp(vals, m->vals, sizeof vals))
             break; /* round to m: every point looked at */
     }
+    if (!rc && key && !(rc = seen_add(&gr->done, key)) && *left)
+        rc = seen_add(&gr->left, key);
     return rc;
 }
 
@@ -176,7 +204,8 @@ static int neighbours(struct engine *e, int i, const struct genome *m,
  * left is marked done and not looked at again (the measured set only
  * grows), so long runs do not rescan their history every generation; a
  * resumed run marks them again as it meets them, with the same result. */
-static int history_neighbours(struct engine *e, struct pool *p, long want)
+static int history_neighbours(struct engine *e, struct pool *p, long want,
+                              struct grids *gr)
 {
     if (e->cap_fill_done < e->n_hist) {
         long cap = e->n_hist * 2;
@@ -204,7 +233,7 @@ static int history_neighbours(struct engine *e, struct pool *p, long want)
             g.vals[i] = t->params[i].values[h->at[i]];
         genome_rehash(&g, t);
         int left;
-        rc = neighbours(e, (int)(ix[k] % e->n_isl), &g, p, &left);
+        rc = neighbours(e, (int)(ix[k] % e->n_isl), &g, p, &left, gr);
         e->fill_done[ix[k]] = !left;
     }
     free(ix);
@@ -310,16 +339,25 @@ int engine_fill_add(struct engine *e)
     if (want <= 0)
         return KEVO_OK;
     struct pool p = {0};
+    struct grids gr;
     int left;
+    if (seen_init(&gr.done))
+        return KEVO_ENOMEM;
+    if (seen_init(&gr.left)) {
+        seen_release(&gr.done);
+        return KEVO_ENOMEM;
+    }
     for (int i = 0; i < e->n_isl && !rc; i++)
         for (int k = 0; k < e->isl[i].n && !rc; k++)
-            rc = neighbours(e, i, &e->isl[i].m[k].g, &p, &left);
+            rc = neighbours(e, i, &e->isl[i].m[k].g, &p, &left, &gr);
     /* and the archive's elites (diverse kernels the islands may have
      * lost), as children of island 0 */
     for (int k = 0; k < e->arc.n && !rc; k++)
-        rc = neighbours(e, 0, &e->arc.cells[k].g, &p, &left);
+        rc = neighbours(e, 0, &e->arc.cells[k].g, &p, &left, &gr);
     if (!rc && p.n < FILL_CHOICE * want)
-        rc = history_neighbours(e, &p, FILL_CHOICE * want);
+        rc = history_neighbours(e, &p, FILL_CHOICE * want, &gr);
+    seen_release(&gr.done);
+    seen_release(&gr.left);
     for (int k = 0; k < p.n && !rc; k++)
         p.c[k].score = engine_sur_score(e, &p.c[k].g);
     if (!rc && p.n)
@@ -374,7 +412,7 @@ int engine_fill0_add(struct engine *e)
     for (long k = 0; k < n && !rc; k++) {
         engine_pool_clear(&q);
         if ((rc = neighbours(e, e->kids[k].island, &e->kids[k].g, &q,
-                             &left)) || !q.n)
+                             &left, NULL)) || !q.n)
             continue;
         qsort(q.c, (size_t)q.n, sizeof *q.c, by_hash);
         for (int r = 0; r < q.n && r < per && !rc; r++) {
