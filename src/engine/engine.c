@@ -287,11 +287,18 @@ static void clear_children(struct engine *e)
     e->gen_dropped = 0;
 }
 
+void engine_free_source(struct child *c)
+{
+    if (!c->src_lent)
+        free(c->source);
+    c->source = NULL;
+    c->src_lent = 0;
+}
+
 void engine_clear_kids(struct child *kids, int n)
 {
     for (int i = 0; i < n; i++) {
-        free(kids[i].source);
-        kids[i].source = NULL;
+        engine_free_source(&kids[i]);
         eval_result_release(&kids[i].r);
     }
 }
@@ -835,13 +842,10 @@ int engine_instantiate(struct engine *e, struct child *c)
 {
     if (c->source) /* (a pipelined child, made when it was prefetched) */
         return KEVO_OK;
-    c->source = tpl_instantiate_hdr(engine_tpl_of(e, &c->g), c->g.vals,
-                                    e->env.spec->dtype, &e->env.spec->shape,
-                                    e->env.spec->source_header);
-    if (!c->source)
-        return KEVO_ENOMEM;
-    c->src_hash = hash_final(hash_str(HASH_SEED, c->source));
-    return KEVO_OK;
+    return srcmemo_get(&e->srcs, engine_tpl_of(e, &c->g), c->g.tpl,
+                       c->g.vals, e->env.spec->dtype, &e->env.spec->shape,
+                       e->env.spec->source_header, &c->source, &c->src_hash,
+                       &c->src_lent);
 }
 
 static int write_source(struct engine *e, struct child *c)
@@ -1638,6 +1642,7 @@ void engine_free(struct engine *e)
     archive_release(&e->arc);
     seen_release(&e->seen);
     seen_release(&e->written);
+    srcmemo_release(&e->srcs);
     engine_llm_free(e);
     engine_prof_free(e);
     for (int t = 0; e->pts && t < e->n_base; t++)

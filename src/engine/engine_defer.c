@@ -157,7 +157,7 @@ int engine_defer_carry(struct engine *e)
             rc = carry_add(e, c); /* the source moves with it */
         e->gen_dropped += c->deferred == 3;
         if (rc || c->deferred == 3)
-            free(c->source);
+            engine_free_source(c);
         eval_result_release(&c->r);
     }
     e->n_kids = w;
@@ -175,11 +175,11 @@ int engine_defer_take(struct engine *e)
         int before = e->n_kids; /* (already seen: seen_add adds nothing) */
         rc = engine_add_child(e, &e->carry[k]);
         if (e->n_kids == before) /* not taken: its source is ours */
-            free(e->carry[k].source);
+            engine_free_source(&e->carry[k]);
     }
     if (rc) { /* (what was not offered is freed) */
         for (; k < e->n_carry; k++)
-            free(e->carry[k].source);
+            engine_free_source(&e->carry[k]);
         e->n_carry = 0;
         return rc;
     }

@@ -5,6 +5,7 @@
 #ifndef KEVO_ENGINE_INT_H
 #define KEVO_ENGINE_INT_H
 
+#include "srcmemo.h"
 #include "archive.h"
 #include "bandit.h"
 #include "busy.h"
@@ -34,7 +35,8 @@ struct child {
     const char *mutator;   /* static name */
     int n_par;
     uint64_t par[2];
-    char *source;          /* owned */
+    char *source;          /* owned unless src_lent (engine_free_source) */
+    int src_lent;          /* 1: source is the engine's srcmemo's */
     uint64_t src_hash;
     struct eval_result r;  /* owned evidence */
     struct archive_desc d;
@@ -158,6 +160,7 @@ struct engine {
                               launch-only): a point whose key is here
                               costs no compile (engine_sur.c) */
     int has_compiled;      /* 1 once compiled is initialised */
+    struct srcmemo srcs;   /* the sources instantiated lately */
     struct seen written;   /* source hashes this process wrote to (or
                               found in) the run's sources/: not written
                               again (a generation's children, a thousand
@@ -203,6 +206,8 @@ int engine_make_children(struct engine *e);
 int engine_instantiate(struct engine *e, struct child *c);
 /* engine.c: frees the sources and results of kids[0..n) (not the array). */
 void engine_clear_kids(struct child *kids, int n);
+/* Frees c->source unless it is lent (srcmemo.h); NULL after. */
+void engine_free_source(struct child *c);
 /* engine.c: the candidates of kids[0..n) as *cands and a pointer to each
  * as *ptrs (both new: caller frees; they borrow kids). KEVO_ENOMEM. */
 int engine_candidates(const struct engine *e, const struct child *kids,
