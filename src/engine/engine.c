@@ -1309,15 +1309,24 @@ static int write_checkpoint(struct engine *e)
     if (fs_join(path, sizeof path, e->env.run_dir, "checkpoint.json"))
         return KEVO_EINVAL;
     cJSON *o = checkpoint_json(e);
-    char *s = cJSON_Print(o);
-    cJSON_Delete(o);
-    if (!s)
+    if (!o)
         return KEVO_ENOMEM;
-    int rc = fs_write_atomic(path, s, strlen(s));
-    free(s);
+    /* printed and written on ckptw's thread while the next generation is
+     * bred and measured; this one says how the one before went */
+    int rc = ckptw_put(&e->ckw, path, o);
     if (rc)
         snprintf(e->errbuf, sizeof e->errbuf, "cannot write '%.200s': %s",
-                 path, kevo_strerror(rc));
+                 e->ckw.failed, kevo_strerror(rc));
+    return rc;
+}
+
+/* Waits until the last checkpoint is written; its status. */
+static int checkpoint_written(struct engine *e)
+{
+    int rc = ckptw_wait(&e->ckw);
+    if (rc)
+        snprintf(e->errbuf, sizeof e->errbuf, "cannot write '%.200s': %s",
+                 e->ckw.failed, kevo_strerror(rc));
     return rc;
 }
 
@@ -1420,6 +1429,9 @@ int engine_run(struct engine *e, char *err, size_t errcap)
         rc = KEVO_ESTOPPED;
     if (e->st.stop == STOP_TIME && rc == KEVO_ESTOPPED)
         rc = KEVO_OK; /* a budget, not an interruption */
+    int cw = checkpoint_written(e);
+    if (cw && (!rc || rc == KEVO_ESTOPPED))
+        rc = cw;
     if (!rc && e->st.evals == 0)
         rc = engine_llm_end_check(e); /* nothing for want of answers? */
     int wr = rc ? KEVO_OK : engine_note_end(e);
@@ -1630,6 +1642,7 @@ void engine_free(struct engine *e)
 {
     if (!e)
         return;
+    ckptw_release(&e->ckw);
     clear_children(e);
     free(e->kids);
     engine_clear_kids(e->next, e->n_next);
