@@ -848,6 +848,15 @@ int engine_instantiate(struct engine *e, struct child *c)
                        &c->src_lent);
 }
 
+/* rc (a write of bgw's that failed) into errbuf, naming the file. */
+static int bgw_failed(struct engine *e, int rc)
+{
+    if (rc)
+        snprintf(e->errbuf, sizeof e->errbuf, "cannot write '%.200s': %s",
+                 e->bgw.failed, kevo_strerror(rc));
+    return rc;
+}
+
 static int write_source(struct engine *e, struct child *c)
 {
     int rc = engine_instantiate(e, c);
@@ -861,14 +870,13 @@ static int write_source(struct engine *e, struct child *c)
     if (fs_join(path, sizeof path, e->env.run_dir, rel))
         return KEVO_EINVAL;
     char *text = secret_scrub_dup(c->source, strlen(c->source));
-    rc = text ? fs_write_new(path, text, strlen(text), 0) : KEVO_ENOMEM;
-    free(text);
-    if (rc && rc != KEVO_EEXIST) /* a full disk, a planted link: say where */
-        snprintf(e->errbuf, sizeof e->errbuf, "cannot write '%.200s': %s",
-                 path, kevo_strerror(rc));
-    if (rc == KEVO_OK || rc == KEVO_EEXIST)
-        rc = seen_add(&e->written, c->src_hash);
-    return rc;
+    /* written on bgw's thread (created only if it does not exist); a
+     * full disk or a planted link is reported by the wait before the
+     * generation's record, bgw_failed */
+    rc = text ? bgwrite_new(&e->bgw, path, text) : KEVO_ENOMEM;
+    if (rc)
+        return bgw_failed(e, rc);
+    return seen_add(&e->written, c->src_hash);
 }
 
 static cJSON *eval_record(struct engine *e, int idx)
@@ -1311,30 +1319,20 @@ static int write_checkpoint(struct engine *e)
     cJSON *o = checkpoint_json(e);
     if (!o)
         return KEVO_ENOMEM;
-    /* printed and written on ckptw's thread while the next generation is
-     * bred and measured; this one says how the one before went */
-    int rc = ckptw_put(&e->ckw, path, o);
-    if (rc)
-        snprintf(e->errbuf, sizeof e->errbuf, "cannot write '%.200s': %s",
-                 e->ckw.failed, kevo_strerror(rc));
-    return rc;
-}
-
-/* Waits until the last checkpoint is written; its status. */
-static int checkpoint_written(struct engine *e)
-{
-    int rc = ckptw_wait(&e->ckw);
-    if (rc)
-        snprintf(e->errbuf, sizeof e->errbuf, "cannot write '%.200s': %s",
-                 e->ckw.failed, kevo_strerror(rc));
-    return rc;
+    /* printed and written on bgw's thread while the next generation is
+     * bred and measured */
+    return bgw_failed(e, bgwrite_json(&e->bgw, path, o));
 }
 
 static int finish_generation(struct engine *e)
 {
     long long t0 = fs_now_ns();
+    /* the sources it names on disk before the generation's record */
+    int rc = bgw_failed(e, bgwrite_wait(&e->bgw));
+    if (rc)
+        return rc;
     cJSON *rec = gen_record(e);
-    int rc = rec ? runlog_put(e->env.log, rec, 1) : KEVO_ENOMEM;
+    rc = rec ? runlog_put(e->env.log, rec, 1) : KEVO_ENOMEM;
     cJSON_Delete(rec);
     if (rc)
         return rc;
@@ -1429,7 +1427,7 @@ int engine_run(struct engine *e, char *err, size_t errcap)
         rc = KEVO_ESTOPPED;
     if (e->st.stop == STOP_TIME && rc == KEVO_ESTOPPED)
         rc = KEVO_OK; /* a budget, not an interruption */
-    int cw = checkpoint_written(e);
+    int cw = bgw_failed(e, bgwrite_wait(&e->bgw));
     if (cw && (!rc || rc == KEVO_ESTOPPED))
         rc = cw;
     if (!rc && e->st.evals == 0)
@@ -1642,7 +1640,7 @@ void engine_free(struct engine *e)
 {
     if (!e)
         return;
-    ckptw_release(&e->ckw);
+    bgwrite_release(&e->bgw);
     clear_children(e);
     free(e->kids);
     engine_clear_kids(e->next, e->n_next);

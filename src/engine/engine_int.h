@@ -5,7 +5,7 @@
 #ifndef KEVO_ENGINE_INT_H
 #define KEVO_ENGINE_INT_H
 
-#include "ckptw.h"
+#include "bgwrite.h"
 #include "srcmemo.h"
 #include "archive.h"
 #include "bandit.h"
@@ -162,7 +162,8 @@ struct engine {
                               costs no compile (engine_sur.c) */
     int has_compiled;      /* 1 once compiled is initialised */
     struct srcmemo srcs;   /* the sources instantiated lately */
-    struct ckptw ckw;      /* writes checkpoint.json (ckptw.h) */
+    struct bgwrite bgw;    /* writes sources/ and checkpoint.json on a
+                              thread of its own (bgwrite.h) */
     struct seen written;   /* source hashes this process wrote to (or
                               found in) the run's sources/: not written
                               again (a generation's children, a thousand
