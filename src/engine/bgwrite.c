@@ -122,6 +122,17 @@ static int put(struct bgwrite *w, struct bgwrite_job *j)
     return KEVO_OK;
 }
 
+/* failed[] = path, from the engine's thread (under the mutex once the
+ * writer runs: it notes its own failures there). */
+static void set_failed(struct bgwrite *w, const char *path)
+{
+    if (w->started)
+        pthread_mutex_lock(&w->mu);
+    snprintf(w->failed, sizeof w->failed, "%s", path);
+    if (w->started)
+        pthread_mutex_unlock(&w->mu);
+}
+
 static struct bgwrite_job *job_new(const char *path)
 {
     struct bgwrite_job *j = calloc(1, sizeof *j);
@@ -140,7 +151,7 @@ int bgwrite_new(struct bgwrite *w, const char *path, char *text)
         free(text);
         rc = rc == KEVO_EEXIST ? KEVO_OK : rc;
         if (rc)
-            snprintf(w->failed, sizeof w->failed, "%s", path);
+            set_failed(w, path);
         return rc;
     }
     j->text = text;
@@ -171,7 +182,7 @@ int bgwrite_json(struct bgwrite *w, const char *path, cJSON *o)
     if (!j) {
         cJSON_Delete(o);
         if (!rc)
-            snprintf(w->failed, sizeof w->failed, "%s", path);
+            set_failed(w, path);
         return rc ? rc : KEVO_ENOMEM;
     }
     j->json = o;

@@ -1427,9 +1427,9 @@ int engine_run(struct engine *e, char *err, size_t errcap)
         rc = KEVO_ESTOPPED;
     if (e->st.stop == STOP_TIME && rc == KEVO_ESTOPPED)
         rc = KEVO_OK; /* a budget, not an interruption */
-    int cw = bgw_failed(e, bgwrite_wait(&e->bgw));
+    int cw = bgwrite_wait(&e->bgw); /* (the error said is the one kept) */
     if (cw && (!rc || rc == KEVO_ESTOPPED))
-        rc = cw;
+        rc = bgw_failed(e, cw);
     if (!rc && e->st.evals == 0)
         rc = engine_llm_end_check(e); /* nothing for want of answers? */
     int wr = rc ? KEVO_OK : engine_note_end(e);

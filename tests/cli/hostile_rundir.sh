@@ -44,6 +44,17 @@ rc=$?
 [ $rc != 0 ] && [ "$(ls "$OUT/sources" | wc -l)" = "$n0" ] && grep -q "$R/sources/[0-9a-f]*.cu.*$LINKMSG" "$SCRATCH/e" \
     && ok "sources/ linked outside: resume stops naming the source it would write, adds nothing there" \
     || { fail "sources/ linked outside (rc $rc)"; cat "$SCRATCH/e"; }
+# ...and when its only GPU also dies in that generation, the error said is
+# the one the exit status is (the sources are written on a thread of
+# their own, and their failure comes out at the generation's end too)
+fresh src2; mv "$R/sources" "$OUT/sources"; ln -s "$OUT/sources" "$R/sources"
+KEVO_TEST_GPU_FAIL=0:1 timeout 120 $T resume "$R" --generations 4 --gpus 0 --quiet \
+    >"$SCRATCH/o" 2>"$SCRATCH/e"
+rc=$?
+[ $rc = 3 ] && grep -q "no evaluator left (gpu 0 failed" "$SCRATCH/e" && ! grep -q "cannot write" "$SCRATCH/e" \
+    && [ "$(ls "$OUT/sources" | wc -l)" = "$n0" ] \
+    && ok "sources/ linked outside and the only GPU dead: exit 3 says the GPU, adds nothing there" \
+    || { fail "sources/ linked outside and the GPU dead (rc $rc)"; cat "$SCRATCH/e"; }
 fresh jnl; mv "$R/journal.jsonl" "$OUT/journal.jsonl"; ln -s "$OUT/journal.jsonl" "$R/journal.jsonl"
 cp "$OUT/journal.jsonl" "$SCRATCH/jnl.before"
 timeout 120 $T resume "$R" --generations 4 --quiet >"$SCRATCH/o" 2>"$SCRATCH/e"
