@@ -4,11 +4,11 @@
  */
 #include "bgwrite.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpus.h"
 #include "fsutil.h"
 
 struct bgwrite_job {
@@ -87,12 +87,7 @@ static int start(struct bgwrite *w)
         pthread_mutex_destroy(&w->mu);
         return -1;
     }
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int bad = pthread_create(&w->th, NULL, writer, w);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (bad) {
+    if (cpus_thread(&w->th, writer, w)) {
         pthread_cond_destroy(&w->cv);
         pthread_mutex_destroy(&w->mu);
         return -1;
@@ -101,13 +96,31 @@ static int start(struct bgwrite *w)
     return 0;
 }
 
+/* failed[] = path, from the engine's thread (under the mutex once the
+ * writer runs: it notes its own failures there). */
+static void set_failed(struct bgwrite *w, const char *path)
+{
+    if (w->started)
+        pthread_mutex_lock(&w->mu);
+    snprintf(w->failed, sizeof w->failed, "%s", path);
+    if (w->started)
+        pthread_mutex_unlock(&w->mu);
+}
+
+/* Writes j on this thread; its status (path in failed[]). */
+static int write_here(struct bgwrite *w, const struct bgwrite_job *j)
+{
+    int rc = write_job(j);
+    if (rc)
+        set_failed(w, j->path);
+    return rc;
+}
+
 /* Queues j, or writes it here without a thread; see bgwrite_new. */
 static int put(struct bgwrite *w, struct bgwrite_job *j)
 {
     if (start(w)) {
-        int rc = write_job(j);
-        if (rc)
-            snprintf(w->failed, sizeof w->failed, "%s", j->path);
+        int rc = write_here(w, j);
         job_free(j);
         return rc;
     }
@@ -120,17 +133,6 @@ static int put(struct bgwrite *w, struct bgwrite_job *j)
     pthread_cond_broadcast(&w->cv);
     pthread_mutex_unlock(&w->mu);
     return KEVO_OK;
-}
-
-/* failed[] = path, from the engine's thread (under the mutex once the
- * writer runs: it notes its own failures there). */
-static void set_failed(struct bgwrite *w, const char *path)
-{
-    if (w->started)
-        pthread_mutex_lock(&w->mu);
-    snprintf(w->failed, sizeof w->failed, "%s", path);
-    if (w->started)
-        pthread_mutex_unlock(&w->mu);
 }
 
 static struct bgwrite_job *job_new(const char *path)
@@ -146,12 +148,10 @@ static struct bgwrite_job *job_new(const char *path)
 int bgwrite_new(struct bgwrite *w, const char *path, char *text)
 {
     struct bgwrite_job *j = job_new(path);
-    if (!j) { /* written here */
-        int rc = fs_write_new(path, text, strlen(text), 0);
+    if (!j) { /* (no memory for the job) written here */
+        struct bgwrite_job here = {.path = (char *)path, .text = text};
+        int rc = write_here(w, &here);
         free(text);
-        rc = rc == KEVO_EEXIST ? KEVO_OK : rc;
-        if (rc)
-            set_failed(w, path);
         return rc;
     }
     j->text = text;

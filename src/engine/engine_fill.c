@@ -36,10 +36,10 @@
  */
 #include "engine_int.h"
 
-#include "hash.h"
-
 #include <stdlib.h>
 #include <string.h>
+
+#include "hash.h"
 
 /* Share of the last generation's idle GPU time the fill plans to use:
  * below 1, so the fill shrinks when it outruns the compiles. */
@@ -117,6 +117,16 @@ static int offer(struct engine *e, int i, const struct genome *m,
  * at (spec fill_grid): softmax's have 42 (OCC x GRID). */
 #define FILL_GRID_MAX 512
 
+/* The binaries whose whole launch-only grid one engine_fill_add looked
+ * at already, and of those the ones with a point left: the same grid is
+ * every measured point's of one binary (softmax: up to 45 points a
+ * binary, each looking at all 42), and what a look adds and says is the
+ * same for all of them, the measured set and the validity being fixed
+ * during the fill (with fill_grid, a grid of at most FILL_GRID_MAX). */
+struct grids {
+    struct seen done, left;
+};
+
 /* The unmeasured launch-only neighbours of measured point m, as
  * children of island i, into out: with spec fill_grid, every other point
  * of its binary (each combination of its launch-only values, the last
@@ -128,17 +138,7 @@ static int offer(struct engine *e, int i, const struct genome *m,
  * softmax, with 42 points a binary, generations ran short of fill while
  * the GPU waited for compiles, bench/results/2026-11-30-h200x2-s30).
  * *left: 1 if m has a neighbour neither measured nor invalid (added, or
- * in out already). */
-/* The binaries whose whole launch-only grid one engine_fill_add looked
- * at already, and of those the ones with a point left: the same grid is
- * every measured point's of one binary (softmax: up to 45 points a
- * binary, each looking at all 42), and what a look adds and says is the
- * same for all of them, the measured set and the validity being fixed
- * during the fill (with fill_grid, a grid of at most FILL_GRID_MAX). */
-struct grids {
-    struct seen done, left;
-};
-
+ * in out already). gr (NULL: none): each whole grid looked at once. */
 static int neighbours(struct engine *e, int i, const struct genome *m,
                       struct pool *out, int *left, struct grids *gr)
 {

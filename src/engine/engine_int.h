@@ -5,16 +5,16 @@
 #ifndef KEVO_ENGINE_INT_H
 #define KEVO_ENGINE_INT_H
 
-#include "bgwrite.h"
-#include "srcmemo.h"
 #include "archive.h"
 #include "bandit.h"
+#include "bgwrite.h"
 #include "busy.h"
 #include "engine.h"
 #include "genome.h"
 #include "records.h"
 #include "rng.h"
 #include "seen.h"
+#include "srcmemo.h"
 
 #define MAKE_TRIES 40     /* attempts to make one new child */
 #define RANDOM_TRIES 200  /* attempts to draw one random valid point */

@@ -21,7 +21,6 @@
 #include "fanout.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,7 @@
 
 #include <cJSON.h>
 
+#include "cpus.h"
 #include "fsutil.h"
 
 #define DEFAULT_MAX_FAILURES 3
@@ -753,20 +753,13 @@ static void *sub_thread(void *p)
 /* Starts one thread per sub (once), all signals blocked in them. */
 static int start_threads(struct fanout *f)
 {
-    sigset_t all, old;
-    int rc = KEVO_OK;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
     for (int k = f->n_threads; k < f->n; k++) {
         f->args[k] = (struct worker_arg){f, k, 0};
-        if (pthread_create(&f->th[k], NULL, sub_thread, &f->args[k])) {
-            rc = KEVO_ENOMEM;
-            break;
-        }
+        if (cpus_thread(&f->th[k], sub_thread, &f->args[k]))
+            return KEVO_ENOMEM;
         f->n_threads++;
     }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return rc;
+    return KEVO_OK;
 }
 
 /* Hands finished slots to cb in order until the batch ends. */

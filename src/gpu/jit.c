@@ -42,6 +42,7 @@ static const char *const launch_calls[] = {
 /* ---- options */
 
 static pthread_once_t static_once = PTHREAD_ONCE_INIT;
+static uint64_t kvhdr_state; /* the cache key's state after kevo's headers */
 static char inc_opt[4096];      /* "-I<cuda>/include" */
 static char inc_cccl_opt[4096]; /* "-I<cuda>/include/cccl" (libcu++) */
 static char nvrtc_version[32];  /* "13.0" */
@@ -51,8 +52,12 @@ static pthread_mutex_t arch_lock = PTHREAD_MUTEX_INITIALIZER;
 static char arch_opts[MAX_ARCHS][32]; /* interned "-arch=sm_90a" strings */
 static int n_arch_opts;
 
+static uint64_t headers_state(int n_hdr, const char *const *names,
+                              const char *const *texts);
+
 static void init_statics(void)
 {
+    kvhdr_state = headers_state(kvhdr_count(), kvhdr_names(), kvhdr_texts());
     const char *cuda = getenv("CUDA_HOME");
     if (!cuda || !*cuda)
         cuda = getenv("CUDA_PATH");
@@ -514,17 +519,9 @@ uint64_t jit_cache_key_with(const char *src, const char *arch, int n_hdr,
     return key_from(headers_state(n_hdr, names, texts), src, arch);
 }
 
-static pthread_once_t kvhdr_once = PTHREAD_ONCE_INIT;
-static uint64_t kvhdr_state;
-
-static void init_kvhdr_state(void)
-{
-    kvhdr_state = headers_state(kvhdr_count(), kvhdr_names(), kvhdr_texts());
-}
-
 uint64_t jit_cache_key(const char *src, const char *arch)
 {
-    pthread_once(&kvhdr_once, init_kvhdr_state);
+    pthread_once(&static_once, init_statics);
     return key_from(kvhdr_state, src, arch);
 }
 

@@ -9,11 +9,11 @@
 #include "localq.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "cpus.h"
 #include "fsutil.h"
 
 /* How long the queue's thread waits between looks at the compiles when
@@ -350,12 +350,7 @@ int localq_new(struct evaluator inner, int depth,
     pthread_mutex_init(&q->mu, NULL);
     pthread_cond_init(&q->cv, NULL);
     /* the queue thread leaves signals to the thread that handles them */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int bad = pthread_create(&q->th, NULL, queue_thread, q);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (bad) {
+    if (cpus_thread(&q->th, queue_thread, q)) {
         pthread_cond_destroy(&q->cv);
         pthread_mutex_destroy(&q->mu);
         free(q);

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <unistd.h>
 
 int cpus_usable(void)
@@ -36,4 +37,14 @@ void cpus_run(int n, void *(*fn)(void *), void *job, size_t size)
         pthread_join(th[i], NULL);
     for (int i = started; i < n; i++) /* (their threads did not start) */
         fn((char *)job + (size_t)i * size);
+}
+
+int cpus_thread(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(th, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
 }
