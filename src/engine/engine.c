@@ -1567,7 +1567,7 @@ static int alloc_engine(const struct engine_env *env, struct engine **out)
                      (env->spec->islands + 1) + env->n_tpls *
                      (env->spec->init_random + 1) + 1;
     if (env->spec->fill) /* the fill's children (engine_fill.c) */
-        e->cap_members += FILL_PER_BRED * env->spec->offspring *
+        e->cap_members += env->spec->fill_per_bred * env->spec->offspring *
                           env->spec->islands;
     if (env->llm_on)
         e->cap_members += env->spec->llm_per_gen + env->spec->llm_propose +

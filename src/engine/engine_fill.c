@@ -23,11 +23,11 @@
  *
  * How many: F = FILL_SHARE x (the last finished generation's worker idle
  * + the GPU time its fill took) / its mean GPU time per evaluation, at
- * most FILL_PER_BRED per bred child. The idle time is what each result
- * records (evidence phase_ms.worker_idle, how long the GPU evaluator's
- * worker had been without a job, since its last answer to any request,
- * across batches: under MPI the rank's wait for its next request);
- * check and timing ms are recorded too, so a replay
+ * most fill_per_bred (spec, 8 by default) per bred child. The idle time
+ * is what each result records (evidence phase_ms.worker_idle, how long
+ * the GPU evaluator's worker had been without a job, since its last
+ * answer to any request, across batches: under MPI the rank's wait for
+ * its next request); check and timing ms are recorded too, so a replay
  * or a resume computes the same F from the journal: the decision depends
  * on recorded numbers, never on the clock. When the fill outruns the
  * compiles (no idle left), F shrinks by FILL_SHARE a generation.
@@ -314,7 +314,8 @@ int engine_fill_add(struct engine *e)
 {
     if (!e->env.spec->fill || !e->sur || e->n_kids == 0)
         return KEVO_OK;
-    long most = (long)FILL_PER_BRED * e->n_kids, cap = engine_evals_cap(e);
+    long most = (long)e->env.spec->fill_per_bred * e->n_kids;
+    long cap = engine_evals_cap(e);
     long f = fill_size(e);
     if (f > most)
         f = most;

@@ -291,12 +291,6 @@ void engine_pool_free(struct pool *p);
 int engine_by_score(const void *a, const void *b);
 
 /* engine_fill.c: the GPU fill (spec fill, issue 32) */
-/* At most this many fill children per bred child: softmax fp32 4096^2
- * on an H200 with 16 CPUs measures a candidate in 8 ms and compiles one
- * in 440 ms; with at most 4 the fill sat at that cap in most generations
- * and the GPU idled 55 % of the run (bench/results/2026-11-28-h200-s18,
- * call 2; issue 32's target: under 25 %). */
-#define FILL_PER_BRED 8
 /* Adds a result (its child's mutator m) to s (NULL: none) and its
  * compile (and its GPU's compile processes) to e->fill_comp: every
  * result, live, replayed or counted at a resume. */
@@ -308,8 +302,8 @@ void engine_fill_roll(struct engine *e);
  * fill's children (launch-only neighbours of island members and archive
  * elites, then of the run's other ok points; best rated first), as many
  * as the last finished generation's idle GPU time holds, then the spare
- * ones (spec fill_spare, optional; at most FILL_PER_BRED in all per bred
- * child).
+ * ones (spec fill_spare, optional; at most spec fill_per_bred in all per
+ * bred child).
  * Deterministic in the results taken so far. KEVO_OK or KEVO_ENOMEM. */
 int engine_fill_add(struct engine *e);
 /* The mutator name the fill's children carry. */

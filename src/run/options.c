@@ -95,6 +95,7 @@ const struct kopt kevo_options[] = {
     I(NULL, "fill_compile", OPTT_INT, fill_compile, 0, 1, 1, 0, NULL, NULL),
     I(NULL, "fill_grid", OPTT_INT, fill_grid, 0, 1, 1, 0, NULL, NULL),
     I(NULL, "forest_apart", OPTT_INT, forest_apart, 0, 1, 1, 0, NULL, NULL),
+    I(NULL, "fill_per_bred", OPTT_INT, fill_per_bred, 1, 64, 8, 0, NULL, NULL),
     T(NULL, "init", 0, NULL, NULL),
     T("simulate", NULL, OPTC_RUN, "TABLE",
       "no GPU: answer from a recorded table (a run\ndirectory, its "

@@ -100,6 +100,17 @@ struct spec {
      * 0: one PRNG for all, what runs made before it did (a manifest
      * without it reads as 0) */
     int forest_apart;
+    /* issue 32: a generation's fill, planned and spare together, holds
+     * at most this many launch-only neighbours per bred child
+     * (engine_fill.c): 1 to 64, 8 by default, what every run made before
+     * the key recorded (a manifest without it reads as 8). With at most 4,
+     * softmax fp32 4096^2 on an H200 with 16 CPUs (8 ms to measure a
+     * candidate, 440 ms to compile one) sat at the cap in most
+     * generations and the GPU idled 55 % of the run
+     * (bench/results/2026-11-28-h200-s18, call 2). Four H200s measured
+     * softmax's fill to 8 and then waited for compiles inside each
+     * generation (bench/results/2026-11-30-h200x4-s34). */
+    int fill_per_bred;
     /* issue 32: the evaluator may hand back unmeasured the few candidates
      * whose compile has not ended when the rest of the generation is
      * measured; they join the next generation (1, engine_defer.c); 0:

@@ -2,7 +2,8 @@
 # after the bred children, a generation measures launch-only neighbours of
 # island members and archive elites, then of the run's other ok points
 # (no compile), as many as FILL_SHARE (0.8) x the last
-# generation's worker idle time holds, at most 8 per bred child. The test
+# generation's worker idle time holds, at most 8 per bred child (spec
+# fill_per_bred). The test
 # evaluator records KEVO_TEST_IDLE_MS of worker idle and
 # KEVO_TEST_PHASE_MS of check/timing per result, so the size of every
 # generation's fill follows from the journal; replay and resume stay exact,
@@ -23,10 +24,11 @@ grep -Eq '"fill":[[:space:]]*1' "$SCRATCH/f/manifest.json" &&
 # members' launch-only neighbours run out; each another point of a
 # measured point's binary (spec fill_grid 1, the default: any other
 # combination of its launch-only values; 0: one of them changed)
-check() { # $1 journal, $2 idle ms, $3 check+timing ms, $4 fill_grid (1); PIPE=1: a --pipeline 1 run
-python3 - "$1" "$2" "$3" "$BUILD/kevo" "${4:-1}" <<'PY'
+check() { # $1 journal, $2 idle ms, $3 check+timing ms, $4 fill_grid (1); PIPE=1: a --pipeline 1 run; FPB: fill_per_bred (8)
+python3 - "$1" "$2" "$3" "$BUILD/kevo" "${4:-1}" "${FPB:-8}" <<'PY'
 import json, os, subprocess, sys
 idle, gpu = float(sys.argv[2]), float(sys.argv[3])
+fpb = int(sys.argv[6])
 grid = sys.argv[5] == "1"
 multi = 0
 ev = [json.loads(l) for l in open(sys.argv[1])]
@@ -51,7 +53,7 @@ for g in gens:
         want = 0
     else:
         n, nf = len(sized), sum(r["mutator"] == "launch" for r in sized)
-        want = min(int(0.8 * (n * idle + nf * gpu) / gpu), 8 * len(bred))
+        want = min(int(0.8 * (n * idle + nf * gpu) / gpu), fpb * len(bred))
     # fewer only when the members have no more unmeasured neighbours
     assert len(fill) <= want, "gen %d: %d fill children, want %d" % (g, len(fill), want)
     full += len(fill) == want > 0
@@ -92,6 +94,38 @@ $K replay "$SCRATCH/g0k" 2>&1 | grep -q "^identical" &&
     ! $K replay "$SCRATCH/fk" >/dev/null 2>&1 &&
     ok "a manifest without fill_grid replays with the fill one param away" ||
     fail "fill_grid legacy manifest"
+# fill_per_bred: the cap per bred child. With 50 ms of idle recorded a
+# result the rule asks for ~4 fill children per result of the generation
+# before, far past 2 per bred child: the run with fill_per_bred 2 holds
+# exactly 2 per bred child where the members' neighbours last, which the
+# rule with 8 would not give; a manifest without the key reads 8
+printf '{"fill_per_bred": 2}\n' >"$SCRATCH/fpb.json"
+KEVO_TEST_IDLE_MS=50 $T run $ARGS --spec "$SCRATCH/fpb.json" --runs-dir "$SCRATCH" --name fpb || fail "fill_per_bred 2 run"
+KEVO_TEST_IDLE_MS=50 $T run $ARGS --runs-dir "$SCRATCH" --name fpb8 || fail "fill_per_bred 8 run"
+FPB=2 check "$SCRATCH/fpb/journal.jsonl" 50 10 >"$SCRATCH/cnt" 2>"$SCRATCH/err" &&
+    ! check "$SCRATCH/fpb/journal.jsonl" 50 10 >/dev/null 2>&1 &&
+    check "$SCRATCH/fpb8/journal.jsonl" 50 10 >/dev/null 2>&1 &&
+    ! FPB=2 check "$SCRATCH/fpb8/journal.jsonl" 50 10 >/dev/null 2>&1 &&
+    grep -Eq '"fill_per_bred":[[:space:]]*2' "$SCRATCH/fpb/manifest.json" &&
+    grep -Eq '"fill_per_bred":[[:space:]]*8' "$SCRATCH/fpb8/manifest.json" &&
+    $K replay "$SCRATCH/fpb" 2>&1 | grep -q "^identical" &&
+    ok "fill_per_bred 2: at most 2 fill children per bred child, as many in some generation ($(cat "$SCRATCH/cnt")); the default's run has more; replays identical" ||
+    { fail "fill_per_bred 2"; cat "$SCRATCH/err"; }
+rm -rf "$SCRATCH/fpbk"; cp -r "$SCRATCH/fpb8" "$SCRATCH/fpbk"
+sed -i -E 's/"fill_per_bred":[[:space:]]*8,?//' "$SCRATCH/fpbk/manifest.json"
+rm -rf "$SCRATCH/fpb2k"; cp -r "$SCRATCH/fpb" "$SCRATCH/fpb2k"
+sed -i -E 's/"fill_per_bred":[[:space:]]*2,?//' "$SCRATCH/fpb2k/manifest.json"
+$K replay "$SCRATCH/fpbk" 2>&1 | grep -q "^identical" &&
+    ! $K replay "$SCRATCH/fpb2k" >/dev/null 2>&1 &&
+    ok "a manifest without fill_per_bred replays with 8 per bred child" ||
+    fail "fill_per_bred legacy manifest"
+for v in 0 65; do
+    printf '{"fill_per_bred": %s}\n' $v >"$SCRATCH/fpbv.json"
+    $T run $ARGS --spec "$SCRATCH/fpbv.json" --runs-dir "$SCRATCH" --name fpbv$v >"$SCRATCH/out" 2>&1 &&
+        fail "fill_per_bred $v accepted" ||
+        { grep -q "fill_per_bred" "$SCRATCH/out" && ok "fill_per_bred $v is refused, naming the key" ||
+          { fail "fill_per_bred $v's error"; cat "$SCRATCH/out"; }; }
+done
 $K status "$SCRATCH/f" | grep -q "^fill: *$(cut -d' ' -f1 "$SCRATCH/n") evaluations" &&
     ok "status counts the fill's evaluations" || fail "status fill line"
 $K replay "$SCRATCH/f" >"$SCRATCH/out" 2>&1 && grep -q "^identical" "$SCRATCH/out" &&
