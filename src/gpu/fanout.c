@@ -20,6 +20,7 @@
  */
 #include "fanout.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -182,10 +183,11 @@ static int past_deadline(const struct fanout *f)
 struct taken {
     struct fanout *f;
     int n;
-    int slot[FANOUT_TAKE];
-    struct eval_result r[FANOUT_TAKE]; /* deep copies of the sub's */
-    int got[FANOUT_TAKE];              /* 1: r set */
-    int nomem[FANOUT_TAKE];            /* 1: its evidence was not copied */
+    int slot[FANOUT_TAKE_MAX];
+    struct eval_result r[FANOUT_TAKE_MAX]; /* deep copies of the sub's */
+    int got[FANOUT_TAKE_MAX];              /* 1: r set */
+    int nomem[FANOUT_TAKE_MAX];            /* 1: its evidence was not
+                                              copied */
 };
 
 static int take_result(void *ud, int index, const struct eval_result *r)
@@ -217,7 +219,7 @@ static long long mono_ms(void)
 /* Without opts.ready, a required candidate that needs no compile
  * (opts.built) goes out with its share (over the live subs) of the
  * required ones after it in the order that need none either, up to
- * FANOUT_TAKE in one call: a sub that compiles what it holds (an MPI
+ * opts.take in one call: a sub that compiles what it holds (an MPI
  * rank) then measures them back to back, one message each way, instead
  * of waiting a round trip between them (softmax fp32 4096^2 under
  * mpirun -np 2 on two H200s: 1.8 ms of GPU idle an evaluation against
@@ -227,8 +229,8 @@ static int is_built(struct fanout *f, int i);
 
 static void built_share(struct fanout *f, int k, int from, struct taken *t)
 {
-    int cand[FANOUT_TAKE - 1], n = 0, total = 1;
-    int enough = FANOUT_TAKE * f->alive; /* (share at its most) */
+    int cand[FANOUT_TAKE_MAX - 1], n = 0, total = 1;
+    int enough = f->o.take * f->alive; /* (share at its most) */
     for (int j = from + 1; j < f->n_cands && total < enough; j++) {
         int i = f->ord[j];
         const struct slot *s = &f->sl[i];
@@ -239,12 +241,12 @@ static void built_share(struct fanout *f, int k, int from, struct taken *t)
         if (!is_built(f, i))
             continue;
         total++;
-        if (n < FANOUT_TAKE - 1)
+        if (n < f->o.take - 1)
             cand[n++] = i;
     }
     int share = total / f->alive;
-    if (share > FANOUT_TAKE)
-        share = FANOUT_TAKE;
+    if (share > f->o.take)
+        share = f->o.take;
     for (int j = 0; j < n && t->n < share; j++)
         t->slot[t->n++] = cand[j];
 }
@@ -328,7 +330,7 @@ static int next_held(struct fanout *f, int k, struct taken *t)
 
 /* What sub k takes now (mutex held), into t: with opts.ready, its share
  * of the pending slots that are ready (their number over the live subs,
- * 1 to FANOUT_TAKE), the first ones in the batch's order; if none is
+ * 1 to opts.take), the first ones in the batch's order; if none is
  * ready, the first pending one, or nothing when it may wait for one
  * (returns 0). Without opts.ready, the first pending one. A slot that
  * failed on k goes to another sub while one is alive. With set_drop, an
@@ -338,7 +340,7 @@ static int next_slots(struct fanout *f, int k, struct taken *t, int may_wait)
 {
     if (!f->o.ready)
         return next_held(f, k, t);
-    int first = -1, n_ready = 0, enough = FANOUT_TAKE * f->alive;
+    int first = -1, n_ready = 0, enough = f->o.take * f->alive;
     int q = 0, j = 0; /* slots met that said no before */
     int req_pending = 0;
     t->n = 0;
@@ -370,7 +372,7 @@ static int next_slots(struct fanout *f, int k, struct taken *t, int may_wait)
             s->asked = 1;
             s->ready = f->o.ready(f->o.prefetch_ud, f->cands[i]) != 0;
         }
-        if (s->ready && t->n < FANOUT_TAKE)
+        if (s->ready && t->n < f->o.take)
             t->slot[t->n++] = i;
         n_ready += s->ready;
     }
@@ -434,7 +436,7 @@ static void failed_single(struct fanout *f, int k, int i, int rc)
 static void run_taken(struct fanout *f, int k, struct taken *t)
 {
     struct sub *u = &f->subs[k];
-    const struct candidate *cs[FANOUT_TAKE];
+    const struct candidate *cs[FANOUT_TAKE_MAX];
     for (int j = 0; j < t->n; j++) {
         f->sl[t->slot[j]].st = SL_RUNNING;
         f->sl[t->slot[j]].sub = k;
@@ -1214,6 +1216,15 @@ int fanout_new(const struct fanout_opts *o, struct fanout_sub *subs, int n,
         f->o = *o;
     if (f->o.max_failures <= 0)
         f->o.max_failures = DEFAULT_MAX_FAILURES;
+    if (f->o.take == 0)
+        f->o.take = FANOUT_TAKE;
+    if (f->o.take < 1 || f->o.take > FANOUT_TAKE_MAX) {
+        snprintf(err, errcap, "a fan-out takes 1 to %d candidates a call, "
+                 "not %d", FANOUT_TAKE_MAX, f->o.take);
+        free(f);
+        f = NULL;
+        goto fail;
+    }
     f->n = f->alive = n;
     for (int k = 0; k < n; k++)
         f->subs[k].s = subs[k];
@@ -1263,4 +1274,23 @@ int fanout_alive(const struct evaluator *e)
 {
     const struct fanout *f = e->self;
     return f->alive;
+}
+
+int fanout_take_env(int *take, char *err, size_t errcap)
+{
+    const char *v = getenv("KEVO_FANOUT_TAKE");
+    *take = 0;
+    if (!v || !*v)
+        return KEVO_OK;
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || *end || end == v || n < 1 || n > FANOUT_TAKE_MAX) {
+        snprintf(err, errcap, "KEVO_FANOUT_TAKE='%.32s': want a whole "
+                 "number from 1 to %d (candidates a GPU's evaluator takes "
+                 "in one call; unset: %d)", v, FANOUT_TAKE_MAX, FANOUT_TAKE);
+        return KEVO_EINVAL;
+    }
+    *take = (int)n;
+    return KEVO_OK;
 }

@@ -25,7 +25,9 @@
 #include "status.h"
 
 #define FANOUT_MAX_SUBS 256 /* e.g. 8 MPI ranks x 32 queue slots */
-#define FANOUT_TAKE 8       /* ready candidates a sub takes at most at once */
+#define FANOUT_TAKE 8       /* ready candidates a sub takes at most at once
+                               (the default of opts.take) */
+#define FANOUT_TAKE_MAX 64
 
 /* One sub-evaluator. */
 struct fanout_sub {
@@ -39,6 +41,13 @@ struct fanout_sub {
 struct fanout_opts {
     int max_failures;      /* failed evaluations in a row after which a
                               sub-evaluator is dropped (0 = 3) */
+    int take;              /* candidates a sub takes at most in one call,
+                              1 to FANOUT_TAKE_MAX (0 = FANOUT_TAKE): its
+                              evaluator's worker has no next job queued
+                              at the end of each call (with several GPUs
+                              11-19 % of softmax's jobs started after a
+                              0.5-2 ms wait, one GPU 8 jobs a run:
+                              bench/results/2026-11-30-h200x4-s34) */
     /* (optional) Called at the start of every batch, before any sub
      * starts, with the whole batch: lets a shared resource (the compile
      * pool of several GPU evaluators) start on all of it. */
@@ -131,6 +140,11 @@ struct fanout_opts {
  */
 int fanout_new(const struct fanout_opts *o, struct fanout_sub *subs, int n,
                struct evaluator *out, char *err, size_t errcap) KEVO_WUR;
+/* opts.take from the environment: KEVO_FANOUT_TAKE=N (1 to
+ * FANOUT_TAKE_MAX; unset or empty: 0, the default), to measure other
+ * takes without a rebuild. KEVO_EINVAL, naming the variable, for any
+ * other value. */
+int fanout_take_env(int *take, char *err, size_t errcap) KEVO_WUR;
 
 /* Sends fan-out e's reports to fn(ud, line) from now on (as opts.report;
  * always called from the thread that calls eval_batch or confirm).

@@ -185,6 +185,9 @@ int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
                  FANOUT_MAX_SUBS, n);
         return KEVO_EINVAL;
     }
+    int take; /* (before any worker starts) */
+    if (fanout_take_env(&take, err, errcap))
+        return KEVO_EINVAL;
     /* the listed GPUs' first workers start at once (each measures its
      * baselines on its own GPU); more workers on one GPU start one after
      * the other, as their baselines would share it */
@@ -248,5 +251,6 @@ int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
         .order = gpueval_order,
         .prefetch_ud = subs[0].ev.self,
     };
+    fo.take = take;
     return fanout_new(&fo, subs, k, out, err, errcap);
 }

@@ -56,6 +56,7 @@ struct fake {
                           pthread_t: glibc reuses those of ended threads) */
     int moved;         /* 1: a later call came from another thread */
     int most;          /* most candidates in one call */
+    int destroyed;     /* destroy calls */
     int most_opt;      /* most optional ones in one call */
     int mixed;         /* calls with an optional one and another */
     int delay_us;      /* each candidate takes this long (0: none) */
@@ -224,7 +225,7 @@ static char *fake_env(void *self)
 
 static void fake_destroy(void *self)
 {
-    (void)self; /* the test owns the fakes */
+    ((struct fake *)self)->destroyed++; /* (the test owns the fakes) */
 }
 
 static const struct evaluator_ops fake_ops = {
@@ -341,6 +342,7 @@ static int ready_from_3(void *ud, const struct candidate *c)
 }
 
 static int use_ready; /* make_fanout passes ready_from_3 */
+static int use_take;  /* make_fanout passes it as opts.take */
 
 /* The wait_ready cases: candidates 0..2 become ready after waits_needed
  * calls of wait_ready; wait_fails makes it fail instead. */
@@ -424,7 +426,8 @@ static int make_fanout(struct fake *f, int n, struct lines *lines,
         snprintf(subs[k].label, sizeof subs[k].label, "gpu %d", k);
     }
     struct fanout_opts o = {.report = collect, .report_ud = lines,
-                            .ready = use_ready ? ready_from_3 : NULL};
+                            .ready = use_ready ? ready_from_3 : NULL,
+                            .take = use_take};
     if (use_wait) {
         o.ready = use_wait == 2 ? ready_late_first
                   : use_wait >= 3 ? ready_drop : ready_after_waits;
@@ -672,6 +675,58 @@ static void test_ready_several(void)
               f[1].most <= FANOUT_TAKE, "%d %d", f[0].most, f[1].most);
     CHECK(f[0].evaluated > 0 && f[1].evaluated > 0);
     ev.ops->destroy(ev.self);
+}
+
+/* opts.take: a sub takes up to that many ready ones in a call (here
+ * more than FANOUT_TAKE: 37 ready, two subs, take 16); a take out of
+ * range is refused, the subs destroyed; KEVO_FANOUT_TAKE gives it, and
+ * anything but 1 to FANOUT_TAKE_MAX there is refused, naming it. */
+static void test_take(void)
+{
+    struct shared sh = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+                        2, 0, 0};
+    int log[N_CANDS], n_log = 0;
+    struct fake f[2] = {{.id = 0}, {.id = 1}};
+    for (int k = 0; k < 2; k++) {
+        f[k].sh = &sh;
+        f[k].log = log;
+        f[k].n_log = &n_log;
+    }
+    struct lines l = {"", 0};
+    struct evaluator ev;
+    use_ready = 1;
+    use_take = 16;
+    CHECK(make_fanout(f, 2, &l, &ev) == KEVO_OK);
+    use_ready = use_take = 0;
+    struct rec r = rec_new();
+    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_result, &r) ==
+          KEVO_OK);
+    CHECK(r.n == N_CANDS && r.order_ok && r.values_ok && n_log == N_CANDS);
+    CHECK_MSG(f[0].most > FANOUT_TAKE && f[0].most <= 16 &&
+              f[1].most <= 16, "%d %d", f[0].most, f[1].most);
+    ev.ops->destroy(ev.self);
+    for (int bad = 0; bad < 2; bad++) {
+        struct fake g[1] = {{.id = 0}};
+        use_take = bad ? FANOUT_TAKE_MAX + 1 : -1;
+        CHECK(make_fanout(g, 1, &l, &ev) == KEVO_EINVAL);
+        use_take = 0;
+        CHECK(g[0].destroyed == 1);
+    }
+    char err[256];
+    int take = -5;
+    unsetenv("KEVO_FANOUT_TAKE");
+    CHECK(fanout_take_env(&take, err, sizeof err) == KEVO_OK && take == 0);
+    setenv("KEVO_FANOUT_TAKE", "32", 1);
+    CHECK(fanout_take_env(&take, err, sizeof err) == KEVO_OK && take == 32);
+    const char *bad[] = {"0", "65", "x", "16x", "-3", " "};
+    for (int i = 0; i < 6; i++) {
+        setenv("KEVO_FANOUT_TAKE", bad[i], 1);
+        err[0] = 0;
+        CHECK_MSG(fanout_take_env(&take, err, sizeof err) == KEVO_EINVAL &&
+                  strstr(err, "KEVO_FANOUT_TAKE") && take == 0,
+                  "'%s': %s", bad[i], err);
+    }
+    unsetenv("KEVO_FANOUT_TAKE");
 }
 
 /* With wait_ready a free sub waits for a candidate to become ready
@@ -1373,6 +1428,9 @@ int main(void)
         "after a failure mid-batch its rest is tried again, nothing lost");
     RUN(test_ready_first, "a free sub-evaluator takes a ready candidate "
         "before a lower one that would make it wait");
+    RUN(test_take, "opts.take: a sub takes up to that many ready ones in "
+        "a call; out of range refused, subs destroyed; KEVO_FANOUT_TAKE "
+        "gives it, a bad value refused naming it");
     RUN(test_ready_several, "ready candidates go to a sub several at a "
         "time (at most FANOUT_TAKE, its share), every sub busy");
     RUN(test_wait_ready, "with wait_ready a free sub waits for a candidate "
