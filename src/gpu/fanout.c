@@ -20,7 +20,6 @@
  */
 #include "fanout.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1222,7 +1221,6 @@ int fanout_new(const struct fanout_opts *o, struct fanout_sub *subs, int n,
         snprintf(err, errcap, "a fan-out takes 1 to %d candidates a call, "
                  "not %d", FANOUT_TAKE_MAX, f->o.take);
         free(f);
-        f = NULL;
         goto fail;
     }
     f->n = f->alive = n;
@@ -1274,23 +1272,4 @@ int fanout_alive(const struct evaluator *e)
 {
     const struct fanout *f = e->self;
     return f->alive;
-}
-
-int fanout_take_env(int *take, char *err, size_t errcap)
-{
-    const char *v = getenv("KEVO_FANOUT_TAKE");
-    *take = 0;
-    if (!v || !*v)
-        return KEVO_OK;
-    char *end;
-    errno = 0;
-    long n = strtol(v, &end, 10);
-    if (errno || *end || end == v || n < 1 || n > FANOUT_TAKE_MAX) {
-        snprintf(err, errcap, "KEVO_FANOUT_TAKE='%.32s': want a whole "
-                 "number from 1 to %d (candidates a GPU's evaluator takes "
-                 "in one call; unset: %d)", v, FANOUT_TAKE_MAX, FANOUT_TAKE);
-        return KEVO_EINVAL;
-    }
-    *take = (int)n;
-    return KEVO_OK;
 }

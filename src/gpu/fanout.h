@@ -140,11 +140,6 @@ struct fanout_opts {
  */
 int fanout_new(const struct fanout_opts *o, struct fanout_sub *subs, int n,
                struct evaluator *out, char *err, size_t errcap) KEVO_WUR;
-/* opts.take from the environment: KEVO_FANOUT_TAKE=N (1 to
- * FANOUT_TAKE_MAX; unset or empty: 0, the default), to measure other
- * takes without a rebuild. KEVO_EINVAL, naming the variable, for any
- * other value. */
-int fanout_take_env(int *take, char *err, size_t errcap) KEVO_WUR;
 
 /* Sends fan-out e's reports to fn(ud, line) from now on (as opts.report;
  * always called from the thread that calls eval_batch or confirm).

@@ -14,6 +14,7 @@
  */
 #include "gpuset.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,25 @@ static int workers_per_gpu(void)
     const char *e = getenv("KEVO_WORKERS_PER_GPU");
     int n = e ? atoi(e) : 1;
     return n < 1 ? 1 : n > 8 ? 8 : n;
+}
+
+int gpuset_take_env(int *take, char *err, size_t errcap)
+{
+    const char *v = getenv("KEVO_FANOUT_TAKE");
+    *take = 0;
+    if (!v || !*v)
+        return KEVO_OK;
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || *end || end == v || n < 1 || n > FANOUT_TAKE_MAX) {
+        snprintf(err, errcap, "KEVO_FANOUT_TAKE='%.32s': want a whole "
+                 "number from 1 to %d (candidates a GPU's evaluator takes "
+                 "in one call; unset: %d)", v, FANOUT_TAKE_MAX, FANOUT_TAKE);
+        return KEVO_EINVAL;
+    }
+    *take = (int)n;
+    return KEVO_OK;
 }
 
 static void destroy_subs(struct fanout_sub *subs, int n)
@@ -186,7 +206,7 @@ int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
         return KEVO_EINVAL;
     }
     int take; /* (before any worker starts) */
-    if (fanout_take_env(&take, err, errcap))
+    if (gpuset_take_env(&take, err, errcap))
         return KEVO_EINVAL;
     /* the listed GPUs' first workers start at once (each measures its
      * baselines on its own GPU); more workers on one GPU start one after
@@ -250,7 +270,7 @@ int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
         .wait_ready = gpueval_wait_ready,
         .order = gpueval_order,
         .prefetch_ud = subs[0].ev.self,
+        .take = take,
     };
-    fo.take = take;
     return fanout_new(&fo, subs, k, out, err, errcap);
 }

@@ -33,6 +33,12 @@ int gpuset_new(const struct gpueval_opts *o, int all, const int *ids, int n,
                struct evaluator *out, struct tpl_device *dev, char *err,
                size_t errcap) KEVO_WUR;
 
+/* The fan-out's take (fanout_opts.take) for gpuset_new, read before any
+ * worker starts: KEVO_FANOUT_TAKE=N (1 to FANOUT_TAKE_MAX; unset or
+ * empty: 0, the default), to measure other takes without a rebuild.
+ * KEVO_EINVAL, naming the variable, for any other value. */
+int gpuset_take_env(int *take, char *err, size_t errcap) KEVO_WUR;
+
 /*
  * 0 if two GPUs, described by their evaluators' environment JSON text (the
  * "device" and "nvml" objects of the worker's ready answer), give

@@ -645,66 +645,57 @@ static void test_ready_first(void)
     ev.ops->destroy(ev.self);
 }
 
-/* Ready candidates go several to a call (the sub's evaluator keeps its
- * GPU fed between them), at most FANOUT_TAKE, and a sub takes its share
- * only: both subs work. */
-static void test_ready_several(void)
+/* One batch of N_CANDS over two fakes f logging to one list, with
+ * ready_from_3 and opts.take = take: every result in order, each
+ * candidate measured once. */
+static void ready_batch(int take, struct fake f[2])
 {
     struct shared sh = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
                         2, 0, 0};
     int log[N_CANDS], n_log = 0;
-    struct fake f[2] = {{.id = 0}, {.id = 1}};
     for (int k = 0; k < 2; k++) {
-        f[k].sh = &sh;
-        f[k].log = log;
-        f[k].n_log = &n_log;
+        f[k] = (struct fake){.id = k, .sh = &sh, .log = log,
+                             .n_log = &n_log};
     }
     struct lines l = {"", 0};
     struct evaluator ev;
     use_ready = 1;
-    CHECK(make_fanout(f, 2, &l, &ev) == KEVO_OK);
-    use_ready = 0;
-    struct rec r = rec_new();
-    CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_result, &r) ==
-          KEVO_OK);
-    CHECK(r.n == N_CANDS && r.order_ok && r.values_ok && n_log == N_CANDS);
-    CHECK(f[0].evaluated + f[1].evaluated == N_CANDS);
-    CHECK_MSG(f[0].calls + f[1].calls < N_CANDS / 2, "%d + %d calls",
-              f[0].calls, f[1].calls);
-    CHECK_MSG(f[0].most > 1 && f[0].most <= FANOUT_TAKE &&
-              f[1].most <= FANOUT_TAKE, "%d %d", f[0].most, f[1].most);
-    CHECK(f[0].evaluated > 0 && f[1].evaluated > 0);
-    ev.ops->destroy(ev.self);
-}
-
-/* opts.take: a sub takes up to that many ready ones in a call (here
- * more than FANOUT_TAKE: 37 ready, two subs, take 16); a take out of
- * range is refused, the subs destroyed; KEVO_FANOUT_TAKE gives it, and
- * anything but 1 to FANOUT_TAKE_MAX there is refused, naming it. */
-static void test_take(void)
-{
-    struct shared sh = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-                        2, 0, 0};
-    int log[N_CANDS], n_log = 0;
-    struct fake f[2] = {{.id = 0}, {.id = 1}};
-    for (int k = 0; k < 2; k++) {
-        f[k].sh = &sh;
-        f[k].log = log;
-        f[k].n_log = &n_log;
-    }
-    struct lines l = {"", 0};
-    struct evaluator ev;
-    use_ready = 1;
-    use_take = 16;
+    use_take = take;
     CHECK(make_fanout(f, 2, &l, &ev) == KEVO_OK);
     use_ready = use_take = 0;
     struct rec r = rec_new();
     CHECK(ev.ops->eval_batch(ev.self, cand_ptrs, N_CANDS, on_result, &r) ==
           KEVO_OK);
     CHECK(r.n == N_CANDS && r.order_ok && r.values_ok && n_log == N_CANDS);
+    ev.ops->destroy(ev.self);
+}
+
+/* Ready candidates go several to a call (the sub's evaluator keeps its
+ * GPU fed between them), at most FANOUT_TAKE, and a sub takes its share
+ * only: both subs work. */
+static void test_ready_several(void)
+{
+    struct fake f[2];
+    ready_batch(0, f);
+    CHECK(f[0].evaluated + f[1].evaluated == N_CANDS);
+    CHECK_MSG(f[0].calls + f[1].calls < N_CANDS / 2, "%d + %d calls",
+              f[0].calls, f[1].calls);
+    CHECK_MSG(f[0].most > 1 && f[0].most <= FANOUT_TAKE &&
+              f[1].most <= FANOUT_TAKE, "%d %d", f[0].most, f[1].most);
+    CHECK(f[0].evaluated > 0 && f[1].evaluated > 0);
+}
+
+/* opts.take: a sub takes up to that many ready ones in a call (here
+ * more than FANOUT_TAKE: 37 ready, two subs, take 16); a take out of
+ * range is refused, the subs destroyed. */
+static void test_take(void)
+{
+    struct fake f[2];
+    ready_batch(16, f);
     CHECK_MSG(f[0].most > FANOUT_TAKE && f[0].most <= 16 &&
               f[1].most <= 16, "%d %d", f[0].most, f[1].most);
-    ev.ops->destroy(ev.self);
+    struct lines l = {"", 0};
+    struct evaluator ev;
     for (int bad = 0; bad < 2; bad++) {
         struct fake g[1] = {{.id = 0}};
         use_take = bad ? FANOUT_TAKE_MAX + 1 : -1;
@@ -712,21 +703,6 @@ static void test_take(void)
         use_take = 0;
         CHECK(g[0].destroyed == 1);
     }
-    char err[256];
-    int take = -5;
-    unsetenv("KEVO_FANOUT_TAKE");
-    CHECK(fanout_take_env(&take, err, sizeof err) == KEVO_OK && take == 0);
-    setenv("KEVO_FANOUT_TAKE", "32", 1);
-    CHECK(fanout_take_env(&take, err, sizeof err) == KEVO_OK && take == 32);
-    const char *bad[] = {"0", "65", "x", "16x", "-3", " "};
-    for (int i = 0; i < 6; i++) {
-        setenv("KEVO_FANOUT_TAKE", bad[i], 1);
-        err[0] = 0;
-        CHECK_MSG(fanout_take_env(&take, err, sizeof err) == KEVO_EINVAL &&
-                  strstr(err, "KEVO_FANOUT_TAKE") && take == 0,
-                  "'%s': %s", bad[i], err);
-    }
-    unsetenv("KEVO_FANOUT_TAKE");
 }
 
 /* With wait_ready a free sub waits for a candidate to become ready
@@ -1429,8 +1405,7 @@ int main(void)
     RUN(test_ready_first, "a free sub-evaluator takes a ready candidate "
         "before a lower one that would make it wait");
     RUN(test_take, "opts.take: a sub takes up to that many ready ones in "
-        "a call; out of range refused, subs destroyed; KEVO_FANOUT_TAKE "
-        "gives it, a bad value refused naming it");
+        "a call; out of range refused, subs destroyed");
     RUN(test_ready_several, "ready candidates go to a sub several at a "
         "time (at most FANOUT_TAKE, its share), every sub busy");
     RUN(test_wait_ready, "with wait_ready a free sub waits for a candidate "

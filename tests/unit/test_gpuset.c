@@ -256,6 +256,27 @@ static void too_many_workers_start_only_the_first(void)
     CHECK(misuse == 0);
 }
 
+/* KEVO_FANOUT_TAKE gives the fan-out's take, and anything but 1 to
+ * FANOUT_TAKE_MAX there is refused, naming it. */
+static void fanout_take_from_the_environment(void)
+{
+    char err[256];
+    int take = -5;
+    unsetenv("KEVO_FANOUT_TAKE");
+    CHECK(gpuset_take_env(&take, err, sizeof err) == KEVO_OK && take == 0);
+    setenv("KEVO_FANOUT_TAKE", "32", 1);
+    CHECK(gpuset_take_env(&take, err, sizeof err) == KEVO_OK && take == 32);
+    const char *bad[] = {"0", "65", "x", "16x", "-3", " "};
+    for (int i = 0; i < 6; i++) {
+        setenv("KEVO_FANOUT_TAKE", bad[i], 1);
+        err[0] = 0;
+        CHECK_MSG(gpuset_take_env(&take, err, sizeof err) == KEVO_EINVAL &&
+                  strstr(err, "KEVO_FANOUT_TAKE") && take == 0,
+                  "'%s': %s", bad[i], err);
+    }
+    unsetenv("KEVO_FANOUT_TAKE");
+}
+
 int main(void)
 {
     RUN(listed_gpus_start_at_once,
@@ -273,5 +294,8 @@ int main(void)
     RUN(too_many_workers_start_only_the_first,
         "more workers than a fan-out holds: refused after one start, also "
         "when the driver shows more GPUs than that");
+    RUN(fanout_take_from_the_environment,
+        "KEVO_FANOUT_TAKE gives the fan-out's take, a bad value refused "
+        "naming it");
     TEST_DONE();
 }
