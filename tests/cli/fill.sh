@@ -86,10 +86,8 @@ check "$SCRATCH/g0/journal.jsonl" 5 10 0 >/dev/null 2>"$SCRATCH/err" &&
     grep -Eq '"fill_grid":[[:space:]]*1' "$SCRATCH/f/manifest.json" &&
     ok "fill_grid 0: each fill child one launch-only param away from its parent; the default's run has children two or more away" ||
     { fail "fill_grid 0"; cat "$SCRATCH/err"; }
-rm -rf "$SCRATCH/g0k"; cp -r "$SCRATCH/g0" "$SCRATCH/g0k"
-sed -i -E 's/"fill_grid":[[:space:]]*0,?//' "$SCRATCH/g0k/manifest.json"
-rm -rf "$SCRATCH/fk"; cp -r "$SCRATCH/f" "$SCRATCH/fk"
-sed -i -E 's/"fill_grid":[[:space:]]*1,?//' "$SCRATCH/fk/manifest.json"
+without_key fill_grid "$SCRATCH/g0" "$SCRATCH/g0k"
+without_key fill_grid "$SCRATCH/f" "$SCRATCH/fk"
 $K replay "$SCRATCH/g0k" 2>&1 | grep -q "^identical" &&
     ! $K replay "$SCRATCH/fk" >/dev/null 2>&1 &&
     ok "a manifest without fill_grid replays with the fill one param away" ||
@@ -111,10 +109,8 @@ FPB=2 check "$SCRATCH/fpb/journal.jsonl" 50 10 >"$SCRATCH/cnt" 2>"$SCRATCH/err" 
     $K replay "$SCRATCH/fpb" 2>&1 | grep -q "^identical" &&
     ok "fill_per_bred 2: at most 2 fill children per bred child, as many in some generation ($(cat "$SCRATCH/cnt")); the default's run has more; replays identical" ||
     { fail "fill_per_bred 2"; cat "$SCRATCH/err"; }
-rm -rf "$SCRATCH/fpbk"; cp -r "$SCRATCH/fpb8" "$SCRATCH/fpbk"
-sed -i -E 's/"fill_per_bred":[[:space:]]*8,?//' "$SCRATCH/fpbk/manifest.json"
-rm -rf "$SCRATCH/fpb2k"; cp -r "$SCRATCH/fpb" "$SCRATCH/fpb2k"
-sed -i -E 's/"fill_per_bred":[[:space:]]*2,?//' "$SCRATCH/fpb2k/manifest.json"
+without_key fill_per_bred "$SCRATCH/fpb8" "$SCRATCH/fpbk"
+without_key fill_per_bred "$SCRATCH/fpb" "$SCRATCH/fpb2k"
 $K replay "$SCRATCH/fpbk" 2>&1 | grep -q "^identical" &&
     ! $K replay "$SCRATCH/fpb2k" >/dev/null 2>&1 &&
     ok "a manifest without fill_per_bred replays with 8 per bred child" ||
@@ -150,8 +146,7 @@ expect_fail "a fill other than 0 or 1 is refused" "--fill" \
 
 # a manifest without the key is a run made before it: replayed without
 # the fill (identical for one made so; divergent for one with it)
-unkey() { sed -i -E 's/"fill":[[:space:]]*[01],?//' "$1/manifest.json"; }
-for r in z f; do rm -rf "$SCRATCH/o$r"; cp -r "$SCRATCH/$r" "$SCRATCH/o$r"; unkey "$SCRATCH/o$r"; done
+for r in z f; do without_key fill "$SCRATCH/$r" "$SCRATCH/o$r"; done
 $K replay "$SCRATCH/oz" 2>&1 | grep -q "^identical" &&
     ok "a manifest without 'fill' (an older run) replays identical" ||
     fail "old-manifest replay"
@@ -365,8 +360,7 @@ $T run $ARGS --spec "$SCRATCH/five.json" --runs-dir "$SCRATCH" --name sp5 >"$SCR
       { fail "fill_spare 5's error"; cat "$SCRATCH/out"; }; }
 # without the key (a run made before it) the replay breeds no spare ones:
 # divergent for this journal
-rm -rf "$SCRATCH/osp"; cp -r "$SCRATCH/sp" "$SCRATCH/osp"
-sed -i -E 's/"fill_spare":[[:space:]]*[0-9],?//' "$SCRATCH/osp/manifest.json"
+without_key fill_spare "$SCRATCH/sp" "$SCRATCH/osp"
 $K replay "$SCRATCH/osp" >"$SCRATCH/out" 2>&1 &&
     fail "a journal with spare fill replays identical without fill_spare" ||
     ok "without the key the spare fill is off: a journal with it is divergent"
